@@ -1,0 +1,163 @@
+// The Ed25519 file-key attestor (SPEC §8.1). Bundled by scripts/build.mjs into ONE self-contained
+// file, attestors/ed25519-file.mjs, whose sha256 is pinned in the policy: it imports nothing at run
+// time but Node built-ins. Signing uses @noble/ed25519 (bundled in); verification elsewhere is
+// node:crypto only.
+//
+// Usage: node ed25519-file.mjs <config.json>  (stdin: {payloadType, payload}; stdout: {keyid, sig})
+//
+// It is not blind: it signs only an in-toto statement of the one kind its config names, whose
+// predicate passes that kind's schema and names this very program's sha256 for its credential.
+import { readFileSync, openSync, fstatSync, readSync, closeSync, constants } from 'node:fs';
+import { createHash } from 'node:crypto';
+import * as ed from '@noble/ed25519';
+import { sha512 } from '@noble/hashes/sha2.js';
+import {
+  ATTESTOR_EXIT_REFUSED,
+  ATTESTOR_KINDS,
+  attestorConfigSchema,
+  attestorRequestSchema,
+  selfDigestField,
+  type AttestorRefusal,
+} from '../../src/core/attestor-protocol.js';
+import { IN_TOTO_PAYLOAD_TYPE, pae } from '../../src/core/dsse.js';
+import { jcs, canonicalJson } from '../../src/core/canonical.js';
+import { statementSchema } from '../../src/core/intoto.js';
+import { reviewReceiptPredicateSchema, predicateRuleViolation } from '../../src/core/receipt-predicate.js';
+import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
+
+ed.hashes.sha512 = sha512;
+
+class Refusal extends Error {
+  constructor(readonly code: AttestorRefusal) {
+    super(code);
+  }
+}
+const refuse = (code: AttestorRefusal): never => {
+  throw new Refusal(code);
+};
+
+/** Read a file that must not be group/other accessible; fstat the opened fd (no TOCTOU). */
+function readPrivateFile(path: string): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) refuse('key_invalid');
+    if ((st.mode & 0o077) !== 0) refuse('key_file_exposed');
+    if (st.size > 4096) refuse('key_invalid');
+    const buf = Buffer.alloc(st.size);
+    let off = 0;
+    while (off < st.size) {
+      const n = readSync(fd, buf, off, st.size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf.subarray(0, off);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function seedFromPkcs8Pem(pem: string): Uint8Array {
+  const m = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/.exec(pem.trim() + '\n');
+  if (!m || m[1] === undefined) return refuse('key_invalid');
+  const der = Buffer.from(m[1].replace(/\s+/g, ''), 'base64');
+  if (der.length !== 48 || !der.subarray(0, 16).equals(ED25519_PKCS8_PREFIX)) refuse('key_invalid');
+  return new Uint8Array(der.subarray(16));
+}
+
+function readStdin(): string {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(65536);
+  let total = 0;
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+      if ((e as NodeJS.ErrnoException).code === 'EOF') break;
+      throw e;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > 16 * 1024 * 1024) refuse('request_invalid');
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function main(): void {
+  const configPath = process.argv[2];
+  const selfPath = process.argv[1];
+  if (configPath === undefined || selfPath === undefined || process.argv.length !== 3) refuse('config_invalid');
+  let configValue: unknown;
+  try {
+    configValue = JSON.parse(readFileSync(configPath as string, 'utf8'));
+  } catch {
+    refuse('config_invalid');
+  }
+  const cfg = attestorConfigSchema.safeParse(configValue);
+  if (!cfg.success) return refuse('config_invalid');
+  const config = cfg.data;
+
+  // Key: PKCS#8 PEM, private to its owner, and it must be the key the config names.
+  const seed = seedFromPkcs8Pem(readPrivateFile(config.key_ref).toString('utf8'));
+  const pub = ed.getPublicKey(seed);
+  const keyid = createHash('sha256').update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest('hex');
+  if (keyid !== config.key_id) refuse('key_id_mismatch');
+
+  // Request: closed schema; payload base64 decodes canonically.
+  let reqValue: unknown;
+  try {
+    reqValue = JSON.parse(readStdin());
+  } catch {
+    refuse('request_invalid');
+  }
+  const req = attestorRequestSchema.safeParse(reqValue);
+  if (!req.success) return refuse('request_invalid');
+  if (req.data.payloadType !== IN_TOTO_PAYLOAD_TYPE) refuse('payload_type');
+  const payload = Buffer.from(req.data.payload, 'base64');
+  if (payload.toString('base64') !== req.data.payload) refuse('request_invalid');
+
+  // Payload: exact RFC 8785 bytes of an in-toto Statement of this attestor's one kind.
+  let text: string;
+  let value: unknown;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(payload);
+    value = JSON.parse(text);
+    if (jcs(value) !== text) refuse('payload_not_canonical');
+  } catch (e) {
+    if (e instanceof Refusal) throw e;
+    refuse('payload_not_canonical');
+  }
+  const st = statementSchema.safeParse(value);
+  if (!st.success) return refuse('statement_invalid');
+  if (st.data.predicateType !== ATTESTOR_KINDS[config.kind]) refuse('foreign_kind');
+
+  const field = selfDigestField(config.kind, config.credential);
+  if (field === null) refuse('credential_role');
+  if (config.kind === 'review-receipt') {
+    const p = reviewReceiptPredicateSchema.safeParse(st.data.predicate);
+    if (!p.success) return refuse('predicate_invalid');
+    if (predicateRuleViolation(p.data, canonicalJson) !== null) refuse('predicate_invalid');
+    // Its own sha256 inside the predicate: a receipt naming another attestor is not signed here.
+    const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
+    if ((p.data.attestors as Record<string, string>)[field as string] !== self) refuse('self_digest_mismatch');
+  }
+
+  const sig = ed.sign(pae(req.data.payloadType, payload), seed);
+  process.stdout.write(`${JSON.stringify({ keyid, sig: Buffer.from(sig).toString('base64') })}\n`);
+}
+
+try {
+  main();
+} catch (e) {
+  if (e instanceof Refusal) {
+    process.stderr.write(`refused:${e.code}\n`);
+    process.exitCode = ATTESTOR_EXIT_REFUSED;
+  } else {
+    // Never echo the error text: it could contain paths or payload fragments.
+    process.stderr.write('failed\n');
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,69 @@
+// The bwrap argument builder (research/sandbox.md §3 rule 6, §4 property 18): the ONLY expander of
+// the static profile template. Every variable part is validated before it can become an argument:
+// no writer-controlled string ever reaches an option position, `--` always precedes the command,
+// and the output is a deterministic function of its inputs.
+import { fail } from '../../src/core/errors.js';
+import { FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
+import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
+
+/** Descriptor numbers inside bwrap: the index in the spawn stdio array (0–2 are stdio). */
+export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: GO_FD };
+
+const ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
+const RESERVED_ENV = new Set([...FIXED_ENV.map(([k]) => k), 'PWD']);
+/** Same shape as the policy's reviewer interpreter (SPEC §7.3: a root-owned file under /usr). */
+const INTERPRETER_RE = /^\/usr\/[A-Za-z0-9._+-][A-Za-z0-9._/+-]{0,199}$/;
+export const MAX_ENV_VALUE = 4096;
+export const MAX_ENV_VARS = 64;
+
+export interface ArgvInputs {
+  readonly interpreter: string;
+  /** Policy-supplied reviewer variables (never the caller's environment). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly limits: SandboxLimits;
+}
+
+export function validateInterpreterPath(p: unknown): asserts p is string {
+  if (typeof p !== 'string' || !INTERPRETER_RE.test(p)) fail('sandbox_argument_invalid', ['interpreter']);
+  const segments = p.split('/').slice(1);
+  // No empty, dot or dot-dot segment, and none that looks like an option.
+  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.startsWith('-'))) fail('sandbox_argument_invalid', ['interpreter']);
+}
+
+export function validatePolicyEnv(env: unknown): asserts env is Record<string, string> {
+  if (env === null || typeof env !== 'object' || Array.isArray(env) || Object.getPrototypeOf(env) !== Object.prototype) {
+    fail('sandbox_argument_invalid', ['env']);
+  }
+  const entries = Object.entries(env as Record<string, unknown>);
+  if (entries.length > MAX_ENV_VARS) fail('sandbox_argument_invalid', ['env']);
+  for (const [k, v] of entries) {
+    if (!ENV_NAME_RE.test(k) || RESERVED_ENV.has(k)) fail('sandbox_argument_invalid', ['env.name']);
+    // A value is one argv element after `--setenv NAME`, so a leading '-' cannot become an option;
+    // NUL cannot be passed through execve at all.
+    if (typeof v !== 'string' || v.length > MAX_ENV_VALUE || v.includes('\0')) fail('sandbox_argument_invalid', [`env.${k}`]);
+  }
+}
+
+/** Expand the profile template for one run. */
+export function buildBwrapArgv(inputs: ArgvInputs): string[] {
+  validateInterpreterPath(inputs.interpreter);
+  validatePolicyEnv(inputs.env);
+  validateLimits(inputs.limits);
+  const rl = prlimitValues(inputs.limits);
+  const envArgs = Object.keys(inputs.env)
+    .sort()
+    .flatMap((k) => ['--setenv', k, inputs.env[k] as string]);
+  const out: string[] = [];
+  for (const arg of PROFILE_ARGV) {
+    if (typeof arg === 'string') out.push(arg);
+    else if ('fd' in arg) out.push(String(FD_NUMBERS[arg.fd]));
+    else if ('env' in arg) out.push(...envArgs);
+    else if ('interpreter' in arg) out.push(inputs.interpreter);
+    else if (arg.limit === 'tmpfs') out.push(String(inputs.limits.tmpfsBytes));
+    else if ((PRLIMIT_NAMES as readonly string[]).includes(arg.limit)) {
+      const v = rl[arg.limit];
+      out.push(`--${arg.limit}=${v}:${v}`);
+    } else fail('internal_error', ['profile']);
+  }
+  return out;
+}

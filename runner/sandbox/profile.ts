@@ -1,0 +1,198 @@
+// The static sandbox profile (SPEC §9 step 5, §13 `sandbox.profile_sha256`; docs/sandbox.md): the
+// constant part of how governed runs bubblewrap, as one canonical JSON object with a digest the
+// policy allowlists. The argument list is a template: every element is either a fixed string or a
+// placeholder object naming the ONLY things that vary between runs —
+//   {"fd": name}           the descriptor number of one of the five extra descriptors,
+//   {"env": "policy"}      zero or more `--setenv NAME VALUE` triples from the policy's reviewer env,
+//   {"limit": name}        one resource-limit value (tmpfs size, or one prlimit `--<name>=N:N`),
+//   {"interpreter": "policy"}  the reviewer's interpreter path from the policy.
+// The uid/gid bwrap is spawned with (policy sandbox.uid, only when governed runs as root) is not an
+// argument. buildBwrapArgv (argv.ts) is the only expander of this template, so the argv that runs is
+// by construction an instance of the digest-pinned profile.
+import { canonicalJson, sha256Digest, digestHex } from '../../src/core/canonical.js';
+
+/** Paths inside the sandbox (SPEC §7.3: the reviewer's world). */
+export const SANDBOX_PATHS = {
+  bundle: '/bundle/review-bundle.json',
+  reviewer: '/opt/reviewer/reviewer',
+  tmp: '/tmp',
+} as const;
+
+/** The fixed environment of SPEC §7.3, in this order; policy variables follow it. */
+export const FIXED_ENV: readonly (readonly [string, string])[] = [
+  ['GOVERNED_BUNDLE', SANDBOX_PATHS.bundle],
+  ['HOME', '/tmp'],
+  ['TMPDIR', '/tmp'],
+  ['PATH', '/usr/bin'],
+  ['LANG', 'C.UTF-8'],
+];
+
+/** The extra descriptors bwrap receives, by name (their numbers are FD_NUMBERS in argv.ts). */
+export const FD_NAMES = ['seccomp', 'status', 'block', 'bundle', 'reviewer', 'go'] as const;
+
+/** The descriptor the go-gate reads (fixed: a POSIX shell can only close a literal descriptor). */
+export const GO_FD = 8;
+
+/**
+ * The go-gate, the first program inside the sandbox. bwrap's --block-fd also continues on EOF, so
+ * if governed died while the sandbox waited there, bwrap would run the command unreleased. The
+ * gate makes release positive: it execs the reviewer chain only after reading the line `go` that
+ * release() writes, closes its descriptor first, and exits 125 on EOF (governed gone).
+ */
+export const GO_GATE = `IFS= read -r go <&${GO_FD} && [ "$go" = go ] || exit 125; exec ${GO_FD}<&-; exec "$@"`;
+export type FdName = (typeof FD_NAMES)[number];
+
+/** prlimit resources set from SandboxLimits (core is fixed at 0 in the template). */
+export const PRLIMIT_NAMES = ['as', 'cpu', 'fsize', 'nofile', 'nproc'] as const;
+export type PrlimitName = (typeof PRLIMIT_NAMES)[number];
+export type LimitName = PrlimitName | 'tmpfs';
+
+/** /dev/shm is sized by the profile itself: nothing a reviewer needs lives there. */
+export const DEV_SHM_BYTES = 16 * 1024 * 1024;
+
+export type ProfileArg =
+  | string
+  | { readonly fd: FdName }
+  | { readonly env: 'policy' }
+  | { readonly limit: LimitName }
+  | { readonly interpreter: 'policy' };
+
+const fd = (name: FdName): ProfileArg => ({ fd: name });
+const limit = (name: LimitName): ProfileArg => ({ limit: name });
+
+/** The bwrap argument template, in order (research/sandbox.md §3; each flag's reason in docs/sandbox.md). */
+export const PROFILE_ARGV: readonly ProfileArg[] = [
+  '--unshare-all',
+  '--unshare-user',
+  '--disable-userns',
+  '--die-with-parent',
+  '--new-session',
+  '--as-pid-1',
+  '--cap-drop',
+  'ALL',
+  '--clearenv',
+  ...FIXED_ENV.flatMap(([k, v]) => ['--setenv', k, v]),
+  { env: 'policy' },
+  '--hostname',
+  'governed',
+  '--ro-bind',
+  '/usr',
+  '/usr',
+  '--symlink',
+  'usr/bin',
+  '/bin',
+  '--symlink',
+  'usr/lib',
+  '/lib',
+  '--symlink',
+  'usr/lib64',
+  '/lib64',
+  '--symlink',
+  'usr/sbin',
+  '/sbin',
+  '--proc',
+  '/proc',
+  '--dev',
+  '/dev',
+  '--size',
+  String(DEV_SHM_BYTES),
+  '--tmpfs',
+  '/dev/shm',
+  '--remount-ro',
+  '/dev',
+  '--size',
+  limit('tmpfs'),
+  '--tmpfs',
+  SANDBOX_PATHS.tmp,
+  '--perms',
+  '0444',
+  '--ro-bind-data',
+  fd('bundle'),
+  SANDBOX_PATHS.bundle,
+  '--perms',
+  '0555',
+  '--ro-bind-data',
+  fd('reviewer'),
+  SANDBOX_PATHS.reviewer,
+  '--remount-ro',
+  '/',
+  '--chdir',
+  SANDBOX_PATHS.tmp,
+  '--seccomp',
+  fd('seccomp'),
+  '--json-status-fd',
+  fd('status'),
+  '--block-fd',
+  fd('block'),
+  '--',
+  '/usr/bin/sh',
+  '-c',
+  GO_GATE,
+  'governed-gate',
+  // bwrap always exports PWD after its chdir; SPEC §7.3 fixes the environment exactly, so env(1)
+  // removes it before anything of the reviewer runs.
+  '/usr/bin/env',
+  '-u',
+  'PWD',
+  '--',
+  '/usr/bin/prlimit',
+  '--core=0',
+  limit('as'),
+  limit('cpu'),
+  limit('fsize'),
+  limit('nofile'),
+  limit('nproc'),
+  '--',
+  { interpreter: 'policy' },
+  SANDBOX_PATHS.reviewer,
+];
+
+/** Absolute helpers the template executes inside the sandbox (checked to exist before a run). */
+export const SANDBOX_HELPERS = ['/usr/bin/sh', '/usr/bin/env', '/usr/bin/prlimit'] as const;
+
+export const MIN_BWRAP_VERSION = [0, 8, 0] as const;
+
+export interface StaticProfile {
+  readonly kind: 'governed/sandbox-profile';
+  readonly version: 1;
+  readonly arch: 'x86_64';
+  readonly bwrap_min_version: string;
+  /** How bwrap itself is spawned (constant facts; the uid is the policy's when governed is root). */
+  readonly spawn: {
+    readonly env: Record<string, never>;
+    readonly cwd: '/';
+    readonly stdio: readonly string[];
+    readonly extra_fds: readonly FdName[];
+    readonly inherited_fds: 'closed';
+    readonly uid: 'policy sandbox.uid when euid is 0, else unchanged';
+  };
+  readonly argv: readonly ProfileArg[];
+}
+
+export function staticProfile(): StaticProfile {
+  return {
+    kind: 'governed/sandbox-profile',
+    version: 1,
+    arch: 'x86_64',
+    bwrap_min_version: MIN_BWRAP_VERSION.join('.'),
+    spawn: {
+      env: {},
+      cwd: '/',
+      stdio: ['/dev/null', 'stdout pipe (capped)', 'stderr pipe (counted, discarded)'],
+      extra_fds: [...FD_NAMES],
+      inherited_fds: 'closed',
+      uid: 'policy sandbox.uid when euid is 0, else unchanged',
+    },
+    argv: PROFILE_ARGV,
+  };
+}
+
+/** `sha256:<hex>` over the RFC 8785 bytes of staticProfile(). */
+export function staticProfileDigest(): string {
+  return sha256Digest(canonicalJson(staticProfile()));
+}
+
+/** The bare hex form the policy's `sandbox.profile_sha256` lists. */
+export function staticProfileSha256(): string {
+  return digestHex(staticProfileDigest());
+}

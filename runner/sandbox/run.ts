@@ -1,0 +1,500 @@
+// Running one reviewer in bubblewrap (SPEC §9 steps 4–6, §7.3; research/sandbox.md §3). Two phases,
+// so the runner can record the reviewer's identity (and claim the run) before anything of the
+// reviewer executes:
+//
+//   const sb = await prepareSandbox(req);   // checks + allowlists, bwrap spawned and BLOCKED
+//   record(sb.identity, sb.facts);          // read from outside: /proc + bwrap's JSON status
+//   const result = await sb.release();      // or: await sb.abort()
+//
+// prepareSandbox refuses (each with its code, nothing executed) unless bwrap, the static profile,
+// the seccomp blob and the reviewer bytes are all on the allowlist. The reviewer bytes are streamed
+// ONCE from the file into both SHA-256 and bwrap's --ro-bind-data pipe; bwrap finishes building the
+// sandbox and waits on --block-fd, and the block is released only if that digest is the allowlisted
+// one — so the bytes that run are exactly the bytes that were hashed (research B.4).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+import { fail, GovernedError } from '../../src/core/errors.js';
+import { HEX64_RE, sha256Hex } from '../../src/core/canonical.js';
+import { parseProcStat, readBootId } from '../../src/store/process-identity.js';
+import { assertSandboxArch, seccompBlob } from '../seccomp/index.js';
+import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv } from './argv.js';
+import { assertBwrapUnchanged, bwrapVersion, DEFAULT_BWRAP_PATH, inspectBwrap } from './bwrap.js';
+import { closeInheritedFds } from './fds.js';
+import { validateLimits, type SandboxLimits } from './limits.js';
+import { isBlockedReading, namespaceMembers, NAMESPACES, readNamespaces, readPpid, type NamespaceIds } from './proc.js';
+import { SANDBOX_HELPERS, staticProfileDigest } from './profile.js';
+import { StatusParser } from './status.js';
+import { assertTrustedUsrExecutable } from './trusted-file.js';
+
+/** Digests as the policy lists them: bare lowercase hex. */
+export interface SandboxAllowlist {
+  readonly bwrapSha256: readonly string[];
+  readonly profileSha256: readonly string[];
+  readonly seccompSha256: readonly string[];
+  /** The one digest the policy assigns to this slot's reviewer. */
+  readonly reviewerSha256: string;
+}
+
+/** The reviewer program: a file streamed once (the runner's case), or bytes already pinned. */
+export type ReviewerSource = { readonly path: string } | { readonly bytes: Buffer };
+
+export interface SandboxRequest {
+  /** Absolute path of bwrap (default /usr/bin/bwrap); its sha256 must be allowlisted. */
+  readonly bwrapPath?: string;
+  readonly allow: SandboxAllowlist;
+  /** Root-owned interpreter under /usr (policy reviewers.<name>.interpreter). */
+  readonly interpreter: string;
+  readonly reviewer: ReviewerSource;
+  /** The canonical bundle bytes governed hashed and recorded (SPEC §7.1). */
+  readonly bundleBytes: Buffer;
+  /** Policy-supplied reviewer variables (policy reviewers.<name>.env), never the caller's. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Policy sandbox.uid (gid = uid by convention); used only when governed runs as root. */
+  readonly uid: number;
+  readonly gid: number;
+  readonly limits: SandboxLimits;
+}
+
+/** Reviewer process identity, measured from outside (the receipt's `reviewer_process` shape). */
+export interface SandboxIdentity {
+  readonly boot_id: string;
+  /** Host pid of the reviewer (bwrap's child, PID 1 of the sandbox with --as-pid-1). */
+  readonly pid: number;
+  /** /proc/<pid>/stat field 22, clock ticks after boot, as a decimal string. */
+  readonly start_time: string;
+  readonly namespaces: NamespaceIds;
+}
+
+/** What was checked and pinned for this run (for the receipt's sandbox/reviewer fields). */
+export interface SandboxFacts {
+  readonly bwrapPath: string;
+  readonly bwrapSha256: string;
+  readonly bwrapVersion: string;
+  /** `sha256:<hex>` of the static profile. */
+  readonly profileDigest: string;
+  /** `sha256:<hex>` of the seccomp blob. */
+  readonly seccompDigest: string;
+  /** hex sha256 of the exact reviewer bytes that were streamed into the sandbox. */
+  readonly reviewerSha256: string;
+  readonly interpreter: string;
+  /** The uid/gid the sandbox runs as (host view). */
+  readonly uid: number;
+  readonly gid: number;
+  /** True only when governed ran as root and switched to the policy's dedicated uid. */
+  readonly uidSeparated: boolean;
+}
+
+export interface SandboxResult {
+  /** The reviewer's exit status from bwrap's JSON status (128+n when a signal killed it); null when none was reported. */
+  readonly exitCode: number | null;
+  /** SIGKILL when governed killed the sandbox (timeout, overflow); else the signal that ended bwrap
+   * itself, if any; null for a normal exit. */
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  readonly outputOverflow: boolean;
+  /** stdout, at most limits.maxOutputBytes bytes. */
+  readonly stdout: Buffer;
+  /** Only the count: reviewer stderr is drained and never kept (SPEC §3 "No secrets in output"). */
+  readonly stderrBytes: number;
+  readonly identity: SandboxIdentity;
+  readonly facts: SandboxFacts;
+  /** bwrap reported no exit code although governed did not kill it: it failed after release
+   * (seccomp load, chdir, exec), so the reviewer may never have run. */
+  readonly setupFailed: boolean;
+  /** After the run no process was left in the sandbox's PID namespace. */
+  readonly cleanupVerified: boolean;
+  /** Wall time from release to bwrap's exit. */
+  readonly durationMs: number;
+}
+
+export interface PreparedSandbox {
+  readonly identity: SandboxIdentity;
+  readonly facts: SandboxFacts;
+  /** Let the reviewer start; resolves when the sandbox has exited (or was killed). */
+  release(): Promise<SandboxResult>;
+  /** Kill the blocked sandbox; the reviewer never runs. */
+  abort(): Promise<void>;
+}
+
+const MAX_REVIEWER_BYTES = 64 * 1024 * 1024;
+const MAX_BUNDLE_BYTES = 1024 * 1024 * 1024;
+/** How long bwrap may take to build the sandbox before it is considered failed. */
+const SETUP_TIMEOUT_MS = 30_000;
+const CHUNK = 1024 * 1024;
+const KILL_GRACE_MS = 250;
+
+function validateRequest(req: SandboxRequest): void {
+  if (req === null || typeof req !== 'object') fail('sandbox_argument_invalid', ['request']);
+  validateInterpreterPath(req.interpreter);
+  validatePolicyEnv(req.env);
+  validateLimits(req.limits);
+  const a = req.allow;
+  const hexList = (l: unknown): boolean => Array.isArray(l) && l.every((h) => typeof h === 'string' && HEX64_RE.test(h));
+  if (!a || !hexList(a.bwrapSha256) || !hexList(a.profileSha256) || !hexList(a.seccompSha256)) fail('sandbox_argument_invalid', ['allow']);
+  if (typeof a.reviewerSha256 !== 'string' || !HEX64_RE.test(a.reviewerSha256)) fail('sandbox_argument_invalid', ['allow.reviewerSha256']);
+  for (const [k, v] of [['uid', req.uid], ['gid', req.gid]] as const) {
+    if (!Number.isSafeInteger(v) || v < 1 || v > 4294967294) fail('sandbox_argument_invalid', [k]);
+  }
+  if (!Buffer.isBuffer(req.bundleBytes) || req.bundleBytes.length > MAX_BUNDLE_BYTES) fail('sandbox_argument_invalid', ['bundleBytes']);
+  const r = req.reviewer as { path?: unknown; bytes?: unknown };
+  if ('bytes' in r) {
+    if (!Buffer.isBuffer(r.bytes) || r.bytes.length > MAX_REVIEWER_BYTES) fail('sandbox_argument_invalid', ['reviewer.bytes']);
+  } else if (typeof r.path !== 'string' || !r.path.startsWith('/') || r.path.includes('\0')) {
+    fail('sandbox_argument_invalid', ['reviewer.path']);
+  }
+}
+
+/** Run every check that needs no process, in the order of SPEC §9 step 4. */
+async function preflight(req: SandboxRequest): Promise<{ facts: Omit<SandboxFacts, 'reviewerSha256'>; argv: string[]; blob: Buffer; bwrap: Awaited<ReturnType<typeof inspectBwrap>> }> {
+  assertSandboxArch();
+  validateRequest(req);
+  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits });
+  const bwrap = await inspectBwrap(req.bwrapPath ?? DEFAULT_BWRAP_PATH);
+  if (!req.allow.bwrapSha256.includes(bwrap.sha256)) fail('bwrap_not_allowlisted');
+  const profileDigest = staticProfileDigest();
+  if (!req.allow.profileSha256.includes(profileDigest.slice(7))) fail('sandbox_profile_not_allowlisted');
+  const blob = seccompBlob();
+  const seccompHex = sha256Hex(blob);
+  if (!req.allow.seccompSha256.includes(seccompHex)) fail('seccomp_not_allowlisted');
+  if ('bytes' in req.reviewer && sha256Hex(req.reviewer.bytes) !== req.allow.reviewerSha256) fail('reviewer_not_allowlisted');
+  assertTrustedUsrExecutable(req.interpreter, 'sandbox_interpreter_invalid', 'interpreter');
+  for (const helper of SANDBOX_HELPERS) assertTrustedUsrExecutable(helper, 'sandbox_helper_missing', helper);
+  // bwrap is executed for the first time only now that its digest is allowlisted.
+  const version = await bwrapVersion(bwrap);
+  const euid = process.geteuid?.() ?? -1;
+  const uidSeparated = euid === 0;
+  const uid = uidSeparated ? req.uid : euid;
+  const gid = uidSeparated ? req.gid : (process.getegid?.() ?? -1);
+  return {
+    argv,
+    blob,
+    bwrap,
+    facts: {
+      bwrapPath: bwrap.path,
+      bwrapSha256: bwrap.sha256,
+      bwrapVersion: version,
+      profileDigest,
+      seccompDigest: `sha256:${seccompHex}`,
+      interpreter: req.interpreter,
+      uid,
+      gid,
+      uidSeparated,
+    },
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Write all bytes with backpressure; resolves false if the pipe broke (bwrap gone). */
+function writeAll(stream: Writable, bytes: Buffer, end: boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onError = (): void => resolve(false);
+    stream.once('error', onError);
+    const done = (): void => {
+      stream.off('error', onError);
+      resolve(true);
+    };
+    if (end) stream.end(bytes, done);
+    else if (stream.write(bytes)) done();
+    else stream.once('drain', done);
+  });
+}
+
+/** Stream a reviewer file in 1 MiB chunks into SHA-256 and the pipe at once (constant memory). */
+async function streamReviewerFile(path: string, pipe: Writable): Promise<{ sha256: string; ok: boolean }> {
+  let fh;
+  try {
+    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    fail('input_unreadable', ['reviewer']);
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) fail('input_unreadable', ['reviewer']);
+    const hash = createHash('sha256');
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.alloc(CHUNK);
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > MAX_REVIEWER_BYTES) fail('sandbox_argument_invalid', ['reviewer.size']);
+      const chunk = buf.subarray(0, bytesRead);
+      hash.update(chunk);
+      if (!(await writeAll(pipe, chunk, false))) return { sha256: hash.digest('hex'), ok: false };
+    }
+    const ok = await writeAll(pipe, Buffer.alloc(0), true);
+    return { sha256: hash.digest('hex'), ok };
+  } finally {
+    await fh.close();
+  }
+}
+
+interface Live {
+  readonly child: ChildProcess;
+  readonly status: StatusParser;
+  stdout: Buffer[];
+  stdoutBytes: number;
+  stderrBytes: number;
+  overflow: boolean;
+  maxOutput: number;
+  exited: boolean;
+  exitSignal: NodeJS.Signals | null;
+  readonly closed: Promise<void>;
+  statusError: GovernedError | null;
+}
+
+function spawnBwrap(pre: Awaited<ReturnType<typeof preflight>>, req: SandboxRequest): Live {
+  closeInheritedFds();
+  assertBwrapUnchanged(pre.bwrap);
+  const child = spawn(pre.bwrap.path, pre.argv, {
+    env: {},
+    cwd: '/',
+    // index = descriptor number inside bwrap (FD_NUMBERS); nothing else is passed.
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    ...(pre.facts.uidSeparated ? { uid: pre.facts.uid, gid: pre.facts.gid } : {}),
+  });
+  let resolveClosed!: () => void;
+  const live: Live = {
+    child,
+    status: new StatusParser(),
+    stdout: [],
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    overflow: false,
+    maxOutput: req.limits.maxOutputBytes,
+    exited: false,
+    exitSignal: null,
+    closed: new Promise<void>((r) => (resolveClosed = r)),
+    statusError: null,
+  };
+  child.stdout?.on('data', (c: Buffer) => {
+    if (live.overflow) return;
+    if (live.stdoutBytes + c.length > live.maxOutput) {
+      live.overflow = true;
+      const room = live.maxOutput - live.stdoutBytes;
+      if (room > 0) live.stdout.push(c.subarray(0, room));
+      live.stdoutBytes = live.maxOutput;
+      killAll(live, null);
+      return;
+    }
+    live.stdout.push(c);
+    live.stdoutBytes += c.length;
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    live.stderrBytes += c.length;
+  });
+  (child.stdio[FD_NUMBERS.status] as Readable).on('data', (c: Buffer) => {
+    try {
+      live.status.push(c);
+    } catch (e) {
+      live.statusError = e as GovernedError;
+      killAll(live, null);
+    }
+  });
+  for (const fd of Object.values(FD_NUMBERS)) (child.stdio[fd] as Readable | Writable).on('error', () => undefined);
+  child.on('error', () => {
+    live.exited = true;
+    resolveClosed();
+  });
+  child.on('close', (_code, signal) => {
+    live.exited = true;
+    live.exitSignal = signal;
+    resolveClosed();
+  });
+  return live;
+}
+
+/** SIGKILL bwrap's child (PID 1 of the sandbox: the kernel then kills the whole namespace), then
+ * bwrap itself if it does not exit on its own. */
+function killAll(live: Live, identity: SandboxIdentity | null): void {
+  const pid = identity?.pid ?? live.status.status.childPid;
+  if (pid !== null && pid !== undefined) {
+    try {
+      // Never signal a recycled pid: it must still be bwrap's child, or (once recorded) have the
+      // sandbox's start time.
+      const ok = identity === null ? readPpid(pid) === live.child.pid : String(parseProcStat(readFileSync(`/proc/${pid}/stat`)).startTime) === identity.start_time;
+      if (ok) {
+        process.kill(pid, 'SIGKILL');
+        // bwrap reaps its child and exits by itself (so nothing is left as a zombie of the host's
+        // init); it is killed too if it has not within a short grace period.
+        setTimeout(() => {
+          if (!live.exited) live.child.kill('SIGKILL');
+        }, KILL_GRACE_MS).unref();
+        return;
+      }
+    } catch {
+      // already gone
+    }
+  }
+  if (!live.exited) live.child.kill('SIGKILL');
+}
+
+/** Wait until no process is left in the PID namespace (the kernel reaps it after PID 1 dies). */
+async function namespaceEmptied(pidNs: number): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    if (namespaceMembers(pidNs).length === 0) return true;
+    await sleep(10);
+  }
+  return false;
+}
+
+/** Compare each namespace of the sandboxed process with the runner's own (SPEC §9 step 6). */
+function assertIsolated(ns: NamespaceIds): void {
+  const own = readNamespaces('self');
+  for (const name of NAMESPACES) if (ns[name] === own[name]) fail('sandbox_not_isolated', [`ns.${name}`]);
+}
+
+function readIdentity(live: Live, facts: Omit<SandboxFacts, 'reviewerSha256'>): SandboxIdentity {
+  const pid = live.status.status.childPid;
+  if (pid === null) fail('sandbox_identity_mismatch', ['child-pid']);
+  let statRaw: Buffer;
+  let statusText: string;
+  try {
+    statRaw = readFileSync(`/proc/${pid}/stat`);
+    statusText = readFileSync(`/proc/${pid}/status`, 'latin1');
+  } catch {
+    fail('sandbox_identity_mismatch', ['proc']);
+  }
+  const stat = parseProcStat(statRaw);
+  const namespaces = readNamespaces(pid);
+  // bwrap's own report and the kernel's view from outside must agree.
+  for (const [name, inode] of Object.entries(live.status.status.namespaces)) {
+    if (namespaces[name as keyof NamespaceIds] !== inode) fail('sandbox_identity_mismatch', [`ns.${name}`]);
+  }
+  for (const name of ['cgroup', 'ipc', 'mnt', 'net', 'pid', 'uts'] as const) {
+    if (live.status.status.namespaces[name] === undefined) fail('sandbox_identity_mismatch', [`ns.${name}`]);
+  }
+  assertIsolated(namespaces);
+  // --as-pid-1: the reviewer is PID 1 of its namespace (NSpid: <host pid> 1).
+  const nspid = /^NSpid:\s*(\d+)\s+(\d+)\s*$/m.exec(statusText);
+  if (nspid === null || Number(nspid[1]) !== pid || nspid[2] !== '1') fail('sandbox_identity_mismatch', ['nspid']);
+  const ids = (name: string): number[] | null => {
+    const m = new RegExp(`^${name}:[ \\t]*([0-9 \\t]*)$`, 'm').exec(statusText);
+    return m === null ? null : (m[1] as string).trim().split(/\s+/).filter((s) => s !== '').map(Number);
+  };
+  const uids = ids('Uid');
+  const gids = ids('Gid');
+  const groups = ids('Groups');
+  if (uids === null || uids.length !== 4 || uids.some((u) => u !== facts.uid)) fail('sandbox_uid_mismatch', ['uid']);
+  if (gids === null || gids.length !== 4 || gids.some((g) => g !== facts.gid)) fail('sandbox_uid_mismatch', ['gid']);
+  if (facts.uidSeparated && (groups === null || groups.length !== 0)) fail('sandbox_uid_mismatch', ['groups']);
+  return { boot_id: readBootId(), pid, start_time: String(stat.startTime), namespaces };
+}
+
+/**
+ * Phase 1: every check, then bwrap spawned and blocked with the bundle and reviewer streamed in.
+ * Throws (each with its code) on any refusal; a spawned bwrap is killed before the error surfaces.
+ */
+export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandbox> {
+  const pre = await preflight(req);
+  const live = spawnBwrap(pre, req);
+  let identity: SandboxIdentity | null = null;
+  const failClosed = async (e: unknown): Promise<never> => {
+    killAll(live, identity);
+    await live.closed;
+    throw e;
+  };
+  let reviewerSha256: string;
+  // A bwrap that neither reads its pipes nor exits would stall the writes below: the setup
+  // deadline kills it, which breaks the pipes and ends every pending write.
+  let setupTimedOut = false;
+  const setupTimer = setTimeout(() => {
+    setupTimedOut = true;
+    killAll(live, null);
+  }, SETUP_TIMEOUT_MS);
+  try {
+    const pipes = live.child.stdio;
+    const seccompSent = writeAll(pipes[FD_NUMBERS.seccomp] as Writable, pre.blob, true);
+    const bundleSent = writeAll(pipes[FD_NUMBERS.bundle] as Writable, req.bundleBytes, true);
+    const reviewerPipe = pipes[FD_NUMBERS.reviewer] as Writable;
+    const streamed =
+      'bytes' in req.reviewer
+        ? writeAll(reviewerPipe, req.reviewer.bytes, true).then((ok) => ({ sha256: sha256Hex((req.reviewer as { bytes: Buffer }).bytes), ok }))
+        : streamReviewerFile(req.reviewer.path, reviewerPipe);
+    const [seccompOk, bundleOk, reviewer] = await Promise.all([seccompSent, bundleSent, streamed]);
+    reviewerSha256 = reviewer.sha256;
+    // bwrap has built the sandbox (it read every --ro-bind-data pipe) and waits on --block-fd.
+    for (;;) {
+      if (live.statusError) throw live.statusError;
+      if (setupTimedOut) fail('sandbox_setup_failed', ['timeout']);
+      if (live.exited || !seccompOk || !bundleOk || !reviewer.ok) fail('sandbox_setup_failed');
+      const pid = live.status.status.childPid;
+      if (pid !== null && isBlockedReading(pid, FD_NUMBERS.block) === true) break;
+      await sleep(2);
+    }
+    if (reviewerSha256 !== req.allow.reviewerSha256) fail('reviewer_not_allowlisted');
+    identity = readIdentity(live, pre.facts);
+  } catch (e) {
+    clearTimeout(setupTimer);
+    return failClosed(e);
+  }
+  clearTimeout(setupTimer);
+  const facts: SandboxFacts = { ...pre.facts, reviewerSha256 };
+  const fixedIdentity: SandboxIdentity = identity;
+  let state: 'prepared' | 'released' | 'aborted' = 'prepared';
+
+  const release = async (): Promise<SandboxResult> => {
+    if (state !== 'prepared') fail('sandbox_state_invalid');
+    state = 'released';
+    const started = Date.now();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killAll(live, fixedIdentity);
+    }, req.limits.timeoutMs);
+    // The only bytes ever written to --block-fd and the go-gate: the reviewer starts now.
+    (live.child.stdio[FD_NUMBERS.go] as Writable).end('go\n');
+    (live.child.stdio[FD_NUMBERS.block] as Writable).end(Buffer.from([0x31]));
+    await live.closed;
+    clearTimeout(timer);
+    const durationMs = Date.now() - started;
+    const cleanupVerified = await namespaceEmptied(fixedIdentity.namespaces.pid);
+    const killed = timedOut || live.overflow || live.statusError !== null;
+    const exitCode = live.status.status.exitCode;
+    return {
+      exitCode: killed ? null : exitCode,
+      signal: killed ? 'SIGKILL' : live.exitSignal,
+      timedOut,
+      outputOverflow: live.overflow,
+      stdout: Buffer.concat(live.stdout),
+      stderrBytes: live.stderrBytes,
+      identity: fixedIdentity,
+      facts,
+      setupFailed: !killed && exitCode === null,
+      cleanupVerified,
+      durationMs,
+    };
+  };
+
+  const abort = async (): Promise<void> => {
+    if (state !== 'prepared') fail('sandbox_state_invalid');
+    state = 'aborted';
+    killAll(live, fixedIdentity);
+    await live.closed;
+    await namespaceEmptied(fixedIdentity.namespaces.pid);
+  };
+
+  return { identity: fixedIdentity, facts, release, abort };
+}
+
+/**
+ * One-shot form: prepare, let the caller record the identity (`onStarted`, e.g. the claim
+ * transaction; if it throws, the sandbox is aborted and the reviewer never runs), then release.
+ */
+export async function runSandboxed(
+  req: SandboxRequest & { readonly onStarted?: (identity: SandboxIdentity, facts: SandboxFacts) => void | Promise<void> },
+): Promise<SandboxResult> {
+  const sb = await prepareSandbox(req);
+  try {
+    await req.onStarted?.(sb.identity, sb.facts);
+  } catch (e) {
+    await sb.abort();
+    throw e;
+  }
+  return sb.release();
+}

@@ -1,0 +1,86 @@
+// x86_64 syscall numbers of every syscall the filter names (arch/x86/entry/syscalls/syscall_64.tbl).
+// test/sandbox-seccomp.test.ts checks each against /usr/include/x86_64-linux-gnu/asm/unistd_64.h;
+// the few newer than that header are listed in NEWER_THAN_DEBIAN12_HEADERS with their kernel version.
+export const X86_64_SYSCALLS = {
+  ioctl: 16,
+  socket: 41,
+  socketpair: 53,
+  clone: 56,
+  ptrace: 101,
+  syslog: 103,
+  uselib: 134,
+  personality: 135,
+  vhangup: 153,
+  modify_ldt: 154,
+  pivot_root: 155,
+  adjtimex: 159,
+  chroot: 161,
+  acct: 163,
+  settimeofday: 164,
+  mount: 165,
+  umount2: 166,
+  swapon: 167,
+  swapoff: 168,
+  reboot: 169,
+  iopl: 172,
+  ioperm: 173,
+  create_module: 174,
+  init_module: 175,
+  delete_module: 176,
+  get_kernel_syms: 177,
+  query_module: 178,
+  quotactl: 179,
+  nfsservctl: 180,
+  lookup_dcookie: 212,
+  clock_settime: 227,
+  mbind: 237,
+  set_mempolicy: 238,
+  kexec_load: 246,
+  add_key: 248,
+  request_key: 249,
+  keyctl: 250,
+  migrate_pages: 256,
+  unshare: 272,
+  move_pages: 279,
+  perf_event_open: 298,
+  fanotify_init: 300,
+  name_to_handle_at: 303,
+  open_by_handle_at: 304,
+  clock_adjtime: 305,
+  setns: 308,
+  process_vm_readv: 310,
+  process_vm_writev: 311,
+  kcmp: 312,
+  finit_module: 313,
+  kexec_file_load: 320,
+  bpf: 321,
+  userfaultfd: 323,
+  io_uring_setup: 425,
+  io_uring_enter: 426,
+  io_uring_register: 427,
+  open_tree: 428,
+  move_mount: 429,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  clone3: 435,
+  pidfd_getfd: 438,
+  process_madvise: 440,
+  mount_setattr: 442,
+  quotactl_fd: 443,
+  set_mempolicy_home_node: 450,
+  open_tree_attr: 467,
+} as const;
+
+export type SyscallName = keyof typeof X86_64_SYSCALLS;
+
+/** Syscalls newer than the Debian 12 kernel headers the cross-check test reads (number, first kernel). */
+export const NEWER_THAN_DEBIAN12_HEADERS: Readonly<Partial<Record<SyscallName, string>>> = {
+  open_tree_attr: 'Linux 6.15',
+};
+
+/** The x32 ABI marks its syscall numbers with this bit (__X32_SYSCALL_BIT). */
+export const X32_SYSCALL_BIT = 0x40000000;
+/** AUDIT_ARCH_X86_64 = EM_X86_64 | __AUDIT_ARCH_64BIT | __AUDIT_ARCH_LE. */
+export const AUDIT_ARCH_X86_64 = 0xc000003e;

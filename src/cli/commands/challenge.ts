@@ -1,0 +1,37 @@
+import { isoSecondsOf } from '../../core/trust-root.js';
+import { issueChallengeFlow } from '../../flows/challenge.js';
+import { resolveHome } from '../options.js';
+import type { CommandResult } from '../output.js';
+
+/**
+ * Prints ONLY {challenge_id, stage, slot, expires_at} (SPEC §4.1): the bundle path, digests and
+ * reviewer stay in the store, and no source byte ever reaches stdout, stderr or argv.
+ */
+export async function reviewChallengeCommand(opts: {
+  unit: string;
+  writerSession: string;
+  stage: string;
+  slot: string;
+  repo?: string;
+  policy?: string;
+  trust?: string;
+  home?: string;
+}): Promise<CommandResult> {
+  const r = await issueChallengeFlow({
+    home: resolveHome(opts.home),
+    unit: opts.unit,
+    writerSession: opts.writerSession,
+    stage: opts.stage,
+    slot: opts.slot,
+    repo: opts.repo ?? process.cwd(),
+    policyFile: opts.policy ?? (process.env.GOVERNED_POLICY || undefined),
+    trustFile: opts.trust ?? (process.env.GOVERNED_TRUST || undefined),
+    clock: () => Math.floor(Date.now() / 1000),
+  });
+  const expiresAt = isoSecondsOf(new Date(r.expiresAt * 1000));
+  return {
+    exit: 0,
+    json: { challenge_id: r.challengeId, stage: r.stage, slot: r.slot, expires_at: expiresAt },
+    human: `challenge_id ${r.challengeId}\nstage ${r.stage}\nslot ${r.slot}\nexpires_at ${expiresAt}`,
+  };
+}

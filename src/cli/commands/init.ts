@@ -1,0 +1,19 @@
+import { initFlow } from '../../flows/init.js';
+import { resolveHome } from '../options.js';
+import type { CommandResult } from '../output.js';
+
+export async function initCommand(opts: { policy: string; trust: string; home?: string }): Promise<CommandResult> {
+  const r = initFlow({ home: resolveHome(opts.home), policyFile: opts.policy, trustFile: opts.trust, now: Math.floor(Date.now() / 1000) });
+  return {
+    exit: 0,
+    json: {
+      ok: true,
+      home: r.home,
+      policy_digest: r.policyDigest,
+      trust_digest: r.trustDigest,
+      trust_mode: r.trustMode,
+      accept_co_located: r.acceptCoLocated,
+    },
+    human: `initialised ${r.home}\n  policy ${r.policyDigest}\n  trust  ${r.trustDigest}\n  trust mode ${r.trustMode}${r.acceptCoLocated ? '' : ' (not accepted for release by this policy)'}`,
+  };
+}

@@ -1,0 +1,77 @@
+// `governed review-pass`: wiring from CLI options to the flow, and the summary it prints. Stdout
+// carries counts, statuses and paths only — never reviewer output, finding text or stderr (SPEC §3
+// "No secrets in output"); the findings are in the result files, created 0600 in a 0700 directory.
+import { resolve } from 'node:path';
+import { closeInheritedDescriptors } from '../../../runner/repo-sandbox.js';
+import { runReviewPass } from '../../flows/review-pass/index.js';
+import type { CommandResult } from '../output.js';
+import type { ReviewPassCliOptions } from '../register/review-pass.js';
+
+const splitList = (items: readonly string[] | string | undefined): string[] =>
+  (typeof items === 'string' ? [items] : (items ?? []))
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+
+export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<CommandResult> {
+  // research/sandbox.md pitfall 2: an inherited descriptor without close-on-exec would pass through
+  // bwrap into every reviewer.
+  closeInheritedDescriptors();
+  const files = splitList(opts.files);
+  const run = await runReviewPass({
+    protocol: opts.protocol,
+    stage: opts.stage,
+    repoDir: resolve(opts.repo ?? '.'),
+    ...(files.length > 0 ? { files } : {}),
+    ...(opts.config === undefined ? {} : { config: opts.config }),
+    ...(opts.out === undefined ? {} : { out: opts.out }),
+    ...(opts.unit === undefined ? {} : { unit: opts.unit }),
+    light: opts.light === true,
+    reqIds: splitList(opts.reqIds),
+    deferredReqIds: splitList(opts.deferredReqIds),
+    env: process.env,
+  });
+  const o = run.outcome;
+  const reviewers = o.executions.map((x) => ({
+    round: x.round,
+    purpose: x.purpose,
+    reviewer: x.reviewer,
+    status: x.status,
+    failure: x.failure,
+    attempts: x.attempts,
+    exit_code: x.exit_code,
+    network: x.network,
+  }));
+  const counts = Object.entries(o.counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const calls = o.executions.map((x) => `${x.reviewer}${x.purpose === 'review' ? '' : `/${x.purpose}`} ${x.status === 'ok' ? 'ok' : x.failure ?? x.status}`);
+  const human = [
+    `${o.protocol} (${opts.stage}, non-governed): ${o.result}${o.reasons.length > 0 ? ` — ${o.reasons.join(', ')}` : ''}`,
+    `rounds: ${o.rounds}; reviewer calls: ${calls.length > 0 ? calls.join(', ') : 'none'}`,
+    counts.length > 0 ? `counts: ${counts}` : '',
+    `report: ${run.files.report}`,
+    `result: ${run.files.result}`,
+    'auto-fix is out of scope: the orchestrator never edits code',
+  ].filter((l) => l.length > 0);
+  return {
+    exit: run.exit,
+    json: {
+      ok: run.exit === 0,
+      protocol: o.protocol,
+      stage: opts.stage,
+      mode: 'non-governed',
+      result: o.result,
+      reasons: o.reasons,
+      rounds: o.rounds,
+      counts: o.counts,
+      reviewers,
+      config: run.config_source === null ? null : run.config_source,
+      scope_files: run.scope_files,
+      out_dir: run.out_dir,
+      files: run.files,
+      auto_fix: 'out_of_scope',
+    },
+    human: human.join('\n'),
+  };
+}

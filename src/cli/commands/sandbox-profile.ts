@@ -1,0 +1,45 @@
+// `governed sandbox profile` (SPEC §4.1, §13): what an operator pastes into a policy's `sandbox:`
+// section — bwrap's path, sha256 and version, the static profile and its digest, the seccomp
+// digest. Read-only: no state directory, nothing is run except `bwrap --version`.
+import type { CommandResult } from '../output.js';
+import { bwrapInfo, DEFAULT_BWRAP_PATH } from '../../../runner/sandbox/bwrap.js';
+import { staticProfile, staticProfileDigest } from '../../../runner/sandbox/profile.js';
+import { seccompDigest } from '../../../runner/seccomp/index.js';
+
+export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<CommandResult> {
+  const seccomp = seccompDigest(); // refuses unsupported architectures first
+  const bwrap = await bwrapInfo(opts.bwrap ?? DEFAULT_BWRAP_PATH);
+  const profile = staticProfile();
+  const profileDigest = staticProfileDigest();
+  const policy = {
+    bwrap_sha256: [bwrap.sha256],
+    profile_sha256: [profileDigest.slice('sha256:'.length)],
+    seccomp_sha256: [seccomp.slice('sha256:'.length)],
+  };
+  const human = [
+    `bwrap    ${bwrap.path} (bubblewrap ${bwrap.version})`,
+    `         sha256 ${bwrap.sha256}`,
+    `profile  ${profileDigest}`,
+    `seccomp  ${seccomp}`,
+    '',
+    'Paste into the policy (sandbox section):',
+    `  bwrap_sha256: ["${policy.bwrap_sha256[0]}"]`,
+    `  profile_sha256: ["${policy.profile_sha256[0]}"]`,
+    `  seccomp_sha256: ["${policy.seccomp_sha256[0]}"]`,
+    '',
+    'Static profile (bwrap arguments; {…} marks the per-run parts):',
+    ...profile.argv.map((a) => `  ${typeof a === 'string' ? a : JSON.stringify(a)}`),
+  ].join('\n');
+  return {
+    exit: 0,
+    json: {
+      ok: true,
+      bwrap: { path: bwrap.path, sha256: bwrap.sha256, version: bwrap.version },
+      profile,
+      profile_digest: profileDigest,
+      seccomp_digest: seccomp,
+      policy,
+    },
+    human,
+  };
+}

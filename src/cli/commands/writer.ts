@@ -1,0 +1,25 @@
+import { fail } from '../../core/errors.js';
+import { registerWriterFlow } from '../../flows/writer.js';
+import { resolveHome } from '../options.js';
+import type { CommandResult } from '../output.js';
+
+function parsePid(text: string | undefined): number {
+  if (text === undefined) return process.ppid;
+  if (!/^[1-9][0-9]{0,9}$/.test(text)) fail('process_identity_invalid', ['pid']);
+  return Number(text);
+}
+
+export async function writerRegisterCommand(opts: { unit: string; writerSession: string; pid?: string; home?: string }): Promise<CommandResult> {
+  const r = registerWriterFlow({
+    home: resolveHome(opts.home),
+    unit: opts.unit,
+    writerSession: opts.writerSession,
+    pid: parsePid(opts.pid),
+    now: Math.floor(Date.now() / 1000),
+  });
+  return {
+    exit: 0,
+    json: { ok: true, unit: r.unit, writer_session: r.writerSession, boot_id: r.bootId, pid: r.pid, start_time: r.startTime },
+    human: `registered writer ${r.writerSession} of ${r.unit} (pid ${r.pid}, start time ${r.startTime}, boot ${r.bootId})`,
+  };
+}

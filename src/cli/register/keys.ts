@@ -1,0 +1,35 @@
+// `governed keygen` and `governed verify` (SPEC §4.1).
+import type { Command } from 'commander';
+import { runAction } from '../output.js';
+import { homeOption, jsonOption } from '../options.js';
+
+export function register(program: Command): void {
+  program
+    .command('keygen')
+    .description(
+      'Make an Ed25519 key pair: <ID>.key (PKCS#8 PEM, mode 0600) and <ID>.pub (SPKI PEM) in DIR. ' +
+        'Refuses to overwrite. Prints the key id (sha256 of the DER SubjectPublicKeyInfo).',
+    )
+    .requiredOption('--credential <id>', 'credential id, e.g. reviewer, runner, gate, log, authority')
+    .requiredOption('--out <dir>', 'directory for the key files (created 0700 if missing)')
+    .addOption(jsonOption())
+    .action(async (opts: { credential: string; out: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/keygen.js')).keygenCommand(opts));
+    });
+
+  program
+    .command('verify')
+    .description(
+      'Verify receipts offline (SPEC §8): DSSE structure, canonical payload, in-toto Statement and ' +
+        'review-receipt predicate schema, one valid signature from a reviewer key and one from a distinct ' +
+        'runner key, key roles, validity windows and revocation in the trust root. ' +
+        'Exit 0 all valid, 4 invalid, 6 untrusted key, 5 trust root expired, 2 usage.',
+    )
+    .argument('<receipt...>', 'receipt files (DSSE envelope JSON)')
+    .option('--trust <file>', 'trust root (JSON or YAML); defaults to the pinned one of the state directory')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (receipts: string[], opts: { trust?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/verify.js')).verifyCommand(receipts, opts));
+    });
+}

@@ -1,0 +1,54 @@
+// `governed review-pass` (SPEC §4.1, §12). The action lazily imports its command module.
+import { Option, type Command } from 'commander';
+import { runAction } from '../output.js';
+import { jsonOption } from '../options.js';
+
+export function register(program: Command): void {
+  program
+    .command('review-pass')
+    .description(
+      'Run a review protocol (review-pass, two-pass, weave or simple; SPEC §12) over several reviewers and ' +
+        'rounds, and write result.json, report.md and executions.json to the output directory. ' +
+        'Non-governed mode (no --unit): reviewers are the commands of review-pass.yaml (--config FILE, else ' +
+        '<repo>/review-pass.yaml, else <repo>/.review-pass.yaml, else the built-in claude/gemini/codex/opencode ' +
+        'presets), each run in a read-only bubblewrap view of the repository with no network unless its entry ' +
+        'says network: true; prompts go through stdin or a file, never argv. Built-in real-tool reviewers: tsc ' +
+        'and eslint. Governed mode (--unit): review-pass and weave only, reviewers from the policy only; it ' +
+        'needs governed review-run, which this version lacks, so it stops after its argument checks. The ' +
+        'orchestrator never edits code (auto-fix is out of scope). Stdout carries counts and paths, never ' +
+        'reviewer output. Exit codes: 0 CLEAN (converged clean), 9 NOT_CLEAN (findings, escalations, vetoes, ' +
+        'degraded or incomplete review, budget exhausted), 2 usage or configuration (bad config, unknown ' +
+        'tool, prompt in argv, bwrap unavailable, output directory already holds a result), 8 governed mode ' +
+        'unavailable, 1 internal error. See docs/review-pass.md.',
+    )
+    .addOption(
+      new Option('--protocol <protocol>', 'review protocol').choices(['review-pass', 'two-pass', 'weave', 'simple']).default('review-pass'),
+    )
+    .addOption(new Option('--stage <stage>', 'review stage').choices(['planning', 'development', 'test', 'integration']).makeOptionMandatory())
+    .option('--files <paths...>', 'repository-relative files to review (space- or comma-separated; default: the workspace file set)')
+    .option('--config <file>', 'review-pass.yaml to use (default: <repo>/review-pass.yaml, <repo>/.review-pass.yaml, built-in defaults)')
+    .option('--out <dir>', 'output directory (created 0700; default: a new temporary directory); never overwritten')
+    .option('--repo <dir>', 'repository directory to review (default: the current directory)')
+    .option('--light', 'light mode: 1 clean round, first lens only (development/test, non-governed only)')
+    .option('--unit <id>', 'governed mode: the unit under review (UNIT-<32 hex>)')
+    .option('--req-ids <ids>', 'comma-separated REQ-IDs to validate coverage against (review-pass protocol)')
+    .option('--deferred-req-ids <ids>', 'comma-separated REQ-IDs intentionally deferred')
+    .addOption(jsonOption())
+    .action(async (opts: ReviewPassCliOptions) => {
+      await runAction(opts, async () => (await import('../commands/review-pass.js')).reviewPassCommand(opts));
+    });
+}
+
+export interface ReviewPassCliOptions {
+  readonly protocol: 'review-pass' | 'two-pass' | 'weave' | 'simple';
+  readonly stage: 'planning' | 'development' | 'test' | 'integration';
+  readonly files?: string[];
+  readonly config?: string;
+  readonly out?: string;
+  readonly repo?: string;
+  readonly light?: boolean;
+  readonly unit?: string;
+  readonly reqIds?: string;
+  readonly deferredReqIds?: string;
+  readonly json?: boolean;
+}

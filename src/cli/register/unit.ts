@@ -1,0 +1,104 @@
+// Units, writers and leases (SPEC §4.1): `unit create`, `unit bind`, `writer register`,
+// `lease acquire | release | list`. Each action lazily imports its command module.
+import type { Command } from 'commander';
+import { runAction } from '../output.js';
+import { homeOption, jsonOption } from '../options.js';
+
+export function register(program: Command): void {
+  const unit = program.command('unit').description('Units of work and their request contracts (SPEC §6).');
+  unit
+    .command('create')
+    .description(
+      'Register a unit: resolve --baseline once to a commit id and tree id (hardened git, never re-resolved), parse the ' +
+        'request contract strictly, validate every SPEC §6.1 rule against the source bytes of the baseline tree, and bind ' +
+        'scope version 1 (exact contract bytes and digests) in one transaction. Prints the unit id. ' +
+        'Exit 0 created, 2 invalid contract/baseline/input (each rule its own code), 4 tampered store, 8 refused by state.',
+    )
+    .requiredOption('--contract <file>', 'request contract (YAML or JSON, SPEC §6)')
+    .requiredOption('--baseline <commit>', 'baseline revision (resolved once to a full commit and tree id)')
+    .option('--repo <dir>', 'repository top level (default: the current directory)')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { contract: string; baseline: string; repo?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/unit.js')).unitCreateCommand(opts));
+    });
+  unit
+    .command('bind')
+    .description(
+      'Bind the next scope version of a unit (SPEC §6.3). Pure additions and progress (active→done) bind freely; any ' +
+        'narrowing needs signed authority records (--authority), each cited in the new contract, covering together exactly ' +
+        'the narrowed IDs, consumed once at this log position. Directives, sources, authorities and tombstones never ' +
+        'disappear. Every bind increments work_revision, and scope_epoch when the scope changed. --dry-run prints the diff ' +
+        'and the state digests an authority request needs, and records nothing. ' +
+        'Exit 0 bound, 2 invalid contract, 4 authority or history mismatch, 5 authority expired or replayed, 7 unknown unit ' +
+        'or record, 8 narrowing without authority or a concurrent bind.',
+    )
+    .requiredOption('--unit <id>', 'unit id (UNIT-…)')
+    .requiredOption('--contract <file>', 'the new request contract (YAML or JSON)')
+    .option('--authority <record...>', 'authority record ids (REC-…) for the narrowing of this bind')
+    .option('--dry-run', 'compute and print the diff and state digests; record nothing')
+    .option('--repo <dir>', 'repository top level (default: the current directory)')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(
+      async (opts: { unit: string; contract: string; authority?: string[]; dryRun?: boolean; repo?: string; home?: string; json?: boolean }) => {
+        await runAction(opts, async () => (await import('../commands/unit.js')).unitBindCommand(opts));
+      },
+    );
+
+  const writer = program.command('writer').description('Writer sessions (SPEC §2).');
+  writer
+    .command('register')
+    .description(
+      'Record a writer session of a unit with the identity of its host process (boot id, pid, start time from ' +
+        '/proc/<pid>/stat). Default --pid: the parent of this governed process (the shell or agent that ran it). ' +
+        'Exit 0 registered, 2 invalid session id or no such process, 7 unknown unit, 8 session or process already registered.',
+    )
+    .requiredOption('--unit <id>', 'unit id (UNIT-…)')
+    .requiredOption('--writer-session <id>', 'writer session id ([A-Za-z0-9][A-Za-z0-9._:@-]{0,127})')
+    .option('--pid <pid>', 'host process of the writer (default: parent process)')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { unit: string; writerSession: string; pid?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/writer.js')).writerRegisterCommand(opts));
+    });
+
+  const lease = program.command('lease').description('Mutation leases: "I am changing the workspace now" (SPEC §2).');
+  lease
+    .command('acquire')
+    .description(
+      'Acquire the mutation lease of a unit for a registered writer session. While any lease is active no review challenge ' +
+        'is issued. Expired leases are swept first (logged). ' +
+        'Exit 0 acquired, 2 invalid TTL or session, 7 unknown unit, 8 writer not registered or lease already held.',
+    )
+    .requiredOption('--unit <id>', 'unit id (UNIT-…)')
+    .requiredOption('--writer-session <id>', 'registered writer session')
+    .option('--ttl <duration>', 'time to live, e.g. 30m, 2h, 1d (max 7d)', '30m')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { unit: string; writerSession: string; ttl: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/lease.js')).leaseAcquireCommand(opts));
+    });
+  lease
+    .command('release')
+    .description(
+      'Release a lease; only the holder session may, only while it is active. Increments the unit work_revision (SPEC §6.2). ' +
+        'Exit 0 released, 2 unknown lease, 5 lease expired, 8 not the holder or already released.',
+    )
+    .requiredOption('--lease <id>', 'lease id (LSE-…)')
+    .requiredOption('--writer-session <id>', 'the holder session')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { lease: string; writerSession: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/lease.js')).leaseReleaseCommand(opts));
+    });
+  lease
+    .command('list')
+    .description('List leases (of one unit with --unit), each active, released or expired as of now. Read-only. Exit 0, 7 unknown unit.')
+    .option('--unit <id>', 'only this unit')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { unit?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/lease.js')).leaseListCommand(opts));
+    });
+}

@@ -1,0 +1,61 @@
+// The attestor protocol (SPEC §8.1), shared by the host (runner/attestor-host.ts) and the
+// attestor programs (attestors/src/*.ts, bundled self-contained). Pure.
+//   config file : { credential, kind, key_id, key_ref }  (strict JSON, pinned by digest in the policy)
+//   stdin       : { payloadType, payload (base64) }
+//   stdout      : { keyid, sig (base64) }
+//   exit        : 0 signed; 3 refused (stderr: "refused:<code>"); anything else failed.
+import { z } from 'zod';
+
+/** The kinds of statement an attestor may sign, each with its predicate type. */
+export const ATTESTOR_KINDS = {
+  'review-receipt': 'https://governed.dev/review-receipt/v1',
+} as const;
+export type AttestorKind = keyof typeof ATTESTOR_KINDS;
+
+export const CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+
+export const attestorConfigSchema = z.strictObject({
+  credential: z.string().regex(CREDENTIAL_RE),
+  kind: z.enum(Object.keys(ATTESTOR_KINDS) as [AttestorKind, ...AttestorKind[]]),
+  key_id: z.string().regex(/^[0-9a-f]{64}$/),
+  key_ref: z.string().regex(/^\/[^\0]{1,4095}$/), // absolute path of the PKCS#8 PEM file
+});
+export type AttestorConfig = z.infer<typeof attestorConfigSchema>;
+
+export const attestorRequestSchema = z.strictObject({
+  payloadType: z.string().min(1).max(200),
+  payload: z.string().min(1),
+});
+
+export const attestorResponseSchema = z.strictObject({
+  keyid: z.string().regex(/^[0-9a-f]{64}$/),
+  sig: z.string().regex(/^[A-Za-z0-9+/]{86}==$/),
+});
+
+export const ATTESTOR_EXIT_REFUSED = 3;
+
+/** Refusal codes an attestor prints as `refused:<code>` (closed list; no values). */
+export const ATTESTOR_REFUSALS = [
+  'config_invalid',
+  'key_file_exposed',
+  'key_invalid',
+  'key_id_mismatch',
+  'request_invalid',
+  'payload_type',
+  'payload_not_canonical',
+  'statement_invalid',
+  'foreign_kind',
+  'predicate_invalid',
+  'self_digest_mismatch',
+  'credential_role',
+] as const;
+export type AttestorRefusal = (typeof ATTESTOR_REFUSALS)[number];
+
+/** Which predicate field carries this credential's own attestor sha256 (SPEC §8.1 "not blind"). */
+export function selfDigestField(kind: AttestorKind, credential: string): string | null {
+  if (kind === 'review-receipt') {
+    if (credential === 'reviewer') return 'reviewer_sha256';
+    if (credential === 'runner') return 'runner_sha256';
+  }
+  return null;
+}

@@ -1,0 +1,14 @@
+// Identifiers the bundle adds to the contract's own (SPEC §7.3 coverage kinds `changes` and
+// `scope_versions`). They follow the contract ID syntax (SPEC §6.1) so reviewer findings can name
+// them as refs, and they are derived, never chosen: the same path or version always has the same id.
+import { sha256Hex } from '../canonical.js';
+
+/** `CHG-<first 24 hex of sha256(path bytes)>`: stable per path, 96 bits, no path text in the id. */
+export function changeId(path: string): string {
+  return `CHG-${sha256Hex(Buffer.from(path, 'utf8')).slice(0, 24)}`;
+}
+
+/** `SCOPE-<version>` for scope version n of the unit. */
+export function scopeVersionId(version: number): string {
+  return `SCOPE-${version}`;
+}

@@ -1,0 +1,164 @@
+// The request contract's closed schema (SPEC §6) and its parser. Every object is a z.strictObject,
+// so an unknown key is refused (SPEC §3 "Closed objects"). The schema checks shape only: ID syntax,
+// uniqueness, spans, mappings and paths are the rules of §6.1 and live in validate.ts, each with its
+// own error code. IDs are plain strings here on purpose, so a malformed ID is reported as
+// `contract_id_invalid` with its field path rather than as a generic type error.
+//
+// Tombstone design (SPEC §6.1, §6.3; seed review-pass-v3 preflight 4 "an immutable tombstone
+// covering its directive, target, criterion, trace-artifact, and trace-edge IDs"):
+//   { id, directive?, authority, disposes[] }
+//   - `authority` is the ID of an entry of `authorities[]` (which carries the signed record id and
+//     its operation), so the record a disposal rests on is itself an item of the contract and its
+//     relation `AUTH>TMB` appears in the coverage edges of §7.3.
+//   - With `directive`: the tombstone disposes that deferred/superseded/abandoned directive. Its
+//     authority operation must match the state (defer/supersede/abandon) and `disposes` must be
+//     exactly the directive, its targets, criteria, implementations, evidence and every §7.3 relation
+//     that touches them (relation IDs `FROM>TO`).
+//   - Without `directive`: the permanent record of a narrowing bind that removed items (targets,
+//     criteria, atoms, relations; §6.3). Its `disposes` names those removed IDs, none of which may
+//     still be live, and its authority must be valid for its own operation.
+//   No free-text reason field: text belongs in the signed authority record, never in IDs or output.
+import { z } from 'zod';
+import { fail } from '../errors.js';
+import { parseStructured } from '../strict-parse.js';
+
+// Caps bound the work every later rule does (spans, verbatim search) on hostile input.
+const MAX_TEXT = 65_536;
+const MAX_PATH = 4_096;
+const MAX_LIST = 4_096;
+
+const text = z.string().min(1).max(MAX_TEXT);
+const idRef = z.string().max(64);
+const idList = z.array(idRef).max(MAX_LIST);
+const pathList = z.array(z.string().min(1).max(MAX_PATH)).min(1).max(MAX_LIST);
+
+export const SOURCE_CLASSES = ['directive', 'context', 'reference'] as const;
+export const ATOM_KINDS = ['obligation', 'context'] as const;
+export const DIRECTIVE_STATES = ['active', 'done', 'deferred', 'superseded', 'abandoned'] as const;
+/** Evidence kinds: what sort of artefact backs a directive. Closed; `other` is the escape hatch. */
+export const EVIDENCE_KINDS = ['test', 'fixture', 'benchmark', 'doc', 'log', 'other'] as const;
+/** Authority operations a contract can cite (SPEC §11); policy/trust updates are not contract scope. */
+export const AUTHORITY_OPERATIONS = ['authorize', 'add', 'replace', 'supersede', 'defer', 'abandon'] as const;
+
+const atomSchema = z.strictObject({
+  id: idRef,
+  span: z.tuple([z.int().min(0), z.int().min(0)]),
+  kind: z.enum(ATOM_KINDS),
+  directives: idList,
+});
+
+const sourceSchema = z.strictObject({
+  id: idRef,
+  path: z.string().min(1).max(MAX_PATH),
+  class: z.enum(SOURCE_CLASSES),
+  atoms: z.array(atomSchema).max(MAX_LIST),
+});
+
+const targetSchema = z.strictObject({ id: idRef, paths: pathList });
+
+const criterionSchema = z.strictObject({ id: idRef, statement: text, atoms: idList });
+
+const directiveSchema = z.strictObject({
+  id: idRef,
+  statement: text,
+  state: z.enum(DIRECTIVE_STATES),
+  sources: idList,
+  targets: z.array(targetSchema).max(MAX_LIST),
+  criteria: z.array(criterionSchema).max(MAX_LIST),
+  implementations: idList,
+  evidence: idList,
+});
+
+const implementationSchema = z.strictObject({ id: idRef, paths: pathList });
+
+const evidenceSchema = z.strictObject({ id: idRef, kind: z.enum(EVIDENCE_KINDS), paths: pathList });
+
+const authoritySchema = z.strictObject({
+  id: idRef,
+  operation: z.enum(AUTHORITY_OPERATIONS),
+  record: z.string().max(128),
+});
+
+const tombstoneSchema = z.strictObject({
+  id: idRef,
+  directive: idRef.optional(),
+  authority: idRef,
+  // Relation IDs are `FROM>TO`, so entries may be up to two IDs long.
+  disposes: z.array(z.string().max(130)).min(1).max(MAX_LIST * 4),
+});
+
+export const contractSchema = z.strictObject({
+  kind: z.literal('governed/request-contract'),
+  version: z.literal(1),
+  title: text,
+  sources: z.array(sourceSchema).max(256),
+  directives: z.array(directiveSchema).max(MAX_LIST),
+  implementations: z.array(implementationSchema).max(MAX_LIST),
+  evidence: z.array(evidenceSchema).max(MAX_LIST),
+  authorities: z.array(authoritySchema).max(MAX_LIST),
+  tombstones: z.array(tombstoneSchema).max(MAX_LIST),
+});
+
+export type Contract = z.infer<typeof contractSchema>;
+export type ContractSource = Contract['sources'][number];
+export type ContractAtom = ContractSource['atoms'][number];
+export type ContractDirective = Contract['directives'][number];
+export type ContractTarget = ContractDirective['targets'][number];
+export type ContractCriterion = ContractDirective['criteria'][number];
+export type ContractImplementation = Contract['implementations'][number];
+export type ContractEvidence = Contract['evidence'][number];
+export type ContractAuthority = Contract['authorities'][number];
+export type ContractTombstone = Contract['tombstones'][number];
+export type DirectiveState = ContractDirective['state'];
+export type AuthorityOperation = ContractAuthority['operation'];
+
+type PathKey = PropertyKey;
+
+/** `$.directives[0].targets[1]` style path: structural keys and indexes only, never values. */
+export function fieldPath(path: readonly PathKey[]): string {
+  let out = '$';
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
+  return out;
+}
+
+function valueAt(root: unknown, path: readonly PathKey[]): { found: boolean } {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return { found: false };
+    if (!Object.prototype.hasOwnProperty.call(cur, key)) return { found: false };
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return { found: true };
+}
+
+/**
+ * Validate the shape of a parsed contract. The first zod issue decides the one error code; its id
+ * is the field path. For an unknown key the path is the enclosing object's path: the key name itself
+ * is input text and never leaves this function.
+ */
+export function parseContract(value: unknown): Contract {
+  const result = contractSchema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (issue === undefined) fail('contract_field_invalid', ['$']);
+  const where = fieldPath(issue.path);
+  // A field absent from the input is "missing" whatever zod calls it (a literal reports
+  // invalid_value, a string invalid_type); unknown keys are reported at their (present) parent.
+  if (issue.path.length > 0 && !valueAt(value, issue.path).found) fail('contract_field_missing', [where]);
+  const top = issue.path[0];
+  if (issue.path.length === 1 && top === 'kind') fail('contract_kind_invalid', [where]);
+  if (issue.path.length === 1 && top === 'version') fail('contract_version_unsupported', [where]);
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return fail('contract_field_unknown', [where]);
+    case 'too_big':
+      return fail('contract_field_too_large', [where]);
+    default:
+      return fail('contract_field_invalid', [where]);
+  }
+}
+
+/** Strict text → contract: duplicate keys, YAML aliases and non-canonical values refused first. */
+export function parseContractText(textValue: string, fileName: string): Contract {
+  return parseContract(parseStructured(textValue, fileName));
+}

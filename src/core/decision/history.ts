@@ -1,0 +1,218 @@
+// Blocks and vetoes over the unit's whole history, walked once in log order (SPEC §10.1, §10.2).
+//
+// - A DIRTY receipt or an ABORTED run *blocks its slot*. The block is lifted by the first later
+//   CLEAN receipt of the same stage and slot whose reviewed content differs from the block's, or by
+//   a later `dismiss` authority naming the receipt or run id. Re-runs on the same content, lease
+//   cycles and policy/trust updates never lift it.
+// - A receipt's vetoes stand until a later CLEAN receipt of the same stage and slot on different
+//   reviewed content, or a later `dismiss_veto` naming the receipt and every ref of the finding.
+// - "Reviewed content" is the content digest for development, test and integration, and the
+//   planning-state digest for planning: planning bundles are built from the baseline tree (§6.2), so
+//   an unrelated workspace edit does not change what a planning reviewer saw and must not lift a
+//   planning block (stricter than the literal "content digest"; docs/decision.md).
+// - An authority is judged at its log position (§11): it acts only on blocks and vetoes that exist
+//   before it in the log, and only if it was consumed before its own expiry.
+//
+// One pass, O(n log n) for the sort: a CLEAN receipt lifts every standing block of its slot except
+// the group on its own content, so each block is touched a bounded number of times.
+import type { AbortedRunFact, AuthorityFact, Block, EvidenceInput, ReceiptFact, StandingVeto, Stage, StateDigests, VetoFinding } from './types.js';
+import { slotKey } from './vocabulary.js';
+
+/** What a planning reviewer reviewed (planning state) vs. everything else (content). */
+export function reviewedContentOf(stage: Stage, digests: StateDigests): string {
+  return stage === 'planning' ? digests.planningStateDigest : digests.contentDigest;
+}
+
+type Lifter = { readonly kind: 'receipt' | 'authority'; readonly id: string; readonly seq: number };
+
+interface MutableBlock {
+  kind: 'receipt' | 'aborted';
+  id: string;
+  seq: number;
+  stage: Stage;
+  slot: string;
+  reviewedContent: string;
+  liftedBy: Lifter | null;
+  countsFrom: number | null;
+}
+
+interface MutableVeto {
+  receiptId: string;
+  seq: number;
+  stage: Stage;
+  slot: string;
+  reviewedContent: string;
+  findings: VetoFinding[];
+}
+
+/** A lift of (part of) a veto, kept so `gate` can re-verify what lifted it. */
+export interface VetoLift {
+  readonly receiptId: string;
+  readonly by: Lifter;
+}
+
+export interface History {
+  /** Every block in log order, with what lifted it (if anything). */
+  readonly blocks: readonly Block[];
+  /** Blocks grouped by `stage.slot`. */
+  readonly blocksBySlot: ReadonlyMap<string, readonly Block[]>;
+  /** Vetoes still standing, in log order. */
+  readonly vetoes: readonly StandingVeto[];
+  readonly vetoLifts: readonly VetoLift[];
+}
+
+type Event =
+  | { readonly seq: number; readonly kind: 'receipt'; readonly fact: ReceiptFact }
+  | { readonly seq: number; readonly kind: 'aborted'; readonly fact: AbortedRunFact }
+  | { readonly seq: number; readonly kind: 'authority'; readonly fact: AuthorityFact };
+
+/** SPEC §11: an authority has effect only if consumed (its log time) before its expiry. */
+export function authorityInForce(a: AuthorityFact): boolean {
+  return a.time < a.expiresAt;
+}
+
+export function buildHistory(input: Pick<EvidenceInput, 'receipts' | 'abortedRuns' | 'authorities'>): History {
+  const events: Event[] = [
+    ...input.receipts.map((fact) => ({ seq: fact.seq, kind: 'receipt' as const, fact })),
+    ...input.abortedRuns.map((fact) => ({ seq: fact.seq, kind: 'aborted' as const, fact })),
+    ...input.authorities.map((fact) => ({ seq: fact.seq, kind: 'authority' as const, fact })),
+  ].sort((a, b) => a.seq - b.seq);
+
+  const blocks: MutableBlock[] = [];
+  // slot key → reviewed content → blocks standing on that content
+  const standing = new Map<string, Map<string, MutableBlock[]>>();
+  const standingById = new Map<string, MutableBlock>();
+  const vetoes: MutableVeto[] = [];
+  const standingVetoes = new Map<string, MutableVeto[]>();
+  const standingVetoById = new Map<string, MutableVeto>();
+  const vetoLifts: VetoLift[] = [];
+
+  const lift = (b: MutableBlock, by: Lifter, countsFrom: number): void => {
+    b.liftedBy = by;
+    b.countsFrom = countsFrom;
+    standingById.delete(b.id);
+  };
+
+  const addBlock = (b: MutableBlock): void => {
+    blocks.push(b);
+    standingById.set(b.id, b);
+    const key = slotKey(b.stage, b.slot);
+    const byContent = standing.get(key) ?? new Map<string, MutableBlock[]>();
+    standing.set(key, byContent);
+    const group = byContent.get(b.reviewedContent);
+    if (group === undefined) byContent.set(b.reviewedContent, [b]);
+    else group.push(b);
+  };
+
+  const onReceipt = (r: ReceiptFact): void => {
+    const key = slotKey(r.stage, r.slot);
+    const content = reviewedContentOf(r.stage, r);
+    if (r.verdict === 'CLEAN') {
+      const by: Lifter = { kind: 'receipt', id: r.receiptId, seq: r.seq };
+      const byContent = standing.get(key);
+      if (byContent !== undefined) {
+        for (const [blockedContent, list] of byContent) {
+          if (blockedContent === content) continue;
+          // Lifted blocks may still sit in the group after a dismiss; skip them.
+          for (const b of list) if (b.liftedBy === null) lift(b, by, r.seq);
+          byContent.delete(blockedContent);
+        }
+      }
+      const list = standingVetoes.get(key);
+      if (list !== undefined) {
+        const kept = list.filter((v) => v.reviewedContent === content);
+        for (const v of list) {
+          if (v.reviewedContent === content) continue;
+          vetoLifts.push({ receiptId: v.receiptId, by });
+          standingVetoById.delete(v.receiptId);
+        }
+        standingVetoes.set(key, kept);
+      }
+      return;
+    }
+    addBlock({
+      kind: 'receipt',
+      id: r.receiptId,
+      seq: r.seq,
+      stage: r.stage,
+      slot: r.slot,
+      reviewedContent: content,
+      liftedBy: null,
+      countsFrom: null,
+    });
+    if (r.vetoes.length > 0) {
+      const v: MutableVeto = { receiptId: r.receiptId, seq: r.seq, stage: r.stage, slot: r.slot, reviewedContent: content, findings: [...r.vetoes] };
+      vetoes.push(v);
+      standingVetoById.set(v.receiptId, v);
+      const list = standingVetoes.get(key);
+      if (list === undefined) standingVetoes.set(key, [v]);
+      else list.push(v);
+    }
+  };
+
+  const onAborted = (a: AbortedRunFact): void => {
+    addBlock({
+      kind: 'aborted',
+      id: a.runId,
+      seq: a.seq,
+      stage: a.stage,
+      slot: a.slot,
+      reviewedContent: reviewedContentOf(a.stage, a),
+      liftedBy: null,
+      countsFrom: null,
+    });
+  };
+
+  const onAuthority = (a: AuthorityFact): void => {
+    if (!authorityInForce(a)) return;
+    const by: Lifter = { kind: 'authority', id: a.recordId, seq: a.seq };
+    if (a.operation === 'dismiss') {
+      // Only blocks already in the log: a record naming a run that aborts later lifts nothing.
+      for (const id of a.ids) {
+        const b = standingById.get(id);
+        if (b !== undefined) lift(b, by, a.seq + 1);
+      }
+      return;
+    }
+    if (a.operation === 'dismiss_veto') {
+      const named = new Set(a.ids);
+      for (const id of a.ids) {
+        const v = standingVetoById.get(id);
+        if (v === undefined) continue;
+        // A finding is dismissed only when the record names every one of its refs (§10.2).
+        const remaining = v.findings.filter((f) => !f.refs.every((ref) => named.has(ref)));
+        if (remaining.length === v.findings.length) continue;
+        vetoLifts.push({ receiptId: v.receiptId, by });
+        v.findings = remaining;
+        if (remaining.length === 0) {
+          standingVetoById.delete(v.receiptId);
+          const key = slotKey(v.stage, v.slot);
+          standingVetoes.set(key, (standingVetoes.get(key) ?? []).filter((x) => x !== v));
+        }
+      }
+    }
+  };
+
+  for (const e of events) {
+    if (e.kind === 'receipt') onReceipt(e.fact);
+    else if (e.kind === 'aborted') onAborted(e.fact);
+    else onAuthority(e.fact);
+  }
+
+  const frozen: Block[] = blocks.map((b) => ({ ...b }));
+  const blocksBySlot = new Map<string, Block[]>();
+  for (const b of frozen) {
+    const key = slotKey(b.stage, b.slot);
+    const list = blocksBySlot.get(key);
+    if (list === undefined) blocksBySlot.set(key, [b]);
+    else list.push(b);
+  }
+  return {
+    blocks: frozen,
+    blocksBySlot,
+    vetoes: vetoes
+      .filter((v) => standingVetoById.get(v.receiptId) === v)
+      .map((v) => ({ receiptId: v.receiptId, seq: v.seq, stage: v.stage, slot: v.slot, findings: [...v.findings] })),
+    vetoLifts,
+  };
+}

@@ -1,0 +1,76 @@
+// DSSE v1 (research/attestation.md §2.2): the envelope and its Pre-Authentication Encoding.
+// Signatures are over PAE(payloadType, payload), never over a re-serialisation (SPEC §8).
+import { z } from 'zod';
+import { decodeBase64Strict } from './base64.js';
+import { fail } from './errors.js';
+import { parseJsonStrict } from './strict-json.js';
+
+export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
+
+/** PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body; LEN in ASCII decimal bytes. */
+export function pae(payloadType: string, payload: Uint8Array): Buffer {
+  const type = Buffer.from(payloadType, 'utf8');
+  const head = Buffer.from(`DSSEv1 ${type.length} `, 'utf8');
+  const mid = Buffer.from(` ${payload.length} `, 'utf8');
+  return Buffer.concat([head, type, mid, payload]);
+}
+
+const signatureSchema = z.strictObject({
+  keyid: z.string().regex(/^[0-9a-f]{64}$/),
+  sig: z.string().min(1),
+});
+
+// Closed objects: an extra field anywhere is refused (SPEC §3 "Closed objects").
+export const envelopeSchema = z.strictObject({
+  payloadType: z.string().min(1),
+  payload: z.string(),
+  signatures: z.array(signatureSchema).max(16),
+});
+
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+export interface DecodedSignature {
+  readonly keyid: string;
+  readonly sig: Buffer;
+}
+
+export interface DecodedEnvelope {
+  readonly payloadType: string;
+  readonly payload: Buffer;
+  readonly signatures: readonly DecodedSignature[];
+}
+
+/** Decode an envelope value (already parsed JSON) strictly: closed schema, canonical base64. */
+export function decodeEnvelope(value: unknown): DecodedEnvelope {
+  const parsed = envelopeSchema.safeParse(value);
+  if (!parsed.success) fail('envelope_invalid', parsed.error.issues.slice(0, 4).map((i) => i.path.join('.') || '$'));
+  const env = parsed.data;
+  return {
+    payloadType: env.payloadType,
+    payload: decodeBase64Strict(env.payload, 'envelope_invalid', 'payload'),
+    signatures: env.signatures.map((s, i) => ({
+      keyid: s.keyid,
+      sig: decodeBase64Strict(s.sig, 'envelope_invalid', `signatures.${i}.sig`),
+    })),
+  };
+}
+
+/** Parse envelope bytes with duplicate keys refused: with `{"payload":A,"payload":B}` two DSSE
+ * readers could disagree on which payload was signed. Any parse failure is `envelope_invalid`. */
+export function parseEnvelopeBytes(bytes: Uint8Array): DecodedEnvelope {
+  let value: unknown;
+  try {
+    value = parseJsonStrict(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    fail('envelope_invalid', ['$']);
+  }
+  return decodeEnvelope(value);
+}
+
+export function encodeEnvelope(payloadType: string, payload: Uint8Array, signatures: readonly DecodedSignature[]): Envelope {
+  return {
+    payloadType,
+    payload: Buffer.from(payload).toString('base64'),
+    signatures: signatures.map((s) => ({ keyid: s.keyid, sig: s.sig.toString('base64') })),
+  };
+}

@@ -1,0 +1,40 @@
+// Error and reason codes owned by the decision domain (SPEC §4.2, §10, §11, §13). Add entries here only.
+// docs/decision.md explains when each reason is given and what its `ids` are.
+import { def, type ErrorDef } from './def.js';
+
+export const DECISION_ERRORS = {
+  // --- 4 verification: the facts a decision is computed from contradict each other -------------
+  decision_input_invalid: def(
+    4,
+    'The facts given to the decision rules are inconsistent (another unit, a repeated log position or id, a malformed digest); nothing is decided.',
+  ),
+  decision_log_time_in_future: def(4, 'A log position is later than the evaluation time, so no age or expiry can be judged.'),
+
+  // --- 8 refused by state -----------------------------------------------------------------------
+  planning_not_sealed: def(8, 'The policy requires planning and the planning stage is not sealed on the current planning state.'),
+} as const satisfies Record<string, ErrorDef>;
+
+/** Reason codes: each explains a REVIEW_ONLY decision (exit 3). Listed in the order decisions print them. */
+export const DECISION_REASONS = {
+  trust_mode_not_accepted: 'The trust mode is not accepted by the policy (co-located needs accept_co_located: true, SPEC §3.1).',
+  'control_pending:deploy_gate': 'The policy requires the deploy_gate control, which this version does not implement yet (SPEC §13).',
+  'control_pending:real_entry_probes': 'The policy requires the real_entry_probes control, which this version does not implement yet (SPEC §13).',
+  'control_pending:vendor_origin_attestation':
+    'The policy requires the vendor_origin_attestation control, which this version does not implement yet (SPEC §13).',
+  'control_pending:incident_history': 'The policy requires the incident_history control, which this version does not implement yet (SPEC §13).',
+  'control_pending:cross_role_comparison':
+    'The policy requires the cross_role_comparison control, which this version does not implement yet (SPEC §13).',
+  'control_pending:external_effect_gate':
+    'The policy requires the external_effect_gate control, which this version does not implement yet (SPEC §13).',
+  no_required_stage: 'The policy requires no stage, so no evidence could ever be complete (fail closed).',
+  lease_active: 'A mutation lease is active (or expired but not yet swept).',
+  streak_incomplete: 'A required stage has fewer consecutive CLEAN rounds on the current state than its floor.',
+  planning_unsealed: 'Integration counts only while the planning stage is sealed on the current planning state (SPEC §10.1).',
+  slot_blocked: 'A DIRTY receipt or ABORTED run blocks its slot until a CLEAN receipt on different content or a dismiss authority (SPEC §10.1).',
+  veto_standing: 'A CRITICAL preservation/scope/authority/release finding stands (SPEC §10.2).',
+  directive_not_done: 'A directive is still active; only done or disposed directives let a unit become eligible (SPEC §6.1).',
+  deferral_not_disposed: 'A deferred, superseded or abandoned directive has no tombstone resting on a valid authority of the matching operation.',
+  preservation_contract_missing: 'The policy requires preservation and the unit has no preservation contract (SPEC §11).',
+  incident_history_missing: 'The policy requires preservation and the unit has no incident history (SPEC §11).',
+  preservation_unsatisfied: 'A surface of the preservation contract is not satisfied (SPEC §11).',
+} as const satisfies Record<string, string>;

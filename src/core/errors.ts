@@ -1,0 +1,122 @@
+// The two code lists of SPEC §4.2: error codes (stop a command, one exit code each) and reason
+// codes (explain REVIEW_ONLY, always exit 3). docs/errors.md is generated from this file
+// (scripts/gen-errors-doc.ts); test/errors-doc.test.ts fails when the doc is stale.
+//
+// Messages never contain a rejected value (SPEC §3 "No secrets in output"): a GovernedError
+// carries a fixed summary from this table plus IDs the caller vouches are identifiers.
+
+import type { ErrorDef, ExitCode } from './error-codes/def.js';
+import { FOUNDATION_ERRORS, FOUNDATION_REASONS } from './error-codes/foundation.js';
+import { WORKSPACE_ERRORS, WORKSPACE_REASONS } from './error-codes/workspace.js';
+import { CONTRACT_ERRORS, CONTRACT_REASONS } from './error-codes/contract.js';
+import { STORE_ERRORS, STORE_REASONS } from './error-codes/store.js';
+import { PROTOCOLS_ERRORS, PROTOCOLS_REASONS } from './error-codes/protocols.js';
+import { PROTOCOLS_PEER_ERRORS, PROTOCOLS_PEER_REASONS } from './error-codes/protocols-peer.js';
+import { ORCHESTRATOR_ERRORS, ORCHESTRATOR_REASONS } from './error-codes/orchestrator.js';
+import { DECISION_ERRORS, DECISION_REASONS } from './error-codes/decision.js';
+import { RUNNER_ERRORS, RUNNER_REASONS } from './error-codes/runner.js';
+import { SANDBOX_ERRORS, SANDBOX_REASONS } from './error-codes/sandbox.js';
+import { ISSUE_ERRORS, ISSUE_REASONS } from './error-codes/issue.js';
+import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
+
+export type { ExitCode } from './error-codes/def.js';
+
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  review_only: 3,
+  verification: 4,
+  stale: 5,
+  untrusted: 6,
+  no_evidence: 7,
+  state: 8,
+  not_clean: 9,
+} as const;
+
+/** Precedence when several codes apply (SPEC §4.2): 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. */
+export const EXIT_PRECEDENCE: readonly ExitCode[] = [1, 4, 6, 5, 8, 7, 2, 3];
+
+
+// Each domain owns one table under ./error-codes/ (so parallel work never edits one shared
+// object); a code may appear in exactly one table (test/errors.test.ts checks it).
+export const ERROR_CODES = {
+  ...FOUNDATION_ERRORS,
+  ...WORKSPACE_ERRORS,
+  ...CONTRACT_ERRORS,
+  ...STORE_ERRORS,
+  ...PROTOCOLS_ERRORS,
+  ...PROTOCOLS_PEER_ERRORS,
+  ...ORCHESTRATOR_ERRORS,
+  ...DECISION_ERRORS,
+  ...RUNNER_ERRORS,
+  ...SANDBOX_ERRORS,
+  ...ISSUE_ERRORS,
+  ...AUTHORITY_ERRORS,
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const REASON_CODES = {
+  ...FOUNDATION_REASONS,
+  ...WORKSPACE_REASONS,
+  ...CONTRACT_REASONS,
+  ...STORE_REASONS,
+  ...PROTOCOLS_REASONS,
+  ...PROTOCOLS_PEER_REASONS,
+  ...ORCHESTRATOR_REASONS,
+  ...DECISION_REASONS,
+  ...RUNNER_REASONS,
+  ...SANDBOX_REASONS,
+  ...ISSUE_REASONS,
+  ...AUTHORITY_REASONS,
+} as const satisfies Record<string, string>;
+
+export type ReasonCode = keyof typeof REASON_CODES;
+
+export function exitCodeOf(code: ErrorCode): ExitCode {
+  return ERROR_CODES[code].exit;
+}
+
+export interface GovernedErrorOptions {
+  /** Identifiers only (unit/challenge/receipt/directive IDs, key ids, field paths): never values. */
+  readonly ids?: readonly string[];
+  readonly cause?: unknown;
+}
+
+/**
+ * The one error class of governed. `code` is from ERROR_CODES; `exit` follows from it.
+ * Subclasses below exist so callers can catch by category, sigstore-js style.
+ */
+export class GovernedError extends Error {
+  readonly code: ErrorCode;
+  readonly exit: ExitCode;
+  readonly ids: readonly string[];
+
+  constructor(code: ErrorCode, options: GovernedErrorOptions = {}) {
+    super(ERROR_CODES[code].summary, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GovernedError';
+    this.code = code;
+    this.exit = ERROR_CODES[code].exit;
+    this.ids = options.ids ?? [];
+  }
+
+  toJSON(): { code: ErrorCode; exit: ExitCode; message: string; ids: readonly string[] } {
+    return { code: this.code, exit: this.exit, message: this.message, ids: this.ids };
+  }
+}
+
+/** Throw a coded error; typed `never` so control-flow narrowing works at call sites. */
+export function fail(code: ErrorCode, ids?: readonly string[], cause?: unknown): never {
+  throw new GovernedError(code, { ids, cause });
+}
+
+export function isGovernedError(e: unknown): e is GovernedError {
+  return e instanceof GovernedError;
+}
+
+/** Pick the exit code that wins among several failures (SPEC §4.2 precedence). */
+export function highestPrecedence(exits: readonly ExitCode[]): ExitCode {
+  for (const candidate of EXIT_PRECEDENCE) if (exits.includes(candidate)) return candidate;
+  return EXIT.ok;
+}

@@ -1,0 +1,28 @@
+// in-toto Statement v1 (research/attestation.md §2.1): the payload of every governed envelope.
+import { z } from 'zod';
+
+export const STATEMENT_TYPE_V1 = 'https://in-toto.io/Statement/v1';
+
+export const subjectSchema = z.strictObject({
+  name: z.string().min(1).max(256),
+  digest: z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+});
+
+/** The statement frame; `predicate` is checked by the schema of its predicateType. */
+export const statementSchema = z.strictObject({
+  _type: z.literal(STATEMENT_TYPE_V1),
+  subject: z.array(subjectSchema).min(1).max(16),
+  predicateType: z.string().min(1),
+  predicate: z.record(z.string(), z.unknown()),
+});
+
+export type Statement = z.infer<typeof statementSchema>;
+export type Subject = z.infer<typeof subjectSchema>;
+
+export function buildStatement<P extends Record<string, unknown>>(
+  subject: readonly Subject[],
+  predicateType: string,
+  predicate: P,
+): { _type: string; subject: Subject[]; predicateType: string; predicate: P } {
+  return { _type: STATEMENT_TYPE_V1, subject: [...subject], predicateType, predicate };
+}

@@ -1,0 +1,100 @@
+// The trust root (SPEC §13): which public keys count, for which roles, and when. Pure: callers
+// pass the parsed value and the time at which a record is judged (its log position's time, or
+// "now" offline).
+import { z } from 'zod';
+import { digestOf } from './canonical.js';
+import { fail } from './errors.js';
+import { publicKeyFromPem, type PublicKey } from './ed25519.js';
+import { isoSeconds, hex64 } from './receipt-predicate.js';
+
+export const KEY_ROLES = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authority'] as const;
+export type KeyRole = (typeof KEY_ROLES)[number];
+
+const trustKeySchema = z.strictObject({
+  key_id: hex64,
+  public_key: z.string().min(1).max(1024),
+  roles: z.array(z.enum(KEY_ROLES)).min(1).max(KEY_ROLES.length),
+  not_before: isoSeconds,
+  not_after: isoSeconds,
+  revoked_at: isoSeconds.optional(),
+  reason: z.string().max(200).optional(),
+});
+
+export const trustRootSchema = z.strictObject({
+  version: z.literal(1),
+  expires: isoSeconds,
+  keys: z.array(trustKeySchema).min(1).max(256),
+});
+
+export type TrustRootDocument = z.infer<typeof trustRootSchema>;
+
+export interface TrustedKey {
+  readonly keyId: string;
+  readonly publicKey: PublicKey;
+  readonly roles: ReadonlySet<KeyRole>;
+  readonly notBefore: string;
+  readonly notAfter: string;
+  readonly revokedAt: string | undefined;
+}
+
+export interface TrustRoot {
+  readonly digest: string;
+  readonly expires: string;
+  readonly keys: ReadonlyMap<string, TrustedKey>;
+}
+
+/**
+ * Validate a parsed trust root: closed schema, every key an acceptable Ed25519 SPKI whose id is
+ * the sha256 of its DER (so a key id can never point at another key), unique ids, unique roles
+ * per key, not_before < not_after.
+ */
+export function loadTrustRoot(value: unknown): TrustRoot {
+  const parsed = trustRootSchema.safeParse(value);
+  if (!parsed.success) fail('trust_root_invalid', parsed.error.issues.slice(0, 4).map((i) => i.path.join('.') || '$'));
+  const doc = parsed.data;
+  const keys = new Map<string, TrustedKey>();
+  doc.keys.forEach((k, i) => {
+    let publicKey: PublicKey;
+    try {
+      publicKey = publicKeyFromPem(k.public_key);
+    } catch {
+      fail('trust_root_invalid', [`keys.${i}.public_key`]);
+    }
+    if (publicKey.keyId !== k.key_id) fail('trust_root_invalid', [`keys.${i}.key_id`]);
+    if (keys.has(k.key_id)) fail('trust_root_invalid', [`keys.${i}.key_id`]);
+    if (new Set(k.roles).size !== k.roles.length) fail('trust_root_invalid', [`keys.${i}.roles`]);
+    if (!(k.not_before < k.not_after)) fail('trust_root_invalid', [`keys.${i}.not_after`]);
+    keys.set(k.key_id, {
+      keyId: k.key_id,
+      publicKey,
+      roles: new Set(k.roles),
+      notBefore: k.not_before,
+      notAfter: k.not_after,
+      revokedAt: k.revoked_at,
+    });
+  });
+  return { digest: digestOf(doc), expires: doc.expires, keys };
+}
+
+/** ISO seconds string of a Date (UTC, whole seconds; SPEC §7.2 "times in whole seconds"). */
+export function isoSecondsOf(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** SPEC §13: the trust root itself must not have expired at `at`. */
+export function assertTrustRootCurrent(trust: TrustRoot, at: string): void {
+  if (!(at < trust.expires)) fail('trust_root_expired', []);
+}
+
+export type KeyStatus = 'ok' | 'revoked' | 'outside_validity';
+
+/**
+ * Status of a key at `at`. A key with any `revoked_at` at or before `at` is revoked. Offline
+ * (no log position) callers pass `offline: true`: then any revocation counts, because without a
+ * trusted signing time a record cannot prove it predates the revocation (fail closed).
+ */
+export function keyStatusAt(key: TrustedKey, at: string, offline: boolean): KeyStatus {
+  if (key.revokedAt !== undefined && (offline || key.revokedAt <= at)) return 'revoked';
+  if (at < key.notBefore || !(at < key.notAfter)) return 'outside_validity';
+  return 'ok';
+}

@@ -1,0 +1,28 @@
+// `governed policy update` / `governed trust update` (SPEC §4.1, §13): replace the pinned policy
+// or trust root. Needs a recorded `policy_update` / `trust_update` authority record naming the
+// pinned digest (before) and the new document's digest (after); it is consumed in the same
+// transaction as the logged pin replacement. The record is judged under the trust root in force
+// BEFORE the update: a new trust root never authorises itself. The update's log position is kept
+// (pin_updates.seq): receipts before it stop counting, so every streak restarts (SPEC §6.2).
+import { closeStore, mutate, openStore, replacePinIn, type PinKind, type PinUpdate } from '../../store/index.js';
+import { readInputFile } from '../read-input.js';
+import { validatePinDocument } from './pin-document.js';
+
+export interface PinUpdateOptions {
+  readonly home: string;
+  readonly kind: PinKind;
+  readonly file: string;
+  readonly recordId: string;
+  readonly now: number;
+}
+
+export function pinUpdateFlow(opts: PinUpdateOptions): PinUpdate {
+  const bytes = readInputFile(opts.file, 4 * 1024 * 1024);
+  validatePinDocument(opts.kind, bytes, opts.now);
+  const store = openStore(opts.home);
+  try {
+    return mutate(store, opts.now, (tx) => replacePinIn(tx, { kind: opts.kind, bytes, recordId: opts.recordId }));
+  } finally {
+    closeStore(store);
+  }
+}

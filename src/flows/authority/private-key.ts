@@ -1,0 +1,57 @@
+// Loading the human's authority signing key for `authority sign` (SPEC §11). The same rule as the
+// attestor (attestors/src/ed25519-file.ts): the file is opened without following a symlink and
+// fstat-ed on the open descriptor (no race between check and read); a key readable or writable by
+// group or others is refused (`private_key_exposed`); only a PKCS#8 Ed25519 key is accepted.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { fail } from '../../core/errors.js';
+import { ED25519_PKCS8_PREFIX, publicKeyFromSpkiDer, type PublicKey } from '../../core/ed25519.js';
+
+const MAX_KEY_FILE_BYTES = 4096;
+
+export interface SigningKey {
+  readonly privateKey: KeyObject;
+  readonly publicKey: PublicKey;
+}
+
+function readPrivateFile(path: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    fail('input_unreadable', ['key']);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) fail('input_unreadable', ['key']);
+    if ((st.mode & 0o077) !== 0) fail('private_key_exposed', ['key']);
+    if (st.size > MAX_KEY_FILE_BYTES) fail('key_invalid', ['size']);
+    const buf = Buffer.alloc(st.size);
+    let off = 0;
+    while (off < st.size) {
+      const n = readSync(fd, buf, off, st.size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf.subarray(0, off);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Load a PKCS#8 PEM Ed25519 private key from a file only its owner can read. */
+export function loadSigningKey(path: string): SigningKey {
+  const pem = readPrivateFile(path).toString('utf8');
+  const m = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/.exec(pem.trim() + '\n');
+  if (!m || m[1] === undefined) fail('key_invalid', ['pem']);
+  const der = Buffer.from(m[1].replace(/\s+/g, ''), 'base64');
+  if (der.length !== 48 || !der.subarray(0, 16).equals(ED25519_PKCS8_PREFIX)) fail('key_invalid', ['pkcs8']);
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+  } catch {
+    fail('key_invalid', ['pkcs8']);
+  }
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  return { privateKey, publicKey: publicKeyFromSpkiDer(spki) };
+}

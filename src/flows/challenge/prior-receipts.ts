@@ -1,0 +1,30 @@
+// `prior_receipts` of a bundle (SPEC §7.1: receipt ids and verdicts of *earlier stages* only; the
+// authority_release role sees them, and an integration bundle carries them).
+//
+// Read from the receipts the runner recorded (src/store/runs.ts, issue 4): every receipt of the
+// unit whose stage precedes this one, in log order, as {receipt_id, stage, slot, verdict}. A row
+// that does not fit the bundle's closed schema is refused (`prior_receipts_unavailable`) rather
+// than dropped: a reviewer must never be handed an incomplete history.
+import { fail } from '../../core/errors.js';
+import type { Stage } from '../../core/policy.js';
+import { STAGES } from '../../core/receipt-predicate.js';
+import type { PriorReceipt } from '../../core/bundle/index.js';
+import { listReceipts, type Db } from '../../store/index.js';
+
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+
+export function loadPriorReceipts(db: Db, unit: string, stage: Stage): PriorReceipt[] {
+  const earlier = new Set<string>(STAGES.slice(0, STAGES.indexOf(stage)));
+  if (earlier.size === 0) return [];
+  const out: PriorReceipt[] = [];
+  for (const r of listReceipts(db, unit)) {
+    if (!(STAGES as readonly string[]).includes(r.stage)) fail('prior_receipts_unavailable', [unit]);
+    if (!earlier.has(r.stage)) continue;
+    if (!DIGEST_RE.test(r.id) || !SLOT_RE.test(r.slot) || (r.verdict !== 'CLEAN' && r.verdict !== 'DIRTY')) {
+      fail('prior_receipts_unavailable', [unit]);
+    }
+    out.push({ receipt_id: r.id, stage: r.stage as Stage, slot: r.slot, verdict: r.verdict });
+  }
+  return out;
+}

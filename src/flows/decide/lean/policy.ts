@@ -1,0 +1,110 @@
+// The policy (SPEC §13) loaded without zod, for the lean gate path. Same acceptance rule and the
+// same result as src/core/policy.ts `loadPolicy`: the closed schema, then the cross-field rules
+// (planning/integration slots are exactly the four roles, every slot's reviewer is listed, a policy
+// with integration has planning, no reviewer sets a fixed environment name, all credentials are
+// distinct keys), each with the same error code. test/gate-lean-schemas.test.ts runs both loaders
+// over the same valid and mutated policies. Pure.
+import { digestOf } from '../../../core/canonical.js';
+import { isDuration, isSize, parseDurationSeconds, parseSizeBytes } from '../../../core/duration.js';
+import { fail } from '../../../core/errors.js';
+import type { Policy, PolicyDocument, Role, Stage } from '../../../core/policy.js';
+import { arr, bool, int, lit, obj, oneOf, opt, record, refine, str, union, type Check } from './shape.js';
+
+/** SPEC §2 (src/core/policy.ts ROLES, receipt-predicate STAGES, KNOWN_CONTROLS; equality tested). */
+export const ROLES_LEAN: readonly Role[] = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
+export const STAGES_LEAN: readonly Stage[] = ['planning', 'development', 'test', 'integration'];
+export const CONTROLS_LEAN = [
+  'deploy_gate',
+  'real_entry_probes',
+  'vendor_origin_attestation',
+  'incident_history',
+  'cross_role_comparison',
+  'external_effect_gate',
+] as const;
+const ROLE_STAGES: ReadonlySet<Stage> = new Set(['planning', 'integration']);
+const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG']);
+
+const hex64 = str({ re: /^[0-9a-f]{64}$/ });
+const name = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const duration = str({ refine: isDuration });
+const size = str({ refine: isSize });
+const relPath = str({
+  min: 1,
+  max: 1024,
+  refine: (p) => p === '.' || (!p.startsWith('/') && !p.split('/').some((s) => s === '' || s === '.' || s === '..')),
+});
+const hexList = arr(hex64, 1, 16);
+
+const stage = obj({ required: bool(), streak: int(2, 100), slots: record(name, name) });
+const credential = obj({ key_id: hex64, attestor_sha256: hexList, attestor_config_sha256: hexList });
+
+export const policyShape: Check = obj({
+  kind: lit('governed/policy'),
+  version: lit(1),
+  trust_mode: lit('co-located'),
+  accept_co_located: bool(),
+  challenge_ttl: duration,
+  max_runs_per_content: int(1, 1000),
+  reuse_window: opt(duration),
+  product_roots: arr(relPath, 1, 64),
+  exclude: arr(relPath, 0, 256),
+  preservation: union(lit('required'), obj({ waived: str({ min: 1, max: 500 }) })),
+  stages: refine(
+    obj({ planning: opt(stage), development: opt(stage), test: opt(stage), integration: opt(stage) }),
+    (s) => Object.keys(s as object).length > 0,
+  ),
+  reviewers: record(
+    name,
+    obj({
+      sha256: hex64,
+      interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/, refine: (p) => !p.split('/').includes('..') }),
+      env: record(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: 4096 })),
+    }),
+  ),
+  sandbox: obj({
+    bwrap_sha256: hexList,
+    profile_sha256: hexList,
+    seccomp_sha256: hexList,
+    uid: int(1000, 4294967294),
+    timeout: duration,
+    memory: size,
+    max_output: size,
+    max_bundle: size,
+  }),
+  credentials: obj({ reviewer: credential, runner: credential, gate: credential, log: credential, probe: opt(credential) }),
+  controls: arr(oneOf(CONTROLS_LEAN), 0, CONTROLS_LEAN.length),
+});
+
+export function loadPolicyLean(value: unknown): Policy {
+  const bad = policyShape(value, '$');
+  if (bad !== null) fail('policy_invalid', [bad]);
+  const doc = value as PolicyDocument;
+  for (const s of STAGES_LEAN) {
+    const spec = doc.stages[s];
+    if (spec === undefined) continue;
+    const slots = Object.keys(spec.slots);
+    if (slots.length === 0) fail('policy_invalid', [`stages.${s}.slots`]);
+    if (ROLE_STAGES.has(s) && (slots.length !== ROLES_LEAN.length || !ROLES_LEAN.every((r) => slots.includes(r)))) {
+      fail('policy_roles_incomplete', [`stages.${s}`]);
+    }
+    for (const [slot, reviewer] of Object.entries(spec.slots)) {
+      if (!Object.prototype.hasOwnProperty.call(doc.reviewers, reviewer)) fail('policy_reviewer_unknown', [`stages.${s}.slots.${slot}`]);
+    }
+  }
+  if (doc.stages.integration !== undefined && doc.stages.planning === undefined) fail('policy_invalid', ['stages.planning']);
+  for (const [reviewer, r] of Object.entries(doc.reviewers)) {
+    for (const k of Object.keys(r.env)) if (FIXED_ENV.has(k)) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
+  }
+  const ids = Object.values(doc.credentials).flatMap((c) => (c ? [c.key_id] : []));
+  if (new Set(ids).size !== ids.length) fail('policy_credentials_not_distinct', ['credentials']);
+  return {
+    doc,
+    digest: digestOf(doc),
+    challengeTtlSeconds: parseDurationSeconds(doc.challenge_ttl, 'challenge_ttl'),
+    reuseWindowSeconds: doc.reuse_window === undefined ? null : parseDurationSeconds(doc.reuse_window, 'reuse_window'),
+    sandboxTimeoutSeconds: parseDurationSeconds(doc.sandbox.timeout, 'sandbox.timeout'),
+    sandboxMemoryBytes: parseSizeBytes(doc.sandbox.memory, 'sandbox.memory'),
+    maxOutputBytes: parseSizeBytes(doc.sandbox.max_output, 'sandbox.max_output'),
+    maxBundleBytes: parseSizeBytes(doc.sandbox.max_bundle, 'sandbox.max_bundle'),
+  };
+}

@@ -1,0 +1,68 @@
+// `governed init --policy FILE --trust FILE [--home DIR]` (SPEC §4.1, §5, §13; issue 3 item 1).
+//
+// Both files are required (docs/state.md "init"): a default policy would pin a document whose
+// reviewer, attestor and sandbox digests are placeholders, so nothing could ever run under it, and
+// a default trust root would be a set of keys nobody holds. Making the operator name both keeps
+// the choice of what governs the store explicit.
+//
+// Before anything is created on disk: the policy must load (strict schema and cross-field rules),
+// the trust root must load and be unexpired, and every policy credential must name a key that the
+// trust root holds with that role and that is valid now (`policy_credential_untrusted`, exit 6) —
+// otherwise no receipt signed under this policy could ever verify. Then `initStore` creates the
+// state directory (0700), `bundles/` (0700) and the database (0600, WAL, synchronous=FULL, foreign
+// keys, busy timeout), and pins both documents' digests and exact bytes in one logged transaction.
+// A second init is refused (`store_already_initialized`) and changes nothing.
+import { fail } from '../core/errors.js';
+import { loadPolicy, type Policy } from '../core/policy.js';
+import { assertTrustRootCurrent, isoSecondsOf, keyStatusAt, loadTrustRoot, type KeyRole, type TrustRoot } from '../core/trust-root.js';
+import { closeStore, initStore } from '../store/index.js';
+import { MAX_PIN_FILE_BYTES, parsePinDocument } from './challenge/pinned.js';
+import { readInputFile } from './read-input.js';
+
+export interface InitArgs {
+  readonly home: string;
+  readonly policyFile: string;
+  readonly trustFile: string;
+  readonly now: number;
+}
+
+export interface InitResult {
+  readonly home: string;
+  readonly policyDigest: string;
+  readonly trustDigest: string;
+  readonly trustMode: string;
+  readonly acceptCoLocated: boolean;
+}
+
+/** SPEC §13 "credentials: public keys live in the trust root": each credential's key, with its role, valid now. */
+export function assertCredentialsTrusted(policy: Policy, trust: TrustRoot, atIso: string): void {
+  for (const [role, credential] of Object.entries(policy.doc.credentials)) {
+    if (credential === undefined) continue;
+    const key = trust.keys.get(credential.key_id);
+    if (key === undefined || !key.roles.has(role as KeyRole) || keyStatusAt(key, atIso, false) !== 'ok') {
+      fail('policy_credential_untrusted', [`credentials.${role}`]);
+    }
+  }
+}
+
+export function initFlow(args: InitArgs): InitResult {
+  const policyBytes = readInputFile(args.policyFile, MAX_PIN_FILE_BYTES);
+  const trustBytes = readInputFile(args.trustFile, MAX_PIN_FILE_BYTES);
+  const policy = loadPolicy(parsePinDocument(policyBytes, 'policy').value);
+  const trust = loadTrustRoot(parsePinDocument(trustBytes, 'trust').value);
+  const at = isoSecondsOf(new Date(args.now * 1000));
+  assertTrustRootCurrent(trust, at);
+  assertCredentialsTrusted(policy, trust, at);
+  const store = initStore(args.home, { policyBytes, trustBytes, now: args.now });
+  try {
+    return {
+      home: store.home,
+      policyDigest: policy.digest,
+      trustDigest: trust.digest,
+      trustMode: policy.doc.trust_mode,
+      acceptCoLocated: policy.doc.accept_co_located,
+    };
+  } finally {
+    closeStore(store);
+  }
+}

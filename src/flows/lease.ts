@@ -1,0 +1,55 @@
+// `governed lease acquire | release | list` (SPEC §4.1; issue 3 item 7): a thin layer over the
+// store's lease API (src/store/leases.ts), which owns the rules — one active lease per unit, only the
+// holder releases, release and expiry increment work_revision, expiry is a logged sweep. The rule
+// that leases wait for a sealed planning stage comes with the streak rules ([core-4]).
+import { fail } from '../core/errors.js';
+import { isDuration, parseDurationSeconds } from '../core/duration.js';
+import { acquireLease, closeStore, getUnit, listLeases, openStore, releaseLease, type Lease } from '../store/index.js';
+
+/** Default lease TTL: long enough for one editing session, short enough that a crashed writer's lease lapses. */
+export const DEFAULT_LEASE_TTL = '30m';
+
+export function parseLeaseTtl(text: string): number {
+  if (!isDuration(text)) fail('lease_ttl_unparseable');
+  return parseDurationSeconds(text, 'ttl');
+}
+
+export function acquireLeaseFlow(args: { home: string; unit: string; writerSession: string; ttl: string; now: number }): {
+  leaseId: string;
+  unit: string;
+  expiresAt: number;
+} {
+  const ttlSeconds = parseLeaseTtl(args.ttl);
+  const store = openStore(args.home);
+  try {
+    const r = acquireLease(store, { unit: args.unit, writerSession: args.writerSession, ttlSeconds, now: args.now });
+    return { leaseId: r.leaseId, unit: args.unit, expiresAt: r.expiresAt };
+  } finally {
+    closeStore(store);
+  }
+}
+
+export function releaseLeaseFlow(args: { home: string; leaseId: string; writerSession: string; now: number }): {
+  leaseId: string;
+  unit: string;
+  workRevision: number;
+} {
+  const store = openStore(args.home);
+  try {
+    const r = releaseLease(store, { leaseId: args.leaseId, writerSession: args.writerSession, now: args.now });
+    return { leaseId: args.leaseId, unit: r.unit, workRevision: r.workRevision };
+  } finally {
+    closeStore(store);
+  }
+}
+
+/** Read-only: expired-but-unswept leases are reported `expired` without writing anything. */
+export function listLeasesFlow(args: { home: string; unit?: string | undefined; now: number }): Lease[] {
+  const store = openStore(args.home);
+  try {
+    if (args.unit !== undefined) getUnit(store.db, args.unit);
+    return listLeases(store, { unit: args.unit, now: args.now });
+  } finally {
+    closeStore(store);
+  }
+}

@@ -1,0 +1,58 @@
+// Governed mode of `governed review-pass` (`--unit U`, SPEC §12): the argument rules, enforced before
+// anything runs, and the seam where every reviewer call becomes a `governed review-run`.
+//   - Only `review-pass` and `weave`: their reviewers are independent and adjudicated afterwards.
+//     `two-pass` and `simple` need a verifier/rebuttal that sees another reviewer's findings, which
+//     SPEC §7.1 forbids ("No role ever sees another role's verdict of the same stage").
+//   - Reviewers, slots and convergence come from the policy only: a writer-owned review-pass.yaml
+//     could lower them, so `--config` is refused (and the repository's own file is never read).
+//   - `--light` is refused (review-pass-v3 core rules; the engine's own check, reused).
+//   - The bundle is the scope floor: `--files` may add focus, never remove scope. The files are
+//     recorded as focus only; nothing the caller passes can narrow what the bundle binds.
+// The runner that would do the work — claim a fresh challenge per slot, run the policy's reviewer
+// through `review-run` (SPEC §9), adjudicate the opaque outputs with the engines' `governed`
+// strategy (matching by code and refs) — is `RunReviewer` (run-reviewer.ts) implemented over
+// review-run, which this version does not have. Governed mode therefore stops with
+// `orchestrator_governed_runner_unavailable` (exit 8) after the argument checks: it never fakes a
+// governed run and never falls back to non-governed reviewers.
+import { fail } from '../../core/errors.js';
+import { normalizeConfig, ROLES, isRoleStage, type Stage } from '../../protocols/review-pass/index.js';
+import type { Protocol } from './flow-types.js';
+import { isRepoRelative } from './repo-files.js';
+
+export const UNIT_ID = /^UNIT-[0-9a-f]{32}$/;
+
+export interface GovernedRequest {
+  readonly unit: string;
+  readonly protocol: Protocol;
+  readonly stage: Stage;
+  readonly light: boolean;
+  readonly config: string | undefined;
+  readonly files: readonly string[];
+}
+
+export interface GovernedPlan {
+  readonly unit: string;
+  readonly protocol: 'review-pass' | 'weave';
+  readonly stage: Stage;
+  /** Extra focus for reviewers; never a narrowing of the bundle. */
+  readonly focus_files: readonly string[];
+}
+
+/** Check a governed request; returns the plan a governed runner would execute. */
+export function checkGovernedRequest(req: GovernedRequest): GovernedPlan {
+  if (!UNIT_ID.test(req.unit)) fail('orchestrator_unit_invalid', ['unit']);
+  if (req.protocol === 'two-pass' || req.protocol === 'simple') fail('orchestrator_protocol_not_governed', [req.protocol]);
+  if (req.config !== undefined) fail('orchestrator_governed_config_refused', ['config']);
+  // The engine's own governed-mode rules (light mode refused, no arbiter, no REQ-ID narrowing).
+  // The reviewer names here are placeholders for the policy's slots, which only the store knows.
+  normalizeConfig({ stage: req.stage, mode: 'governed', light: req.light, reviewers: isRoleStage(req.stage) ? [...ROLES] : ['policy'] });
+  req.files.forEach((f, i) => {
+    if (!isRepoRelative(f)) fail('orchestrator_files_invalid', [`files[${i}]`]);
+  });
+  return { unit: req.unit, protocol: req.protocol, stage: req.stage, focus_files: [...new Set(req.files)] };
+}
+
+/** The seam: a governed `RunReviewer` over `governed review-run` does not exist in this version. */
+export function governedRunnerUnavailable(plan: GovernedPlan): never {
+  return fail('orchestrator_governed_runner_unavailable', [plan.unit]);
+}

@@ -1,0 +1,148 @@
+// `governed review-pass` (SPEC §12): run one review protocol over several reviewers and rounds and
+// write its JSON result and Markdown report. Order of work, every refusal before any reviewer runs:
+//   1. governed mode (`--unit`): argument rules, then stop — governed runs need `review-run`
+//      (governed-mode.ts);
+//   2. the repository directory;
+//   3. the configuration (search order, strict schema: config-load.ts);
+//   4. the scope (`--files`, or the workspace file set of SPEC §6.4);
+//   5. bubblewrap (reviewers never run unsandboxed);
+//   6. the output directory (never overwritten);
+//   7. the protocol loop (protocol-*.ts), then the three result files.
+// Exit codes (SPEC §4.2, docs/review-pass.md): 0 CLEAN (converged clean), 9 NOT_CLEAN, 2 usage or
+// configuration, 8 governed mode unavailable, 1 internal.
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { EXIT, fail } from '../../core/errors.js';
+import { resolveLenses, type Stage } from '../../protocols/review-pass/index.js';
+import { bwrapUsable } from '../../../runner/repo-sandbox.js';
+import { loadConfig } from './config-load.js';
+import type { FlowContext, Protocol, ProtocolOutcome } from './flow-types.js';
+import { checkGovernedRequest, governedRunnerUnavailable } from './governed-mode.js';
+import { runReviewPassProtocol } from './protocol-review-pass.js';
+import { runSimpleProtocol } from './protocol-simple.js';
+import { runTwoPassProtocol } from './protocol-two-pass.js';
+import { runWeaveProtocol } from './protocol-weave.js';
+import { defaultScope, validateFiles } from './repo-files.js';
+import { SandboxedCommandRunner, type RunReviewer } from './run-reviewer.js';
+import { discardOutDir, prepareOutDir, writeResults } from './write-results.js';
+
+export { PROTOCOLS, type Protocol, type ProtocolOutcome } from './flow-types.js';
+export type { RunReviewer, ReviewerRequest, ReviewerExecution } from './run-reviewer.js';
+
+export interface ReviewPassOptions {
+  readonly protocol: Protocol;
+  readonly stage: Stage;
+  /** The repository directory (bound read-only at /repo); default: the current directory. */
+  readonly repoDir: string;
+  readonly files?: readonly string[];
+  readonly config?: string;
+  readonly out?: string;
+  readonly light?: boolean;
+  readonly unit?: string;
+  readonly reqIds?: readonly string[];
+  readonly deferredReqIds?: readonly string[];
+  /** The caller's environment (only `env_passthrough` names are ever read). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** governed's node_modules to bind for tsc/ESLint; default: the one this module resolves. */
+  readonly toolsDir?: string | null;
+  readonly clock?: () => number;
+  readonly random?: (n: number) => Buffer;
+}
+
+export interface ReviewPassRun {
+  readonly exit: 0 | 9;
+  readonly outcome: ProtocolOutcome;
+  readonly out_dir: string;
+  readonly files: { readonly result: string; readonly report: string; readonly executions: string };
+  readonly config_source: string | null;
+  readonly scope_files: number;
+}
+
+/** governed's own node_modules (where its tsc and ESLint devDependencies live), or null. */
+export function governedToolsDir(): string | null {
+  try {
+    const req = createRequire(import.meta.url);
+    return dirname(dirname(realpathSync(req.resolve('typescript/package.json'))));
+  } catch {
+    return null;
+  }
+}
+
+function repoDirOf(path: string): string {
+  try {
+    const real = realpathSync(path);
+    if (statSync(real).isDirectory()) return real;
+  } catch {
+    // fall through
+  }
+  return fail('orchestrator_repo_invalid', ['repo']);
+}
+
+function runProtocol(ctx: FlowContext, protocol: Protocol): Promise<ProtocolOutcome> {
+  if (protocol === 'two-pass') return runTwoPassProtocol(ctx);
+  if (protocol === 'weave') return runWeaveProtocol(ctx);
+  if (protocol === 'simple') return runSimpleProtocol(ctx);
+  return runReviewPassProtocol(ctx);
+}
+
+export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPassRun> {
+  if (opts.unit !== undefined) {
+    const plan = checkGovernedRequest({
+      unit: opts.unit,
+      protocol: opts.protocol,
+      stage: opts.stage,
+      light: opts.light === true,
+      config: opts.config,
+      files: opts.files ?? [],
+    });
+    governedRunnerUnavailable(plan);
+  }
+  const repoDir = repoDirOf(opts.repoDir);
+  const config = loadConfig(repoDir, opts.config);
+  const scope =
+    opts.files !== undefined && opts.files.length > 0
+      ? { files: validateFiles(repoDir, opts.files), truncated: false }
+      : await defaultScope(repoDir);
+  if (!bwrapUsable()) fail('orchestrator_sandbox_unavailable', ['bwrap']);
+  const out = prepareOutDir(opts.out);
+
+  const toolsDir = opts.toolsDir === undefined ? governedToolsDir() : opts.toolsDir;
+  const random = opts.random ?? ((n: number) => randomBytes(n));
+  const runner: RunReviewer = new SandboxedCommandRunner({ repoDir, toolsDir }, opts.env, () => `EXE-${random(16).toString('hex')}`);
+  const reqIds = [...(opts.reqIds ?? [])];
+  const ctx: FlowContext = {
+    repoDir,
+    stage: opts.stage,
+    light: opts.light === true,
+    config,
+    runner,
+    prompt: {
+      stage: opts.stage,
+      files: scope.files,
+      files_truncated: scope.truncated,
+      lenses: resolveLenses(opts.stage, reqIds.length > 0, opts.light === true),
+      req_ids: reqIds,
+      deferred_req_ids: [...(opts.deferredReqIds ?? [])],
+    },
+    clock: opts.clock ?? (() => Date.now()),
+    random,
+  };
+  let outcome: ProtocolOutcome;
+  try {
+    outcome = await runProtocol(ctx, opts.protocol);
+  } catch (e) {
+    discardOutDir(out);
+    throw e;
+  }
+  const files = writeResults(out.dir, outcome, { stage: opts.stage, mode: 'non-governed', config_source: config.source, files: scope.files.length });
+  return {
+    exit: outcome.result === 'CLEAN' ? EXIT.ok : EXIT.not_clean,
+    outcome,
+    out_dir: out.dir,
+    files,
+    config_source: config.source,
+    scope_files: scope.files.length,
+  };
+}

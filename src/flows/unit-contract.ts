@@ -1,0 +1,42 @@
+// Reading a unit's request contract and judging its tombstones (SPEC §6, §6.1) — shared by `unit
+// create`, `unit bind` and `review-challenge`, so all three judge a contract by the same bytes and
+// rules (each then calls `validateContract` with the baseline source bytes).
+//
+// - The contract is parsed from its exact bytes with the format detected from the content (strict
+//   JSON when it starts with `{` or `[`, strict YAML otherwise): the stored bytes carry no file name,
+//   and a challenge must parse them exactly as the bind did.
+// - Source bytes come from the unit's baseline tree (challenge/baseline-sources.ts).
+// - A tombstone's authority is valid when its record was consumed for this unit with the matching
+//   operation (SPEC §11: judged once at consumption; later binds and challenges carry it as history).
+import { fail } from '../core/errors.js';
+import { parseContractText, type Contract } from '../core/contract/schema.js';
+import type { AuthorityValidator } from '../core/contract/tombstones.js';
+import { tombstoneAuthorityValidator } from './authority/consume.js';
+import type { Db } from '../store/index.js';
+import { readInputFile } from './read-input.js';
+
+/** Contract files are small human documents; the cap bounds hostile input (SPEC §3 fail closed). */
+export const MAX_CONTRACT_BYTES = 4 * 1024 * 1024;
+
+export function parseContractBytes(bytes: Uint8Array): Contract {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return fail('input_unreadable', ['contract']);
+  }
+  return parseContractText(text, '');
+}
+
+export function readContractFile(path: string): { bytes: Buffer; contract: Contract } {
+  const bytes = readInputFile(path, MAX_CONTRACT_BYTES);
+  return { bytes, contract: parseContractBytes(bytes) };
+}
+
+/**
+ * Authority validity for tombstones of `unit`, through the authority API: consumed for this unit
+ * with the tombstone's operation. Before the unit exists nothing can have been consumed for it.
+ */
+export function consumedAuthorityValidator(db: Db, unit: string | null): AuthorityValidator {
+  return unit === null ? () => false : tombstoneAuthorityValidator(db, unit);
+}

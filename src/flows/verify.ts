@@ -1,0 +1,94 @@
+// `governed verify` (SPEC §4.1, §8): offline verification of receipt files under a trust root.
+import { fail, GovernedError, highestPrecedence, EXIT, type ExitCode } from '../core/errors.js';
+import { loadTrustRoot, assertTrustRootCurrent, isoSecondsOf, type TrustRoot } from '../core/trust-root.js';
+import { verifyReceiptBytes } from '../core/verify-receipt.js';
+import { readInputFile, readStructuredFile } from './read-input.js';
+import { parseStructured } from '../core/strict-parse.js';
+import { openStore, closeStore, readPin } from '../store/index.js';
+
+export interface ReceiptVerdict {
+  readonly file: string;
+  readonly valid: boolean;
+  readonly receipt_id?: string;
+  readonly unit?: string;
+  readonly stage?: string;
+  readonly slot?: string;
+  readonly verdict?: string;
+  readonly trust_mode?: string;
+  readonly signed_by?: readonly { role: string; key_id: string }[];
+  readonly error?: { code: string; exit: number; ids: readonly string[] };
+}
+
+export interface VerifyReport {
+  readonly exit: ExitCode;
+  readonly trust_digest: string;
+  readonly evaluated_at: string;
+  readonly receipts: readonly ReceiptVerdict[];
+}
+
+export const MAX_RECEIPT_BYTES = 1024 * 1024;
+
+export function loadTrustRootFile(path: string, now: Date): TrustRoot {
+  const { value } = readStructuredFile(path, 1024 * 1024);
+  return trustRootFromValue(value, now);
+}
+
+/** The trust root pinned in a state directory (SPEC §4.1: `verify`'s default). */
+export function loadPinnedTrustRoot(home: string, now: Date): TrustRoot {
+  let bytes: Buffer;
+  try {
+    const store = openStore(home);
+    try {
+      bytes = readPin(store, 'trust').bytes;
+    } finally {
+      closeStore(store);
+    }
+  } catch (e) {
+    if (e instanceof GovernedError && e.code === 'store_missing') fail('trust_root_missing', []);
+    throw e;
+  }
+  return trustRootFromValue(parseStructured(bytes.toString('utf8'), ''), now);
+}
+
+function trustRootFromValue(value: unknown, now: Date): TrustRoot {
+  let trust: TrustRoot;
+  try {
+    trust = loadTrustRoot(value);
+  } catch (e) {
+    if (e instanceof GovernedError) throw e;
+    fail('trust_root_invalid', []);
+  }
+  assertTrustRootCurrent(trust, isoSecondsOf(now));
+  return trust;
+}
+
+export function verifyReceiptFiles(files: readonly string[], trust: TrustRoot, now: Date): VerifyReport {
+  const at = isoSecondsOf(now);
+  const receipts: ReceiptVerdict[] = files.map((file) => {
+    try {
+      const bytes = readInputFile(file, MAX_RECEIPT_BYTES);
+      const r = verifyReceiptBytes(bytes, trust, { at, offline: true });
+      return {
+        file,
+        valid: true,
+        receipt_id: r.id,
+        unit: r.predicate.unit,
+        stage: r.predicate.stage,
+        slot: r.predicate.slot,
+        verdict: r.predicate.verdict,
+        trust_mode: r.predicate.trust_mode,
+        signed_by: r.signedBy.map((s) => ({ role: s.role, key_id: s.keyId })),
+      };
+    } catch (e) {
+      if (!(e instanceof GovernedError)) throw e;
+      return { file, valid: false, error: { code: e.code, exit: e.exit, ids: e.ids } };
+    }
+  });
+  const exits = receipts.flatMap((r) => (r.error ? [r.error.exit as ExitCode] : []));
+  return {
+    exit: exits.length === 0 ? EXIT.ok : highestPrecedence(exits),
+    trust_digest: trust.digest,
+    evaluated_at: at,
+    receipts,
+  };
+}

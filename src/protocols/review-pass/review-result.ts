@@ -1,0 +1,118 @@
+// The final result of a review-pass run (review-pass-v3 §12 final report content, §15 delivery gate,
+// SPEC §12). Built from a terminal reducer state; rendered by report-json.ts / report-markdown.ts.
+//
+// Delivery state: the protocol's result is advisory (SPEC §12); RELEASE_ELIGIBLE is decided only by
+// SPEC §10.3 (`governed gate`). So the result always carries REVIEW_ONLY with the reasons that apply,
+// and a CLEAN result says so explicitly instead of claiming eligibility (seed §15: "A generic runtime
+// Clean does not override a PENDING preservation control").
+import { fail } from '../../core/errors.js';
+import type { HealthScore } from './health-score.js';
+import type { ReqCoverageLine } from './adjudicate-round.js';
+import type { GroupSummary, NotCleanReason, ReviewState, RoundLogEntry } from './review-state.js';
+
+export const REVIEW_PASS_RESULT_SCHEMA = 'governed.review-pass-result/v1';
+
+export const AUTO_FIX_NOTICE =
+  'Auto-fix is out of scope: the orchestrator never edits code. CONFIRMED findings are reported for a human or writer to fix, then re-reviewed.';
+export const ADVISORY_NOTICE =
+  'This protocol result is advisory; the delivery state is decided by governed gate (SPEC §10) alone.';
+
+export type DeliveryReason = 'advisory_result' | 'review_not_clean' | 'control_pending:cross_role_comparison';
+
+export interface ReviewPassResult {
+  readonly schema: typeof REVIEW_PASS_RESULT_SCHEMA;
+  readonly protocol: 'review-pass';
+  readonly stage: string;
+  readonly mode: 'governed' | 'non_governed';
+  readonly light: boolean;
+  readonly result: 'CLEAN' | 'NOT_CLEAN';
+  readonly reasons: readonly NotCleanReason[];
+  readonly delivery_state: 'REVIEW_ONLY';
+  readonly delivery_reasons: readonly DeliveryReason[];
+  readonly rounds: number;
+  readonly reviewers: readonly string[];
+  readonly r_actual: number;
+  readonly lenses: readonly string[];
+  readonly convergence: { readonly threshold: number; readonly consecutive_clean: number };
+  readonly budget: { readonly max_rounds: number; readonly max_total_time_ms: number };
+  readonly started_at: number;
+  readonly duration_ms: number;
+  readonly summary: {
+    readonly confirmed: number;
+    readonly contested_resolved: { readonly total: number; readonly by_arbiter: number; readonly by_user: number };
+    readonly escalations: number;
+    readonly vetoes: number;
+    readonly auto_dismissed: number;
+    readonly suppressed: number;
+    readonly preservation_probes: { readonly passed: number; readonly total: number };
+  };
+  readonly req_coverage: readonly ReqCoverageLine[];
+  readonly deferred_req_ids: readonly string[];
+  readonly confirmed: readonly GroupSummary[];
+  readonly escalations: readonly GroupSummary[];
+  readonly vetoes: readonly GroupSummary[];
+  readonly review_log: readonly RoundLogEntry[];
+  readonly health: readonly HealthScore[];
+  readonly agreement: boolean | null;
+  readonly known_issues: number;
+  readonly warnings: readonly string[];
+  readonly auto_fix: 'out_of_scope';
+  readonly orchestrator_edits_code: false;
+  readonly notices: readonly string[];
+}
+
+export function reviewResult(state: ReviewState): ReviewPassResult {
+  if (state.status === 'RUNNING') fail('review_pass_state_running', [`round:${state.next_round}`]);
+  const last = state.log[state.log.length - 1];
+  const groups = state.last_round?.groups ?? [];
+  const clean = state.status === 'CONVERGED';
+  const delivery: DeliveryReason[] = ['advisory_result'];
+  if (!clean) delivery.push('review_not_clean');
+  if (state.config.role_stage) delivery.push('control_pending:cross_role_comparison'); // SPEC §13 registry
+  const sum = (k: keyof RoundLogEntry['counts']): number => state.log.reduce((n, e) => n + e.counts[k], 0);
+  return {
+    schema: REVIEW_PASS_RESULT_SCHEMA,
+    protocol: 'review-pass',
+    stage: state.config.stage,
+    mode: state.config.mode,
+    light: state.config.light,
+    result: clean ? 'CLEAN' : 'NOT_CLEAN',
+    reasons: state.reasons,
+    delivery_state: 'REVIEW_ONLY',
+    delivery_reasons: delivery.sort(),
+    rounds: state.log.length,
+    reviewers: state.config.slots,
+    r_actual: last?.r ?? 0,
+    lenses: state.config.lenses,
+    convergence: { threshold: state.convergence_threshold, consecutive_clean: state.consecutive_clean },
+    budget: { max_rounds: state.config.max_rounds, max_total_time_ms: state.config.max_total_time_ms },
+    started_at: state.started_at,
+    duration_ms: state.last_time - state.started_at,
+    summary: {
+      confirmed: groups.filter((g) => g.classification === 'CONFIRMED' || g.resolution?.decision === 'FIX').length,
+      contested_resolved: {
+        total: state.resolved.by_arbiter + state.resolved.by_user,
+        by_arbiter: state.resolved.by_arbiter,
+        by_user: state.resolved.by_user,
+      },
+      escalations: groups.filter((g) => g.classification === 'CONTESTED' && g.resolution === null).length,
+      vetoes: groups.filter((g) => g.classification === 'VETO').length,
+      auto_dismissed: sum('auto_dismissed'),
+      suppressed: sum('suppressed'),
+      preservation_probes: last?.probes ?? { passed: 0, total: 0 },
+    },
+    req_coverage: state.last_round?.req_coverage ?? [],
+    deferred_req_ids: state.config.deferred_req_ids,
+    confirmed: groups.filter((g) => g.classification === 'CONFIRMED' || g.resolution?.decision === 'FIX'),
+    escalations: groups.filter((g) => g.classification === 'CONTESTED' && g.resolution === null),
+    vetoes: groups.filter((g) => g.classification === 'VETO'),
+    review_log: state.log,
+    health: last?.health ?? [],
+    agreement: last?.agreement ?? null,
+    known_issues: state.known_issues.length,
+    warnings: state.warnings,
+    auto_fix: 'out_of_scope',
+    orchestrator_edits_code: false,
+    notices: [AUTO_FIX_NOTICE, ADVISORY_NOTICE],
+  };
+}

@@ -1,0 +1,370 @@
+// The review-pass round loop as a pure reducer (review-pass-v3 §6.1 loop algorithm, §6.2, §6.3, §7,
+// §9.2, §11.1, §15). The orchestrator (with I/O) only feeds rounds in:
+//
+//   let s = startReview(config, now);
+//   while (s.status === 'RUNNING') {
+//     s = checkBudget(s, now()).state;          // §6.3 check at the top of the loop
+//     if (s.status !== 'RUNNING') break;
+//     runs = run every slot; adj = adjudicateRound(roundContext(s), runs, files)   // optional preview
+//     resolutions = arbitrate / ask the user about adj's CONTESTED groups
+//     ({ state: s } = recordRound(s, { runs, files, evidence, resolutions }, now()));
+//   }
+//   reviewResult(s) → report
+//
+// Differences from the seed's loop, each stricter:
+//   - The orchestrator never edits code (SPEC §12): there is no FIXED step. A round with CONFIRMED
+//     findings, an unresolved CONTESTED group, a VETO, an uncovered REQ-ID or missing evidence ends the
+//     review NOT_CLEAN; re-running on the same content cannot legitimately change that (SPEC §10.1: a
+//     re-run must not bury a DIRTY verdict). Re-review after the code changed is a new review.
+//   - Budget exhaustion (rounds or time) is NOT_CLEAN, never partial clean (§6.1 end, §15); a round
+//     that finishes after the time budget is adjudicated (its vetoes are reported) but cannot converge.
+import { z } from 'zod';
+import { fail } from '../../core/errors.js';
+import type { PROTOCOLS_REASONS } from '../../core/error-codes/protocols.js';
+import { adjudicateRound, type ClassifiedGroup, type ReqCoverageLine, type RoundAdjudication } from './adjudicate-round.js';
+import type { HealthScore } from './health-score.js';
+import { makeKnownIssue, type KnownIssue } from './known-issues.js';
+import { normalizeConfig, type ReviewPassConfig } from './stage-profile.js';
+
+export type NotCleanReason = keyof typeof PROTOCOLS_REASONS;
+export type ReviewStatus = 'RUNNING' | 'CONVERGED' | 'NOT_CLEAN';
+
+export interface GroupSummary {
+  readonly id: string;
+  readonly classification: ClassifiedGroup['classification'];
+  readonly file: string;
+  readonly line: number | null;
+  readonly symbol: string | null;
+  readonly severity: string;
+  readonly finding_class: string;
+  readonly req_id: string | null;
+  readonly description: string;
+  readonly supporters: readonly string[];
+  readonly low_confidence: boolean;
+  /** A member lost its class tag (text_fallback downgrade); its class was recorded as correctness. */
+  readonly class_missing: boolean;
+  readonly resolution: { readonly decision: 'FIX' | 'DISMISS'; readonly by: 'arbiter' | 'user' } | null;
+}
+
+export interface RoundLogEntry {
+  readonly round: number;
+  readonly time: number;
+  readonly lens: string;
+  readonly result: 'CLEAN' | 'NOT_CLEAN';
+  readonly reasons: readonly NotCleanReason[];
+  readonly details: string;
+  readonly r: number;
+  readonly reviewers_available: readonly string[];
+  readonly reviewers_unavailable: ReadonlyArray<{ readonly slot: string; readonly reason: string }>;
+  readonly counts: {
+    readonly confirmed: number;
+    readonly contested: number;
+    readonly contested_unresolved: number;
+    readonly auto_dismissed: number;
+    readonly vetoes: number;
+    readonly suppressed: number;
+    readonly known_issues_invalidated: number;
+    readonly rejected_findings: number;
+    readonly downgraded_findings: number;
+  };
+  readonly health: readonly HealthScore[];
+  readonly agreement: boolean | null;
+  readonly probes: { readonly passed: number; readonly total: number };
+}
+
+export interface LastRound {
+  readonly groups: readonly GroupSummary[];
+  readonly req_coverage: readonly ReqCoverageLine[];
+}
+
+export interface ReviewState {
+  readonly config: ReviewPassConfig;
+  readonly started_at: number;
+  readonly last_time: number;
+  readonly status: ReviewStatus;
+  readonly reasons: readonly NotCleanReason[];
+  readonly next_round: number;
+  readonly consecutive_clean: number;
+  readonly convergence_threshold: number;
+  readonly known_issues: readonly KnownIssue[];
+  readonly seen_execution_ids: readonly string[];
+  readonly log: readonly RoundLogEntry[];
+  readonly warnings: readonly string[];
+  readonly resolved: { readonly by_arbiter: number; readonly by_user: number };
+  readonly last_round: LastRound | null;
+}
+
+export type Decision =
+  | { readonly kind: 'CONVERGED' }
+  | { readonly kind: 'CONTINUE'; readonly next_round: number }
+  | { readonly kind: 'NOT_CLEAN'; readonly reasons: readonly NotCleanReason[] };
+
+export interface Transition {
+  readonly state: ReviewState;
+  readonly decision: Decision;
+}
+
+const ResolutionSchema = z.strictObject({
+  group_id: z.string().min(1).max(128),
+  decision: z.enum(['FIX', 'DISMISS']),
+  by: z.enum(['arbiter', 'user']),
+});
+export type Resolution = z.infer<typeof ResolutionSchema>;
+
+const EvidenceSchema = z
+  .strictObject({
+    mandatory_inputs_valid: z.boolean(),
+    probes_passed: z.number().int().min(0).max(1_000_000),
+    probes_total: z.number().int().min(0).max(1_000_000),
+  })
+  .refine((e) => e.probes_passed <= e.probes_total);
+
+export interface RoundInput {
+  /** One entry per configured slot (status timeout/failed when it did not answer). */
+  readonly runs: unknown;
+  /** Current text of every file a known issue or a finding names (null: deleted/unreadable). */
+  readonly files: Readonly<Record<string, string | null>>;
+  /** §6.1 step 7 `validate_required_inputs_and_preservation_probes(stage)`. */
+  readonly evidence: z.input<typeof EvidenceSchema>;
+  /** Arbiter / user decisions for this round's CONTESTED groups (§5.2, §6.1 step 6). */
+  readonly resolutions?: readonly Resolution[];
+}
+
+const clockOk = (t: number): boolean => Number.isSafeInteger(t) && t >= 0;
+
+function uniqueSorted<T extends string>(xs: readonly T[]): T[] {
+  return [...new Set(xs)].sort();
+}
+
+/** Start a review. Planning/integration without the preflight inputs starts (and ends) NOT_CLEAN. */
+export function startReview(configInput: unknown, now: number): ReviewState {
+  const config = normalizeConfig(configInput);
+  if (!clockOk(now)) fail('review_pass_clock_invalid', ['now']);
+  const missing = !config.preflight_ok;
+  return {
+    config,
+    started_at: now,
+    last_time: now,
+    status: missing ? 'NOT_CLEAN' : 'RUNNING',
+    reasons: missing ? ['review_pass_mandatory_inputs_missing'] : [],
+    next_round: 1,
+    consecutive_clean: 0,
+    convergence_threshold: config.convergence,
+    known_issues: [],
+    seen_execution_ids: [],
+    log: [],
+    warnings: [...config.warnings],
+    resolved: { by_arbiter: 0, by_user: 0 },
+    last_round: null,
+  };
+}
+
+function advanceClock(state: ReviewState, now: number): void {
+  if (!clockOk(now) || now < state.last_time) fail('review_pass_clock_invalid', ['now']);
+}
+
+/** §6.3 "pass_number > max_rounds or elapsed > max_total_time_min": both hard limits. */
+function budgetReasons(state: ReviewState, now: number): NotCleanReason[] {
+  const reasons: NotCleanReason[] = [];
+  if (state.next_round > state.config.max_rounds) reasons.push('review_pass_budget_rounds');
+  if (now - state.started_at > state.config.max_total_time_ms) reasons.push('review_pass_budget_time');
+  return reasons;
+}
+
+/** The loop-top budget check (§6.3). Call before launching a round. */
+export function checkBudget(state: ReviewState, now: number): Transition {
+  if (state.status !== 'RUNNING') return { state, decision: decisionOf(state) };
+  advanceClock(state, now);
+  const reasons = budgetReasons(state, now);
+  if (reasons.length === 0) return { state: { ...state, last_time: now }, decision: { kind: 'CONTINUE', next_round: state.next_round } };
+  const next: ReviewState = { ...state, last_time: now, status: 'NOT_CLEAN', reasons: uniqueSorted(reasons) };
+  return { state: next, decision: decisionOf(next) };
+}
+
+function decisionOf(state: ReviewState): Decision {
+  if (state.status === 'CONVERGED') return { kind: 'CONVERGED' };
+  if (state.status === 'NOT_CLEAN') return { kind: 'NOT_CLEAN', reasons: state.reasons };
+  return { kind: 'CONTINUE', next_round: state.next_round };
+}
+
+/** The context `adjudicateRound` needs for the state's next round (for the orchestrator's preview). */
+export function roundContext(state: ReviewState): Parameters<typeof adjudicateRound>[0] {
+  return {
+    config: state.config,
+    round: state.next_round,
+    convergence_threshold: state.convergence_threshold,
+    known_issues: state.known_issues,
+    seen_execution_ids: state.seen_execution_ids,
+  };
+}
+
+function summarize(cg: ClassifiedGroup, resolution: GroupSummary['resolution']): GroupSummary {
+  const r = cg.group.representative;
+  return {
+    id: cg.group.id,
+    classification: cg.classification,
+    file: r.file,
+    line: r.line,
+    symbol: r.symbol,
+    severity: cg.group.severity,
+    finding_class: cg.group.finding_class,
+    req_id: r.req_id,
+    description: r.description,
+    supporters: cg.group.supporters,
+    low_confidence: cg.low_confidence,
+    class_missing: cg.group.class_missing,
+    resolution,
+  };
+}
+
+/** Validate resolutions against the round's groups (§5.2: vetoes never enter arbitration). */
+function applyResolutions(
+  state: ReviewState,
+  adj: RoundAdjudication,
+  input: readonly unknown[],
+): Map<string, Resolution> {
+  const parsed = z.array(ResolutionSchema).max(10_000).safeParse(input);
+  if (!parsed.success) fail('review_pass_resolution_invalid', ['resolutions']);
+  const out = new Map<string, Resolution>();
+  if (parsed.data.length > 0 && state.config.mode === 'governed') {
+    // SPEC §10.1: in governed mode only a signed `dismiss` authority lifts a DIRTY verdict.
+    fail('review_pass_resolution_invalid', ['resolutions']);
+  }
+  for (const res of parsed.data) {
+    const cg = adj.groups.find((g) => g.group.id === res.group_id);
+    if (cg?.classification === 'VETO') fail('review_pass_veto_not_arbitrable', [res.group_id]);
+    if (cg === undefined || cg.classification !== 'CONTESTED' || out.has(res.group_id)) {
+      fail('review_pass_resolution_invalid', [res.group_id]);
+    }
+    if (res.by === 'arbiter' && state.config.arbiter === null) fail('review_pass_resolution_invalid', ['by']);
+    out.set(res.group_id, res);
+  }
+  return out;
+}
+
+function detailsOf(counts: RoundLogEntry['counts'], result: 'CLEAN' | 'NOT_CLEAN', converged: boolean): string {
+  if (result === 'CLEAN') return converged ? 'Converged' : '—';
+  const parts: string[] = [];
+  if (counts.vetoes > 0) parts.push(`${counts.vetoes} veto${counts.vetoes === 1 ? '' : 'es'}`);
+  if (counts.confirmed > 0) parts.push(`${counts.confirmed} confirmed`);
+  if (counts.contested_unresolved > 0) parts.push(`${counts.contested_unresolved} contested unresolved`);
+  return parts.length > 0 ? parts.join(', ') : 'unresolved or missing evidence';
+}
+
+/** Record one round; returns the next state and the convergence decision. */
+export function recordRound(state: ReviewState, input: RoundInput, now: number): Transition {
+  if (state.status !== 'RUNNING') fail('review_pass_state_terminal', [`round:${state.next_round}`]);
+  advanceClock(state, now);
+  const evidence = EvidenceSchema.safeParse(input.evidence);
+  if (!evidence.success) fail('review_pass_round_invalid', ['evidence']);
+  const adj = adjudicateRound(roundContext(state), input.runs, input.files);
+  const resolutions = applyResolutions(state, adj, input.resolutions ?? []);
+  const round = state.next_round;
+  const runIds = (input.runs as Array<{ execution_id: string }>).map((r) => r.execution_id);
+
+  // Known issues (§9): keep the valid ones, add this round's DISMISSED groups with their hash.
+  const known: KnownIssue[] = [...adj.known_kept];
+  let resolvedArbiter = 0;
+  let resolvedUser = 0;
+  for (const res of resolutions.values()) {
+    if (res.by === 'arbiter') resolvedArbiter++;
+    else resolvedUser++;
+    if (res.decision !== 'DISMISS') continue;
+    const cg = adj.groups.find((g) => g.group.id === res.group_id) as ClassifiedGroup;
+    for (const m of cg.group.members) {
+      const text = Object.prototype.hasOwnProperty.call(input.files, m.file) ? input.files[m.file] : null;
+      const k = makeKnownIssue(m, text, round);
+      if (k !== null) known.push(k);
+    }
+  }
+
+  const summaries = adj.groups.map((g) => summarize(g, resolutions.get(g.group.id) ?? null));
+  const vetoes = summaries.filter((g) => g.classification === 'VETO').length;
+  const confirmed = summaries.filter(
+    (g) => g.classification === 'CONFIRMED' || (g.classification === 'CONTESTED' && g.resolution?.decision === 'FIX'),
+  ).length;
+  const contested = summaries.filter((g) => g.classification === 'CONTESTED').length;
+  const unresolved = summaries.filter((g) => g.classification === 'CONTESTED' && g.resolution === null).length;
+  const autoDismissed = summaries.filter((g) => g.classification === 'AUTO_DISMISSED').length;
+  const mandatoryOk =
+    evidence.data.mandatory_inputs_valid && evidence.data.probes_passed === evidence.data.probes_total;
+  const uncovered = adj.req_coverage.some((c) => c.status === 'NOT_FOUND');
+
+  // §6.1 step 7 and the four CLEAN conditions; §7 structural failures; §11.1 rule 6.
+  const reasons: NotCleanReason[] = [];
+  if (adj.degradation.failure !== null) reasons.push(adj.degradation.failure);
+  if (vetoes > 0) reasons.push('review_pass_veto');
+  if (confirmed > 0) reasons.push('review_pass_confirmed_findings');
+  if (unresolved > 0) reasons.push('review_pass_contested_unresolved');
+  if (uncovered) reasons.push('review_pass_req_uncovered');
+  if (!mandatoryOk) reasons.push('review_pass_missing_evidence');
+  const result: 'CLEAN' | 'NOT_CLEAN' = reasons.length === 0 ? 'CLEAN' : 'NOT_CLEAN';
+  const consecutive = result === 'CLEAN' ? state.consecutive_clean + 1 : 0;
+  const threshold = adj.degradation.convergence_threshold;
+
+  const timeOver = now - state.started_at > state.config.max_total_time_ms;
+  const converged = result === 'CLEAN' && consecutive >= threshold && !timeOver;
+  const counts: RoundLogEntry['counts'] = {
+    confirmed,
+    contested,
+    contested_unresolved: unresolved,
+    auto_dismissed: autoDismissed,
+    vetoes,
+    suppressed: adj.suppressed,
+    known_issues_invalidated: adj.known_removed.length,
+    rejected_findings: adj.outputs.reduce((n, o) => n + o.rejected_findings, 0),
+    downgraded_findings: adj.outputs.reduce((n, o) => n + o.downgraded_findings, 0),
+  };
+  const entry: RoundLogEntry = {
+    round,
+    time: now,
+    lens: state.config.role_stage ? 'roles' : state.config.lenses.join(', '),
+    result,
+    reasons: uniqueSorted(reasons),
+    details: detailsOf(counts, result, converged),
+    r: adj.degradation.r,
+    reviewers_available: adj.degradation.available,
+    reviewers_unavailable: adj.degradation.unavailable,
+    counts,
+    health: adj.health,
+    agreement: adj.agreement,
+    probes: { passed: evidence.data.probes_passed, total: evidence.data.probes_total },
+  };
+  const lowWarnings = adj.health.filter((h) => h.low).map((h) => `low_health:${h.reviewer}`);
+
+  let status: ReviewStatus = 'RUNNING';
+  let finalReasons: NotCleanReason[] = [];
+  const nextRound = round + 1;
+  if (result === 'NOT_CLEAN') {
+    status = 'NOT_CLEAN';
+    finalReasons = [...reasons];
+    if (timeOver) finalReasons.push('review_pass_budget_time');
+  } else if (converged) {
+    status = 'CONVERGED';
+  } else {
+    // §6.3 hard limits, checked for the next loop iteration.
+    if (nextRound > state.config.max_rounds) finalReasons.push('review_pass_budget_rounds');
+    if (timeOver) finalReasons.push('review_pass_budget_time');
+    if (finalReasons.length > 0) status = 'NOT_CLEAN';
+  }
+
+  const next: ReviewState = {
+    ...state,
+    last_time: now,
+    status,
+    reasons: uniqueSorted(finalReasons),
+    next_round: nextRound,
+    consecutive_clean: consecutive,
+    convergence_threshold: threshold,
+    known_issues: known,
+    seen_execution_ids: uniqueSorted([...state.seen_execution_ids, ...runIds]),
+    log: [...state.log, entry],
+    warnings: uniqueSorted([...state.warnings, ...adj.degradation.warnings, ...lowWarnings]),
+    resolved: {
+      by_arbiter: state.resolved.by_arbiter + resolvedArbiter,
+      by_user: state.resolved.by_user + resolvedUser,
+    },
+    last_round: { groups: summaries, req_coverage: adj.req_coverage },
+  };
+  return { state: next, decision: decisionOf(next) };
+}

@@ -1,0 +1,193 @@
+// Stage profiles and the review configuration (review-pass-v3 §1, §6.2, §6.3, §10.2, §14, core rules).
+import { z } from 'zod';
+import { fail } from '../../core/errors.js';
+
+export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** §1.1 / §10.2: the four separated roles of planning and integration. */
+export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRoleStage(stage: Stage): boolean {
+  return stage === 'planning' || stage === 'integration';
+}
+
+/** §10.2 default reviewers and arbiters of the standard stages. */
+export const DEFAULT_REVIEWERS: Readonly<Record<'development' | 'test', readonly string[]>> = {
+  development: ['gemini', 'opencode', 'codex'],
+  test: ['gemini', 'opencode'],
+};
+export const DEFAULT_ARBITER: Readonly<Record<Stage, string | null>> = {
+  planning: null,
+  development: 'claude',
+  test: null,
+  integration: null,
+};
+
+/** §10.2 lenses (with / without REQ-IDs). */
+export const LENSES: Readonly<Record<Stage, { readonly req: readonly string[]; readonly noReq: readonly string[] }>> = {
+  planning: {
+    req: ['source_fidelity', 'design_coherence', 'feasibility', 'preservation_setup'],
+    noReq: ['source_fidelity', 'design_coherence', 'feasibility', 'preservation_setup'],
+  },
+  development: {
+    req: ['correctness', 'completeness', 'consistency', 'pattern_compliance', 'req_to_code'],
+    noReq: ['correctness', 'completeness', 'consistency', 'pattern_compliance'],
+  },
+  test: {
+    req: ['test_validity', 'coverage', 'assertion_quality', 'req_to_test'],
+    noReq: ['test_validity', 'coverage', 'assertion_quality'],
+  },
+  integration: {
+    req: ['source_to_release', 'cross_stage_consistency', 'baseline_preservation', 'authority_release'],
+    noReq: ['source_to_release', 'cross_stage_consistency', 'baseline_preservation', 'authority_release'],
+  },
+};
+
+/** §11.2 lenses_no_req without REQ-IDs; §14 light mode sends the first lens only. */
+export function resolveLenses(stage: Stage, hasReqIds: boolean, light: boolean): string[] {
+  const all = hasReqIds ? LENSES[stage].req : LENSES[stage].noReq;
+  return light ? all.slice(0, 1) : [...all];
+}
+
+/** §6.2: every standard stage needs 2 clean rounds; --light needs 1 (where allowed). */
+export const STANDARD_CONVERGENCE = 2;
+export const LIGHT_CONVERGENCE = 1;
+
+/** §6.3 budget guard; §14 light max rounds. */
+export const DEFAULT_MAX_ROUNDS = 8;
+export const LIGHT_MAX_ROUNDS = 4;
+export const DEFAULT_MAX_TOTAL_TIME_MS = 30 * 60 * 1000;
+
+/** §6.3 / §2.4 per-call timeout in seconds, for the orchestrator. */
+export const PER_CALL_TIMEOUT_S: Readonly<Record<Stage, number>> = {
+  planning: 60,
+  development: 120,
+  test: 60,
+  integration: 120,
+};
+
+const NAME = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+const REQ = z.string().regex(/^REQ-\d+$/);
+
+export const ReviewPassConfigSchema = z.strictObject({
+  stage: z.enum(STAGES),
+  mode: z.enum(['governed', 'non_governed']),
+  light: z.boolean().optional(),
+  reviewers: z.array(NAME).min(1).max(16).optional(),
+  arbiter: NAME.nullable().optional(),
+  convergence: z.number().int().min(1).max(16).optional(),
+  budget: z
+    .strictObject({
+      max_rounds: z.number().int().min(1).max(64).optional(),
+      max_total_time_ms: z.number().int().min(1).max(24 * 60 * 60 * 1000).optional(),
+    })
+    .optional(),
+  req_ids: z.array(REQ).max(1000).optional(),
+  deferred_req_ids: z.array(REQ).max(1000).optional(),
+  /** Product-preservation preflight inputs (planning/integration): present, immutable and valid. */
+  preflight: z
+    .strictObject({
+      source_artifacts: z.boolean(),
+      baseline_ref: z.boolean(),
+      preservation_contract: z.boolean(),
+      incident_history: z.boolean(),
+    })
+    .optional(),
+});
+export type ReviewPassConfigInput = z.input<typeof ReviewPassConfigSchema>;
+
+export interface ReviewPassConfig {
+  readonly stage: Stage;
+  readonly mode: 'governed' | 'non_governed';
+  readonly light: boolean;
+  /** The review slots: the four roles (planning/integration) or the standard reviewers. */
+  readonly slots: readonly string[];
+  readonly role_stage: boolean;
+  readonly arbiter: string | null;
+  readonly convergence: number;
+  readonly max_rounds: number;
+  readonly max_total_time_ms: number;
+  readonly req_ids: readonly string[];
+  readonly deferred_req_ids: readonly string[];
+  readonly lenses: readonly string[];
+  /** Product-preservation preflight satisfied (always true for development/test). */
+  readonly preflight_ok: boolean;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Validate and normalise a configuration. Refusals:
+ * - light mode in planning/integration (§14 "never planning/integration") → review_pass_light_forbidden_stage
+ * - light mode in governed mode (core rules "Governed mode forbids --light") → review_pass_light_forbidden_governed
+ * - convergence below the floor (§6.2: 2 clean; 1 only in light) → review_pass_convergence_below_floor
+ * - a role stage whose reviewers are not exactly the four roles, duplicates, an arbiter in governed
+ *   mode (SPEC §12: governed adjudicates independent reviewers only), an empty pool → review_pass_config_invalid
+ */
+export function normalizeConfig(input: unknown): ReviewPassConfig {
+  const parsed = ReviewPassConfigSchema.safeParse(input);
+  if (!parsed.success) fail('review_pass_config_invalid', parsed.error.issues.map((i) => i.path.join('.') || '$'));
+  const c = parsed.data;
+  const light = c.light ?? false;
+  const roleStage = isRoleStage(c.stage);
+  if (light && roleStage) fail('review_pass_light_forbidden_stage', [c.stage]);
+  if (light && c.mode === 'governed') fail('review_pass_light_forbidden_governed', [c.stage]);
+
+  const warnings: string[] = [];
+  let slots: string[];
+  if (roleStage) {
+    // §1.1: roles are not optional and not provider names; slots are exactly the four roles.
+    const given = c.reviewers ?? [...ROLES];
+    const sorted = [...given].sort();
+    if (sorted.length !== ROLES.length || sorted.some((r, i) => r !== [...ROLES].sort()[i])) {
+      fail('review_pass_config_invalid', ['reviewers']);
+    }
+    slots = [...ROLES];
+  } else {
+    slots = [...(c.reviewers ?? DEFAULT_REVIEWERS[c.stage as 'development' | 'test'])];
+    if (new Set(slots).size !== slots.length) fail('review_pass_config_invalid', ['reviewers']);
+  }
+
+  let arbiter = c.arbiter === undefined ? (c.mode === 'governed' ? null : DEFAULT_ARBITER[c.stage]) : c.arbiter;
+  if (c.mode === 'governed' && arbiter !== null) fail('review_pass_config_invalid', ['arbiter']);
+  // Governed mode: the bundle is the scope floor (SPEC §12); REQ-ID focus lists are not an input there.
+  if (c.mode === 'governed' && ((c.req_ids?.length ?? 0) > 0 || (c.deferred_req_ids?.length ?? 0) > 0)) {
+    fail('review_pass_config_invalid', ['req_ids']);
+  }
+  if (arbiter !== null && slots.includes(arbiter)) {
+    // §5.1 / §6.1 step 2: the arbiter must not be in the reviewer pool; auto-resolve by removing it.
+    if (roleStage) arbiter = null;
+    else slots = slots.filter((s) => s !== arbiter);
+    warnings.push('arbiter_removed_from_reviewer_pool');
+  }
+  if (slots.length === 0) fail('review_pass_config_invalid', ['reviewers']);
+
+  const floor = light ? LIGHT_CONVERGENCE : STANDARD_CONVERGENCE;
+  const convergence = c.convergence ?? floor;
+  if (convergence < floor) fail('review_pass_convergence_below_floor', [c.stage]);
+
+  const maxRoundsDefault = light ? LIGHT_MAX_ROUNDS : DEFAULT_MAX_ROUNDS;
+  const reqIds = [...new Set(c.req_ids ?? [])].sort();
+  const deferred = [...new Set(c.deferred_req_ids ?? [])].sort();
+  const pf = c.preflight;
+  const preflightOk = roleStage
+    ? pf !== undefined && pf.source_artifacts && pf.baseline_ref && pf.preservation_contract && pf.incident_history
+    : true;
+  return {
+    stage: c.stage,
+    mode: c.mode,
+    light,
+    slots,
+    role_stage: roleStage,
+    arbiter,
+    convergence,
+    max_rounds: Math.min(c.budget?.max_rounds ?? maxRoundsDefault, maxRoundsDefault),
+    max_total_time_ms: Math.min(c.budget?.max_total_time_ms ?? DEFAULT_MAX_TOTAL_TIME_MS, DEFAULT_MAX_TOTAL_TIME_MS),
+    req_ids: reqIds,
+    deferred_req_ids: deferred,
+    lenses: resolveLenses(c.stage, reqIds.length > 0, light),
+    preflight_ok: preflightOk,
+    warnings,
+  };
+}

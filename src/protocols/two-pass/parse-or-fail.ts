@@ -1,0 +1,14 @@
+// Validate an already-parsed value against a strict zod schema and fail closed with one protocol
+// code. The error IDs carry the JSON path of the first problem only, never the rejected value
+// (SPEC §3 "No secrets in output"). Shared by the two-pass, weave and simple engines; it can move
+// to src/protocols/shared once that folder offers an equivalent.
+import type { z } from 'zod';
+import { fail, type ErrorCode } from '../../core/errors.js';
+
+export function parseOrFail<S extends z.ZodType>(schema: S, value: unknown, code: ErrorCode): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0];
+  const path = first === undefined ? '$' : ['$', ...first.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))].join('.');
+  return fail(code, [path]);
+}

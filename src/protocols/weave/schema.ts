@@ -1,0 +1,60 @@
+// Input of the weave synthesis (weave-review.txt "Phase 4: Synthesize Findings"). The lead has
+// already verified claims against the codebase ("Step 1: Verify Claims") and cross-referenced lane
+// findings into issues ("Cross-Reference and Deduplicate"); this engine turns those facts into the
+// blind label map, consensus levels, severity promotion, ordering and the disagreement listing.
+import { z } from 'zod';
+
+/** Weave reviewers report "Severity: Critical / Important / Suggestion" (Phase 3 prompts). */
+export const WEAVE_SEVERITIES = ['Critical', 'Important', 'Suggestion'] as const;
+export type WeaveSeverity = (typeof WEAVE_SEVERITIES)[number];
+
+/** Step 1 claim classes: verified, plausible-unverified, or false (contradicted by code). */
+export const VERIFICATIONS = ['verified', 'plausible-unverified', 'false'] as const;
+export type Verification = (typeof VERIFICATIONS)[number];
+
+/** Phase 3 failure classes (timeout, rate-limit, credit-exhausted, crash, empty). */
+export const LANE_FAILURES = ['timeout', 'rate_limit', 'credit_exhausted', 'crash', 'empty'] as const;
+
+export const MAX_LANES = 26; // labels A..Z
+const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/);
+const text = z.string().min(1).max(20_000);
+
+const LaneFindingSchema = z.strictObject({
+  issue_id: id,
+  severity: z.enum(WEAVE_SEVERITIES),
+  description: text,
+  recommendation: text,
+});
+
+/** "dissent (incompatible position, including 'not an issue')". */
+const DissentSchema = z.strictObject({ issue_id: id, reason: text });
+
+const OkLaneSchema = z.strictObject({
+  participant: id,
+  status: z.literal('ok'),
+  findings: z.array(LaneFindingSchema).max(500),
+  dissents: z.array(DissentSchema).max(500),
+});
+const FailedLaneSchema = z.strictObject({
+  participant: id,
+  status: z.literal('failed'),
+  failure: z.enum(LANE_FAILURES),
+});
+
+const IssueSchema = z.strictObject({
+  issue_id: id,
+  title: text,
+  file: z.string().min(1).max(4096).nullable(),
+  line: z.int().min(1).nullable(),
+  verification: z.enum(VERIFICATIONS),
+  verification_note: text,
+});
+
+export const WeaveInputSchema = z.strictObject({
+  lanes: z.array(z.discriminatedUnion('status', [OkLaneSchema, FailedLaneSchema])).min(1).max(64),
+  issues: z.array(IssueSchema).max(2000),
+});
+
+export type WeaveInput = z.output<typeof WeaveInputSchema>;
+export type WeaveLane = WeaveInput['lanes'][number];
+export type WeaveIssueInput = WeaveInput['issues'][number];

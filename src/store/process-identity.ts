@@ -1,0 +1,94 @@
+// Host process identity of a writer (issue 3 item 7, SPEC §4.1 `writer register`): boot id, pid
+// and start time. A pid alone is recycled; (boot id, pid, start time) names one process for the
+// lifetime of the machine, so `isProcessAlive` can tell "that writer is still running" from "some
+// other process now has its pid".
+import { readFileSync } from 'node:fs';
+import { fail } from '../core/errors.js';
+import { BOOT_ID_RE } from './ids.js';
+
+export interface ProcessIdentity {
+  /** /proc/sys/kernel/random/boot_id: changes on every boot. */
+  readonly bootId: string;
+  readonly pid: number;
+  /** Field 22 of /proc/<pid>/stat: clock ticks after boot at which the process started. */
+  readonly startTime: number;
+}
+
+export interface ProcStat {
+  /** Field 3: R, S, D, Z, T, t, X, ... */
+  readonly state: string;
+  readonly startTime: number;
+}
+
+const CLOSE_PAREN = 0x29;
+
+/**
+ * Parse /proc/<pid>/stat (proc(5)). Field 2, `(comm)`, is up to 15 bytes chosen by the process and
+ * may itself contain spaces, parentheses and non-UTF-8 bytes, so fields are counted from the LAST
+ * `)` of the line: what follows is ` state ppid ...`, field 3 onward, and starttime (field 22) is
+ * the 20th of those. Pure: takes the raw bytes.
+ */
+export function parseProcStat(raw: Uint8Array): ProcStat {
+  const buf = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const close = buf.lastIndexOf(CLOSE_PAREN);
+  if (close < 0) fail('process_identity_invalid', ['stat']);
+  const rest = buf.subarray(close + 1).toString('latin1');
+  if (!rest.startsWith(' ')) fail('process_identity_invalid', ['stat']);
+  const fields = rest.trim().split(' ');
+  const state = fields[0];
+  const start = fields[22 - 3];
+  if (state === undefined || !/^[A-Za-z]$/.test(state)) fail('process_identity_invalid', ['stat:state']);
+  if (start === undefined || !/^(0|[1-9][0-9]{0,15})$/.test(start)) fail('process_identity_invalid', ['stat:starttime']);
+  const startTime = Number(start);
+  if (!Number.isSafeInteger(startTime)) fail('process_identity_invalid', ['stat:starttime']);
+  return { state, startTime };
+}
+
+export function readBootId(): string {
+  let text: string;
+  try {
+    text = readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim();
+  } catch {
+    fail('process_identity_invalid', ['boot_id']);
+  }
+  if (!BOOT_ID_RE.test(text)) fail('process_identity_invalid', ['boot_id']);
+  return text;
+}
+
+function assertPid(pid: number): void {
+  if (!Number.isSafeInteger(pid) || pid < 1 || pid > 0x3fffffff) fail('process_identity_invalid', ['pid']);
+}
+
+/** /proc/<pid>/stat of a live process, or null when there is no such process. */
+function readStat(pid: number): ProcStat | null {
+  let raw: Buffer;
+  try {
+    raw = readFileSync(`/proc/${pid}/stat`);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ESRCH') return null;
+    throw e;
+  }
+  return parseProcStat(raw);
+}
+
+/** The identity of running process `pid` (`process_not_found`, exit 2, when there is none). */
+export function readProcessIdentity(pid: number): ProcessIdentity {
+  assertPid(pid);
+  const bootId = readBootId();
+  const stat = readStat(pid);
+  if (stat === null || stat.state === 'Z' || stat.state === 'X') fail('process_not_found', [`pid:${pid}`]);
+  return { bootId, pid, startTime: stat.startTime };
+}
+
+/**
+ * True only when the very process of `identity` is still running: same boot, the pid exists, its
+ * start time matches (else the pid was recycled), and it is not a zombie.
+ */
+export function isProcessAlive(identity: ProcessIdentity): boolean {
+  assertPid(identity.pid);
+  if (identity.bootId !== readBootId()) return false;
+  const stat = readStat(identity.pid);
+  if (stat === null || stat.state === 'Z' || stat.state === 'X') return false;
+  return stat.startTime === identity.startTime;
+}

@@ -1,0 +1,134 @@
+// Reducers of review challenges (SPEC §7.1, §10.1; issue 3 item 8).
+//
+// - `challenge_issue`: one open challenge with every digest bound at issuance. The reducer
+//   re-checks what must hold at its log position — the unit's scope version, epoch and work
+//   revision are the current ones, and the ordinal is the next one for (unit, stage, slot, content
+//   digest) — so a forged or reordered entry cannot replay.
+// - `challenge_sweep`: open challenges whose expiry has passed become `expired` (SPEC §5: sweeping
+//   expired challenges is itself a logged change). One entry per unit, like `lease_sweep`.
+import { z } from 'zod';
+import { STAGES } from '../../core/receipt-predicate.js';
+import { digest, gitOid, seconds, unitId, writerSession } from './schemas.js';
+import { expectChanges, reducer } from './reducer.js';
+
+export const CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+const challengeId = z.string().regex(CHALLENGE_ID_RE);
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+const slotName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+
+export const challengeIssuePayload = z
+  .strictObject({
+    challenge: challengeId,
+    unit: unitId,
+    stage: z.enum(STAGES),
+    slot: slotName,
+    ordinal: z.int().min(1),
+    writer_session: writerSession,
+    reviewer: z.strictObject({
+      name: slotName,
+      sha256: hex64,
+      interpreter: z.string().regex(/^\/usr\/[A-Za-z0-9._/+-]{1,200}$/),
+    }),
+    view: slotName,
+    bundle_digest: digest,
+    bundle_size: z.int().min(2),
+    view_digest: digest,
+    planning_state_digest: digest,
+    content_digest: digest,
+    work_state_digest: digest,
+    contract_digest: digest,
+    sources_digest: digest,
+    workspace_digest: digest,
+    baseline: z.strictObject({ commit: gitOid, tree: gitOid }),
+    policy_digest: digest,
+    trust_digest: digest,
+    scope_version: z.int().min(1),
+    scope_epoch: z.int().min(1),
+    work_revision: z.int().min(0),
+    issued_at: seconds,
+    expires_at: seconds,
+  })
+  .refine((p) => p.expires_at > p.issued_at, 'expiry');
+
+export type ChallengeIssuePayload = z.infer<typeof challengeIssuePayload>;
+
+export const CHALLENGE_REDUCERS = {
+  challenge_issue: reducer({
+    payload: challengeIssuePayload,
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      // Bound to the unit's state at this log position (SPEC §6.2): current scope version and counters,
+      // the unit's own baseline, and no mutation lease active anywhere (SPEC §2: no review is issued
+      // while any lease is active).
+      const state = db
+        .prepare(
+          `SELECT 1 FROM units u
+           WHERE u.id = ? AND u.scope_epoch = ? AND u.work_revision = ? AND u.baseline_commit = ? AND u.baseline_tree = ?
+             AND ? = (SELECT MAX(version) FROM scope_versions WHERE unit = u.id)
+             AND NOT EXISTS (SELECT 1 FROM leases WHERE state = 'active' AND expires_at > ?)`,
+        )
+        .get(p.unit, p.scope_epoch, p.work_revision, p.baseline.commit, p.baseline.tree, p.scope_version, p.issued_at);
+      expectChanges(state === undefined ? 0 : 1, 1, p.challenge);
+      const count = db
+        .prepare('SELECT COUNT(*) AS n FROM challenges WHERE unit = ? AND stage = ? AND slot = ? AND content_digest = ?')
+        .get(p.unit, p.stage, p.slot, p.content_digest) as { n: number };
+      expectChanges(count.n + 1 === p.ordinal ? 1 : 0, 1, p.challenge);
+      const r = db
+        .prepare(
+          `INSERT INTO challenges (id, unit, stage, slot, ordinal, writer_session, reviewer_name, reviewer_sha256,
+             reviewer_interpreter, view, bundle_digest, bundle_size, view_digest, planning_state_digest, content_digest,
+             work_state_digest, contract_digest, sources_digest, workspace_digest, baseline_commit, baseline_tree,
+             policy_digest, trust_digest, scope_version, scope_epoch, work_revision, issued_at, expires_at, status, ended_at)
+           VALUES (@challenge, @unit, @stage, @slot, @ordinal, @writer_session, @reviewer_name, @reviewer_sha256,
+             @reviewer_interpreter, @view, @bundle_digest, @bundle_size, @view_digest, @planning_state_digest, @content_digest,
+             @work_state_digest, @contract_digest, @sources_digest, @workspace_digest, @baseline_commit, @baseline_tree,
+             @policy_digest, @trust_digest, @scope_version, @scope_epoch, @work_revision, @issued_at, @expires_at, 'open', NULL)`,
+        )
+        .run({
+          challenge: p.challenge,
+          unit: p.unit,
+          stage: p.stage,
+          slot: p.slot,
+          ordinal: p.ordinal,
+          writer_session: p.writer_session,
+          reviewer_name: p.reviewer.name,
+          reviewer_sha256: p.reviewer.sha256,
+          reviewer_interpreter: p.reviewer.interpreter,
+          view: p.view,
+          bundle_digest: p.bundle_digest,
+          bundle_size: p.bundle_size,
+          view_digest: p.view_digest,
+          planning_state_digest: p.planning_state_digest,
+          content_digest: p.content_digest,
+          work_state_digest: p.work_state_digest,
+          contract_digest: p.contract_digest,
+          sources_digest: p.sources_digest,
+          workspace_digest: p.workspace_digest,
+          baseline_commit: p.baseline.commit,
+          baseline_tree: p.baseline.tree,
+          policy_digest: p.policy_digest,
+          trust_digest: p.trust_digest,
+          scope_version: p.scope_version,
+          scope_epoch: p.scope_epoch,
+          work_revision: p.work_revision,
+          issued_at: p.issued_at,
+          expires_at: p.expires_at,
+        });
+      expectChanges(r.changes, 1, p.challenge);
+    },
+  }),
+
+  challenge_sweep: reducer({
+    payload: z
+      .strictObject({ unit: unitId, challenges: z.array(challengeId).min(1), swept_at: seconds })
+      .refine((p) => p.challenges.every((id, i) => i === 0 || (p.challenges[i - 1] as string) < id), 'sorted unique'),
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      const expire = db.prepare(
+        `UPDATE challenges SET status = 'expired', ended_at = ?
+         WHERE id = ? AND unit = ? AND status = 'open' AND expires_at <= ?`,
+      );
+      for (const id of p.challenges) expectChanges(expire.run(p.swept_at, id, p.unit, p.swept_at).changes, 1, id);
+    },
+  }),
+} as const;

@@ -1,0 +1,157 @@
+// Log entry types of review runs (SPEC §9): `run_claim` (step 3), `run_receipt` (step 9) and
+// `run_abort` (any failure after the claim, or a claim whose runner is gone / deadline passed).
+// Every transition is a guarded UPDATE that must change exactly one row, so a replayed or forged
+// entry that does not follow from the state before it fails (`log_entry_not_applicable`).
+import { z } from 'zod';
+import { bootId, digest, pid, seconds, unitId } from './schemas.js';
+import { expectChanges, reducer } from './reducer.js';
+import type { Db } from '../store.js';
+
+const runId = z.string().regex(/^RUN-[0-9a-f]{32}$/);
+const executionId = z.string().regex(/^EXE-[0-9a-f]{32}$/);
+const challengeId = z.string().regex(/^CHL-[0-9a-f]{32}$/);
+const stage = z.enum(['planning', 'development', 'test', 'integration']);
+const slot = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+/** Closed failure codes an ABORTED run records (error codes of SPEC §4.2, never free text). */
+const abortCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+
+/** The seq of the entry being applied: its log row is written just before its reducer runs. */
+function currentSeq(db: Db): number {
+  return db.prepare('SELECT MAX(seq) FROM log').pluck().get() as number;
+}
+
+export const RUN_REDUCERS = {
+  run_claim: reducer({
+    payload: z.strictObject({
+      run: runId,
+      challenge: challengeId,
+      execution: executionId,
+      unit: unitId,
+      stage,
+      slot,
+      reviewer_name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/),
+      reviewer_sha256: hex64,
+      runner: z.strictObject({ boot_id: bootId, pid, start_time: z.string().regex(/^\d{1,20}$/) }),
+      claimed_at: seconds,
+      deadline: seconds,
+    }),
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      // The challenge must be open and unexpired at the claim: exactly one claim can win.
+      const c = db
+        .prepare(
+          `UPDATE challenges SET status = 'claimed'
+           WHERE id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'open' AND expires_at > ?`,
+        )
+        .run(p.challenge, p.unit, p.stage, p.slot, p.claimed_at);
+      expectChanges(c.changes, 1, p.challenge);
+      const r = db
+        .prepare(
+          `INSERT INTO runs (id, challenge_id, execution_id, unit, stage, slot, reviewer_name, reviewer_sha256,
+             runner_boot_id, runner_pid, runner_start_time, claimed_at, deadline, claim_seq, status)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'claimed')`,
+        )
+        .run(
+          p.run,
+          p.challenge,
+          p.execution,
+          p.unit,
+          p.stage,
+          p.slot,
+          p.reviewer_name,
+          p.reviewer_sha256,
+          p.runner.boot_id,
+          p.runner.pid,
+          p.runner.start_time,
+          p.claimed_at,
+          p.deadline,
+          currentSeq(db),
+        );
+      expectChanges(r.changes, 1, p.run);
+    },
+  }),
+
+  run_receipt: reducer({
+    payload: z.strictObject({
+      run: runId,
+      challenge: challengeId,
+      unit: unitId,
+      receipt: digest,
+      stage,
+      slot,
+      verdict: z.enum(['CLEAN', 'DIRTY']),
+      has_veto: z.boolean(),
+      planning_state_digest: digest,
+      content_digest: digest,
+      work_state_digest: digest,
+      policy_digest: digest,
+      trust_digest: digest,
+      envelope_b64: z.string().min(1),
+      recorded_at: seconds,
+    }),
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      const seq = currentSeq(db);
+      const r = db
+        .prepare(
+          `UPDATE runs SET status = 'receipt', ended_at = ?, end_seq = ?
+           WHERE id = ? AND challenge_id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'claimed'`,
+        )
+        .run(p.recorded_at, seq, p.run, p.challenge, p.unit, p.stage, p.slot);
+      expectChanges(r.changes, 1, p.run);
+      const c = db
+        .prepare(`UPDATE challenges SET status = 'consumed', ended_at = ? WHERE id = ? AND status = 'claimed'`)
+        .run(p.recorded_at, p.challenge);
+      expectChanges(c.changes, 1, p.challenge);
+      const i = db
+        .prepare(
+          `INSERT INTO receipts (id, run_id, unit, stage, slot, verdict, has_veto, planning_state_digest, content_digest,
+             work_state_digest, policy_digest, trust_digest, envelope, recorded_at, log_seq)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          p.receipt,
+          p.run,
+          p.unit,
+          p.stage,
+          p.slot,
+          p.verdict,
+          p.has_veto ? 1 : 0,
+          p.planning_state_digest,
+          p.content_digest,
+          p.work_state_digest,
+          p.policy_digest,
+          p.trust_digest,
+          Buffer.from(p.envelope_b64, 'base64'),
+          p.recorded_at,
+          seq,
+        );
+      expectChanges(i.changes, 1, p.receipt);
+    },
+  }),
+
+  run_abort: reducer({
+    payload: z.strictObject({
+      run: runId,
+      challenge: challengeId,
+      unit: unitId,
+      code: abortCode,
+      aborted_at: seconds,
+    }),
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      const r = db
+        .prepare(
+          `UPDATE runs SET status = 'aborted', ended_at = ?, end_seq = ?, abort_code = ?
+           WHERE id = ? AND challenge_id = ? AND unit = ? AND status = 'claimed'`,
+        )
+        .run(p.aborted_at, currentSeq(db), p.code, p.run, p.challenge, p.unit);
+      expectChanges(r.changes, 1, p.run);
+      const c = db
+        .prepare(`UPDATE challenges SET status = 'aborted', ended_at = ? WHERE id = ? AND status = 'claimed'`)
+        .run(p.aborted_at, p.challenge);
+      expectChanges(c.changes, 1, p.challenge);
+    },
+  }),
+} as const;

@@ -1,0 +1,20 @@
+// Reducer of `unit_create` (SPEC §2, §6.2): a unit with its baseline, work_revision 0, scope_epoch 0.
+import { z } from 'zod';
+import { gitOid, seconds, unitId } from './schemas.js';
+import { expectChanges, reducer } from './reducer.js';
+
+export const UNIT_REDUCERS = {
+  unit_create: reducer({
+    payload: z.strictObject({ unit: unitId, baseline_commit: gitOid, baseline_tree: gitOid, created_at: seconds }),
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      const r = db
+        .prepare(
+          `INSERT INTO units (id, baseline_commit, baseline_tree, work_revision, scope_epoch, created_at)
+           VALUES (?, ?, ?, 0, 0, ?)`,
+        )
+        .run(p.unit, p.baseline_commit, p.baseline_tree, p.created_at);
+      expectChanges(r.changes, 1, p.unit);
+    },
+  }),
+} as const;

@@ -1,0 +1,280 @@
+// Review runs at store level (SPEC §9 steps 3 and 9, §5 one-time facts): claim a challenge, then
+// end the run exactly once — as a receipt or as ABORTED. A claim never silently disappears: a
+// claim whose runner process is gone, or whose deadline passed, is turned into ABORTED by the
+// next command that touches the unit (`reapStaleClaimsIn`); a live run is never aborted by
+// another process, and the commit of a run whose claim was aborted meanwhile fails.
+import { randomBytes } from 'node:crypto';
+import { fail } from '../core/errors.js';
+import { mutate, type Tx } from './log.js';
+import { isProcessAlive, type ProcessIdentity } from './process-identity.js';
+import { dbOf, type Db, type Store } from './store.js';
+
+export const RUN_ID_RE = /^RUN-[0-9a-f]{32}$/;
+export const EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
+
+export const newRunId = (): string => `RUN-${randomBytes(16).toString('hex')}`;
+export const newExecutionId = (): string => `EXE-${randomBytes(16).toString('hex')}`;
+
+export type RunStatus = 'claimed' | 'receipt' | 'aborted';
+
+export interface Run {
+  readonly runId: string;
+  readonly challengeId: string;
+  readonly executionId: string;
+  readonly unit: string;
+  readonly stage: string;
+  readonly slot: string;
+  readonly reviewerName: string;
+  readonly reviewerSha256: string;
+  readonly runner: ProcessIdentity;
+  readonly claimedAt: number;
+  readonly deadline: number;
+  readonly status: RunStatus;
+  readonly endedAt: number | null;
+  readonly abortCode: string | null;
+}
+
+interface RunRow {
+  id: string;
+  challenge_id: string;
+  execution_id: string;
+  unit: string;
+  stage: string;
+  slot: string;
+  reviewer_name: string;
+  reviewer_sha256: string;
+  runner_boot_id: string;
+  runner_pid: number;
+  runner_start_time: string;
+  claimed_at: number;
+  deadline: number;
+  status: RunStatus;
+  ended_at: number | null;
+  abort_code: string | null;
+}
+
+function toRun(r: RunRow): Run {
+  return {
+    runId: r.id,
+    challengeId: r.challenge_id,
+    executionId: r.execution_id,
+    unit: r.unit,
+    stage: r.stage,
+    slot: r.slot,
+    reviewerName: r.reviewer_name,
+    reviewerSha256: r.reviewer_sha256,
+    runner: { bootId: r.runner_boot_id, pid: r.runner_pid, startTime: Number(r.runner_start_time) },
+    claimedAt: r.claimed_at,
+    deadline: r.deadline,
+    status: r.status,
+    endedAt: r.ended_at,
+    abortCode: r.abort_code,
+  };
+}
+
+export function getRun(x: Store | Db, runId: string): Run | null {
+  const row = dbOf(x).prepare('SELECT * FROM runs WHERE id = ?').get(runId) as RunRow | undefined;
+  return row === undefined ? null : toRun(row);
+}
+
+export function getRunByChallenge(x: Store | Db, challengeId: string): Run | null {
+  const row = dbOf(x).prepare('SELECT * FROM runs WHERE challenge_id = ?').get(challengeId) as RunRow | undefined;
+  return row === undefined ? null : toRun(row);
+}
+
+export interface ClaimArgs {
+  readonly challengeId: string;
+  readonly unit: string;
+  readonly stage: string;
+  readonly slot: string;
+  readonly reviewerName: string;
+  readonly reviewerSha256: string;
+  readonly runner: ProcessIdentity;
+  readonly deadline: number;
+}
+
+/**
+ * Inside a mutate: claim an open, unexpired challenge (SPEC §9 step 3). The guarded UPDATE in the
+ * reducer plus UNIQUE(challenge_id) make the claim a one-time fact: of two racing processes
+ * exactly one commits; the other fails with `challenge_claimed`.
+ */
+export function claimRunIn(tx: Tx, args: ClaimArgs): { runId: string; executionId: string } {
+  const row = tx.db.prepare('SELECT status, expires_at FROM challenges WHERE id = ?').get(args.challengeId) as
+    | { status: string; expires_at: number }
+    | undefined;
+  if (row === undefined) fail('challenge_unknown', [args.challengeId]);
+  if (row.status === 'claimed') fail('challenge_claimed', [args.challengeId]);
+  if (row.status === 'consumed' || row.status === 'aborted') fail('challenge_consumed', [args.challengeId]);
+  if (row.status !== 'open' || row.expires_at <= tx.now) fail('challenge_expired', [args.challengeId]);
+  if (args.deadline <= tx.now) fail('internal_error', ['deadline']);
+  const runId = newRunId();
+  const executionId = newExecutionId();
+  tx.append('run_claim', args.unit, {
+    run: runId,
+    challenge: args.challengeId,
+    execution: executionId,
+    unit: args.unit,
+    stage: args.stage as 'planning',
+    slot: args.slot,
+    reviewer_name: args.reviewerName,
+    reviewer_sha256: args.reviewerSha256,
+    runner: { boot_id: args.runner.bootId, pid: args.runner.pid, start_time: String(args.runner.startTime) },
+    claimed_at: tx.now,
+    deadline: args.deadline,
+  });
+  return { runId, executionId };
+}
+
+export function claimRun(store: Store, now: number, args: ClaimArgs): { runId: string; executionId: string } {
+  return mutate(store, now, (tx) => claimRunIn(tx, args));
+}
+
+/** Inside a mutate: record ABORTED for a run that is still claimed (SPEC §9 "any failure after the claim"). */
+export function abortRunIn(tx: Tx, runId: string, code: string): void {
+  const run = getRun(tx.db, runId);
+  if (run === null) fail('run_unknown', [runId]);
+  if (run.status !== 'claimed') fail('run_not_claimed', [runId]);
+  tx.append('run_abort', run.unit, { run: run.runId, challenge: run.challengeId, unit: run.unit, code, aborted_at: tx.now });
+}
+
+export function abortRun(store: Store, now: number, runId: string, code: string): void {
+  mutate(store, now, (tx) => abortRunIn(tx, runId, code));
+}
+
+/**
+ * Inside a mutate: turn into ABORTED every claim of `unit` whose runner process is gone (boot id,
+ * pid and start time no longer match a live process) or whose deadline passed (SPEC §9 step 3).
+ * A claim whose runner is alive and within its deadline is left alone. Returns the aborted run ids.
+ */
+export function reapStaleClaimsIn(tx: Tx, unit: string): string[] {
+  const rows = tx.db.prepare("SELECT * FROM runs WHERE unit = ? AND status = 'claimed' ORDER BY claim_seq").all(unit) as RunRow[];
+  const reaped: string[] = [];
+  for (const row of rows) {
+    const run = toRun(row);
+    const expired = run.deadline <= tx.now;
+    if (!expired && isProcessAlive(run.runner)) continue;
+    abortRunIn(tx, run.runId, expired ? 'run_deadline_passed' : 'runner_gone');
+    reaped.push(run.runId);
+  }
+  return reaped;
+}
+
+export interface ReceiptRecord {
+  readonly runId: string;
+  readonly receiptId: string;
+  readonly verdict: 'CLEAN' | 'DIRTY';
+  readonly hasVeto: boolean;
+  readonly planningStateDigest: string;
+  readonly contentDigest: string;
+  readonly workStateDigest: string;
+  readonly policyDigest: string;
+  readonly trustDigest: string;
+  readonly envelope: Buffer;
+}
+
+/**
+ * Inside a mutate: the commit of SPEC §9 step 9 — re-check that no lease of the unit is active,
+ * that the claim is still ours and still claimed (not aborted meanwhile), then store the receipt
+ * bytes and consume the challenge, as one log entry.
+ */
+export function commitReceiptIn(tx: Tx, r: ReceiptRecord): number {
+  const run = getRun(tx.db, r.runId);
+  if (run === null) fail('run_unknown', [r.runId]);
+  if (run.status === 'aborted') fail('run_claim_aborted', [r.runId]);
+  if (run.status !== 'claimed') fail('run_not_claimed', [r.runId]);
+  const lease = tx.db
+    .prepare("SELECT id FROM leases WHERE unit = ? AND state = 'active' AND expires_at > ? LIMIT 1")
+    .pluck()
+    .get(run.unit, tx.now) as string | undefined;
+  if (lease !== undefined) fail('review_lease_taken', [lease]);
+  const row = tx.append('run_receipt', run.unit, {
+    run: run.runId,
+    challenge: run.challengeId,
+    unit: run.unit,
+    receipt: r.receiptId,
+    stage: run.stage as 'planning',
+    slot: run.slot,
+    verdict: r.verdict,
+    has_veto: r.hasVeto,
+    planning_state_digest: r.planningStateDigest,
+    content_digest: r.contentDigest,
+    work_state_digest: r.workStateDigest,
+    policy_digest: r.policyDigest,
+    trust_digest: r.trustDigest,
+    envelope_b64: r.envelope.toString('base64'),
+    recorded_at: tx.now,
+  });
+  return row.seq;
+}
+
+/** Count the runs (any outcome) of one unit/stage/slot/content digest: the max_runs_per_content budget. */
+export function countRunsForContent(x: Store | Db, unit: string, stage: string, slot: string, contentDigest: string): number {
+  return dbOf(x)
+    .prepare(
+      `SELECT COUNT(*) FROM runs r JOIN challenges c ON c.id = r.challenge_id
+       WHERE r.unit = ? AND r.stage = ? AND r.slot = ? AND c.content_digest = ?`,
+    )
+    .pluck()
+    .get(unit, stage, slot, contentDigest) as number;
+}
+
+export interface StoredReceipt {
+  readonly id: string;
+  readonly runId: string;
+  readonly unit: string;
+  readonly stage: string;
+  readonly slot: string;
+  readonly verdict: 'CLEAN' | 'DIRTY';
+  readonly hasVeto: boolean;
+  readonly planningStateDigest: string;
+  readonly contentDigest: string;
+  readonly workStateDigest: string;
+  readonly policyDigest: string;
+  readonly trustDigest: string;
+  readonly envelope: Buffer;
+  readonly recordedAt: number;
+  readonly logSeq: number;
+}
+
+export function listReceipts(x: Store | Db, unit: string): StoredReceipt[] {
+  const rows = dbOf(x)
+    .prepare('SELECT * FROM receipts WHERE unit = ? ORDER BY log_seq')
+    .all(unit) as {
+    id: string;
+    run_id: string;
+    unit: string;
+    stage: string;
+    slot: string;
+    verdict: 'CLEAN' | 'DIRTY';
+    has_veto: number;
+    planning_state_digest: string;
+    content_digest: string;
+    work_state_digest: string;
+    policy_digest: string;
+    trust_digest: string;
+    envelope: Buffer;
+    recorded_at: number;
+    log_seq: number;
+  }[];
+  return rows.map((r) => ({
+    id: r.id,
+    runId: r.run_id,
+    unit: r.unit,
+    stage: r.stage,
+    slot: r.slot,
+    verdict: r.verdict,
+    hasVeto: r.has_veto === 1,
+    planningStateDigest: r.planning_state_digest,
+    contentDigest: r.content_digest,
+    workStateDigest: r.work_state_digest,
+    policyDigest: r.policy_digest,
+    trustDigest: r.trust_digest,
+    envelope: r.envelope,
+    recordedAt: r.recorded_at,
+    logSeq: r.log_seq,
+  }));
+}
+
+export function listRuns(x: Store | Db, unit: string): Run[] {
+  return (dbOf(x).prepare('SELECT * FROM runs WHERE unit = ? ORDER BY claim_seq').all(unit) as RunRow[]).map(toRun);
+}

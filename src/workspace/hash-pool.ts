@@ -1,0 +1,287 @@
+// Hash many walked workspace entries, on the calling thread and — when the job proves big enough and
+// a core is free — on helper worker threads at the same time. SPEC §6.4 is unchanged by this: every
+// byte is re-hashed now, by ./hash-core.ts, with the same O_NOFOLLOW / fstat / re-check rules on
+// every thread.
+//
+// Why threads: node:crypto SHA-256 and the page-cache copies of readSync are CPU work on the one JS
+// thread; a free second core can do part of it (docs/workspace-perf.md has the measurements).
+// Why adaptive: a helper costs ~20-30 ms of its own startup, which a small workspace never repays,
+// and on a machine whose cores are already busy it only competes with the calling thread. So the
+// calling thread starts alone; after PARALLEL_AFTER_MS, if the work left (estimated from the pace so
+// far) can repay a helper's startup and the load average shows a spare core, helpers are started.
+// Work is shared through one atomic counter in shared memory: each thread claims the next index, so
+// a helper that starts late or runs slowly simply claims fewer files.
+//
+// Results travel through shared memory too: per index, the 32 digest bytes, then (atomically, after
+// them) a mode code; a code of 0 means "not hashed by a helper". Failure handling, fail closed:
+// - a refusal seen on any thread (file changed, unreadable) stops every thread and is thrown;
+// - an index without a result (its helper could not start, crashed, or was ended still starting up)
+//   is hashed on the calling thread, so the result never depends on whether a helper worked;
+// - the result is assembled by index, so it is identical whichever thread hashed what.
+import { availableParallelism, loadavg } from 'node:os';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { fail } from '../core/errors.js';
+import { hashPathCore, type HashKind, type HashRefusal } from './hash-core.js';
+import { hashWalkedEntry, HASH_CHUNK, type GitMode, type HashedEntry } from './hash-file.js';
+
+export interface HashJob {
+  readonly absPath: string;
+  readonly kind: HashKind;
+}
+
+export interface HashPoolOptions {
+  /**
+   * Helper threads beside the calling one; 0 hashes on the calling thread only. Default: one per
+   * CPU the load average shows free (at most MAX_DEFAULT_HELPERS), decided when helpers would start.
+   */
+  readonly helpers?: number;
+  /** Hashing time on the calling thread before helpers are considered (default 15 ms; tests set 0). */
+  readonly parallelAfterMs?: number;
+  /**
+   * Helpers start only when the work still left, estimated from the pace so far, is at least this
+   * long (default: a helper's own startup time, so it can repay it; tests set 0).
+   */
+  readonly minRemainingMs?: number;
+  /**
+   * Stops the work at the next yield (the caller's listing failed: nothing hashed is needed any
+   * more); the call then rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
+  /** Told who did the work, once the call succeeded (the benchmark reports it). */
+  readonly onRun?: (run: HashPoolStats) => void;
+}
+
+export interface HashPoolStats {
+  /** Helper threads started (0 when the job was too small, no core was free, or helpers are off). */
+  readonly helpersStarted: number;
+  /** Entries whose result came from a helper (the rest were hashed on the calling thread). */
+  readonly byHelpers: number;
+}
+
+export interface HashPoolRun extends HashPoolStats {
+  readonly entries: HashedEntry[];
+}
+
+const PARALLEL_AFTER_MS = 15;
+/** The calling thread yields to the event loop this often while hashing. */
+const YIELD_EVERY_MS = 4;
+/** A helper's own startup (measured 20-30 ms on the 2-vCPU machine): less work left is not worth one. */
+const HELPER_STARTUP_MS = 25;
+const MAX_DEFAULT_HELPERS = 3;
+// Shared control words: the next unclaimed index; 1 once any thread saw a refusal; then one
+// "started claiming" flag per helper.
+const NEXT = 0;
+const STOP = 1;
+const STARTED = 2;
+// Shared results: per index a mode code (Int32, 0 = none) and 32 digest bytes.
+const MODES: readonly GitMode[] = ['100644', '100755', '120000']; // code = index + 1
+const DIGEST_BYTES = 32;
+
+/**
+ * Helpers worth starting now: CPUs beyond the calling thread, minus what the 1-minute load average
+ * says is already busy (this process's own hashing included), at most MAX_DEFAULT_HELPERS.
+ */
+export function defaultHelpers(): number {
+  const cpus = availableParallelism();
+  const free = Math.floor(cpus - (loadavg()[0] ?? cpus));
+  return Math.max(0, Math.min(MAX_DEFAULT_HELPERS, cpus - 1, free));
+}
+
+/** The hashed entries of `jobs`, in job order; throws the first refusal any thread met. */
+export async function hashJobs(jobs: readonly HashJob[], options: HashPoolOptions = {}): Promise<HashedEntry[]> {
+  return (await hashJobsWithStats(jobs, options)).entries;
+}
+
+/** `hashJobs` plus who did the work. */
+export async function hashJobsWithStats(jobs: readonly HashJob[], options: HashPoolOptions = {}): Promise<HashPoolRun> {
+  const maxHelpers = Math.max(0, Math.floor(options.helpers ?? MAX_DEFAULT_HELPERS));
+  const parallelAfterMs = options.parallelAfterMs ?? PARALLEL_AFTER_MS;
+  const minRemainingMs = options.minRemainingMs ?? HELPER_STARTUP_MS;
+  const shared = new SharedResults(jobs.length, maxHelpers);
+  const results: (HashedEntry | undefined)[] = new Array<HashedEntry | undefined>(jobs.length);
+  const running: HelperRun[] = [];
+  let decided = maxHelpers === 0;
+  const started = performance.now();
+  let lastYield = started;
+  try {
+    for (;;) {
+      if (Atomics.load(shared.control, STOP) !== 0) break;
+      const i = Atomics.add(shared.control, NEXT, 1);
+      if (i >= jobs.length) break;
+      const job = jobs[i] as HashJob;
+      results[i] = hashWalkedEntry(job.absPath, job.kind);
+      const now = performance.now();
+      if (!decided && now - started >= parallelAfterMs) {
+        decided = true;
+        // Remaining time estimated from the pace so far; a helper must be able to repay its startup.
+        const remaining = jobs.length - (i + 1);
+        if (remaining > 0 && ((now - started) * remaining) / (i + 1) >= minRemainingMs) {
+          const helpers = options.helpers === undefined ? Math.min(maxHelpers, defaultHelpers()) : maxHelpers;
+          for (let h = 0; h < helpers; h++) running.push(startHelper(jobs, shared, h));
+        }
+      }
+      if (now - lastYield >= YIELD_EVERY_MS) {
+        // Let pending I/O run (the caller's git listing drains its pipe meanwhile, helpers'
+        // messages arrive): a few µs per yield, against a git child stalled on a full pipe.
+        await setImmediatePromise();
+        lastYield = performance.now();
+        options.signal?.throwIfAborted();
+      }
+    }
+  } catch (e) {
+    // A refusal on this thread (or the caller gave up): stop the helpers' claims, end them, report ours.
+    Atomics.store(shared.control, STOP, 1);
+    await Promise.all(running.map((r) => r.worker?.terminate()));
+    throw e;
+  }
+  // Every index is claimed. A helper that has not begun claiming (still starting up) holds nothing
+  // we need: end it instead of waiting for its startup.
+  for (const r of running) {
+    if (r.worker !== null && Atomics.load(shared.control, STARTED + r.slot) === 0) void r.worker.terminate();
+  }
+  const outcomes = await Promise.all(running.map((r) => r.outcome));
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'refused') fail(outcome.code, [], outcome.errno === null ? undefined : { errno: outcome.errno });
+  }
+  let byHelpers = 0;
+  for (let i = 0; i < jobs.length; i++) {
+    if (results[i] !== undefined) continue;
+    const fromHelper = shared.result(i);
+    if (fromHelper !== null) {
+      results[i] = fromHelper;
+      byHelpers++;
+      continue;
+    }
+    // Claimed by a helper that did not finish it (failed to start, crashed, ended above).
+    const job = jobs[i] as HashJob;
+    results[i] = hashWalkedEntry(job.absPath, job.kind);
+  }
+  const run = { entries: results as HashedEntry[], helpersStarted: running.length, byHelpers };
+  options.onRun?.({ helpersStarted: run.helpersStarted, byHelpers });
+  return run;
+}
+
+/**
+ * Run ONE helper over all of `jobs` with nothing else claiming (the calling thread only waits): the
+ * helper program end to end, for tests of the worker side. Production code uses `hashJobs`.
+ */
+export async function hashJobsInOneHelper(
+  jobs: readonly HashJob[],
+): Promise<{ outcome: HelperOutcome; results: (HashedEntry | null)[] }> {
+  const shared = new SharedResults(jobs.length, 1);
+  const outcome = await startHelper(jobs, shared, 0).outcome;
+  return { outcome, results: jobs.map((_, i) => shared.result(i)) };
+}
+
+/** The shared memory of one call: control words, and the helpers' results by index. */
+class SharedResults {
+  readonly control: Int32Array;
+  readonly modes: Int32Array;
+  readonly digests: Buffer;
+
+  constructor(count: number, helpers: number) {
+    this.control = new Int32Array(new SharedArrayBuffer(4 * (STARTED + helpers)));
+    this.modes = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, count)));
+    this.digests = Buffer.from(new SharedArrayBuffer(DIGEST_BYTES * Math.max(1, count)));
+  }
+
+  /** A helper's result for index `i`, or null when no helper finished it. */
+  result(i: number): HashedEntry | null {
+    // The helper writes the digest bytes first and the mode code last (Atomics.store), so a code
+    // seen here means the bytes before it are complete.
+    const mode = MODES[Atomics.load(this.modes, i) - 1];
+    if (mode === undefined) return null;
+    return { mode, sha256: this.digests.toString('hex', i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES) };
+  }
+}
+
+export type HelperOutcome =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'refused'; readonly code: HashRefusal; readonly errno: string | null }
+  | { readonly kind: 'lost' };
+
+interface HelperRun {
+  readonly worker: Worker | null;
+  readonly slot: number;
+  readonly outcome: Promise<HelperOutcome>;
+}
+
+/**
+ * The helper's program: CommonJS source evaluated in a worker (`eval: true`), so the bundled CLI
+ * needs no extra file on disk. It embeds hashPathCore's own source text, so both threads run one
+ * implementation. It writes each result into shared memory and posts `{done}` at the end, or the
+ * first refusal.
+ */
+const HELPER_SOURCE = `'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const { createHash } = require('node:crypto');
+const hashPathCore = (${hashPathCore.toString()});
+const { paths, kinds, control, modes, digests, slot, chunk } = workerData;
+const MODES = ${JSON.stringify(MODES)};
+const deps = { fs, createHash };
+const buf = Buffer.allocUnsafe(chunk);
+const out = Buffer.from(digests);
+let refused = null;
+Atomics.store(control, ${STARTED} + slot, 1);
+for (;;) {
+  if (Atomics.load(control, ${STOP}) !== 0) break;
+  const i = Atomics.add(control, ${NEXT}, 1);
+  if (i >= paths.length) break;
+  const r = hashPathCore(deps, buf, paths[i], kinds[i], null);
+  if (!r.ok) { Atomics.store(control, ${STOP}, 1); refused = r; break; }
+  out.write(r.sha256, i * ${DIGEST_BYTES}, ${DIGEST_BYTES}, 'hex');
+  Atomics.store(modes, i, MODES.indexOf(r.mode) + 1);
+}
+parentPort.postMessage(refused === null ? { done: true } : { refused: refused.code, errno: refused.errno });
+`;
+
+function startHelper(jobs: readonly HashJob[], shared: SharedResults, slot: number): HelperRun {
+  let worker: Worker;
+  try {
+    worker = new Worker(HELPER_SOURCE, {
+      eval: true,
+      workerData: {
+        paths: jobs.map((j) => j.absPath),
+        kinds: jobs.map((j) => j.kind),
+        control: shared.control,
+        modes: shared.modes,
+        digests: shared.digests.buffer,
+        slot,
+        chunk: HASH_CHUNK,
+      },
+      // Nothing of the parent's command line (inspector, loaders) is needed in a helper, and its
+      // output is never ours to print.
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+    });
+  } catch {
+    // No helper (e.g. worker threads unavailable): the calling thread does all the work.
+    return { worker: null, slot, outcome: Promise.resolve({ kind: 'lost' }) };
+  }
+  const outcome = new Promise<HelperOutcome>((resolve) => {
+    let settled = false;
+    const settle = (o: HelperOutcome): void => {
+      if (!settled) {
+        settled = true;
+        resolve(o);
+      }
+    };
+    worker.on('message', (m: unknown) => settle(parseMessage(m)));
+    worker.on('error', () => settle({ kind: 'lost' }));
+    worker.on('exit', () => settle({ kind: 'lost' }));
+  });
+  return { worker, slot, outcome };
+}
+
+/** A helper's message, checked: anything else counts as a lost helper (its unfinished claims are redone). */
+function parseMessage(m: unknown): HelperOutcome {
+  if (typeof m !== 'object' || m === null) return { kind: 'lost' };
+  const o = m as { done?: unknown; refused?: unknown; errno?: unknown };
+  if (o.refused === 'workspace_file_changed_during_hash' || o.refused === 'workspace_file_unreadable') {
+    return { kind: 'refused', code: o.refused, errno: typeof o.errno === 'string' ? o.errno : null };
+  }
+  return o.done === true ? { kind: 'done' } : { kind: 'lost' };
+}

@@ -1,0 +1,154 @@
+// The workspace manifest and digest (SPEC §6.4): `(path, mode, sha256)` for every in-scope file,
+// sorted by UTF-8 path bytes, digested with JCS. Contents are the working-tree bytes, re-hashed on
+// every call (issuing a challenge and the drift check must never trust a stat cache; the cached fast
+// path is `workspaceStatus` in ./status.ts).
+import { join } from 'node:path';
+import { EXIT_PRECEDENCE, isGovernedError } from '../core/errors.js';
+import { findRepository } from './git.js';
+import { assertSupportedType, hashEntry, lstatEntry, type GitMode, type HashedEntry } from './hash-file.js';
+import type { HashKind } from './hash-core.js';
+import { hashJobs, type HashJob, type HashPoolOptions } from './hash-pool.js';
+import { beginListing } from './listing.js';
+import { manifestDigest } from './manifest-digest.js';
+import { makeScope, type ScopeOptions } from './scope.js';
+
+export type { ScopeOptions } from './scope.js';
+
+export interface ManifestEntry {
+  readonly path: string;
+  readonly mode: GitMode;
+  /** 64 lowercase hex: SHA-256 of the file bytes (of the target text for a symlink). */
+  readonly sha256: string;
+}
+
+export interface Manifest {
+  readonly entries: readonly ManifestEntry[];
+  /** `sha256:<hex>` = digestOf(entries). */
+  readonly digest: string;
+}
+
+/**
+ * Sort by UTF-8 bytes (not UTF-16 code units, which order some non-BMP text differently). Below
+ * U+D800 a UTF-16 code unit is its code point and UTF-8 preserves code point order, so when no path
+ * holds a unit >= U+D800 the native string order is the byte order and no key is encoded. Stable,
+ * like the keyed sort it falls back to.
+ */
+export function sortEntries<T extends { readonly path: string }>(items: readonly T[]): T[] {
+  if (items.every((item) => !HIGH_UNIT.test(item.path))) {
+    return [...items].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+  const keyed = items.map((item) => ({ item, key: Buffer.from(item.path, 'utf8') }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+  return keyed.map((k) => k.item);
+}
+
+const HIGH_UNIT = /[\uD800-\uFFFF]/;
+
+/** Build the manifest from entries in any order; the digest covers exactly these fields. */
+export function manifestOf(entries: readonly ManifestEntry[]): Manifest {
+  const sorted = sortEntries(entries).map((e) => ({ path: e.path, mode: e.mode, sha256: e.sha256 }));
+  return { entries: sorted, digest: manifestDigest(sorted) };
+}
+
+/**
+ * Manifest of the working tree at `root` (the repository top level, or any directory outside a
+ * repository). Every file is opened and hashed now; nothing is cached. `hashing` tunes only how
+ * many threads share the work (./hash-pool.ts), never what is checked or hashed.
+ */
+export async function computeWorkspaceManifest(
+  root: string,
+  options: ScopeOptions,
+  hashing: HashPoolOptions = {},
+): Promise<Manifest> {
+  const scope = makeScope(options);
+  const repo = findRepository(root);
+  const top = repo === null ? root : repo.workTree;
+  const listing = await beginListing(top, repo, scope);
+  // Hash every file the walk saw while git is still listing (hashJobs yields to the event loop,
+  // so git's output keeps flowing). The walk's set is what git will list, minus tracked files
+  // below ignored directories (typed by lstat below); a walked path git does not list (created
+  // during the scan) is hashed for nothing and dropped. Listed paths are normalized and relative
+  // (git and the walk never produce `.`/`..` components), so concatenation names the same file
+  // as path.join.
+  const walkedPaths = [...listing.seen.keys()];
+  const jobs: HashJob[] = walkedPaths.map((path) => ({
+    absPath: `${top}/${path}`,
+    kind: listing.seen.get(path) as HashKind,
+  }));
+  const stop = new AbortController();
+  const candidates = listing.candidates().catch((e: unknown) => {
+    stop.abort(LISTING_FAILED); // nothing hashed is needed any more
+    throw e;
+  });
+  const [listedR, hashedR] = await Promise.allSettled([candidates, hashJobs(jobs, { ...hashing, signal: stop.signal })]);
+  if (listedR.status === 'rejected' || hashedR.status === 'rejected') {
+    throwFirstByPrecedence([listedR, hashedR]);
+  }
+  const hashed = new Map<string, HashedEntry>();
+  walkedPaths.forEach((path, i) => hashed.set(path, hashedR.value[i] as HashedEntry));
+  const entries: ManifestEntry[] = [];
+  let parents: ParentCheck | null = null;
+  for (const { path, kind } of listedR.value) {
+    if (kind !== null) {
+      // Seen by the walk, through real directories only, and hashed from its readdir type.
+      const h = hashed.get(path) as HashedEntry;
+      entries.push({ path, mode: h.mode, sha256: h.sha256 });
+      continue;
+    }
+    // A path listed by git but not seen by the walk (rare: a tracked file below an ignored
+    // directory, a deleted file, a path below a directory that became a symlink).
+    // A path below a symlinked directory is not in the working tree (git says "beyond a symbolic
+    // link"); lstat would follow the parent link out of the tree, so such paths are skipped.
+    parents ??= new ParentCheck(top);
+    if (!parents.allRealDirectories(path)) continue;
+    const abs = join(top, path);
+    const st = lstatEntry(abs);
+    // A tracked file deleted from the working tree, or a tracked path now a directory whose
+    // files git lists on their own, is not itself a manifest entry.
+    if (st === null || st.isDirectory()) continue;
+    assertSupportedType(st);
+    entries.push({ path, ...hashEntry(abs, st) });
+  }
+  return manifestOf(entries);
+}
+
+/** The abort reason hashing is stopped with when the listing failed (never reported itself). */
+const LISTING_FAILED = Symbol('listing failed');
+
+/**
+ * Listing and hashing ran side by side; when both failed, report the one SPEC §4.2 ranks first
+ * (a git failure, exit 1, before a file that changed during hashing, exit 4, before refusals with
+ * exit 2). A non-governed error is an internal failure and ranks first.
+ */
+function throwFirstByPrecedence(results: readonly PromiseSettledResult<unknown>[]): never {
+  const errors = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
+  // Hashing stopped because the listing failed: the listing's error is the one to report.
+  const rank = (e: unknown): number =>
+    e === LISTING_FAILED ? EXIT_PRECEDENCE.length : isGovernedError(e) ? EXIT_PRECEDENCE.indexOf(e.exit) : -1;
+  errors.sort((a, b) => rank(a) - rank(b));
+  throw errors[0];
+}
+
+/** Memoized check that every parent component of a path is a real directory (not a symlink). */
+export class ParentCheck {
+  private readonly known = new Map<string, boolean>();
+  constructor(private readonly top: string) {}
+
+  allRealDirectories(path: string): boolean {
+    const slash = path.lastIndexOf('/');
+    return slash < 0 || this.isRealDirectory(path.slice(0, slash));
+  }
+
+  private isRealDirectory(dir: string): boolean {
+    const hit = this.known.get(dir);
+    if (hit !== undefined) return hit;
+    const slash = dir.lastIndexOf('/');
+    let ok = slash < 0 || this.isRealDirectory(dir.slice(0, slash));
+    if (ok) {
+      const st = lstatEntry(join(this.top, dir));
+      ok = st !== null && st.isDirectory();
+    }
+    this.known.set(dir, ok);
+    return ok;
+  }
+}
