@@ -20732,11 +20732,7 @@ var FOUNDATION_ERRORS = {
   key_wrong_role: def(6, "A signature was made by a key whose roles do not include the role it signs for."),
   attestor_not_allowlisted: def(6, "The attestor executable or its configuration is not on the allowlist; it was not run.")
 };
-var FOUNDATION_REASONS = {
-  streak_incomplete: "A required stage has fewer consecutive CLEAN rounds on the current state than its floor.",
-  lease_active: "A mutation lease is active.",
-  veto_standing: "A CRITICAL preservation/scope/authority/release finding stands (SPEC \xA710.2)."
-};
+var FOUNDATION_REASONS = {};
 
 // src/core/error-codes/workspace.ts
 var WORKSPACE_ERRORS = {
@@ -20968,6 +20964,209 @@ var PROTOCOLS_PEER_ERRORS = {
 };
 var PROTOCOLS_PEER_REASONS = {};
 
+// src/core/error-codes/orchestrator.ts
+var ORCHESTRATOR_ERRORS = {
+  // --- 2 usage / configuration -----------------------------------------------------------
+  orchestrator_config_unreadable: def(
+    2,
+    "The review-pass configuration file cannot be read (missing, not a regular file, or larger than 1 MiB)."
+  ),
+  orchestrator_config_invalid: def(2, "The review-pass configuration does not match its strict schema."),
+  orchestrator_tool_unknown: def(2, "A stage or protocol names a reviewer tool that the configuration does not define."),
+  orchestrator_prompt_in_argv: def(
+    2,
+    "A reviewer command would put the prompt in its argument list; prompts go through stdin or a file only (SPEC \xA712)."
+  ),
+  orchestrator_command_invalid: def(
+    2,
+    "A reviewer command is not a valid argument vector (NUL byte, relative program path, or unknown placeholder)."
+  ),
+  orchestrator_protocol_reviewers_invalid: def(
+    2,
+    "The protocol lacks the reviewers it needs (two-pass: reviewer and verifier; weave: one or more lanes; simple: a configured pair)."
+  ),
+  orchestrator_repo_invalid: def(2, "The repository directory does not exist or is not a directory."),
+  orchestrator_files_invalid: def(
+    2,
+    "--files names a path that is not a repository-relative regular file inside the repository."
+  ),
+  orchestrator_out_invalid: def(
+    2,
+    "The output directory cannot be created, or already holds a review-pass result (results are never overwritten)."
+  ),
+  orchestrator_sandbox_unavailable: def(
+    2,
+    "bubblewrap (/usr/bin/bwrap) is missing or cannot create the sandbox; reviewers never run unsandboxed."
+  ),
+  orchestrator_unit_invalid: def(2, "--unit is not a unit id (UNIT- followed by 32 lowercase hex digits)."),
+  orchestrator_protocol_not_governed: def(
+    2,
+    "two-pass and simple need a verifier that sees another reviewer's findings, which governed mode forbids (SPEC \xA77.1, \xA712)."
+  ),
+  orchestrator_governed_config_refused: def(
+    2,
+    "Governed mode takes reviewers, slots and convergence from the policy only; a writer-owned review-pass.yaml is refused."
+  ),
+  // --- 8 refused by state -----------------------------------------------------------------
+  orchestrator_governed_runner_unavailable: def(
+    8,
+    "Governed review-pass runs every reviewer as a governed review-run, which this version does not provide; nothing was run."
+  )
+};
+var ORCHESTRATOR_REASONS = {
+  orchestrator_reviewer_unavailable: "A reviewer the protocol needs timed out, failed, or was missing.",
+  orchestrator_output_invalid: "A reviewer output broke its protocol contract, so the protocol could not be adjudicated.",
+  orchestrator_p0p1_remaining: "Two-pass: P0/P1 findings remain after verification.",
+  orchestrator_weave_findings: "Weave: at least one finding survived verification.",
+  orchestrator_weave_lane_unavailable: "Weave: a reviewer lane was unavailable; a degraded synthesis is never clean.",
+  orchestrator_simple_not_clear: "Simple review: the lead recommendation is not NO_BLOCKING_EVIDENCE."
+};
+
+// src/core/error-codes/decision.ts
+var DECISION_ERRORS = {
+  // --- 4 verification: the facts a decision is computed from contradict each other -------------
+  decision_input_invalid: def(
+    4,
+    "The facts given to the decision rules are inconsistent (another unit, a repeated log position or id, a malformed digest); nothing is decided."
+  ),
+  decision_log_time_in_future: def(4, "A log position is later than the evaluation time, so no age or expiry can be judged."),
+  // --- 8 refused by state -----------------------------------------------------------------------
+  planning_not_sealed: def(8, "The policy requires planning and the planning stage is not sealed on the current planning state.")
+};
+var DECISION_REASONS = {
+  trust_mode_not_accepted: "The trust mode is not accepted by the policy (co-located needs accept_co_located: true, SPEC \xA73.1).",
+  "control_pending:deploy_gate": "The policy requires the deploy_gate control, which this version does not implement yet (SPEC \xA713).",
+  "control_pending:real_entry_probes": "The policy requires the real_entry_probes control, which this version does not implement yet (SPEC \xA713).",
+  "control_pending:vendor_origin_attestation": "The policy requires the vendor_origin_attestation control, which this version does not implement yet (SPEC \xA713).",
+  "control_pending:incident_history": "The policy requires the incident_history control, which this version does not implement yet (SPEC \xA713).",
+  "control_pending:cross_role_comparison": "The policy requires the cross_role_comparison control, which this version does not implement yet (SPEC \xA713).",
+  "control_pending:external_effect_gate": "The policy requires the external_effect_gate control, which this version does not implement yet (SPEC \xA713).",
+  no_required_stage: "The policy requires no stage, so no evidence could ever be complete (fail closed).",
+  lease_active: "A mutation lease is active (or expired but not yet swept).",
+  streak_incomplete: "A required stage has fewer consecutive CLEAN rounds on the current state than its floor.",
+  planning_unsealed: "Integration counts only while the planning stage is sealed on the current planning state (SPEC \xA710.1).",
+  slot_blocked: "A DIRTY receipt or ABORTED run blocks its slot until a CLEAN receipt on different content or a dismiss authority (SPEC \xA710.1).",
+  veto_standing: "A CRITICAL preservation/scope/authority/release finding stands (SPEC \xA710.2).",
+  directive_not_done: "A directive is still active; only done or disposed directives let a unit become eligible (SPEC \xA76.1).",
+  deferral_not_disposed: "A deferred, superseded or abandoned directive has no tombstone resting on a valid authority of the matching operation.",
+  preservation_contract_missing: "The policy requires preservation and the unit has no preservation contract (SPEC \xA711).",
+  incident_history_missing: "The policy requires preservation and the unit has no incident history (SPEC \xA711).",
+  preservation_unsatisfied: "A surface of the preservation contract is not satisfied (SPEC \xA711)."
+};
+
+// src/core/error-codes/runner.ts
+var RUNNER_ERRORS = {
+  challenge_unknown: def(5, "No challenge with this id exists in this store (never issued here, or replayed from elsewhere)."),
+  challenge_expired: def(5, "The challenge expired before it was claimed."),
+  challenge_claimed: def(5, "The challenge is already claimed by another run (one-time: exactly one run per challenge)."),
+  challenge_consumed: def(5, "The challenge was already used: its run ended as a receipt or ABORTED (replay)."),
+  run_unknown: def(1, "No run with this id exists."),
+  run_not_claimed: def(8, "The run already ended; it cannot end twice."),
+  run_claim_aborted: def(9, "The run was recorded as ABORTED while it ran (its claim was reaped); no receipt was recorded."),
+  run_deadline_passed: def(9, "The run passed its deadline before it committed; it was recorded as ABORTED by a later command."),
+  runner_gone: def(9, "The runner process of a claimed run is gone (boot id, pid, start time); the run was recorded as ABORTED."),
+  review_lease_taken: def(9, "A mutation lease was taken while the review ran; the run was recorded as ABORTED.")
+};
+var RUNNER_REASONS = {};
+
+// src/core/error-codes/sandbox.ts
+var SANDBOX_ERRORS = {
+  // --- 1 internal -------------------------------------------------------------------------
+  seccomp_blob_mismatch: def(1, "The assembled seccomp filter differs from the pinned blob digest; this build is not the reviewed filter."),
+  sandbox_fd_scan_failed: def(1, "The inherited file descriptors could not be enumerated and closed; nothing was run."),
+  sandbox_state_invalid: def(1, "A prepared sandbox was released or aborted twice."),
+  // --- 2 usage / configuration -------------------------------------------------------------
+  sandbox_arch_unsupported: def(2, "The reviewer sandbox supports only x86_64 Linux."),
+  bwrap_path_invalid: def(2, "The bubblewrap path must be absolute and normalized and name a regular file (not a symlink)."),
+  bwrap_missing: def(2, "bubblewrap was not found at the configured path; reviewers never run unsandboxed."),
+  bwrap_not_executable: def(2, "The bubblewrap file is not executable."),
+  bwrap_too_old: def(2, "bubblewrap is older than 0.8.0 (needed for --disable-userns and sized tmpfs)."),
+  bwrap_unusable: def(2, "bubblewrap --version failed or printed an unrecognised version."),
+  sandbox_helper_missing: def(2, "A helper the sandbox runs from /usr (env, prlimit) is missing or not a root-owned executable."),
+  sandbox_argument_invalid: def(2, "A sandbox input is invalid (environment name or value, limit, uid, interpreter or reviewer size)."),
+  sandbox_setup_failed: def(2, "bubblewrap could not set up the sandbox (namespaces, mounts); no reviewer ran."),
+  // --- 4 verification ----------------------------------------------------------------------
+  bwrap_changed: def(4, "The bubblewrap file changed between hashing and running it."),
+  sandbox_not_isolated: def(4, "The sandboxed process shares a namespace with the runner."),
+  sandbox_identity_mismatch: def(4, "The sandboxed process identity read from /proc disagrees with bubblewrap's status."),
+  sandbox_uid_mismatch: def(4, "The sandboxed process does not run as the expected unprivileged uid/gid."),
+  // --- 6 untrusted -------------------------------------------------------------------------
+  bwrap_setuid: def(6, "The bubblewrap file is setuid or setgid; governed never relies on a setuid bwrap."),
+  bwrap_insecure_mode: def(6, "The bubblewrap file is writable by group or others."),
+  bwrap_not_allowlisted: def(6, "The bubblewrap sha256 is not on the policy allowlist; nothing was run."),
+  sandbox_profile_not_allowlisted: def(6, "The static sandbox profile digest is not on the policy allowlist; nothing was run."),
+  seccomp_not_allowlisted: def(6, "The seccomp blob digest is not on the policy allowlist; nothing was run."),
+  reviewer_not_allowlisted: def(6, "The streamed reviewer bytes do not match the allowlisted sha256; the reviewer was never released."),
+  sandbox_interpreter_invalid: def(6, "The interpreter is not a root-owned, non-writable, non-setuid executable under /usr.")
+};
+var SANDBOX_REASONS = {};
+
+// src/core/error-codes/issue.ts
+var ISSUE_ERRORS = {
+  // --- 1 internal -----------------------------------------------------------------------------
+  bundle_write_failed: def(1, "The review bundle could not be written (exclusive create, mode 0600); nothing was recorded."),
+  prior_receipts_unavailable: def(1, "A stored receipt of an earlier stage does not fit the bundle schema; the bundle is refused, never incomplete."),
+  // --- 2 usage / configuration --------------------------------------------------------------
+  contract_source_not_in_baseline: def(2, "A contract source is not a regular file of the unit baseline tree."),
+  contract_path_not_file: def(
+    2,
+    "A contract path names a directory, a symlink, a special file, a file reached through a symlink, or a file outside the reviewed workspace (ignored or excluded)."
+  ),
+  state_dir_in_workspace: def(2, "The state directory lies inside the reviewed product roots and is not excluded by the policy."),
+  unit_authority_not_cited: def(2, "An authority record given to bind is not cited in the new contract authorities."),
+  lease_ttl_unparseable: def(2, "A lease TTL must be a duration like 30m, 2h or 1d."),
+  // --- 4 verification / drift ---------------------------------------------------------------
+  policy_not_pinned: def(4, "The given policy differs from the policy pinned in the store."),
+  trust_not_pinned: def(4, "The given trust root differs from the trust root pinned in the store."),
+  pin_integrity_failed: def(4, "A pinned policy or trust root no longer matches its recorded digest or schema."),
+  scope_integrity_failed: def(4, "A stored scope version no longer matches its bound digests."),
+  // --- 6 untrusted ----------------------------------------------------------------------------
+  policy_credential_untrusted: def(6, "A policy credential names a key that the trust root does not hold for that role."),
+  // --- 8 refused by state -------------------------------------------------------------------
+  challenge_lease_active: def(8, "A mutation lease is active; no review challenge is issued while any lease is active."),
+  challenge_budget_exhausted: def(8, "This slot already has max_runs_per_content challenges for the current content digest."),
+  challenge_state_moved: def(8, "The unit state changed while the challenge was being built; nothing was recorded."),
+  unit_scope_moved: def(8, "Another scope version was bound while this bind was being prepared; nothing was recorded."),
+  bundle_too_large: def(8, "The review bundle exceeds the policy max_bundle; it is refused, never truncated."),
+  bundle_view_empty: def(8, "The evidence view for this slot would show nothing; an empty view is refused.")
+};
+var ISSUE_REASONS = {};
+
+// src/core/error-codes/authority.ts
+var AUTHORITY_ERRORS = {
+  // --- 2 usage / configuration -------------------------------------------------------------
+  authority_request_invalid: def(
+    2,
+    "An authority request is malformed: unknown operation, bad or unsorted IDs, a unit or state digest missing or forbidden for the operation, or a TTL outside 1s..7d."
+  ),
+  authority_output_exists: def(2, "The output file already exists; authority files are never overwritten."),
+  authority_output_unwritable: def(2, "The output file could not be created (missing directory or no permission)."),
+  authority_presentation_invalid: def(2, "The presentation file does not match its strict schema or does not carry a valid authority statement."),
+  authority_terminal_required: def(2, "authority sign needs a controlling terminal (/dev/tty) for the confirmation; pipes do not count."),
+  trust_update_no_authority_key: def(
+    2,
+    "The new trust root has no authority key valid now; accepting it would make every later authority record impossible."
+  ),
+  // --- 4 verification ------------------------------------------------------------------------
+  authority_presentation_mismatch: def(4, "The human-readable rendering in the presentation file is not the rendering of the statement it carries."),
+  authority_record_invalid: def(4, "The signed statement is not a governed authority statement (predicate type, closed schema or its rules)."),
+  authority_request_mismatch: def(4, "The signed statement differs from the statement this store issued for its request."),
+  authority_operation_mismatch: def(4, "The authority record is for a different operation than the one it is used for."),
+  authority_ids_mismatch: def(4, "The authority record does not name exactly the IDs it is used for."),
+  authority_unit_mismatch: def(4, "The authority record is for a different unit than the one it is used for."),
+  authority_state_mismatch: def(4, "The state digest before or after named by the authority record is not the one it is used for."),
+  // --- 5 stale / replayed --------------------------------------------------------------------
+  authority_expired: def(5, "The authority request or record has expired."),
+  authority_nonce_unknown: def(5, "The record carries a request id and nonce this store never issued."),
+  authority_nonce_reused: def(5, "The request nonce was already used by a recorded authority record."),
+  authority_replayed: def(5, "The authority record was already consumed; a record is consumed once."),
+  // --- 7 no evidence -------------------------------------------------------------------------
+  authority_record_unknown: def(7, "No authority record with this id was recorded in this store."),
+  // --- 8 refused -----------------------------------------------------------------------------
+  authority_not_confirmed: def(8, "The confirmation was not typed on the terminal; nothing was signed.")
+};
+var AUTHORITY_REASONS = {};
+
 // src/core/errors.ts
 var ERROR_CODES = {
   ...FOUNDATION_ERRORS,
@@ -20975,7 +21174,13 @@ var ERROR_CODES = {
   ...CONTRACT_ERRORS,
   ...STORE_ERRORS,
   ...PROTOCOLS_ERRORS,
-  ...PROTOCOLS_PEER_ERRORS
+  ...PROTOCOLS_PEER_ERRORS,
+  ...ORCHESTRATOR_ERRORS,
+  ...DECISION_ERRORS,
+  ...RUNNER_ERRORS,
+  ...SANDBOX_ERRORS,
+  ...ISSUE_ERRORS,
+  ...AUTHORITY_ERRORS
 };
 var REASON_CODES = {
   ...FOUNDATION_REASONS,
@@ -20983,7 +21188,13 @@ var REASON_CODES = {
   ...CONTRACT_REASONS,
   ...STORE_REASONS,
   ...PROTOCOLS_REASONS,
-  ...PROTOCOLS_PEER_REASONS
+  ...PROTOCOLS_PEER_REASONS,
+  ...ORCHESTRATOR_REASONS,
+  ...DECISION_REASONS,
+  ...RUNNER_REASONS,
+  ...SANDBOX_REASONS,
+  ...ISSUE_REASONS,
+  ...AUTHORITY_REASONS
 };
 var GovernedError = class extends Error {
   code;
@@ -21188,7 +21399,7 @@ var reviewReceiptPredicateSchema = external_exports.strictObject({
   trust_mode: external_exports.enum(["co-located", "separated"]),
   unit: external_exports.string().regex(/^UNIT-[0-9a-f]{32}$/),
   stage: external_exports.enum(STAGES),
-  slot: external_exports.string().regex(/^[a-z][a-z0-9_]{0,31}$/),
+  slot: external_exports.string().regex(/^[a-z][a-z0-9_-]{0,31}$/),
   challenge_id: external_exports.string().regex(/^CHL-[0-9a-f]{32}$/),
   run_id: external_exports.string().regex(/^RUN-[0-9a-f]{32}$/),
   execution_id: external_exports.string().regex(/^EXE-[0-9a-f]{32}$/),
@@ -21238,7 +21449,7 @@ var reviewReceiptPredicateSchema = external_exports.strictObject({
       uts: count
     })
   }),
-  writers: external_exports.array(processIdentitySchema.extend({ writer_session: external_exports.string().regex(/^[A-Za-z0-9._:-]{1,64}$/) })).max(64),
+  writers: external_exports.array(processIdentitySchema.extend({ writer_session: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/) })).max(64),
   times: external_exports.strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds })
 });
 function predicateRuleViolation(p, canonical) {

@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       [
         `files ${FILES}, bytes ${totalBytes} (${mib.toFixed(1)} MiB)`,
         `cold computeWorkspaceManifest   median ${mManifest.toFixed(1)} ms  (${mbps(mManifest)}, n=${REPS_COLD}, default options)`,
-        `  helper threads per run: ${helperRuns.map((r) => `${r.helpersStarted} (hashed ${r.byHelpers})`).join(', ')}; ${availableParallelism()} CPUs, load ${loadavg()[0]?.toFixed(2)}`,
+        `  helper threads per run: ${helperRuns.map((r) => `${r.helpersStarted} (hashed ${r.byHelpers})`).join(', ')}; ${availableParallelism()} CPUs, 1-min load average ${loadavg()[0]?.toFixed(2)}`,
         `  same, single thread (helpers 0) median ${mManifest1.toFixed(1)} ms  (${mbps(mManifest1)})`,
         `raw node:crypto, file readSync  median ${mRawFile.toFixed(1)} ms  (${mbps(mRawFile)})`,
         `raw node:crypto, in memory      median ${mRawMem.toFixed(1)} ms  (${mbps(mRawMem)})`,

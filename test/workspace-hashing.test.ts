@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GovernedError } from '../src/core/errors.js';
 import { hashWalkedEntry } from '../src/workspace/hash-file.js';
-import { hashJobs, hashJobsInOneHelper, hashJobsWithStats, type HashJob } from '../src/workspace/hash-pool.js';
+import { availableParallelism } from 'node:os';
+import { hashJobs, hashJobsInOneHelper, hashJobsWithStats, helpersFor, IdleProbe, type HashJob } from '../src/workspace/hash-pool.js';
 import { computeWorkspaceManifest } from '../src/workspace/index.js';
 import { makeTempRepo, type TempRepo } from './helpers/git-repo.js';
 
@@ -215,6 +216,31 @@ describe('hashJobs / computeWorkspaceManifest with helper threads', () => {
     execFileSync('/usr/bin/mkfifo', [join(r.root, 'dir2', 'pipe')]);
     const e = await caughtAsync(computeWorkspaceManifest(r.root, ALL, FORCE));
     expect(e.code).toBe('workspace_special_file_refused');
+  });
+});
+
+describe('when helpers start by default', () => {
+  it('starts none without an idle CPU, one per idle CPU, never more than the spare CPUs or 3', () => {
+    const spare = Math.min(3, availableParallelism() - 1);
+    expect(helpersFor(0)).toBe(0);
+    expect(helpersFor(0.4)).toBe(0);
+    expect(helpersFor(0.8)).toBe(Math.min(1, spare));
+    expect(helpersFor(1.8)).toBe(Math.min(2, spare));
+    expect(helpersFor(64)).toBe(spare);
+  });
+
+  it('measures idle CPUs as a non-negative rate', async () => {
+    const probe = new IdleProbe();
+    await new Promise((r) => setTimeout(r, 30));
+    const free = probe.freeCpus();
+    expect(free).toBeGreaterThanOrEqual(0);
+    expect(free).toBeLessThanOrEqual(availableParallelism() + 0.5);
+  });
+
+  it('hashes small jobs on the calling thread alone by default', async () => {
+    const r = repo(false);
+    const jobs: HashJob[] = [0, 1, 2].map((i) => ({ absPath: r.write(`f${i}`, `c${i}`), kind: 'file' }));
+    expect(await hashJobsWithStats(jobs)).toMatchObject({ helpersStarted: 0, byHelpers: 0 });
   });
 });
 

@@ -23,6 +23,7 @@ import { IN_TOTO_PAYLOAD_TYPE, pae } from '../../src/core/dsse.js';
 import { jcs, canonicalJson } from '../../src/core/canonical.js';
 import { statementSchema } from '../../src/core/intoto.js';
 import { reviewReceiptPredicateSchema, predicateRuleViolation } from '../../src/core/receipt-predicate.js';
+import { vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
 import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
 
 ed.hashes.sha512 = sha512;
@@ -143,6 +144,17 @@ function main(): void {
     // Its own sha256 inside the predicate: a receipt naming another attestor is not signed here.
     const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if ((p.data.attestors as Record<string, string>)[field as string] !== self) refuse('self_digest_mismatch');
+  } else if (config.kind === 'decision') {
+    // A decision (SLSA VSA, src/core/vsa.ts) is signed only by the gate credential (selfDigestField),
+    // only when its closed predicate passes the schema and the cross-field rules (the outcome fields
+    // agree, the subject is the commit content it names), and only when it names this program.
+    const p = vsaPredicateSchema.safeParse(st.data.predicate);
+    if (!p.success) return refuse('predicate_invalid');
+    if (vsaRuleViolation({ subject: st.data.subject, predicate: p.data }) !== null) refuse('predicate_invalid');
+    const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
+    if (p.data.governed.attestor_sha256 !== self) refuse('self_digest_mismatch');
+  } else {
+    refuse('foreign_kind');
   }
 
   const sig = ed.sign(pae(req.data.payloadType, payload), seed);

@@ -192,10 +192,13 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** Write all bytes with backpressure; resolves false if the pipe broke (bwrap gone). */
 function writeAll(stream: Writable, bytes: Buffer, end: boolean): Promise<boolean> {
   return new Promise((resolve) => {
+    // A pipe that breaks or closes before the bytes are taken resolves false (never hangs).
     const onError = (): void => resolve(false);
     stream.once('error', onError);
+    stream.once('close', onError);
     const done = (): void => {
       stream.off('error', onError);
+      stream.off('close', onError);
       resolve(true);
     };
     if (end) stream.end(bytes, done);

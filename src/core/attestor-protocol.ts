@@ -9,6 +9,8 @@ import { z } from 'zod';
 /** The kinds of statement an attestor may sign, each with its predicate type. */
 export const ATTESTOR_KINDS = {
   'review-receipt': 'https://governed.dev/review-receipt/v1',
+  // The gate's signed decision (SPEC §4.1 `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
+  decision: 'https://slsa.dev/verification_summary/v1',
 } as const;
 export type AttestorKind = keyof typeof ATTESTOR_KINDS;
 
@@ -57,5 +59,8 @@ export function selfDigestField(kind: AttestorKind, credential: string): string 
     if (credential === 'reviewer') return 'reviewer_sha256';
     if (credential === 'runner') return 'runner_sha256';
   }
+  // Decisions are signed by the gate credential only (SPEC §8: never by reviewer or runner keys);
+  // its own digest is `predicate.governed.attestor_sha256`.
+  if (kind === 'decision' && credential === 'gate') return 'attestor_sha256';
   return null;
 }

@@ -52,7 +52,7 @@ export const reviewReceiptPredicateSchema = z.strictObject({
   trust_mode: z.enum(['co-located', 'separated']),
   unit: z.string().regex(/^UNIT-[0-9a-f]{32}$/),
   stage: z.enum(STAGES),
-  slot: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/),
+  slot: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/),
   challenge_id: z.string().regex(/^CHL-[0-9a-f]{32}$/),
   run_id: z.string().regex(/^RUN-[0-9a-f]{32}$/),
   execution_id: z.string().regex(/^EXE-[0-9a-f]{32}$/),

@@ -8,7 +8,7 @@
 // Why adaptive: a helper costs ~20-30 ms of its own startup, which a small workspace never repays,
 // and on a machine whose cores are already busy it only competes with the calling thread. So the
 // calling thread starts alone; after PARALLEL_AFTER_MS, if the work left (estimated from the pace so
-// far) can repay a helper's startup and the load average shows a spare core, helpers are started.
+// far) can repay a helper's startup and a CPU sat idle meanwhile, helpers are started.
 // Work is shared through one atomic counter in shared memory: each thread claims the next index, so
 // a helper that starts late or runs slowly simply claims fewer files.
 //
@@ -18,7 +18,7 @@
 // - an index without a result (its helper could not start, crashed, or was ended still starting up)
 //   is hashed on the calling thread, so the result never depends on whether a helper worked;
 // - the result is assembled by index, so it is identical whichever thread hashed what.
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { fail } from '../core/errors.js';
@@ -33,10 +33,11 @@ export interface HashJob {
 export interface HashPoolOptions {
   /**
    * Helper threads beside the calling one; 0 hashes on the calling thread only. Default: one per
-   * CPU the load average shows free (at most MAX_DEFAULT_HELPERS), decided when helpers would start.
+   * CPU that sat idle while the calling thread hashed alone (`helpersFor`), decided when helpers
+   * would start; an explicit number skips that measurement.
    */
   readonly helpers?: number;
-  /** Hashing time on the calling thread before helpers are considered (default 15 ms; tests set 0). */
+  /** Hashing time on the calling thread before helpers are considered (default 25 ms; tests set 0). */
   readonly parallelAfterMs?: number;
   /**
    * Helpers start only when the work still left, estimated from the pace so far, is at least this
@@ -63,7 +64,8 @@ export interface HashPoolRun extends HashPoolStats {
   readonly entries: HashedEntry[];
 }
 
-const PARALLEL_AFTER_MS = 15;
+/** Also the idle-measuring window: a few of the kernel's 10 ms ticks. */
+const PARALLEL_AFTER_MS = 25;
 /** The calling thread yields to the event loop this often while hashing. */
 const YIELD_EVERY_MS = 4;
 /** A helper's own startup (measured 20-30 ms on the 2-vCPU machine): less work left is not worth one. */
@@ -79,13 +81,34 @@ const MODES: readonly GitMode[] = ['100644', '100755', '120000']; // code = inde
 const DIGEST_BYTES = 32;
 
 /**
- * Helpers worth starting now: CPUs beyond the calling thread, minus what the 1-minute load average
- * says is already busy (this process's own hashing included), at most MAX_DEFAULT_HELPERS.
+ * How many CPUs sat idle since `begin()`, from the kernel's per-CPU idle time (os.cpus(), i.e.
+ * /proc/stat, 10 ms ticks): the "is a core free right now" signal for starting helpers. The load
+ * average was tried first and rejected: it averages over a minute, so a busy minute before the
+ * call (even this process's own earlier work) kept helpers off on an idle machine.
  */
-export function defaultHelpers(): number {
-  const cpus = availableParallelism();
-  const free = Math.floor(cpus - (loadavg()[0] ?? cpus));
-  return Math.max(0, Math.min(MAX_DEFAULT_HELPERS, cpus - 1, free));
+export class IdleProbe {
+  private readonly t0 = performance.now();
+  private readonly idle0 = IdleProbe.idleMs();
+
+  /** Idle CPUs, on average, over the time since construction (0 when the kernel reports nothing). */
+  freeCpus(): number {
+    const elapsed = performance.now() - this.t0;
+    if (elapsed <= 0) return 0;
+    return Math.max(0, (IdleProbe.idleMs() - this.idle0) / elapsed);
+  }
+
+  private static idleMs(): number {
+    return cpus().reduce((sum, cpu) => sum + cpu.times.idle, 0);
+  }
+}
+
+/**
+ * Helpers worth starting given `freeCpus` idle CPUs: one per free CPU, rounding 0.75 up because the
+ * caller's own git listing usually shares the measuring window; never more than the CPUs beside the
+ * calling thread, nor MAX_DEFAULT_HELPERS.
+ */
+export function helpersFor(freeCpus: number): number {
+  return Math.max(0, Math.min(MAX_DEFAULT_HELPERS, availableParallelism() - 1, Math.floor(freeCpus + 0.25)));
 }
 
 /** The hashed entries of `jobs`, in job order; throws the first refusal any thread met. */
@@ -102,6 +125,7 @@ export async function hashJobsWithStats(jobs: readonly HashJob[], options: HashP
   const results: (HashedEntry | undefined)[] = new Array<HashedEntry | undefined>(jobs.length);
   const running: HelperRun[] = [];
   let decided = maxHelpers === 0;
+  const idle = options.helpers === undefined ? new IdleProbe() : null;
   const started = performance.now();
   let lastYield = started;
   try {
@@ -117,7 +141,7 @@ export async function hashJobsWithStats(jobs: readonly HashJob[], options: HashP
         // Remaining time estimated from the pace so far; a helper must be able to repay its startup.
         const remaining = jobs.length - (i + 1);
         if (remaining > 0 && ((now - started) * remaining) / (i + 1) >= minRemainingMs) {
-          const helpers = options.helpers === undefined ? Math.min(maxHelpers, defaultHelpers()) : maxHelpers;
+          const helpers = idle === null ? maxHelpers : Math.min(maxHelpers, helpersFor(idle.freeCpus()));
           for (let h = 0; h < helpers; h++) running.push(startHelper(jobs, shared, h));
         }
       }

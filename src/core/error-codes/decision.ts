@@ -9,6 +9,21 @@ export const DECISION_ERRORS = {
     'The facts given to the decision rules are inconsistent (another unit, a repeated log position or id, a malformed digest); nothing is decided.',
   ),
   decision_log_time_in_future: def(4, 'A log position is later than the evaluation time, so no age or expiry can be judged.'),
+  decision_fact_mismatch: def(4, 'A stored row contradicts the signed record or log entry it was derived from (edited behind governed).'),
+  gate_policy_digest_mismatch: def(4, 'The pinned policy is not the policy the deploy side expects (--policy-digest).'),
+  gate_subject_mismatch: def(4, 'The subject commit is not the content that was reviewed: its manifest differs from the reviewed workspace digest.'),
+
+  // --- 2 usage: the deploy side must give all three anchors (SPEC §10.3) -------------------------
+  gate_anchor_missing: def(2, 'gate needs --unit, --trust, --policy-digest and --subject from the deploy side.'),
+  gate_policy_digest_invalid: def(2, 'The expected policy digest must be sha256:<64 hex>.'),
+  gate_subject_invalid: def(2, 'The subject must be the full hex id of a commit (40 or 64 hex), not a name or an abbreviation.'),
+  gate_attestor_config_missing: def(2, '--attest needs --attestor-config: the gate attestor configuration pinned in the policy.'),
+  gate_attest_output_exists: def(2, 'The --attest output file already exists; it is never overwritten.'),
+  gate_attest_output_unwritable: def(2, 'The --attest output file could not be written.'),
+
+  // --- 7 no evidence ------------------------------------------------------------------------------
+  gate_no_evidence: def(7, 'The unit has not a single receipt.'),
+  gate_subject_unreviewed: def(7, 'No counted receipt of a work stage (development, test, integration) reviewed the subject content.'),
 
   // --- 8 refused by state -----------------------------------------------------------------------
   planning_not_sealed: def(8, 'The policy requires planning and the planning stage is not sealed on the current planning state.'),

@@ -1,0 +1,258 @@
+// Receipt verification (SPEC §8) without zod, for the lean gate path (issue 5 item 3). It is the
+// same acceptance rule, in the same order and with the same error codes, as
+// src/core/verify-receipt.ts `verifyReceiptBytes` (whose modules build zod schemas at load):
+//   1. closed DSSE envelope, canonical base64 (envelope_invalid), in-toto payload type;
+//   2. signatures before anything else is parsed from the payload: every signature verifies over
+//      PAE with a trusted key, keys not revoked and inside their window at `at`, reviewer and runner
+//      held by two distinct keys (4 before 6, SPEC §4.2);
+//   3. the payload is exactly RFC 8785 (payload_not_canonical);
+//   4. closed statement and review-receipt predicate (statement_invalid / predicate_invalid);
+//   5. the predicate's cross-field rules, and the subject is the workspace the predicate binds.
+// test/gate-lean-schemas.test.ts checks acceptance equality with verifyReceiptBytes over valid
+// receipts and hundreds of mutations. Pure: node:crypto verification only.
+import { canonicalJson, isCanonicalJsonText, sha256Digest } from '../../../core/canonical.js';
+import { decodeBase64Strict } from '../../../core/base64.js';
+import { fail } from '../../../core/errors.js';
+import { verifyEd25519 } from '../../../core/ed25519.js';
+import type { ReviewReceiptPredicate } from '../../../core/receipt-predicate.js';
+import { parseJsonStrict } from '../../../core/strict-json.js';
+import type { KeyRole, TrustedKey, TrustRoot } from '../../../core/trust-root.js';
+import { arr, bool, int, isPlainObject, lit, obj, oneOf, record, str, type Check } from './shape.js';
+import { HEX64, ISO_SECONDS, keyStatusAtLean } from './trust-root.js';
+
+export const IN_TOTO_PAYLOAD_TYPE_LEAN = 'application/vnd.in-toto+json';
+export const STATEMENT_TYPE_LEAN = 'https://in-toto.io/Statement/v1';
+export const REVIEW_RECEIPT_TYPE_LEAN = 'https://governed.dev/review-receipt/v1';
+const RECEIPT_ROLES: readonly KeyRole[] = ['reviewer', 'runner'];
+
+export interface LeanEnvelope {
+  readonly payloadType: string;
+  readonly payload: Buffer;
+  readonly signatures: readonly { readonly keyid: string; readonly sig: Buffer }[];
+}
+
+const hex64 = str({ re: HEX64 });
+const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
+const isoSeconds = str({ re: ISO_SECONDS });
+const count = int(0, Number.MAX_SAFE_INTEGER);
+
+const envelopeShape: Check = obj({
+  payloadType: str({ min: 1 }),
+  payload: str(),
+  signatures: arr(obj({ keyid: str({ re: HEX64 }), sig: str({ min: 1 }) }), 0, 16),
+});
+
+/** PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body (src/core/dsse.ts). */
+export function paeLean(payloadType: string, payload: Uint8Array): Buffer {
+  const type = Buffer.from(payloadType, 'utf8');
+  return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `, 'utf8'), type, Buffer.from(` ${payload.length} `, 'utf8'), payload]);
+}
+
+/** src/core/dsse.ts `parseEnvelopeBytes`: duplicate keys refused, closed object, canonical base64. */
+export function parseEnvelopeLean(bytes: Uint8Array): LeanEnvelope {
+  let value: unknown;
+  try {
+    value = parseJsonStrict(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    fail('envelope_invalid', ['$']);
+  }
+  const bad = envelopeShape(value, '$');
+  if (bad !== null) fail('envelope_invalid', [bad]);
+  const env = value as { payloadType: string; payload: string; signatures: { keyid: string; sig: string }[] };
+  return {
+    payloadType: env.payloadType,
+    payload: decodeBase64Strict(env.payload, 'envelope_invalid', 'payload'),
+    signatures: env.signatures.map((s, i) => ({ keyid: s.keyid, sig: decodeBase64Strict(s.sig, 'envelope_invalid', `signatures.${i}.sig`) })),
+  };
+}
+
+/** src/core/verify-receipt.ts `verifySignatures`: the same rule and precedence. */
+export function verifySignaturesLean(
+  env: LeanEnvelope,
+  trust: TrustRoot,
+  requiredRoles: readonly KeyRole[],
+  opts: { readonly at: string; readonly offline: boolean },
+): { role: KeyRole; keyId: string }[] {
+  if (env.signatures.length > requiredRoles.length) fail('signature_extra', []);
+  const message = paeLean(env.payloadType, env.payload);
+  const verified = new Map<string, TrustedKey>();
+  const unknown: string[] = [];
+  for (const s of env.signatures) {
+    const key = trust.keys.get(s.keyid);
+    if (key === undefined) {
+      unknown.push(s.keyid);
+      continue;
+    }
+    if (!verifyEd25519(key.publicKey, message, s.sig)) fail('signature_invalid', [s.keyid]);
+    verified.set(key.keyId, key);
+  }
+  if (unknown.length > 0) fail('key_unknown', unknown);
+  for (const key of verified.values()) {
+    const status = keyStatusAtLean(key, opts.at, opts.offline);
+    if (status === 'revoked') fail('key_revoked', [key.keyId]);
+    if (status === 'outside_validity') fail('key_outside_validity', [key.keyId]);
+  }
+  if (verified.size < requiredRoles.length) fail('signature_missing', requiredRoles.slice(verified.size));
+  const keys = [...verified.values()];
+  const used = new Set<string>();
+  const out: { role: KeyRole; keyId: string }[] = [];
+  const search = (i: number): boolean => {
+    if (i === requiredRoles.length) return true;
+    const role = requiredRoles[i] as KeyRole;
+    for (const k of keys) {
+      if (used.has(k.keyId) || !k.roles.has(role)) continue;
+      used.add(k.keyId);
+      out.push({ role, keyId: k.keyId });
+      if (search(i + 1)) return true;
+      used.delete(k.keyId);
+      out.pop();
+    }
+    return false;
+  };
+  if (!search(0)) fail('key_wrong_role', [...verified.keys()]);
+  return out;
+}
+
+/** The canonical JSON value of the payload (src/core/verify-receipt.ts `decodeCanonicalPayload`). */
+export function decodeCanonicalPayloadLean(env: LeanEnvelope): unknown {
+  if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE_LEAN) fail('payload_type_invalid', []);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(env.payload);
+  } catch {
+    fail('payload_not_canonical', []);
+  }
+  const { canonical, value } = isCanonicalJsonText(text);
+  if (!canonical) fail('payload_not_canonical', []);
+  return value;
+}
+
+const contractIdRe = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+const finding = obj({
+  code: oneOf([
+    'scope_omission',
+    'source_mapping',
+    'trace_gap',
+    'authority_mismatch',
+    'evidence_gap',
+    'preservation_regression',
+    'correctness',
+    'test_gap',
+    'release_blocker',
+    'other',
+  ]),
+  class: oneOf(['correctness', 'preservation', 'scope', 'authority', 'release']),
+  severity: oneOf(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO']),
+  refs: arr(str({ re: contractIdRe }), 1, 4),
+});
+const gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+const identity = {
+  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  pid: int(1, 4194304),
+  start_time: str({ re: /^\d{1,20}$/ }),
+};
+
+/** src/core/receipt-predicate.ts `reviewReceiptPredicateSchema`, closed at every level. */
+export const receiptPredicateShape: Check = obj({
+  trust_mode: oneOf(['co-located', 'separated']),
+  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  stage: oneOf(['planning', 'development', 'test', 'integration']),
+  slot: str({ re: /^[a-z][a-z0-9_]{0,31}$/ }),
+  challenge_id: str({ re: /^CHL-[0-9a-f]{32}$/ }),
+  run_id: str({ re: /^RUN-[0-9a-f]{32}$/ }),
+  execution_id: str({ re: /^EXE-[0-9a-f]{32}$/ }),
+  verdict: oneOf(['CLEAN', 'DIRTY']),
+  findings: arr(finding, 0, 32),
+  vetoes: arr(finding, 0, 32),
+  coverage_matched: lit(true),
+  bundle_digest: digest,
+  view_digest: digest,
+  planning_state_digest: digest,
+  content_digest: digest,
+  work_state_digest: digest,
+  inputs: obj({
+    contract_digest: digest,
+    sources_digest: digest,
+    workspace_digest: digest,
+    baseline: obj({ commit: gitId, tree: gitId }),
+    policy_digest: digest,
+    trust_digest: digest,
+    scope_epoch: count,
+    work_revision: count,
+  }),
+  reviewer: obj({
+    name: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
+    sha256: hex64,
+    interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }),
+  }),
+  sandbox: obj({ bwrap_sha256: hex64, profile_digest: digest, seccomp_digest: digest, uid: int(0, 4294967294), uid_separated: bool() }),
+  attestors: obj({ reviewer_sha256: hex64, runner_sha256: hex64 }),
+  reviewer_process: obj({
+    ...identity,
+    namespaces: obj({ cgroup: count, ipc: count, mnt: count, net: count, pid: count, user: count, uts: count }),
+  }),
+  writers: arr(obj({ ...identity, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
+  times: obj({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
+});
+
+/** src/core/intoto.ts `statementSchema` with the predicate checked by `predicate`. */
+export function statementShape(predicate: Check): Check {
+  return obj({
+    _type: lit(STATEMENT_TYPE_LEAN),
+    subject: arr(obj({ name: str({ min: 1, max: 256 }), digest: obj({ sha256: hex64 }) }), 1, 16),
+    predicateType: str({ min: 1 }),
+    predicate,
+  });
+}
+
+const receiptStatementShape = statementShape(receiptPredicateShape);
+/** Any plain object (z.record(z.string(), z.unknown())). */
+export const anyObject: Check = record(str(), () => null);
+export const genericStatementShape = statementShape(anyObject);
+
+const VETO_CLASSES: ReadonlySet<string> = new Set(['preservation', 'scope', 'authority', 'release']);
+
+/** src/core/receipt-predicate.ts `predicateRuleViolation`. */
+export function predicateRuleViolationLean(p: ReviewReceiptPredicate): string | null {
+  if ((p.verdict === 'CLEAN') !== (p.findings.length === 0)) return 'verdict';
+  const keys = p.findings.map((f) => canonicalJson(f));
+  for (let i = 1; i < keys.length; i++) if (!((keys[i - 1] as string) < (keys[i] as string))) return 'findings';
+  for (const f of p.findings) {
+    for (let i = 1; i < f.refs.length; i++) if (!((f.refs[i - 1] as string) < (f.refs[i] as string))) return 'findings.refs';
+  }
+  const expectedVetoes = p.findings.filter((f) => f.severity === 'CRITICAL' && VETO_CLASSES.has(f.class)).map((f) => canonicalJson(f));
+  const vetoes = p.vetoes.map((f) => canonicalJson(f));
+  if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return 'vetoes';
+  const t = p.times;
+  if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return 'times';
+  return null;
+}
+
+export interface LeanVerifiedReceipt {
+  /** `sha256:<hex>` of the payload bytes (SPEC §8 receipt_id). */
+  readonly id: string;
+  readonly predicate: ReviewReceiptPredicate;
+}
+
+/** Verify a review receipt (SPEC §8) exactly as `verifyReceiptBytes` does. */
+export function verifyReceiptLean(bytes: Uint8Array, trust: TrustRoot, opts: { readonly at: string; readonly offline: boolean }): LeanVerifiedReceipt {
+  const env = parseEnvelopeLean(bytes);
+  if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE_LEAN) fail('payload_type_invalid', []);
+  verifySignaturesLean(env, trust, RECEIPT_ROLES, opts);
+  const value = decodeCanonicalPayloadLean(env);
+  if (!isPlainObject(value) || value.predicateType !== REVIEW_RECEIPT_TYPE_LEAN) fail('statement_invalid', ['predicateType']);
+  const bad = receiptStatementShape(value, '$');
+  if (bad !== null) fail(bad === 'predicate' || bad.startsWith('predicate.') ? 'predicate_invalid' : 'statement_invalid', [bad]);
+  const statement = value as unknown as {
+    subject: { name: string; digest: { sha256: string } }[];
+    predicate: ReviewReceiptPredicate;
+  };
+  const predicate = statement.predicate;
+  const broken = predicateRuleViolationLean(predicate);
+  if (broken !== null) fail('predicate_invalid', [broken]);
+  const [subject, ...rest] = statement.subject;
+  if (subject === undefined || rest.length > 0 || subject.name !== 'workspace' || `sha256:${subject.digest.sha256}` !== predicate.inputs.workspace_digest) {
+    fail('statement_invalid', ['subject']);
+  }
+  return { id: sha256Digest(env.payload), predicate };
+}

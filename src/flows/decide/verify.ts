@@ -1,0 +1,139 @@
+// Re-verify the signed records a decision rests on (SPEC §10.3 "re-verifies under that trust root
+// every receipt and every authority record it counts"; docs/decision.md §9 `reliedOn`), and prove
+// that the rows the decision was computed from are the rows those records say:
+//   - each receipt of `reliedOn`, and each receipt whose payload was read for its veto findings:
+//     its log entry (type, unit, time, and the very envelope bytes), its signatures under `trust`
+//     judged at that log time (SPEC §5: key validity at the record's log position; a revocation at
+//     or before it counts), its closed statement and predicate, and every fact the decision used
+//     (unit, stage, slot, verdict, vetoes, the three state digests, bound policy and trust digests);
+//   - each authority record of `reliedOn`: its consumption entry and, under `trust` at the time it
+//     was consumed (SPEC §11: judged once, there), its signature, statement and the operation, ids,
+//     unit and expiry the decision used.
+// Failures are collected and the SPEC §4.2 precedence applied (4 before 6 before 5). A row that
+// contradicts its signed bytes is `decision_fact_mismatch` (exit 4: edited behind governed).
+import { canonicalJson } from '../../core/canonical.js';
+import type { Decision } from '../../core/decision/index.js';
+import { EXIT_PRECEDENCE, fail, GovernedError, isGovernedError } from '../../core/errors.js';
+import type { ReviewReceiptPredicate } from '../../core/receipt-predicate.js';
+import type { TrustRoot } from '../../core/trust-root.js';
+import type { Db } from '../../store/store.js';
+import { receiptEnvelope, type UnitFacts } from './facts.js';
+import { verifyReceiptLean } from './lean/receipt.js';
+import { isoOfSeconds } from './lean/trust-root.js';
+
+export interface VerifiedRecords {
+  /** Receipt id → its verified predicate. */
+  readonly receipts: ReadonlyMap<string, ReviewReceiptPredicate>;
+  readonly authorities: readonly string[];
+}
+
+interface LogEntry {
+  time: number;
+  type: string;
+  unit: string | null;
+  payload: Buffer;
+}
+
+function logEntry(db: Db, seq: number, type: string, unit: string, id: string): { time: number; payload: Record<string, unknown> } {
+  const row = db.prepare('SELECT time, type, unit, payload FROM log WHERE seq = ?').get(seq) as LogEntry | undefined;
+  if (row === undefined || row.type !== type || row.unit !== unit) fail('decision_fact_mismatch', [id]);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload.toString('utf8'));
+  } catch {
+    fail('decision_fact_mismatch', [id]);
+  }
+  if (typeof payload !== 'object' || payload === null) fail('decision_fact_mismatch', [id]);
+  return { time: row.time, payload: payload as Record<string, unknown> };
+}
+
+/** Pick the error that wins under SPEC §4.2 precedence (the first one on a tie). */
+export function worstError(errors: readonly GovernedError[]): GovernedError | null {
+  for (const exit of EXIT_PRECEDENCE) {
+    const e = errors.find((x) => x.exit === exit);
+    if (e !== undefined) return e;
+  }
+  return errors[0] ?? null;
+}
+
+function collect(errors: GovernedError[], fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    errors.push(e);
+  }
+}
+
+function verifyReceipt(db: Db, unit: string, fact: UnitFacts['receipts'][number]['fact'], trust: TrustRoot): ReviewReceiptPredicate {
+  const id = fact.receiptId;
+  const envelope = receiptEnvelope(db, id);
+  const entry = logEntry(db, fact.seq, 'run_receipt', unit, id);
+  if (entry.time !== fact.time || entry.payload.receipt !== id || entry.payload.envelope_b64 !== envelope.toString('base64')) {
+    fail('decision_fact_mismatch', [id]);
+  }
+  const v = verifyReceiptLean(envelope, trust, { at: isoOfSeconds(entry.time), offline: false });
+  const p = v.predicate;
+  const same =
+    v.id === id &&
+    p.unit === unit &&
+    p.stage === fact.stage &&
+    p.slot === fact.slot &&
+    p.verdict === fact.verdict &&
+    canonicalJson(p.vetoes) === canonicalJson(fact.vetoes) &&
+    p.planning_state_digest === fact.planningStateDigest &&
+    p.content_digest === fact.contentDigest &&
+    p.work_state_digest === fact.workStateDigest &&
+    p.inputs.policy_digest === fact.policyDigest &&
+    p.inputs.trust_digest === fact.trustDigest;
+  if (!same) fail('decision_fact_mismatch', [id]);
+  return p;
+}
+
+async function verifyAuthority(db: Db, unit: string, fact: UnitFacts['authorities'][number]['fact'], trust: TrustRoot): Promise<void> {
+  const id = fact.recordId;
+  const row = db.prepare('SELECT envelope FROM authority_records WHERE id = ?').pluck().get(id) as Buffer | undefined;
+  if (row === undefined) fail('decision_fact_mismatch', [id]);
+  const entry = logEntry(db, fact.seq, 'authority_consume', unit, id);
+  if (entry.time !== fact.time || entry.payload.record !== id || entry.payload.operation !== fact.operation) fail('decision_fact_mismatch', [id]);
+  // Authority records are off the common gate path (a decision relies on one only after a dismiss or
+  // a disposal): their zod-based verifier is loaded only then.
+  const { verifyAuthorityRecordBytes, secondsOfIso, sortIds } = await import('../../core/authority/index.js');
+  const v = verifyAuthorityRecordBytes(row, trust, { at: isoOfSeconds(entry.time), offline: false });
+  const p = v.predicate;
+  const same =
+    v.recordId === id &&
+    p.operation === fact.operation &&
+    p.unit === unit &&
+    canonicalJson(sortIds(p.ids)) === canonicalJson(sortIds(fact.ids)) &&
+    secondsOfIso(p.expires_at) === fact.expiresAt;
+  if (!same) fail('decision_fact_mismatch', [id]);
+}
+
+export async function verifyDecisionRecords(db: Db, unit: string, facts: UnitFacts, decision: Decision, trust: TrustRoot): Promise<VerifiedRecords> {
+  const byId = new Map(facts.receipts.map((r) => [r.fact.receiptId, r]));
+  const wanted = new Set<string>(decision.reliedOn.receipts);
+  for (const r of facts.receipts) if (r.readPayload) wanted.add(r.fact.receiptId);
+  const errors: GovernedError[] = [];
+  const receipts = new Map<string, ReviewReceiptPredicate>();
+  for (const id of [...wanted].sort()) {
+    const loaded = byId.get(id);
+    // The rules only ever rely on receipts they were given.
+    if (loaded === undefined) fail('internal_error', ['relied_on']);
+    collect(errors, () => receipts.set(id, verifyReceipt(db, unit, loaded.fact, trust)));
+  }
+  const authorities = new Map(facts.authorities.map((a) => [a.fact.recordId, a]));
+  for (const id of decision.reliedOn.authorities) {
+    const loaded = authorities.get(id);
+    if (loaded === undefined) fail('internal_error', ['relied_on']);
+    try {
+      await verifyAuthority(db, unit, loaded.fact, trust);
+    } catch (e) {
+      if (!isGovernedError(e)) throw e;
+      errors.push(e);
+    }
+  }
+  const worst = worstError(errors);
+  if (worst !== null) throw worst;
+  return { receipts, authorities: [...decision.reliedOn.authorities] };
+}
