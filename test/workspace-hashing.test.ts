@@ -210,6 +210,18 @@ describe('hashJobs / computeWorkspaceManifest with helper threads', () => {
     }
   });
 
+  it('reports the listing refusal, not the stopped hashing, when git lists a gitlink mid-hash', async () => {
+    const r = repo();
+    for (let i = 0; i < 1500; i++) r.write(`many/f${i}`, Buffer.alloc(4096, i & 0xff));
+    r.commitAll();
+    const inner = r.git('rev-parse', 'HEAD');
+    r.git('update-index', '--add', '--cacheinfo', `160000,${inner},vendor/lib`);
+    for (const options of [{ helpers: 0 }, FORCE, {}]) {
+      const e = await caughtAsync(computeWorkspaceManifest(r.root, ALL, options));
+      expect(e.code).toBe('workspace_submodule_refused');
+    }
+  });
+
   it('refuses a special file found by the walk before any helper could open it', async () => {
     const r = repo();
     populate(r, 30);

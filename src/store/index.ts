@@ -103,3 +103,5 @@ export {
   type ReceiptRecord,
   type StoredReceipt,
 } from './runs.js';
+// Runs domain, review-run's reads (issue 4; src/store/runs.ts).
+export { activeLeaseAt, unitWriters, challengeIssueEntry, getReceipt, type RunWriter } from './runs.js';

@@ -4,8 +4,9 @@
 // next command that touches the unit (`reapStaleClaimsIn`); a live run is never aborted by
 // another process, and the commit of a run whose claim was aborted meanwhile fails.
 import { randomBytes } from 'node:crypto';
+import { sha256Digest } from '../core/canonical.js';
 import { fail } from '../core/errors.js';
-import { mutate, type Tx } from './log.js';
+import { decodePayload, entryHashOf, mutate, type LogRow, type Tx } from './log.js';
 import { isProcessAlive, type ProcessIdentity } from './process-identity.js';
 import { dbOf, type Db, type Store } from './store.js';
 
@@ -107,6 +108,9 @@ export function claimRunIn(tx: Tx, args: ClaimArgs): { runId: string; executionI
   if (row.status === 'consumed' || row.status === 'aborted') fail('challenge_consumed', [args.challengeId]);
   if (row.status !== 'open' || row.expires_at <= tx.now) fail('challenge_expired', [args.challengeId]);
   if (args.deadline <= tx.now) fail('internal_error', ['deadline']);
+  // SPEC §9 step 2, re-checked under the write lock: no claim while any mutation lease is active.
+  const lease = activeLeaseAt(tx.db, tx.now);
+  if (lease !== null) fail('run_lease_active', [lease]);
   const runId = newRunId();
   const executionId = newExecutionId();
   tx.append('run_claim', args.unit, {
@@ -172,21 +176,30 @@ export interface ReceiptRecord {
   readonly envelope: Buffer;
 }
 
+/** The id of a mutation lease active at `now` on ANY unit (SPEC §2: no review is issued or
+ * ingested while any lease is active; units of one store may share a working tree), or null. */
+export function activeLeaseAt(x: Store | Db, now: number): string | null {
+  const id = dbOf(x).prepare("SELECT id FROM leases WHERE state = 'active' AND expires_at > ? ORDER BY id LIMIT 1").pluck().get(now) as
+    | string
+    | undefined;
+  return id ?? null;
+}
+
 /**
- * Inside a mutate: the commit of SPEC §9 step 9 — re-check that no lease of the unit is active,
- * that the claim is still ours and still claimed (not aborted meanwhile), then store the receipt
- * bytes and consume the challenge, as one log entry.
+ * Inside a mutate: the commit of SPEC §9 step 9 — re-check, under the write lock, that the claim is
+ * still ours and still claimed (not aborted meanwhile: `run_claim_aborted`), that its deadline has not
+ * passed (a claim past its deadline may be reaped by anyone, so it must not commit either), and that
+ * no lease is active anywhere; then store the receipt bytes and consume the challenge, as one log
+ * entry. The reducer re-asserts the lease and deadline rules at the entry's log position.
  */
 export function commitReceiptIn(tx: Tx, r: ReceiptRecord): number {
   const run = getRun(tx.db, r.runId);
   if (run === null) fail('run_unknown', [r.runId]);
   if (run.status === 'aborted') fail('run_claim_aborted', [r.runId]);
   if (run.status !== 'claimed') fail('run_not_claimed', [r.runId]);
-  const lease = tx.db
-    .prepare("SELECT id FROM leases WHERE unit = ? AND state = 'active' AND expires_at > ? LIMIT 1")
-    .pluck()
-    .get(run.unit, tx.now) as string | undefined;
-  if (lease !== undefined) fail('review_lease_taken', [lease]);
+  if (run.deadline <= tx.now) fail('run_deadline_passed', [r.runId]);
+  const lease = activeLeaseAt(tx.db, tx.now);
+  if (lease !== null) fail('review_lease_taken', [lease]);
   const row = tx.append('run_receipt', run.unit, {
     run: run.runId,
     challenge: run.challengeId,
@@ -277,4 +290,92 @@ export function listReceipts(x: Store | Db, unit: string): StoredReceipt[] {
 
 export function listRuns(x: Store | Db, unit: string): Run[] {
   return (dbOf(x).prepare('SELECT * FROM runs WHERE unit = ? ORDER BY claim_seq').all(unit) as RunRow[]).map(toRun);
+}
+
+export interface RunWriter {
+  readonly writerSession: string;
+  readonly identity: ProcessIdentity;
+}
+
+/** Every registered writer of the unit with its host process identity, by session (SPEC §9 step 6). */
+export function unitWriters(x: Store | Db, unit: string): RunWriter[] {
+  const rows = dbOf(x).prepare('SELECT session, boot_id, pid, start_time FROM writers WHERE unit = ? ORDER BY session').all(unit) as {
+    session: string;
+    boot_id: string;
+    pid: number;
+    start_time: number;
+  }[];
+  return rows.map((r) => ({ writerSession: r.session, identity: { bootId: r.boot_id, pid: r.pid, startTime: r.start_time } }));
+}
+
+/**
+ * The payload of the `challenge_issue` log entry that recorded `challengeId`, after checking that
+ * entry's own hashes and its links to both neighbours (SPEC §5), or null when no such entry exists.
+ * The caller compares it with the challenge row: a row edited behind governed's back no longer
+ * matches the hash-chained entry that created it (SPEC §9 step 1 "tampered"). Entries are found by
+ * their time (= the challenge's issued_at) through the partial index of migration 0005.
+ */
+export function challengeIssueEntry(x: Store | Db, challengeId: string, issuedAt: number): unknown {
+  const db = dbOf(x);
+  const rows = db.prepare("SELECT * FROM log WHERE type = 'challenge_issue' AND time = ? ORDER BY seq").all(issuedAt) as LogRow[];
+  const needle = Buffer.from(`"challenge":"${challengeId}"`, 'utf8');
+  const matches = rows.filter((r) => r.payload.includes(needle));
+  if (matches.length !== 1) return null;
+  const row = matches[0] as LogRow;
+  if (sha256Digest(row.payload) !== row.payload_digest || entryHashOf(row) !== row.entry_hash) return null;
+  const link = db.prepare('SELECT seq, entry_hash, prev_hash FROM log WHERE seq IN (?, ?) ORDER BY seq').all(row.seq - 1, row.seq + 1) as {
+    seq: number;
+    entry_hash: string;
+    prev_hash: string;
+  }[];
+  const prev = link.find((l) => l.seq === row.seq - 1);
+  const next = link.find((l) => l.seq === row.seq + 1);
+  if (row.seq > 1 && (prev === undefined || prev.entry_hash !== row.prev_hash)) return null;
+  if (next !== undefined && next.prev_hash !== row.entry_hash) return null;
+  try {
+    return decodePayload(row.seq, row.type, row.unit, row.payload);
+  } catch {
+    return null;
+  }
+}
+
+/** One stored receipt by id (`sha256:` of its payload), or null. */
+export function getReceipt(x: Store | Db, receiptId: string): StoredReceipt | null {
+  const r = dbOf(x).prepare('SELECT * FROM receipts WHERE id = ?').get(receiptId) as
+    | {
+        id: string;
+        run_id: string;
+        unit: string;
+        stage: string;
+        slot: string;
+        verdict: 'CLEAN' | 'DIRTY';
+        has_veto: number;
+        planning_state_digest: string;
+        content_digest: string;
+        work_state_digest: string;
+        policy_digest: string;
+        trust_digest: string;
+        envelope: Buffer;
+        recorded_at: number;
+        log_seq: number;
+      }
+    | undefined;
+  if (r === undefined) return null;
+  return {
+    id: r.id,
+    runId: r.run_id,
+    unit: r.unit,
+    stage: r.stage,
+    slot: r.slot,
+    verdict: r.verdict,
+    hasVeto: r.has_veto === 1,
+    planningStateDigest: r.planning_state_digest,
+    contentDigest: r.content_digest,
+    workStateDigest: r.work_state_digest,
+    policyDigest: r.policy_digest,
+    trustDigest: r.trust_digest,
+    envelope: r.envelope,
+    recordedAt: r.recorded_at,
+    logSeq: r.log_seq,
+  };
 }

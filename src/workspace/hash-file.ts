@@ -21,11 +21,6 @@ let sharedBuffer: Buffer | null = null;
 // A plain object (not the module namespace), so the core's property loads stay monomorphic.
 const DEPS = { fs: { openSync, fstatSync, readSync, closeSync, readlinkSync, constants }, createHash };
 
-/** git's normalized mode of a regular file: executable iff the owner exec bit is set (as git does). */
-export function regularFileMode(st: { mode: bigint }): GitMode {
-  return (st.mode & 0o100n) !== 0n ? '100755' : '100644';
-}
-
 /**
  * lstat without following; null when the path vanished (a deleted tracked file is not in the set).
  * BigInt stats carry the nanosecond times the stat cache keys on (SPEC §6.4).

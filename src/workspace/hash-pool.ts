@@ -71,6 +71,7 @@ const YIELD_EVERY_MS = 4;
 /** A helper's own startup (measured 20-30 ms on the 2-vCPU machine): less work left is not worth one. */
 const HELPER_STARTUP_MS = 25;
 const MAX_DEFAULT_HELPERS = 3;
+const MIN_JOBS_FOR_HELPERS = 64;
 // Shared control words: the next unclaimed index; 1 once any thread saw a refusal; then one
 // "started claiming" flag per helper.
 const NEXT = 0;
@@ -124,8 +125,9 @@ export async function hashJobsWithStats(jobs: readonly HashJob[], options: HashP
   const shared = new SharedResults(jobs.length, maxHelpers);
   const results: (HashedEntry | undefined)[] = new Array<HashedEntry | undefined>(jobs.length);
   const running: HelperRun[] = [];
-  let decided = maxHelpers === 0;
-  const idle = options.helpers === undefined ? new IdleProbe() : null;
+  // By default a job this small never takes a helper, and skips even the idle measurement.
+  let decided = maxHelpers === 0 || (options.helpers === undefined && jobs.length < MIN_JOBS_FOR_HELPERS);
+  const idle = options.helpers === undefined && !decided ? new IdleProbe() : null;
   const started = performance.now();
   let lastYield = started;
   try {

@@ -1,6 +1,71 @@
-// Commands of the decide group (SPEC §4.1). Each action lazily imports its command module.
-import type { Command } from 'commander';
+// Commands of the decide group (SPEC §4.1, §10): `status` and `gate`. Each action lazily imports its
+// command module, so `gate` loads only its lean path (research/perf.md §3.5; bench/gate).
+import { Option, type Command } from 'commander';
+import { runAction } from '../output.js';
+import { homeOption, jsonOption } from '../options.js';
 
-export function register(_program: Command): void {
-  // Registered by the decide domain.
+export function register(program: Command): void {
+  program
+    .command('status')
+    .description(
+      'Show the delivery state of a unit (SPEC §10) on its current state — the bound scope and the live workspace ' +
+        '(fully re-hashed): per stage and slot the streak, what is counted and what is missing, what blocks a slot, open ' +
+        'leases (expired but unswept ones included: they still block), standing vetoes, preservation (required, or the ' +
+        "policy's stated waiver), and REVIEW_ONLY / RELEASE_ELIGIBLE with every reason as {code, ids}. Judged under the " +
+        'pinned policy and trust root; every record the state relies on is re-verified. Read-only. --json prints one stable ' +
+        'object (docs/gate.md). Exit 0 when it could report (the state is inside, REVIEW_ONLY included), 2 usage or no ' +
+        'store or unreadable workspace, 4 tampered store or a relied-on record that does not verify, 6 untrusted key, ' +
+        '7 unknown unit.',
+    )
+    .requiredOption('--unit <id>', 'unit id (UNIT-…)')
+    .option('--repo <dir>', 'repository top level holding the workspace (default: the current directory)')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { unit: string; repo?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/status.js')).statusCommand(opts));
+    });
+
+  program
+    .command('gate')
+    .description(
+      'Deploy gate (SPEC §10.3): exit 0 only when the unit is RELEASE_ELIGIBLE for exactly the commit being shipped. ' +
+        'All three anchors come from the deploy side and are required: --trust (the trust root the deploy environment ' +
+        'holds, JSON or YAML), --policy-digest (the policy it expects; the pinned policy must match) and --subject (the full ' +
+        'commit id about to ship). The commit\'s manifest is computed from git objects (empty environment, explicit GIT_DIR, ' +
+        'replace objects off) and is the workspace the decision is computed on; every receipt and authority record the ' +
+        'decision relies on is re-verified under --trust at its log position. --json prints ONE decision object, also on ' +
+        'failure (docs/gate.md). --attest FILE writes the decision as a SLSA Verification Summary Attestation signed by the ' +
+        "policy's gate credential through its pinned attestor (--attestor-config, required with --attest). Read-only. " +
+        'Exit 0 RELEASE_ELIGIBLE, 3 REVIEW_ONLY (reasons inside), 2 usage (missing anchor, malformed digest or subject, no ' +
+        'store), 4 verification (policy digest differs, tampered receipt or row, subject is not the reviewed content), ' +
+        '5 expired trust root, 6 untrusted key or attestor, 7 unknown unit, no receipt, or no work-stage review of the ' +
+        'subject; precedence 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. Never 0 on an error.',
+    )
+    // Required, but checked by the command (not by commander) so --json still prints the decision object.
+    .addOption(new Option('--unit <id>', 'unit id (UNIT-…) [required]'))
+    .addOption(new Option('--trust <file>', 'deploy-side trust root, JSON or YAML (SPEC §13) [required]'))
+    .addOption(new Option('--policy-digest <digest>', 'expected policy digest, sha256:<64 hex> [required]'))
+    .addOption(new Option('--subject <commit>', 'full hex id of the commit being shipped [required]'))
+    .option('--repo <dir>', 'repository holding the subject commit (default: the current directory)')
+    .option('--attest <file>', 'write the signed decision (DSSE envelope of a SLSA VSA) to this new file')
+    .option('--attestor-config <file>', "the gate attestor's config file (its sha256 must be in credentials.gate.attestor_config_sha256)")
+    .option('--attestor <file>', "the gate attestor program (default: governed's attestors/ed25519-file.mjs; sha256 allowlisted)")
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: GateOptions) => {
+      await runAction(opts, async () => (await import('../commands/gate.js')).gateCommand(opts));
+    });
+}
+
+export interface GateOptions {
+  unit?: string;
+  trust?: string;
+  policyDigest?: string;
+  subject?: string;
+  repo?: string;
+  attest?: string;
+  attestorConfig?: string;
+  attestor?: string;
+  home?: string;
+  json?: boolean;
 }

@@ -3,15 +3,18 @@
 // every unit REVIEW_ONLY with `control_pending:<name>`.
 //
 // Flip an entry only in the change that lands the control together with its acceptance tests:
-// - deploy_gate: implemented with `governed gate` and its signed decision (issue 5 items 4-5);
-//   pending until that command and its acceptance tests exist.
+// - deploy_gate: implemented by `governed gate` and its signed decision (issue 5 items 2-4; SPEC
+//   §10.3, §13): deploy automation runs `gate` with its own trust root, policy digest and subject,
+//   and may require the gate's signed VSA. Acceptance tests: test/gate-story.test.ts (a complete
+//   story reaches RELEASE_ELIGIBLE under `controls: [deploy_gate]`), test/gate-refusals.test.ts
+//   (never exit 0 on an error path), test/gate-attest.test.ts (the signed decision).
 // - real_entry_probes, vendor_origin_attestation, incident_history: implemented with preservation.
 // - cross_role_comparison, external_effect_gate: pending by SPEC §13.
 import type { ControlName, ControlRegistry } from './types.js';
 import { CONTROL_NAMES } from './vocabulary.js';
 
 export const CONTROL_REGISTRY: ControlRegistry = Object.freeze({
-  deploy_gate: 'pending',
+  deploy_gate: 'implemented',
   real_entry_probes: 'pending',
   vendor_origin_attestation: 'pending',
   incident_history: 'pending',

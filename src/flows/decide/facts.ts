@@ -97,6 +97,15 @@ function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {
   };
 }
 
+/** Planning receipts on a planning state (part 2 of the subset, for planning). */
+export function planningReceipts(db: Db, unit: string, planningStateDigest: string): LoadedReceipt[] {
+  return (
+    db
+      .prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND planning_state_digest = ? AND stage = 'planning' ORDER BY log_seq`)
+      .all(unit, planningStateDigest) as ReceiptRow[]
+  ).map((r) => toLoaded(db, r));
+}
+
 /** The receipts a decision needs (sufficientReceipts), one indexed query per part. */
 export function loadReceipts(db: Db, unit: string, current: StateDigests, aborted: readonly AbortedRunFact[]): LoadedReceipt[] {
   const rows = new Map<string, ReceiptRow>();
@@ -215,4 +224,30 @@ export function loadUnitFacts(db: Db, unit: string, current: StateDigests): Unit
     resets: loadResets(db),
     openLeases: loadOpenLeases(db, unit),
   };
+}
+
+/**
+ * The workspace digests reviewed by the work stages on the unit's current scope and revision: the
+ * challenges (each bound to the workspace it was issued for, SPEC §7.1) that ended in a receipt.
+ * Not signed evidence: `gate` uses it only to say *why* a subject is refused (its content is not the
+ * reviewed content) rather than just "streak incomplete".
+ */
+export function reviewedWorkspaces(db: Db, unit: string, args: { planningStateDigest: string; contractDigest: string; workRevision: number }): string[] {
+  return db
+    .prepare(
+      `SELECT DISTINCT c.workspace_digest FROM challenges c
+       JOIN runs r ON r.challenge_id = c.id
+       JOIN receipts x ON x.run_id = r.id
+       WHERE c.unit = ? AND c.work_revision = ? AND c.stage <> 'planning' AND c.planning_state_digest = ? AND c.contract_digest = ?
+       ORDER BY c.workspace_digest`,
+    )
+    .pluck()
+    .all(unit, args.workRevision, args.planningStateDigest, args.contractDigest) as string[];
+}
+
+/** `sha256:` of an authority record's signed payload (its input-attestation digest in a VSA). */
+export function authorityPayloadDigest(db: Db, recordId: string): string {
+  const d = db.prepare('SELECT payload_digest FROM authority_records WHERE id = ?').pluck().get(recordId) as string | undefined;
+  if (d === undefined) fail('decision_fact_mismatch', [recordId]);
+  return d;
 }

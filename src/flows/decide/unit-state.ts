@@ -71,14 +71,23 @@ export async function readScope(db: Db, unit: string): Promise<UnitScope> {
   return { version: row.version, contract, contractDigest: row.contract_digest, sourceDigests: new Map(sources.map((s) => [s.source, s.digest])) };
 }
 
-/** The three digests of SPEC §6.2 for `workspaceDigest`; a contract that does not fit is tampering. */
-export function currentDigests(unit: UnitRow, scope: UnitScope, workspaceDigest: string): StateDigests {
+/** The planning-state digest (SPEC §6.2): from the store alone (no workspace needed). */
+export function planningDigestOf(unit: UnitRow, scope: UnitScope): string {
   try {
-    const planning = planningStateDigest({
+    return planningStateDigest({
       sourceDigests: scope.sourceDigests,
       contract: scope.contract,
       baseline: { commit: unit.baselineCommit, tree: unit.baselineTree },
     });
+  } catch {
+    return fail('scope_integrity_failed', [`scope:${scope.version}`]);
+  }
+}
+
+/** The three digests of SPEC §6.2 for `workspaceDigest`; a contract that does not fit is tampering. */
+export function currentDigests(unit: UnitRow, scope: UnitScope, workspaceDigest: string): StateDigests {
+  const planning = planningDigestOf(unit, scope);
+  try {
     const content = contentDigest({ planningStateDigest: planning, contract: scope.contract, workspaceDigest });
     return { planningStateDigest: planning, contentDigest: content, workStateDigest: workStateDigest({ contentDigest: content, workRevision: unit.workRevision }) };
   } catch {

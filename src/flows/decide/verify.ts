@@ -56,15 +56,6 @@ export function worstError(errors: readonly GovernedError[]): GovernedError | nu
   return errors[0] ?? null;
 }
 
-function collect(errors: GovernedError[], fn: () => void): void {
-  try {
-    fn();
-  } catch (e) {
-    if (!isGovernedError(e)) throw e;
-    errors.push(e);
-  }
-}
-
 function verifyReceipt(db: Db, unit: string, fact: UnitFacts['receipts'][number]['fact'], trust: TrustRoot): ReviewReceiptPredicate {
   const id = fact.receiptId;
   const envelope = receiptEnvelope(db, id);
@@ -110,30 +101,72 @@ async function verifyAuthority(db: Db, unit: string, fact: UnitFacts['authoritie
   if (!same) fail('decision_fact_mismatch', [id]);
 }
 
-export async function verifyDecisionRecords(db: Db, unit: string, facts: UnitFacts, decision: Decision, trust: TrustRoot): Promise<VerifiedRecords> {
-  const byId = new Map(facts.receipts.map((r) => [r.fact.receiptId, r]));
-  const wanted = new Set<string>(decision.reliedOn.receipts);
-  for (const r of facts.receipts) if (r.readPayload) wanted.add(r.fact.receiptId);
-  const errors: GovernedError[] = [];
-  const receipts = new Map<string, ReviewReceiptPredicate>();
-  for (const id of [...wanted].sort()) {
-    const loaded = byId.get(id);
-    // The rules only ever rely on receipts they were given.
-    if (loaded === undefined) fail('internal_error', ['relied_on']);
-    collect(errors, () => receipts.set(id, verifyReceipt(db, unit, loaded.fact, trust)));
-  }
-  const authorities = new Map(facts.authorities.map((a) => [a.fact.recordId, a]));
-  for (const id of decision.reliedOn.authorities) {
-    const loaded = authorities.get(id);
-    if (loaded === undefined) fail('internal_error', ['relied_on']);
+/**
+ * Verifies receipts and authority records of one unit under one trust root, each at most once.
+ * `preverify` may check receipts before the decision is known (the gate does it for planning
+ * receipts while git computes the subject's manifest); a failure is kept, and only reported when
+ * the decision turns out to rely on that record.
+ */
+export class RecordVerifier {
+  private readonly results = new Map<string, { ok: ReviewReceiptPredicate } | { error: GovernedError }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly unit: string,
+    private readonly trust: TrustRoot,
+  ) {}
+
+  private receipt(fact: UnitFacts['receipts'][number]['fact']): { ok: ReviewReceiptPredicate } | { error: GovernedError } {
+    const cached = this.results.get(fact.receiptId);
+    if (cached !== undefined) return cached;
+    let result: { ok: ReviewReceiptPredicate } | { error: GovernedError };
     try {
-      await verifyAuthority(db, unit, loaded.fact, trust);
+      result = { ok: verifyReceipt(this.db, this.unit, fact, this.trust) };
     } catch (e) {
       if (!isGovernedError(e)) throw e;
-      errors.push(e);
+      result = { error: e };
     }
+    this.results.set(fact.receiptId, result);
+    return result;
   }
-  const worst = worstError(errors);
-  if (worst !== null) throw worst;
-  return { receipts, authorities: [...decision.reliedOn.authorities] };
+
+  preverify(receipts: readonly UnitFacts['receipts'][number][]): void {
+    for (const r of receipts) this.receipt(r.fact);
+  }
+
+  /** Verify what `decision` relies on, and every receipt whose payload was read; throw the worst failure. */
+  async verifyDecision(facts: UnitFacts, decision: Decision): Promise<VerifiedRecords> {
+    const byId = new Map(facts.receipts.map((r) => [r.fact.receiptId, r]));
+    const wanted = new Set<string>(decision.reliedOn.receipts);
+    for (const r of facts.receipts) if (r.readPayload) wanted.add(r.fact.receiptId);
+    const errors: GovernedError[] = [];
+    const receipts = new Map<string, ReviewReceiptPredicate>();
+    for (const id of [...wanted].sort()) {
+      const loaded = byId.get(id);
+      // The rules only ever rely on receipts they were given.
+      if (loaded === undefined) fail('internal_error', ['relied_on']);
+      const r = this.receipt(loaded.fact);
+      if ('ok' in r) receipts.set(id, r.ok);
+      else errors.push(r.error);
+    }
+    const authorities = new Map(facts.authorities.map((a) => [a.fact.recordId, a]));
+    for (const id of decision.reliedOn.authorities) {
+      const loaded = authorities.get(id);
+      if (loaded === undefined) fail('internal_error', ['relied_on']);
+      try {
+        await verifyAuthority(this.db, this.unit, loaded.fact, this.trust);
+      } catch (e) {
+        if (!isGovernedError(e)) throw e;
+        errors.push(e);
+      }
+    }
+    const worst = worstError(errors);
+    if (worst !== null) throw worst;
+    return { receipts, authorities: [...decision.reliedOn.authorities] };
+  }
+}
+
+/** Verify everything `decision` relies on under `trust` (one-shot form of RecordVerifier). */
+export function verifyDecisionRecords(db: Db, unit: string, facts: UnitFacts, decision: Decision, trust: TrustRoot): Promise<VerifiedRecords> {
+  return new RecordVerifier(db, unit, trust).verifyDecision(facts, decision);
 }

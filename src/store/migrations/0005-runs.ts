@@ -54,4 +54,8 @@ export const RUNS_SQL = `
     log_seq               INTEGER NOT NULL UNIQUE CHECK (log_seq >= 1)
   ) STRICT;
   CREATE INDEX receipts_unit_stage ON receipts(unit, stage, log_seq);
+
+  -- review-run finds the hash-chained challenge_issue entry of a challenge by its time (= issued_at)
+  -- to prove the challenge row was not edited (SPEC §9 step 1; store/runs.ts challengeIssueEntry).
+  CREATE INDEX log_challenge_issue_time ON log(time) WHERE type = 'challenge_issue';
 `;

@@ -3,6 +3,8 @@
 // Every transition is a guarded UPDATE that must change exactly one row, so a replayed or forged
 // entry that does not follow from the state before it fails (`log_entry_not_applicable`).
 import { z } from 'zod';
+import { sha256Digest } from '../../core/canonical.js';
+import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { bootId, digest, pid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
@@ -15,6 +17,53 @@ const slot = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 /** Closed failure codes an ABORTED run records (error codes of SPEC §4.2, never free text). */
 const abortCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+
+/**
+ * The indexed receipt columns are derived from the envelope (SPEC §5 "receipts are stored as the
+ * exact envelope bytes"): the receipt id is the sha256 of the payload bytes (SPEC §8) and the payload
+ * names this run, challenge, unit, stage, slot, verdict and these state digests. Pure: no trust root
+ * is needed for this consistency check (signatures are verified at commit and by `verify`/`gate`).
+ */
+function envelopeMatches(p: {
+  receipt: string;
+  run: string;
+  challenge: string;
+  unit: string;
+  stage: string;
+  slot: string;
+  verdict: string;
+  has_veto: boolean;
+  planning_state_digest: string;
+  content_digest: string;
+  work_state_digest: string;
+  policy_digest: string;
+  trust_digest: string;
+  envelope_b64: string;
+}): boolean {
+  try {
+    const env = parseEnvelopeBytes(Buffer.from(p.envelope_b64, 'base64'));
+    if (sha256Digest(env.payload) !== p.receipt) return false;
+    const st = JSON.parse(env.payload.toString('utf8')) as { predicate?: Record<string, unknown> };
+    const q = st.predicate as Record<string, unknown> & { inputs: Record<string, unknown>; vetoes: unknown[] };
+    return (
+      q.run_id === p.run &&
+      q.challenge_id === p.challenge &&
+      q.unit === p.unit &&
+      q.stage === p.stage &&
+      q.slot === p.slot &&
+      q.verdict === p.verdict &&
+      Array.isArray(q.vetoes) &&
+      q.vetoes.length > 0 === p.has_veto &&
+      q.planning_state_digest === p.planning_state_digest &&
+      q.content_digest === p.content_digest &&
+      q.work_state_digest === p.work_state_digest &&
+      q.inputs.policy_digest === p.policy_digest &&
+      q.inputs.trust_digest === p.trust_digest
+    );
+  } catch {
+    return false;
+  }
+}
 
 /** The seq of the entry being applied: its log row is written just before its reducer runs. */
 function currentSeq(db: Db): number {
@@ -93,17 +142,27 @@ export const RUN_REDUCERS = {
     unitOf: (p) => p.unit,
     apply(db, p) {
       const seq = currentSeq(db);
+      // At its log position (SPEC §9 step 9): the claim is still open and within its deadline, and no
+      // mutation lease is active anywhere (SPEC §2: no review is ingested while any lease is active).
       const r = db
         .prepare(
           `UPDATE runs SET status = 'receipt', ended_at = ?, end_seq = ?
-           WHERE id = ? AND challenge_id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'claimed'`,
+           WHERE id = ? AND challenge_id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'claimed' AND deadline > ?
+             AND NOT EXISTS (SELECT 1 FROM leases WHERE state = 'active' AND expires_at > ?)`,
         )
-        .run(p.recorded_at, seq, p.run, p.challenge, p.unit, p.stage, p.slot);
+        .run(p.recorded_at, seq, p.run, p.challenge, p.unit, p.stage, p.slot, p.recorded_at, p.recorded_at);
       expectChanges(r.changes, 1, p.run);
+      // The receipt is about exactly the state its challenge bound (SPEC §6.2): a forged entry naming
+      // other digests does not apply.
       const c = db
-        .prepare(`UPDATE challenges SET status = 'consumed', ended_at = ? WHERE id = ? AND status = 'claimed'`)
-        .run(p.recorded_at, p.challenge);
+        .prepare(
+          `UPDATE challenges SET status = 'consumed', ended_at = ?
+           WHERE id = ? AND status = 'claimed' AND planning_state_digest = ? AND content_digest = ? AND work_state_digest = ?
+             AND policy_digest = ? AND trust_digest = ?`,
+        )
+        .run(p.recorded_at, p.challenge, p.planning_state_digest, p.content_digest, p.work_state_digest, p.policy_digest, p.trust_digest);
       expectChanges(c.changes, 1, p.challenge);
+      expectChanges(envelopeMatches(p) ? 1 : 0, 1, p.receipt);
       const i = db
         .prepare(
           `INSERT INTO receipts (id, run_id, unit, stage, slot, verdict, has_veto, planning_state_digest, content_digest,

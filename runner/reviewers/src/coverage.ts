@@ -1,0 +1,43 @@
+// The `coverage` reviewer (issue 4 item 3; SPEC §7): a pinned, self-contained program that the
+// runner starts inside the sandbox as `<interpreter> <this file>` with no arguments, stdin closed,
+// cwd /tmp and exactly the environment of SPEC §7.3. It reads the bundle at $GOVERNED_BUNDLE and
+// prints one review output (SPEC §7.2) on stdout. scripts/build.mjs bundles this file and
+// ./coverage/* into runner/reviewers/coverage.mjs, which imports only Node built-ins (SPEC §8.1).
+//
+// Exit status (docs/reviewers.md):
+//   0   a review output was printed (CLEAN or DIRTY: the verdict is in the output)
+//   64  GOVERNED_BUNDLE is not set
+//   66  the bundle cannot be read
+//   65  the bundle is malformed (shape, canonical form, digests, view coherence)
+//   70  internal error
+// On every non-zero exit stdout is empty, and stderr carries one fixed line that never includes a
+// path, a key or a value from the bundle (SPEC §3 "No secrets in output").
+import { readFileSync } from 'node:fs';
+import { Malformed } from './coverage/shape.js';
+import { reviewBundleBytes } from './coverage/review.js';
+
+function main(): number {
+  const path = process.env.GOVERNED_BUNDLE;
+  if (path === undefined || path === '') {
+    process.stderr.write('coverage: GOVERNED_BUNDLE is not set\n');
+    return 64;
+  }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    process.stderr.write('coverage: bundle unreadable\n');
+    return 66;
+  }
+  let out: string;
+  try {
+    out = reviewBundleBytes(bytes);
+  } catch (e) {
+    process.stderr.write(e instanceof Malformed ? 'coverage: bundle malformed\n' : 'coverage: internal error\n');
+    return e instanceof Malformed ? 65 : 70;
+  }
+  process.stdout.write(out);
+  return 0;
+}
+
+process.exitCode = main();

@@ -1,0 +1,82 @@
+// Hand-written shape checks for the bundle reader (the reviewer imports no zod: SPEC §8.1 pins one
+// self-contained file, and its cold start counts against every run). Every object is closed: a
+// missing or unknown key is malformed, exactly as docs/bundle.schema.json says. The error never
+// names the offending key or value (SPEC §3 "No secrets in output").
+
+/** The bundle is not one this reviewer can trust: exit non-zero with no stdout. */
+export class Malformed extends Error {
+  constructor() {
+    super('bundle_malformed');
+  }
+}
+
+export function malformed(): never {
+  throw new Malformed();
+}
+
+export function check(ok: boolean): void {
+  if (!ok) malformed();
+}
+
+/** A plain object with exactly `required` keys plus any of `optional`. */
+export function obj(v: unknown, required: readonly string[], optional: readonly string[] = []): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) malformed();
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  for (const k of required) check(Object.prototype.hasOwnProperty.call(o, k));
+  for (const k of keys) check(required.includes(k) || optional.includes(k));
+  return o;
+}
+
+export function str(v: unknown, re?: RegExp): string {
+  if (typeof v !== 'string') malformed();
+  if (re !== undefined) check(re.test(v));
+  return v;
+}
+
+export function bool(v: unknown): boolean {
+  if (typeof v !== 'boolean') malformed();
+  return v;
+}
+
+export function int(v: unknown, min = 0): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) malformed();
+  return v;
+}
+
+export function oneOf<T extends string>(v: unknown, values: readonly T[]): T {
+  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) malformed();
+  return v as T;
+}
+
+export function arr<T>(v: unknown, item: (x: unknown) => T): T[] {
+  if (!Array.isArray(v)) malformed();
+  return v.map((x) => item(x));
+}
+
+export function nullable<T>(v: unknown, item: (x: unknown) => T): T | null {
+  return v === null ? null : item(v);
+}
+
+// The ID alphabet of SPEC §6.1 and the relation form of §7.3 (docs/bundle.schema.json).
+export const ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+export const RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
+export const RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+export const HEX64_RE = /^[0-9a-f]{64}$/;
+export const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+export const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+export const ISO_SECONDS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+export const BASE64_RE = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
+
+export const id = (v: unknown): string => str(v, ID_RE);
+export const idOrRelation = (v: unknown): string => {
+  const s = str(v);
+  check(ID_RE.test(s) || RELATION_RE.test(s));
+  return s;
+};
+export const path = (v: unknown): string => {
+  const s = str(v);
+  check(s.length >= 1 && s.length <= 4096);
+  return s;
+};

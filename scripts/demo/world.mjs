@@ -1,0 +1,119 @@
+// Demo world: a real git repository with a human request, real Ed25519 keys, a trust root,
+// attestor configs and a policy whose every digest is the real one of this machine's programs
+// (`governed sandbox profile`, the bundled reviewer and attestor). Nothing here is a fixture.
+import { spawnSync } from 'node:child_process';
+import { createHash, createPublicKey } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const sha256File = (p) => createHash('sha256').update(readFileSync(p)).digest('hex');
+
+export function git(repo, ...args) {
+  const r = spawnSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: {
+      PATH: '/usr/bin:/bin',
+      HOME: repo,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'Demo Writer',
+      GIT_AUTHOR_EMAIL: 'writer@example.invalid',
+      GIT_COMMITTER_NAME: 'Demo Writer',
+      GIT_COMMITTER_EMAIL: 'writer@example.invalid',
+    },
+  });
+  if (r.status !== 0) throw new Error(`git ${args[0]} failed`);
+  return r.stdout.trim();
+}
+
+export const REQUEST_OBLIGATION = 'Add an `export` command that writes every record as one CSV line.';
+export const REQUEST_CONTEXT = '\nThanks — the reporting team.\n';
+
+/** The repository at its baseline: the human request and the existing product. */
+export function makeRepo(dir) {
+  const repo = join(dir, 'repo');
+  mkdirSync(join(repo, 'requests'), { recursive: true });
+  mkdirSync(join(repo, 'src'), { recursive: true });
+  git(repo, 'init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'requests', 'export.md'), REQUEST_OBLIGATION + REQUEST_CONTEXT);
+  writeFileSync(join(repo, 'src', 'records.js'), "export const records = [{ id: 1, name: 'a' }, { id: 2, name: 'b' }];\n");
+  writeFileSync(join(repo, 'README.md'), '# demo product\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'baseline');
+  return repo;
+}
+
+/** The request contract (SPEC §6) with byte-exact atom spans over the request file. */
+export function contractYaml(state) {
+  const a = Buffer.byteLength(REQUEST_OBLIGATION);
+  const b = a + Buffer.byteLength(REQUEST_CONTEXT);
+  const stmt = JSON.stringify(REQUEST_OBLIGATION);
+  return `kind: governed/request-contract
+version: 1
+title: Add export command
+sources:
+  - id: SRC-1
+    path: requests/export.md
+    class: directive
+    atoms:
+      - { id: ATOM-1, span: [0, ${a}], kind: obligation, directives: [DIR-1] }
+      - { id: ATOM-2, span: [${a}, ${b}], kind: context, directives: [] }
+directives:
+  - id: DIR-1
+    statement: ${stmt}
+    state: ${state}
+    sources: [SRC-1]
+    targets: [{ id: TGT-1, paths: [src/export.js] }]
+    criteria: [{ id: AC-1, statement: ${stmt}, atoms: [ATOM-1] }]
+    implementations: [IMP-1]
+    evidence: [EVD-1]
+implementations: [{ id: IMP-1, paths: [src/export.js] }]
+evidence: [{ id: EVD-1, kind: test, paths: [test/export.test.js] }]
+authorities: []
+tombstones: []
+`;
+}
+
+/** The writer's change: the implementation and a test that exercises it. */
+export function writeChange(repo) {
+  mkdirSync(join(repo, 'test'), { recursive: true });
+  writeFileSync(
+    join(repo, 'src', 'export.js'),
+    "import { records } from './records.js';\n\nexport function exportCsv() {\n  return records.map((r) => `${r.id},${r.name}`).join('\\n');\n}\n",
+  );
+  writeFileSync(
+    join(repo, 'test', 'export.test.js'),
+    "import { exportCsv } from '../src/export.js';\n\nif (exportCsv() !== '1,a\\n2,b') throw new Error('export is wrong');\n",
+  );
+}
+
+export function keyIdOfPem(pem) {
+  return createHash('sha256').update(createPublicKey(pem).export({ format: 'der', type: 'spki' })).digest('hex');
+}
+
+export const CREDENTIALS = ['reviewer', 'runner', 'gate', 'log', 'authority'];
+
+/** A trust root (SPEC §13) naming each demo key for its one role. */
+export function trustRoot(keysDir) {
+  return {
+    version: 1,
+    expires: '2030-01-01T00:00:00Z',
+    keys: CREDENTIALS.map((role) => {
+      const pem = readFileSync(join(keysDir, `${role}.pub`), 'utf8');
+      return { key_id: keyIdOfPem(pem), public_key: pem, roles: [role], not_before: '2026-01-01T00:00:00Z', not_after: '2030-01-01T00:00:00Z' };
+    }),
+  };
+}
+
+/** One attestor config per signing credential (SPEC §8.1): its key ref and its one kind. */
+export function attestorConfigs(dir, keysDir) {
+  const kinds = { reviewer: 'review-receipt', runner: 'review-receipt', gate: 'decision' };
+  const out = {};
+  for (const [credential, kind] of Object.entries(kinds)) {
+    const pem = readFileSync(join(keysDir, `${credential}.pub`), 'utf8');
+    const path = join(dir, `${credential}-attestor.json`);
+    writeFileSync(path, JSON.stringify({ credential, kind, key_id: keyIdOfPem(pem), key_ref: join(keysDir, `${credential}.key`) }));
+    out[credential] = { path, sha256: sha256File(path), keyId: keyIdOfPem(pem) };
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+// The lean entry of `governed gate` (research/perf.md §3.5 "ultra-lean gate": node:util parseArgs
+// instead of commander; bench/gate). It parses exactly the options `register/decide.ts` declares for
+// `gate` — same names, same arity, nothing else — so an entry point may route `governed gate ...`
+// here without loading commander and every other command group. `--help` stays with commander
+// (the entry routes it there). A usage error exits 2 (SPEC §4.2) with the one decision object on
+// stdout under --json, like every other gate failure.
+import { parseArgs } from 'node:util';
+import { GovernedError } from '../../core/errors.js';
+import { errorJson, gateHuman, GATE_SCHEMA_VERSION, type GateDecisionJson } from '../../flows/decide/gate-output.js';
+import { writeResult } from '../output.js';
+import type { GateOptions } from '../register/decide.js';
+import { gateCommand } from './gate.js';
+
+/** The `gate` options of register/decide.ts, as parseArgs declarations (kept equal by test/gate-argv.test.ts). */
+export const GATE_ARGV_OPTIONS = {
+  unit: { type: 'string' },
+  trust: { type: 'string' },
+  'policy-digest': { type: 'string' },
+  subject: { type: 'string' },
+  repo: { type: 'string' },
+  attest: { type: 'string' },
+  'attestor-config': { type: 'string' },
+  attestor: { type: 'string' },
+  home: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** True when `argv` (after `gate`) asks for help: commander prints it. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '-h');
+}
+
+function usageDecision(): GateDecisionJson {
+  const e = new GovernedError('usage_error');
+  return {
+    schemaVersion: GATE_SCHEMA_VERSION,
+    command: 'gate',
+    decision: 'DENY',
+    exit: e.exit,
+    state: null,
+    unit: null,
+    trustMode: 'co-located',
+    subject: { commit: null, manifestDigest: null },
+    policyDigest: null,
+    trustDigest: null,
+    gateTrustDigest: null,
+    evaluatedAt: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    reasons: [],
+    preservationWaiver: null,
+    current: null,
+    reliedOn: null,
+    attestation: null,
+    error: errorJson(e),
+  };
+}
+
+/** Run `gate` from its argv (the words after `gate`); returns the exit code. Never throws. */
+export async function gateMain(argv: readonly string[]): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  const json = argv.includes('--json');
+  try {
+    values = parseArgs({ args: [...argv], options: GATE_ARGV_OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch {
+    // The offending word is input: it is never echoed (SPEC §3).
+    const d = usageDecision();
+    process.stderr.write(`governed: error usage_error: ${d.error?.message ?? ''}\n`);
+    writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });
+    return 2;
+  }
+  const opts: GateOptions = {
+    unit: values.unit as string | undefined,
+    trust: values.trust as string | undefined,
+    policyDigest: values['policy-digest'] as string | undefined,
+    subject: values.subject as string | undefined,
+    repo: values.repo as string | undefined,
+    attest: values.attest as string | undefined,
+    attestorConfig: values['attestor-config'] as string | undefined,
+    attestor: values.attestor as string | undefined,
+    home: values.home as string | undefined,
+    json: values.json === true,
+  };
+  try {
+    const result = await gateCommand(opts);
+    writeResult(result, { json: opts.json });
+    return result.exit;
+  } catch {
+    // gateFlow never throws; anything here is a bug: deny with exit 1, never 0.
+    process.stderr.write('governed: error internal_error\n');
+    return 1;
+  }
+}

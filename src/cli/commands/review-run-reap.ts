@@ -1,0 +1,13 @@
+// `governed run reap --unit U` (SPEC §9 step 3): record stale claims of the unit as ABORTED.
+import { reapRunsFlow } from '../../flows/run/reap.js';
+import { resolveHome } from '../options.js';
+import type { CommandResult } from '../output.js';
+
+export async function runReapCommand(opts: { unit: string; home?: string }): Promise<CommandResult> {
+  const r = reapRunsFlow({ home: resolveHome(opts.home), unit: opts.unit, clock: () => Math.floor(Date.now() / 1000) });
+  return {
+    exit: 0,
+    json: { unit: r.unit, aborted: r.aborted, bundles_removed: r.bundlesRemoved },
+    human: r.aborted.length === 0 ? `unit ${r.unit}: no stale claim` : `unit ${r.unit}: recorded ABORTED ${r.aborted.join(' ')}`,
+  };
+}

@@ -1,0 +1,133 @@
+// `governed status --unit U [--repo DIR]` (SPEC §4.1, §10; issue 5 item 3; docs/gate.md "status"):
+// per stage and slot the streak and what is missing, leases, vetoes, preservation, and the delivery
+// state with every reason — the same rules and the same loader as `gate`, on the unit's current
+// state: the stored scope and the LIVE workspace (SPEC §6.4, fully re-hashed), judged under the
+// pinned policy and trust root. Every record the decision relies on is re-verified under the pinned
+// trust root (a store edited behind governed is reported as an error, never as a state).
+// Read-only: nothing is written; expired-but-unswept leases are shown as expired and still block.
+import { resolve } from 'node:path';
+import { digestOf } from '../../core/canonical.js';
+import { CONTROL_REGISTRY, decide } from '../../core/decision/index.js';
+import { fail, isGovernedError } from '../../core/errors.js';
+import type { TrustRoot } from '../../core/trust-root.js';
+import { closeStore, openStore } from '../../store/open.js';
+import type { Db } from '../../store/store.js';
+import { computeWorkspaceManifest } from '../../workspace/manifest.js';
+import { directiveFacts, NO_PRESERVATION } from './directives.js';
+import { loadUnitFacts } from './facts.js';
+import { decodeUtf8, parseStructuredLean } from './lean/structured.js';
+import { isoOfSeconds, loadTrustRootLean } from './lean/trust-root.js';
+import { readPinnedPolicy, readPinnedTrustBytes } from './pins.js';
+import { withReadSnapshot } from './snapshot.js';
+import { STATUS_SCHEMA_VERSION, type StatusJson } from './status-output.js';
+import { currentDigests, readScope, readUnit } from './unit-state.js';
+import { verifyDecisionRecords } from './verify.js';
+
+export interface StatusArgs {
+  readonly home: string;
+  readonly unit: string;
+  /** The repository top level whose working tree is the unit's workspace (default: cwd). */
+  readonly repo: string;
+  readonly clock: () => number;
+}
+
+/** The pinned trust root in force, proved to be the pinned document (`pin_integrity_failed`). */
+async function pinnedTrustRoot(db: Db): Promise<TrustRoot> {
+  const row = readPinnedTrustBytes(db);
+  let value: unknown;
+  try {
+    value = await parseStructuredLean(decodeUtf8(row.bytes, 'trust'), '');
+  } catch (e) {
+    if (isGovernedError(e)) fail('pin_integrity_failed', ['trust']);
+    throw e;
+  }
+  if (digestOf(value) !== row.digest) fail('pin_integrity_failed', ['trust']);
+  return loadTrustRootLean(value);
+}
+
+export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
+  const now = args.clock();
+  const store = openStore(args.home);
+  try {
+    const db = store.db;
+    return await withReadSnapshot(db, async () => {
+      const unit = readUnit(db, args.unit);
+      const policy = await readPinnedPolicy(db);
+      const trust = await pinnedTrustRoot(db);
+      const scope = await readScope(db, unit.unit);
+      const workspace = await computeWorkspaceManifest(resolve(args.repo), { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
+      const current = currentDigests(unit, scope, workspace.digest);
+      const facts = loadUnitFacts(db, unit.unit, current);
+      const decision = decide({
+        unit: unit.unit,
+        now,
+        policy,
+        trustDigest: trust.digest,
+        current,
+        receipts: facts.receipts.map((r) => r.fact),
+        abortedRuns: facts.abortedRuns,
+        authorities: facts.authorities.map((a) => a.fact),
+        resets: facts.resets,
+        trustMode: 'co-located',
+        openLeases: facts.openLeases.map((l) => ({ leaseId: l.leaseId, expiresAt: l.expiresAt })),
+        directives: directiveFacts(scope.contract),
+        preservation: NO_PRESERVATION,
+        controls: CONTROL_REGISTRY,
+      });
+      // Key validity at each record's log position under the trust root in force (SPEC §5).
+      await verifyDecisionRecords(db, unit.unit, facts, decision, trust);
+      const total = db.prepare('SELECT COUNT(*) FROM receipts WHERE unit = ?').pluck().get(unit.unit) as number;
+      return {
+        schemaVersion: STATUS_SCHEMA_VERSION,
+        command: 'status',
+        unit: unit.unit,
+        state: decision.state,
+        reasons: decision.reasons.map((r) => ({ code: r.code, ids: [...r.ids] })),
+        evaluatedAt: isoOfSeconds(now),
+        trustMode: decision.trustMode,
+        policyDigest: decision.policyDigest,
+        trustDigest: decision.trustDigest,
+        current: {
+          ...current,
+          workspaceDigest: workspace.digest,
+          workRevision: unit.workRevision,
+          scopeVersion: scope.version,
+          scopeEpoch: unit.scopeEpoch,
+        },
+        planningSealed: decision.planningSealed,
+        preservation: {
+          required: policy.doc.preservation === 'required',
+          waiver: decision.preservationWaiver,
+          contract: NO_PRESERVATION.contract,
+          incidentHistory: NO_PRESERVATION.incidentHistory,
+          unsatisfiedSurfaces: [...NO_PRESERVATION.unsatisfiedSurfaces],
+        },
+        stages: decision.stages.map((s) => ({
+          stage: s.stage,
+          required: s.required,
+          gating: s.gating,
+          floor: s.floor,
+          rounds: s.rounds,
+          streak: s.streak,
+          missingRounds: Math.max(0, s.floor - s.streak),
+          complete: s.complete,
+          slots: s.slots.map((x) => ({ slot: x.slot, current: x.current, counted: x.counted, missing: x.missing, blockedBy: [...x.blockedBy] })),
+          proof: [...s.proof],
+        })),
+        vetoes: decision.vetoes.map((v) => ({ receipt: v.receiptId, stage: v.stage, slot: v.slot, findings: v.findings.map((x) => ({ ...x, refs: [...x.refs] })) })),
+        leases: facts.openLeases.map((l) => ({
+          lease: l.leaseId,
+          writerSession: l.session,
+          acquiredAt: isoOfSeconds(l.acquiredAt),
+          expiresAt: isoOfSeconds(l.expiresAt),
+          expired: l.expiresAt <= now,
+        })),
+        abortedRuns: facts.abortedRuns.map((a) => ({ run: a.runId, stage: a.stage, slot: a.slot })),
+        receipts: { total, loaded: facts.receipts.length },
+        reliedOn: { receipts: [...decision.reliedOn.receipts], authorities: [...decision.reliedOn.authorities] },
+      };
+    });
+  } finally {
+    closeStore(store);
+  }
+}

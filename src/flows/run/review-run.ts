@@ -1,0 +1,136 @@
+// `governed review-run --challenge C` — the trusted runner (SPEC §9), steps 1–9 in order:
+//
+//  1. load the challenge (after reaping the unit's stale claims, logged); refuse unknown, expired,
+//     consumed, claimed, tampered (row ≠ its log entry, bundle file ≠ its digest) or stale (pins or
+//     unit state moved) ones — nothing is claimed, the store is unchanged;      load-challenge.ts
+//  2–3. claim in one transaction that re-checks the challenge and that no lease is active;  claim.ts
+//  4. pin the policy's reviewer and both attestors (read once, hashed, allowlisted);           pin.ts
+//  5–6. run the reviewer in bubblewrap (bwrap, profile, seccomp allowlisted before bwrap runs), its
+//     identity read and checked from outside before release;                        sandbox-run.ts
+//  7. parse stdout strictly (SPEC §7.2);                                     core/review-output.ts
+//  8. recompute everything bound at issuance;                                            drift.ts
+//  9. build the statement, sign with both attestors in parallel, verify the whole envelope, commit
+//     in one transaction, delete the bundle.                      statement.ts, sign.ts, commit.ts
+//
+// From the claim on, every failure is recorded as ABORTED with its code (abort.ts) and surfaces as
+// `RunAborted` carrying the run id and that code. The caller prints only {verdict, run_id,
+// receipt_id} — never a digest, a path, reviewer output or stderr.
+import { GovernedError } from '../../core/errors.js';
+import { parseReviewOutput } from '../../core/review-output.js';
+import { isoSecondsOf } from '../../core/trust-root.js';
+import { closeStore, openStore, unitWriters } from '../../store/index.js';
+import { assertCurrentIsPinned } from '../challenge/pinned.js';
+import { abortCodeOf, recordAborted } from './abort.js';
+import { claimChallenge } from './claim.js';
+import { commitReceipt } from './commit.js';
+import { assertNoDrift } from './drift.js';
+import { assertChallengeCurrent, assertClaimable, assertRowMatchesLog, challengeIdOrUnknown, loadBundle, requireChallenge } from './load-challenge.js';
+import { resolveLocations } from './locations.js';
+import { pinPrograms, policyReviewer } from './pin.js';
+import { reapAndClean } from './reap.js';
+import { runReviewer } from './sandbox-run.js';
+import { signReceipt, type Signers } from './sign.js';
+import { startAttestor, type StartedAttestor } from './attestor-session.js';
+import { buildReceiptStatement } from './statement.js';
+
+export interface ReviewRunArgs {
+  readonly home: string;
+  readonly challengeId: string;
+  /** The repository top level (default: the current directory), as for review-challenge. */
+  readonly repo: string;
+  readonly reviewersDir?: string | undefined;
+  readonly attestorsDir?: string | undefined;
+  readonly bwrapPath?: string | undefined;
+  /** The policy / trust-root files the deployment holds now; must equal the pinned ones. */
+  readonly policyFile?: string | undefined;
+  readonly trustFile?: string | undefined;
+  /** Runner clock, whole seconds. */
+  readonly clock: () => number;
+}
+
+export interface ReviewRunResult {
+  readonly verdict: 'CLEAN' | 'DIRTY';
+  readonly runId: string;
+  readonly receiptId: string;
+  readonly challengeId: string;
+  readonly unit: string;
+}
+
+/** A run that was claimed and then recorded as ABORTED (or found aborted by a reaper). */
+export class RunAborted extends Error {
+  constructor(
+    readonly runId: string,
+    readonly error: GovernedError,
+  ) {
+    super(error.message);
+    this.name = 'RunAborted';
+  }
+}
+
+export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResult> {
+  const id = challengeIdOrUnknown(args.challengeId);
+  const store = openStore(args.home);
+  try {
+    const db = store.db;
+    // Step 1 (with the reaping of SPEC §9 step 3 for the challenge's unit, so a challenge whose
+    // runner died is reported as the ABORTED run it is, never claimed twice).
+    const first = requireChallenge(db, id);
+    reapAndClean(store, args.clock(), first.unit);
+    const c = requireChallenge(db, id);
+    const now = args.clock();
+    assertClaimable(c, now);
+    assertRowMatchesLog(db, c);
+    const pinned = assertChallengeCurrent(db, c, now);
+    assertCurrentIsPinned(pinned, { policyFile: args.policyFile, trustFile: args.trustFile });
+    const reviewer = policyReviewer(pinned, c);
+    const bundle = loadBundle(store.bundlesDir, c, pinned.policy.maxBundleBytes);
+
+    // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
+    const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
+    const signers: { reviewer?: StartedAttestor; runner?: StartedAttestor } = {};
+    try {
+      const loc = resolveLocations({ home: store.home, reviewersDir: args.reviewersDir, attestorsDir: args.attestorsDir, bwrapPath: args.bwrapPath });
+      const programs = pinPrograms(loc, pinned, reviewer);
+      // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
+      signers.reviewer = startAttestor(programs.reviewerSigner);
+      signers.runner = startAttestor(programs.runnerSigner);
+      const run = await runReviewer({
+        bwrapPath: loc.bwrapPath,
+        pinned,
+        reviewer,
+        reviewerBytes: programs.reviewerBytes,
+        bundleBytes: bundle.bytes,
+        clock: args.clock,
+      });
+      const output = parseReviewOutput(run.stdout, bundle.coverage);
+      await assertNoDrift({ db, bundlesDir: store.bundlesDir, challenge: c, repo: args.repo, now: args.clock() });
+      const statement = buildReceiptStatement({
+        trustMode: pinned.policy.doc.trust_mode,
+        challenge: c,
+        claimed,
+        reviewer,
+        programs,
+        run,
+        output,
+        writers: unitWriters(db, c.unit),
+      });
+      const signed = await signReceipt(statement, signers as Signers, pinned.trust, isoSecondsOf(new Date(args.clock() * 1000)));
+      commitReceipt(store, args.clock(), c, claimed.runId, output, signed);
+      return { verdict: output.verdict, runId: claimed.runId, receiptId: signed.receiptId, challengeId: c.challengeId, unit: c.unit };
+    } catch (e) {
+      const error = abortCodeOf(e);
+      try {
+        recordAborted(store, args.clock(), claimed.runId, c.challengeId, error.code);
+      } catch {
+        // The store refused even the ABORTED record (e.g. locked beyond the busy timeout): the claim
+        // stays, its runner (this process) exits, and the next command touching the unit reaps it.
+      }
+      throw new RunAborted(claimed.runId, error);
+    } finally {
+      signers.reviewer?.stop();
+      signers.runner?.stop();
+    }
+  } finally {
+    closeStore(store);
+  }
+}

@@ -1,0 +1,91 @@
+// SPEC §9 steps 5–6: run the pinned reviewer bytes in bubblewrap (runner/sandbox, docs/sandbox.md)
+// with the policy's allowlists, interpreter, environment, uid and limits; record the reviewer process
+// identity from OUTSIDE while the sandbox is built and blocked, check it, and only then release it.
+//
+// Checked here before release (on top of runner/sandbox's own checks, so the receipt never states
+// something this flow did not see): every namespace differs from this runner's; the bytes streamed in
+// are the policy's reviewer; `uid_separated` is true only when governed runs as root AND the sandbox
+// runs as the policy's `sandbox.uid` (SPEC §9 step 6; otherwise the receipt says false and
+// docs/security.md explains the same-uid ptrace risk).
+//
+// After release, anything but a clean exit within the limits is a review failure → ABORTED (step 7):
+// timeout, stdout over max_output, a setup failure after release, a process left behind, a non-zero
+// exit or a signal. stderr is never kept (only counted by the sandbox), never echoed.
+import { fail } from '../../core/errors.js';
+import {
+  prepareSandbox,
+  sandboxLimitsFromPolicy,
+  type PreparedSandbox,
+  type SandboxFacts,
+  type SandboxIdentity,
+} from '../../../runner/sandbox/index.js';
+import { NAMESPACES, readNamespaces } from '../../../runner/sandbox/proc.js';
+import type { Pinned } from '../challenge/pinned.js';
+import type { PolicyReviewer } from './pin.js';
+
+export interface ReviewerRun {
+  /** Reviewer stdout, at most the policy's max_output bytes. */
+  readonly stdout: Buffer;
+  readonly identity: SandboxIdentity;
+  readonly facts: SandboxFacts;
+  /** Runner clock (whole seconds) at release and after the sandbox exited. */
+  readonly startedAt: number;
+  readonly finishedAt: number;
+}
+
+export interface SandboxRunArgs {
+  readonly bwrapPath: string;
+  readonly pinned: Pinned;
+  readonly reviewer: PolicyReviewer;
+  readonly reviewerBytes: Buffer;
+  readonly bundleBytes: Buffer;
+  readonly clock: () => number;
+}
+
+/** Step 6: what the receipt will state about the sandbox, checked from outside before release. */
+function assertIdentity(sb: PreparedSandbox, a: SandboxRunArgs): void {
+  const own = readNamespaces('self');
+  for (const name of NAMESPACES) if (sb.identity.namespaces[name] === own[name]) fail('sandbox_not_isolated', [`ns.${name}`]);
+  if (sb.facts.reviewerSha256 !== a.reviewer.sha256) fail('reviewer_not_allowlisted', [a.reviewer.name]);
+  if (sb.facts.interpreter !== a.reviewer.interpreter) fail('sandbox_identity_mismatch', ['interpreter']);
+  const euid = typeof process.geteuid === 'function' ? process.geteuid() : -1;
+  const policyUid = a.pinned.policy.doc.sandbox.uid;
+  if (sb.facts.uidSeparated !== (euid === 0)) fail('sandbox_uid_mismatch', ['uid_separated']);
+  if (sb.facts.uidSeparated && (sb.facts.uid !== policyUid || sb.facts.gid !== policyUid)) fail('sandbox_uid_mismatch', ['uid']);
+  if (!sb.facts.uidSeparated && sb.facts.uid !== euid) fail('sandbox_uid_mismatch', ['uid']);
+}
+
+export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
+  const sandbox = a.pinned.policy.doc.sandbox;
+  const sb = await prepareSandbox({
+    bwrapPath: a.bwrapPath,
+    allow: {
+      bwrapSha256: sandbox.bwrap_sha256,
+      profileSha256: sandbox.profile_sha256,
+      seccompSha256: sandbox.seccomp_sha256,
+      reviewerSha256: a.reviewer.sha256,
+    },
+    interpreter: a.reviewer.interpreter,
+    reviewer: { bytes: a.reviewerBytes },
+    bundleBytes: a.bundleBytes,
+    env: a.reviewer.env,
+    uid: sandbox.uid,
+    gid: sandbox.uid,
+    limits: sandboxLimitsFromPolicy(a.pinned.policy),
+  });
+  try {
+    assertIdentity(sb, a);
+  } catch (e) {
+    await sb.abort();
+    throw e;
+  }
+  const startedAt = a.clock();
+  const r = await sb.release();
+  const finishedAt = a.clock();
+  if (r.timedOut) fail('reviewer_timeout');
+  if (r.outputOverflow) fail('review_output_too_large');
+  if (r.setupFailed) fail('reviewer_run_incomplete', ['setup']);
+  if (r.exitCode !== 0 || r.signal !== null) fail('reviewer_exit_nonzero');
+  if (!r.cleanupVerified) fail('reviewer_run_incomplete', ['cleanup']);
+  return { stdout: r.stdout, identity: sb.identity, facts: sb.facts, startedAt, finishedAt };
+}

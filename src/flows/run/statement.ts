@@ -1,0 +1,114 @@
+// SPEC §8 / §9 step 9: the in-toto Statement v1 of one review run. Every field comes from the runner:
+// the challenge row (checked against its log entry and re-computed by the drift check), the claim,
+// the pinned programs, the sandbox facts and identity read from outside, the registered writers, the
+// runner clock — and from the reviewer only its parsed opaque verdict and findings (SPEC §7.2: the
+// echoed coverage is not stored, only `coverage_matched: true`).
+import { canonicalBytes, sha256Digest } from '../../core/canonical.js';
+import { fail } from '../../core/errors.js';
+import { buildStatement } from '../../core/intoto.js';
+import {
+  REVIEW_RECEIPT_PREDICATE_TYPE,
+  predicateRuleViolation,
+  reviewReceiptPredicateSchema,
+  type ReviewReceiptPredicate,
+} from '../../core/receipt-predicate.js';
+import { canonicalJson } from '../../core/canonical.js';
+import type { ReviewOutput } from '../../core/review-output.js';
+import { isoSecondsOf } from '../../core/trust-root.js';
+import type { Challenge, RunWriter } from '../../store/index.js';
+import type { Claimed } from './claim.js';
+import type { PinnedPrograms, PolicyReviewer } from './pin.js';
+import type { ReviewerRun } from './sandbox-run.js';
+
+/** The predicate schema caps the writers a receipt names. */
+export const MAX_RECEIPT_WRITERS = 64;
+
+export interface StatementInput {
+  readonly trustMode: 'co-located';
+  readonly challenge: Challenge;
+  readonly claimed: Claimed;
+  readonly reviewer: PolicyReviewer;
+  readonly programs: PinnedPrograms;
+  readonly run: ReviewerRun;
+  readonly output: ReviewOutput;
+  readonly writers: readonly RunWriter[];
+}
+
+export interface BuiltStatement {
+  readonly predicate: ReviewReceiptPredicate;
+  /** The exact RFC 8785 bytes that both attestors sign (the DSSE payload). */
+  readonly payload: Buffer;
+  /** `sha256:` of the payload: the receipt id (SPEC §8). */
+  readonly receiptId: string;
+}
+
+const iso = (seconds: number): string => isoSecondsOf(new Date(seconds * 1000));
+
+export function buildReceiptStatement(i: StatementInput): BuiltStatement {
+  const c = i.challenge;
+  if (i.writers.length > MAX_RECEIPT_WRITERS) fail('run_writers_too_many', [c.unit]);
+  // Times are whole seconds of the runner clock, ordered (SPEC §8); a clock that went backwards
+  // cannot be written into a receipt.
+  if (!(c.issuedAt <= i.run.startedAt && i.run.startedAt <= i.run.finishedAt)) fail('run_clock_invalid');
+  const predicate: ReviewReceiptPredicate = {
+    trust_mode: i.trustMode,
+    unit: c.unit,
+    stage: c.stage,
+    slot: c.slot,
+    challenge_id: c.challengeId,
+    run_id: i.claimed.runId,
+    execution_id: i.claimed.executionId,
+    verdict: i.output.verdict,
+    findings: [...i.output.findings],
+    vetoes: [...i.output.vetoes],
+    coverage_matched: true,
+    bundle_digest: c.bundleDigest,
+    view_digest: c.viewDigest,
+    planning_state_digest: c.planningStateDigest,
+    content_digest: c.contentDigest,
+    work_state_digest: c.workStateDigest,
+    inputs: {
+      contract_digest: c.contractDigest,
+      sources_digest: c.sourcesDigest,
+      workspace_digest: c.workspaceDigest,
+      baseline: { commit: c.baseline.commit, tree: c.baseline.tree },
+      policy_digest: c.policyDigest,
+      trust_digest: c.trustDigest,
+      scope_epoch: c.scopeEpoch,
+      work_revision: c.workRevision,
+    },
+    reviewer: { name: i.reviewer.name, sha256: i.run.facts.reviewerSha256, interpreter: i.run.facts.interpreter },
+    sandbox: {
+      bwrap_sha256: i.run.facts.bwrapSha256,
+      profile_digest: i.run.facts.profileDigest,
+      seccomp_digest: i.run.facts.seccompDigest,
+      uid: i.run.facts.uid,
+      uid_separated: i.run.facts.uidSeparated,
+    },
+    attestors: { reviewer_sha256: i.programs.reviewerSigner.programSha256, runner_sha256: i.programs.runnerSigner.programSha256 },
+    reviewer_process: {
+      boot_id: i.run.identity.boot_id,
+      pid: i.run.identity.pid,
+      start_time: i.run.identity.start_time,
+      namespaces: { ...i.run.identity.namespaces },
+    },
+    writers: i.writers.map((w) => ({
+      writer_session: w.writerSession,
+      boot_id: w.identity.bootId,
+      pid: w.identity.pid,
+      start_time: String(w.identity.startTime),
+    })),
+    times: { issued_at: iso(c.issuedAt), started_at: iso(i.run.startedAt), finished_at: iso(i.run.finishedAt) },
+  };
+  // The statement is checked against the very schema and rules every verifier applies before any
+  // attestor sees it: a predicate governed cannot vouch for is never sent for signing.
+  const parsed = reviewReceiptPredicateSchema.safeParse(predicate);
+  if (!parsed.success || predicateRuleViolation(parsed.data, canonicalJson) !== null) fail('internal_error', ['predicate']);
+  const statement = buildStatement(
+    [{ name: 'workspace', digest: { sha256: c.workspaceDigest.slice('sha256:'.length) } }],
+    REVIEW_RECEIPT_PREDICATE_TYPE,
+    predicate as unknown as Record<string, unknown>,
+  );
+  const payload = canonicalBytes(statement);
+  return { predicate, payload, receiptId: sha256Digest(payload) };
+}
