@@ -20649,7 +20649,9 @@ function date4(params) {
 
 // src/core/attestor-protocol.ts
 var ATTESTOR_KINDS = {
-  "review-receipt": "https://governed.dev/review-receipt/v1"
+  "review-receipt": "https://governed.dev/review-receipt/v1",
+  // The gate's signed decision (SPEC §4.1 `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
+  decision: "https://slsa.dev/verification_summary/v1"
 };
 var CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 var attestorConfigSchema = external_exports.strictObject({
@@ -20673,6 +20675,7 @@ function selfDigestField(kind, credential) {
     if (credential === "reviewer") return "reviewer_sha256";
     if (credential === "runner") return "runner_sha256";
   }
+  if (kind === "decision" && credential === "gate") return "attestor_sha256";
   return null;
 }
 
@@ -21030,6 +21033,18 @@ var DECISION_ERRORS = {
     "The facts given to the decision rules are inconsistent (another unit, a repeated log position or id, a malformed digest); nothing is decided."
   ),
   decision_log_time_in_future: def(4, "A log position is later than the evaluation time, so no age or expiry can be judged."),
+  decision_fact_mismatch: def(4, "A stored row contradicts the signed record or log entry it was derived from (edited behind governed)."),
+  gate_policy_digest_mismatch: def(4, "The pinned policy is not the policy the deploy side expects (--policy-digest)."),
+  gate_subject_mismatch: def(4, "The subject commit is not the content that was reviewed: its manifest differs from the reviewed workspace digest."),
+  // --- 2 usage: the deploy side must give all three anchors (SPEC §10.3) -------------------------
+  gate_anchor_missing: def(2, "gate needs --unit, --trust, --policy-digest and --subject from the deploy side."),
+  gate_policy_digest_invalid: def(2, "The expected policy digest must be sha256:<64 hex>."),
+  gate_subject_invalid: def(2, "The subject must be the full hex id of a commit (40 or 64 hex), not a name or an abbreviation."),
+  gate_attest_output_exists: def(2, "The --attest output file already exists; it is never overwritten."),
+  gate_attest_output_unwritable: def(2, "The --attest output file could not be written."),
+  // --- 7 no evidence ------------------------------------------------------------------------------
+  gate_no_evidence: def(7, "The unit has not a single receipt."),
+  gate_subject_unreviewed: def(7, "No counted receipt of a work stage (development, test, integration) reviewed the subject content."),
   // --- 8 refused by state -----------------------------------------------------------------------
   planning_not_sealed: def(8, "The policy requires planning and the planning stage is not sealed on the current planning state.")
 };
@@ -21056,16 +21071,49 @@ var DECISION_REASONS = {
 
 // src/core/error-codes/runner.ts
 var RUNNER_ERRORS = {
+  // --- 1 internal -----------------------------------------------------------------------------
+  run_unknown: def(1, "No run with this id exists."),
+  run_clock_invalid: def(1, "The runner clock went backwards during the run (issued, started and finished times out of order); the run was recorded as ABORTED."),
+  // --- 2 usage / configuration ----------------------------------------------------------------
+  reviewer_file_unavailable: def(2, "The policy reviewer program is not a readable regular file in the reviewers directory; the run was recorded as ABORTED."),
+  attestor_file_unavailable: def(2, "An attestor program or configuration is not a readable regular file in the attestors directory; the run was recorded as ABORTED."),
+  receipt_output_exists: def(2, "receipt show --out refuses to overwrite an existing file."),
+  // --- 4 verification / tampering ---------------------------------------------------------------
+  challenge_tampered: def(4, "The challenge row no longer matches its hash-chained challenge_issue log entry (or the policy disagrees with it); nothing was claimed."),
+  challenge_bundle_missing: def(4, "The bundle file of an open challenge is missing or not a private regular file; nothing was claimed."),
+  challenge_bundle_mismatch: def(4, "The bundle file bytes do not hash to the bundle digest bound at issuance (replaced or edited); nothing was claimed."),
+  receipt_integrity_failed: def(4, "A stored receipt envelope does not match its receipt id."),
+  // --- 5 stale or replayed ----------------------------------------------------------------------
   challenge_unknown: def(5, "No challenge with this id exists in this store (never issued here, or replayed from elsewhere)."),
   challenge_expired: def(5, "The challenge expired before it was claimed."),
   challenge_claimed: def(5, "The challenge is already claimed by another run (one-time: exactly one run per challenge)."),
   challenge_consumed: def(5, "The challenge was already used: its run ended as a receipt or ABORTED (replay)."),
-  run_unknown: def(1, "No run with this id exists."),
+  challenge_stale: def(5, "The state the challenge was issued on moved before the run (pinned policy or trust root, scope version, scope epoch or work revision); nothing was claimed."),
+  // --- 7 no evidence --------------------------------------------------------------------------
+  receipt_unknown: def(7, "No receipt with this id exists in this store."),
+  // --- 8 refused by state ---------------------------------------------------------------------
+  run_lease_active: def(8, "A mutation lease is active; no review is ingested while any lease is active. Nothing was claimed."),
   run_not_claimed: def(8, "The run already ended; it cannot end twice."),
+  run_writers_too_many: def(8, "The unit has more registered writers than a receipt can name (64); the run was recorded as ABORTED."),
+  // --- 9 review not clean: the run was recorded as ABORTED ------------------------------------
   run_claim_aborted: def(9, "The run was recorded as ABORTED while it ran (its claim was reaped); no receipt was recorded."),
-  run_deadline_passed: def(9, "The run passed its deadline before it committed; it was recorded as ABORTED by a later command."),
+  run_deadline_passed: def(9, "The run passed its deadline before it committed; it was recorded as ABORTED."),
   runner_gone: def(9, "The runner process of a claimed run is gone (boot id, pid, start time); the run was recorded as ABORTED."),
-  review_lease_taken: def(9, "A mutation lease was taken while the review ran; the run was recorded as ABORTED.")
+  review_lease_taken: def(9, "A mutation lease was taken while the review ran; the run was recorded as ABORTED."),
+  review_post_launch_drift: def(9, "Something bound at issuance changed while the review ran (contract, sources, workspace, policy, trust root, scope epoch, work revision or bundle); the run was recorded as ABORTED."),
+  reviewer_exit_nonzero: def(9, "The reviewer exited non-zero or was killed by a signal; the run was recorded as ABORTED."),
+  reviewer_timeout: def(9, "The reviewer exceeded the policy sandbox timeout and was killed; the run was recorded as ABORTED."),
+  reviewer_run_incomplete: def(9, "The sandbox did not run the reviewer to a clean end (setup failed after release, or a process survived); the run was recorded as ABORTED."),
+  review_output_too_large: def(9, "The reviewer printed more than the policy max_output; the run was recorded as ABORTED."),
+  review_output_not_canonical: def(9, "Reviewer stdout is not exactly the RFC 8785 bytes of one JSON object (one trailing newline allowed); the run was recorded as ABORTED."),
+  review_output_schema_invalid: def(9, "Reviewer output is not the closed governed.review-output/v1 object (missing, extra or ill-typed field); the run was recorded as ABORTED."),
+  review_output_enum_invalid: def(9, "A verdict, finding code, class or severity is outside its closed list; the run was recorded as ABORTED."),
+  review_output_coverage_mismatch: def(9, "The echoed coverage is not exactly the bundle coverage (a kind or an ID missing or extra); the run was recorded as ABORTED."),
+  review_output_unsorted: def(9, "A coverage list, the findings or a finding's refs are not sorted and unique; the run was recorded as ABORTED."),
+  review_output_too_many_findings: def(9, "The reviewer reported more than 32 findings; the run was recorded as ABORTED."),
+  review_output_ref_invalid: def(9, "A finding ref is not an ID (a path, a digest, free text); the run was recorded as ABORTED."),
+  review_output_ref_unknown: def(9, "A finding ref is an ID that the view does not show; the run was recorded as ABORTED."),
+  review_output_verdict_inconsistent: def(9, "CLEAN with findings, or DIRTY without any; the run was recorded as ABORTED.")
 };
 var RUNNER_REASONS = {};
 
@@ -21467,6 +21515,63 @@ function predicateRuleViolation(p, canonical) {
   return null;
 }
 
+// src/core/vsa.ts
+var VSA_VERIFIER_ID = "https://governed.dev/gate/v1";
+var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
+var DECISION_SCHEMA_VERSION = 1;
+var hex642 = external_exports.string().regex(/^[0-9a-f]{64}$/);
+var digest = external_exports.string().regex(/^sha256:[0-9a-f]{64}$/);
+var isoSeconds2 = external_exports.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+var gitId2 = external_exports.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/);
+var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
+var reasonCode = external_exports.string().regex(/^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/);
+var reasonId = external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/);
+var vsaPredicateSchema = external_exports.strictObject({
+  verifier: external_exports.strictObject({ id: external_exports.literal(VSA_VERIFIER_ID), version: external_exports.strictObject({ governed: external_exports.string().regex(/^\d+\.\d+\.\d+$/) }) }),
+  timeVerified: isoSeconds2,
+  resourceUri: external_exports.string().regex(/^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/),
+  policy: external_exports.strictObject({ uri: external_exports.literal("https://governed.dev/policy"), digest: external_exports.strictObject({ sha256: hex642 }) }),
+  inputAttestations: external_exports.array(external_exports.strictObject({ uri: external_exports.string().regex(INPUT_URI_RE), digest: external_exports.strictObject({ sha256: hex642 }) })).max(4096),
+  verificationResult: external_exports.enum(["PASSED", "FAILED"]),
+  verifiedLevels: external_exports.array(external_exports.literal(RELEASE_LEVEL)).max(1),
+  slsaVersion: external_exports.literal("1.0"),
+  governed: external_exports.strictObject({
+    decision_schema: external_exports.literal(DECISION_SCHEMA_VERSION),
+    unit: external_exports.string().regex(/^UNIT-[0-9a-f]{32}$/),
+    state: external_exports.enum(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
+    reasons: external_exports.array(external_exports.strictObject({ code: reasonCode, ids: external_exports.array(reasonId).max(64) })).max(4096),
+    trust_mode: external_exports.enum(["co-located", "separated"]),
+    policy_digest: digest,
+    trust_digest: digest,
+    gate_trust_digest: digest,
+    subject: external_exports.strictObject({ commit: gitId2, manifest_digest: digest }),
+    current: external_exports.strictObject({ planning_state_digest: digest, content_digest: digest, work_state_digest: digest }),
+    preservation_waiver: external_exports.string().min(1).max(500).nullable(),
+    attestor_sha256: hex642
+  })
+});
+function vsaRuleViolation(statement) {
+  const p = statement.predicate;
+  const g = p.governed;
+  const eligible = g.state === "RELEASE_ELIGIBLE";
+  if (p.verificationResult === "PASSED" !== eligible) return "verificationResult";
+  if (eligible !== (g.reasons.length === 0)) return "governed.reasons";
+  if (p.verifiedLevels.length !== (eligible ? 1 : 0)) return "verifiedLevels";
+  if (p.resourceUri !== `git+commit:${g.subject.commit}`) return "resourceUri";
+  if (`sha256:${p.policy.digest.sha256}` !== g.policy_digest) return "policy";
+  const [subject, ...rest] = statement.subject;
+  if (subject === void 0 || rest.length > 0 || subject.name !== "workspace" || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest) {
+    return "subject";
+  }
+  for (let i = 1; i < p.inputAttestations.length; i++) {
+    if (!(p.inputAttestations[i - 1]?.uri < p.inputAttestations[i]?.uri)) return "inputAttestations";
+  }
+  for (const a of p.inputAttestations) {
+    if (a.uri.startsWith("governed:receipt:") && a.uri !== `governed:receipt:sha256:${a.digest.sha256}`) return "inputAttestations";
+  }
+  return null;
+}
+
 // src/core/ed25519.ts
 var ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 var ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -21589,6 +21694,14 @@ function main() {
     if (predicateRuleViolation(p.data, canonicalJson) !== null) refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.data.attestors[field] !== self) refuse("self_digest_mismatch");
+  } else if (config2.kind === "decision") {
+    const p = vsaPredicateSchema.safeParse(st.data.predicate);
+    if (!p.success) return refuse("predicate_invalid");
+    if (vsaRuleViolation({ subject: st.data.subject, predicate: p.data }) !== null) refuse("predicate_invalid");
+    const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
+    if (p.data.governed.attestor_sha256 !== self) refuse("self_digest_mismatch");
+  } else {
+    refuse("foreign_kind");
   }
   const sig = sign(pae(req.data.payloadType, payload), seed);
   process.stdout.write(`${JSON.stringify({ keyid, sig: Buffer.from(sig).toString("base64") })}

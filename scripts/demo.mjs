@@ -1,12 +1,15 @@
 // The governed demo (`npm run demo`): real keys, real receipts, real refusals, readable output.
-// It grows with every capability. Today: keys, offline verification of a fixture receipt (with
-// openssl as an independent second verifier), and the refusals that tampering and foreign keys get.
+// It grows with every capability: keys and offline verification (openssl as a second verifier),
+// then one unit of work from nothing to RELEASE_ELIGIBLE through the real sandbox and reviewer
+// (scripts/demo/governed-story.mjs), then the review protocols with real tools.
 import { spawnSync } from 'node:child_process';
 import { createHash, createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { governedStory } from './demo/governed-story.mjs';
+import { demoReviewPass } from './demo-review-pass.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'governed.mjs');
@@ -77,6 +80,11 @@ try {
   };
   writeFileSync(join(work, 'our-trust.json'), JSON.stringify(ours, null, 2));
   governed(['verify', receipt, '--trust', join(work, 'our-trust.json'), '--json'], 6);
+
+  failures += governedStory({ root, cli, work: join(work, 'story') });
+
+  process.stdout.write('\n\u2501\u2501 15. Review protocols over a sample repository with two real tools (tsc, ESLint)\n');
+  failures += demoReviewPass({ cli });
 
   process.stdout.write(`\n${failures === 0 ? 'demo complete: every step behaved as expected' : `demo FAILED: ${failures} unexpected result(s)`}\n`);
 } finally {

@@ -71,14 +71,14 @@ describe('leases (SPEC §10.3)', () => {
 });
 
 describe('controls (SPEC §13 registry)', () => {
-  it('the registry marks every control pending until its acceptance tests land', () => {
-    expect(Object.entries(CONTROL_REGISTRY).filter(([, status]) => status === 'implemented')).toEqual([]);
+  it('the registry marks only deploy_gate implemented (its acceptance tests: test/gate-*.test.ts)', () => {
+    expect(Object.entries(CONTROL_REGISTRY).filter(([, status]) => status === 'implemented').map(([c]) => c)).toEqual(['deploy_gate']);
   });
 
   it.each([
-    [['deploy_gate'], CONTROL_REGISTRY, ['control_pending:deploy_gate']],
-    [['cross_role_comparison', 'deploy_gate'], CONTROL_REGISTRY, ['control_pending:deploy_gate', 'control_pending:cross_role_comparison']],
-    [['deploy_gate'], { ...CONTROL_REGISTRY, deploy_gate: 'implemented' as const }, []],
+    [['deploy_gate'], CONTROL_REGISTRY, []],
+    [['cross_role_comparison', 'deploy_gate'], CONTROL_REGISTRY, ['control_pending:cross_role_comparison']],
+    [['deploy_gate'], { ...CONTROL_REGISTRY, deploy_gate: 'pending' as const }, ['control_pending:deploy_gate']],
     [['external_effect_gate'], { deploy_gate: 'implemented' as const }, ['control_pending:external_effect_gate']],
     [[], CONTROL_REGISTRY, []],
   ] as const)('required %j → %j', (required, registry, expected) => {
@@ -198,7 +198,6 @@ describe('every reason at once, in one deterministic order', () => {
     expect([...ranks].sort((a, b) => a - b)).toEqual(ranks);
     expect(codes(d)).toEqual([
       'trust_mode_not_accepted',
-      'control_pending:deploy_gate',
       'control_pending:external_effect_gate',
       'lease_active',
       'streak_incomplete',

@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_REGISTRY } from '../src/core/decision/index.js';
 import { jsonOut } from './helpers/cli.js';
-import { assertNoSecrets, cleanupDirs, gov, govOk } from './issue-helpers.js';
-import { gate, gateJson, implement, newStory, rounds, status, storeDigestAt, SESSION, type Story } from './gate-world.js';
+import { join } from 'node:path';
+import { assertNoSecrets, cleanupDirs, gov, govOk, makeKeys, policyDoc, writeJsonFile } from './issue-helpers.js';
+import { doneContract, gate, gateJson, implement, newStory, rounds, status, storeDigestAt, SESSION, type Story } from './gate-world.js';
 
 const WAIVER = 'preservation arrives with a later issue';
 let s: Story;
@@ -175,3 +176,41 @@ describe('a unit from nothing to RELEASE_ELIGIBLE', () => {
   });
 });
 
+
+describe('a decision resting on planning alone never vouches for a commit', () => {
+  it('planning-only policy, RELEASE_ELIGIBLE in status, gate exit 7 gate_subject_unreviewed', () => {
+    const roles = { source_fidelity: 'coverage', baseline_preservation: 'coverage', implementation_test: 'coverage', authority_release: 'coverage' };
+    const keys = makeKeys();
+    const p = newStory({ keys, policy: policyDoc(keys, { stages: { planning: { required: true, streak: 2, slots: roles } } }) });
+    govOk(p.w, ['unit', 'bind', '--unit', p.unit, '--contract', writeJsonFile(join(p.w.dir, 'done.json'), doneContract())]);
+    rounds(p, 'planning', 2);
+    expect((jsonOut(status(p)) as { state: string }).state).toBe('RELEASE_ELIGIBLE');
+    const r = gate(p);
+    expect(r.code).toBe(7);
+    expect(gateJson(r)).toMatchObject({ decision: 'DENY', state: null, error: { code: 'gate_subject_unreviewed', ids: [p.subject] } });
+  });
+});
+
+describe('the lease rule for the lease flow (SPEC §6.2): assertLeaseAllowedFor', () => {
+  it('refuses (planning_not_sealed, 8) until planning is sealed on the current planning state, then allows', async () => {
+    const { openStore, closeStore } = await import('../src/store/index.js');
+    const { assertLeaseAllowedFor } = await import('../src/flows/decide/lease-guard.js');
+    const p = newStory();
+    const check = async (): Promise<string> => {
+      const store = openStore(p.w.home);
+      try {
+        const seal = await assertLeaseAllowedFor(store.db, p.unit, Math.floor(Date.now() / 1000));
+        return seal.sealed ? 'sealed' : 'not sealed';
+      } catch (e) {
+        return (e as { code: string; exit: number }).code + (e as { exit: number }).exit;
+      } finally {
+        closeStore(store);
+      }
+    };
+    expect(await check()).toBe('planning_not_sealed8');
+    rounds(p, 'planning', 1);
+    expect(await check()).toBe('planning_not_sealed8');
+    rounds(p, 'planning', 1);
+    expect(await check()).toBe('sealed');
+  });
+});

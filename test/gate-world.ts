@@ -12,7 +12,7 @@ import { ROLES } from '../src/core/policy.js';
 import { jsonOut, type CliResult } from './helpers/cli.js';
 import { makeTempRepo } from './helpers/git-repo.js';
 import { recordReceipt, type RecordedReceipt, type ReceiptOptions } from './helpers/store-receipts.js';
-import { assertNoSecrets, contractDoc, gov, govOk, makeWorld, setupUnit, storeDigest, tempDir, writeJsonFile, type World } from './issue-helpers.js';
+import { assertNoSecrets, contractDoc, gov, govOk, makeWorld, setupUnit, storeDigest, tempDir, writeJsonFile, type Keys, type World } from './issue-helpers.js';
 
 export const SESSION = 'agent-1';
 
@@ -38,8 +38,13 @@ export function doneContract(): Record<string, unknown> {
   return doc;
 }
 
-export function newStory(o: { policy?: Record<string, unknown> } = {}): Story {
-  const w = makeWorld(o.policy === undefined ? {} : { policy: o.policy });
+export interface StoryOptions {
+  readonly policy?: Record<string, unknown>;
+  readonly keys?: Keys;
+}
+
+export function newStory(o: StoryOptions = {}): Story {
+  const w = makeWorld({ ...(o.policy === undefined ? {} : { policy: o.policy }), ...(o.keys === undefined ? {} : { keys: o.keys }) });
   const unit = setupUnit(w, SESSION);
   return { w, unit, policyDigest: policyDigestOf(w), baseline: w.baseline, subject: w.baseline, receipts: [] };
 }
@@ -76,7 +81,7 @@ export function implement(s: Story): void {
 }
 
 /** A story up to RELEASE_ELIGIBLE: planning rounds, the change, development and integration rounds. */
-export function eligibleStory(o: { policy?: Record<string, unknown> } = {}): Story {
+export function eligibleStory(o: StoryOptions = {}): Story {
   const s = newStory(o);
   rounds(s, 'planning', 2);
   implement(s);

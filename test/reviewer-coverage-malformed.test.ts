@@ -141,6 +141,10 @@ const SHAPE_DEFECTS: Record<string, (b: Json) => void> = {
   'a directive naming evidence the contract lacks': (b) => {
     b.sections.contract.directives[0].evidence = ['EVD-404'];
   },
+  'a disposed directive naming an implementation the contract lacks': (b) => {
+    b.sections.contract.directives[0].state = 'abandoned';
+    b.sections.contract.directives[0].implementations = ['IMP-404'];
+  },
 };
 
 describe('malformed bundles: exit 65, no stdout, one fixed stderr line', () => {

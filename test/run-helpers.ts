@@ -15,7 +15,8 @@ import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { seccompBlob } from '../runner/seccomp/index.js';
 import { closeStore, openStore, pinDigestOf, recordAuthority, requestAuthority, verifyChain, assertReplayMatches } from '../src/store/index.js';
 import { pinUpdateFlow } from '../src/flows/authority/pin-update.js';
-import { ATTESTOR, REPO_ROOT, jsonOut, type CliResult } from './helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { ATTESTOR, CLI, REPO_ROOT, jsonOut, type CliResult } from './helpers/cli.js';
 import {
   assertNoSecrets,
   contractDoc,
@@ -247,17 +248,21 @@ export function errorCode(r: CliResult): { code: string; exit: number; ids: stri
  * with `code`; the challenge aborted; no receipt; the CLI printed verdict ABORTED with the run id and
  * exited with the code's exit. The log still verifies and replays to the stored state.
  */
-export function expectAborted(w: RunWorld, before: number, r: CliResult, code: string, exit: number): void {
-  const out = jsonOut(r) as { verdict?: string; run_id?: string; receipt_id?: unknown; error?: { code: string } };
+export function expectAborted(w: RunWorld, before: number, r: CliResult, code: string, exit: number, alsoLogged: readonly string[] = []): { ids: string[] } {
+  const out = jsonOut(r) as { verdict?: string; run_id?: string; receipt_id?: unknown; error?: { code: string; ids: string[] } };
   expect({ code: out.error?.code, exit: r.code, verdict: out.verdict }).toEqual({ code, exit, verdict: 'ABORTED' });
   expect(out.receipt_id).toBeNull();
-  const entries = logSince(w, before);
+  const all = logSince(w, before);
+  // Entries the test itself made while the run was going (a bind, a pin update, a lease) aside.
+  expect(all.filter((e) => !e.type.startsWith('run_')).map((e) => e.type)).toEqual([...alsoLogged]);
+  const entries = all.filter((e) => e.type.startsWith('run_'));
   expect(entries.map((e) => e.type)).toEqual(['run_claim', 'run_abort']);
   expect(entries[1]?.payload.code).toBe(code);
   expect(entries[1]?.payload.run).toBe(out.run_id);
   expect(challengeStatus(w, entries[0]?.payload.challenge as string)).toBe('aborted');
   expect(existsBundle(w, entries[0]?.payload.challenge as string)).toBe(false);
   expectLogSound(w);
+  return { ids: out.error?.ids ?? [] };
 }
 
 /** A refusal BEFORE the claim: the code, its exit, and every table (the log included) unchanged. */
@@ -332,3 +337,44 @@ export function currentTrust(w: RunWorld): Record<string, unknown> {
 }
 
 export { contractDoc, gov, govOk, storeDigest, readDb };
+
+/** Start `governed review-run --json` as its own OS process; resolves with its result. */
+export function runReviewAsync(w: RunWorld, challenge: string, extra: readonly string[] = []): { done: Promise<CliResult>; pid: () => number | undefined; kill: (sig: NodeJS.Signals) => void } {
+  const child = spawn(process.execPath, [CLI, ...runArgs(w, challenge, extra), '--json', '--home', w.home], {
+    cwd: w.repo.root,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const done = new Promise<CliResult>((resolvePromise) => child.on('close', (code) => resolvePromise({ code, stdout, stderr })));
+  return { done, pid: () => child.pid, kill: (sig) => child.kill(sig) };
+}
+
+/** Poll the store until the challenge reaches `status` (or fail after `ms`). */
+export async function waitForStatus(w: World, challenge: string, status: string, ms = 30_000): Promise<void> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if (challengeStatus(w, challenge) === status) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`challenge never reached ${status}`);
+}
+
+/**
+ * Trial counts of the exactly-once and crash suites: the issue's minimums, raised — never lowered —
+ * by GOVERNED_TRIALS, either one factor (`GOVERNED_TRIALS=3`: three times every minimum) or named
+ * counts (`GOVERNED_TRIALS=claim=2000,cli=100,crash=400`).
+ */
+export function trials(name: string, minimum: number): number {
+  const spec = process.env.GOVERNED_TRIALS?.trim();
+  if (!spec) return minimum;
+  if (/^\d+$/.test(spec)) return Math.max(minimum, minimum * Number(spec));
+  for (const part of spec.split(',')) {
+    const [k, v] = part.split('=');
+    if (k?.trim() === name && v !== undefined && /^\d+$/.test(v.trim())) return Math.max(minimum, Number(v.trim()));
+  }
+  return minimum;
+}

@@ -64,7 +64,8 @@ function decodeCanonical(stdout: Uint8Array): Record<string, unknown> {
   if (bytes.length === 0) fail('review_output_not_canonical');
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // ignoreBOM keeps a leading U+FEFF in the text (a BOM is not part of any canonical form).
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return fail('review_output_not_canonical');
   }

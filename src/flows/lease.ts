@@ -1,9 +1,16 @@
 // `governed lease acquire | release | list` (SPEC §4.1; issue 3 item 7): a thin layer over the
 // store's lease API (src/store/leases.ts), which owns the rules — one active lease per unit, only the
-// holder releases, release and expiry increment work_revision, expiry is a logged sweep. The rule
-// that leases wait for a sealed planning stage comes with the streak rules ([core-4]).
+// holder releases, release and expiry increment work_revision, expiry is a logged sweep. A lease is
+// refused while the policy requires planning and the planning stage is not sealed on the unit's
+// current planning state (SPEC §6.2, §4.1; `planning_not_sealed`, exit 8).
+//
+// The planning check reads the store before the acquiring transaction (it needs the async policy
+// loader, and better-sqlite3 transactions are synchronous). Planning can only become unsealed by a
+// logged scope bind or policy/trust update; one racing between the check and the acquire is
+// recorded in the log before the lease, so an audit sees the order.
 import { fail } from '../core/errors.js';
 import { isDuration, parseDurationSeconds } from '../core/duration.js';
+import { assertLeaseAllowedFor } from './decide/lease-guard.js';
 import { acquireLease, closeStore, getUnit, listLeases, openStore, releaseLease, type Lease } from '../store/index.js';
 
 /** Default lease TTL: long enough for one editing session, short enough that a crashed writer's lease lapses. */
@@ -14,14 +21,16 @@ export function parseLeaseTtl(text: string): number {
   return parseDurationSeconds(text, 'ttl');
 }
 
-export function acquireLeaseFlow(args: { home: string; unit: string; writerSession: string; ttl: string; now: number }): {
+export async function acquireLeaseFlow(args: { home: string; unit: string; writerSession: string; ttl: string; now: number }): Promise<{
   leaseId: string;
   unit: string;
   expiresAt: number;
-} {
+}> {
   const ttlSeconds = parseLeaseTtl(args.ttl);
   const store = openStore(args.home);
   try {
+    getUnit(store, args.unit);
+    await assertLeaseAllowedFor(store.db, args.unit, args.now);
     const r = acquireLease(store, { unit: args.unit, writerSession: args.writerSession, ttlSeconds, now: args.now });
     return { leaseId: r.leaseId, unit: args.unit, expiresAt: r.expiresAt };
   } finally {

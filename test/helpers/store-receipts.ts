@@ -17,13 +17,17 @@ import {
   commitReceiptIn,
   consumeAuthorityIn,
   findChallenge,
+  issueChallengeIn,
   mutate,
+  newChallengeId,
   openStore,
   readPin,
   readProcessIdentity,
   type AuthorityOperation,
   type Challenge,
+  type Db,
   type Store,
+  type Tx,
 } from '../../src/store/index.js';
 import { payloadOf, signEnvelope, statementFor, type TestKey } from './receipts.js';
 
@@ -77,13 +81,13 @@ function claim(store: Store, c: Challenge, now: number): { runId: string; execut
 
 /** The predicate the runner would sign for this challenge and run (SPEC §8). */
 export function predicateFor(
-  store: Store,
+  db: Db,
   c: Challenge,
   run: { runId: string; executionId: string },
   o: { verdict: 'CLEAN' | 'DIRTY'; findings: readonly Finding[]; finishedAt: number },
 ): ReviewReceiptPredicate {
   const findings = [...o.findings].sort((a, b) => (canonicalJson(a) < canonicalJson(b) ? -1 : 1));
-  const writer = store.db.prepare('SELECT session, boot_id, pid, start_time FROM writers WHERE unit = ? AND session = ?').get(c.unit, c.writerSession) as {
+  const writer = db.prepare('SELECT session, boot_id, pid, start_time FROM writers WHERE unit = ? AND session = ?').get(c.unit, c.writerSession) as {
     session: string;
     boot_id: string;
     pid: number;
@@ -139,7 +143,7 @@ export function recordReceipt(home: string, challengeId: string, keys: SigningKe
     const c = requireChallenge(store, challengeId);
     const run = claim(store, c, now);
     const verdict = o.verdict ?? (o.findings !== undefined && o.findings.length > 0 ? 'DIRTY' : 'CLEAN');
-    const predicate = predicateFor(store, c, run, { verdict, findings: o.findings ?? [], finishedAt: now });
+    const predicate = predicateFor(store.db, c, run, { verdict, findings: o.findings ?? [], finishedAt: now });
     const payload = payloadOf(statementFor(predicate));
     const envelope = Buffer.from(signEnvelope(payload, o.signers ?? [keys.reviewer, keys.runner]));
     if (o.signers === undefined) {
@@ -202,4 +206,108 @@ export function consumeAuthority(
   } finally {
     closeStore(store);
   }
+}
+
+// --- synthetic histories at store level (loader tests): the same store API, digests chosen by the test ---
+
+export interface SyntheticUnit {
+  readonly unit: string;
+  readonly writerSession: string;
+  readonly scopeVersion: number;
+  readonly scopeEpoch: number;
+  readonly baseline: { readonly commit: string; readonly tree: string };
+  readonly contractDigest: string;
+  readonly sourcesDigest: string;
+  readonly policyDigest: string;
+  readonly trustDigest: string;
+  readonly keys: SigningKeys;
+}
+
+export interface SyntheticState {
+  readonly planning: string;
+  readonly content: string;
+  readonly work: string;
+  readonly workspace: string;
+}
+
+/** Inside a mutate: issue a challenge for `state` at the unit's current revision and claim it. */
+export function syntheticClaimIn(tx: Tx, u: SyntheticUnit, stage: string, slot: string, state: SyntheticState): { challenge: Challenge; runId: string; executionId: string } {
+  const workRevision = tx.db.prepare('SELECT work_revision FROM units WHERE id = ?').pluck().get(u.unit) as number;
+  const challengeId = newChallengeId();
+  issueChallengeIn(tx, {
+    challenge: challengeId,
+    unit: u.unit,
+    stage: stage as 'planning',
+    slot,
+    writer_session: u.writerSession,
+    reviewer: { name: 'coverage', sha256: H('1'), interpreter: '/usr/bin/node' },
+    view: 'full',
+    bundle_digest: sha256Digest(`${challengeId}-bundle`),
+    bundle_size: 64,
+    view_digest: sha256Digest(`${challengeId}-view`),
+    planning_state_digest: state.planning,
+    content_digest: state.content,
+    work_state_digest: state.work,
+    contract_digest: u.contractDigest,
+    sources_digest: u.sourcesDigest,
+    workspace_digest: state.workspace,
+    baseline: { commit: u.baseline.commit, tree: u.baseline.tree },
+    policy_digest: u.policyDigest,
+    trust_digest: u.trustDigest,
+    scope_version: u.scopeVersion,
+    scope_epoch: u.scopeEpoch,
+    work_revision: workRevision,
+    ttlSeconds: 600,
+    maxRunsPerContent: 1000,
+  });
+  const challenge = findChallenge(tx.db, challengeId) as Challenge;
+  const run = claimRunIn(tx, {
+    challengeId,
+    unit: u.unit,
+    stage,
+    slot,
+    reviewerName: 'coverage',
+    reviewerSha256: H('1'),
+    runner: readProcessIdentity(process.pid),
+    deadline: tx.now + 600,
+  });
+  return { challenge, ...run };
+}
+
+/** Inside a mutate: one signed receipt on `state` (challenge, claim and commit in this transaction). */
+export function syntheticReceiptIn(
+  tx: Tx,
+  u: SyntheticUnit,
+  stage: string,
+  slot: string,
+  state: SyntheticState,
+  o: { findings?: readonly Finding[] } = {},
+): { receiptId: string; seq: number } {
+  const { challenge, runId, executionId } = syntheticClaimIn(tx, u, stage, slot, state);
+  const findings = o.findings ?? [];
+  const verdict = findings.length > 0 ? 'DIRTY' : 'CLEAN';
+  const predicate = predicateFor(tx.db, challenge, { runId, executionId }, { verdict, findings, finishedAt: tx.now });
+  const payload = payloadOf(statementFor(predicate));
+  const envelope = Buffer.from(signEnvelope(payload, [u.keys.reviewer, u.keys.runner]));
+  const receiptId = sha256Digest(payload);
+  const seq = commitReceiptIn(tx, {
+    runId,
+    receiptId,
+    verdict,
+    hasVeto: predicate.vetoes.length > 0,
+    planningStateDigest: state.planning,
+    contentDigest: state.content,
+    workStateDigest: state.work,
+    policyDigest: u.policyDigest,
+    trustDigest: u.trustDigest,
+    envelope,
+  });
+  return { receiptId, seq };
+}
+
+/** Inside a mutate: one ABORTED run on `state`. */
+export function syntheticAbortIn(tx: Tx, u: SyntheticUnit, stage: string, slot: string, state: SyntheticState): { runId: string } {
+  const { runId } = syntheticClaimIn(tx, u, stage, slot, state);
+  abortRunIn(tx, runId, 'review_output_invalid');
+  return { runId };
 }

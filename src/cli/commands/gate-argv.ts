@@ -8,8 +8,7 @@ import { parseArgs } from 'node:util';
 import { GovernedError } from '../../core/errors.js';
 import { errorJson, gateHuman, GATE_SCHEMA_VERSION, type GateDecisionJson } from '../../flows/decide/gate-output.js';
 import { writeResult } from '../output.js';
-import type { GateOptions } from '../register/decide.js';
-import { gateCommand } from './gate.js';
+import { gateCommand, type GateOptions } from './gate.js';
 
 /** The `gate` options of register/decide.ts, as parseArgs declarations (kept equal by test/gate-argv.test.ts). */
 export const GATE_ARGV_OPTIONS = {
@@ -19,6 +18,7 @@ export const GATE_ARGV_OPTIONS = {
   subject: { type: 'string' },
   repo: { type: 'string' },
   attest: { type: 'string' },
+  attestors: { type: 'string' },
   'attestor-config': { type: 'string' },
   attestor: { type: 'string' },
   home: { type: 'string' },
@@ -74,6 +74,7 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
     subject: values.subject as string | undefined,
     repo: values.repo as string | undefined,
     attest: values.attest as string | undefined,
+    attestors: values.attestors as string | undefined,
     attestorConfig: values['attestor-config'] as string | undefined,
     attestor: values.attestor as string | undefined,
     home: values.home as string | undefined,

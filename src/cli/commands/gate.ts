@@ -1,32 +1,48 @@
 // `governed gate` (SPEC §10.3): wiring only. The flow never throws; its decision object is printed
 // as is (--json: exactly one object, also on failure), and an error is also named on stderr.
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { gateFlow } from '../../flows/decide/gate.js';
 import { gateHuman } from '../../flows/decide/gate-output.js';
 import type { ExitCode } from '../../core/errors.js';
-import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
-import type { GateOptions } from '../register/decide.js';
+
+export interface GateOptions {
+  unit?: string;
+  trust?: string;
+  policyDigest?: string;
+  subject?: string;
+  repo?: string;
+  attest?: string;
+  attestors?: string;
+  attestorConfig?: string;
+  attestor?: string;
+  home?: string;
+  json?: boolean;
+}
+
+/**
+ * SPEC §4: --home, else GOVERNED_HOME, else ./.governed. The rule of ../options.ts `resolveHome`,
+ * restated because that module loads commander, which the lean gate entry must not
+ * (test/gate-argv.test.ts checks that both agree).
+ */
+export function resolveGateHome(home: string | undefined): string {
+  return resolve(home ?? process.env.GOVERNED_HOME ?? '.governed');
+}
 
 /** governed's version, carried into the VSA's verifier (kept equal to main.ts `.version`). */
 export const GOVERNED_VERSION = '0.1.0';
 
-/** The attestor shipped with governed, next to dist/ (`attestors/ed25519-file.mjs`). */
-function defaultAttestor(): string {
-  const cli = process.argv[1] ?? '';
-  return join(dirname(resolve(cli)), '..', 'attestors', 'ed25519-file.mjs');
-}
-
 export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
   const d = await gateFlow({
-    home: resolveHome(opts.home),
+    home: resolveGateHome(opts.home),
     unit: opts.unit,
     trustFile: opts.trust,
     policyDigest: opts.policyDigest,
     subject: opts.subject,
     repo: opts.repo ?? process.cwd(),
     attest: opts.attest,
-    attestor: opts.attest === undefined ? undefined : (opts.attestor ?? defaultAttestor()),
+    attestorsDir: opts.attestors,
+    attestor: opts.attestor,
     attestorConfig: opts.attestorConfig,
     version: GOVERNED_VERSION,
     clock: () => Math.floor(Date.now() / 1000),

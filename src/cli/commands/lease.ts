@@ -7,7 +7,7 @@ const now = (): number => Math.floor(Date.now() / 1000);
 const iso = (seconds: number): string => isoSecondsOf(new Date(seconds * 1000));
 
 export async function leaseAcquireCommand(opts: { unit: string; writerSession: string; ttl: string; home?: string }): Promise<CommandResult> {
-  const r = acquireLeaseFlow({ home: resolveHome(opts.home), unit: opts.unit, writerSession: opts.writerSession, ttl: opts.ttl, now: now() });
+  const r = await acquireLeaseFlow({ home: resolveHome(opts.home), unit: opts.unit, writerSession: opts.writerSession, ttl: opts.ttl, now: now() });
   return {
     exit: 0,
     json: { ok: true, lease: r.leaseId, unit: r.unit, writer_session: opts.writerSession, expires_at: iso(r.expiresAt) },

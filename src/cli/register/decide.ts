@@ -3,6 +3,7 @@
 import { Option, type Command } from 'commander';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
+import type { GateOptions } from '../commands/gate.js';
 
 export function register(program: Command): void {
   program
@@ -35,7 +36,8 @@ export function register(program: Command): void {
         'replace objects off) and is the workspace the decision is computed on; every receipt and authority record the ' +
         'decision relies on is re-verified under --trust at its log position. --json prints ONE decision object, also on ' +
         'failure (docs/gate.md). --attest FILE writes the decision as a SLSA Verification Summary Attestation signed by the ' +
-        "policy's gate credential through its pinned attestor (--attestor-config, required with --attest). Read-only. " +
+        "policy's gate credential through its pinned attestor — <attestors>/gate.json and gate.mjs (else the shipped " +
+        'attestors/ed25519-file.mjs), as review-run finds its attestors; only the policy\'s digests count. Read-only. ' +
         'Exit 0 RELEASE_ELIGIBLE, 3 REVIEW_ONLY (reasons inside), 2 usage (missing anchor, malformed digest or subject, no ' +
         'store), 4 verification (policy digest differs, tampered receipt or row, subject is not the reviewed content), ' +
         '5 expired trust root, 6 untrusted key or attestor, 7 unknown unit, no receipt, or no work-stage review of the ' +
@@ -48,24 +50,12 @@ export function register(program: Command): void {
     .addOption(new Option('--subject <commit>', 'full hex id of the commit being shipped [required]'))
     .option('--repo <dir>', 'repository holding the subject commit (default: the current directory)')
     .option('--attest <file>', 'write the signed decision (DSSE envelope of a SLSA VSA) to this new file')
-    .option('--attestor-config <file>', "the gate attestor's config file (its sha256 must be in credentials.gate.attestor_config_sha256)")
-    .option('--attestor <file>', "the gate attestor program (default: governed's attestors/ed25519-file.mjs; sha256 allowlisted)")
+    .option('--attestors <dir>', 'where gate.json (and an optional gate.mjs) live (default: $GOVERNED_ATTESTORS_DIR, else <home>/attestors)')
+    .option('--attestor-config <file>', "the gate attestor's config file instead (its sha256 must be in credentials.gate.attestor_config_sha256)")
+    .option('--attestor <file>', "the gate attestor program instead (its sha256 must be in credentials.gate.attestor_sha256)")
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: GateOptions) => {
       await runAction(opts, async () => (await import('../commands/gate.js')).gateCommand(opts));
     });
-}
-
-export interface GateOptions {
-  unit?: string;
-  trust?: string;
-  policyDigest?: string;
-  subject?: string;
-  repo?: string;
-  attest?: string;
-  attestorConfig?: string;
-  attestor?: string;
-  home?: string;
-  json?: boolean;
 }

@@ -17,7 +17,6 @@ export const DECISION_ERRORS = {
   gate_anchor_missing: def(2, 'gate needs --unit, --trust, --policy-digest and --subject from the deploy side.'),
   gate_policy_digest_invalid: def(2, 'The expected policy digest must be sha256:<64 hex>.'),
   gate_subject_invalid: def(2, 'The subject must be the full hex id of a commit (40 or 64 hex), not a name or an abbreviation.'),
-  gate_attestor_config_missing: def(2, '--attest needs --attestor-config: the gate attestor configuration pinned in the policy.'),
   gate_attest_output_exists: def(2, 'The --attest output file already exists; it is never overwritten.'),
   gate_attest_output_unwritable: def(2, 'The --attest output file could not be written.'),
 

@@ -4,7 +4,8 @@
 // otherwise), the signature it returns must verify under the gate key of the DEPLOY-side trust root
 // (role `gate`, valid and not revoked now), and the envelope is written once, never overwriting.
 // Loaded only when --attest is given (it pulls zod and the attestor host): off the lean path.
-import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { sha256Digest, canonicalBytes } from '../../core/canonical.js';
 import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../../core/dsse.js';
 import { fail } from '../../core/errors.js';
@@ -12,11 +13,16 @@ import type { Policy } from '../../core/policy.js';
 import { keyStatusAt, type TrustRoot } from '../../core/trust-root.js';
 import { buildVsaStatement, vsaPredicateSchema, vsaRuleViolation, type DecisionForVsa } from '../../core/vsa.js';
 import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js';
+import { installRoot } from '../run/locations.js';
 
 export interface AttestArgs {
   readonly out: string;
-  readonly attestorPath: string;
-  readonly attestorConfigPath: string;
+  /** The state directory (default attestors directory: `<home>/attestors`). */
+  readonly home: string;
+  /** Overrides of review-run's convention (src/flows/run/locations.ts), see `gateAttestorFiles`. */
+  readonly attestorsDir?: string | undefined;
+  readonly attestorPath?: string | undefined;
+  readonly attestorConfigPath?: string | undefined;
   readonly policy: Policy;
   /** The deploy-side trust root: the gate key must be in it with role `gate`, valid `atIso`. */
   readonly trust: TrustRoot;
@@ -28,6 +34,23 @@ export interface Attestation {
   readonly path: string;
   /** `sha256:` of the signed payload (the statement's RFC 8785 bytes). */
   readonly payloadDigest: string;
+}
+
+/**
+ * Where the gate attestor is, by review-run's convention for every credential (docs/runner.md,
+ * src/flows/run/locations.ts): `<attestors dir>/gate.json` (its config) and `<attestors dir>/gate.mjs`
+ * (its program), falling back to the shipped `<install>/attestors/ed25519-file.mjs`; attestors dir =
+ * --attestors, else $GOVERNED_ATTESTORS_DIR, else `<home>/attestors`. --attestor-config and
+ * --attestor name the files directly. No location is trusted: only the policy's digests count.
+ */
+export function gateAttestorFiles(a: Pick<AttestArgs, 'home' | 'attestorsDir' | 'attestorPath' | 'attestorConfigPath'>): { program: string; config: string } {
+  const env = process.env.GOVERNED_ATTESTORS_DIR ? process.env.GOVERNED_ATTESTORS_DIR : undefined;
+  const dir = resolve(a.attestorsDir ?? env ?? join(a.home, 'attestors'));
+  const own = join(dir, 'gate.mjs');
+  return {
+    program: a.attestorPath ?? (existsSync(own) ? own : join(installRoot(), 'attestors', 'ed25519-file.mjs')),
+    config: a.attestorConfigPath ?? join(dir, 'gate.json'),
+  };
 }
 
 /** The gate key of the policy, as the deploy-side trust root holds it (exit 6 otherwise). */
@@ -45,7 +68,8 @@ function gateKey(policy: Policy, trust: TrustRoot, atIso: string) {
 export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   const expectedKey = gateKey(args.policy, args.trust, args.atIso);
   const gate = args.policy.doc.credentials.gate;
-  const pinned = pinAttestor(args.attestorPath, args.attestorConfigPath, { attestorSha256: gate.attestor_sha256, configSha256: gate.attestor_config_sha256 });
+  const files = gateAttestorFiles(args);
+  const pinned = pinAttestor(files.program, files.config, { attestorSha256: gate.attestor_sha256, configSha256: gate.attestor_config_sha256 });
   const statement = buildVsaStatement({ ...args.decision, attestorSha256: pinned.programSha256 });
   // Our own check first: a statement the attestor would refuse is a bug here, not a refusal there.
   const parsed = vsaPredicateSchema.safeParse(statement.predicate);

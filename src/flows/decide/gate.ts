@@ -53,6 +53,8 @@ export interface GateArgs {
   /** The repository holding the subject commit (default: the current directory). */
   readonly repo: string;
   readonly attest?: string | undefined;
+  /** Where the gate attestor lives (./attest.ts `gateAttestorFiles`); each may be overridden. */
+  readonly attestorsDir?: string | undefined;
   readonly attestor?: string | undefined;
   readonly attestorConfig?: string | undefined;
   /** governed's version (the VSA's verifier version). */
@@ -138,7 +140,6 @@ function preflightArgs(args: GateArgs, f: Failures, k: Known): void {
     else f.run(() => fail('gate_subject_invalid', []));
   }
   if (args.attest !== undefined) {
-    if (args.attestorConfig === undefined) f.run(() => fail('gate_attestor_config_missing', []));
     let exists = true;
     try {
       lstatSync(args.attest);
@@ -260,8 +261,10 @@ async function decideOnSnapshot(args: GateArgs, store: Store, now: number, nowIs
     const { attestDecision } = await import('./attest.js');
     k.attestation = await attestDecision({
       out: args.attest,
-      attestorPath: args.attestor ?? '',
-      attestorConfigPath: args.attestorConfig as string,
+      home: store.home,
+      attestorsDir: args.attestorsDir,
+      attestorPath: args.attestor,
+      attestorConfigPath: args.attestorConfig,
       policy,
       trust,
       atIso: nowIso,

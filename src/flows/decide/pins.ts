@@ -4,8 +4,10 @@
 import { digestOf } from '../../core/canonical.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import type { Policy } from '../../core/policy.js';
+import type { TrustRoot } from '../../core/trust-root.js';
 import type { Db } from '../../store/store.js';
 import { loadPolicyLean } from './lean/policy.js';
+import { loadTrustRootLean } from './lean/trust-root.js';
 import { decodeUtf8, parseStructuredLean } from './lean/structured.js';
 
 function pinRow(db: Db, kind: 'policy' | 'trust'): { digest: string; bytes: Buffer } {
@@ -40,4 +42,41 @@ export function readPinnedTrustDigest(db: Db): string {
 /** The pinned trust root's bytes (for `status`, which verifies under the pinned trust root). */
 export function readPinnedTrustBytes(db: Db): { digest: string; bytes: Buffer } {
   return pinRow(db, 'trust');
+}
+
+async function trustRootOfPinned(bytes: Buffer, digest: string): Promise<TrustRoot> {
+  let value: unknown;
+  try {
+    value = await parseStructuredLean(decodeUtf8(bytes, 'trust'), '');
+  } catch (e) {
+    if (isGovernedError(e)) fail('pin_integrity_failed', ['trust']);
+    throw e;
+  }
+  if (digestOf(value) !== digest) fail('pin_integrity_failed', ['trust']);
+  return loadTrustRootLean(value);
+}
+
+/**
+ * Every trust root the store has had in force — the init pin, then each `trust_update` from its log
+ * position on (SPEC §5, §13) — as a function of a log position: the trust root a record at that
+ * position is judged under. Each document must still be the one whose digest was pinned.
+ */
+export async function trustRootsByPosition(db: Db): Promise<(seq: number) => TrustRoot> {
+  const init = db.prepare("SELECT payload FROM log WHERE seq = 1 AND type = 'store_init'").pluck().get() as Buffer | undefined;
+  if (init === undefined) fail('store_missing', ['trust']);
+  let pinned: { digest: string; bytes_b64: string };
+  try {
+    pinned = (JSON.parse(init.toString('utf8')) as { trust: { digest: string; bytes_b64: string } }).trust;
+  } catch {
+    return fail('pin_integrity_failed', ['trust']);
+  }
+  if (typeof pinned?.digest !== 'string' || typeof pinned.bytes_b64 !== 'string') fail('pin_integrity_failed', ['trust']);
+  const versions: { since: number; trust: TrustRoot }[] = [{ since: 1, trust: await trustRootOfPinned(Buffer.from(pinned.bytes_b64, 'base64'), pinned.digest) }];
+  const updates = db.prepare("SELECT seq, digest, bytes FROM pin_updates WHERE kind = 'trust' ORDER BY seq").all() as { seq: number; digest: string; bytes: Buffer }[];
+  for (const u of updates) versions.push({ since: u.seq, trust: await trustRootOfPinned(u.bytes, u.digest) });
+  return (seq) => {
+    let found = versions[0] as { since: number; trust: TrustRoot };
+    for (const v of versions) if (v.since <= seq) found = v;
+    return found.trust;
+  };
 }

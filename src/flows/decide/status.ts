@@ -17,7 +17,7 @@ import { directiveFacts, NO_PRESERVATION } from './directives.js';
 import { loadUnitFacts } from './facts.js';
 import { decodeUtf8, parseStructuredLean } from './lean/structured.js';
 import { isoOfSeconds, loadTrustRootLean } from './lean/trust-root.js';
-import { readPinnedPolicy, readPinnedTrustBytes } from './pins.js';
+import { readPinnedPolicy, readPinnedTrustBytes, trustRootsByPosition } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
 import { STATUS_SCHEMA_VERSION, type StatusJson } from './status-output.js';
 import { currentDigests, readScope, readUnit } from './unit-state.js';
@@ -31,7 +31,7 @@ export interface StatusArgs {
   readonly clock: () => number;
 }
 
-/** The pinned trust root in force, proved to be the pinned document (`pin_integrity_failed`). */
+/** The pinned trust root in force now (its digest is what counted receipts are bound to). */
 async function pinnedTrustRoot(db: Db): Promise<TrustRoot> {
   const row = readPinnedTrustBytes(db);
   let value: unknown;
@@ -74,8 +74,8 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
         preservation: NO_PRESERVATION,
         controls: CONTROL_REGISTRY,
       });
-      // Key validity at each record's log position under the trust root in force (SPEC §5).
-      await verifyDecisionRecords(db, unit.unit, facts, decision, trust);
+      // Each record judged under the trust root in force at its log position (SPEC §5).
+      await verifyDecisionRecords(db, unit.unit, facts, decision, await trustRootsByPosition(db));
       const total = db.prepare('SELECT COUNT(*) FROM receipts WHERE unit = ?').pluck().get(unit.unit) as number;
       return {
         schemaVersion: STATUS_SCHEMA_VERSION,

@@ -109,19 +109,27 @@ async function verifyAuthority(db: Db, unit: string, fact: UnitFacts['authoritie
  */
 export class RecordVerifier {
   private readonly results = new Map<string, { ok: ReviewReceiptPredicate } | { error: GovernedError }>();
+  private readonly trustAt: (seq: number) => TrustRoot;
 
+  /**
+   * `trust`: one trust root for every record (the gate: the deploy side's, SPEC §10.3), or the trust
+   * root in force at a log position (status: SPEC §5 "the key validity that applies to a record is
+   * the trust root in force at its log position").
+   */
   constructor(
     private readonly db: Db,
     private readonly unit: string,
-    private readonly trust: TrustRoot,
-  ) {}
+    trust: TrustRoot | ((seq: number) => TrustRoot),
+  ) {
+    this.trustAt = typeof trust === 'function' ? trust : () => trust;
+  }
 
   private receipt(fact: UnitFacts['receipts'][number]['fact']): { ok: ReviewReceiptPredicate } | { error: GovernedError } {
     const cached = this.results.get(fact.receiptId);
     if (cached !== undefined) return cached;
     let result: { ok: ReviewReceiptPredicate } | { error: GovernedError };
     try {
-      result = { ok: verifyReceipt(this.db, this.unit, fact, this.trust) };
+      result = { ok: verifyReceipt(this.db, this.unit, fact, this.trustAt(fact.seq)) };
     } catch (e) {
       if (!isGovernedError(e)) throw e;
       result = { error: e };
@@ -154,7 +162,7 @@ export class RecordVerifier {
       const loaded = authorities.get(id);
       if (loaded === undefined) fail('internal_error', ['relied_on']);
       try {
-        await verifyAuthority(this.db, this.unit, loaded.fact, this.trust);
+        await verifyAuthority(this.db, this.unit, loaded.fact, this.trustAt(loaded.fact.seq));
       } catch (e) {
         if (!isGovernedError(e)) throw e;
         errors.push(e);
@@ -166,7 +174,13 @@ export class RecordVerifier {
   }
 }
 
-/** Verify everything `decision` relies on under `trust` (one-shot form of RecordVerifier). */
-export function verifyDecisionRecords(db: Db, unit: string, facts: UnitFacts, decision: Decision, trust: TrustRoot): Promise<VerifiedRecords> {
+/** Verify everything `decision` relies on (one-shot form of RecordVerifier). */
+export function verifyDecisionRecords(
+  db: Db,
+  unit: string,
+  facts: UnitFacts,
+  decision: Decision,
+  trust: TrustRoot | ((seq: number) => TrustRoot),
+): Promise<VerifiedRecords> {
   return new RecordVerifier(db, unit, trust).verifyDecision(facts, decision);
 }

@@ -11,8 +11,7 @@
 // node:crypto under the key the policy names for the credential before anyone sees it. An attestor
 // that is never asked (the run failed first) is killed and its directory removed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ATTESTOR_EXIT_REFUSED, attestorResponseSchema } from '../../core/attestor-protocol.js';
 import { decodeBase64Strict } from '../../core/base64.js';
@@ -32,12 +31,13 @@ export interface AttestorSignatureOut {
 export interface StartedAttestor {
   /** Send the one request this process will ever get and return its verified signature. */
   sign(payloadType: string, payload: Buffer): Promise<AttestorSignatureOut>;
-  /** Kill the process (if still running) and remove its sealed directory. Idempotent. */
-  stop(): void;
+  /** Kill the process (if still running); resolves once it exited and its sealed directory is gone. */
+  stop(): Promise<void>;
 }
 
-export function startAttestor(signer: PinnedSigner): StartedAttestor {
-  const dir = mkdtempSync(join(realpathSync(tmpdir()), 'governed-attestor-'));
+/** Start `signer` from a sealed copy in a fresh 0700 directory under `parentDir` (the run's scratch). */
+export function startAttestor(signer: PinnedSigner, parentDir: string): StartedAttestor {
+  const dir = mkdtempSync(join(parentDir, `${signer.credential}-`));
   let child: ChildProcess;
   try {
     const program = join(dir, 'attestor.mjs');
@@ -67,12 +67,13 @@ export function startAttestor(signer: PinnedSigner): StartedAttestor {
     child.on('error', () => resolve(null));
     child.on('close', (code) => resolve(overflow ? null : code));
   });
-  let stopped = false;
-  const stop = (): void => {
-    if (stopped) return;
-    stopped = true;
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    void exited.then(() => rmSync(dir, { recursive: true, force: true }));
+  let stopped: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    if (stopped === null) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      stopped = exited.then(() => rmSync(dir, { recursive: true, force: true }));
+    }
+    return stopped;
   };
 
   const sign = async (payloadType: string, payload: Buffer): Promise<AttestorSignatureOut> => {
@@ -96,7 +97,7 @@ export function startAttestor(signer: PinnedSigner): StartedAttestor {
       return { keyid: res.data.keyid, sig };
     } finally {
       clearTimeout(timer);
-      stop();
+      await stop();
     }
   };
   return { sign, stop };

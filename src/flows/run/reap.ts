@@ -7,6 +7,7 @@
 import { closeStore, getRun, getUnit, listChallenges, openStore, type Store } from '../../store/index.js';
 import { removeBundleFile } from '../challenge/bundle-file.js';
 import { reapUnit } from './claim.js';
+import { sweepScratch } from './scratch.js';
 
 /** Reap the unit's stale claims (logged) and delete the bundles of its ended challenges. */
 export function reapAndClean(store: Store, now: number, unit: string): string[] {
@@ -31,6 +32,7 @@ export function reapRunsFlow(args: { home: string; unit: string; clock: () => nu
   try {
     getUnit(store.db, args.unit);
     const aborted = reapAndClean(store, args.clock(), args.unit);
+    sweepScratch(store);
     let bundlesRemoved = 0;
     for (const c of listChallenges(store.db, { unit: args.unit })) {
       if (c.status === 'consumed' || c.status === 'aborted' || c.status === 'expired') {

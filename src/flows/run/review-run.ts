@@ -28,6 +28,7 @@ import { assertChallengeCurrent, assertClaimable, assertRowMatchesLog, challenge
 import { resolveLocations } from './locations.js';
 import { pinPrograms, policyReviewer } from './pin.js';
 import { reapAndClean } from './reap.js';
+import { makeScratch, removeScratch, sweepScratch } from './scratch.js';
 import { runReviewer } from './sandbox-run.js';
 import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
@@ -76,6 +77,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     // runner died is reported as the ABORTED run it is, never claimed twice).
     const first = requireChallenge(db, id);
     reapAndClean(store, args.clock(), first.unit);
+    sweepScratch(store);
     const c = requireChallenge(db, id);
     const now = args.clock();
     assertClaimable(c, now);
@@ -92,8 +94,9 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       const loc = resolveLocations({ home: store.home, reviewersDir: args.reviewersDir, attestorsDir: args.attestorsDir, bwrapPath: args.bwrapPath });
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
-      signers.reviewer = startAttestor(programs.reviewerSigner);
-      signers.runner = startAttestor(programs.runnerSigner);
+      const scratch = makeScratch(store.home, claimed.runId);
+      signers.reviewer = startAttestor(programs.reviewerSigner, scratch);
+      signers.runner = startAttestor(programs.runnerSigner, scratch);
       const run = await runReviewer({
         bwrapPath: loc.bwrapPath,
         pinned,
@@ -127,8 +130,8 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       }
       throw new RunAborted(claimed.runId, error);
     } finally {
-      signers.reviewer?.stop();
-      signers.runner?.stop();
+      await Promise.all([signers.reviewer?.stop(), signers.runner?.stop()]);
+      removeScratch(store.home, claimed.runId);
     }
   } finally {
     closeStore(store);

@@ -9,7 +9,8 @@
 //     only in planning, SPEC §6.2);
 //   - every base64 field is canonical base64 and hashes to the digest beside it (sources' `digest`,
 //     files' `sha256`), every change id is derived from its path (docs/bundle.md `CHG-…`), atom spans
-//     lie inside their source's bytes, and every coverage list is sorted and unique.
+//     lie inside their source's bytes, every implementation and evidence ID a directive names is
+//     defined in the contract, and every coverage list is sorted and unique.
 // Anything else is `Malformed`: the reviewer then exits non-zero with no stdout (docs/reviewers.md).
 import { createHash } from 'node:crypto';
 import { canonicalJson, isSortedUnique } from './canonical.js';
@@ -233,6 +234,10 @@ function contract(v: unknown, stage: Stage): FullContract | PlanningContract {
     const e = obj(x, ['id', 'kind', 'paths']);
     return { id: id(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS), paths: arr(e.paths, path) };
   });
+  // Every implementation and evidence a directive names is defined (SPEC §6.1 mappings).
+  const implIds = new Set(implementations.map((i) => i.id));
+  const evidenceIds = new Set(evidence.map((e) => e.id));
+  for (const d of directives) check(d.implementations.every((i) => implIds.has(i)) && d.evidence.every((e) => evidenceIds.has(e)));
   return { form: 'full', directives, implementations, evidence };
 }
 

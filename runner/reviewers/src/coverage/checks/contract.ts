@@ -51,6 +51,7 @@ export function contractFindings(s: Sections): Finding[] {
   for (const d of c.directives) {
     if (d.state !== 'active' && d.state !== 'done') continue;
     const done = d.state === 'done';
+    // bundle.ts checked that every ID a directive names is defined.
     const impls: Item[] = d.implementations.map((id) => ({ id, paths: implPaths.get(id) ?? malformed() }));
     const ownImpl = new Set(impls.flatMap((i) => i.paths));
     // A directive's evidence is only the paths that are not its own implementation: a file is not

@@ -1,0 +1,157 @@
+// Demo section: one unit of work from nothing to RELEASE_ELIGIBLE, with real keys, the real
+// sandbox, the real coverage reviewer and real receipts — and the refusals on the way.
+//   planning rounds for the four roles on the baseline → a lease while the change is written →
+//   a DIRTY development review (the test is missing) → the test is written → development and
+//   integration rounds → `status` / `gate` at each step → `gate --subject` on the commit →
+//   a tampered receipt makes the gate refuse.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { attestorConfigs, contractYaml, git, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
+
+const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
+
+export function governedStory({ root, cli, work, out = process.stdout }) {
+  let failures = 0;
+  const step = (title) => out.write(`\n\u2501\u2501 ${title}\n`);
+  const say = (text) => out.write(`   ${text}\n`);
+  const home = join(work, 'state');
+  const keys = join(work, 'keys');
+  const repo = makeRepo(work);
+  const scrub = (s) => s.replaceAll(work, '$DEMO').replaceAll(root, '.');
+
+  /** Run governed; print a short transcript; check the exit code. `quiet` prints only the first lines. */
+  function governed(args, expectExit, { quiet = 0, cwd = repo } = {}) {
+    out.write(`   $ governed ${scrub(args.join(' '))}\n`);
+    const r = spawnSync(process.execPath, [cli, ...args, '--home', home], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' },
+    });
+    const lines = `${r.stdout}${r.stderr}`.trimEnd().split('\n').filter(Boolean);
+    const shown = quiet > 0 ? lines.slice(0, quiet) : lines;
+    for (const line of shown) out.write(`     ${scrub(line)}\n`);
+    if (shown.length < lines.length) out.write(`     … (${lines.length - shown.length} more lines)\n`);
+    const ok = r.status === expectExit;
+    if (!ok) failures++;
+    say(`${ok ? '\u2713' : '\u2717 UNEXPECTED'} exit ${r.status} (expected ${expectExit})`);
+    return r;
+  }
+  const json = (r) => {
+    try {
+      return JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+    } catch {
+      failures++;
+      return {};
+    }
+  };
+
+  step('6. A real world: git repository, human request, keys, trust root, attestors, policy');
+  for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority']) {
+    spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
+  }
+  writeFileSync(join(work, 'trust.json'), JSON.stringify(trustRoot(keys), null, 2));
+  const attestorsDir = join(work, 'attestors');
+  mkdirSync(attestorsDir, { recursive: true });
+  const cfg = attestorConfigs(attestorsDir, keys);
+  // review-run looks for <attestors>/<credential>.json
+  copyFileSync(cfg.reviewer.path, join(attestorsDir, 'reviewer.json'));
+  copyFileSync(cfg.runner.path, join(attestorsDir, 'runner.json'));
+  const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
+  const attestorSha = sha256File(join(root, 'attestors', 'ed25519-file.mjs'));
+  const reviewerSha = sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs'));
+  const logKey = JSON.parse(readFileSync(join(work, 'trust.json'), 'utf8')).keys.find((k) => k.roles[0] === 'log').key_id;
+  const policy = readFileSync(join(root, 'policies', 'default.yaml'), 'utf8')
+    .replace(/"0{64}"/, `"${reviewerSha}"`)
+    .replace(/\["1{64}"\]/, `["${profile.bwrap.sha256}"]`)
+    .replace(/\["2{64}"\]/, `["${profile.policy.profile_sha256[0]}"]`)
+    .replace(/\["3{64}"\]/, `["${profile.policy.seccomp_sha256[0]}"]`)
+    .replaceAll(/\["4{64}"\]/g, `["${attestorSha}"]`)
+    .replace(/\["5{64}"\]/, `["${cfg.reviewer.sha256}"]`)
+    .replace(/\["6{64}"\]/, `["${cfg.runner.sha256}"]`)
+    .replace(/\["7{64}"\]/, `["${cfg.gate.sha256}"]`)
+    .replace(/\["8{64}"\]/, `["${'9'.repeat(64)}"]`)
+    .replace(/"2b4dd4f4[0-9a-f]{56}"/, `"${cfg.reviewer.keyId}"`)
+    .replace(/"dba56b56[0-9a-f]{56}"/, `"${cfg.runner.keyId}"`)
+    .replace(/"d58f5414[0-9a-f]{56}"/, `"${cfg.gate.keyId}"`)
+    .replace(/"48409aea[0-9a-f]{56}"/, `"${logKey}"`)
+    .replace('exclude: [".governed"]', 'exclude: []');
+  writeFileSync(join(work, 'policy.yaml'), policy);
+  say('policy.yaml = policies/default.yaml with THIS machine\'s digests: bwrap, sandbox profile, seccomp blob');
+  say('(from `governed sandbox profile`), the coverage reviewer, the attestor program and its configs,');
+  say('and the key ids of the keys just made. Preservation is waived there, with its reason.');
+  writeFileSync(join(work, 'contract.yaml'), contractYaml('active'));
+  governed(['init', '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')], 0);
+  say('init runs once:');
+  governed(['init', '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')], 8);
+
+  step('7. A unit of work: the request contract, bound to the baseline commit');
+  const unit = json(governed(['unit', 'create', '--contract', join(work, 'contract.yaml'), '--baseline', 'HEAD', '--json'], 0)).unit ?? '';
+  governed(['writer', 'register', '--unit', unit, '--writer-session', 'demo-writer'], 0);
+
+  const review = (stage, slot, expectExit = 0) => {
+    const c = json(governed(['review-challenge', '--unit', unit, '--writer-session', 'demo-writer', '--stage', stage, '--slot', slot, '--json'], 0));
+    const r = governed(['review-run', '--challenge', c.challenge_id ?? 'CHL-missing', '--attestors', attestorsDir, '--json'], expectExit);
+    return json(r);
+  };
+  const gateArgs = (subject) => ['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', pinnedPolicyDigest(), '--subject', subject];
+  const pinnedPolicyDigest = () => {
+    const db = new Database(join(home, 'governed.db'), { readonly: true });
+    try {
+      return db.prepare("SELECT digest FROM pins WHERE kind = 'policy'").pluck().get();
+    } finally {
+      db.close();
+    }
+  };
+
+  step('8. Planning: two CLEAN rounds, one challenge + sandboxed review per role (bundles from the baseline tree)');
+  for (let round = 1; round <= 2; round++) for (const role of ROLES) review('planning', role);
+  governed(['status', '--unit', unit], 0, { quiet: 14 });
+
+  step('9. The writer takes the mutation lease and writes the implementation (no test yet)');
+  const lease = json(governed(['lease', 'acquire', '--unit', unit, '--writer-session', 'demo-writer', '--json'], 0)).lease ?? '';
+  say('while the lease is active, no challenge is issued:');
+  governed(['review-challenge', '--unit', unit, '--writer-session', 'demo-writer', '--stage', 'development', '--slot', 'coverage'], 8);
+  writeChange(repo);
+  const testFile = join(repo, 'test', 'export.test.js');
+  const testBytes = readFileSync(testFile);
+  spawnSync('rm', ['-f', testFile]);
+  governed(['lease', 'release', '--lease', lease, '--writer-session', 'demo-writer'], 0);
+  writeFileSync(join(work, 'contract.yaml'), contractYaml('done'));
+  governed(['unit', 'bind', '--unit', unit, '--contract', join(work, 'contract.yaml')], 0);
+
+  step('10. Development review: the reviewer finds the gap (DIRTY, exit 9); the slot is now blocked');
+  review('development', 'coverage', 9);
+
+  step('11. The writer adds the test under a lease; development is reviewed again on the new content');
+  const lease2 = json(governed(['lease', 'acquire', '--unit', unit, '--writer-session', 'demo-writer', '--json'], 0)).lease ?? '';
+  writeFileSync(testFile, testBytes);
+  governed(['lease', 'release', '--lease', lease2, '--writer-session', 'demo-writer'], 0);
+  for (let round = 1; round <= 2; round++) review('development', 'coverage');
+
+  step('12. Integration: two CLEAN rounds for the four roles; the change is committed');
+  for (let round = 1; round <= 2; round++) for (const role of ROLES) review('integration', role);
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'Add export command');
+  const head = git(repo, 'rev-parse', 'HEAD');
+  governed(['status', '--unit', unit], 0, { quiet: 16 });
+
+  step('13. The deploy gate: anchors from the deploy side; the commit must be exactly the reviewed content');
+  const attest = join(work, 'decision.vsa.json');
+  governed([...gateArgs(head), '--attest', attest, '--attestor-config', cfg.gate.path], 0);
+  say('a commit that is not the reviewed content is refused:');
+  const base = git(repo, 'rev-parse', 'HEAD~1');
+  governed(gateArgs(base), 4, { quiet: 3 });
+
+  step('14. Someone edits a stored receipt behind governed\'s back: the gate fails closed');
+  const db = new Database(join(home, 'governed.db'));
+  const row = db.prepare('SELECT id, envelope FROM receipts ORDER BY log_seq DESC LIMIT 1').get();
+  const env = JSON.parse(row.envelope.toString('utf8'));
+  const payload = Buffer.from(env.payload, 'base64').toString('utf8').replace('"verdict":"CLEAN"', '"verdict":"CLEAN" ');
+  env.payload = Buffer.from(payload).toString('base64');
+  db.prepare('UPDATE receipts SET envelope = ? WHERE id = ?').run(Buffer.from(JSON.stringify(env)), row.id);
+  db.close();
+  governed(gateArgs(head), 4, { quiet: 3 });
+  return failures;
+}

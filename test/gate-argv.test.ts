@@ -1,0 +1,82 @@
+// The lean `gate` entry (src/cli/commands/gate-argv.ts) parses exactly the options commander
+// declares for `gate` (register/decide.ts), resolves the state directory by the same rule, refuses
+// anything else as a usage error (exit 2, one DENY decision object under --json, the offending
+// word never echoed), and otherwise runs the very same command.
+import { Command } from 'commander';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { gateMain, GATE_ARGV_OPTIONS, wantsHelp } from '../src/cli/commands/gate-argv.js';
+import { resolveGateHome } from '../src/cli/commands/gate.js';
+import { resolveHome } from '../src/cli/options.js';
+import { register } from '../src/cli/register/decide.js';
+import { tempDir } from './issue-helpers.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+function capture(): { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+    out += String(c);
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
+    err += String(c);
+    return true;
+  });
+  return { out: () => out, err: () => err };
+}
+
+describe('one grammar for gate', () => {
+  it('the argv options are exactly the commander options of `gate`', () => {
+    const program = new Command();
+    register(program);
+    const gate = program.commands.find((c) => c.name() === 'gate');
+    const declared = Object.fromEntries(
+      (gate?.options ?? []).map((o) => [o.long?.replace(/^--/, '') ?? '', { type: o.required || o.optional ? 'string' : 'boolean' }]),
+    );
+    expect(declared).toEqual(Object.fromEntries(Object.entries(GATE_ARGV_OPTIONS).map(([k, v]) => [k, { type: v.type }])));
+  });
+
+  it('resolves --home like every other command', () => {
+    const saved = process.env.GOVERNED_HOME;
+    try {
+      delete process.env.GOVERNED_HOME;
+      for (const h of [undefined, 'x', '/abs/y']) expect(resolveGateHome(h)).toBe(resolveHome(h));
+      process.env.GOVERNED_HOME = '/env/home';
+      for (const h of [undefined, 'x']) expect(resolveGateHome(h)).toBe(resolveHome(h));
+    } finally {
+      if (saved === undefined) delete process.env.GOVERNED_HOME;
+      else process.env.GOVERNED_HOME = saved;
+    }
+  });
+
+  it('leaves --help to commander', () => {
+    expect(wantsHelp(['--unit', 'U', '--help'])).toBe(true);
+    expect(wantsHelp(['-h'])).toBe(true);
+    expect(wantsHelp(['--unit', 'U'])).toBe(false);
+  });
+});
+
+describe('usage errors exit 2 with one DENY decision', () => {
+  it.each([
+    ['an unknown option', ['--bogus-CANARY77', 'x', '--json']],
+    ['a positional word', ['CANARY77', '--json']],
+    ['an option without its value', ['--unit', '--json']],
+  ])('%s', async (_name, argv) => {
+    const io = capture();
+    const code = await gateMain(argv);
+    expect(code).toBe(2);
+    const d = JSON.parse(io.out().trim()) as { decision: string; exit: number; error: { code: string } };
+    expect(d).toMatchObject({ decision: 'DENY', exit: 2, error: { code: 'usage_error' } });
+    expect(io.out() + io.err()).not.toContain('CANARY77');
+  });
+
+  it('missing anchors are the gate flow\'s own refusal, through the same command', async () => {
+    const io = capture();
+    const code = await gateMain(['--home', join(tempDir(), 'none'), '--json']);
+    expect(code).toBe(2);
+    const d = JSON.parse(io.out().trim()) as { error: { code: string; ids: string[] } };
+    expect(d.error).toMatchObject({ code: 'gate_anchor_missing', ids: ['--unit', '--trust', '--policy-digest', '--subject'] });
+  });
+});

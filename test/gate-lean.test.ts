@@ -1,0 +1,117 @@
+// The lean gate path (issue 5 item 3; research/perf.md §3.5): what `governed gate` loads at run
+// time, read from esbuild's metafile of the real CLI bundle — the static import closure of the CLI
+// entry and of the gate command chunk (dynamic imports are not followed: they load only when taken)
+// — holds no zod, no yaml and no execa. YAML (a .yaml trust root or pinned document), authority
+// records and --attest load their modules on demand only.
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './helpers/cli.js';
+
+let meta: Metafile;
+
+beforeAll(async () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'governed-gate-lean-'));
+  const r = await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: ['src/cli/main.ts', 'src/cli/commands/gate-argv.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    splitting: true,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    external: ['better-sqlite3'],
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  meta = r.metafile;
+}, 60_000);
+
+/** Inputs loaded when `source` is imported: the static closure of its chunk (plus the entries given). */
+function staticInputs(source: string, alsoEntries: readonly string[] = []): Set<string> {
+  const outputs = meta.outputs;
+  const holder = Object.keys(outputs).find((f) => Object.keys(outputs[f]?.inputs ?? {}).includes(source) || outputs[f]?.entryPoint === source);
+  if (holder === undefined) throw new Error(`no chunk holds ${source}`);
+  const stack = [holder, ...Object.keys(outputs).filter((f) => alsoEntries.includes(outputs[f]?.entryPoint ?? ''))];
+  const seen = new Set<string>();
+  while (stack.length > 0) {
+    const f = stack.pop() as string;
+    if (seen.has(f)) continue;
+    seen.add(f);
+    for (const i of outputs[f]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) stack.push(i.path);
+  }
+  const inputs = new Set<string>();
+  for (const f of seen) for (const k of Object.keys(outputs[f]?.inputs ?? {})) inputs.add(k);
+  return inputs;
+}
+
+const HEAVY = /^node_modules\/(zod|yaml|execa|@noble)\//;
+
+describe('the gate path loads no schema library, YAML parser, execa or noble', () => {
+  it('through the CLI entry (commander) and the gate command', () => {
+    const inputs = staticInputs('src/cli/commands/gate.ts', ['src/cli/main.ts']);
+    expect(inputs.has('src/flows/decide/gate.ts')).toBe(true);
+    expect(inputs.has('src/flows/decide/lean/receipt.ts')).toBe(true);
+    expect([...inputs].filter((i) => HEAVY.test(i))).toEqual([]);
+  });
+
+  it('through the lean argv entry (no commander at all)', () => {
+    const inputs = staticInputs('src/cli/commands/gate-argv.ts');
+    expect([...inputs].filter((i) => HEAVY.test(i) || i.startsWith('node_modules/commander/'))).toEqual([]);
+  });
+
+  it('positive control: the same closure of `unit create` does hold zod (so the check can fail)', () => {
+    const inputs = staticInputs('src/cli/commands/unit.ts', ['src/cli/main.ts']);
+    expect([...inputs].some((i) => i.startsWith('node_modules/zod/'))).toBe(true);
+  });
+
+  it('the on-demand paths are dynamic imports: YAML, authority verification, attestation', () => {
+    const dynamic = (source: string): string[] => {
+      const holder = Object.values(meta.outputs).find((o) => Object.keys(o.inputs).includes(source));
+      return (holder?.imports ?? []).filter((i) => i.kind === 'dynamic-import').map((i) => i.path);
+    };
+    expect(dynamic('src/flows/decide/lean/structured.ts').length).toBeGreaterThan(0);
+    expect(dynamic('src/flows/decide/verify.ts').length).toBeGreaterThan(0);
+    expect(dynamic('src/flows/decide/gate.ts').length).toBeGreaterThan(0);
+  });
+});
+
+describe('source rule: the lean modules import nothing heavy at run time', () => {
+  const dir = join(REPO_ROOT, 'src', 'flows', 'decide');
+  const files = [...readdirSync(dir).filter((f) => f.endsWith('.ts')), ...readdirSync(join(dir, 'lean')).map((f) => `lean/${f}`)];
+  const runtimeImports = (source: string): string[] =>
+    [...source.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1] as string);
+
+  it.each(files.filter((f) => f !== 'attest.ts' && f !== 'status.ts'))('%s', (file) => {
+    const imports = runtimeImports(readFileSync(join(dir, file), 'utf8'));
+    for (const spec of imports) {
+      expect(spec, `${file} imports ${spec}`).not.toMatch(/^(zod|yaml|execa)$|strict-parse|core\/(policy|trust-root|dsse|intoto|receipt-predicate|verify-receipt|vsa|attestor-protocol)\.js$|store\/index\.js$|workspace\/index\.js$/);
+    }
+  });
+});
+
+describe('YAML documents take the lazy path and mean the same', () => {
+  it('a pinned YAML policy loads (yaml imported on demand) with the digest and result of loadPolicy', async () => {
+    const { stringify } = await import('yaml');
+    const { initStore, closeStore } = await import('../src/store/index.js');
+    const { readPinnedPolicy } = await import('../src/flows/decide/pins.js');
+    const { loadPolicy } = await import('../src/core/policy.js');
+    const { makeKeys, policyDoc, trustDoc, tempDir } = await import('./issue-helpers.js');
+    const keys = makeKeys();
+    const doc = policyDoc(keys);
+    const yamlText = `# a comment and YAML layout do not change the digest\n${stringify(doc, { aliasDuplicateObjects: false })}`;
+    const store = initStore(join(tempDir(), 'state'), { policyBytes: Buffer.from(yamlText), trustBytes: Buffer.from(JSON.stringify(trustDoc(keys))), now: 1_780_000_000 });
+    try {
+      const lean = await readPinnedPolicy(store.db);
+      const ref = loadPolicy(structuredClone(doc));
+      expect(lean.digest).toBe(ref.digest);
+      expect(lean).toEqual(ref);
+    } finally {
+      closeStore(store);
+    }
+  });
+});
