@@ -177,7 +177,7 @@ async function makeWorld(): Promise<World> {
   return { dir, repo, home, unit, reviewers, attestors };
 }
 
-function timedRun(w: World, challenge: string): Promise<number> {
+function timedRun(w: World, challenge: string, expectExit = 0): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const t0 = process.hrtime.bigint();
     const c = spawn(process.execPath, [CLI, 'review-run', '--challenge', challenge, '--reviewers-dir', w.reviewers, '--attestors', w.attestors, '--home', w.home, '--json'], {
@@ -187,9 +187,11 @@ function timedRun(w: World, challenge: string): Promise<number> {
     });
     let out = '';
     c.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
-    c.stderr.resume();
+    c.stderr.on('data', (b: Buffer) => { if (process.env.BENCH_TRACE) process.stderr.write(b); });
     c.on('error', reject);
-    c.on('close', (code) => (code === 0 ? resolvePromise(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`review-run exit ${code}: ${out}`))));
+    c.on('close', (code) =>
+      code === expectExit ? resolvePromise(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`review-run exit ${code}: ${out}`)),
+    );
   });
 }
 
@@ -201,7 +203,7 @@ async function challenge(w: World): Promise<string> {
 async function main(): Promise<void> {
   const w = await makeWorld();
   try {
-    const t = { node: [] as number[], bare: [] as number[], run: [] as number[] };
+    const t = { node: [] as number[], bare: [] as number[], run: [] as number[], floor: [] as number[] };
     // Warm-up (page cache, first bwrap/node start), not counted.
     for (let i = 0; i < 2; i++) {
       await timedRun(w, await challenge(w));
@@ -213,12 +215,15 @@ async function main(): Promise<void> {
       t.node.push(await nodeBaselineMs());
       t.bare.push(await bareRunMs(TRIVIAL_COVERAGE_REVIEWER));
       t.run.push(await timedRun(w, id));
+      // The fixed cost of the CLI itself: a review-run refused at once (unknown challenge, exit 5).
+      t.floor.push(await timedRun(w, `CHL-${'0'.repeat(32)}`, 5));
     }
-    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run) };
+    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), floor: median(t.floor) };
     const ratio = (m.run - m.bare) / m.node;
     process.stdout.write(
       `node -e '' ${m.node.toFixed(1)} ms | bare bwrap, same profile and reviewer ${m.bare.toFixed(1)} ms | governed review-run ${m.run.toFixed(1)} ms\n` +
-        `(run − bare) / node = ${ratio.toFixed(2)}  (bar ≤ 4; n=${RUNS}, medians, interleaved)\n`,
+        `(run − bare) / node = ${ratio.toFixed(2)}  (bar ≤ 4; n=${RUNS}, medians, interleaved)\n` +
+        `of which the CLI's fixed start-up (review-run refused at once) ${m.floor.toFixed(1)} ms = ${(m.floor / m.node).toFixed(2)} × node\n`,
     );
     if (process.env.BENCH_ENFORCE === '1' && ratio > 4) process.exitCode = 1;
   } finally {

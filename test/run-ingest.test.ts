@@ -190,6 +190,16 @@ describe('refused before the claim: nothing recorded', () => {
       db.close();
       expectRefusedBeforeClaim(w, id, 'challenge_tampered', 4);
     }
+    // A consumed challenge set back to open, its bundle file restored from a copy (a replay by hand).
+    const used = issue(w, 'clean');
+    const file = join(w.home, 'bundles', `${used}.json`);
+    const copy = readFileSync(file);
+    expect(runReview(w, used).code).toBe(0);
+    writeFileSync(file, copy, { mode: 0o600 });
+    const db = rawDb(w);
+    db.prepare("UPDATE challenges SET status = 'open', ended_at = NULL WHERE id = ?").run(used);
+    db.close();
+    expectRefusedBeforeClaim(w, used, 'challenge_tampered', 4);
     // Control: an untouched challenge of the same slot runs.
     expect(runReview(w, issue(w, 'clean')).code).toBe(0);
   }, 60_000);

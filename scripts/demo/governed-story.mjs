@@ -90,10 +90,34 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   const unit = json(governed(['unit', 'create', '--contract', join(work, 'contract.yaml'), '--baseline', 'HEAD', '--json'], 0)).unit ?? '';
   governed(['writer', 'register', '--unit', unit, '--writer-session', 'demo-writer'], 0);
 
+  /** One review: a fresh one-time challenge, then the trusted runner. Printed as one line. */
   const review = (stage, slot, expectExit = 0) => {
-    const c = json(governed(['review-challenge', '--unit', unit, '--writer-session', 'demo-writer', '--stage', stage, '--slot', slot, '--json'], 0));
-    const r = governed(['review-run', '--challenge', c.challenge_id ?? 'CHL-missing', '--attestors', attestorsDir, '--json'], expectExit);
-    return json(r);
+    const run = (args) =>
+      spawnSync(process.execPath, [cli, ...args, '--home', home, '--json'], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const c = run(['review-challenge', '--unit', unit, '--writer-session', 'demo-writer', '--stage', stage, '--slot', slot]);
+    const challenge = c.status === 0 ? JSON.parse(c.stdout).challenge_id : 'CHL-refused';
+    const r = run(['review-run', '--challenge', challenge, '--attestors', attestorsDir]);
+    let o = {};
+    try {
+      o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+    } catch {
+      /* reported below */
+    }
+    const ok = c.status === 0 && r.status === expectExit;
+    if (!ok) failures++;
+    say(
+      `${ok ? '\u2713' : '\u2717 UNEXPECTED'} ${`${stage}/${slot}`.padEnd(34)} ${challenge} \u2192 ${String(o.verdict ?? o.error?.code ?? '?').padEnd(6)} ` +
+        `exit ${r.status} receipt ${String(o.receipt_id ?? '-').slice(0, 19)}…`,
+    );
+    return o;
+  };
+  const lastChallenge = () => {
+    const db = new Database(join(home, 'governed.db'), { readonly: true });
+    try {
+      return db.prepare('SELECT challenge_id FROM runs ORDER BY claim_seq LIMIT 1').pluck().get();
+    } finally {
+      db.close();
+    }
   };
   const gateArgs = (subject) => ['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', pinnedPolicyDigest(), '--subject', subject];
   const pinnedPolicyDigest = () => {
@@ -106,7 +130,34 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   };
 
   step('8. Planning: two CLEAN rounds, one challenge + sandboxed review per role (bundles from the baseline tree)');
-  for (let round = 1; round <= 2; round++) for (const role of ROLES) review('planning', role);
+  say('each line: `governed review-challenge` (one-time, expiring, bundle 0600) then `governed review-run`');
+  say('(allowlisted reviewer in bubblewrap, output parsed strictly, drift re-checked, two attestor signatures)');
+  let firstReceipt = null;
+  for (let round = 1; round <= 2; round++) {
+    for (const role of ROLES) {
+      const o = review('planning', role);
+      firstReceipt ??= o.receipt_id ?? null;
+    }
+  }
+  say('a challenge is one-time: running the first one again is refused as a replay:');
+  governed(['review-run', '--challenge', lastChallenge(), '--attestors', attestorsDir], 5, { quiet: 1 });
+  say('any receipt can be exported and verified offline, by governed and by openssl:');
+  const receiptFile = join(work, 'receipt.json');
+  governed(['receipt', 'show', '--receipt', firstReceipt ?? 'sha256:missing', '--out', receiptFile], 0, { quiet: 1 });
+  governed(['verify', receiptFile, '--trust', join(work, 'trust.json')], 0);
+  {
+    const env = JSON.parse(readFileSync(receiptFile, 'utf8'));
+    const payload = Buffer.from(env.payload, 'base64');
+    writeFileSync(join(work, 'pae.bin'), Buffer.concat([Buffer.from(`DSSEv1 ${Buffer.byteLength(env.payloadType)} ${env.payloadType} ${payload.length} `), payload]));
+    for (const [i, sig] of env.signatures.entries()) {
+      const k = JSON.parse(readFileSync(join(work, 'trust.json'), 'utf8')).keys.find((x) => x.key_id === sig.keyid);
+      writeFileSync(join(work, `k${i}.pub`), k.public_key);
+      writeFileSync(join(work, `s${i}.bin`), Buffer.from(sig.sig, 'base64'));
+      const r = spawnSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', join(work, `k${i}.pub`), '-rawin', '-in', join(work, 'pae.bin'), '-sigfile', join(work, `s${i}.bin`)], { encoding: 'utf8' });
+      if (r.status !== 0) failures++;
+      say(`openssl (${k.roles[0]} key): ${(r.stdout || r.stderr).trim()}`);
+    }
+  }
   governed(['status', '--unit', unit], 0, { quiet: 14 });
 
   step('9. The writer takes the mutation lease and writes the implementation (no test yet)');
@@ -129,13 +180,15 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   writeFileSync(testFile, testBytes);
   governed(['lease', 'release', '--lease', lease2, '--writer-session', 'demo-writer'], 0);
   for (let round = 1; round <= 2; round++) review('development', 'coverage');
-
-  step('12. Integration: two CLEAN rounds for the four roles; the change is committed');
-  for (let round = 1; round <= 2; round++) for (const role of ROLES) review('integration', role);
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'Add export command');
   const head = git(repo, 'rev-parse', 'HEAD');
-  governed(['status', '--unit', unit], 0, { quiet: 16 });
+  say('the change is committed; the gate says REVIEW_ONLY (exit 3) and why:');
+  governed(gateArgs(head), 3, { quiet: 14 });
+
+  step('12. Integration: two CLEAN rounds for the four roles');
+  for (let round = 1; round <= 2; round++) for (const role of ROLES) review('integration', role);
+  governed(['status', '--unit', unit], 0, { quiet: 22 });
 
   step('13. The deploy gate: anchors from the deploy side; the commit must be exactly the reviewed content');
   const attest = join(work, 'decision.vsa.json');

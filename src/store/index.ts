@@ -104,4 +104,4 @@ export {
   type StoredReceipt,
 } from './runs.js';
 // Runs domain, review-run's reads (issue 4; src/store/runs.ts).
-export { activeLeaseAt, unitWriters, challengeIssueEntry, getReceipt, type RunWriter } from './runs.js';
+export { activeLeaseAt, unitWriters, challengeIssueEntry, challengeRunState, getReceipt, type RunWriter } from './runs.js';

@@ -379,3 +379,11 @@ export function getReceipt(x: Store | Db, receiptId: string): StoredReceipt | nu
     logSeq: r.log_seq,
   };
 }
+
+/** A challenge's stored status and how many runs name it, read in ONE statement (one snapshot). */
+export function challengeRunState(x: Store | Db, challengeId: string): { status: string; runs: number } | null {
+  const row = dbOf(x)
+    .prepare('SELECT c.status AS status, (SELECT COUNT(*) FROM runs r WHERE r.challenge_id = c.id) AS runs FROM challenges c WHERE c.id = ?')
+    .get(challengeId) as { status: string; runs: number } | undefined;
+  return row ?? null;
+}

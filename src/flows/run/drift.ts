@@ -15,6 +15,7 @@
 // recompute (a file became a FIFO, git objects are corrupt, a pin fails its integrity check) keeps its
 // own code. Either way the run is recorded as ABORTED by the caller. Preservation is not built yet
 // (SPEC §11), so there is no preservation input to recompute.
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
@@ -26,7 +27,6 @@ import { readBaselineSources } from '../challenge/baseline-sources.js';
 import { bundlePath } from '../challenge/bundle-file.js';
 import { loadPinned } from '../challenge/pinned.js';
 import { parseContractBytes } from '../unit-contract.js';
-import { readFileSync } from 'node:fs';
 
 export interface DriftArgs {
   readonly db: Db;

@@ -19,6 +19,7 @@ import { coverageSchema, type Coverage } from '../../core/bundle/schema.js';
 import {
   challengeIssueEntry,
   challengeStateAt,
+  challengeRunState,
   findChallenge,
   getUnit,
   type Challenge,
@@ -92,6 +93,13 @@ export function assertRowMatchesLog(db: Db, c: Challenge): void {
     return fail('challenge_tampered', [c.challengeId]);
   }
   if (canonicalJson(logged) !== row) fail('challenge_tampered', [c.challengeId]);
+  // The status is not in the issue entry: an "open" row that already has a run was set back by hand
+  // (the runs table and its log entries are the record of what happened to it). Status and runs are
+  // read in one statement: a racing runner's claim moves both at once, never one without the other.
+  const state = challengeRunState(db, c.challengeId);
+  if (state === null) fail('challenge_unknown', [c.challengeId]);
+  if (state.status !== 'open') assertClaimable({ ...c, status: state.status as Challenge['status'] }, 0);
+  if (state.runs > 0) fail('challenge_tampered', [c.challengeId]);
 }
 
 /** The pins in force are sound and are the ones bound; the unit has not moved since issuance. */
@@ -151,8 +159,17 @@ function readBundleFile(bundlesDir: string, c: Challenge, maxBytes: number): Buf
 }
 
 /** The bundle bytes, checked against the digest bound at issuance, and its coverage object. */
-export function loadBundle(bundlesDir: string, c: Challenge, maxBytes: number): LoadedBundle {
-  const bytes = readBundleFile(bundlesDir, c, maxBytes);
+export function loadBundle(db: Db, bundlesDir: string, c: Challenge, maxBytes: number): LoadedBundle {
+  let bytes: Buffer;
+  try {
+    bytes = readBundleFile(bundlesDir, c, maxBytes);
+  } catch (e) {
+    // A racing runner may have claimed, finished and deleted the bundle since the row was read:
+    // that is a claimed/consumed challenge, not a missing file.
+    const state = challengeRunState(db, c.challengeId);
+    if (state !== null && state.status !== 'open') assertClaimable({ ...c, status: state.status as Challenge['status'] }, 0);
+    throw e;
+  }
   if (sha256Digest(bytes) !== c.bundleDigest) fail('challenge_bundle_mismatch', [c.challengeId]);
   let header: { challenge_id?: unknown; unit?: unknown; stage?: unknown; slot?: unknown; view?: { digest?: unknown }; coverage?: unknown };
   try {

@@ -85,7 +85,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     const pinned = assertChallengeCurrent(db, c, now);
     assertCurrentIsPinned(pinned, { policyFile: args.policyFile, trustFile: args.trustFile });
     const reviewer = policyReviewer(pinned, c);
-    const bundle = loadBundle(store.bundlesDir, c, pinned.policy.maxBundleBytes);
+    const bundle = loadBundle(db, store.bundlesDir, c, pinned.policy.maxBundleBytes);
 
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);

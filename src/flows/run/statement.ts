@@ -3,7 +3,7 @@
 // the pinned programs, the sandbox facts and identity read from outside, the registered writers, the
 // runner clock — and from the reviewer only its parsed opaque verdict and findings (SPEC §7.2: the
 // echoed coverage is not stored, only `coverage_matched: true`).
-import { canonicalBytes, sha256Digest } from '../../core/canonical.js';
+import { canonicalBytes, canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import { buildStatement } from '../../core/intoto.js';
 import {
@@ -12,7 +12,6 @@ import {
   reviewReceiptPredicateSchema,
   type ReviewReceiptPredicate,
 } from '../../core/receipt-predicate.js';
-import { canonicalJson } from '../../core/canonical.js';
 import type { ReviewOutput } from '../../core/review-output.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
 import type { Challenge, RunWriter } from '../../store/index.js';
