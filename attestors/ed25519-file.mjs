@@ -21010,10 +21010,15 @@ var ORCHESTRATOR_ERRORS = {
     2,
     "Governed mode takes reviewers, slots and convergence from the policy only; a writer-owned review-pass.yaml is refused."
   ),
+  // --- 4 verification ------------------------------------------------------------------------
+  orchestrator_governed_receipt_invalid: def(
+    4,
+    "A receipt governed review-run just recorded is missing or does not verify against the pinned trust root; the review is not adjudicated."
+  ),
   // --- 8 refused by state -----------------------------------------------------------------
   orchestrator_governed_runner_unavailable: def(
     8,
-    "Governed review-pass runs every reviewer as a governed review-run, which this version does not provide; nothing was run."
+    "Governed review-pass runs every reviewer as a governed review-run claimed for a writer session, and none was given (--writer-session); nothing was run."
   )
 };
 var ORCHESTRATOR_REASONS = {
@@ -21022,7 +21027,10 @@ var ORCHESTRATOR_REASONS = {
   orchestrator_p0p1_remaining: "Two-pass: P0/P1 findings remain after verification.",
   orchestrator_weave_findings: "Weave: at least one finding survived verification.",
   orchestrator_weave_lane_unavailable: "Weave: a reviewer lane was unavailable; a degraded synthesis is never clean.",
-  orchestrator_simple_not_clear: "Simple review: the lead recommendation is not NO_BLOCKING_EVIDENCE."
+  orchestrator_simple_not_clear: "Simple review: the lead recommendation is not NO_BLOCKING_EVIDENCE.",
+  orchestrator_governed_dirty: "Governed: a review-run of the last round recorded a DIRTY receipt.",
+  orchestrator_governed_aborted: "Governed: a review-run of the last round was recorded as ABORTED (no receipt).",
+  orchestrator_governed_budget_exhausted: "Governed: the policy run budget (max_runs_per_content) refused a challenge before the streak was reached."
 };
 
 // src/core/error-codes/decision.ts

@@ -12,7 +12,7 @@ import { ROLES } from '../src/core/policy.js';
 import { jsonOut, type CliResult } from './helpers/cli.js';
 import { makeTempRepo } from './helpers/git-repo.js';
 import { recordReceipt, type RecordedReceipt, type ReceiptOptions } from './helpers/store-receipts.js';
-import { assertNoSecrets, contractDoc, gov, govOk, makeWorld, setupUnit, storeDigest, tempDir, writeJsonFile, type Keys, type World } from './issue-helpers.js';
+import { assertNoSecrets, contractDoc, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, tempDir, writeJsonFile, type Keys, type World } from './issue-helpers.js';
 
 export const SESSION = 'agent-1';
 
@@ -43,8 +43,17 @@ export interface StoryOptions {
   readonly keys?: Keys;
 }
 
+/** The issue-test policy with planning REQUIRED, as SPEC §13's default has it (the issue tests make
+ * planning optional so they can take leases without sealing planning first). */
+export function planningRequiredPolicy(keys: Keys): Record<string, unknown> {
+  const doc = policyDoc(keys);
+  const stages = doc.stages as Record<string, Record<string, unknown>>;
+  return { ...doc, stages: { ...stages, planning: { ...stages.planning, required: true } } };
+}
+
 export function newStory(o: StoryOptions = {}): Story {
-  const w = makeWorld({ ...(o.policy === undefined ? {} : { policy: o.policy }), ...(o.keys === undefined ? {} : { keys: o.keys }) });
+  const keys = o.keys ?? makeKeys();
+  const w = makeWorld({ policy: o.policy ?? planningRequiredPolicy(keys), keys });
   const unit = setupUnit(w, SESSION);
   return { w, unit, policyDigest: policyDigestOf(w), baseline: w.baseline, subject: w.baseline, receipts: [] };
 }

@@ -219,10 +219,11 @@ describe('the reducers refuse entries that do not follow from the state before t
     });
   });
 
-  it('run_claim of an expired, claimed or other-slot challenge does not apply', () => {
+  it('run_claim of an expired, claimed or other-slot challenge, or under a lease, does not apply', () => {
     const c = fresh();
     claim(c);
     const t = now();
+    const self = readProcessIdentity(process.pid);
     const raw = (over: Record<string, unknown>): string =>
       codeOf(() =>
         mutate(store, t, (tx) =>
@@ -235,7 +236,7 @@ describe('the reducers refuse entries that do not follow from the state before t
             slot: c.slot,
             reviewer_name: c.reviewer.name,
             reviewer_sha256: c.reviewer.sha256,
-            runner: { boot_id: readProcessIdentity(process.pid).bootId, pid: 1, start_time: '1' },
+            runner: { boot_id: self.bootId, pid: self.pid, start_time: String(self.startTime) },
             claimed_at: t,
             deadline: t + 600,
             ...over,
@@ -246,6 +247,12 @@ describe('the reducers refuse entries that do not follow from the state before t
     const open = fresh();
     expect(raw({ challenge: open.challengeId, slot: 'other' })).toBe('log_entry_not_applicable');
     expect(raw({ challenge: open.challengeId, claimed_at: open.expiresAt, deadline: open.expiresAt + 600 })).toBe('log_entry_not_applicable');
+    // A claim while a lease is active does not apply at its log position either.
+    const lease = acquireLease(store, { unit: w.unit, writerSession: 'agent-1', ttlSeconds: 600, now: t }).leaseId;
+    expect(raw({ challenge: open.challengeId })).toBe('log_entry_not_applicable');
+    releaseLease(store, { leaseId: lease, writerSession: 'agent-1', now: t });
+    // Control: the same raw entry applies to an open challenge with no lease.
+    expect(raw({ challenge: open.challengeId })).toBe('no error');
   });
 });
 

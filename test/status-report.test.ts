@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
 import { trustRootDoc } from './helpers/receipts.js';
 import { abortChallenge, consumeAuthority } from './helpers/store-receipts.js';
-import { assertNoSecrets, cleanupDirs, gov, recordAuthorityFor, tempDir, writeJsonFile } from './issue-helpers.js';
+import { assertNoSecrets, cleanupDirs, gov, makeKeys, policyDoc, recordAuthorityFor, tempDir, writeJsonFile } from './issue-helpers.js';
 import { challenge, cloneHome, gate, gateJson, newStory, review, rounds, status, storeDigestAt, type Story } from './gate-world.js';
 
 interface StatusJson {
@@ -173,10 +173,13 @@ describe('blocks, vetoes and their lifts (SPEC §10.1, §10.2)', () => {
   });
 
   it('an expired lease is shown expired and still blocks (lease_active) until a logged sweep', async () => {
-    const home = cloneHome(s);
-    const lease = (jsonOut(gov({ ...s.w, home }, ['lease', 'acquire', '--unit', s.unit, '--writer-session', 'agent-1', '--ttl', '1s', '--json'])) as { lease: string }).lease;
+    // Leases wait for sealed planning (planning_not_sealed); this story's policy makes planning optional.
+    const keys = makeKeys();
+    const t = newStory({ keys, policy: policyDoc(keys) });
+    const home = t.w.home;
+    const lease = (jsonOut(gov({ ...t.w, home }, ['lease', 'acquire', '--unit', t.unit, '--writer-session', 'agent-1', '--ttl', '1s', '--json'])) as { lease: string }).lease;
     await new Promise((r) => setTimeout(r, 2100));
-    const st = report(home);
+    const st = jsonOut(status(t, home)) as unknown as StatusJson;
     expect(st.leases).toEqual([expect.objectContaining({ lease, writerSession: 'agent-1', expired: true })]);
     expect(st.reasons).toContainEqual({ code: 'lease_active', ids: [lease] });
   });

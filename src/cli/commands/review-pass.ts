@@ -3,7 +3,8 @@
 // "No secrets in output"); the findings are in the result files, created 0600 in a 0700 directory.
 import { resolve } from 'node:path';
 import { closeInheritedDescriptors } from '../../../runner/repo-sandbox.js';
-import { runReviewPass } from '../../flows/review-pass/index.js';
+import { runGovernedMode, runReviewPass } from '../../flows/review-pass/index.js';
+import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { ReviewPassCliOptions } from '../register/review-pass.js';
 
@@ -18,6 +19,7 @@ export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<Com
   // bwrap into every reviewer.
   closeInheritedDescriptors();
   const files = splitList(opts.files);
+  if (opts.unit !== undefined) return governedCommand(opts, files);
   const run = await runReviewPass({
     protocol: opts.protocol,
     stage: opts.stage,
@@ -68,6 +70,73 @@ export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<Com
       reviewers,
       config: run.config_source === null ? null : run.config_source,
       scope_files: run.scope_files,
+      out_dir: run.out_dir,
+      files: run.files,
+      auto_fix: 'out_of_scope',
+    },
+    human: human.join('\n'),
+  };
+}
+
+/**
+ * Governed mode: every reviewer is a real review-challenge + review-run, in-process (governed-run.ts).
+ * Stdout carries the result, counts and the run/receipt ids — never reviewer output; the adjudicated
+ * findings are in result.json / report.md.
+ */
+async function governedCommand(opts: ReviewPassCliOptions, files: string[]): Promise<CommandResult> {
+  const env = (k: string): string | undefined => process.env[k] || undefined;
+  const run = await runGovernedMode({
+    unit: opts.unit as string,
+    protocol: opts.protocol,
+    stage: opts.stage,
+    ...(files.length > 0 ? { files } : {}),
+    ...(opts.config === undefined ? {} : { config: opts.config }),
+    ...(opts.out === undefined ? {} : { out: opts.out }),
+    light: opts.light === true,
+    writerSession: opts.writerSession,
+    home: resolveHome(opts.home),
+    repo: resolve(opts.repo ?? '.'),
+    reviewersDir: opts.reviewersDir,
+    attestorsDir: opts.attestors,
+    bwrapPath: opts.bwrap,
+    policyFile: opts.policy ?? env('GOVERNED_POLICY'),
+    trustFile: opts.trust ?? env('GOVERNED_TRUST'),
+    clock: () => Math.floor(Date.now() / 1000),
+  });
+  const o = run.outcome;
+  const runs = o.runs.map((r) => ({ round: r.round, slot: r.slot, verdict: r.verdict, run_id: r.run_id, receipt_id: r.receipt_id, error: r.error }));
+  const severities: Record<string, number> = {};
+  for (const f of o.findings) severities[f.severity] = (severities[f.severity] ?? 0) + 1;
+  const human = [
+    `${o.protocol} (${o.stage}, governed, unit ${o.unit}): ${o.result}${o.reasons.length > 0 ? ` — ${o.reasons.join(', ')}` : ''}`,
+    `rounds: ${o.rounds} (clean ${o.clean_rounds} of streak ${o.streak}); slots: ${o.slots.join(', ')}`,
+    ...o.runs.map((r) => `round ${r.round} ${r.slot}: ${r.verdict} run ${r.run_id} receipt ${r.receipt_id ?? '-'}${r.error === null ? '' : ` (${r.error})`}`),
+    `finding groups: ${o.findings.length}`,
+    `report: ${run.files.report}`,
+    `result: ${run.files.result}`,
+    'advisory: the delivery state is decided by governed status / gate (SPEC §10)',
+    'auto-fix is out of scope: the orchestrator never edits code',
+  ];
+  return {
+    exit: run.exit,
+    json: {
+      ok: run.exit === 0,
+      protocol: o.protocol,
+      stage: o.stage,
+      mode: 'governed',
+      unit: o.unit,
+      result: o.result,
+      reasons: o.reasons,
+      advisory: true,
+      delivery_state: 'decided by governed status / gate (SPEC §10)',
+      streak: o.streak,
+      slots: o.slots,
+      rounds: o.rounds,
+      clean_rounds: o.clean_rounds,
+      runs,
+      finding_groups: o.findings.length,
+      severities,
+      focus_files: o.focus_files.length,
       out_dir: run.out_dir,
       files: run.files,
       auto_fix: 'out_of_scope',

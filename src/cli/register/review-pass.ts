@@ -1,7 +1,7 @@
 // `governed review-pass` (SPEC §4.1, §12). The action lazily imports its command module.
 import { Option, type Command } from 'commander';
 import { runAction } from '../output.js';
-import { jsonOption } from '../options.js';
+import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {
   program
@@ -13,13 +13,19 @@ export function register(program: Command): void {
         '<repo>/review-pass.yaml, else <repo>/.review-pass.yaml, else the built-in claude/gemini/codex/opencode ' +
         'presets), each run in a read-only bubblewrap view of the repository with no network unless its entry ' +
         'says network: true; prompts go through stdin or a file, never argv. Built-in real-tool reviewers: tsc ' +
-        'and eslint. Governed mode (--unit): review-pass and weave only, reviewers from the policy only; it ' +
-        'needs governed review-run, which this version lacks, so it stops after its argument checks. The ' +
+        'and eslint. Governed mode (--unit U --writer-session S): review-pass and weave only; the slots, their ' +
+        'reviewers and the CLEAN streak come from the pinned policy only (--config and --light refused); each ' +
+        'round runs one fresh review-challenge + review-run per slot (receipts recorded in the store), stopping at ' +
+        'the streak of CLEAN rounds, the first round with a DIRTY or ABORTED run, or the policy run budget; ' +
+        'findings are adjudicated by code and refs; --files only adds focus (the bundle is the scope floor); the ' +
+        'result is advisory, the delivery state is decided by governed status / gate (SPEC §10). The ' +
         'orchestrator never edits code (auto-fix is out of scope). Stdout carries counts and paths, never ' +
         'reviewer output. Exit codes: 0 CLEAN (converged clean), 9 NOT_CLEAN (findings, escalations, vetoes, ' +
         'degraded or incomplete review, budget exhausted), 2 usage or configuration (bad config, unknown ' +
         'tool, prompt in argv, bwrap unavailable, output directory already holds a result), 8 governed mode ' +
-        'unavailable, 1 internal error. See docs/review-pass.md.',
+        'without --writer-session or refused by state (unregistered writer, active lease), other review-challenge ' +
+        'refusals with their own codes (4 pin/receipt verification, 5 stale trust root, 7 unknown unit), 1 internal ' +
+        'error. See docs/review-pass.md.',
     )
     .addOption(
       new Option('--protocol <protocol>', 'review protocol').choices(['review-pass', 'two-pass', 'weave', 'simple']).default('review-pass'),
@@ -31,6 +37,13 @@ export function register(program: Command): void {
     .option('--repo <dir>', 'repository directory to review (default: the current directory)')
     .option('--light', 'light mode: 1 clean round, first lens only (development/test, non-governed only)')
     .option('--unit <id>', 'governed mode: the unit under review (UNIT-<32 hex>)')
+    .option('--writer-session <session>', 'governed mode: the registered writer session the challenges are issued for')
+    .option('--reviewers-dir <dir>', 'governed mode: where the policy reviewers live (as review-run --reviewers-dir)')
+    .option('--attestors <dir>', 'governed mode: attestor configs (as review-run --attestors)')
+    .option('--bwrap <path>', 'governed mode: bubblewrap path (as review-run --bwrap)')
+    .option('--policy <file>', 'governed mode: the policy the deployment holds now (default: $GOVERNED_POLICY)')
+    .option('--trust <file>', 'governed mode: the trust root the deployment holds now (default: $GOVERNED_TRUST)')
+    .addOption(homeOption())
     .option('--req-ids <ids>', 'comma-separated REQ-IDs to validate coverage against (review-pass protocol)')
     .option('--deferred-req-ids <ids>', 'comma-separated REQ-IDs intentionally deferred')
     .addOption(jsonOption())
@@ -50,5 +63,12 @@ export interface ReviewPassCliOptions {
   readonly unit?: string;
   readonly reqIds?: string;
   readonly deferredReqIds?: string;
+  readonly writerSession?: string;
+  readonly reviewersDir?: string;
+  readonly attestors?: string;
+  readonly bwrap?: string;
+  readonly policy?: string;
+  readonly trust?: string;
+  readonly home?: string;
   readonly json?: boolean;
 }

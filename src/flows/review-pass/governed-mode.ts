@@ -8,12 +8,10 @@
 //   - `--light` is refused (review-pass-v3 core rules; the engine's own check, reused).
 //   - The bundle is the scope floor: `--files` may add focus, never remove scope. The files are
 //     recorded as focus only; nothing the caller passes can narrow what the bundle binds.
-// The runner that would do the work — claim a fresh challenge per slot, run the policy's reviewer
-// through `review-run` (SPEC §9), adjudicate the opaque outputs with the engines' `governed`
-// strategy (matching by code and refs) — is `RunReviewer` (run-reviewer.ts) implemented over
-// review-run, which this version does not have. Governed mode therefore stops with
-// `orchestrator_governed_runner_unavailable` (exit 8) after the argument checks: it never fakes a
-// governed run and never falls back to non-governed reviewers.
+// The runner itself is governed-run.ts: every reviewer call a real `review-challenge` + `review-run`
+// (SPEC §9) of the policy's slot reviewer. Without a writer session no challenge can be claimed, so
+// governed mode stops with `orchestrator_governed_runner_unavailable` (exit 8) after the argument
+// checks: it never fakes a governed run and never falls back to non-governed reviewers.
 import { fail } from '../../core/errors.js';
 import { normalizeConfig, ROLES, isRoleStage, type Stage } from '../../protocols/review-pass/index.js';
 import type { Protocol } from './flow-types.js';
@@ -52,7 +50,8 @@ export function checkGovernedRequest(req: GovernedRequest): GovernedPlan {
   return { unit: req.unit, protocol: req.protocol, stage: req.stage, focus_files: [...new Set(req.files)] };
 }
 
-/** The seam: a governed `RunReviewer` over `governed review-run` does not exist in this version. */
-export function governedRunnerUnavailable(plan: GovernedPlan): never {
-  return fail('orchestrator_governed_runner_unavailable', [plan.unit]);
+/** Governed mode needs a writer session to claim challenges (SPEC §7); none → nothing runs. */
+export function requireWriterSession(plan: GovernedPlan, writerSession: string | undefined): string {
+  if (writerSession === undefined || writerSession.length === 0) return fail('orchestrator_governed_runner_unavailable', [plan.unit]);
+  return writerSession;
 }

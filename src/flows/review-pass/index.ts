@@ -1,7 +1,8 @@
 // `governed review-pass` (SPEC §12): run one review protocol over several reviewers and rounds and
 // write its JSON result and Markdown report. Order of work, every refusal before any reviewer runs:
-//   1. governed mode (`--unit`): argument rules, then stop — governed runs need `review-run`
-//      (governed-mode.ts);
+//   1. governed mode (`--unit`): argument rules (governed-mode.ts), then `runGovernedMode` runs the
+//      policy's slots as real review-challenge + review-run pairs (governed-run.ts); `runReviewPass`
+//      itself never runs governed reviewers (it has no writer session) and refuses with exit 8;
 //   2. the repository directory;
 //   3. the configuration (search order, strict schema: config-load.ts);
 //   4. the scope (`--files`, or the workspace file set of SPEC §6.4);
@@ -19,7 +20,9 @@ import { resolveLenses, type Stage } from '../../protocols/review-pass/index.js'
 import { bwrapUsable } from '../../../runner/repo-sandbox.js';
 import { loadConfig } from './config-load.js';
 import type { FlowContext, Protocol, ProtocolOutcome } from './flow-types.js';
-import { checkGovernedRequest, governedRunnerUnavailable } from './governed-mode.js';
+import { checkGovernedRequest, requireWriterSession } from './governed-mode.js';
+import { writeGovernedResults } from './governed-report.js';
+import { runGovernedReviewPass, type GovernedOutcome, type GovernedRunOptions } from './governed-run.js';
 import { runReviewPassProtocol } from './protocol-review-pass.js';
 import { runSimpleProtocol } from './protocol-simple.js';
 import { runTwoPassProtocol } from './protocol-two-pass.js';
@@ -97,7 +100,7 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
       config: opts.config,
       files: opts.files ?? [],
     });
-    governedRunnerUnavailable(plan);
+    requireWriterSession(plan, undefined);
   }
   const repoDir = repoDirOf(opts.repoDir);
   const config = loadConfig(repoDir, opts.config);
@@ -145,4 +148,50 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
     config_source: config.source,
     scope_files: scope.files.length,
   };
+}
+
+export interface GovernedModeOptions extends Omit<GovernedRunOptions, 'writerSession'> {
+  readonly unit: string;
+  readonly protocol: Protocol;
+  readonly stage: Stage;
+  readonly files?: readonly string[];
+  readonly config?: string;
+  readonly out?: string;
+  readonly light?: boolean;
+  readonly writerSession: string | undefined;
+}
+
+export interface GovernedModeRun {
+  readonly exit: 0 | 9;
+  readonly outcome: GovernedOutcome;
+  readonly out_dir: string;
+  readonly files: { readonly result: string; readonly report: string };
+}
+
+/**
+ * Governed mode (SPEC §12). Every argument refusal comes before anything touches the store; the
+ * output directory is prepared before the first challenge so a bad --out costs no run budget.
+ */
+export async function runGovernedMode(opts: GovernedModeOptions): Promise<GovernedModeRun> {
+  const plan = checkGovernedRequest({
+    unit: opts.unit,
+    protocol: opts.protocol,
+    stage: opts.stage,
+    light: opts.light === true,
+    config: opts.config,
+    files: opts.files ?? [],
+  });
+  const writerSession = requireWriterSession(plan, opts.writerSession);
+  // Focus files must be real files of the repository (they are recorded, never used to narrow).
+  if (plan.focus_files.length > 0) validateFiles(repoDirOf(opts.repo), plan.focus_files);
+  const out = prepareOutDir(opts.out);
+  let outcome: GovernedOutcome;
+  try {
+    outcome = await runGovernedReviewPass({ ...opts, writerSession }, plan);
+  } catch (e) {
+    discardOutDir(out);
+    throw e;
+  }
+  const files = writeGovernedResults(out.dir, outcome);
+  return { exit: outcome.result === 'CLEAN' ? EXIT.ok : EXIT.not_clean, outcome, out_dir: out.dir, files };
 }

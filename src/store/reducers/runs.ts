@@ -87,13 +87,15 @@ export const RUN_REDUCERS = {
     }),
     unitOf: (p) => p.unit,
     apply(db, p) {
-      // The challenge must be open and unexpired at the claim: exactly one claim can win.
+      // The challenge must be open and unexpired at the claim: exactly one claim can win. And no
+      // mutation lease may be active anywhere at that log position (SPEC §2, §9 step 2).
       const c = db
         .prepare(
           `UPDATE challenges SET status = 'claimed'
-           WHERE id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'open' AND expires_at > ?`,
+           WHERE id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'open' AND expires_at > ?
+             AND NOT EXISTS (SELECT 1 FROM leases WHERE state = 'active' AND expires_at > ?)`,
         )
-        .run(p.challenge, p.unit, p.stage, p.slot, p.claimed_at);
+        .run(p.challenge, p.unit, p.stage, p.slot, p.claimed_at, p.claimed_at);
       expectChanges(c.changes, 1, p.challenge);
       const r = db
         .prepare(
