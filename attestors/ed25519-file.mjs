@@ -21684,7 +21684,7 @@ function main() {
   let text;
   let value;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(payload);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(payload);
     value = JSON.parse(text);
     if (jcs(value) !== text) refuse("payload_not_canonical");
   } catch (e) {

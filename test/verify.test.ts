@@ -237,3 +237,12 @@ describe('governed verify (CLI) and openssl interop', () => {
     expect(r.stdout + r.stderr).not.toContain(env.payload);
   });
 });
+
+describe('a UTF-8 byte order mark is content, never silently dropped', () => {
+  it('a payload with a leading BOM signed by both keys is not canonical (TextDecoder ignoreBOM: true)', () => {
+    const w = receiptWorld();
+    const payload = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), payloadOf(statementFor(samplePredicate()))]);
+    const env = signEnvelope(payload, [w.reviewer, w.runner]);
+    expect(verifyCode(env, JSON.parse(readFileSync(w.trustPath, 'utf8')))).toBe('payload_not_canonical');
+  });
+});

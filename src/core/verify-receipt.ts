@@ -13,7 +13,7 @@ import {
 } from './receipt-predicate.js';
 import { keyStatusAt, type KeyRole, type TrustRoot, type TrustedKey } from './trust-root.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export interface VerifyOptions {
   /** The time the record is judged at (ISO seconds): its log position's time, or now offline. */

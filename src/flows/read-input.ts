@@ -34,7 +34,7 @@ export function readInputFile(path: string, maxBytes = DEFAULT_INPUT_CAP): Buffe
 /** Read and strictly parse a JSON or YAML file (by extension). */
 export function readStructuredFile(path: string, maxBytes = DEFAULT_INPUT_CAP): { bytes: Buffer; value: CanonicalValue } {
   const bytes = readInputFile(path, maxBytes);
-  const text = new TextDecoder('utf-8', { fatal: true });
+  const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let s: string;
   try {
     s = text.decode(bytes);

@@ -21,7 +21,7 @@ export const MAX_CONTRACT_BYTES = 4 * 1024 * 1024;
 export function parseContractBytes(bytes: Uint8Array): Contract {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return fail('input_unreadable', ['contract']);
   }

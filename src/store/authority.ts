@@ -61,7 +61,7 @@ export function trustRootInForce(x: Store | Db): TrustRoot {
 function trustRootOfBytes(bytes: Buffer): TrustRoot {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     fail('trust_root_invalid', []);
   }
@@ -436,7 +436,7 @@ export function replacePinIn(tx: Tx, args: ReplacePinArgs): PinUpdate {
   const current = readPin(tx.db, args.kind);
   let digest: string;
   try {
-    digest = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true }).decode(args.bytes), ''));
+    digest = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(args.bytes), ''));
   } catch (e) {
     if (isGovernedError(e)) throw e;
     fail('input_unreadable', [args.kind]);

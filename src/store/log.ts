@@ -63,7 +63,7 @@ export function decodePayload(seq: number, type: string, unit: string | null, pa
   if (!isEntryType(type)) fail('log_payload_invalid', [id]);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(payload);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload);
   } catch {
     fail('log_payload_invalid', [id]);
   }

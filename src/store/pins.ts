@@ -24,7 +24,7 @@ export interface Pin {
 export function pinDigestOf(bytes: Uint8Array, kind: PinKind): string {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     fail('input_unreadable', [kind]);
   }

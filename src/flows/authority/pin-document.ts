@@ -12,7 +12,7 @@ import { pinDigestOf, type PinKind } from '../../store/index.js';
 export function validatePinDocument(kind: PinKind, bytes: Uint8Array, nowSeconds: number): string {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     fail('input_unreadable', [kind]);
   }

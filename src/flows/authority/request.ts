@@ -63,7 +63,7 @@ function stateAfterOf(opts: AuthorityRequestOptions): string | null {
     const bytes = readInputFile(opts.contract);
     let text: string;
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch {
       fail('input_unreadable', ['contract']);
     }

@@ -53,7 +53,7 @@ export function readPresentation(path: string): Presented {
   const bytes = readInputFile(path, 4 * 1024 * 1024);
   let value: unknown;
   try {
-    value = parseJsonStrict(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    value = parseJsonStrict(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
   } catch {
     fail('authority_presentation_invalid', ['$']);
   }
@@ -63,7 +63,7 @@ export function readPresentation(path: string): Presented {
   const payload = decodeBase64Strict(pres.payload, 'authority_presentation_invalid', 'payload');
   let statement: AuthorityStatement;
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(payload);
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload);
     const { canonical, value: st } = isCanonicalJsonText(text);
     if (!canonical) fail('authority_presentation_invalid', ['payload']);
     statement = parseAuthorityStatement(st);

@@ -30,7 +30,7 @@ export interface Pinned {
 
 function decodeUtf8(bytes: Uint8Array, what: string): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return fail('input_unreadable', [what]);
   }

@@ -21,7 +21,7 @@ export function isRepoRelative(p: string): boolean {
   return p.split('/').every((c) => c !== '' && c !== '.' && c !== '..');
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The UTF-8 text of a repository file, or null (outside the repository, not a regular file, too large, not UTF-8). */
 export function readRepoText(repoDir: string, rel: string): string | null {

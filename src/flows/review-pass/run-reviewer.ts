@@ -49,7 +49,7 @@ export interface RunReviewer {
   run(request: ReviewerRequest): Promise<ReviewerExecution>;
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function newExecutionId(): string {
   return `EXE-${randomBytes(16).toString('hex')}`;

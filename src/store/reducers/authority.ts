@@ -57,7 +57,7 @@ function pinUpdateReducer(kind: 'policy' | 'trust') {
       // The pinned digest is the canonical digest of the document's bytes (pins.ts, SPEC §3).
       let actual: string;
       try {
-        actual = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true }).decode(bytes), ''));
+        actual = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), ''));
       } catch {
         fail('log_entry_not_applicable', [kind]);
       }

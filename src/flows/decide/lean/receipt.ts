@@ -118,7 +118,7 @@ export function decodeCanonicalPayloadLean(env: LeanEnvelope): unknown {
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE_LEAN) fail('payload_type_invalid', []);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(env.payload);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(env.payload);
   } catch {
     fail('payload_not_canonical', []);
   }

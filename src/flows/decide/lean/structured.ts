@@ -7,7 +7,7 @@ import type { CanonicalValue } from '../../../core/canonical.js';
 import { fail } from '../../../core/errors.js';
 import { parseJsonStrict } from '../../../core/strict-json.js';
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function isJsonText(text: string, fileName: string): boolean {
   if (/\.json$/i.test(fileName)) return true;
