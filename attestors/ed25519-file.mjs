@@ -21413,13 +21413,7 @@ var statementSchema = external_exports.strictObject({
   predicate: external_exports.record(external_exports.string(), external_exports.unknown())
 });
 
-// src/core/receipt-predicate.ts
-var digestString = external_exports.string().regex(/^sha256:[0-9a-f]{64}$/);
-var hex64 = external_exports.string().regex(/^[0-9a-f]{64}$/);
-var isoSeconds = external_exports.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-var gitId = external_exports.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/);
-var id = external_exports.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
-var count = external_exports.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+// src/core/review-vocabulary.ts
 var STAGES = ["planning", "development", "test", "integration"];
 var FINDING_CODES = [
   "scope_omission",
@@ -21436,6 +21430,14 @@ var FINDING_CODES = [
 var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
+
+// src/core/receipt-predicate.ts
+var digestString = external_exports.string().regex(/^sha256:[0-9a-f]{64}$/);
+var hex64 = external_exports.string().regex(/^[0-9a-f]{64}$/);
+var isoSeconds = external_exports.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+var gitId = external_exports.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/);
+var id = external_exports.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
+var count = external_exports.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 var findingSchema = external_exports.strictObject({
   code: external_exports.enum(FINDING_CODES),
   class: external_exports.enum(FINDING_CLASSES),

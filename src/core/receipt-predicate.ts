@@ -1,6 +1,7 @@
 // The review-receipt predicate (SPEC §8): everything a receipt binds. Closed at every level.
 // Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (SPEC §7.2, §8).
 import { z } from 'zod';
+import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
 
@@ -11,22 +12,7 @@ const gitId = z.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/);
 const id = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
-export const FINDING_CODES = [
-  'scope_omission',
-  'source_mapping',
-  'trace_gap',
-  'authority_mismatch',
-  'evidence_gap',
-  'preservation_regression',
-  'correctness',
-  'test_gap',
-  'release_blocker',
-  'other',
-] as const;
-export const FINDING_CLASSES = ['correctness', 'preservation', 'scope', 'authority', 'release'] as const;
-export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
-export const VETO_CLASSES: ReadonlySet<string> = new Set(['preservation', 'scope', 'authority', 'release']);
+export { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES };
 
 /** One opaque finding (SPEC §7.2): closed codes and IDs only, never text. */
 export const findingSchema = z.strictObject({

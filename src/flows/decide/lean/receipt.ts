@@ -10,6 +10,7 @@
 //   5. the predicate's cross-field rules, and the subject is the workspace the predicate binds.
 // test/gate-lean-schemas.test.ts checks acceptance equality with verifyReceiptBytes over valid
 // receipts and hundreds of mutations. Pure: node:crypto verification only.
+import { FINDING_CODES, FINDING_CLASSES, SEVERITIES } from '../../../core/review-vocabulary.js';
 import { canonicalJson, isCanonicalJsonText, sha256Digest } from '../../../core/canonical.js';
 import { decodeBase64Strict } from '../../../core/base64.js';
 import { fail } from '../../../core/errors.js';
@@ -129,20 +130,9 @@ export function decodeCanonicalPayloadLean(env: LeanEnvelope): unknown {
 
 const contractIdRe = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 const finding = obj({
-  code: oneOf([
-    'scope_omission',
-    'source_mapping',
-    'trace_gap',
-    'authority_mismatch',
-    'evidence_gap',
-    'preservation_regression',
-    'correctness',
-    'test_gap',
-    'release_blocker',
-    'other',
-  ]),
-  class: oneOf(['correctness', 'preservation', 'scope', 'authority', 'release']),
-  severity: oneOf(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO']),
+  code: oneOf(FINDING_CODES),
+  class: oneOf(FINDING_CLASSES),
+  severity: oneOf(SEVERITIES),
   refs: arr(str({ re: contractIdRe }), 1, 4),
 });
 const gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
