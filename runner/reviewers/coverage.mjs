@@ -390,8 +390,10 @@ function readBundle(bytes) {
   return { stage, slot, view: { name, included }, sections, coverage: coverageOf(o.coverage) };
 }
 
-// runner/reviewers/src/coverage/findings.ts
+// src/core/review-vocabulary.ts
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
+
+// runner/reviewers/src/coverage/findings.ts
 var MAX_FINDINGS = 32;
 var MAX_REFS = 4;
 var InvalidFinding = class extends Error {

@@ -249,27 +249,26 @@ export interface StoredReceipt {
   readonly logSeq: number;
 }
 
-export function listReceipts(x: Store | Db, unit: string): StoredReceipt[] {
-  const rows = dbOf(x)
-    .prepare('SELECT * FROM receipts WHERE unit = ? ORDER BY log_seq')
-    .all(unit) as {
-    id: string;
-    run_id: string;
-    unit: string;
-    stage: string;
-    slot: string;
-    verdict: 'CLEAN' | 'DIRTY';
-    has_veto: number;
-    planning_state_digest: string;
-    content_digest: string;
-    work_state_digest: string;
-    policy_digest: string;
-    trust_digest: string;
-    envelope: Buffer;
-    recorded_at: number;
-    log_seq: number;
-  }[];
-  return rows.map((r) => ({
+interface ReceiptRow {
+  id: string;
+  run_id: string;
+  unit: string;
+  stage: string;
+  slot: string;
+  verdict: 'CLEAN' | 'DIRTY';
+  has_veto: number;
+  planning_state_digest: string;
+  content_digest: string;
+  work_state_digest: string;
+  policy_digest: string;
+  trust_digest: string;
+  envelope: Buffer;
+  recorded_at: number;
+  log_seq: number;
+}
+
+function toStoredReceipt(r: ReceiptRow): StoredReceipt {
+  return {
     id: r.id,
     runId: r.run_id,
     unit: r.unit,
@@ -285,7 +284,11 @@ export function listReceipts(x: Store | Db, unit: string): StoredReceipt[] {
     envelope: r.envelope,
     recordedAt: r.recorded_at,
     logSeq: r.log_seq,
-  }));
+  };
+}
+
+export function listReceipts(x: Store | Db, unit: string): StoredReceipt[] {
+  return (dbOf(x).prepare('SELECT * FROM receipts WHERE unit = ? ORDER BY log_seq').all(unit) as ReceiptRow[]).map(toStoredReceipt);
 }
 
 export function listRuns(x: Store | Db, unit: string): Run[] {
@@ -341,43 +344,8 @@ export function challengeIssueEntry(x: Store | Db, challengeId: string, issuedAt
 
 /** One stored receipt by id (`sha256:` of its payload), or null. */
 export function getReceipt(x: Store | Db, receiptId: string): StoredReceipt | null {
-  const r = dbOf(x).prepare('SELECT * FROM receipts WHERE id = ?').get(receiptId) as
-    | {
-        id: string;
-        run_id: string;
-        unit: string;
-        stage: string;
-        slot: string;
-        verdict: 'CLEAN' | 'DIRTY';
-        has_veto: number;
-        planning_state_digest: string;
-        content_digest: string;
-        work_state_digest: string;
-        policy_digest: string;
-        trust_digest: string;
-        envelope: Buffer;
-        recorded_at: number;
-        log_seq: number;
-      }
-    | undefined;
-  if (r === undefined) return null;
-  return {
-    id: r.id,
-    runId: r.run_id,
-    unit: r.unit,
-    stage: r.stage,
-    slot: r.slot,
-    verdict: r.verdict,
-    hasVeto: r.has_veto === 1,
-    planningStateDigest: r.planning_state_digest,
-    contentDigest: r.content_digest,
-    workStateDigest: r.work_state_digest,
-    policyDigest: r.policy_digest,
-    trustDigest: r.trust_digest,
-    envelope: r.envelope,
-    recordedAt: r.recorded_at,
-    logSeq: r.log_seq,
-  };
+  const r = dbOf(x).prepare('SELECT * FROM receipts WHERE id = ?').get(receiptId) as ReceiptRow | undefined;
+  return r === undefined ? null : toStoredReceipt(r);
 }
 
 /** A challenge's stored status and how many runs name it, read in ONE statement (one snapshot). */

@@ -5,20 +5,11 @@
 // same order), so the verdict is DIRTY either way and the worst gaps are the ones reported.
 import { canonicalJson, compareUtf8 } from './canonical.js';
 
-export const FINDING_CODES = [
-  'scope_omission',
-  'source_mapping',
-  'trace_gap',
-  'authority_mismatch',
-  'evidence_gap',
-  'preservation_regression',
-  'correctness',
-  'test_gap',
-  'release_blocker',
-  'other',
-] as const;
-export const FINDING_CLASSES = ['correctness', 'preservation', 'scope', 'authority', 'release'] as const;
-export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
+// The closed vocabulary is shared with the runner's parser and the receipt schema (zod-free module,
+// so the bundled reviewer stays small).
+import { FINDING_CODES, FINDING_CLASSES, SEVERITIES } from '../../../../src/core/review-vocabulary.js';
+
+export { FINDING_CODES, FINDING_CLASSES, SEVERITIES };
 export const MAX_FINDINGS = 32;
 export const MAX_REFS = 4;
 
