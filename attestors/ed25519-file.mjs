@@ -21382,14 +21382,16 @@ function canonicalJson(value) {
   return jcs(value);
 }
 
-// src/core/dsse.ts
-var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
+// src/core/pae.ts
 function pae(payloadType, payload) {
   const type = Buffer.from(payloadType, "utf8");
   const head = Buffer.from(`DSSEv1 ${type.length} `, "utf8");
   const mid = Buffer.from(` ${payload.length} `, "utf8");
   return Buffer.concat([head, type, mid, payload]);
 }
+
+// src/core/dsse.ts
+var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
 var signatureSchema = external_exports.strictObject({
   keyid: external_exports.string().regex(/^[0-9a-f]{64}$/),
   sig: external_exports.string().min(1)

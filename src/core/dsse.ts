@@ -7,13 +7,7 @@ import { parseJsonStrict } from './strict-json.js';
 
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 
-/** PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body; LEN in ASCII decimal bytes. */
-export function pae(payloadType: string, payload: Uint8Array): Buffer {
-  const type = Buffer.from(payloadType, 'utf8');
-  const head = Buffer.from(`DSSEv1 ${type.length} `, 'utf8');
-  const mid = Buffer.from(` ${payload.length} `, 'utf8');
-  return Buffer.concat([head, type, mid, payload]);
-}
+export { pae } from './pae.js';
 
 const signatureSchema = z.strictObject({
   keyid: z.string().regex(/^[0-9a-f]{64}$/),

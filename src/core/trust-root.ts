@@ -86,15 +86,4 @@ export function assertTrustRootCurrent(trust: TrustRoot, at: string): void {
   if (!(at < trust.expires)) fail('trust_root_expired', []);
 }
 
-export type KeyStatus = 'ok' | 'revoked' | 'outside_validity';
-
-/**
- * Status of a key at `at`. A key with any `revoked_at` at or before `at` is revoked. Offline
- * (no log position) callers pass `offline: true`: then any revocation counts, because without a
- * trusted signing time a record cannot prove it predates the revocation (fail closed).
- */
-export function keyStatusAt(key: TrustedKey, at: string, offline: boolean): KeyStatus {
-  if (key.revokedAt !== undefined && (offline || key.revokedAt <= at)) return 'revoked';
-  if (at < key.notBefore || !(at < key.notAfter)) return 'outside_validity';
-  return 'ok';
-}
+export { keyStatusAt, type KeyStatus } from './key-status.js';

@@ -1,9 +1,8 @@
 // Offline verification of one review receipt (SPEC §8). Pure and synchronous: bytes in, a
 // verified receipt or a coded error out. Each step cites the rule it enforces.
 import { canonicalJson, isCanonicalJsonText, sha256Digest } from './canonical.js';
-import { pae, parseEnvelopeBytes, IN_TOTO_PAYLOAD_TYPE, type DecodedEnvelope } from './dsse.js';
+import { parseEnvelopeBytes, IN_TOTO_PAYLOAD_TYPE, type DecodedEnvelope } from './dsse.js';
 import { fail } from './errors.js';
-import { verifyEd25519 } from './ed25519.js';
 import { statementSchema, type Statement } from './intoto.js';
 import {
   REVIEW_RECEIPT_PREDICATE_TYPE,
@@ -11,7 +10,8 @@ import {
   predicateRuleViolation,
   type ReviewReceiptPredicate,
 } from './receipt-predicate.js';
-import { keyStatusAt, type KeyRole, type TrustRoot, type TrustedKey } from './trust-root.js';
+import type { KeyRole, TrustRoot } from './trust-root.js';
+import { verifySignatures, type SignedBy } from './verify-signatures.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -20,11 +20,6 @@ export interface VerifyOptions {
   readonly at: string;
   /** True when `at` is "now" rather than a trusted log time (then any revocation counts). */
   readonly offline: boolean;
-}
-
-export interface SignedBy {
-  readonly role: KeyRole;
-  readonly keyId: string;
 }
 
 export interface VerifiedStatement {
@@ -70,62 +65,7 @@ function issuePaths(issues: readonly { path: readonly PropertyKey[] }[]): string
 // One schema pass over statement and predicate together (the hot path of bulk verification).
 const receiptStatementSchema = statementSchema.extend({ predicate: reviewReceiptPredicateSchema });
 
-/**
- * Check the signatures: every signature present must verify over PAE with a trusted key; each
- * required role needs its own distinct key (a key counts once however often it signs: tuf-js
- * style Set of key ids); the keys must hold the role and be valid at `at` (SPEC §8, §13).
- * Failures are collected and the highest-precedence one is thrown (SPEC §4.2: 4 before 6).
- */
-export function verifySignatures(
-  env: DecodedEnvelope,
-  trust: TrustRoot,
-  requiredRoles: readonly KeyRole[],
-  opts: VerifyOptions,
-): SignedBy[] {
-  if (env.signatures.length > requiredRoles.length) fail('signature_extra', []);
-  const message = pae(env.payloadType, env.payload);
-  const verified = new Map<string, TrustedKey>();
-  const unknown: string[] = [];
-  for (const s of env.signatures) {
-    const key = trust.keys.get(s.keyid);
-    if (key === undefined) {
-      unknown.push(s.keyid);
-      continue;
-    }
-    if (!verifyEd25519(key.publicKey, message, s.sig)) fail('signature_invalid', [s.keyid]);
-    verified.set(key.keyId, key);
-  }
-  if (unknown.length > 0) fail('key_unknown', unknown);
-  for (const key of verified.values()) {
-    const status = keyStatusAt(key, opts.at, opts.offline);
-    if (status === 'revoked') fail('key_revoked', [key.keyId]);
-    if (status === 'outside_validity') fail('key_outside_validity', [key.keyId]);
-  }
-  if (verified.size < requiredRoles.length) fail('signature_missing', requiredRoles.slice(verified.size));
-  const assignment = assignRoles([...verified.values()], requiredRoles);
-  if (assignment === null) fail('key_wrong_role', [...verified.keys()]);
-  return assignment;
-}
-
-/** Assign each required role to a distinct key holding it (tiny bipartite search: ≤ 2 roles). */
-function assignRoles(keys: readonly TrustedKey[], roles: readonly KeyRole[]): SignedBy[] | null {
-  const used = new Set<string>();
-  const out: SignedBy[] = [];
-  const search = (i: number): boolean => {
-    if (i === roles.length) return true;
-    const role = roles[i] as KeyRole;
-    for (const k of keys) {
-      if (used.has(k.keyId) || !k.roles.has(role)) continue;
-      used.add(k.keyId);
-      out.push({ role, keyId: k.keyId });
-      if (search(i + 1)) return true;
-      used.delete(k.keyId);
-      out.pop();
-    }
-    return false;
-  };
-  return search(0) ? out : null;
-}
+export { verifySignatures, type SignedBy };
 
 export const RECEIPT_ROLES: readonly KeyRole[] = ['reviewer', 'runner'];
 

@@ -14,23 +14,21 @@ import { FINDING_CODES, FINDING_CLASSES, SEVERITIES } from '../../../core/review
 import { canonicalJson, isCanonicalJsonText, sha256Digest } from '../../../core/canonical.js';
 import { decodeBase64Strict } from '../../../core/base64.js';
 import { fail } from '../../../core/errors.js';
-import { verifyEd25519 } from '../../../core/ed25519.js';
 import type { ReviewReceiptPredicate } from '../../../core/receipt-predicate.js';
 import { parseJsonStrict } from '../../../core/strict-json.js';
-import type { KeyRole, TrustedKey, TrustRoot } from '../../../core/trust-root.js';
+import type { KeyRole, TrustRoot } from '../../../core/trust-root.js';
 import { arr, bool, int, isPlainObject, lit, obj, oneOf, record, str, type Check } from './shape.js';
-import { HEX64, ISO_SECONDS, keyStatusAtLean } from './trust-root.js';
+import { HEX64, ISO_SECONDS } from './trust-root.js';
+import { verifySignatures } from '../../../core/verify-signatures.js';
+import type { DecodedEnvelope } from '../../../core/dsse.js';
 
 export const IN_TOTO_PAYLOAD_TYPE_LEAN = 'application/vnd.in-toto+json';
 export const STATEMENT_TYPE_LEAN = 'https://in-toto.io/Statement/v1';
 export const REVIEW_RECEIPT_TYPE_LEAN = 'https://governed.dev/review-receipt/v1';
 const RECEIPT_ROLES: readonly KeyRole[] = ['reviewer', 'runner'];
 
-export interface LeanEnvelope {
-  readonly payloadType: string;
-  readonly payload: Buffer;
-  readonly signatures: readonly { readonly keyid: string; readonly sig: Buffer }[];
-}
+/** The decoded envelope shape of src/core/dsse.ts (a type-only import: no zod at run time). */
+export type LeanEnvelope = DecodedEnvelope;
 
 const hex64 = str({ re: HEX64 });
 const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
@@ -42,12 +40,6 @@ const envelopeShape: Check = obj({
   payload: str(),
   signatures: arr(obj({ keyid: str({ re: HEX64 }), sig: str({ min: 1 }) }), 0, 16),
 });
-
-/** PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body (src/core/dsse.ts). */
-export function paeLean(payloadType: string, payload: Uint8Array): Buffer {
-  const type = Buffer.from(payloadType, 'utf8');
-  return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `, 'utf8'), type, Buffer.from(` ${payload.length} `, 'utf8'), payload]);
-}
 
 /** src/core/dsse.ts `parseEnvelopeBytes`: duplicate keys refused, closed object, canonical base64. */
 export function parseEnvelopeLean(bytes: Uint8Array): LeanEnvelope {
@@ -65,53 +57,6 @@ export function parseEnvelopeLean(bytes: Uint8Array): LeanEnvelope {
     payload: decodeBase64Strict(env.payload, 'envelope_invalid', 'payload'),
     signatures: env.signatures.map((s, i) => ({ keyid: s.keyid, sig: decodeBase64Strict(s.sig, 'envelope_invalid', `signatures.${i}.sig`) })),
   };
-}
-
-/** src/core/verify-receipt.ts `verifySignatures`: the same rule and precedence. */
-export function verifySignaturesLean(
-  env: LeanEnvelope,
-  trust: TrustRoot,
-  requiredRoles: readonly KeyRole[],
-  opts: { readonly at: string; readonly offline: boolean },
-): { role: KeyRole; keyId: string }[] {
-  if (env.signatures.length > requiredRoles.length) fail('signature_extra', []);
-  const message = paeLean(env.payloadType, env.payload);
-  const verified = new Map<string, TrustedKey>();
-  const unknown: string[] = [];
-  for (const s of env.signatures) {
-    const key = trust.keys.get(s.keyid);
-    if (key === undefined) {
-      unknown.push(s.keyid);
-      continue;
-    }
-    if (!verifyEd25519(key.publicKey, message, s.sig)) fail('signature_invalid', [s.keyid]);
-    verified.set(key.keyId, key);
-  }
-  if (unknown.length > 0) fail('key_unknown', unknown);
-  for (const key of verified.values()) {
-    const status = keyStatusAtLean(key, opts.at, opts.offline);
-    if (status === 'revoked') fail('key_revoked', [key.keyId]);
-    if (status === 'outside_validity') fail('key_outside_validity', [key.keyId]);
-  }
-  if (verified.size < requiredRoles.length) fail('signature_missing', requiredRoles.slice(verified.size));
-  const keys = [...verified.values()];
-  const used = new Set<string>();
-  const out: { role: KeyRole; keyId: string }[] = [];
-  const search = (i: number): boolean => {
-    if (i === requiredRoles.length) return true;
-    const role = requiredRoles[i] as KeyRole;
-    for (const k of keys) {
-      if (used.has(k.keyId) || !k.roles.has(role)) continue;
-      used.add(k.keyId);
-      out.push({ role, keyId: k.keyId });
-      if (search(i + 1)) return true;
-      used.delete(k.keyId);
-      out.pop();
-    }
-    return false;
-  };
-  if (!search(0)) fail('key_wrong_role', [...verified.keys()]);
-  return out;
 }
 
 /** The canonical JSON value of the payload (src/core/verify-receipt.ts `decodeCanonicalPayload`). */
@@ -228,7 +173,7 @@ export interface LeanVerifiedReceipt {
 export function verifyReceiptLean(bytes: Uint8Array, trust: TrustRoot, opts: { readonly at: string; readonly offline: boolean }): LeanVerifiedReceipt {
   const env = parseEnvelopeLean(bytes);
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE_LEAN) fail('payload_type_invalid', []);
-  verifySignaturesLean(env, trust, RECEIPT_ROLES, opts);
+  verifySignatures(env, trust, RECEIPT_ROLES, opts);
   const value = decodeCanonicalPayloadLean(env);
   if (!isPlainObject(value) || value.predicateType !== REVIEW_RECEIPT_TYPE_LEAN) fail('statement_invalid', ['predicateType']);
   const bad = receiptStatementShape(value, '$');

@@ -70,13 +70,6 @@ export function loadTrustRootLean(value: unknown): TrustRoot {
   return { digest: digestOf(value), expires: doc.expires, keys };
 }
 
-/** SPEC §13 (src/core/trust-root.ts `keyStatusAt`): revoked at or before `at`, or outside its window. */
-export function keyStatusAtLean(key: TrustedKey, at: string, offline: boolean): 'ok' | 'revoked' | 'outside_validity' {
-  if (key.revokedAt !== undefined && (offline || key.revokedAt <= at)) return 'revoked';
-  if (at < key.notBefore || !(at < key.notAfter)) return 'outside_validity';
-  return 'ok';
-}
-
 /** ISO seconds (UTC, `YYYY-MM-DDTHH:MM:SSZ`) of whole seconds since the epoch. */
 export function isoOfSeconds(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
