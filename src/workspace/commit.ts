@@ -7,7 +7,7 @@ import { fail, isGovernedError } from '../core/errors.js';
 import { catFileBatch } from './cat-file.js';
 import { requireRepository, runGit, splitNul, type GitRepo } from './git.js';
 import type { GitMode } from './hash-file.js';
-import { manifestOf, type Manifest, type ManifestEntry } from './manifest.js';
+import { manifestOf, type Manifest, type ManifestEntry } from './manifest-entries.js';
 import { decodePath, inScope, isNormalizedRelPath, makeScope, type ScopeOptions } from './scope.js';
 
 export interface Baseline {

@@ -15,8 +15,8 @@
 import type { AbortedRunFact, AuthorityFact, LeaseFact, ReceiptFact, ResetFact, StateDigests, VetoFinding } from '../../core/decision/index.js';
 import { fail } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
-import { decodeCanonicalPayloadLean, parseEnvelopeLean, receiptPredicateShape } from './lean/receipt.js';
-import { isPlainObject } from './lean/shape.js';
+import { decodeCanonicalPayloadLean, parseEnvelopeLean, receiptPredicateShape } from '../../core/lean/receipt.js';
+import { isPlainObject } from '../../core/lean/shape.js';
 
 export interface LoadedReceipt {
   readonly fact: ReceiptFact;

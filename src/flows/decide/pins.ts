@@ -6,9 +6,9 @@ import { fail, isGovernedError } from '../../core/errors.js';
 import type { Policy } from '../../core/policy.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import type { Db } from '../../store/store.js';
-import { loadPolicyLean } from './lean/policy.js';
-import { loadTrustRootLean } from './lean/trust-root.js';
-import { decodeUtf8, parseStructuredLean } from './lean/structured.js';
+import { loadPolicyLean } from '../../core/lean/policy.js';
+import { loadTrustRootLean } from '../../core/lean/trust-root.js';
+import { decodeUtf8, parseStructuredLean } from '../../core/lean/structured.js';
 
 function pinRow(db: Db, kind: 'policy' | 'trust'): { digest: string; bytes: Buffer } {
   const row = db.prepare('SELECT digest, bytes FROM pins WHERE kind = ?').get(kind) as { digest: string; bytes: Buffer } | undefined;

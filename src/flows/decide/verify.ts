@@ -18,8 +18,8 @@ import type { ReviewReceiptPredicate } from '../../core/receipt-predicate.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import type { Db } from '../../store/store.js';
 import { receiptEnvelope, type UnitFacts } from './facts.js';
-import { verifyReceiptLean } from './lean/receipt.js';
-import { isoOfSeconds } from './lean/trust-root.js';
+import { verifyReceiptLean } from '../../core/lean/receipt.js';
+import { isoOfSeconds } from '../../core/lean/trust-root.js';
 
 export interface VerifiedRecords {
   /** Receipt id → its verified predicate. */

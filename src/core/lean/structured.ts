@@ -3,9 +3,9 @@
 // same parsers as src/core/strict-parse.ts `parseStructured` (whose module imports yaml at load):
 // `.json` names are JSON, `.yaml`/`.yml` names are YAML, anything else is JSON when it starts with
 // `{` or `[` and YAML otherwise. The YAML branch is that very module, imported on demand.
-import type { CanonicalValue } from '../../../core/canonical.js';
-import { fail } from '../../../core/errors.js';
-import { parseJsonStrict } from '../../../core/strict-json.js';
+import type { CanonicalValue } from '../canonical.js';
+import { fail } from '../errors.js';
+import { parseJsonStrict } from '../strict-json.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -26,6 +26,6 @@ export function decodeUtf8(bytes: Uint8Array, what: string): string {
 
 export async function parseStructuredLean(text: string, fileName: string): Promise<CanonicalValue> {
   if (isJsonText(text, fileName)) return parseJsonStrict(text);
-  const { parseYamlStrict } = await import('../../../core/strict-parse.js');
+  const { parseYamlStrict } = await import('../strict-parse.js');
   return parseYamlStrict(text);
 }

@@ -4,10 +4,10 @@
 // with integration has planning, no reviewer sets a fixed environment name, all credentials are
 // distinct keys), each with the same error code. test/gate-lean-schemas.test.ts runs both loaders
 // over the same valid and mutated policies. Pure.
-import { digestOf } from '../../../core/canonical.js';
-import { isDuration, isSize, parseDurationSeconds, parseSizeBytes } from '../../../core/duration.js';
-import { fail } from '../../../core/errors.js';
-import type { Policy, PolicyDocument, Role, Stage } from '../../../core/policy.js';
+import { digestOf } from '../canonical.js';
+import { isDuration, isSize, parseDurationSeconds, parseSizeBytes } from '../duration.js';
+import { fail } from '../errors.js';
+import type { Policy, PolicyDocument, Role, Stage } from '../policy.js';
 import { arr, bool, int, lit, obj, oneOf, opt, record, refine, str, union, type Check } from './shape.js';
 
 /** SPEC §2 (src/core/policy.ts ROLES, receipt-predicate STAGES, KNOWN_CONTROLS; equality tested). */

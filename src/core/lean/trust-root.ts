@@ -3,10 +3,10 @@
 // id is the sha256 of its DER, unique ids, unique roles per key, not_before < not_after) and the
 // same result type; test/gate-lean-schemas.test.ts runs both over the same valid and mutated
 // documents. Pure.
-import { digestOf } from '../../../core/canonical.js';
-import { fail } from '../../../core/errors.js';
-import { publicKeyFromPem, type PublicKey } from '../../../core/ed25519.js';
-import type { KeyRole, TrustedKey, TrustRoot } from '../../../core/trust-root.js';
+import { digestOf } from '../canonical.js';
+import { fail } from '../errors.js';
+import { publicKeyFromPem, type PublicKey } from '../ed25519.js';
+import type { KeyRole, TrustedKey, TrustRoot } from '../trust-root.js';
 import { arr, lit, obj, oneOf, opt, str, type Check } from './shape.js';
 
 export const KEY_ROLES_LEAN: readonly KeyRole[] = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authority'];

@@ -10,17 +10,17 @@
 //   5. the predicate's cross-field rules, and the subject is the workspace the predicate binds.
 // test/gate-lean-schemas.test.ts checks acceptance equality with verifyReceiptBytes over valid
 // receipts and hundreds of mutations. Pure: node:crypto verification only.
-import { FINDING_CODES, FINDING_CLASSES, SEVERITIES } from '../../../core/review-vocabulary.js';
-import { canonicalJson, isCanonicalJsonText, sha256Digest } from '../../../core/canonical.js';
-import { decodeBase64Strict } from '../../../core/base64.js';
-import { fail } from '../../../core/errors.js';
-import type { ReviewReceiptPredicate } from '../../../core/receipt-predicate.js';
-import { parseJsonStrict } from '../../../core/strict-json.js';
-import type { KeyRole, TrustRoot } from '../../../core/trust-root.js';
+import { FINDING_CODES, FINDING_CLASSES, SEVERITIES } from '../review-vocabulary.js';
+import { canonicalJson, isCanonicalJsonText, sha256Digest } from '../canonical.js';
+import { decodeBase64Strict } from '../base64.js';
+import { fail } from '../errors.js';
+import type { ReviewReceiptPredicate } from '../receipt-predicate.js';
+import { parseJsonStrict } from '../strict-json.js';
+import type { KeyRole, TrustRoot } from '../trust-root.js';
 import { arr, bool, int, isPlainObject, lit, obj, oneOf, record, str, type Check } from './shape.js';
 import { HEX64, ISO_SECONDS } from './trust-root.js';
-import { verifySignatures } from '../../../core/verify-signatures.js';
-import type { DecodedEnvelope } from '../../../core/dsse.js';
+import { verifySignatures } from '../verify-signatures.js';
+import type { DecodedEnvelope } from '../dsse.js';
 
 export const IN_TOTO_PAYLOAD_TYPE_LEAN = 'application/vnd.in-toto+json';
 export const STATEMENT_TYPE_LEAN = 'https://in-toto.io/Statement/v1';

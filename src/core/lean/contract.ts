@@ -7,9 +7,9 @@
 // difference is `scope_integrity_failed` (exit 4: the store was edited behind governed). A tampered
 // but well-formed contract gains nothing: every digest computed from it is compared with the signed
 // receipts' digests (SPEC §6.2), so receipts stop being current and the gate denies.
-import { digestOf, sha256Digest } from '../../../core/canonical.js';
-import type { Contract } from '../../../core/contract/schema.js';
-import { fail, isGovernedError } from '../../../core/errors.js';
+import { digestOf, sha256Digest } from '../canonical.js';
+import type { Contract } from '../contract/schema.js';
+import { fail, isGovernedError } from '../errors.js';
 import { arr, int, lit, obj, oneOf, opt, str, type Check } from './shape.js';
 import { decodeUtf8, parseStructuredLean } from './structured.js';
 
