@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isProcessAlive, parseProcStat, readBootId, readProcessIdentity } from '../src/store/process-identity.js';
+import { isProcessAlive, readBootId, readProcessIdentity } from '../src/store/process-identity.js';
+import { parseProcStat } from '../src/core/proc-stat.js';
 import { cleanupDirs, codeOf, tempDir } from './store-helpers.js';
 
 const children: ChildProcess[] = [];

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { fail, GovernedError } from '../../src/core/errors.js';
 import { HEX64_RE, sha256Hex } from '../../src/core/canonical.js';
-import { parseProcStat, readBootId } from '../../src/store/process-identity.js';
+import { parseBootId, parseProcStat } from '../../src/core/proc-stat.js';
 import { assertSandboxArch, seccompBlob } from '../seccomp/index.js';
 import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv } from './argv.js';
 import { assertBwrapUnchanged, bwrapVersion, DEFAULT_BWRAP_PATH, inspectBwrap } from './bwrap.js';
@@ -386,7 +386,13 @@ function readIdentity(live: Live, facts: Omit<SandboxFacts, 'reviewerSha256'>): 
   if (uids === null || uids.length !== 4 || uids.some((u) => u !== facts.uid)) fail('sandbox_uid_mismatch', ['uid']);
   if (gids === null || gids.length !== 4 || gids.some((g) => g !== facts.gid)) fail('sandbox_uid_mismatch', ['gid']);
   if (facts.uidSeparated && (groups === null || groups.length !== 0)) fail('sandbox_uid_mismatch', ['groups']);
-  return { boot_id: readBootId(), pid, start_time: String(stat.startTime), namespaces };
+  let bootText: string;
+  try {
+    bootText = readFileSync('/proc/sys/kernel/random/boot_id', 'latin1');
+  } catch {
+    fail('sandbox_identity_mismatch', ['boot_id']);
+  }
+  return { boot_id: parseBootId(bootText), pid, start_time: String(stat.startTime), namespaces };
 }
 
 /**

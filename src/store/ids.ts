@@ -12,7 +12,7 @@ export const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
  * identifier alphabet: they appear in error IDs and log payloads and must never carry free text.
  */
 export const WRITER_SESSION_RE = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
-export const BOOT_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export { BOOT_ID_RE } from '../core/proc-stat.js';
 
 export function newUnitId(): string {
   return `UNIT-${randomBytes(16).toString('hex')}`;

@@ -37,7 +37,6 @@ export {
   readProcessIdentity,
   isProcessAlive,
   readBootId,
-  parseProcStat,
   type ProcessIdentity,
 } from './process-identity.js';
 export { newUnitId, newLeaseId, UNIT_ID_RE, LEASE_ID_RE } from './ids.js';

@@ -4,7 +4,7 @@
 // other process now has its pid".
 import { readFileSync } from 'node:fs';
 import { fail } from '../core/errors.js';
-import { BOOT_ID_RE } from './ids.js';
+import { parseBootId, parseProcStat, type ProcStat } from '../core/proc-stat.js';
 
 export interface ProcessIdentity {
   /** /proc/sys/kernel/random/boot_id: changes on every boot. */
@@ -14,45 +14,14 @@ export interface ProcessIdentity {
   readonly startTime: number;
 }
 
-export interface ProcStat {
-  /** Field 3: R, S, D, Z, T, t, X, ... */
-  readonly state: string;
-  readonly startTime: number;
-}
-
-const CLOSE_PAREN = 0x29;
-
-/**
- * Parse /proc/<pid>/stat (proc(5)). Field 2, `(comm)`, is up to 15 bytes chosen by the process and
- * may itself contain spaces, parentheses and non-UTF-8 bytes, so fields are counted from the LAST
- * `)` of the line: what follows is ` state ppid ...`, field 3 onward, and starttime (field 22) is
- * the 20th of those. Pure: takes the raw bytes.
- */
-export function parseProcStat(raw: Uint8Array): ProcStat {
-  const buf = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const close = buf.lastIndexOf(CLOSE_PAREN);
-  if (close < 0) fail('process_identity_invalid', ['stat']);
-  const rest = buf.subarray(close + 1).toString('latin1');
-  if (!rest.startsWith(' ')) fail('process_identity_invalid', ['stat']);
-  const fields = rest.trim().split(' ');
-  const state = fields[0];
-  const start = fields[22 - 3];
-  if (state === undefined || !/^[A-Za-z]$/.test(state)) fail('process_identity_invalid', ['stat:state']);
-  if (start === undefined || !/^(0|[1-9][0-9]{0,15})$/.test(start)) fail('process_identity_invalid', ['stat:starttime']);
-  const startTime = Number(start);
-  if (!Number.isSafeInteger(startTime)) fail('process_identity_invalid', ['stat:starttime']);
-  return { state, startTime };
-}
-
 export function readBootId(): string {
   let text: string;
   try {
-    text = readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim();
+    text = readFileSync('/proc/sys/kernel/random/boot_id', 'latin1');
   } catch {
     fail('process_identity_invalid', ['boot_id']);
   }
-  if (!BOOT_ID_RE.test(text)) fail('process_identity_invalid', ['boot_id']);
-  return text;
+  return parseBootId(text);
 }
 
 function assertPid(pid: number): void {
