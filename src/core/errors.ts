@@ -18,6 +18,7 @@ import { RUNNER_ERRORS, RUNNER_REASONS } from './error-codes/runner.js';
 import { SANDBOX_ERRORS, SANDBOX_REASONS } from './error-codes/sandbox.js';
 import { ISSUE_ERRORS, ISSUE_REASONS } from './error-codes/issue.js';
 import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
+import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
 
 export type { ExitCode } from './error-codes/def.js';
 
@@ -53,6 +54,7 @@ export const ERROR_CODES = {
   ...SANDBOX_ERRORS,
   ...ISSUE_ERRORS,
   ...AUTHORITY_ERRORS,
+  ...AUDIT_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -70,6 +72,7 @@ export const REASON_CODES = {
   ...SANDBOX_REASONS,
   ...ISSUE_REASONS,
   ...AUTHORITY_REASONS,
+  ...AUDIT_REASONS,
 } as const satisfies Record<string, string>;
 
 export type ReasonCode = keyof typeof REASON_CODES;

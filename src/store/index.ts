@@ -7,6 +7,7 @@ export {
   mutate,
   verifyChain,
   readLog,
+  decodePayload,
   logHead,
   entryHashOf,
   GENESIS_HASH,

@@ -1,6 +1,28 @@
 // Commands of the audit group (SPEC §4.1). Each action lazily imports its command module.
 import type { Command } from 'commander';
+import { runAction } from '../output.js';
+import { homeOption, jsonOption } from '../options.js';
 
-export function register(_program: Command): void {
-  // Registered by the audit domain.
+export function register(program: Command): void {
+  const audit = program.command('audit').description('Re-check the state directory from its hash-chained log (SPEC §5).');
+  audit
+    .command('verify')
+    .description(
+      'Verify the whole store offline, read-only: the log chain (hashes, links, payloads), that replaying the log ' +
+        'into an empty database gives exactly the stored state, every receipt (signatures by distinct reviewer and ' +
+        'runner keys valid at its log position, canonical payload, statement, predicate) and that its signed ' +
+        'predicate equals the issue, claim and receipt entries it belongs to, single use of every challenge, and every ' +
+        'authority record at the position it took effect. The trust root is the one pinned at each log position ' +
+        'unless --trust gives the auditor\'s own. In co-located trust mode this proves consistency and trusted ' +
+        'signatures, not that a same-uid writer holding the keys did not rewrite everything (SPEC §3.1). ' +
+        'Exit 0 all checks passed; 4 chain, replay, signature or binding failure; 6 untrusted key; 5 a challenge ' +
+        'used twice or an expired --trust root; 7 unknown --unit; 2 usage.',
+    )
+    .option('--unit <id>', 'check only the receipts and authority records of this unit (chain and replay always cover the whole log)')
+    .option('--trust <file>', 'the auditor\'s trust root (JSON or YAML), applied at every log position instead of the pinned ones')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { unit?: string; trust?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
+    });
 }

@@ -1,0 +1,18 @@
+// Error codes owned by the audit domain (`governed audit verify`, SPEC §4.1, §5). Add entries here only.
+//
+// Exit-code choices (SPEC §4.2): a signed record that contradicts the log entry that carries it, or the
+// challenge it answers, is a verification failure (4: edited or mis-bound evidence); a challenge used
+// twice is a replay (5).
+import { def, type ErrorDef } from './def.js';
+
+export const AUDIT_ERRORS = {
+  audit_receipt_mismatch: def(
+    4,
+    'A receipt verifies, but a field of its signed predicate differs from the log entry that recorded it, the claim of its run, or the challenge it answers.',
+  ),
+  audit_authority_mismatch: def(4, 'An authority record verifies, but its id or signing key differs from the log entry that recorded it.'),
+  audit_challenge_reused: def(5, 'A challenge was claimed or answered more than once in the log (single use, SPEC §9).'),
+  audit_orphan_record: def(4, 'A receipt or claim in the log names a challenge or run that no earlier log entry issued or claimed.'),
+} as const satisfies Record<string, ErrorDef>;
+
+export const AUDIT_REASONS = {} as const satisfies Record<string, string>;

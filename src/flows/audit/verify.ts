@@ -1,0 +1,240 @@
+// `governed audit verify` (SPEC §4.1, §5, §3.1 item 6): re-check the whole store from its log alone.
+//   1. the chain: contiguous seq, payload digests, entry hashes, links, every payload well-formed;
+//   2. replay: every log entry applied to an empty database gives exactly the stored state;
+//   3. every receipt the log recorded: its envelope verifies (DSSE, canonical payload, statement,
+//      predicate, two signatures by distinct reviewer and runner keys) under the trust root in
+//      force at its log position (or the auditor's own, `--trust`), and its signed predicate equals
+//      the `run_receipt`, `run_claim` and `challenge_issue` entries it belongs to;
+//   4. single use: no challenge claimed or answered twice, no receipt without its claim and issue;
+//   5. every authority record verifies at the log position where it took effect (its consumption,
+//      SPEC §11; else where it was recorded) and matches its entry.
+// Read-only: nothing is written to the state directory (replay goes to a private temp directory).
+// A chain failure stops the audit (nothing after a broken link can be trusted); other failures are
+// collected, and the exit code is the worst by SPEC §4.2 precedence.
+//
+// What it proves, and what not (SPEC §3.1): every record is internally consistent and signed by
+// keys the trust root held for that role at that position. In co-located mode a writer with the
+// uid that owns the keys and the store could rewrite the log and re-sign consistently; only a
+// checkpoint that has left the machine (not built yet) makes such a rewrite detectable.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { receiptBindingMismatches, type ClaimFacts, type IssuedChallengeFacts, type RecordedReceiptFacts } from '../../core/audit/receipt-binding.js';
+import { EXIT_PRECEDENCE, GovernedError, isGovernedError, type ExitCode } from '../../core/errors.js';
+import { isoOfSeconds } from '../../core/lean/trust-root.js';
+import type { TrustRoot } from '../../core/trust-root.js';
+import { verifyReceiptBytes } from '../../core/verify-receipt.js';
+import { assertReplayMatches, closeStore, decodePayload, openStore, readLog, trustRootAt, verifyChain, type LogRow } from '../../store/index.js';
+
+export interface AuditFailure {
+  readonly code: string;
+  readonly exit: ExitCode;
+  readonly ids: readonly string[];
+}
+
+export interface AuditReport {
+  readonly exit: ExitCode;
+  readonly log: { readonly entries: number; readonly head: string } | null;
+  readonly replay: { readonly state_digest: string; readonly matches: boolean } | null;
+  readonly unit: string | null;
+  readonly trust: 'pinned-at-position' | 'given';
+  readonly receipts: { readonly checked: number; readonly failed: number };
+  readonly authority_records: { readonly checked: number; readonly failed: number };
+  readonly challenges: { readonly issued: number; readonly claimed: number; readonly answered: number; readonly aborted: number };
+  readonly trust_modes: readonly string[];
+  readonly failures: readonly AuditFailure[];
+}
+
+export interface AuditOptions {
+  readonly unit?: string;
+  /** The auditor's own trust root, applied at every log position instead of the pinned ones. */
+  readonly trust?: TrustRoot;
+}
+
+type Payload = Record<string, unknown>;
+
+function failureOf(e: GovernedError, extraIds: readonly string[] = []): AuditFailure {
+  return { code: e.code, exit: e.exit, ids: [...extraIds, ...e.ids] };
+}
+
+function worstExit(failures: readonly AuditFailure[]): ExitCode {
+  for (const exit of EXIT_PRECEDENCE) if (failures.some((f) => f.exit === exit)) return exit;
+  return 0;
+}
+
+function failure(code: 'audit_receipt_mismatch' | 'audit_authority_mismatch' | 'audit_challenge_reused' | 'audit_orphan_record', ids: string[]): AuditFailure {
+  return failureOf(new GovernedError(code, { ids }));
+}
+
+export async function auditVerify(home: string, options: AuditOptions = {}): Promise<AuditReport> {
+  const store = openStore(home);
+  const scratch = mkdtempSync(join(tmpdir(), 'governed-audit-'));
+  const failures: AuditFailure[] = [];
+  let log: AuditReport['log'] = null;
+  let replay: AuditReport['replay'] = null;
+  const counts = { issued: 0, claimed: 0, answered: 0, aborted: 0 };
+  const receipts = { checked: 0, failed: 0 };
+  const authority = { checked: 0, failed: 0 };
+  const trustModes = new Set<string>();
+  try {
+    const db = store.db;
+    // One read transaction: the chain, the replay and the records are judged on one snapshot even
+    // while other processes append.
+    const snapshot = db.transaction(() => {
+      if (options.unit !== undefined) {
+        const known = db.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
+        if (known === undefined) throw new GovernedError('unit_unknown', { ids: [options.unit] });
+      }
+      log = verifyChain(db);
+      const replayed = assertReplayMatchesCollecting(db, join(scratch, 'replay.db'), failures);
+      replay = replayed;
+      return readLog(db);
+    });
+    let rows: LogRow[];
+    try {
+      rows = snapshot.deferred();
+    } catch (e) {
+      if (!isGovernedError(e)) throw e;
+      if (e.code === 'unit_unknown') throw e;
+      failures.push(failureOf(e));
+      return report();
+    }
+    const trustAt = (seq: number): TrustRoot => options.trust ?? trustRootAt(db, seq);
+    const issues = new Map<string, Payload>();
+    const claims = new Map<string, Payload>(); // by run id
+    const claimedChallenges = new Set<string>();
+    const answered = new Set<string>();
+    const consumedAt = new Map<string, LogRow>(); // authority record id → its consumption entry
+    for (const row of rows) {
+      if (row.type === 'authority_consume') {
+        const p = decodePayload(row.seq, row.type, row.unit, row.payload) as Payload;
+        consumedAt.set(p.record as string, row);
+      }
+    }
+    for (const row of rows) {
+      const p = decodePayload(row.seq, row.type, row.unit, row.payload) as Payload;
+      const inUnit = options.unit === undefined || row.unit === options.unit;
+      switch (row.type) {
+        case 'challenge_issue':
+          issues.set(p.challenge as string, p);
+          counts.issued += inUnit ? 1 : 0;
+          break;
+        case 'run_claim': {
+          const challenge = p.challenge as string;
+          if (!issues.has(challenge)) failures.push(failure('audit_orphan_record', [`seq:${row.seq}`, challenge]));
+          if (claimedChallenges.has(challenge)) failures.push(failure('audit_challenge_reused', [`seq:${row.seq}`, challenge]));
+          claimedChallenges.add(challenge);
+          claims.set(p.run as string, p);
+          counts.claimed += inUnit ? 1 : 0;
+          break;
+        }
+        case 'run_abort':
+          counts.aborted += inUnit ? 1 : 0;
+          break;
+        case 'run_receipt': {
+          const challenge = p.challenge as string;
+          if (answered.has(challenge)) failures.push(failure('audit_challenge_reused', [`seq:${row.seq}`, challenge]));
+          answered.add(challenge);
+          if (!inUnit) break;
+          counts.answered++;
+          receipts.checked++;
+          const before = failures.length;
+          checkReceipt(row, p, issues.get(challenge), claims.get(p.run as string), trustAt(row.seq), failures, trustModes);
+          if (failures.length > before) receipts.failed++;
+          break;
+        }
+        case 'authority_record': {
+          if (!inUnit) break;
+          authority.checked++;
+          const at = consumedAt.get(p.record as string) ?? row;
+          const before = failures.length;
+          await checkAuthority(row, p, at, trustAt(at.seq), failures);
+          if (failures.length > before) authority.failed++;
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return report();
+  } finally {
+    closeStore(store);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+
+  function report(): AuditReport {
+    return {
+      exit: worstExit(failures),
+      log,
+      replay,
+      unit: options.unit ?? null,
+      trust: options.trust === undefined ? 'pinned-at-position' : 'given',
+      receipts,
+      authority_records: authority,
+      challenges: counts,
+      trust_modes: [...trustModes].sort(),
+      failures,
+    };
+  }
+}
+
+/** Replay into `path`; a mismatch (or an entry that does not apply) is recorded, not thrown. */
+function assertReplayMatchesCollecting(db: Parameters<typeof verifyChain>[0], path: string, failures: AuditFailure[]): { state_digest: string; matches: boolean } {
+  try {
+    const r = assertReplayMatches(db, path);
+    return { state_digest: r.stateDigest, matches: true };
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    failures.push(failureOf(e));
+    return { state_digest: '', matches: false };
+  }
+}
+
+function checkReceipt(
+  row: LogRow,
+  p: Payload,
+  issue: Payload | undefined,
+  claim: Payload | undefined,
+  trust: TrustRoot,
+  failures: AuditFailure[],
+  trustModes: Set<string>,
+): void {
+  const id = p.receipt as string;
+  if (issue === undefined || claim === undefined) {
+    failures.push(failure('audit_orphan_record', [`seq:${row.seq}`, id]));
+    return;
+  }
+  try {
+    const v = verifyReceiptBytes(Buffer.from(p.envelope_b64 as string, 'base64'), trust, { at: isoOfSeconds(row.time), offline: false });
+    trustModes.add(v.predicate.trust_mode);
+    const fields = receiptBindingMismatches(
+      v.id,
+      v.predicate,
+      issue as unknown as IssuedChallengeFacts,
+      claim as unknown as ClaimFacts,
+      p as unknown as RecordedReceiptFacts,
+    );
+    // Field names only, never values (SPEC §4.2: a rejection never prints the rejected value).
+    if (fields.length > 0) failures.push(failure('audit_receipt_mismatch', [`seq:${row.seq}`, id, ...fields.slice(0, 8)]));
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    failures.push(failureOf(e, [`seq:${row.seq}`, id]));
+  }
+}
+
+async function checkAuthority(row: LogRow, p: Payload, at: LogRow, trust: TrustRoot, failures: AuditFailure[]): Promise<void> {
+  const id = p.record as string;
+  // The zod-based authority verifier is loaded only when the log holds an authority record.
+  const { verifyAuthorityRecordBytes } = await import('../../core/authority/index.js');
+  try {
+    const v = verifyAuthorityRecordBytes(Buffer.from(p.envelope_b64 as string, 'base64'), trust, { at: isoOfSeconds(at.time), offline: false });
+    const fields: string[] = [];
+    if (v.recordId !== id) fields.push('record');
+    if (v.keyId !== p.key_id) fields.push('key_id');
+    if ((v.predicate.unit ?? null) !== (p.unit ?? null)) fields.push('unit');
+    if (fields.length > 0) failures.push(failure('audit_authority_mismatch', [`seq:${row.seq}`, id, ...fields]));
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    failures.push(failureOf(e, [`seq:${row.seq}`, id]));
+  }
+}
