@@ -4,10 +4,12 @@
 //   1. cold full digest (computeWorkspaceManifest: git listing + walk + open/fstat + hash +
 //      re-fstat) against raw node:crypto hashing of the same files (open + readSync loop, 1 MiB
 //      buffer, no checks) and against hashing the same bytes from memory. Twice: with the default
-//      options (helper threads start only when a CPU sits idle, src/workspace/hash-pool.ts) and on
+//      options (a helper thread starts before the listing when a CPU is free and the index is big,
+//      src/workspace/ws-load.ts, or after the listing when a CPU sat idle, hash-pool.ts) and on
 //      the calling thread alone (`helpers: 0`), so the single-thread ratio is always reported too.
 //      Bar: default manifest / raw-file >= 0.7 (the single-thread line shows its own PASS/FAIL).
 //   2. workspaceStatus with a warm stat cache against `git status --porcelain`. Bar: <= 8x.
+// Env knobs: BENCH_FILES (10000), BENCH_MB (200), BENCH_REPS_COLD (5), BENCH_REPS_STATUS (15).
 // Exits non-zero when a bar is missed. The temp dir is always removed. On a shared machine the
 // ratios move with other load; docs/workspace-perf.md has repeated runs and their spread.
 import { execFileSync } from 'node:child_process';
@@ -96,7 +98,11 @@ async function main(): Promise<void> {
     const paths = generate(root);
     git(root, ['init', '-q', '-b', 'main']);
     git(root, ['add', '-A']);
-    git(root, ['commit', '-q', '-m', 'bench']);
+    // No automatic `git gc`: 10,000 new loose objects exceed gc.auto (6,700), so the commit would
+    // start a detached `gc --auto` whose pack-objects threads keep both CPUs busy for seconds —
+    // during the timed runs, which then measure the bench's own background job (it kept helper
+    // threads off and cost the status comparison too; docs/workspace-perf.md, round 2).
+    git(root, ['-c', 'gc.auto=0', 'commit', '-q', '-m', 'bench']);
     mkdirSync(join(root, '.governed'));
     process.stdout.write(`generated and committed in ${(ms(tGen) / 1000).toFixed(1)} s\n`);
 

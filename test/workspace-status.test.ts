@@ -43,6 +43,26 @@ describe('workspaceStatus', () => {
     expect(s.manifest).toEqual(await computeWorkspaceManifest(r.root, ALL));
   });
 
+  it('leaves an up-to-date cache file untouched and rewrites it when a row changes or disappears', async () => {
+    const { r, cache } = setup();
+    await workspaceStatus(r.root, ALL, cache, later);
+    const first = statSync(cache, { bigint: true });
+    const warm = await workspaceStatus(r.root, ALL, cache, later);
+    expect(warm).toMatchObject({ hashed: 0, reused: 3 });
+    const second = statSync(cache, { bigint: true });
+    expect([second.ino, second.mtimeNs]).toEqual([first.ino, first.mtimeNs]); // not rewritten
+    r.write('b.ts', 'B-changed');
+    await workspaceStatus(r.root, ALL, cache, later);
+    const rows = (): string[][] => (JSON.parse(readFileSync(cache, 'utf8')) as { entries: string[][] }).entries;
+    expect(rows().find((row) => row[0] === 'b.ts')?.[7]).toBe(
+      (await computeWorkspaceManifest(r.root, ALL)).entries.find((e) => e.path === 'b.ts')?.sha256,
+    );
+    r.git('rm', '-q', '--cached', 'a.ts');
+    r.write('.gitignore', 'a.ts\n');
+    await workspaceStatus(r.root, ALL, cache, later);
+    expect(rows().map((row) => row[0]).sort()).toEqual(['.gitignore', 'b.ts', 'l']);
+  });
+
   it('does not cache racily clean entries (modified within the window before the scan)', async () => {
     const { r, cache } = setup();
     const now = { nowMs: Date.now() }; // files were written just now

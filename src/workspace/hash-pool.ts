@@ -51,6 +51,17 @@ export interface HashPoolOptions {
   readonly signal?: AbortSignal;
   /** Told who did the work, once the call succeeded (the benchmark reports it). */
   readonly onRun?: (run: HashPoolStats) => void;
+  /**
+   * Helpers the caller started before the jobs were known (`PrestartedHelpers`, while git was
+   * still listing): they are given the jobs at once and no later start is considered. The call
+   * takes ownership: they are ended or finished by it, whatever the outcome.
+   */
+  readonly prestarted?: PrestartedHelpers | null;
+  /**
+   * Settles when the caller's other CPU users (its git children) are gone: the idle measurement
+   * for a later helper start begins only then, so it sees the machine's load, not our own listing.
+   */
+  readonly quietFrom?: Promise<unknown>;
 }
 
 export interface HashPoolStats {
@@ -91,6 +102,10 @@ export class IdleProbe {
   private readonly t0 = performance.now();
   private readonly idle0 = IdleProbe.idleMs();
 
+  elapsedMs(): number {
+    return performance.now() - this.t0;
+  }
+
   /** Idle CPUs, on average, over the time since construction (0 when the kernel reports nothing). */
   freeCpus(): number {
     const elapsed = performance.now() - this.t0;
@@ -119,15 +134,30 @@ export async function hashJobs(jobs: readonly HashJob[], options: HashPoolOption
 
 /** `hashJobs` plus who did the work. */
 export async function hashJobsWithStats(jobs: readonly HashJob[], options: HashPoolOptions = {}): Promise<HashPoolRun> {
+  const prestarted = options.prestarted ?? null;
   const maxHelpers = Math.max(0, Math.floor(options.helpers ?? MAX_DEFAULT_HELPERS));
   const parallelAfterMs = options.parallelAfterMs ?? PARALLEL_AFTER_MS;
   const minRemainingMs = options.minRemainingMs ?? HELPER_STARTUP_MS;
-  const shared = new SharedResults(jobs.length, maxHelpers);
+  const slots = prestarted === null ? maxHelpers : prestarted.workers.length;
+  const shared = new SharedResults(jobs.length, slots);
   const results: (HashedEntry | undefined)[] = new Array<HashedEntry | undefined>(jobs.length);
   const running: HelperRun[] = [];
+  let message: JobsMessage | null = null;
+  const jobsMessage = (): JobsMessage => (message ??= jobsMessageOf(jobs, shared));
+  if (prestarted !== null) {
+    // Started while git was listing: hand them the work now (they claim through the counter).
+    for (const r of prestarted.take()) running.push(r.assign(jobsMessage()));
+  }
   // By default a job this small never takes a helper, and skips even the idle measurement.
-  let decided = maxHelpers === 0 || (options.helpers === undefined && jobs.length < MIN_JOBS_FOR_HELPERS);
-  const idle = options.helpers === undefined && !decided ? new IdleProbe() : null;
+  let decided =
+    prestarted !== null || maxHelpers === 0 || (options.helpers === undefined && jobs.length < MIN_JOBS_FOR_HELPERS);
+  // The idle window opens once the caller's git children are gone (they would read as busy CPUs).
+  let quiet = options.quietFrom === undefined;
+  options.quietFrom?.then(
+    () => (quiet = true),
+    () => (quiet = true),
+  );
+  let idle: IdleProbe | null = null;
   const started = performance.now();
   let lastYield = started;
   try {
@@ -138,13 +168,14 @@ export async function hashJobsWithStats(jobs: readonly HashJob[], options: HashP
       const job = jobs[i] as HashJob;
       results[i] = hashWalkedEntry(job.absPath, job.kind);
       const now = performance.now();
-      if (!decided && now - started >= parallelAfterMs) {
+      if (!decided && quiet && idle === null && options.helpers === undefined) idle = new IdleProbe();
+      if (!decided && now - started >= parallelAfterMs && (idle === null ? options.helpers !== undefined : idle.elapsedMs() >= parallelAfterMs)) {
         decided = true;
         // Remaining time estimated from the pace so far; a helper must be able to repay its startup.
         const remaining = jobs.length - (i + 1);
         if (remaining > 0 && ((now - started) * remaining) / (i + 1) >= minRemainingMs) {
           const helpers = idle === null ? maxHelpers : Math.min(maxHelpers, helpersFor(idle.freeCpus()));
-          for (let h = 0; h < helpers; h++) running.push(startHelper(jobs, shared, h));
+          for (let h = 0; h < helpers; h++) running.push(startHelper(h).assign(jobsMessage()));
         }
       }
       if (now - lastYield >= YIELD_EVERY_MS) {
@@ -196,7 +227,7 @@ export async function hashJobsInOneHelper(
   jobs: readonly HashJob[],
 ): Promise<{ outcome: HelperOutcome; results: (HashedEntry | null)[] }> {
   const shared = new SharedResults(jobs.length, 1);
-  const outcome = await startHelper(jobs, shared, 0).outcome;
+  const outcome = await startHelper(0).assign(jobsMessageOf(jobs, shared)).outcome;
   return { outcome, results: jobs.map((_, i) => shared.result(i)) };
 }
 
@@ -233,50 +264,107 @@ interface HelperRun {
   readonly outcome: Promise<HelperOutcome>;
 }
 
+/** A started helper (maybe still starting up) that has not been given its jobs yet. */
+interface PendingHelper {
+  readonly worker: Worker | null;
+  /** Give it the jobs (once); it claims indices until none are left. */
+  assign(message: JobsMessage): HelperRun;
+}
+
+/** What a helper is sent: the paths as one NUL-joined string (one cheap clone, not 10,000). */
+interface JobsMessage {
+  readonly paths: string;
+  readonly kinds: Uint8Array;
+  readonly control: Int32Array;
+  readonly modes: Int32Array;
+  readonly digests: SharedArrayBuffer;
+}
+
+function jobsMessageOf(jobs: readonly HashJob[], shared: SharedResults): JobsMessage {
+  const kinds = new Uint8Array(jobs.length);
+  for (let i = 0; i < jobs.length; i++) kinds[i] = (jobs[i] as HashJob).kind === 'symlink' ? 1 : 0;
+  return {
+    paths: jobs.map((j) => j.absPath).join('\0'),
+    kinds,
+    control: shared.control,
+    modes: shared.modes,
+    digests: shared.digests.buffer as SharedArrayBuffer,
+  };
+}
+
+/**
+ * Helpers started before the jobs are known (while git lists), so that their startup (~25 ms,
+ * on another CPU) overlaps the listing instead of the hashing. `hashJobs` takes them over; a
+ * caller that ends up not hashing (listing failed, too few files) must `cancel()` them.
+ */
+export class PrestartedHelpers {
+  private pending: PendingHelper[];
+
+  constructor(count: number) {
+    this.pending = [];
+    for (let slot = 0; slot < count; slot++) this.pending.push(startHelper(slot));
+  }
+
+  get workers(): readonly PendingHelper[] {
+    return this.pending;
+  }
+
+  /** Hand the helpers over (once); later calls get none. */
+  take(): PendingHelper[] {
+    const taken = this.pending;
+    this.pending = [];
+    return taken;
+  }
+
+  /** End helpers never handed over. Idempotent. */
+  async cancel(): Promise<void> {
+    await Promise.all(this.take().map((h) => h.worker?.terminate()));
+  }
+}
+
 /**
  * The helper's program: CommonJS source evaluated in a worker (`eval: true`), so the bundled CLI
  * needs no extra file on disk. It embeds hashPathCore's own source text, so both threads run one
- * implementation. It writes each result into shared memory and posts `{done}` at the end, or the
- * first refusal.
+ * implementation. It waits for its jobs (it may be started before they are known), writes each
+ * result into shared memory and posts `{done}` at the end, or the first refusal.
  */
 const HELPER_SOURCE = `'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const { createHash } = require('node:crypto');
 const hashPathCore = (${hashPathCore.toString()});
-const { paths, kinds, control, modes, digests, slot, chunk } = workerData;
+const { slot, chunk } = workerData;
 const MODES = ${JSON.stringify(MODES)};
 const deps = { fs, createHash };
 const buf = Buffer.allocUnsafe(chunk);
-const out = Buffer.from(digests);
-let refused = null;
-Atomics.store(control, ${STARTED} + slot, 1);
-for (;;) {
-  if (Atomics.load(control, ${STOP}) !== 0) break;
-  const i = Atomics.add(control, ${NEXT}, 1);
-  if (i >= paths.length) break;
-  const r = hashPathCore(deps, buf, paths[i], kinds[i], null);
-  if (!r.ok) { Atomics.store(control, ${STOP}, 1); refused = r; break; }
-  out.write(r.sha256, i * ${DIGEST_BYTES}, ${DIGEST_BYTES}, 'hex');
-  Atomics.store(modes, i, MODES.indexOf(r.mode) + 1);
-}
-parentPort.postMessage(refused === null ? { done: true } : { refused: refused.code, errno: refused.errno });
+parentPort.once('message', (m) => {
+  const paths = m.paths.split('\\0');
+  const { kinds, control, modes } = m;
+  // A path can never hold NUL (readdir names); if the split still disagrees, claim nothing:
+  // the calling thread then hashes every index itself.
+  if (paths.length !== kinds.length) { parentPort.postMessage({ mismatch: true }); return; }
+  const out = Buffer.from(m.digests);
+  let refused = null;
+  Atomics.store(control, ${STARTED} + slot, 1);
+  for (;;) {
+    if (Atomics.load(control, ${STOP}) !== 0) break;
+    const i = Atomics.add(control, ${NEXT}, 1);
+    if (i >= kinds.length) break;
+    const r = hashPathCore(deps, buf, paths[i], kinds[i] === 1 ? 'symlink' : 'file', null);
+    if (!r.ok) { Atomics.store(control, ${STOP}, 1); refused = r; break; }
+    out.write(r.sha256, i * ${DIGEST_BYTES}, ${DIGEST_BYTES}, 'hex');
+    Atomics.store(modes, i, MODES.indexOf(r.mode) + 1);
+  }
+  parentPort.postMessage(refused === null ? { done: true } : { refused: refused.code, errno: refused.errno });
+});
 `;
 
-function startHelper(jobs: readonly HashJob[], shared: SharedResults, slot: number): HelperRun {
+function startHelper(slot: number): PendingHelper {
   let worker: Worker;
   try {
     worker = new Worker(HELPER_SOURCE, {
       eval: true,
-      workerData: {
-        paths: jobs.map((j) => j.absPath),
-        kinds: jobs.map((j) => j.kind),
-        control: shared.control,
-        modes: shared.modes,
-        digests: shared.digests.buffer,
-        slot,
-        chunk: HASH_CHUNK,
-      },
+      workerData: { slot, chunk: HASH_CHUNK },
       // Nothing of the parent's command line (inspector, loaders) is needed in a helper, and its
       // output is never ours to print.
       execArgv: [],
@@ -285,8 +373,9 @@ function startHelper(jobs: readonly HashJob[], shared: SharedResults, slot: numb
     });
   } catch {
     // No helper (e.g. worker threads unavailable): the calling thread does all the work.
-    return { worker: null, slot, outcome: Promise.resolve({ kind: 'lost' }) };
+    return { worker: null, assign: () => ({ worker: null, slot, outcome: Promise.resolve({ kind: 'lost' }) }) };
   }
+  // Listen from the start: a helper that fails while starting up must not be an unhandled error.
   const outcome = new Promise<HelperOutcome>((resolve) => {
     let settled = false;
     const settle = (o: HelperOutcome): void => {
@@ -299,9 +388,17 @@ function startHelper(jobs: readonly HashJob[], shared: SharedResults, slot: numb
     worker.on('error', () => settle({ kind: 'lost' }));
     worker.on('exit', () => settle({ kind: 'lost' }));
   });
-  return { worker, slot, outcome };
+  // A prestarted helper that is never assigned must not keep the process alive.
+  worker.unref();
+  return {
+    worker,
+    assign: (message) => {
+      worker.ref();
+      worker.postMessage(message);
+      return { worker, slot, outcome };
+    },
+  };
 }
-
 /** A helper's message, checked: anything else counts as a lost helper (its unfinished claims are redone). */
 function parseMessage(m: unknown): HelperOutcome {
   if (typeof m !== 'object' || m === null) return { kind: 'lost' };

@@ -32,17 +32,36 @@ export type ListedKind = 'file' | 'symlink' | null;
 export interface ListedPath {
   readonly path: string;
   readonly kind: ListedKind;
+  /** Position of the path in the walk's `Walked` arrays; -1 when the walk did not see it. */
+  readonly walkIndex: number;
+}
+
+/**
+ * Every in-scope, non-ignored regular file and symlink the walk saw, with its readdir type, as
+ * parallel arrays (the order hashing uses) plus a path → position index: the manifest step looks
+ * results up by position instead of building a second map of 10,000 paths.
+ */
+export class Walked {
+  readonly paths: string[] = [];
+  readonly kinds: ('file' | 'symlink')[] = [];
+  readonly index = new Map<string, number>();
+
+  add(path: string, kind: 'file' | 'symlink'): void {
+    if (this.index.has(path)) return;
+    this.index.set(path, this.paths.length);
+    this.paths.push(path);
+    this.kinds.push(kind);
+  }
 }
 
 /** The walk's result, available before git's tracked/untracked listing has arrived. */
 export interface WalkedListing {
-  /** Every in-scope, non-ignored regular file and symlink the walk saw, with its readdir type. */
-  readonly seen: ReadonlyMap<string, 'file' | 'symlink'>;
+  readonly seen: Walked;
   /**
    * The candidate set (repository-relative, unsorted, unique; entries may have vanished) with the
    * type the walk saw: git's listing in a repository, the walk itself outside one. Every path the
-   * walk saw and git lists is in it with its kind; a path git lists that the walk did not see
-   * has kind null.
+   * walk saw and git lists is in it with its kind and walk position; a path git lists that the
+   * walk did not see has kind null and position -1.
    */
   candidates(): Promise<ListedPath[]>;
 }
@@ -60,13 +79,19 @@ export async function listWorkspaceEntries(root: string, repo: GitRepo | null, s
  */
 export async function beginListing(root: string, repo: GitRepo | null, scope: Scope): Promise<WalkedListing> {
   if (repo === null) {
-    const seen = new Map<string, 'file' | 'symlink'>();
+    const seen = new Walked();
     walk(root, scope, null, seen);
     return {
       seen,
-      candidates: () => Promise.resolve([...seen].map(([path, kind]) => ({ path, kind }))),
+      candidates: () =>
+        Promise.resolve(seen.paths.map((path, walkIndex) => ({ path, kind: seen.kinds[walkIndex] ?? null, walkIndex }))),
     };
   }
+  // The ignored listing is spawned first: it is the one awaited before the walk can start, so it
+  // gets the head start (on a busy machine each child waits for a CPU of its own).
+  const ignoredP = runGit(repo, [
+    'ls-files', '-z', '--others', '--ignored', '--directory', '--exclude-per-directory=.gitignore',
+  ]);
   // One listing for tracked and untracked paths: `-t` prefixes every record with a status tag
   // ("? " for untracked, a letter for index entries), so an untracked name that mimics a
   // "<mode> <oid> <stage>\t" index record can never be parsed as one. Two git processes, not
@@ -74,20 +99,16 @@ export async function beginListing(root: string, repo: GitRepo | null, scope: Sc
   const listedP = runGit(repo, [
     'ls-files', '-z', '-t', '--cached', '--stage', '--others', '--exclude-per-directory=.gitignore',
   ]);
-  // Keep the first listing's rejection handled until a caller awaits it.
+  // Keep the second listing's rejection handled until a caller awaits it.
   listedP.catch(() => undefined);
   let ignored: IgnoredSet;
   try {
-    ignored = ignoredSetOf(
-      await runGit(repo, [
-        'ls-files', '-z', '--others', '--ignored', '--directory', '--exclude-per-directory=.gitignore',
-      ]),
-    );
+    ignored = ignoredSetOf(await ignoredP);
   } catch (e) {
     await listedP.catch(() => undefined); // never leave a git child running behind a failure
     throw e;
   }
-  const seen = new Map<string, 'file' | 'symlink'>();
+  const seen = new Walked();
   try {
     walk(root, scope, ignored, seen);
   } catch (e) {
@@ -99,7 +120,7 @@ export async function beginListing(root: string, repo: GitRepo | null, scope: Sc
 }
 
 /** git's tracked/untracked listing as candidates, typed by what the walk saw. */
-function parseListed(listed: Buffer, scope: Scope, seen: ReadonlyMap<string, 'file' | 'symlink'>): ListedPath[] {
+function parseListed(listed: Buffer, scope: Scope, seen: Walked): ListedPath[] {
   const paths = new Set<string>();
   const out: ListedPath[] = [];
   for (const rec of nulRecordsUtf8(listed)) {
@@ -119,11 +140,12 @@ function parseListed(listed: Buffer, scope: Scope, seen: ReadonlyMap<string, 'fi
       if (tab < 0) fail('workspace_git_failed', ['ls-files']);
       path = rec.slice(tab + 1);
       if (!inScope(scope, path)) continue;
-      if (rec.slice(2, 8) === GITLINK_MODE) fail('workspace_submodule_refused');
+      if (rec.startsWith(GITLINK_MODE, 2)) fail('workspace_submodule_refused');
     }
     if (paths.has(path)) continue; // an unmerged path has one index record per stage
     paths.add(path);
-    out.push({ path, kind: seen.get(path) ?? null });
+    const walkIndex = seen.index.get(path) ?? -1;
+    out.push({ path, kind: walkIndex < 0 ? null : (seen.kinds[walkIndex] as 'file' | 'symlink'), walkIndex });
   }
   return out;
 }
@@ -172,7 +194,7 @@ function ignoredSetOf(out: Buffer): IgnoredSet {
  * matched against the raw ignored set. The same happens everywhere when the ignored listing itself
  * is not UTF-8.
  */
-function walk(root: string, scope: Scope, ignored: IgnoredSet | null, seen: Map<string, 'file' | 'symlink'>): void {
+function walk(root: string, scope: Scope, ignored: IgnoredSet | null, seen: Walked): void {
   const stack: string[] = [''];
   while (stack.length > 0) {
     // Descended directories always have UTF-8 names (others are refused first), so `dir` is
@@ -206,7 +228,7 @@ function walk(root: string, scope: Scope, ignored: IgnoredSet | null, seen: Map<
       }
       if (!wholeDirInScope && !inScope(scope, rel)) return;
       if (kind === 'special') fail('workspace_special_file_refused');
-      seen.set(rel, kind);
+      seen.add(rel, kind);
     };
 
     const textIgnored = ignored === null ? null : ignored.text;

@@ -7,14 +7,24 @@ import { EXIT_PRECEDENCE, isGovernedError } from '../core/errors.js';
 import { findRepository } from './git.js';
 import { assertSupportedType, hashEntry, lstatEntry, type HashedEntry } from './hash-file.js';
 import type { HashKind } from './hash-core.js';
-import { hashJobs, type HashJob, type HashPoolOptions } from './hash-pool.js';
+import { hashJobs, PrestartedHelpers, type HashJob, type HashPoolOptions } from './hash-pool.js';
 import { beginListing } from './listing.js';
 import { manifestOf, type Manifest, type ManifestEntry } from './manifest-entries.js';
 import { makeScope, type ScopeOptions } from './scope.js';
+import { indexBytes, otherRunnableTasks, prestartCount } from './ws-load.js';
 
 export type { ScopeOptions } from './scope.js';
 
 export { manifestOf, sortEntries, type Manifest, type ManifestEntry } from './manifest-entries.js';
+
+/** How the hashing is shared between threads; never what is checked or hashed. */
+export interface WorkspaceHashingOptions extends Omit<HashPoolOptions, 'prestarted' | 'quietFrom' | 'signal'> {
+  /**
+   * Helpers started before the listing (default, when `helpers` is not given: decided from the
+   * index size and the CPUs free right now, ./ws-load.ts; tests pass a number).
+   */
+  readonly prestart?: number;
+}
 
 /**
  * Manifest of the working tree at `root` (the repository top level, or any directory outside a
@@ -24,40 +34,52 @@ export { manifestOf, sortEntries, type Manifest, type ManifestEntry } from './ma
 export async function computeWorkspaceManifest(
   root: string,
   options: ScopeOptions,
-  hashing: HashPoolOptions = {},
+  hashing: WorkspaceHashingOptions = {},
 ): Promise<Manifest> {
   const scope = makeScope(options);
   const repo = findRepository(root);
   const top = repo === null ? root : repo.workTree;
-  const listing = await beginListing(top, repo, scope);
+  // A helper's startup overlaps git's listing when it is started now (./ws-load.ts says why).
+  const { prestart, ...pool } = hashing;
+  const early =
+    prestart ?? (repo !== null && pool.helpers === undefined ? prestartCount(indexBytes(repo.gitDir), otherRunnableTasks()) : 0);
+  const prestarted = early > 0 ? new PrestartedHelpers(early) : null;
+  let listing: Awaited<ReturnType<typeof beginListing>>;
+  try {
+    listing = await beginListing(top, repo, scope);
+  } catch (e) {
+    await prestarted?.cancel();
+    throw e;
+  }
   // Hash every file the walk saw while git is still listing (hashJobs yields to the event loop,
   // so git's output keeps flowing). The walk's set is what git will list, minus tracked files
   // below ignored directories (typed by lstat below); a walked path git does not list (created
   // during the scan) is hashed for nothing and dropped. Listed paths are normalized and relative
   // (git and the walk never produce `.`/`..` components), so concatenation names the same file
   // as path.join.
-  const walkedPaths = [...listing.seen.keys()];
-  const jobs: HashJob[] = walkedPaths.map((path) => ({
-    absPath: `${top}/${path}`,
-    kind: listing.seen.get(path) as HashKind,
-  }));
+  const walked = listing.seen;
+  const jobs: HashJob[] = new Array<HashJob>(walked.paths.length);
+  for (let i = 0; i < jobs.length; i++) {
+    jobs[i] = { absPath: `${top}/${walked.paths[i] as string}`, kind: walked.kinds[i] as HashKind };
+  }
   const stop = new AbortController();
   const candidates = listing.candidates().catch((e: unknown) => {
     stop.abort(LISTING_FAILED); // nothing hashed is needed any more
     throw e;
   });
-  const [listedR, hashedR] = await Promise.allSettled([candidates, hashJobs(jobs, { ...hashing, signal: stop.signal })]);
+  const hashed = hashJobs(jobs, { ...pool, signal: stop.signal, prestarted, quietFrom: candidates });
+  const [listedR, hashedR] = await Promise.allSettled([candidates, hashed]);
   if (listedR.status === 'rejected' || hashedR.status === 'rejected') {
+    await prestarted?.cancel(); // only those hashJobs never took over (it ends its own)
     throwFirstByPrecedence([listedR, hashedR]);
   }
-  const hashed = new Map<string, HashedEntry>();
-  walkedPaths.forEach((path, i) => hashed.set(path, hashedR.value[i] as HashedEntry));
+  const results = hashedR.value;
   const entries: ManifestEntry[] = [];
   let parents: ParentCheck | null = null;
-  for (const { path, kind } of listedR.value) {
-    if (kind !== null) {
+  for (const { path, walkIndex } of listedR.value) {
+    if (walkIndex >= 0) {
       // Seen by the walk, through real directories only, and hashed from its readdir type.
-      const h = hashed.get(path) as HashedEntry;
+      const h = results[walkIndex] as HashedEntry;
       entries.push({ path, mode: h.mode, sha256: h.sha256 });
       continue;
     }

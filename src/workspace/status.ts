@@ -5,13 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { renameSync, readFileSync, rmSync, writeFileSync, type BigIntStats } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
-import { HEX64_RE } from '../core/canonical.js';
 import { findRepository } from './git.js';
 import { assertSupportedType, hashEntry, lstatEntry, type GitMode } from './hash-file.js';
 import { listWorkspaceEntries } from './listing.js';
 import { manifestOf, ParentCheck, type Manifest, type ManifestEntry } from './manifest.js';
 import { makeScope, type ScopeOptions } from './scope.js';
+import { CACHE_VERSION, isCacheFile, type CacheRow } from './ws-cache-shape.js';
 
 export interface WorkspaceStatus {
   readonly manifest: Manifest;
@@ -32,27 +31,6 @@ export interface WorkspaceStatusOptions {
  * but not cached.
  */
 const RACY_WINDOW_NS = 1_000_000_000n;
-const CACHE_VERSION = 1;
-const DEC = /^[0-9]{1,24}$/;
-
-// [path, dev, ino, size, mtime_ns, ctime_ns, mode, sha256]; integers as decimal strings (they
-// exceed 2^53 as nanoseconds).
-const cacheRow = z.tuple([
-  z.string(),
-  z.string().regex(DEC),
-  z.string().regex(DEC),
-  z.string().regex(DEC),
-  z.string().regex(DEC),
-  z.string().regex(DEC),
-  z.enum(['100644', '100755', '120000']),
-  z.string().regex(HEX64_RE),
-]);
-const cacheFile = z.strictObject({
-  version: z.literal(CACHE_VERSION),
-  root: z.string(),
-  entries: z.array(cacheRow),
-});
-type CacheRow = z.infer<typeof cacheRow>;
 
 export async function workspaceStatus(
   root: string,
@@ -71,6 +49,8 @@ export async function workspaceStatus(
   const rows: CacheRow[] = [];
   let hashed = 0;
   let reused = 0;
+  // Rows written exactly as they were loaded (a hit whose key and mode are unchanged).
+  let rowsFromCache = 0;
   for (const { path, kind } of listed) {
     // The walk reached `kind !== null` entries through real directories only (./listing.ts); a
     // path it did not see may lie below a directory that became a symlink.
@@ -83,10 +63,12 @@ export async function workspaceStatus(
     const hit = cache.get(path);
     let mode: GitMode;
     let sha256: string;
+    let fromCache = false;
     if (hit !== undefined && sameKey(hit, key) && hit[6] === modeOf(st)) {
       mode = hit[6];
       sha256 = hit[7];
       reused++;
+      fromCache = true;
     } else {
       ({ mode, sha256 } = hashEntry(abs, st));
       hashed++;
@@ -94,9 +76,13 @@ export async function workspaceStatus(
     entries.push({ path, mode, sha256 });
     if (st.mtimeNs < nowNs - RACY_WINDOW_NS && st.ctimeNs < nowNs - RACY_WINDOW_NS) {
       rows.push([path, ...key, mode, sha256]);
+      if (fromCache) rowsFromCache++;
     }
   }
-  saveCache(cachePath, top, rows);
+  // Every row is a loaded row, unchanged, and as many as were loaded (paths are unique): the
+  // cache on disk already holds exactly this set, so rewriting it (~1 MB of JSON for 10,000
+  // files) would change nothing but its row order.
+  if (!(rowsFromCache === rows.length && rows.length === cache.size)) saveCache(cachePath, top, rows);
   return { manifest: manifestOf(entries), hashed, reused };
 }
 
@@ -133,9 +119,8 @@ function loadCache(cachePath: string, top: string): Map<string, CacheRow> {
   } catch {
     return new Map();
   }
-  const result = cacheFile.safeParse(parsed);
-  if (!result.success || result.data.root !== top) return new Map();
-  return new Map(result.data.entries.map((row) => [row[0], row]));
+  if (!isCacheFile(parsed) || parsed.root !== top) return new Map();
+  return new Map(parsed.entries.map((row) => [row[0], row]));
 }
 
 /** Write-then-rename (0600), so a crash never leaves a torn cache that parses. */
