@@ -24,7 +24,29 @@ const common = {
   minify: false,
 };
 
-// The CLI. better-sqlite3 is a native addon: it stays external and loads from node_modules.
+// The CLI. better-sqlite3's JavaScript is bundled like any dependency (loading it through Node's
+// module resolution cost every cold start several milliseconds, bench/gate); its native addon
+// stays in node_modules and is loaded by path (src/store/open.ts `nativeBinding`), so the
+// `bindings` package it would otherwise use stays external and unused.
+const banner = {
+  js: "import { createRequire as __governedCreateRequire } from 'node:module'; const require = __governedCreateRequire(import.meta.url);",
+};
+const external = ['bindings'];
+
+// `governed gate` is the deploy gate, started cold on every release (SPEC §10.3, bench/gate): the
+// entry routes it to the commander-free `src/cli/commands/gate-argv.ts` (src/cli/main.ts), and here
+// that module is its own bundle, `dist/gate.mjs`: the gate's static closure is that file and the
+// few chunks it shares with its own lazy paths (YAML, authority records, --attest), instead of
+// ~18 chunks shared with every command (each costs the ESM loader a resolve, read, compile, link).
+const gateEntry = {
+  name: 'governed-gate-entry',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/commands\/gate-argv\.js$/ }, (args) =>
+      args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: './gate.mjs', external: true } : undefined,
+    );
+  },
+};
+
 await build({
   ...common,
   entryPoints: {
@@ -36,10 +58,20 @@ await build({
   outExtension: { '.js': '.mjs' },
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['better-sqlite3'],
-  banner: {
-    js: "import { createRequire as __governedCreateRequire } from 'node:module'; const require = __governedCreateRequire(import.meta.url);",
-  },
+  external,
+  banner,
+  plugins: [gateEntry],
+});
+
+await build({
+  ...common,
+  entryPoints: { gate: 'src/cli/commands/gate-argv.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'chunks/gate-[name]-[hash]',
+  external,
+  banner,
 });
 
 // Benchmarks: bench/<name>.ts → dist/bench/<name>.mjs, run by bench/run.mjs (npm run bench).

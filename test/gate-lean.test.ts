@@ -64,6 +64,11 @@ describe('the gate path loads no schema library, YAML parser, execa or noble', (
     expect([...inputs].filter((i) => HEAVY.test(i) || i.startsWith('node_modules/commander/'))).toEqual([]);
   });
 
+  it('the CLI entry itself loads neither commander nor any command group before routing', () => {
+    const inputs = staticInputs('src/cli/main.ts');
+    expect([...inputs].filter((i) => i.startsWith('node_modules/') || i.startsWith('src/cli/register/') || i.startsWith('src/flows/'))).toEqual([]);
+  });
+
   it('positive control: the same closure of `unit create` does hold zod (so the check can fail)', () => {
     const inputs = staticInputs('src/cli/commands/unit.ts', ['src/cli/main.ts']);
     expect([...inputs].some((i) => i.startsWith('node_modules/zod/'))).toBe(true);
@@ -121,5 +126,48 @@ describe('YAML documents take the lazy path and mean the same', () => {
     } finally {
       closeStore(store);
     }
+  });
+});
+
+describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
+  // build.mjs bundles src/cli/commands/gate-argv.ts as its own entry (code-split only for its lazy
+  // paths) and the CLI entry imports it for `governed gate`: the gate's static closure is that one
+  // file plus the few chunks it shares with its own lazy paths.
+  let gateMeta: Metafile;
+  beforeAll(async () => {
+    const r = await build({
+      absWorkingDir: REPO_ROOT,
+      entryPoints: { gate: 'src/cli/commands/gate-argv.ts' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      splitting: true,
+      outdir: mkdtempSync(join(tmpdir(), 'governed-gate-bundle-')),
+      outExtension: { '.js': '.mjs' },
+      chunkNames: 'chunks/gate-[name]-[hash]',
+      external: ['bindings'],
+      metafile: true,
+      write: false,
+      logLevel: 'silent',
+    });
+    gateMeta = r.metafile;
+  }, 60_000);
+
+  it('few files, no schema library, YAML, execa, noble or commander at load', () => {
+    const outputs = gateMeta.outputs;
+    const entry = Object.keys(outputs).find((f) => outputs[f]?.entryPoint === 'src/cli/commands/gate-argv.ts') as string;
+    const seen = new Set<string>();
+    const stack = [entry];
+    while (stack.length > 0) {
+      const f = stack.pop() as string;
+      if (seen.has(f)) continue;
+      seen.add(f);
+      for (const i of outputs[f]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) stack.push(i.path);
+    }
+    const inputs = [...seen].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {}));
+    expect(inputs).toContain('src/flows/decide/gate.ts');
+    expect(inputs).toContain('node_modules/better-sqlite3/lib/database.js');
+    expect(inputs.filter((i) => HEAVY.test(i) || i.startsWith('node_modules/commander/'))).toEqual([]);
+    expect(seen.size).toBeLessThanOrEqual(6);
   });
 });

@@ -4,11 +4,12 @@
 // `bundles/` (0700). Every path is checked with lstat: it must be ours (owner = effective uid), not
 // a symlink, and not accessible to group or others. A state directory someone else can write is a
 // store someone else can edit, so it is refused (fail closed), never silently chmod-ed.
-import { closeSync, lstatSync, mkdirSync, openSync, chmodSync, type Stats } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, chmodSync, type Stats } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { fail } from '../core/errors.js';
-import { applyMigrations } from './migrations.js';
+import { applyMigrations, SCHEMA_VERSION } from './migrations.js';
 import { toGovernedError } from './sqlite-errors.js';
 import type { Store } from './store.js';
 
@@ -78,11 +79,31 @@ function ensurePrivateDbFile(path: string, create: boolean): void {
   assertPrivate(st, 'file', DB_FILE);
 }
 
+let addon: string | undefined | null = null;
+
+/**
+ * The path of better-sqlite3's native addon, handed to it as `nativeBinding` so it loads the file
+ * directly instead of through the `bindings` package, which probes a dozen candidate paths and
+ * walks a stack trace on every cold start (bench/gate). `undefined` (the package's own search)
+ * when the addon is not where `npm install` / prebuild-install puts it.
+ */
+function addonPath(): string | undefined {
+  if (addon === null) {
+    try {
+      const p = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');
+      addon = existsSync(p) ? p : undefined;
+    } catch {
+      addon = undefined;
+    }
+  }
+  return addon;
+}
+
 /** Open a database file with governed's connection settings and bring its schema up to date. */
 export function openDatabase(dbPath: string): Database.Database {
   let db: Database.Database;
   try {
-    db = new Database(dbPath, { fileMustExist: true });
+    db = new Database(dbPath, { fileMustExist: true, nativeBinding: addonPath() });
   } catch (e) {
     throw toGovernedError(e);
   }
@@ -136,6 +157,37 @@ export function openStore(homeDir: string, options: OpenStoreOptions = {}): Stor
     fail('store_missing', [DB_FILE]);
   }
   return { home, dbPath, bundlesDir, db };
+}
+
+/**
+ * Open an initialised store for reading only (`gate`, SPEC §10.3: it never writes). Same path
+ * checks as `openStore`, in the same order; then a read-only connection with busy_timeout and
+ * trusted_schema=OFF, and none of the writes `openStore` makes on every open (journal mode,
+ * synchronous, the migration check in an IMMEDIATE transaction, i.e. the write lock). Only a store
+ * already in WAL mode, at this code's schema version and initialised is opened this way; anything
+ * else — an older schema to migrate, a file that is not SQLite, a busy lock — is handed to
+ * `openStore`, so every refusal and its code stay exactly those of `openStore`.
+ */
+export function openStoreReadOnly(homeDir: string): Store {
+  const home = resolve(homeDir);
+  ensurePrivateDir(home, false, 'home');
+  const bundlesDir = join(home, BUNDLES_DIR);
+  ensurePrivateDir(bundlesDir, false, BUNDLES_DIR);
+  const dbPath = join(home, DB_FILE);
+  ensurePrivateDbFile(dbPath, false);
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(dbPath, { fileMustExist: true, readonly: true, nativeBinding: addonPath() });
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('trusted_schema = OFF');
+    if (db.pragma('journal_mode', { simple: true }) === 'wal' && db.pragma('user_version', { simple: true }) === SCHEMA_VERSION && isInitialized(db)) {
+      return { home, dbPath, bundlesDir, db };
+    }
+  } catch {
+    // Decided by openStore below, with its codes.
+  }
+  if (db?.open) db.close();
+  return openStore(homeDir);
 }
 
 export function closeStore(store: Store): void {

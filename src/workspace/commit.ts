@@ -2,12 +2,11 @@
 // tree, never the workspace; §6.4 "For a commit (used by `gate --subject`) the same manifest is
 // computed from git objects of that commit"). Revisions are resolved once to full object ids with
 // replace objects disabled, so `refs/replace/*` cannot substitute another commit or tree.
-import { createHash } from 'node:crypto';
 import { fail, isGovernedError } from '../core/errors.js';
-import { catFileBatch } from './cat-file.js';
+import { catFileBatch, CatFileSession } from './cat-file.js';
 import { requireRepository, runGit, splitNul, type GitRepo } from './git.js';
 import type { GitMode } from './hash-file.js';
-import { manifestOf, type Manifest, type ManifestEntry } from './manifest-entries.js';
+import { manifestOf, type Manifest } from './manifest-entries.js';
 import { decodePath, inScope, isNormalizedRelPath, makeScope, type ScopeOptions } from './scope.js';
 
 export interface Baseline {
@@ -33,15 +32,71 @@ export async function resolveBaseline(root: string, rev: string): Promise<Baseli
   return { commit, tree };
 }
 
-/** Manifest of the commit `commitish` names, from its tree and blobs; equals the manifest of a clean checkout. */
+/**
+ * Manifest of the commit `commitish` names, from its tree and blobs; equals the manifest of a clean
+ * checkout. ONE hardened `git cat-file --batch` process does it all (bench/gate: the gate's cold
+ * start paid for three git processes): `<rev>^{commit}` resolves the commit with replace objects
+ * off (as `rev-parse --verify` did), its trees are read level by level and walked in `ls-tree -r`
+ * order with git's own mode canonicalisation, and the in-scope blobs are hashed as they stream.
+ * Refusals are those of the `rev-parse` + `ls-tree -r` + `cat-file` pipeline, in the same order
+ * (test/gate-commit-manifest.test.ts compares both over real repositories).
+ */
 export async function computeCommitManifest(root: string, commitish: string, options: ScopeOptions): Promise<Manifest> {
-  const scope = makeScope(options);
-  const repo = requireRepository(root);
-  const commit = await resolveObject(repo, commitish, 'commit');
-  const blobs = (await listTree(repo, commit)).filter((b) => inScope(scope, b.path));
-  const hashes = await hashBlobs(repo, blobs.map((b) => b.oid));
-  const entries: ManifestEntry[] = blobs.map((b, i) => ({ path: b.path, mode: b.mode, sha256: hashes[i] as string }));
-  return manifestOf(entries);
+  makeScope(options);
+  return beginCommitManifest(root, commitish).manifest(options);
+}
+
+/** A commit manifest being computed: the tree is walked from `beginCommitManifest` on. */
+export interface CommitManifestJob {
+  /** The manifest for a scope (once); rejects with the codes of `computeCommitManifest`. */
+  manifest(options: ScopeOptions): Promise<Manifest>;
+  /** Stop git if the manifest is not wanted after all; never throws. */
+  cancel(): Promise<void>;
+}
+
+/**
+ * Start resolving `commitish` and walking its tree before the scope is known, so git's start-up
+ * and the tree walk overlap the caller's other work (the gate opens its store and reads its pinned
+ * policy meanwhile). Nothing is reported until `manifest` is called: a caller that never asks (its
+ * preflight failed) cancels, and sees neither a result nor an error.
+ */
+export function beginCommitManifest(root: string, commitish: string): CommitManifestJob {
+  let session: CatFileSession | null = null;
+  const walked = (async (): Promise<TreeBlob[]> => {
+    const repo = requireRepository(root);
+    checkRevision(commitish);
+    session = new CatFileSession(repo);
+    return walkCommitTree(session, commitish);
+  })();
+  // Observed by `manifest` or dropped by `cancel`; never an unhandled rejection.
+  walked.catch(() => undefined);
+  const stop = async (): Promise<void> => {
+    await walked.catch(() => undefined);
+    if (session !== null) await (session as CatFileSession).kill();
+  };
+  return {
+    async manifest(options: ScopeOptions): Promise<Manifest> {
+      try {
+        const scope = makeScope(options);
+        const blobs = (await walked).filter((b) => inScope(scope, b.path));
+        const s = session as unknown as CatFileSession;
+        const unique = [...new Set(blobs.map((b) => b.oid))];
+        const answers = await s.request(unique, { digest: true });
+        const digests = new Map<string, string>();
+        answers.forEach((a, i) => {
+          if (!a.found || a.oid !== unique[i] || a.sha256 === null) fail('workspace_git_failed', ['cat-file']);
+          if (a.type !== 'blob') fail('workspace_git_failed', ['object-type']);
+          digests.set(a.oid, a.sha256);
+        });
+        await s.close();
+        return manifestOf(blobs.map((b) => ({ path: b.path, mode: b.mode, sha256: digests.get(b.oid) as string })));
+      } catch (e) {
+        await stop();
+        throw e;
+      }
+    },
+    cancel: stop,
+  };
 }
 
 /**
@@ -87,9 +142,7 @@ export async function readCommitFiles(root: string, commit: string, paths: reado
  * with `-` is never an option. A revision git cannot resolve is `workspace_revision_unresolved`.
  */
 export async function resolveObject(repo: GitRepo, rev: string, type: 'commit' | 'tree'): Promise<string> {
-  if (rev.length === 0 || rev.length > REV_MAX || /[\0\n\r]/.test(rev) || rev.startsWith('-')) {
-    fail('workspace_revision_unresolved');
-  }
+  checkRevision(rev);
   let out: Buffer;
   try {
     out = await runGit(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{${type}}`]);
@@ -100,6 +153,13 @@ export async function resolveObject(repo: GitRepo, rev: string, type: 'commit' |
   const id = out.toString('latin1').replace(/\n$/, '');
   if (!OID_RE.test(id)) fail('workspace_git_failed', ['rev-parse']);
   return id;
+}
+
+/** A revision is never an option, a second line, or unbounded. */
+function checkRevision(rev: string): void {
+  if (rev.length === 0 || rev.length > REV_MAX || /[\0\n\r]/.test(rev) || rev.startsWith('-')) {
+    fail('workspace_revision_unresolved');
+  }
 }
 
 /** Every blob of the commit's tree with its normalized mode; gitlinks are refused. */
@@ -120,23 +180,91 @@ async function listTree(repo: GitRepo, commit: string): Promise<TreeBlob[]> {
   return blobs;
 }
 
-async function hashBlobs(repo: GitRepo, oids: readonly string[]): Promise<string[]> {
-  const hashers = new Map<number, ReturnType<typeof createHash>>();
-  const digests: string[] = new Array<string>(oids.length);
-  await catFileBatch(repo, oids, {
-    begin: (i, type) => {
-      if (type !== 'blob') fail('workspace_git_failed', ['object-type']);
-      hashers.set(i, createHash('sha256'));
-    },
-    data: (i, chunk) => {
-      hashers.get(i)?.update(chunk);
-    },
-    end: (i) => {
-      const h = hashers.get(i);
-      if (h === undefined) fail('workspace_git_failed', ['cat-file']);
-      digests[i] = h.digest('hex');
-      hashers.delete(i);
-    },
-  });
-  return digests;
+/** The cap of `runGit`'s output, applied to the `ls-tree -r` records the walk stands for. */
+const LIST_MAX_BYTES = 512 * 1024 * 1024;
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFLNK = 0o120000;
+const S_IFDIR = 0o040000;
+
+interface TreeEntry {
+  /** git's canon_mode: '100644' | '100755' | '120000' | '40000' | '160000'. */
+  readonly mode: string;
+  readonly name: Buffer;
+  readonly oid: string;
+}
+
+/**
+ * Parse a raw tree object ("<octal mode> <name>\0<raw id>" repeated) as git's tree walker does
+ * (tree-walk.c decode_tree_entry): a malformed mode, an empty name or a truncated entry is an error
+ * (ls-tree would fail), and the mode is canonicalised (canon_mode): any regular file is 100644 or
+ * 100755 by its owner-execute bit, a symlink 120000, a directory 40000, anything else a gitlink.
+ */
+function parseTree(data: Buffer, rawLen: number): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let pos = 0;
+  while (pos < data.length) {
+    const sp = data.indexOf(0x20, pos);
+    if (sp <= pos) fail('workspace_git_failed', ['ls-tree']);
+    let mode = 0;
+    for (let i = pos; i < sp; i++) {
+      const c = data[i] as number;
+      if (c < 0x30 || c > 0x37) fail('workspace_git_failed', ['ls-tree']);
+      mode = ((mode << 3) + (c - 0x30)) >>> 0;
+    }
+    const nul = data.indexOf(0, sp + 1);
+    if (nul < 0 || nul === sp + 1 || nul + 1 + rawLen > data.length) fail('workspace_git_failed', ['ls-tree']);
+    const kind = mode & S_IFMT;
+    const canon = kind === S_IFREG ? ((mode & 0o100) !== 0 ? '100755' : '100644') : kind === S_IFLNK ? '120000' : kind === S_IFDIR ? '40000' : '160000';
+    entries.push({ mode: canon, name: data.subarray(sp + 1, nul), oid: data.toString('hex', nul + 1, nul + 1 + rawLen) });
+    pos = nul + 1 + rawLen;
+  }
+  return entries;
+}
+
+/**
+ * Resolve `rev` to a commit and list every blob of its tree, in `ls-tree -r` order, with the
+ * checks `listTree` applies to each record in that order: a path that is not UTF-8, then a gitlink
+ * (submodule), are refused wherever they are (in scope or not).
+ */
+async function walkCommitTree(session: CatFileSession, rev: string): Promise<TreeBlob[]> {
+  const [c] = await session.request([`${rev}^{commit}`]);
+  if (c === undefined || !c.found) fail('workspace_revision_unresolved');
+  if (c.type !== 'commit') fail('workspace_git_failed', ['rev-parse']);
+  // A commit object starts with "tree <id>\n" (the id as long as the commit's: SHA-1 or SHA-256).
+  const m = /^tree ([0-9a-f]+)\n/.exec(c.data.toString('latin1', 0, Math.min(c.data.length, 80)));
+  if (m === null || (m[1] as string).length !== c.oid.length) fail('workspace_git_failed', ['commit']);
+  const rawLen = c.oid.length / 2;
+  const trees = new Map<string, TreeEntry[]>();
+  for (let level = [m[1] as string]; level.length > 0; ) {
+    const wanted = [...new Set(level)].filter((t) => !trees.has(t));
+    const answers = await session.request(wanted);
+    level = [];
+    answers.forEach((a, i) => {
+      if (!a.found || a.oid !== wanted[i] || a.type !== 'tree') fail('workspace_git_failed', ['ls-tree']);
+      const entries = parseTree(a.data, rawLen);
+      trees.set(a.oid, entries);
+      for (const e of entries) if (e.mode === '40000') level.push(e.oid);
+    });
+  }
+  const blobs: TreeBlob[] = [];
+  let listed = 0;
+  const SLASH = Buffer.from('/');
+  const walk = (tree: string, prefix: Buffer | null): void => {
+    for (const e of trees.get(tree) as TreeEntry[]) {
+      const raw = prefix === null ? e.name : Buffer.concat([prefix, SLASH, e.name]);
+      if (e.mode === '40000') {
+        walk(e.oid, raw);
+        continue;
+      }
+      // "<mode> <type> <oid>\t<path>\0", as ls-tree would have printed it.
+      listed += e.mode.length + 7 + e.oid.length + 2 + raw.length;
+      if (listed > LIST_MAX_BYTES) fail('workspace_git_failed', []);
+      const path = decodePath(raw);
+      if (e.mode === '160000') fail('workspace_submodule_refused');
+      blobs.push({ path, mode: e.mode as GitMode, oid: e.oid });
+    }
+  };
+  walk(m[1] as string, null);
+  return blobs;
 }

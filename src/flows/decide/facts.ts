@@ -17,6 +17,7 @@ import { fail } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
 import { decodeCanonicalPayloadLean, parseEnvelopeLean, receiptPredicateShape } from '../../core/lean/receipt.js';
 import { isPlainObject } from '../../core/lean/shape.js';
+import { prepared } from './statements.js';
 
 export interface LoadedReceipt {
   readonly fact: ReceiptFact;
@@ -62,7 +63,7 @@ export function hasAnyReceipt(db: Db, unit: string): boolean {
 
 /** The exact stored envelope bytes of a receipt. */
 export function receiptEnvelope(db: Db, receiptId: string): Buffer {
-  const bytes = db.prepare('SELECT envelope FROM receipts WHERE id = ?').pluck().get(receiptId) as Buffer | undefined;
+  const bytes = prepared(db, 'SELECT envelope FROM receipts WHERE id = ?').pluck().get(receiptId) as Buffer | undefined;
   if (bytes === undefined) fail('decision_fact_mismatch', [receiptId]);
   return bytes;
 }

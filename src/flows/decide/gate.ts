@@ -25,9 +25,9 @@ import { CONTROL_REGISTRY, decide, type Decision, type StateDigests } from '../.
 import { EXIT, fail, GovernedError, isGovernedError, type ExitCode } from '../../core/errors.js';
 import type { Policy } from '../../core/policy.js';
 import type { TrustRoot } from '../../core/trust-root.js';
-import { closeStore, openStore } from '../../store/open.js';
+import { closeStore, openStoreReadOnly } from '../../store/open.js';
 import type { Store } from '../../store/store.js';
-import { computeCommitManifest } from '../../workspace/commit.js';
+import { beginCommitManifest, type CommitManifestJob } from '../../workspace/commit.js';
 import { directiveFacts, NO_PRESERVATION } from './directives.js';
 import { authorityPayloadDigest, hasAnyReceipt, loadUnitFacts, planningReceipts, reviewedWorkspaces } from './facts.js';
 import { errorJson, GATE_SCHEMA_VERSION, type GateDecisionJson } from './gate-output.js';
@@ -114,10 +114,12 @@ export async function loadDeployTrust(file: string, nowIso: string): Promise<Tru
 
 /**
  * The subject's manifest digest from git objects (SPEC §6.4, §10.3): hardened git resolves
- * `<id>^{commit}` once (replace objects off) and the manifest is computed from that commit's tree.
+ * `<id>^{commit}` once (replace objects off) and the manifest is computed from that commit's tree,
+ * in the pinned policy's scope. The tree walk was started by `evaluate` (./gate.ts) before the
+ * store was opened; only its result, asked for here, can fail the gate.
  */
-async function subjectManifest(repo: string, subject: string, policy: Policy): Promise<string> {
-  const m = await computeCommitManifest(resolve(repo), subject, { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
+async function subjectManifest(job: CommitManifestJob, policy: Policy): Promise<string> {
+  const m = await job.manifest({ productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
   return m.digest;
 }
 
@@ -154,21 +156,38 @@ async function evaluate(args: GateArgs, now: number, k: Known): Promise<void> {
   const nowIso = isoOfSeconds(now);
   const f = new Failures();
   preflightArgs(args, f, k);
-  const store = f.run(() => openStore(args.home));
+  // git starts first (a process start-up and the tree walk need no store): the walk overlaps the
+  // store, the pinned policy and the trust root. Its outcome counts only where the manifest is asked
+  // for (decideOnSnapshot), exactly as when git started there; otherwise it is cancelled.
+  const job = k.subjectCommit !== null ? beginCommitManifest(resolve(args.repo), k.subjectCommit) : null;
+  let store: Store | undefined;
   try {
+    // Inside the try: whatever happens, git is stopped before the gate answers (a live child
+    // would keep the process from exiting).
+    store = f.run(() => openStoreReadOnly(args.home));
     if (store === undefined) {
       // Still judge the trust root: its failure may take precedence over the store's (SPEC §4.2).
       if (args.trustFile) await f.runAsync(() => loadDeployTrust(args.trustFile as string, nowIso));
       f.throwWorst();
       return;
     }
-    await withReadSnapshot(store.db, () => decideOnSnapshot(args, store, now, nowIso, f, k));
+    const open = store;
+    await withReadSnapshot(open.db, () => decideOnSnapshot(args, open, job, now, nowIso, f, k));
   } finally {
+    await job?.cancel();
     if (store !== undefined) closeStore(store);
   }
 }
 
-async function decideOnSnapshot(args: GateArgs, store: Store, now: number, nowIso: string, f: Failures, k: Known): Promise<void> {
+async function decideOnSnapshot(
+  args: GateArgs,
+  store: Store,
+  job: CommitManifestJob | null,
+  now: number,
+  nowIso: string,
+  f: Failures,
+  k: Known,
+): Promise<void> {
   const db = store.db;
   const policy = await f.runAsync(() => readPinnedPolicy(db));
   if (policy !== undefined) {
@@ -178,12 +197,11 @@ async function decideOnSnapshot(args: GateArgs, store: Store, now: number, nowIs
       f.run(() => fail('gate_policy_digest_mismatch', ['policy']));
     }
   }
-  // The subject's manifest comes from git child processes: start them first, and do the rest of
-  // the preflight (trust root, unit, scope, the planning receipts' signatures) while they run.
+  // The subject's manifest comes from the git process started in `evaluate`: ask for it now, and do
+  // the rest of the preflight (trust root, unit, scope, the planning receipts' signatures) while it
+  // hashes the blobs.
   const manifest =
-    policy !== undefined && k.subjectCommit !== null && f.list.length === 0
-      ? f.runAsync(() => subjectManifest(args.repo, k.subjectCommit as string, policy))
-      : Promise.resolve(undefined);
+    policy !== undefined && job !== null && f.list.length === 0 ? f.runAsync(() => subjectManifest(job, policy)) : Promise.resolve(undefined);
   let trust: TrustRoot | undefined;
   let verifier: RecordVerifier | undefined;
   let unit: UnitRow | undefined;

@@ -20,6 +20,7 @@ import type { Db } from '../../store/store.js';
 import { receiptEnvelope, type UnitFacts } from './facts.js';
 import { verifyReceiptLean } from '../../core/lean/receipt.js';
 import { isoOfSeconds } from '../../core/lean/trust-root.js';
+import { prepared } from './statements.js';
 
 export interface VerifiedRecords {
   /** Receipt id → its verified predicate. */
@@ -35,7 +36,7 @@ interface LogEntry {
 }
 
 function logEntry(db: Db, seq: number, type: string, unit: string, id: string): { time: number; payload: Record<string, unknown> } {
-  const row = db.prepare('SELECT time, type, unit, payload FROM log WHERE seq = ?').get(seq) as LogEntry | undefined;
+  const row = prepared(db, 'SELECT time, type, unit, payload FROM log WHERE seq = ?').get(seq) as LogEntry | undefined;
   if (row === undefined || row.type !== type || row.unit !== unit) fail('decision_fact_mismatch', [id]);
   let payload: unknown;
   try {
