@@ -67,7 +67,7 @@ function gov(args: string[], cwd: string, home: string): Record<string, unknown>
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }
 
-interface World {
+export interface World {
   readonly dir: string;
   readonly repo: string;
   readonly home: string;
@@ -76,7 +76,8 @@ interface World {
   readonly attestors: string;
 }
 
-async function makeWorld(): Promise<World> {
+/** A fresh world whose policy pins `attestor` (default: $GOVERNED_ATTESTOR, else the shipped one). */
+export async function makeWorld(attestor: string = ATTESTOR): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'governed-bench-runner-'));
   const repo = join(dir, 'repo');
   mkdirSync(join(repo, 'requests'), { recursive: true });
@@ -95,7 +96,7 @@ async function makeWorld(): Promise<World> {
   for (const c of ['reviewer', 'runner']) {
     const k = keys[c] as { keyId: string; privateKeyPath: string };
     writeFileSync(join(attestors, `${c}.json`), JSON.stringify({ credential: c, kind: 'review-receipt', key_id: k.keyId, key_ref: k.privateKeyPath }));
-    copyFileSync(ATTESTOR, join(attestors, `${c}.mjs`));
+    copyFileSync(attestor, join(attestors, `${c}.mjs`));
   }
   const reviewers = join(dir, 'reviewers');
   mkdirSync(reviewers);
@@ -112,7 +113,7 @@ async function makeWorld(): Promise<World> {
       not_after: '2099-01-01T00:00:00Z',
     })),
   };
-  const attestorSha = sha256(readFileSync(ATTESTOR));
+  const attestorSha = sha256(readFileSync(attestor));
   const cred = (c: string): Record<string, unknown> => ({
     key_id: (keys[c] as { keyId: string }).keyId,
     attestor_sha256: [attestorSha],
@@ -177,7 +178,7 @@ async function makeWorld(): Promise<World> {
   return { dir, repo, home, unit, reviewers, attestors };
 }
 
-function timedRun(w: World, challenge: string, expectExit = 0): Promise<number> {
+export function timedRun(w: World, challenge: string, expectExit = 0): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const t0 = process.hrtime.bigint();
     const c = spawn(process.execPath, [CLI, 'review-run', '--challenge', challenge, '--reviewers-dir', w.reviewers, '--attestors', w.attestors, '--home', w.home, '--json'], {
@@ -195,7 +196,7 @@ function timedRun(w: World, challenge: string, expectExit = 0): Promise<number> 
   });
 }
 
-async function challenge(w: World): Promise<string> {
+export async function challenge(w: World): Promise<string> {
   const c = await issueChallengeFlow({ home: w.home, unit: w.unit, writerSession: 'bench', stage: 'development', slot: 'trivial', repo: w.repo, clock: () => Math.floor(Date.now() / 1000) });
   return c.challengeId;
 }

@@ -44,6 +44,8 @@ export function register(program: Command): void {
         home?: string;
         json?: boolean;
       }) => {
+        // zod's one-shot setting first (commands/review-run-jitless.ts), then the command.
+        await import('../commands/review-run-jitless.js');
         await runAction(opts, async () => (await import('../commands/review-run.js')).reviewRunCommand(opts));
       },
     );

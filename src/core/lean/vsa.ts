@@ -1,0 +1,71 @@
+// The signed decision's predicate (SLSA VSA v1, src/core/vsa.ts) checked without zod, for the
+// attestor program (SPEC §8.1: the gate attestor is not blind, it signs only a statement that passes
+// this schema and the cross-field rules). The same acceptance rule as `vsaPredicateSchema` and
+// `vsaRuleViolation`, which stay the reference: test/lean-vsa.test.ts proves equal acceptance over
+// valid predicates and hundreds of mutations. Pure.
+import type { VsaPredicate } from '../vsa.js';
+import { arr, lit, obj, oneOf, str, union, type Check } from './shape.js';
+
+const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
+const RELEASE_LEVEL = 'GOVERNED_RELEASE_ELIGIBLE';
+const DECISION_SCHEMA_VERSION = 1;
+
+const hex64 = str({ re: /^[0-9a-f]{64}$/ });
+const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
+const isoSeconds = str({ re: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ });
+const gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
+const reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
+const reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
+
+/** `vsaPredicateSchema`, closed at every level. */
+export const vsaPredicateShape: Check = obj({
+  verifier: obj({ id: lit(VSA_VERIFIER_ID), version: obj({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
+  timeVerified: isoSeconds,
+  resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
+  policy: obj({ uri: lit('https://governed.dev/policy'), digest: obj({ sha256: hex64 }) }),
+  inputAttestations: arr(obj({ uri: str({ re: INPUT_URI_RE }), digest: obj({ sha256: hex64 }) }), 0, 4096),
+  verificationResult: oneOf(['PASSED', 'FAILED']),
+  verifiedLevels: arr(lit(RELEASE_LEVEL), 0, 1),
+  slsaVersion: lit('1.0'),
+  governed: obj({
+    decision_schema: lit(DECISION_SCHEMA_VERSION),
+    unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+    state: oneOf(['RELEASE_ELIGIBLE', 'REVIEW_ONLY']),
+    reasons: arr(obj({ code: reasonCode, ids: arr(reasonId, 0, 64) }), 0, 4096),
+    trust_mode: oneOf(['co-located', 'separated']),
+    policy_digest: digest,
+    trust_digest: digest,
+    gate_trust_digest: digest,
+    subject: obj({ commit: gitId, manifest_digest: digest }),
+    current: obj({ planning_state_digest: digest, content_digest: digest, work_state_digest: digest }),
+    preservation_waiver: union(lit(null), str({ min: 1, max: 500 })),
+    attestor_sha256: hex64,
+  }),
+});
+
+/** `vsaRuleViolation` (src/core/vsa.ts) on a predicate that passed `vsaPredicateShape`. */
+export function vsaRuleViolationLean(statement: { subject: readonly { name: string; digest: { sha256: string } }[]; predicate: VsaPredicate }): string | null {
+  const p = statement.predicate;
+  const g = p.governed;
+  const eligible = g.state === 'RELEASE_ELIGIBLE';
+  if ((p.verificationResult === 'PASSED') !== eligible) return 'verificationResult';
+  if (eligible !== (g.reasons.length === 0)) return 'governed.reasons';
+  if (p.verifiedLevels.length !== (eligible ? 1 : 0)) return 'verifiedLevels';
+  if (p.resourceUri !== `git+commit:${g.subject.commit}`) return 'resourceUri';
+  if (`sha256:${p.policy.digest.sha256}` !== g.policy_digest) return 'policy';
+  const [subject, ...rest] = statement.subject;
+  if (subject === undefined || rest.length > 0 || subject.name !== 'workspace' || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest) {
+    return 'subject';
+  }
+  for (let i = 1; i < p.inputAttestations.length; i++) {
+    if (!((p.inputAttestations[i - 1]?.uri as string) < (p.inputAttestations[i]?.uri as string))) return 'inputAttestations';
+  }
+  for (const a of p.inputAttestations) {
+    if (a.uri.startsWith('governed:receipt:') && a.uri !== `governed:receipt:sha256:${a.digest.sha256}`) return 'inputAttestations';
+  }
+  return null;
+}
+
+/** The constants the VSA builder uses, exported for the test that pins them to src/core/vsa.ts. */
+export const VSA_LEAN_CONSTANTS = { VSA_VERIFIER_ID, RELEASE_LEVEL, DECISION_SCHEMA_VERSION } as const;
