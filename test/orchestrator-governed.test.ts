@@ -73,10 +73,22 @@ describe('governed review-pass over real review-runs', () => {
     const stored = receipts(w);
     expect(stored.size).toBe(2);
     for (const x of out.runs) expect(stored.get(x.run_id)).toBe('CLEAN');
-    const result = JSON.parse(readFileSync(out.files.result, 'utf8')) as { advisory: boolean; focus_files: string[]; runs: unknown[] };
-    expect(result).toMatchObject({ advisory: true, focus_files: ['src/export.ts'] });
-    expect(result.runs).toHaveLength(2);
-    expect(readFileSync(out.files.report, 'utf8')).toContain('decided by governed status / gate (SPEC §10)');
+    // The seed-shaped engine result (the same schema non-governed mode writes) plus the governed section.
+    const result = JSON.parse(readFileSync(out.files.result, 'utf8')) as {
+      schema: string;
+      result: string;
+      convergence: { threshold: number; consecutive_clean: number };
+      governed: { advisory: boolean; focus_files: string[]; runs: { run_id: string; receipt_id: string; challenge_id: string }[] };
+    };
+    expect(result).toMatchObject({ schema: 'governed.review-pass-result/v1', mode: 'governed', result: 'CLEAN', convergence: { threshold: 2, consecutive_clean: 2 } });
+    expect(result.governed).toMatchObject({ advisory: true, focus_files: ['src/export.ts'] });
+    expect(result.governed.runs.map((x) => x.run_id)).toEqual(out.runs.map((x) => x.run_id));
+    expect(result.governed.runs.map((x) => x.receipt_id)).toEqual(out.runs.map((x) => x.receipt_id));
+    const report = readFileSync(out.files.report, 'utf8');
+    expect(report).toContain('## Review Pass Report');
+    expect(report).toContain('### Reviewer Health Scores');
+    expect(report).toContain('decided by governed status / governed gate (SPEC §10)');
+    for (const x of out.runs) expect(report).toContain(`| ${x.run_id} | ${x.receipt_id} | CLEAN |`);
     expect(statSync(out.files.result).mode & 0o777).toBe(0o600);
     expectLogSound(w);
   }, 60_000);
@@ -93,13 +105,25 @@ describe('governed review-pass over real review-runs', () => {
     const out = jsonOut(r) as unknown as Out;
     // The coverage reviewer judges the run world's real bundle and reports a real gap (its own rules).
     expect(out.runs.map((x) => `${x.round}:${x.slot}:${x.verdict}`)).toEqual(['1:clean:CLEAN', '1:coverage:DIRTY']);
-    expect(out).toMatchObject({ ok: false, result: 'NOT_CLEAN', reasons: ['orchestrator_governed_dirty'], slots: ['clean', 'coverage'], rounds: 1 });
+    expect(out).toMatchObject({ ok: false, result: 'NOT_CLEAN', slots: ['clean', 'coverage'], rounds: 1 });
+    expect(out.reasons).toContain('orchestrator_governed_dirty');
     const stored = receipts(w);
     expect(stored.size).toBe(2);
     for (const x of out.runs) expect(stored.get(x.run_id)).toBe(x.verdict);
-    const result = JSON.parse(readFileSync(out.files.result, 'utf8')) as { findings: { supporters: string[]; consensus: null }[] };
-    expect(result.findings.length).toBeGreaterThan(0);
-    for (const f of result.findings) expect(f).toMatchObject({ supporters: ['coverage'], consensus: null });
+    // Adjudicated by the review-pass engine: one reviewer of two (R=2) is never CONFIRMED alone, so
+    // every group it reports is an escalation (or a veto) supported by the coverage slot only.
+    const result = JSON.parse(readFileSync(out.files.result, 'utf8')) as {
+      escalations: { supporters: string[] }[];
+      vetoes: { supporters: string[] }[];
+      confirmed: unknown[];
+      governed: { runs: { slot: string; findings: unknown[] }[] };
+    };
+    const groups = [...result.escalations, ...result.vetoes];
+    expect(groups.length).toBeGreaterThan(0);
+    expect(result.confirmed).toEqual([]);
+    for (const g of groups) expect(g.supporters).toEqual(['coverage']);
+    expect(result.governed.runs.find((x) => x.slot === 'coverage')?.findings.length).toBeGreaterThan(0);
+    expect(out.finding_groups).toBe(groups.length);
     expectLogSound(w);
   }, 60_000);
 
@@ -109,16 +133,64 @@ describe('governed review-pass over real review-runs', () => {
     expect(r.code).toBe(9);
     const out = jsonOut(r) as unknown as Out;
     expect(out.runs.map((x) => `${x.round}:${x.slot}:${x.verdict}`)).toEqual(['1:clean:CLEAN', '1:dirty:DIRTY']);
-    expect(out).toMatchObject({ result: 'NOT_CLEAN', reasons: ['orchestrator_governed_dirty'], rounds: 1, clean_rounds: 0 });
-    expect(out.finding_groups).toBeGreaterThan(0);
+    expect(out).toMatchObject({ result: 'NOT_CLEAN', reasons: ['orchestrator_governed_dirty', 'orchestrator_weave_findings'], rounds: 1, clean_rounds: 0 });
+    expect(out.finding_groups).toBe(2);
     expect(countRows(w, 'receipts')).toBe(2);
-    const result = JSON.parse(readFileSync(out.files.result, 'utf8')) as { findings: { code: string; refs: string[]; supporters: string[]; consensus: string }[] };
+    // The weave engine's shape: blind labels, consensus per issue (one of two lanes, the other silent).
+    const result = JSON.parse(readFileSync(out.files.result, 'utf8')) as {
+      schema: string;
+      lanes: number;
+      label_map: Record<string, string>;
+      findings: { level: string; agree: { label: string }[]; silent: string[]; file: null; line: null; verification: string }[];
+    };
+    expect(result).toMatchObject({ schema: 'governed.weave-result/v1', lanes: 2 });
+    expect(Object.values(result.label_map).sort()).toEqual(['clean', 'dirty']);
+    const dirtyLabel = Object.entries(result.label_map).find(([, p]) => p === 'dirty')?.[0];
+    expect(result.findings).toHaveLength(2);
     for (const f of result.findings) {
-      expect(f.supporters).toEqual(['dirty']);
-      expect(f.consensus).toBe('single');
-      expect(f.refs.length).toBeGreaterThan(0);
+      expect(f).toMatchObject({ level: 'single', file: null, line: null, verification: 'plausible-unverified' });
+      expect(f.agree.map((a) => a.label)).toEqual([dirtyLabel]);
+      expect(f.silent).toHaveLength(1);
     }
     expectLogSound(w);
+  }, 60_000);
+});
+
+describe('the governed budget guards', () => {
+  it('the policy run budget (max_runs_per_content) refuses round 2: NOT_CLEAN, the engine halted, nothing half-recorded', async () => {
+    const w = await makeRunWorld({ modes: ['clean'], maxRuns: 1 });
+    const { r } = reviewPass(w, []);
+    expect(r.code).toBe(9);
+    const out = jsonOut(r) as unknown as Out;
+    expect(out.runs.map((x) => `${x.round}:${x.slot}:${x.verdict}`)).toEqual(['1:clean:CLEAN']);
+    expect(out).toMatchObject({ result: 'NOT_CLEAN', reasons: ['orchestrator_governed_budget_exhausted', 'review_pass_halted'], rounds: 1, clean_rounds: 1 });
+    const result = JSON.parse(readFileSync(out.files.result, 'utf8')) as { result: string; rounds: number; governed: { governed_reasons: string[] } };
+    expect(result).toMatchObject({ result: 'NOT_CLEAN', rounds: 1, governed: { governed_reasons: ['orchestrator_governed_budget_exhausted'] } });
+    expect(countRows(w, 'receipts')).toBe(1);
+    expectLogSound(w);
+  }, 60_000);
+
+  it('weave: the same budget refusal leaves one clean synthesis, never a clean result', async () => {
+    const w = await makeRunWorld({ modes: ['clean'], maxRuns: 1 });
+    const { r } = reviewPass(w, ['--protocol', 'weave']);
+    expect(r.code).toBe(9);
+    const out = jsonOut(r) as unknown as Out;
+    expect(out).toMatchObject({ result: 'NOT_CLEAN', reasons: ['orchestrator_governed_budget_exhausted'], rounds: 1, clean_rounds: 1 });
+    const result = JSON.parse(readFileSync(out.files.result, 'utf8')) as { schema: string; findings: unknown[]; governed: { result: string } };
+    expect(result).toMatchObject({ schema: 'governed.weave-result/v1', findings: [], governed: { result: 'NOT_CLEAN' } });
+  }, 60_000);
+
+  it('a policy streak beyond the seed budget guard (8 rounds): orchestrator_governed_streak_unreachable (2) before any challenge', async () => {
+    const w = await makeRunWorld({ modes: ['clean'] });
+    const policy = currentPolicy(w) as { stages: Record<string, { streak: number }> };
+    (policy.stages.development as { streak: number }).streak = 9;
+    updatePin(w, 'policy', policy);
+    const before = storeDigest(w);
+    const out = join(tempDir('governed-rp-out-'), 'out');
+    const { r } = reviewPass(w, [], out);
+    expect({ code: (jsonOut(r).error as { code: string }).code, exit: r.code }).toEqual({ code: 'orchestrator_governed_streak_unreachable', exit: 2 });
+    expect(storeDigest(w)).toBe(before);
+    expect(existsSync(out)).toBe(false);
   }, 60_000);
 });
 

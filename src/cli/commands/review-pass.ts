@@ -106,12 +106,13 @@ async function governedCommand(opts: ReviewPassCliOptions, files: string[]): Pro
   const o = run.outcome;
   const runs = o.runs.map((r) => ({ round: r.round, slot: r.slot, verdict: r.verdict, run_id: r.run_id, receipt_id: r.receipt_id, error: r.error }));
   const severities: Record<string, number> = {};
-  for (const f of o.findings) severities[f.severity] = (severities[f.severity] ?? 0) + 1;
+  for (const r of o.runs) for (const f of r.findings) severities[f.severity] = (severities[f.severity] ?? 0) + 1;
+  const counts = o.protocol_result.counts;
   const human = [
     `${o.protocol} (${o.stage}, governed, unit ${o.unit}): ${o.result}${o.reasons.length > 0 ? ` — ${o.reasons.join(', ')}` : ''}`,
     `rounds: ${o.rounds} (clean ${o.clean_rounds} of streak ${o.streak}); slots: ${o.slots.join(', ')}`,
     ...o.runs.map((r) => `round ${r.round} ${r.slot}: ${r.verdict} run ${r.run_id} receipt ${r.receipt_id ?? '-'}${r.error === null ? '' : ` (${r.error})`}`),
-    `finding groups: ${o.findings.length}`,
+    `counts: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `report: ${run.files.report}`,
     `result: ${run.files.result}`,
     'advisory: the delivery state is decided by governed status / gate (SPEC §10)',
@@ -134,7 +135,8 @@ async function governedCommand(opts: ReviewPassCliOptions, files: string[]): Pro
       rounds: o.rounds,
       clean_rounds: o.clean_rounds,
       runs,
-      finding_groups: o.findings.length,
+      finding_groups: counts.finding_groups ?? 0,
+      counts,
       severities,
       focus_files: o.focus_files.length,
       out_dir: run.out_dir,

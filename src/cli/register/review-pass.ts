@@ -8,7 +8,7 @@ export function register(program: Command): void {
     .command('review-pass')
     .description(
       'Run a review protocol (review-pass, two-pass, weave or simple; SPEC §12) over several reviewers and ' +
-        'rounds, and write result.json, report.md and executions.json to the output directory. ' +
+        'rounds, and write result.json and report.md (and, non-governed, executions.json) to the output directory. ' +
         'Non-governed mode (no --unit): reviewers are the commands of review-pass.yaml (--config FILE, else ' +
         '<repo>/review-pass.yaml, else <repo>/.review-pass.yaml, else the built-in claude/gemini/codex/opencode ' +
         'presets), each run in a read-only bubblewrap view of the repository with no network unless its entry ' +
@@ -17,12 +17,15 @@ export function register(program: Command): void {
         'reviewers and the CLEAN streak come from the pinned policy only (--config and --light refused); each ' +
         'round runs one fresh review-challenge + review-run per slot (receipts recorded in the store), stopping at ' +
         'the streak of CLEAN rounds, the first round with a DIRTY or ABORTED run, or the policy run budget; ' +
-        'findings are adjudicated by code and refs; --files only adds focus (the bundle is the scope floor); the ' +
+        'the receipts\' findings are adjudicated by code and refs by the same protocol engines, and result.json / ' +
+        'report.md have the same seed shapes as non-governed mode plus a governed section (each run\'s challenge, ' +
+        'run, receipt digest and verdict); --files only adds focus (the bundle is the scope floor); the ' +
         'result is advisory, the delivery state is decided by governed status / gate (SPEC §10). The ' +
         'orchestrator never edits code (auto-fix is out of scope). Stdout carries counts and paths, never ' +
         'reviewer output. Exit codes: 0 CLEAN (converged clean), 9 NOT_CLEAN (findings, escalations, vetoes, ' +
         'degraded or incomplete review, budget exhausted), 2 usage or configuration (bad config, unknown ' +
-        'tool, prompt in argv, bwrap unavailable, output directory already holds a result), 8 governed mode ' +
+        'tool, prompt in argv, bwrap unavailable, output directory already holds a result, a policy streak over ' +
+        'the 8-round budget guard in governed review-pass), 8 governed mode ' +
         'without --writer-session or refused by state (unregistered writer, active lease), other review-challenge ' +
         'refusals with their own codes (4 pin/receipt verification, 5 stale trust root, 7 unknown unit), 1 internal ' +
         'error. See docs/review-pass.md.',

@@ -44,6 +44,10 @@ export const ORCHESTRATOR_ERRORS = {
     2,
     'Governed mode takes reviewers, slots and convergence from the policy only; a writer-owned review-pass.yaml is refused.',
   ),
+  orchestrator_governed_streak_unreachable: def(
+    2,
+    'The policy streak of this stage is longer than the review-pass budget guard (8 rounds, review-pass-v3 §6.3): the protocol could never converge, so nothing was run.',
+  ),
 
   // --- 4 verification ------------------------------------------------------------------------
   orchestrator_governed_receipt_invalid: def(

@@ -52,4 +52,5 @@ export const PROTOCOLS_REASONS = {
   review_pass_no_reviewers: 'No reviewer produced a usable output.',
   review_pass_budget_rounds: 'The maximum number of rounds was reached before convergence.',
   review_pass_budget_time: 'The total time budget was exceeded before convergence.',
+  review_pass_halted: 'Governed: the orchestrator stopped before convergence (a slot blocked by a DIRTY or ABORTED run, SPEC §10.1, or the policy run budget); its own reasons say which.',
 } as const satisfies Record<string, string>;

@@ -6,25 +6,28 @@
 //     through the same flows the CLI commands use (issueChallengeFlow, reviewRunFlow): one process,
 //     the same checks, the same store transactions, and no CLI output to re-parse. Slots run one
 //     after another: a claimed challenge holds the unit, so parallel claims would refuse each other.
-//   - Every round runs all its slots (so the adjudication sees every reviewer), then the loop stops
-//     at the first round holding a DIRTY or ABORTED run, or when `streak` CLEAN rounds are reached,
-//     or when the policy's run budget refuses a challenge (`challenge_budget_exhausted`).
 //   - Each run's outcome is read back from the store as its signed receipt, verified against the
-//     pinned trust root at its recorded time (SPEC §8), and its opaque findings {code, class,
-//     severity, refs} go through the engine's governed adapter (parseGovernedReviewerOutput): findings
-//     match by code and refs only (match-findings.ts), weave consensus counts supporting slots.
+//     pinned trust root at its recorded time (SPEC §8) and checked to be the run that was asked for
+//     (unit, stage, slot, challenge, run); its opaque findings {code, class, severity, refs} are what
+//     the protocol adjudicates — the same pure engines as non-governed mode (governed-protocols.ts),
+//     matching by code and refs.
+//   - The protocol decides when to stop (review-pass: the engine's convergence and budget guard;
+//     weave: the policy streak of clean syntheses). The orchestrator also stops — the engine records
+//     a halt — after a round holding a DIRTY or ABORTED run (it blocks its slot on this content until
+//     the content changes or an authority dismisses it, SPEC §10.1, so more rounds could never
+//     converge) and when the policy's run budget refuses a challenge (`challenge_budget_exhausted`).
 //   - The result is ADVISORY: the delivery state is decided by `governed status` / `gate` (SPEC §10)
-//     from the receipts alone; this report never feeds back into the store.
-import { fail, GovernedError, isGovernedError } from '../../core/errors.js';
+//     from the receipts alone; nothing here feeds back into the store.
+import { fail, GovernedError, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
 import { verifyReceiptBytes } from '../../core/verify-receipt.js';
-import { groupFindings, parseGovernedReviewerOutput, type AdjudicableFinding } from '../../protocols/review-pass/index.js';
-import { consensusLevel, type ConsensusLevel } from '../../protocols/weave/index.js';
+import type { Stage } from '../../protocols/review-pass/index.js';
 import { closeStore, getReceipt, openStore } from '../../store/index.js';
 import { issueChallengeFlow } from '../challenge.js';
 import { loadPinned } from '../challenge/pinned.js';
 import { reviewRunFlow, RunAborted } from '../run/review-run.js';
 import type { GovernedPlan } from './governed-mode.js';
+import { reviewPassDriver, weaveDriver, type GovernedDriver, type ProtocolResult } from './governed-protocols.js';
 
 export interface GovernedRunOptions {
   readonly home: string;
@@ -37,62 +40,107 @@ export interface GovernedRunOptions {
   readonly trustFile?: string | undefined;
   /** Runner clock, whole seconds (as the challenge and run flows take it). */
   readonly clock: () => number;
+  /**
+   * The protocol engine's clock in milliseconds (report times, durations, the seed's time budget);
+   * default: the runner clock × 1000. Injected by the golden tests so reports are reproducible.
+   */
+  readonly engineClock?: () => number;
+  /** Random bytes (weave blind labels); default node:crypto. Injected by the golden tests. */
+  readonly random?: (n: number) => Buffer;
+}
+
+/** A finding exactly as the receipt binds it (SPEC §7.2): closed vocabulary, never text. */
+export interface GovernedFinding {
+  readonly code: string;
+  readonly class: string;
+  readonly severity: string;
+  readonly refs: readonly string[];
 }
 
 export interface GovernedRunRecord {
   readonly round: number;
   readonly slot: string;
+  /** The policy reviewer that served the slot (the receipt's reviewer name when there is one). */
+  readonly reviewer: string;
   readonly challenge_id: string;
   readonly run_id: string;
   readonly verdict: 'CLEAN' | 'DIRTY' | 'ABORTED';
-  /** null for an ABORTED run (no receipt exists). */
+  /** `sha256:<hex>` of the signed receipt statement (SPEC §8 receipt_id); null for an ABORTED run. */
   readonly receipt_id: string | null;
+  /** The receipt's execution id; null for an ABORTED run. */
+  readonly execution_id: string | null;
   /** The abort code of an ABORTED run, else null. */
   readonly error: string | null;
+  /** The receipt's findings; empty for CLEAN and ABORTED runs. */
+  readonly findings: readonly GovernedFinding[];
 }
 
-export interface GovernedFindingGroup {
-  readonly round: number;
-  readonly code: string;
-  readonly refs: readonly string[];
-  readonly severity: string;
-  readonly finding_class: string;
-  readonly supporters: readonly string[];
-  /** Weave only: the consensus level over the round's slots; null for review-pass. */
-  readonly consensus: ConsensusLevel | null;
-}
+/** Why the orchestrator stopped a governed review (orchestrator.ts reasons). */
+export type GovernedStopReason = Extract<
+  ReasonCode,
+  'orchestrator_governed_dirty' | 'orchestrator_governed_aborted' | 'orchestrator_governed_budget_exhausted'
+>;
 
 export interface GovernedOutcome {
   readonly protocol: 'review-pass' | 'weave';
-  readonly stage: string;
+  readonly stage: Stage;
   readonly unit: string;
   readonly result: 'CLEAN' | 'NOT_CLEAN';
+  /** The protocol's reasons and the orchestrator's governed reasons, sorted. */
   readonly reasons: readonly string[];
+  readonly governed_reasons: readonly GovernedStopReason[];
   readonly streak: number;
   readonly slots: readonly string[];
+  /** slot → the policy reviewer that serves it. */
+  readonly slot_reviewers: Readonly<Record<string, string>>;
+  /** Rounds in which at least one run was recorded. */
   readonly rounds: number;
+  /** Consecutive complete rounds, newest last, in which every slot produced a CLEAN receipt. */
   readonly clean_rounds: number;
   readonly runs: readonly GovernedRunRecord[];
-  readonly findings: readonly GovernedFindingGroup[];
   readonly focus_files: readonly string[];
+  /** The engine's seed-shaped result (JSON and Markdown) before the governed section. */
+  readonly protocol_result: ProtocolResult;
 }
 
-/** The policy's slots (sorted, a stable order) and streak for the plan's stage. */
-function policyStage(o: GovernedRunOptions, plan: GovernedPlan): { slots: string[]; streak: number } {
+interface PolicyStage {
+  readonly slots: string[];
+  readonly streak: number;
+  readonly reviewers: Record<string, string>;
+  readonly preservationWaived: boolean;
+}
+
+/** The policy's slots (sorted, a stable order), their reviewers and the streak for the plan's stage. */
+function policyStage(o: GovernedRunOptions, plan: GovernedPlan): PolicyStage {
   const store = openStore(o.home);
   try {
     const pinned = loadPinned(store, o.clock());
     const stages = pinned.policy.doc.stages as Record<string, { streak: number; slots: Record<string, string> } | undefined>;
     const s = Object.prototype.hasOwnProperty.call(stages, plan.stage) ? stages[plan.stage] : undefined;
     if (s === undefined) return fail('stage_not_in_policy', [plan.stage]);
-    return { slots: Object.keys(s.slots).sort(), streak: s.streak };
+    const slots = Object.keys(s.slots).sort();
+    return {
+      slots,
+      streak: s.streak,
+      reviewers: Object.fromEntries(slots.map((k) => [k, s.slots[k] as string])),
+      preservationWaived: pinned.policy.doc.preservation !== 'required',
+    };
   } finally {
     closeStore(store);
   }
 }
 
-/** The receipt's adjudicable findings: verified against the pinned trust root, then the governed adapter. */
-function receiptFindings(o: GovernedRunOptions, slot: string, receiptId: string): AdjudicableFinding[] {
+interface ReceiptFacts {
+  readonly reviewer: string;
+  readonly execution_id: string;
+  readonly findings: GovernedFinding[];
+}
+
+/**
+ * The receipt of a run just recorded: verified against the pinned trust root at its recorded time,
+ * and checked to be the very run that was asked for (a mismatch is never adjudicated).
+ */
+function receiptFacts(o: GovernedRunOptions, plan: GovernedPlan, slot: string, challengeId: string, runId: string, receiptId: string, verdict: string): ReceiptFacts {
   const store = openStore(o.home);
   try {
     const stored = getReceipt(store, receiptId);
@@ -101,8 +149,21 @@ function receiptFindings(o: GovernedRunOptions, slot: string, receiptId: string)
     try {
       const r = verifyReceiptBytes(stored.envelope, pinned.trust, { at: isoSecondsOf(new Date(stored.recordedAt * 1000)), offline: false });
       const p = r.predicate;
-      if (p.verdict !== stored.verdict) fail('orchestrator_governed_receipt_invalid', [receiptId]);
-      return [...parseGovernedReviewerOutput(slot, { verdict: p.verdict, coverage_matched: p.coverage_matched, findings: p.findings }).findings];
+      const same =
+        r.id === receiptId &&
+        p.verdict === stored.verdict &&
+        p.verdict === verdict &&
+        p.unit === plan.unit &&
+        p.stage === plan.stage &&
+        p.slot === slot &&
+        p.challenge_id === challengeId &&
+        p.run_id === runId;
+      if (!same) fail('orchestrator_governed_receipt_invalid', [receiptId]);
+      return {
+        reviewer: p.reviewer.name,
+        execution_id: p.execution_id,
+        findings: p.findings.map((f) => ({ code: f.code, class: f.class, severity: f.severity, refs: [...f.refs] })),
+      };
     } catch (e) {
       if (isGovernedError(e) && e.code === 'orchestrator_governed_receipt_invalid') throw e;
       return fail('orchestrator_governed_receipt_invalid', [receiptId], e);
@@ -112,105 +173,109 @@ function receiptFindings(o: GovernedRunOptions, slot: string, receiptId: string)
   }
 }
 
-/** One round's groups: matched by code and refs only (SPEC §12). */
-function adjudicate(round: number, protocol: GovernedPlan['protocol'], lanes: number, findings: readonly AdjudicableFinding[]): GovernedFindingGroup[] {
-  return groupFindings(findings).map((g) => {
-    const first = g.members[0] as AdjudicableFinding;
-    return {
-      round,
-      code: g.file,
-      refs: (first.symbol ?? '').split(',').filter((x) => x.length > 0),
-      severity: g.severity,
-      finding_class: first.finding_class,
-      supporters: [...g.supporters].sort(),
-      consensus: protocol === 'weave' ? consensusLevel(g.supporters.length, 0, lanes) : null,
-    };
-  });
+/** One slot's challenge + run. `null`: the policy's run budget refused the challenge. */
+async function runSlot(o: GovernedRunOptions, plan: GovernedPlan, round: number, slot: string, reviewer: string): Promise<GovernedRunRecord | null> {
+  let challengeId: string;
+  try {
+    challengeId = (
+      await issueChallengeFlow({
+        home: o.home,
+        unit: plan.unit,
+        writerSession: o.writerSession,
+        stage: plan.stage,
+        slot,
+        repo: o.repo,
+        policyFile: o.policyFile,
+        trustFile: o.trustFile,
+        clock: o.clock,
+      })
+    ).challengeId;
+  } catch (e) {
+    // The policy's run budget (SPEC §7.2) is the governed budget guard: NOT_CLEAN, never a partial
+    // clean. Any other refusal is the caller's problem and surfaces with its own code.
+    if (e instanceof GovernedError && e.code === 'challenge_budget_exhausted') return null;
+    throw e;
+  }
+  try {
+    const r = await reviewRunFlow({
+      home: o.home,
+      challengeId,
+      repo: o.repo,
+      reviewersDir: o.reviewersDir,
+      attestorsDir: o.attestorsDir,
+      bwrapPath: o.bwrapPath,
+      policyFile: o.policyFile,
+      trustFile: o.trustFile,
+      clock: o.clock,
+    });
+    const facts = receiptFacts(o, plan, slot, challengeId, r.runId, r.receiptId, r.verdict);
+    return { round, slot, reviewer: facts.reviewer, challenge_id: challengeId, run_id: r.runId, verdict: r.verdict, receipt_id: r.receiptId, execution_id: facts.execution_id, error: null, findings: facts.findings };
+  } catch (e) {
+    if (!(e instanceof RunAborted)) throw e;
+    return { round, slot, reviewer, challenge_id: challengeId, run_id: e.runId, verdict: 'ABORTED', receipt_id: null, execution_id: null, error: e.error.code, findings: [] };
+  }
 }
 
 export async function runGovernedReviewPass(o: GovernedRunOptions, plan: GovernedPlan): Promise<GovernedOutcome> {
-  const { slots, streak } = policyStage(o, plan);
+  const policy = policyStage(o, plan);
+  const engineClock = o.engineClock ?? (() => o.clock() * 1000);
+  const driver: GovernedDriver =
+    plan.protocol === 'weave'
+      ? weaveDriver({ stage: plan.stage, slots: policy.slots, streak: policy.streak }, o.random)
+      : reviewPassDriver({ stage: plan.stage, slots: policy.slots, streak: policy.streak, preservationWaived: policy.preservationWaived }, engineClock);
   const runs: GovernedRunRecord[] = [];
-  const findings: GovernedFindingGroup[] = [];
-  const reasons = new Set<string>();
-  let cleanRounds = 0;
+  const stop = new Set<GovernedStopReason>();
+  let round = 0;
   let rounds = 0;
-  let stopped = false;
-  while (!stopped && cleanRounds < streak) {
-    const round = rounds + 1;
-    const roundFindings: AdjudicableFinding[] = [];
-    let roundClean = true;
-    let ran = 0;
-    for (const slot of slots) {
-      let challengeId: string;
-      try {
-        challengeId = (
-          await issueChallengeFlow({
-            home: o.home,
-            unit: plan.unit,
-            writerSession: o.writerSession,
-            stage: plan.stage,
-            slot,
-            repo: o.repo,
-            policyFile: o.policyFile,
-            trustFile: o.trustFile,
-            clock: o.clock,
-          })
-        ).challengeId;
-      } catch (e) {
-        // The policy's run budget (SPEC §7.2) is the orchestrator's budget guard: NOT_CLEAN, never a
-        // partial clean. Any other refusal is the caller's problem and surfaces with its own code.
-        if (e instanceof GovernedError && e.code === 'challenge_budget_exhausted') {
-          reasons.add('orchestrator_governed_budget_exhausted');
-          roundClean = false;
-          stopped = true;
-          break;
-        }
-        throw e;
+  // SPEC §10.1: a round counts as clean only when EVERY slot produced a CLEAN receipt (the engine's
+  // own log may call a degraded round clean, review-pass-v3 §7; its convergence line says so).
+  let cleanRounds = 0;
+  while (driver.running()) {
+    driver.beforeRound();
+    if (!driver.running()) break;
+    round++;
+    const roundRuns: GovernedRunRecord[] = [];
+    let exhausted = false;
+    for (const slot of policy.slots) {
+      const rec = await runSlot(o, plan, round, slot, policy.reviewers[slot] as string);
+      if (rec === null) {
+        exhausted = true;
+        break;
       }
-      try {
-        const r = await reviewRunFlow({
-          home: o.home,
-          challengeId,
-          repo: o.repo,
-          reviewersDir: o.reviewersDir,
-          attestorsDir: o.attestorsDir,
-          bwrapPath: o.bwrapPath,
-          policyFile: o.policyFile,
-          trustFile: o.trustFile,
-          clock: o.clock,
-        });
-        runs.push({ round, slot, challenge_id: challengeId, run_id: r.runId, verdict: r.verdict, receipt_id: r.receiptId, error: null });
-        roundFindings.push(...receiptFindings(o, slot, r.receiptId));
-        if (r.verdict !== 'CLEAN') {
-          roundClean = false;
-          reasons.add('orchestrator_governed_dirty');
-        }
-      } catch (e) {
-        if (!(e instanceof RunAborted)) throw e;
-        runs.push({ round, slot, challenge_id: challengeId, run_id: e.runId, verdict: 'ABORTED', receipt_id: null, error: e.error.code });
-        roundClean = false;
-        reasons.add('orchestrator_governed_aborted');
-      }
-      ran++;
+      roundRuns.push(rec);
     }
-    if (ran > 0) rounds = round;
-    findings.push(...adjudicate(round, plan.protocol, slots.length, roundFindings));
-    if (roundClean) cleanRounds++;
-    else stopped = true;
+    if (roundRuns.length > 0) rounds = round;
+    runs.push(...roundRuns);
+    if (roundRuns.some((r) => r.verdict === 'DIRTY')) stop.add('orchestrator_governed_dirty');
+    if (roundRuns.some((r) => r.verdict === 'ABORTED')) stop.add('orchestrator_governed_aborted');
+    if (exhausted) {
+      // A partial round is not adjudicated (the engines need every slot); its runs are listed in
+      // the governed section with their receipts' findings.
+      stop.add('orchestrator_governed_budget_exhausted');
+      driver.halt();
+      break;
+    }
+    driver.recordRound(roundRuns);
+    cleanRounds = roundRuns.every((r) => r.verdict === 'CLEAN') ? cleanRounds + 1 : 0;
+    if (stop.size > 0) driver.halt();
   }
+  const governed = [...stop].sort();
+  const result = driver.finish(governed);
+  const clean = result.result === 'CLEAN' && governed.length === 0;
   return {
     protocol: plan.protocol,
     stage: plan.stage,
     unit: plan.unit,
-    result: cleanRounds >= streak ? 'CLEAN' : 'NOT_CLEAN',
-    reasons: [...reasons].sort(),
-    streak,
-    slots,
+    result: clean ? 'CLEAN' : 'NOT_CLEAN',
+    reasons: [...new Set([...result.reasons, ...governed])].sort(),
+    governed_reasons: governed,
+    streak: policy.streak,
+    slots: policy.slots,
+    slot_reviewers: policy.reviewers,
     rounds,
     clean_rounds: cleanRounds,
     runs,
-    findings,
     focus_files: plan.focus_files,
+    protocol_result: result,
   };
 }

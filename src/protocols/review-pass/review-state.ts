@@ -187,6 +187,22 @@ function decisionOf(state: ReviewState): Decision {
   return { kind: 'CONTINUE', next_round: state.next_round };
 }
 
+/**
+ * Governed mode (SPEC §12) only: end a RUNNING review NOT_CLEAN (`review_pass_halted`) when the
+ * orchestrator has to stop for a reason outside the rounds' outputs — a DIRTY receipt or an ABORTED
+ * run blocks its slot on this content until the content changes or an authority dismisses it (SPEC
+ * §10.1), so more rounds on the same content could never converge; or the policy's run budget
+ * (`max_runs_per_content`, SPEC §7.2) refused a challenge. The orchestrator reports its own reason
+ * codes beside this one. Never a clean ending, never a partial clean.
+ */
+export function haltReview(state: ReviewState, now: number): Transition {
+  if (state.status !== 'RUNNING') fail('review_pass_state_terminal', [`round:${state.next_round}`]);
+  if (state.config.mode !== 'governed') fail('review_pass_config_invalid', ['mode']);
+  advanceClock(state, now);
+  const next: ReviewState = { ...state, last_time: now, status: 'NOT_CLEAN', reasons: uniqueSorted([...state.reasons, 'review_pass_halted']) };
+  return { state: next, decision: decisionOf(next) };
+}
+
 /** The context `adjudicateRound` needs for the state's next round (for the orchestrator's preview). */
 export function roundContext(state: ReviewState): Parameters<typeof adjudicateRound>[0] {
   return {
