@@ -34,7 +34,7 @@ let story: Story;
 
 function audit(home: string, extra: string[] = []): { exit: number | null; out: AuditJson; stdout: string; stderr: string } {
   const r = gov({ ...story.w, home }, ['audit', 'verify', ...extra, '--json']);
-  return { exit: r.code, out: jsonOut(r) as AuditJson, stdout: r.stdout, stderr: r.stderr };
+  return { exit: r.code, out: jsonOut(r) as unknown as AuditJson, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Run `fn` on the store's file with the append-only triggers dropped, as an attacker with the file can. */
@@ -256,7 +256,7 @@ describe('governed audit verify', () => {
     const home = join(dir, 'state');
     const r = gov({ ...story.w, home }, ['audit', 'verify', '--json']);
     expect(r.code).toBe(2);
-    expect((jsonOut(r) as AuditJson).error?.code).toBe('store_missing');
+    expect((jsonOut(r) as unknown as AuditJson).error?.code).toBe('store_missing');
     expect(() => execFileSync('/usr/bin/test', ['-e', home])).toThrow();
   });
 });

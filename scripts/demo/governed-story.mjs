@@ -197,7 +197,10 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   const base = git(repo, 'rev-parse', 'HEAD~1');
   governed(gateArgs(base), 4, { quiet: 3 });
 
-  step('14. Someone edits a stored receipt behind governed\'s back: the gate fails closed');
+  step('14. Anyone re-checks the whole store offline: chain, replay, every receipt and its binding');
+  governed(['audit', 'verify'], 0);
+
+  step('15. Someone edits a stored receipt behind governed\'s back: the gate and the audit fail closed');
   const db = new Database(join(home, 'governed.db'));
   const row = db.prepare('SELECT id, envelope FROM receipts ORDER BY log_seq DESC LIMIT 1').get();
   const env = JSON.parse(row.envelope.toString('utf8'));
@@ -206,5 +209,7 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   db.prepare('UPDATE receipts SET envelope = ? WHERE id = ?').run(Buffer.from(JSON.stringify(env)), row.id);
   db.close();
   governed(gateArgs(head), 4, { quiet: 3 });
+  say('the audit finds it too (the stored state is no longer the replay of the log):');
+  governed(['audit', 'verify'], 4, { quiet: 8 });
   return failures;
 }

@@ -1,37 +1,46 @@
 #!/usr/bin/env node
 // The `governed` command line (SPEC §4). Wiring only: every action lazily imports its flow so the
 // cold start of one command does not pay for another's modules (research/perf.md §3.5).
-import { Command, CommanderError } from 'commander';
-import * as keys from './register/keys.js';
-import * as store from './register/store.js';
-import * as unit from './register/unit.js';
-import * as authority from './register/authority.js';
-import * as challenge from './register/challenge.js';
-import * as run from './register/run.js';
-import * as sandbox from './register/sandbox.js';
-import * as decide from './register/decide.js';
-import * as audit from './register/audit.js';
-import * as reviewPass from './register/review-pass.js';
-import { EXIT } from '../core/errors.js';
-
-const program = new Command();
-program
-  .name('governed')
-  .description(
-    'Make code-review evidence trustworthy enough to gate a release: one-time challenges, sandboxed ' +
-      'allowlisted reviewers, two-signature DSSE/in-toto receipts, a hash-chained log and a fail-closed gate. ' +
-      'Exit codes: 0 ok, 1 internal, 2 usage, 3 REVIEW_ONLY, 4 verification, 5 stale/replayed, ' +
-      '6 untrusted, 7 no evidence, 8 refused by state, 9 review not clean (see docs/errors.md).',
-  )
-  .version('0.1.0')
-  .exitOverride()
-  .showHelpAfterError(false)
-  .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-
-// One register module per command group (parallel work never edits one shared file).
-for (const group of [keys, store, unit, authority, challenge, run, sandbox, decide, audit, reviewPass]) group.register(program);
+//
+// `governed gate` is the deploy gate, run cold on every release (SPEC §10.3, bench/gate): it is
+// routed to its commander-free parser (./commands/gate-argv.ts, kept equal to the commander
+// declaration in ./register/decide.ts by test/gate-argv.test.ts) BEFORE commander and the command
+// groups load, so its cold start pays for neither. `gate --help` / `-h` stays with commander, which
+// prints the one help text. Every other command loads commander and the groups (dynamic imports:
+// a static import here would put them on the gate's path; so would the error tables, which the
+// gate bundle carries itself). `governed review-run` (run once per review, bench/runner) takes the
+// same kind of early route when its argv is one its own parser owns.
+const argv = process.argv.slice(2);
 
 async function main(): Promise<void> {
+  const [{ Command, CommanderError }, { EXIT }] = await Promise.all([import('commander'), import('../core/errors.js')]);
+  // One register module per command group (parallel work never edits one shared file).
+  const groups = await Promise.all([
+    import('./register/keys.js'),
+    import('./register/store.js'),
+    import('./register/unit.js'),
+    import('./register/authority.js'),
+    import('./register/challenge.js'),
+    import('./register/run.js'),
+    import('./register/sandbox.js'),
+    import('./register/decide.js'),
+    import('./register/audit.js'),
+    import('./register/review-pass.js'),
+  ]);
+  const program = new Command();
+  program
+    .name('governed')
+    .description(
+      'Make code-review evidence trustworthy enough to gate a release: one-time challenges, sandboxed ' +
+        'allowlisted reviewers, two-signature DSSE/in-toto receipts, a hash-chained log and a fail-closed gate. ' +
+        'Exit codes: 0 ok, 1 internal, 2 usage, 3 REVIEW_ONLY, 4 verification, 5 stale/replayed, ' +
+        '6 untrusted, 7 no evidence, 8 refused by state, 9 review not clean (see docs/errors.md).',
+    )
+    .version('0.1.0')
+    .exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  for (const group of groups) group.register(program);
   try {
     await program.parseAsync(process.argv);
   } catch (e) {
@@ -45,4 +54,15 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (argv[0] === 'gate' && !argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+  const { gateMain } = await import('./commands/gate-argv.js');
+  process.exitCode = await gateMain(argv.slice(1));
+} else if (argv[0] === 'review-run' && (await (await import('./commands/review-run-argv.js')).reviewRunMain(argv.slice(1)))) {
+  // Handled without commander: review-run-argv.ts takes only argument lists it parses exactly as
+  // commander would (test/runner-perf-argv.test.ts) and leaves help, unknown options and stray
+  // words to commander below, so messages and exit codes do not change.
+} else {
+  await main();
+}
+
+export {};
