@@ -1453,7 +1453,7 @@ var vsaPredicateShape = obj({
     attestor_sha256: hex642
   })
 });
-function vsaRuleViolationLean(statement) {
+function vsaRuleViolation(statement) {
   const p = statement.predicate;
   const g = p.governed;
   const eligible = g.state === "RELEASE_ELIGIBLE";
@@ -1584,7 +1584,7 @@ function main() {
   } else if (config.kind === "decision") {
     if (vsaPredicateShape(st.predicate, "$") !== null) return refuse("predicate_invalid");
     const p = st.predicate;
-    if (vsaRuleViolationLean({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
+    if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.governed.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else {

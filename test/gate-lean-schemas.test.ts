@@ -24,65 +24,7 @@ import { REPO_ROOT } from './helpers/cli.js';
 import { makeKey, payloadOf, receiptWorld, samplePredicate, signEnvelope, statementFor, tempDir, trustRootDoc, type ReceiptWorld } from './helpers/receipts.js';
 import { cleanupDirs, makeKeys, policyDoc as issuePolicyDoc } from './issue-helpers.js';
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-
-/** Replacement values that probe a field's type and range without leaving the canonical domain. */
-const INT_BOUNDS = [-1, 0, 1, 2, 3, 31, 32, 33, 99, 100, 101, 255, 256, 257, 999, 1000, 1001, 4096, 4097, 4194304, 4194305, 4294967294, 4294967295, Number.MAX_SAFE_INTEGER];
-const LENGTHS = [0, 1, 2, 24, 25, 31, 32, 33, 36, 63, 64, 65, 128, 129, 130, 131, 200, 201, 256, 257, 500, 501, 1024, 1025, 4096, 4097];
-const PROBES: readonly Json[] = [null, true, false, ...INT_BOUNDS, '', 'x', [], {}, ['x'], { a: 1 }, ...LENGTHS.map((n) => 'a'.repeat(n))];
-
-/** Probes derived from the value itself: its neighbours, and near-misses of its format. */
-function near(v: Json): Json[] {
-  if (typeof v === 'number') return [v - 1, v + 1, -v];
-  if (typeof v !== 'string') return [];
-  return [
-    `${v}a`,
-    `${v}0`,
-    v.slice(0, -1),
-    v.slice(1),
-    v.toUpperCase(),
-    v.toLowerCase(),
-    ` ${v}`,
-    `${v}\n`,
-    v.replace(/[0-9a-f]/, 'g'),
-    v.replace(/-/, '_'),
-    v.replace(/_/, '-'),
-    // a hyphen inside a name (a slot like `lint-strict`: once accepted by zod, refused by a lean pattern)
-    `${v.slice(0, 1)}-${v.slice(1)}`,
-    v.replace(/:/, '-'),
-    v.replace(/Z$/, '+00:00'),
-    v.replace(/^\/usr/, '/opt'),
-    v.replace(/[a-z]/, '.'),
-    `${v}/..`,
-  ];
-}
-
-/** Every mutation of `doc`: each field removed, replaced by each probe, and an unknown key at each object. */
-function* mutations(doc: Json, path: string[] = []): Generator<[string, Json]> {
-  const at = (p: string[]): string => p.join('.') || '$';
-  if (Array.isArray(doc)) {
-    for (let i = 0; i < doc.length; i++) {
-      for (const [label, m] of mutations(doc[i] as Json, [...path, String(i)])) {
-        const copy = [...doc];
-        copy[i] = m;
-        yield [label, copy];
-      }
-    }
-    for (const n of [1, 2, 4, 5, 16, 17, 33, 65]) yield [`${at(path)}*${n}`, Array.from({ length: n }, (_, i) => doc[i % Math.max(1, doc.length)] ?? 'x')];
-    yield [`${at(path)}-last`, doc.slice(0, -1)];
-    return;
-  }
-  if (doc !== null && typeof doc === 'object') {
-    yield [`${at(path)}+unknown`, { ...doc, unknown_key: 1 }];
-    for (const key of Object.keys(doc)) {
-      const { [key]: removed, ...rest } = doc;
-      yield [`${at([...path, key])}-removed`, rest];
-      for (const [label, m] of mutations(removed as Json, [...path, key])) yield [label, { ...doc, [key]: m }];
-    }
-    return;
-  }
-  for (const p of [...PROBES, ...near(doc)]) if (p !== doc) yield [`${at(path)}=${JSON.stringify(p).slice(0, 12)}`, p];
-}
+import { mutations, type Json } from './lean-helpers.js';
 
 type Outcome = { ok: unknown } | { code: string };
 function outcome(fn: () => unknown): Outcome {

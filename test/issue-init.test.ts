@@ -1,6 +1,6 @@
 // `governed init` (SPEC §4.1, §5, §13; issue 3 item 1) through the built CLI, and the shipped
 // example policies and trust root (issue 3 item 2).
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPolicy } from '../src/core/policy.js';
@@ -121,6 +121,22 @@ describe('governed init', () => {
     expect(errorOf(r).code).toBe('policy_invalid');
     expect(r.stdout + r.stderr).not.toContain('CANARY');
     expect(existsSync(w.home)).toBe(false);
+  });
+
+  it('refuses a "__proto__" key inside a policy map (zod\'s record would drop it silently and load the rest)', () => {
+    const w = makeWorld();
+    for (const where of ['slots', 'reviewers', 'env'] as const) {
+      const doc = policyDoc(w.keys) as { stages: { planning: { slots: object } }; reviewers: Record<string, { env: object }> };
+      const target = where === 'slots' ? doc.stages.planning.slots : where === 'reviewers' ? doc.reviewers : (Object.values(doc.reviewers)[0] as { env: object }).env;
+      const text = JSON.stringify(doc).replace(JSON.stringify(target), JSON.stringify(target).replace(/^\{/, Object.keys(target).length === 0 ? '{"__proto__":"x"' : '{"__proto__":"x",'));
+      expect(text).toContain('__proto__');
+      const file = join(w.dir, `proto-${where}.json`);
+      writeFileSync(file, text);
+      const r = gov(w, ['init', '--policy', file, '--trust', w.trustFile, '--json']);
+      expect(r.code, where).toBe(2);
+      expect(errorOf(r).code).toBe('policy_invalid');
+      expect(existsSync(w.home)).toBe(false);
+    }
   });
 
   it('refuses a policy credential the trust root does not hold for that role (exit 6), creating nothing', () => {

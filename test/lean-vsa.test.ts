@@ -4,7 +4,7 @@
 // refuse.
 import { describe, expect, it } from 'vitest';
 import { buildVsaStatement, DECISION_SCHEMA_VERSION, RELEASE_LEVEL, VSA_VERIFIER_ID, vsaPredicateSchema, vsaRuleViolation, type DecisionForVsa, type VsaPredicate } from '../src/core/vsa.js';
-import { VSA_LEAN_CONSTANTS, vsaPredicateShape, vsaRuleViolationLean } from '../src/core/lean/vsa.js';
+import { VSA_LEAN_CONSTANTS, vsaPredicateShape } from '../src/core/lean/vsa.js';
 import { mutations, type Json } from './lean-helpers.js';
 
 const d = (c: string): string => `sha256:${c.repeat(64)}`;
@@ -43,7 +43,7 @@ function zodOutcome(s: Statement): string {
 }
 function leanOutcome(s: Statement): string {
   if (vsaPredicateShape(s.predicate, '$') !== null) return 'predicate_invalid';
-  return vsaRuleViolationLean({ subject: s.subject, predicate: s.predicate as VsaPredicate }) ?? 'ok';
+  return vsaRuleViolation({ subject: s.subject, predicate: s.predicate as VsaPredicate }) ?? 'ok';
 }
 
 describe('lean VSA predicate ≡ vsaPredicateSchema + vsaRuleViolation', () => {

@@ -26,7 +26,7 @@ import {
 import { pae } from '../../src/core/pae.js';
 import { jcs } from '../../src/core/canonical.js';
 import { genericStatementShape, IN_TOTO_PAYLOAD_TYPE_LEAN, predicateRuleViolationLean, receiptPredicateShape } from '../../src/core/lean/receipt.js';
-import { vsaPredicateShape, vsaRuleViolationLean } from '../../src/core/lean/vsa.js';
+import { vsaPredicateShape, vsaRuleViolation } from '../../src/core/lean/vsa.js';
 import type { ReviewReceiptPredicate } from '../../src/core/receipt-predicate.js';
 import type { VsaPredicate } from '../../src/core/vsa.js';
 import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
@@ -158,7 +158,7 @@ function main(): void {
     // agree, the subject is the commit content it names), and only when it names this program.
     if (vsaPredicateShape(st.predicate, '$') !== null) return refuse('predicate_invalid');
     const p = st.predicate as unknown as VsaPredicate;
-    if (vsaRuleViolationLean({ subject: st.subject, predicate: p }) !== null) refuse('predicate_invalid');
+    if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse('predicate_invalid');
     const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if (p.governed.attestor_sha256 !== self) refuse('self_digest_mismatch');
   } else {

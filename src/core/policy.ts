@@ -1,16 +1,15 @@
 // The policy (SPEC §13): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
 import { z } from 'zod';
-import { digestOf } from './canonical.js';
 import { fail } from './errors.js';
-import { isDuration, isSize, parseDurationSeconds, parseSizeBytes } from './duration.js';
+import { isDuration, isSize } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
 
-export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
+import { policyFromDocument, ROLES } from './policy-rules.js';
+
+export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
 export type Stage = (typeof STAGES)[number];
-/** Stages whose slots are the four roles and whose reviewers see role views (SPEC §7.1). */
-export const ROLE_STAGES: ReadonlySet<Stage> = new Set(['planning', 'integration']);
 
 /** Control names a policy may require (SPEC §13). Which of them this version implements is the
  * registry in src/core/decision/controls.ts; a required pending control keeps a unit REVIEW_ONLY. */
@@ -35,10 +34,23 @@ const relPath = z
     message: 'path',
   });
 
+/**
+ * `z.record` that refuses an own `__proto__` key. zod's record drops that key silently (a guard
+ * against prototype pollution) and accepts the rest, so a policy carrying it would load, and its
+ * digest would not cover bytes that are there; a closed policy refuses it, as the lean loader does
+ * (found by test/gate-lean-schemas.test.ts). The strict JSON parser makes such a key an own property.
+ */
+function closedRecord<K extends z.ZodType<string, string>, V extends z.ZodType>(key: K, value: V) {
+  return z
+    .unknown()
+    .refine((v) => !(typeof v === 'object' && v !== null && Object.prototype.hasOwnProperty.call(v, '__proto__')), { message: 'unknown key' })
+    .pipe(z.record(key, value));
+}
+
 const stageSchema = z.strictObject({
   required: z.boolean(),
   streak: z.number().int().min(2).max(100),
-  slots: z.record(name, name),
+  slots: closedRecord(name, name),
 });
 
 const credentialSchema = z.strictObject({
@@ -66,12 +78,12 @@ export const policySchema = z.strictObject({
       integration: stageSchema.optional(),
     })
     .refine((s) => Object.keys(s).length > 0, { message: 'stages' }),
-  reviewers: z.record(
+  reviewers: closedRecord(
     name,
     z.strictObject({
       sha256: hex64,
       interpreter: z.string().regex(/^\/usr\/[A-Za-z0-9._/+-]{1,200}$/).refine((p) => !p.split('/').includes('..'), { message: 'path' }),
-      env: z.record(z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/), z.string().max(4096)),
+      env: closedRecord(z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/), z.string().max(4096)),
     }),
   ),
   sandbox: z.strictObject({
@@ -108,50 +120,16 @@ export interface Policy {
   readonly maxBundleBytes: number;
 }
 
-/** The environment names a policy may never set for a reviewer (SPEC §7.3 fixed environment). */
-const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG']);
-
 /**
- * Validate a parsed policy. Schema failures are `policy_invalid` with the field paths; cross-field
- * rules each have their own code and name the offending stage/slot/credential, never a value.
+ * Validate a parsed policy. Schema failures are `policy_invalid` with the field paths; then the
+ * cross-field rules of ./policy-rules.ts (shared with the lean loader), each with its own code.
  */
 export function loadPolicy(value: unknown): Policy {
   const parsed = policySchema.safeParse(value);
   if (!parsed.success) {
     fail('policy_invalid', parsed.error.issues.slice(0, 4).map((i) => i.path.map(String).join('.') || '$'));
   }
-  const doc = parsed.data;
-  for (const stage of STAGES) {
-    const s = doc.stages[stage];
-    if (s === undefined) continue;
-    const slots = Object.keys(s.slots);
-    if (slots.length === 0) fail('policy_invalid', [`stages.${stage}.slots`]);
-    // Planning and integration slots are exactly the four roles (SPEC §7.1, §10.1).
-    if (ROLE_STAGES.has(stage) && (slots.length !== ROLES.length || !ROLES.every((r) => slots.includes(r)))) {
-      fail('policy_roles_incomplete', [`stages.${stage}`]);
-    }
-    for (const [slot, reviewer] of Object.entries(s.slots)) {
-      if (!Object.prototype.hasOwnProperty.call(doc.reviewers, reviewer)) fail('policy_reviewer_unknown', [`stages.${stage}.slots.${slot}`]);
-    }
-  }
-  // Integration requires the planning stage sealed (SPEC §10.1): a policy with integration needs planning.
-  if (doc.stages.integration !== undefined && doc.stages.planning === undefined) fail('policy_invalid', ['stages.planning']);
-  for (const [reviewer, r] of Object.entries(doc.reviewers)) {
-    for (const k of Object.keys(r.env)) if (FIXED_ENV.has(k)) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
-  }
-  // All credentials are distinct keys (SPEC §13).
-  const ids = Object.entries(doc.credentials).flatMap(([, c]) => (c ? [c.key_id] : []));
-  if (new Set(ids).size !== ids.length) fail('policy_credentials_not_distinct', ['credentials']);
-  return {
-    doc,
-    digest: digestOf(doc),
-    challengeTtlSeconds: parseDurationSeconds(doc.challenge_ttl, 'challenge_ttl'),
-    reuseWindowSeconds: doc.reuse_window === undefined ? null : parseDurationSeconds(doc.reuse_window, 'reuse_window'),
-    sandboxTimeoutSeconds: parseDurationSeconds(doc.sandbox.timeout, 'sandbox.timeout'),
-    sandboxMemoryBytes: parseSizeBytes(doc.sandbox.memory, 'sandbox.memory'),
-    maxOutputBytes: parseSizeBytes(doc.sandbox.max_output, 'sandbox.max_output'),
-    maxBundleBytes: parseSizeBytes(doc.sandbox.max_bundle, 'sandbox.max_bundle'),
-  };
+  return policyFromDocument(parsed.data);
 }
 
 /** The reviewer the policy assigns to a stage's slot (the caller never picks it, SPEC §10.1). */

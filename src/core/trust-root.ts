@@ -2,9 +2,9 @@
 // pass the parsed value and the time at which a record is judged (its log position's time, or
 // "now" offline).
 import { z } from 'zod';
-import { digestOf } from './canonical.js';
 import { fail } from './errors.js';
-import { publicKeyFromPem, type PublicKey } from './ed25519.js';
+import type { PublicKey } from './ed25519.js';
+import { trustRootFromDocument } from './trust-root-keys.js';
 import { isoSeconds, hex64 } from './receipt-predicate.js';
 
 export const KEY_ROLES = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authority'] as const;
@@ -51,29 +51,7 @@ export interface TrustRoot {
 export function loadTrustRoot(value: unknown): TrustRoot {
   const parsed = trustRootSchema.safeParse(value);
   if (!parsed.success) fail('trust_root_invalid', parsed.error.issues.slice(0, 4).map((i) => i.path.join('.') || '$'));
-  const doc = parsed.data;
-  const keys = new Map<string, TrustedKey>();
-  doc.keys.forEach((k, i) => {
-    let publicKey: PublicKey;
-    try {
-      publicKey = publicKeyFromPem(k.public_key);
-    } catch {
-      fail('trust_root_invalid', [`keys.${i}.public_key`]);
-    }
-    if (publicKey.keyId !== k.key_id) fail('trust_root_invalid', [`keys.${i}.key_id`]);
-    if (keys.has(k.key_id)) fail('trust_root_invalid', [`keys.${i}.key_id`]);
-    if (new Set(k.roles).size !== k.roles.length) fail('trust_root_invalid', [`keys.${i}.roles`]);
-    if (!(k.not_before < k.not_after)) fail('trust_root_invalid', [`keys.${i}.not_after`]);
-    keys.set(k.key_id, {
-      keyId: k.key_id,
-      publicKey,
-      roles: new Set(k.roles),
-      notBefore: k.not_before,
-      notAfter: k.not_after,
-      revokedAt: k.revoked_at,
-    });
-  });
-  return { digest: digestOf(doc), expires: doc.expires, keys };
+  return trustRootFromDocument(parsed.data);
 }
 
 /** ISO seconds string of a Date (UTC, whole seconds; SPEC §7.2 "times in whole seconds"). */

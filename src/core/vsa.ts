@@ -127,30 +127,8 @@ export function buildVsaStatement(d: DecisionForVsa): VsaStatement {
   };
 }
 
-/**
- * Cross-field rules of a VSA statement whose predicate passed the schema: the outcome fields agree
- * with each other (PASSED ⇔ RELEASE_ELIGIBLE ⇔ no reason ⇔ the release level), the subject is the
- * commit content the predicate names, the policy digest is the one named twice, inputs are sorted
- * and unique. Returns the first broken field, or null.
- */
-export function vsaRuleViolation(statement: { subject: readonly { name: string; digest: { sha256: string } }[]; predicate: VsaPredicate }): string | null {
-  const p = statement.predicate;
-  const g = p.governed;
-  const eligible = g.state === 'RELEASE_ELIGIBLE';
-  if ((p.verificationResult === 'PASSED') !== eligible) return 'verificationResult';
-  if (eligible !== (g.reasons.length === 0)) return 'governed.reasons';
-  if (p.verifiedLevels.length !== (eligible ? 1 : 0)) return 'verifiedLevels';
-  if (p.resourceUri !== `git+commit:${g.subject.commit}`) return 'resourceUri';
-  if (`sha256:${p.policy.digest.sha256}` !== g.policy_digest) return 'policy';
-  const [subject, ...rest] = statement.subject;
-  if (subject === undefined || rest.length > 0 || subject.name !== 'workspace' || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest) {
-    return 'subject';
-  }
-  for (let i = 1; i < p.inputAttestations.length; i++) {
-    if (!((p.inputAttestations[i - 1]?.uri as string) < (p.inputAttestations[i]?.uri as string))) return 'inputAttestations';
-  }
-  for (const a of p.inputAttestations) {
-    if (a.uri.startsWith('governed:receipt:') && a.uri !== `governed:receipt:sha256:${a.digest.sha256}`) return 'inputAttestations';
-  }
-  return null;
-}
+// The cross-field rules of a VSA statement (PASSED ⇔ RELEASE_ELIGIBLE ⇔ no reason ⇔ the release
+// level; the subject is the commit content the predicate names; one policy digest; inputs sorted and
+// unique) are zod-free and live with the lean shape, so the attestor program and this module share
+// ONE implementation.
+export { vsaRuleViolation } from './lean/vsa.js';

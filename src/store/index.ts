@@ -1,6 +1,6 @@
 // Public API of the store (SPEC §5). Flows import from here.
 export type { Store, Db } from './store.js';
-export { openStore, closeStore, openDatabase, DB_FILE, BUNDLES_DIR, BUSY_TIMEOUT_MS } from './open.js';
+export { openStore, openStoreReadOnly, closeStore, openDatabase, DB_FILE, BUNDLES_DIR, BUSY_TIMEOUT_MS } from './open.js';
 export { initStore, pinInit, pinDigestOf, readPin, type Pin, type PinKind } from './pins.js';
 export { MIGRATIONS, SCHEMA_VERSION, applyMigrations } from './migrations.js';
 export {

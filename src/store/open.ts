@@ -137,6 +137,17 @@ export function isInitialized(db: Database.Database): boolean {
   return row !== undefined;
 }
 
+/** The state directory, bundles/ and the database file, each checked (and made when `create`) in this order. */
+function checkedPaths(homeDir: string, create: boolean): { home: string; bundlesDir: string; dbPath: string } {
+  const home = resolve(homeDir);
+  ensurePrivateDir(home, create, 'home');
+  const bundlesDir = join(home, BUNDLES_DIR);
+  ensurePrivateDir(bundlesDir, create, BUNDLES_DIR);
+  const dbPath = join(home, DB_FILE);
+  ensurePrivateDbFile(dbPath, create);
+  return { home, bundlesDir, dbPath };
+}
+
 /**
  * Open the store of state directory `homeDir`. Without `create`, the directory, `bundles/` and an
  * initialised database must already exist (`store_missing`, exit 2: the caller pointed --home at
@@ -145,12 +156,7 @@ export function isInitialized(db: Database.Database): boolean {
  */
 export function openStore(homeDir: string, options: OpenStoreOptions = {}): Store {
   const create = options.create === true;
-  const home = resolve(homeDir);
-  ensurePrivateDir(home, create, 'home');
-  const bundlesDir = join(home, BUNDLES_DIR);
-  ensurePrivateDir(bundlesDir, create, BUNDLES_DIR);
-  const dbPath = join(home, DB_FILE);
-  ensurePrivateDbFile(dbPath, create);
+  const { home, bundlesDir, dbPath } = checkedPaths(homeDir, create);
   const db = openDatabase(dbPath);
   if (!create && !isInitialized(db)) {
     db.close();
@@ -169,12 +175,7 @@ export function openStore(homeDir: string, options: OpenStoreOptions = {}): Stor
  * `openStore`, so every refusal and its code stay exactly those of `openStore`.
  */
 export function openStoreReadOnly(homeDir: string): Store {
-  const home = resolve(homeDir);
-  ensurePrivateDir(home, false, 'home');
-  const bundlesDir = join(home, BUNDLES_DIR);
-  ensurePrivateDir(bundlesDir, false, BUNDLES_DIR);
-  const dbPath = join(home, DB_FILE);
-  ensurePrivateDbFile(dbPath, false);
+  const { home, bundlesDir, dbPath } = checkedPaths(homeDir, false);
   let db: Database.Database | null = null;
   try {
     db = new Database(dbPath, { fileMustExist: true, readonly: true, nativeBinding: addonPath() });

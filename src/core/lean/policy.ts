@@ -2,27 +2,20 @@
 // same result as src/core/policy.ts `loadPolicy`: the closed schema, then the cross-field rules
 // (planning/integration slots are exactly the four roles, every slot's reviewer is listed, a policy
 // with integration has planning, no reviewer sets a fixed environment name, all credentials are
-// distinct keys), each with the same error code. test/gate-lean-schemas.test.ts runs both loaders
-// over the same valid and mutated policies. Pure.
-import { digestOf } from '../canonical.js';
-import { isDuration, isSize, parseDurationSeconds, parseSizeBytes } from '../duration.js';
+// distinct keys), each with the same error code — the rules are ONE shared function
+// (../policy-rules.ts); this module only replaces the zod schema. test/gate-lean-schemas.test.ts
+// runs both loaders over the same valid and mutated policies. Pure.
+import { CONTROL_NAMES, STAGE_ORDER } from '../decision/vocabulary.js';
+import { isDuration, isSize } from '../duration.js';
 import { fail } from '../errors.js';
+import { policyFromDocument, ROLES } from '../policy-rules.js';
 import type { Policy, PolicyDocument, Role, Stage } from '../policy.js';
 import { arr, bool, int, lit, obj, oneOf, opt, record, refine, str, union, type Check } from './shape.js';
 
 /** SPEC §2 (src/core/policy.ts ROLES, receipt-predicate STAGES, KNOWN_CONTROLS; equality tested). */
-export const ROLES_LEAN: readonly Role[] = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
-export const STAGES_LEAN: readonly Stage[] = ['planning', 'development', 'test', 'integration'];
-export const CONTROLS_LEAN = [
-  'deploy_gate',
-  'real_entry_probes',
-  'vendor_origin_attestation',
-  'incident_history',
-  'cross_role_comparison',
-  'external_effect_gate',
-] as const;
-const ROLE_STAGES: ReadonlySet<Stage> = new Set(['planning', 'integration']);
-const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG']);
+export const ROLES_LEAN: readonly Role[] = ROLES;
+export const STAGES_LEAN: readonly Stage[] = STAGE_ORDER;
+export const CONTROLS_LEAN = CONTROL_NAMES;
 
 const hex64 = str({ re: /^[0-9a-f]{64}$/ });
 const name = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
@@ -78,33 +71,5 @@ export const policyShape: Check = obj({
 export function loadPolicyLean(value: unknown): Policy {
   const bad = policyShape(value, '$');
   if (bad !== null) fail('policy_invalid', [bad]);
-  const doc = value as PolicyDocument;
-  for (const s of STAGES_LEAN) {
-    const spec = doc.stages[s];
-    if (spec === undefined) continue;
-    const slots = Object.keys(spec.slots);
-    if (slots.length === 0) fail('policy_invalid', [`stages.${s}.slots`]);
-    if (ROLE_STAGES.has(s) && (slots.length !== ROLES_LEAN.length || !ROLES_LEAN.every((r) => slots.includes(r)))) {
-      fail('policy_roles_incomplete', [`stages.${s}`]);
-    }
-    for (const [slot, reviewer] of Object.entries(spec.slots)) {
-      if (!Object.prototype.hasOwnProperty.call(doc.reviewers, reviewer)) fail('policy_reviewer_unknown', [`stages.${s}.slots.${slot}`]);
-    }
-  }
-  if (doc.stages.integration !== undefined && doc.stages.planning === undefined) fail('policy_invalid', ['stages.planning']);
-  for (const [reviewer, r] of Object.entries(doc.reviewers)) {
-    for (const k of Object.keys(r.env)) if (FIXED_ENV.has(k)) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
-  }
-  const ids = Object.values(doc.credentials).flatMap((c) => (c ? [c.key_id] : []));
-  if (new Set(ids).size !== ids.length) fail('policy_credentials_not_distinct', ['credentials']);
-  return {
-    doc,
-    digest: digestOf(doc),
-    challengeTtlSeconds: parseDurationSeconds(doc.challenge_ttl, 'challenge_ttl'),
-    reuseWindowSeconds: doc.reuse_window === undefined ? null : parseDurationSeconds(doc.reuse_window, 'reuse_window'),
-    sandboxTimeoutSeconds: parseDurationSeconds(doc.sandbox.timeout, 'sandbox.timeout'),
-    sandboxMemoryBytes: parseSizeBytes(doc.sandbox.memory, 'sandbox.memory'),
-    maxOutputBytes: parseSizeBytes(doc.sandbox.max_output, 'sandbox.max_output'),
-    maxBundleBytes: parseSizeBytes(doc.sandbox.max_bundle, 'sandbox.max_bundle'),
-  };
+  return policyFromDocument(value as PolicyDocument);
 }

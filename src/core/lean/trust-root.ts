@@ -1,12 +1,11 @@
 // The trust root (SPEC §13) loaded without zod, for the lean gate path. Same acceptance rule as
 // src/core/trust-root.ts `loadTrustRoot` (closed schema, every key an acceptable Ed25519 SPKI whose
-// id is the sha256 of its DER, unique ids, unique roles per key, not_before < not_after) and the
-// same result type; test/gate-lean-schemas.test.ts runs both over the same valid and mutated
+// id is the sha256 of its DER, unique ids, unique roles per key, not_before < not_after — those key
+// rules are ONE shared function, ../trust-root-keys.ts) and the same result type; test/gate-lean-schemas.test.ts runs both over the same valid and mutated
 // documents. Pure.
-import { digestOf } from '../canonical.js';
 import { fail } from '../errors.js';
-import { publicKeyFromPem, type PublicKey } from '../ed25519.js';
-import type { KeyRole, TrustedKey, TrustRoot } from '../trust-root.js';
+import type { KeyRole, TrustRoot } from '../trust-root.js';
+import { trustRootFromDocument, type TrustRootDoc } from '../trust-root-keys.js';
 import { arr, lit, obj, oneOf, opt, str, type Check } from './shape.js';
 
 export const KEY_ROLES_LEAN: readonly KeyRole[] = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authority'];
@@ -33,41 +32,10 @@ export const trustRootShape: Check = obj({
   ),
 });
 
-interface TrustKeyDoc {
-  key_id: string;
-  public_key: string;
-  roles: KeyRole[];
-  not_before: string;
-  not_after: string;
-  revoked_at?: string;
-}
-
 export function loadTrustRootLean(value: unknown): TrustRoot {
   const bad = trustRootShape(value, '$');
   if (bad !== null) fail('trust_root_invalid', [bad]);
-  const doc = value as { expires: string; keys: TrustKeyDoc[] };
-  const keys = new Map<string, TrustedKey>();
-  doc.keys.forEach((k, i) => {
-    let publicKey: PublicKey;
-    try {
-      publicKey = publicKeyFromPem(k.public_key);
-    } catch {
-      fail('trust_root_invalid', [`keys.${i}.public_key`]);
-    }
-    if (publicKey.keyId !== k.key_id) fail('trust_root_invalid', [`keys.${i}.key_id`]);
-    if (keys.has(k.key_id)) fail('trust_root_invalid', [`keys.${i}.key_id`]);
-    if (new Set(k.roles).size !== k.roles.length) fail('trust_root_invalid', [`keys.${i}.roles`]);
-    if (!(k.not_before < k.not_after)) fail('trust_root_invalid', [`keys.${i}.not_after`]);
-    keys.set(k.key_id, {
-      keyId: k.key_id,
-      publicKey,
-      roles: new Set(k.roles),
-      notBefore: k.not_before,
-      notAfter: k.not_after,
-      revokedAt: k.revoked_at,
-    });
-  });
-  return { digest: digestOf(value), expires: doc.expires, keys };
+  return trustRootFromDocument(value as TrustRootDoc);
 }
 
 /** ISO seconds (UTC, `YYYY-MM-DDTHH:MM:SSZ`) of whole seconds since the epoch. */

@@ -1,8 +1,8 @@
 // The signed decision's predicate (SLSA VSA v1, src/core/vsa.ts) checked without zod, for the
 // attestor program (SPEC §8.1: the gate attestor is not blind, it signs only a statement that passes
-// this schema and the cross-field rules). The same acceptance rule as `vsaPredicateSchema` and
-// `vsaRuleViolation`, which stay the reference: test/lean-vsa.test.ts proves equal acceptance over
-// valid predicates and hundreds of mutations. Pure.
+// this schema and the cross-field rules). The shape has the same acceptance rule as
+// `vsaPredicateSchema`, which stays the reference (test/lean-vsa.test.ts: valid predicates and
+// hundreds of mutations); the cross-field rules below are the only implementation. Pure.
 import type { VsaPredicate } from '../vsa.js';
 import { arr, lit, obj, oneOf, str, union, type Check } from './shape.js';
 
@@ -44,8 +44,13 @@ export const vsaPredicateShape: Check = obj({
   }),
 });
 
-/** `vsaRuleViolation` (src/core/vsa.ts) on a predicate that passed `vsaPredicateShape`. */
-export function vsaRuleViolationLean(statement: { subject: readonly { name: string; digest: { sha256: string } }[]; predicate: VsaPredicate }): string | null {
+/**
+ * Cross-field rules of a VSA statement whose predicate passed the schema (`vsaPredicateSchema`) or
+ * `vsaPredicateShape`: the outcome fields agree with each other, the subject is the commit content
+ * the predicate names, the policy digest is the one named twice, inputs are sorted and unique.
+ * Returns the first broken field, or null. The one implementation (src/core/vsa.ts re-exports it).
+ */
+export function vsaRuleViolation(statement: { subject: readonly { name: string; digest: { sha256: string } }[]; predicate: VsaPredicate }): string | null {
   const p = statement.predicate;
   const g = p.governed;
   const eligible = g.state === 'RELEASE_ELIGIBLE';

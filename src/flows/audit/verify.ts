@@ -24,7 +24,7 @@ import { EXIT_PRECEDENCE, GovernedError, isGovernedError, type ExitCode } from '
 import { isoOfSeconds } from '../../core/lean/trust-root.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import { verifyReceiptBytes } from '../../core/verify-receipt.js';
-import { assertReplayMatches, closeStore, decodePayload, openStore, readLog, trustRootAt, verifyChain, type LogRow } from '../../store/index.js';
+import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, verifyChain, type LogRow } from '../../store/index.js';
 
 export interface AuditFailure {
   readonly code: string;
@@ -67,7 +67,7 @@ function failure(code: 'audit_receipt_mismatch' | 'audit_authority_mismatch' | '
 }
 
 export async function auditVerify(home: string, options: AuditOptions = {}): Promise<AuditReport> {
-  const store = openStore(home);
+  const store = openStoreReadOnly(home); // no write lock, no write: an audit never changes what it audits
   const scratch = mkdtempSync(join(tmpdir(), 'governed-audit-'));
   const failures: AuditFailure[] = [];
   let log: AuditReport['log'] = null;
