@@ -1,6 +1,6 @@
 // Offline verification of one review receipt (SPEC §8). Pure and synchronous: bytes in, a
 // verified receipt or a coded error out. Each step cites the rule it enforces.
-import { canonicalJson, isCanonicalJsonText, sha256Digest } from './canonical.js';
+import { canonicalJson, sha256Digest } from './canonical.js';
 import { parseEnvelopeBytes, IN_TOTO_PAYLOAD_TYPE, type DecodedEnvelope } from './dsse.js';
 import { fail } from './errors.js';
 import { statementSchema, type Statement } from './intoto.js';
@@ -12,8 +12,7 @@ import {
 } from './receipt-predicate.js';
 import type { KeyRole, TrustRoot } from './trust-root.js';
 import { verifySignatures, type SignedBy } from './verify-signatures.js';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+import { decodeCanonicalPayloadLean as decodeCanonicalPayload } from './lean/receipt.js';
 
 export interface VerifyOptions {
   /** The time the record is judged at (ISO seconds): its log position's time, or now offline. */
@@ -44,19 +43,9 @@ export function decodeCanonicalStatement(env: DecodedEnvelope): Statement {
   return st.data;
 }
 
-/** The canonical JSON value of the payload (SPEC §8: exact RFC 8785 bytes, valid UTF-8). */
-export function decodeCanonicalPayload(env: DecodedEnvelope): unknown {
-  if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) fail('payload_type_invalid', []);
-  let text: string;
-  try {
-    text = utf8.decode(env.payload);
-  } catch {
-    fail('payload_not_canonical', []);
-  }
-  const { canonical, value } = isCanonicalJsonText(text);
-  if (!canonical) fail('payload_not_canonical', []);
-  return value;
-}
+/** The canonical JSON value of the payload (SPEC §8: exact RFC 8785 bytes, valid UTF-8): one
+ * implementation, zod-free, shared with the lean receipt check. */
+export { decodeCanonicalPayload };
 
 function issuePaths(issues: readonly { path: readonly PropertyKey[] }[]): string[] {
   return issues.slice(0, 4).map((i) => i.path.map(String).join('.') || '$');
