@@ -510,7 +510,9 @@ var union = (...alternatives) => (v, path) => alternatives.some((a) => a(v, path
 var ATTESTOR_KINDS = {
   "review-receipt": "https://governed.dev/review-receipt/v1",
   // The gate's signed decision (SPEC §4.1 `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
-  decision: "https://slsa.dev/verification_summary/v1"
+  decision: "https://slsa.dev/verification_summary/v1",
+  // The log checkpoint (SPEC §4.1 `audit checkpoint`, src/core/checkpoint.ts).
+  checkpoint: "https://governed.dev/log-checkpoint/v1"
 };
 var CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 var KEY_ID_RE = /^[0-9a-f]{64}$/;
@@ -523,6 +525,7 @@ function selfDigestField(kind, credential) {
     if (credential === "runner") return "runner_sha256";
   }
   if (kind === "decision" && credential === "gate") return "attestor_sha256";
+  if (kind === "checkpoint" && credential === "log") return "attestor_sha256";
   return null;
 }
 var attestorConfigShape = obj({
@@ -1171,6 +1174,13 @@ var AUDIT_ERRORS = {
   ),
   audit_authority_mismatch: def(4, "An authority record verifies, but its id or signing key differs from the log entry that recorded it."),
   audit_challenge_reused: def(5, "A challenge was claimed or answered more than once in the log (single use, SPEC \xA79)."),
+  audit_checkpoint_mismatch: def(
+    4,
+    "The log does not extend a signed checkpoint: the entry at the checkpoint position is missing or its hash differs (the log was rewritten or truncated)."
+  ),
+  audit_checkpoint_invalid: def(4, "A checkpoint file is not a signed log checkpoint (wrong predicate type, shape or subject)."),
+  audit_checkpoint_output_exists: def(2, "The checkpoint output file already exists; it is never overwritten."),
+  audit_checkpoint_output_unwritable: def(2, "The checkpoint output file could not be written."),
   audit_orphan_record: def(4, "A receipt or claim in the log names a challenge or run that no earlier log entry issued or claimed.")
 };
 var AUDIT_REASONS = {};
@@ -1475,6 +1485,33 @@ function vsaRuleViolation(statement) {
   return null;
 }
 
+// src/core/checkpoint.ts
+var CHECKPOINT_PREDICATE_TYPE = "https://governed.dev/log-checkpoint/v1";
+var CHECKPOINT_SUBJECT = "governed-log";
+var digest3 = str({ re: /^sha256:[0-9a-f]{64}$/ });
+var hex643 = str({ re: /^[0-9a-f]{64}$/ });
+var checkpointPredicateShape = obj({
+  trust_mode: lit("co-located"),
+  log_entries: int(1, Number.MAX_SAFE_INTEGER),
+  log_head: digest3,
+  state_digest: digest3,
+  policy_digest: digest3,
+  trust_digest: digest3,
+  attestor_sha256: hex643,
+  made_at: str({ re: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ })
+});
+var subjectShape = arr(obj({ name: lit(CHECKPOINT_SUBJECT), digest: obj({ sha256: hex643 }) }), 1, 1);
+function checkpointViolation(st) {
+  if (st.predicateType !== CHECKPOINT_PREDICATE_TYPE) return "predicateType";
+  const bad = checkpointPredicateShape(st.predicate, "predicate");
+  if (bad !== null) return bad;
+  if (subjectShape(st.subject, "subject") !== null) return "subject";
+  const p = st.predicate;
+  const [s] = st.subject;
+  if (`sha256:${s?.digest.sha256}` !== p.log_head) return "subject";
+  return null;
+}
+
 // attestors/src/ed25519-file.ts
 hashes.sha512 = (message) => new Uint8Array(createHash("sha512").update(message).digest());
 var Refusal = class extends Error {
@@ -1587,6 +1624,10 @@ function main() {
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.governed.attestor_sha256 !== self) refuse("self_digest_mismatch");
+  } else if (config.kind === "checkpoint") {
+    if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
+    const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
+    if (st.predicate.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else {
     refuse("foreign_kind");
   }

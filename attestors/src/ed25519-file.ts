@@ -27,6 +27,7 @@ import { pae } from '../../src/core/pae.js';
 import { jcs } from '../../src/core/canonical.js';
 import { genericStatementShape, IN_TOTO_PAYLOAD_TYPE_LEAN, predicateRuleViolationLean, receiptPredicateShape } from '../../src/core/lean/receipt.js';
 import { vsaPredicateShape, vsaRuleViolation } from '../../src/core/lean/vsa.js';
+import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
 import type { ReviewReceiptPredicate } from '../../src/core/receipt-predicate.js';
 import type { VsaPredicate } from '../../src/core/vsa.js';
 import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
@@ -161,6 +162,12 @@ function main(): void {
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse('predicate_invalid');
     const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if (p.governed.attestor_sha256 !== self) refuse('self_digest_mismatch');
+  } else if (config.kind === 'checkpoint') {
+    // A log checkpoint (src/core/checkpoint.ts) is signed by the log credential only, only when it is
+    // a closed checkpoint whose subject is the head it names, and only when it names this program.
+    if (checkpointViolation(st) !== null) return refuse('predicate_invalid');
+    const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
+    if ((st.predicate as unknown as CheckpointPredicate).attestor_sha256 !== self) refuse('self_digest_mismatch');
   } else {
     refuse('foreign_kind');
   }

@@ -58,6 +58,7 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   // review-run looks for <attestors>/<credential>.json
   copyFileSync(cfg.reviewer.path, join(attestorsDir, 'reviewer.json'));
   copyFileSync(cfg.runner.path, join(attestorsDir, 'runner.json'));
+  copyFileSync(cfg.log.path, join(attestorsDir, 'log.json'));
   const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
   const attestorSha = sha256File(join(root, 'attestors', 'ed25519-file.mjs'));
   const reviewerSha = sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs'));
@@ -71,7 +72,7 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
     .replace(/\["5{64}"\]/, `["${cfg.reviewer.sha256}"]`)
     .replace(/\["6{64}"\]/, `["${cfg.runner.sha256}"]`)
     .replace(/\["7{64}"\]/, `["${cfg.gate.sha256}"]`)
-    .replace(/\["8{64}"\]/, `["${'9'.repeat(64)}"]`)
+    .replace(/\["8{64}"\]/, `["${cfg.log.sha256}"]`)
     .replace(/"2b4dd4f4[0-9a-f]{56}"/, `"${cfg.reviewer.keyId}"`)
     .replace(/"dba56b56[0-9a-f]{56}"/, `"${cfg.runner.keyId}"`)
     .replace(/"d58f5414[0-9a-f]{56}"/, `"${cfg.gate.keyId}"`)
@@ -199,6 +200,11 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
 
   step('14. Anyone re-checks the whole store offline: chain, replay, every receipt and its binding');
   governed(['audit', 'verify'], 0);
+  say('a signed checkpoint of the log head (the log key, through its pinned attestor), meant to leave the machine:');
+  const checkpointFile = join(work, 'checkpoint.json');
+  governed(['audit', 'checkpoint', '--out', checkpointFile, '--attestors', attestorsDir], 0);
+  say('later, the log must still extend it (a rewrite of anything it covers would fail here):');
+  governed(['audit', 'verify', '--checkpoint', checkpointFile], 0, { quiet: 7 });
 
   step('15. Someone edits a stored receipt behind governed\'s back: the gate and the audit fail closed');
   const db = new Database(join(home, 'governed.db'));

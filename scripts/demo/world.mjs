@@ -107,7 +107,7 @@ export function trustRoot(keysDir) {
 
 /** One attestor config per signing credential (SPEC §8.1): its key ref and its one kind. */
 export function attestorConfigs(dir, keysDir) {
-  const kinds = { reviewer: 'review-receipt', runner: 'review-receipt', gate: 'decision' };
+  const kinds = { reviewer: 'review-receipt', runner: 'review-receipt', gate: 'decision', log: 'checkpoint' };
   const out = {};
   for (const [credential, kind] of Object.entries(kinds)) {
     const pem = readFileSync(join(keysDir, `${credential}.pub`), 'utf8');

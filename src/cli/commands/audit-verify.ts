@@ -1,12 +1,14 @@
 // `governed audit verify` (SPEC §4.1, §5): wiring only. Exit 0 only when every check passed.
 import { auditVerify, type AuditReport } from '../../flows/audit/verify.js';
+import { readInputFile } from '../../flows/read-input.js';
 import { loadTrustRootFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 
 const CO_LOCATED_CAVEAT =
   'co-located trust mode (SPEC §3.1): a writer running as the uid that owns the keys and the store could ' +
-  'rewrite the log and re-sign it consistently; this audit cannot detect that without a checkpoint that left the machine.';
+  'rewrite the log and re-sign it consistently; only entries covered by a checkpoint that left the machine ' +
+  '(audit verify --checkpoint) are safe from that.';
 
 function human(r: AuditReport): string {
   const lines = [
@@ -17,14 +19,24 @@ function human(r: AuditReport): string {
     `  authority      ${r.authority_records.checked} checked, ${r.authority_records.failed} failed`,
     `  challenges     ${r.challenges.issued} issued, ${r.challenges.claimed} claimed, ${r.challenges.answered} answered, ${r.challenges.aborted} aborted`,
   ];
+  for (const c of r.checkpoints) lines.push(`  checkpoint     ${c.file}: ${c.matches ? `the log extends it (entry ${c.log_entries})` : 'NOT extended by this log'}`);
   for (const f of r.failures) lines.push(`  FAIL ${f.code} (exit ${f.exit})${f.ids.length > 0 ? ` [${f.ids.join(', ')}]` : ''}`);
-  if (r.trust_modes.includes('co-located')) lines.push(`  note: ${CO_LOCATED_CAVEAT}`);
+  if (r.trust_modes.includes('co-located') && !r.checkpoints.some((c) => c.matches)) lines.push(`  note: ${CO_LOCATED_CAVEAT}`);
   return lines.join('\n');
 }
 
-export async function auditVerifyCommand(opts: { unit?: string; trust?: string; home?: string }): Promise<CommandResult> {
-  const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, new Date());
-  const r = await auditVerify(resolveHome(opts.home), { ...(opts.unit === undefined ? {} : { unit: opts.unit }), ...(trust === undefined ? {} : { trust }) });
+export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string }): Promise<CommandResult> {
+  const now = new Date();
+  const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, now);
+  const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, 1024 * 1024) }));
+  const r = await auditVerify(resolveHome(opts.home), {
+    ...(opts.unit === undefined ? {} : { unit: opts.unit }),
+    ...(trust === undefined ? {} : { trust }),
+    checkpoints,
+    now,
+  });
+  // With a matching checkpoint that left the machine, the entries it covers are no longer open to a
+  // consistent rewrite; entries after it still are, so the caveat stays in the JSON either way.
   const caveat = r.trust_modes.includes('co-located') ? { caveat: CO_LOCATED_CAVEAT } : {};
   return { exit: r.exit, json: { ok: r.exit === 0, ...r, ...caveat }, human: human(r) };
 }

@@ -16,13 +16,36 @@ export function register(program: Command): void {
         'unless --trust gives the auditor\'s own. In co-located trust mode this proves consistency and trusted ' +
         'signatures, not that a same-uid writer holding the keys did not rewrite everything (SPEC §3.1). ' +
         'Exit 0 all checks passed; 4 chain, replay, signature or binding failure; 6 untrusted key; 5 a challenge ' +
-        'used twice or an expired --trust root; 7 unknown --unit; 2 usage.',
+        'used twice or an expired --trust root; 7 unknown --unit; 2 usage. With --checkpoint, the log must also extend ' +
+        'each signed checkpoint (audit_checkpoint_mismatch, 4): that is what detects a consistent rewrite.',
     )
     .option('--unit <id>', 'check only the receipts and authority records of this unit (chain and replay always cover the whole log)')
     .option('--trust <file>', 'the auditor\'s trust root (JSON or YAML), applied at every log position instead of the pinned ones')
+    .option(
+      '--checkpoint <file...>',
+      'signed checkpoints (governed audit checkpoint) this log must extend: each must verify under a log key of the trust root (now, not revoked) and name the hash of the entry at its position',
+    )
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit?: string; trust?: string; home?: string; json?: boolean }) => {
+    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
+    });
+
+  audit
+    .command('checkpoint')
+    .description(
+      'Sign the head of the log (entry count, head hash, state digest, pinned policy and trust digests) through the ' +
+        'policy\'s pinned `log` attestor, after checking the chain and that replay equals the stored state; write the DSSE ' +
+        'envelope to --out (never overwritten). Copy the file OFF this machine: a later rewrite of any entry it covers — even ' +
+        're-signed by a writer holding the keys (co-located mode, SPEC §3.1) — then fails `audit verify --checkpoint`. ' +
+        'The log attestor is <attestors dir>/log.json (+ log.mjs, else the shipped program); only the policy digests count. ' +
+        'Exit 0 written; 4 the log is not sound or the attestor output does not verify; 6 attestor or key not trusted; 2 usage or the file exists.',
+    )
+    .requiredOption('--out <file>', 'where to write the signed checkpoint (created, never overwritten)')
+    .option('--attestors <dir>', 'directory of the attestor configs (default $GOVERNED_ATTESTORS_DIR, else <home>/attestors)')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { out: string; attestors?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/audit-checkpoint.js')).auditCheckpointCommand(opts));
     });
 }

@@ -12,6 +12,13 @@ export const AUDIT_ERRORS = {
   ),
   audit_authority_mismatch: def(4, 'An authority record verifies, but its id or signing key differs from the log entry that recorded it.'),
   audit_challenge_reused: def(5, 'A challenge was claimed or answered more than once in the log (single use, SPEC §9).'),
+  audit_checkpoint_mismatch: def(
+    4,
+    'The log does not extend a signed checkpoint: the entry at the checkpoint position is missing or its hash differs (the log was rewritten or truncated).',
+  ),
+  audit_checkpoint_invalid: def(4, 'A checkpoint file is not a signed log checkpoint (wrong predicate type, shape or subject).'),
+  audit_checkpoint_output_exists: def(2, 'The checkpoint output file already exists; it is never overwritten.'),
+  audit_checkpoint_output_unwritable: def(2, 'The checkpoint output file could not be written.'),
   audit_orphan_record: def(4, 'A receipt or claim in the log names a challenge or run that no earlier log entry issued or claimed.'),
 } as const satisfies Record<string, ErrorDef>;
 

@@ -15,6 +15,8 @@ export const ATTESTOR_KINDS = {
   'review-receipt': 'https://governed.dev/review-receipt/v1',
   // The gate's signed decision (SPEC §4.1 `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
   decision: 'https://slsa.dev/verification_summary/v1',
+  // The log checkpoint (SPEC §4.1 `audit checkpoint`, src/core/checkpoint.ts).
+  checkpoint: 'https://governed.dev/log-checkpoint/v1',
 } as const;
 export type AttestorKind = keyof typeof ATTESTOR_KINDS;
 
@@ -53,6 +55,8 @@ export function selfDigestField(kind: AttestorKind, credential: string): string 
   // Decisions are signed by the gate credential only (SPEC §8: never by reviewer or runner keys);
   // its own digest is `predicate.governed.attestor_sha256`.
   if (kind === 'decision' && credential === 'gate') return 'attestor_sha256';
+  // Checkpoints are signed by the log credential only; its own digest is `predicate.attestor_sha256`.
+  if (kind === 'checkpoint' && credential === 'log') return 'attestor_sha256';
   return null;
 }
 

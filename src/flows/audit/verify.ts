@@ -24,7 +24,10 @@ import { EXIT_PRECEDENCE, GovernedError, isGovernedError, type ExitCode } from '
 import { isoOfSeconds } from '../../core/lean/trust-root.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import { verifyReceiptBytes } from '../../core/verify-receipt.js';
-import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, verifyChain, type LogRow } from '../../store/index.js';
+import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, trustRootInForce, verifyChain, type LogRow } from '../../store/index.js';
+import { checkpointViolation, type CheckpointPredicate } from '../../core/checkpoint.js';
+import { isoSecondsOf } from '../../core/trust-root.js';
+import { verifyStatementEnvelope } from '../../core/verify-receipt.js';
 
 export interface AuditFailure {
   readonly code: string;
@@ -42,6 +45,8 @@ export interface AuditReport {
   readonly authority_records: { readonly checked: number; readonly failed: number };
   readonly challenges: { readonly issued: number; readonly claimed: number; readonly answered: number; readonly aborted: number };
   readonly trust_modes: readonly string[];
+  /** Each `--checkpoint` given: the position it covers and whether this log extends it. */
+  readonly checkpoints: readonly { readonly file: string; readonly log_entries: number | null; readonly matches: boolean }[];
   readonly failures: readonly AuditFailure[];
 }
 
@@ -49,6 +54,10 @@ export interface AuditOptions {
   readonly unit?: string;
   /** The auditor's own trust root, applied at every log position instead of the pinned ones. */
   readonly trust?: TrustRoot;
+  /** Signed checkpoints (`audit checkpoint`) the log must extend, by file name. */
+  readonly checkpoints?: readonly { readonly file: string; readonly bytes: Buffer }[];
+  /** When the audit runs (checkpoint signatures are judged now, offline: valid and not revoked). */
+  readonly now?: Date;
 }
 
 type Payload = Record<string, unknown>;
@@ -62,7 +71,10 @@ function worstExit(failures: readonly AuditFailure[]): ExitCode {
   return 0;
 }
 
-function failure(code: 'audit_receipt_mismatch' | 'audit_authority_mismatch' | 'audit_challenge_reused' | 'audit_orphan_record', ids: string[]): AuditFailure {
+function failure(
+  code: 'audit_receipt_mismatch' | 'audit_authority_mismatch' | 'audit_challenge_reused' | 'audit_orphan_record' | 'audit_checkpoint_mismatch' | 'audit_checkpoint_invalid',
+  ids: string[],
+): AuditFailure {
   return failureOf(new GovernedError(code, { ids }));
 }
 
@@ -76,6 +88,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
   const receipts = { checked: 0, failed: 0 };
   const authority = { checked: 0, failed: 0 };
   const trustModes = new Set<string>();
+  const checkpoints: { file: string; log_entries: number | null; matches: boolean }[] = [];
   try {
     const db = store.db;
     // One read transaction: the chain, the replay and the records are judged on one snapshot even
@@ -156,6 +169,9 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
           break;
       }
     }
+    for (const c of options.checkpoints ?? []) {
+      checkpoints.push(checkCheckpoint(c, rows, options.trust ?? trustRootInForce(db), options.now ?? new Date(), failures));
+    }
     return report();
   } finally {
     closeStore(store);
@@ -173,6 +189,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
       authority_records: authority,
       challenges: counts,
       trust_modes: [...trustModes].sort(),
+      checkpoints,
       failures,
     };
   }
@@ -237,4 +254,35 @@ async function checkAuthority(row: LogRow, p: Payload, at: LogRow, trust: TrustR
     if (!isGovernedError(e)) throw e;
     failures.push(failureOf(e, [`seq:${row.seq}`, id]));
   }
+}
+
+/**
+ * A signed checkpoint against this log (SPEC §3.1, §5): its one signature by a `log` key of `trust`
+ * (judged now, offline: valid and not revoked — the log under test cannot vouch for its own keys),
+ * a closed checkpoint statement, and the log's entry at `log_entries` whose hash is `log_head`.
+ */
+function checkCheckpoint(
+  c: { readonly file: string; readonly bytes: Buffer },
+  rows: readonly LogRow[],
+  trust: TrustRoot,
+  now: Date,
+  failures: AuditFailure[],
+): { file: string; log_entries: number | null; matches: boolean } {
+  let p: CheckpointPredicate;
+  try {
+    const v = verifyStatementEnvelope(c.bytes, trust, ['log'], { at: isoSecondsOf(now), offline: true });
+    if (checkpointViolation(v.statement) !== null) {
+      failures.push(failure('audit_checkpoint_invalid', [c.file]));
+      return { file: c.file, log_entries: null, matches: false };
+    }
+    p = v.statement.predicate as unknown as CheckpointPredicate;
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    failures.push(failureOf(e, [c.file]));
+    return { file: c.file, log_entries: null, matches: false };
+  }
+  const row = rows[p.log_entries - 1];
+  const matches = row !== undefined && row.seq === p.log_entries && row.entry_hash === p.log_head;
+  if (!matches) failures.push(failure('audit_checkpoint_mismatch', [c.file, `seq:${p.log_entries}`]));
+  return { file: c.file, log_entries: p.log_entries, matches };
 }

@@ -15,7 +15,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_BWRAP_PATH } from '../../../runner/sandbox/index.js';
 
-export type Credential = 'reviewer' | 'runner';
+/** The signing credentials whose attestors live by this convention (review-run: reviewer, runner; audit checkpoint: log). */
+export type Credential = 'reviewer' | 'runner' | 'log';
 
 export interface RunLocations {
   readonly reviewersDir: string;

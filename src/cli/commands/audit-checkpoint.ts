@@ -1,0 +1,19 @@
+// `governed audit checkpoint` (SPEC §4.1): wiring only.
+import { auditCheckpoint } from '../../flows/audit/checkpoint.js';
+import { resolveHome } from '../options.js';
+import type { CommandResult } from '../output.js';
+
+export async function auditCheckpointCommand(opts: { out: string; attestors?: string; home?: string }): Promise<CommandResult> {
+  const r = await auditCheckpoint({ home: resolveHome(opts.home), out: opts.out, attestorsDir: opts.attestors, now: new Date() });
+  return {
+    exit: 0,
+    json: { ok: true, ...r },
+    human: [
+      `checkpoint written: ${r.path}`,
+      `  log entries  ${r.log_entries}`,
+      `  log head     ${r.log_head}`,
+      `  state        ${r.state_digest}`,
+      '  copy it off this machine; later: governed audit verify --checkpoint <file>',
+    ].join('\n'),
+  };
+}

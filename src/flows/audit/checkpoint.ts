@@ -1,0 +1,112 @@
+// `governed audit checkpoint --out FILE` (SPEC §4.1, §3.1, §5): sign the head of the log through the
+// policy's pinned `log` attestor, after checking that the log is sound (chain intact, replay equal
+// to the stored state). The file is meant to LEAVE the machine (a CI artifact, another host): from
+// then on a rewrite of any entry it covers is detectable by `audit verify --checkpoint FILE`, even a
+// rewrite by a writer that holds every key, as long as the copy that left is the one compared.
+// Read-only on the store; the output is written once (exclusive create), never half-written.
+import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCheckpointStatement, checkpointViolation, type CheckpointPredicate } from '../../core/checkpoint.js';
+import { canonicalBytes, sha256Digest } from '../../core/canonical.js';
+import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../../core/dsse.js';
+import { fail } from '../../core/errors.js';
+import { isoSecondsOf, keyStatusAt, type TrustRoot } from '../../core/trust-root.js';
+import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js';
+import { assertReplayMatches, closeStore, openStoreReadOnly, verifyChain } from '../../store/index.js';
+import { loadPinned } from '../challenge/pinned.js';
+import { attestorFiles, resolveLocations } from '../run/locations.js';
+
+export interface CheckpointArgs {
+  readonly home: string;
+  readonly out: string;
+  readonly attestorsDir?: string | undefined;
+  readonly now: Date;
+}
+
+export interface CheckpointResult {
+  readonly path: string;
+  readonly log_entries: number;
+  readonly log_head: string;
+  readonly state_digest: string;
+  /** `sha256:` of the signed payload. */
+  readonly payload_digest: string;
+}
+
+/** The policy's log key as the pinned trust root holds it now (role `log`, valid, not revoked). */
+function logKey(keyId: string, trust: TrustRoot, atIso: string) {
+  const key = trust.keys.get(keyId);
+  if (key === undefined) fail('key_unknown', [keyId]);
+  if (!key.roles.has('log')) fail('key_wrong_role', [keyId]);
+  const status = keyStatusAt(key, atIso, false);
+  if (status === 'revoked') fail('key_revoked', [keyId]);
+  if (status === 'outside_validity') fail('key_outside_validity', [keyId]);
+  return key.publicKey;
+}
+
+export async function auditCheckpoint(args: CheckpointArgs): Promise<CheckpointResult> {
+  const store = openStoreReadOnly(args.home);
+  const scratch = mkdtempSync(join(tmpdir(), 'governed-checkpoint-'));
+  let predicate: Omit<CheckpointPredicate, 'attestor_sha256'>;
+  let expectedKey: ReturnType<typeof logKey>;
+  let pinnedAttestor: ReturnType<typeof pinAttestor>;
+  try {
+    const db = store.db;
+    const nowSeconds = Math.floor(args.now.getTime() / 1000);
+    const madeAt = isoSecondsOf(args.now);
+    // One read snapshot: the head signed is the head whose chain and replay were checked.
+    const facts = db.transaction(() => {
+      const chain = verifyChain(db);
+      const replayed = assertReplayMatches(db, join(scratch, 'replay.db'));
+      return { chain, stateDigest: replayed.stateDigest, pinned: loadPinned(db, nowSeconds) };
+    }).deferred();
+    const log = facts.pinned.policy.doc.credentials.log;
+    expectedKey = logKey(log.key_id, facts.pinned.trust, madeAt);
+    const files = attestorFiles(resolveLocations({ home: args.home, attestorsDir: args.attestorsDir }), 'log');
+    pinnedAttestor = pinAttestor(files.program, files.config, { attestorSha256: log.attestor_sha256, configSha256: log.attestor_config_sha256 });
+    predicate = {
+      trust_mode: facts.pinned.policy.doc.trust_mode,
+      log_entries: facts.chain.entries,
+      log_head: facts.chain.head,
+      state_digest: facts.stateDigest,
+      policy_digest: facts.pinned.policyDigest,
+      trust_digest: facts.pinned.trustDigest,
+      made_at: madeAt,
+    };
+  } finally {
+    closeStore(store);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  if (predicate.log_entries < 1) fail('store_missing', []);
+  const statement = buildCheckpointStatement({ ...predicate, attestor_sha256: pinnedAttestor.programSha256 });
+  // Our own check first: a statement the attestor would refuse is a bug here, not a refusal there.
+  if (checkpointViolation(statement) !== null) fail('internal_error', ['checkpoint']);
+  const payload = canonicalBytes(statement as never);
+  const signed = await runPinnedAttestor(pinnedAttestor, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload });
+  const envelope = `${JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))}\n`;
+  writeOnce(args.out, envelope);
+  return { path: args.out, log_entries: predicate.log_entries, log_head: predicate.log_head, state_digest: predicate.state_digest, payload_digest: sha256Digest(payload) };
+}
+
+/** Exclusive create (never overwrite, never through a symlink); a partial file is removed. */
+function writeOnce(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') fail('audit_checkpoint_output_exists', []);
+    fail('audit_checkpoint_output_unwritable', []);
+  }
+  let written = false;
+  try {
+    written = writeSync(fd, text) === Buffer.byteLength(text);
+  } catch {
+    written = false;
+  } finally {
+    closeSync(fd);
+  }
+  if (!written) {
+    unlinkSync(path);
+    fail('audit_checkpoint_output_unwritable', []);
+  }
+}
