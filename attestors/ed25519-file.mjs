@@ -1181,6 +1181,8 @@ var AUDIT_ERRORS = {
   audit_checkpoint_invalid: def(4, "A checkpoint file is not a signed log checkpoint (wrong predicate type, shape or subject)."),
   audit_checkpoint_output_exists: def(2, "The checkpoint output file already exists; it is never overwritten."),
   audit_checkpoint_output_unwritable: def(2, "The checkpoint output file could not be written."),
+  audit_export_output_exists: def(2, "The export directory already exists; an export is never merged into or written over anything."),
+  audit_export_output_unwritable: def(2, "The export directory could not be written; nothing was left behind."),
   audit_orphan_record: def(4, "A receipt or claim in the log names a challenge or run that no earlier log entry issued or claimed.")
 };
 var AUDIT_REASONS = {};

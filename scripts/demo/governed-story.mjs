@@ -5,7 +5,7 @@
 //   integration rounds → `status` / `gate` at each step → `gate --subject` on the commit →
 //   a tampered receipt makes the gate refuse.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { attestorConfigs, contractYaml, git, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
@@ -22,8 +22,8 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   const scrub = (s) => s.replaceAll(work, '$DEMO').replaceAll(root, '.');
 
   /** Run governed; print a short transcript; check the exit code. `quiet` prints only the first lines. */
-  function governed(args, expectExit, { quiet = 0, cwd = repo } = {}) {
-    out.write(`   $ governed ${scrub(args.join(' '))}\n`);
+  function governed(args, expectExit, { quiet = 0, cwd = repo, shown: display } = {}) {
+    out.write(`   $ governed ${scrub(display ?? args.join(' '))}\n`);
     const r = spawnSync(process.execPath, [cli, ...args, '--home', home], {
       cwd,
       encoding: 'utf8',
@@ -205,6 +205,13 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   governed(['audit', 'checkpoint', '--out', checkpointFile, '--attestors', attestorsDir], 0);
   say('later, the log must still extend it (a rewrite of anything it covers would fail here):');
   governed(['audit', 'verify', '--checkpoint', checkpointFile], 0, { quiet: 7 });
+  say('an export for auditors elsewhere: the log, the signed receipts, the pins and the public keys:');
+  const exportDir = join(work, 'audit-export');
+  governed(['audit', 'export', '--out', exportDir], 0);
+  const exported = readdirSync(join(exportDir, 'receipts')).map((f) => join(exportDir, 'receipts', f));
+  const exportedTrust = join(exportDir, readdirSync(exportDir).find((f) => f.startsWith('trust.pinned.')));
+  say(`every exported receipt verifies with the exported trust root alone (${exported.length} receipts):`);
+  governed(['verify', ...exported, '--trust', exportedTrust], 0, { quiet: 2, shown: `verify ${exportDir}/receipts/*.json --trust ${exportedTrust}` });
 
   step('15. Someone edits a stored receipt behind governed\'s back: the gate and the audit fail closed');
   const db = new Database(join(home, 'governed.db'));

@@ -48,4 +48,22 @@ export function register(program: Command): void {
     .action(async (opts: { out: string; attestors?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-checkpoint.js')).auditCheckpointCommand(opts));
     });
+
+  audit
+    .command('export')
+    .description(
+      'Write what an auditor needs to re-check this store without it: log.jsonl (every log entry with its hashes), ' +
+        'receipts/<sha256>.json and authority/<REC-id>.json (the exact signed envelopes from the log), the pinned policy ' +
+        'and trust root, keys/<key id>.pub, and manifest.json (log head, pin digests, sha256 of every file). ' +
+        '`governed verify receipts/*.json --trust trust.pinned.json` works anywhere. The chain must be intact. ' +
+        'DIR must not exist; it appears complete or not at all (built aside, then renamed). The store is read-only. ' +
+        'Exit 0 written; 4 the chain is broken; 7 unknown --unit; 2 usage or DIR exists.',
+    )
+    .requiredOption('--out <dir>', 'the export directory to create (must not exist)')
+    .option('--unit <id>', 'export only this unit\'s receipts and authority records (the log is always whole: the chain needs it)')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { out: string; unit?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/audit-export.js')).auditExportCommand(opts));
+    });
 }

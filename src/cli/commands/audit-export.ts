@@ -1,0 +1,20 @@
+// `governed audit export` (SPEC §4.1): wiring only.
+import { auditExport } from '../../flows/audit/export.js';
+import { resolveHome } from '../options.js';
+import type { CommandResult } from '../output.js';
+
+export async function auditExportCommand(opts: { out: string; unit?: string; home?: string }): Promise<CommandResult> {
+  const r = auditExport({ home: resolveHome(opts.home), out: opts.out, unit: opts.unit, now: new Date() });
+  return {
+    exit: 0,
+    json: { ok: true, ...r },
+    human: [
+      `export written: ${r.path}`,
+      `  log          ${r.log_entries} entries, head ${r.log_head}`,
+      `  receipts     ${r.receipts}`,
+      `  authority    ${r.authority_records}`,
+      `  public keys  ${r.keys}`,
+      `  check anywhere: governed verify ${r.path}/receipts/*.json --trust ${r.path}/trust.pinned.*`,
+    ].join('\n'),
+  };
+}
