@@ -90,6 +90,15 @@ function keysSortedAndWellFormed(value: unknown, depth: number): boolean {
   return true;
 }
 
+/** Every string (keys included) well-formed, within governed's nesting bound (64 levels). */
+function stringsWellFormed(value: unknown, depth: number): boolean {
+  if (depth > 64) return false;
+  if (typeof value === 'string') return isWellFormedString(value);
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.every((v) => stringsWellFormed(v, depth + 1));
+  return Object.entries(value).every(([k, v]) => isWellFormedString(k) && stringsWellFormed(v, depth + 1));
+}
+
 /**
  * True iff `text` is exactly the RFC 8785 form of the JSON value it parses to. Fast path: native
  * JSON.stringify round-trip plus a key-order walk. Anything the fast path cannot prove (e.g.
@@ -103,7 +112,19 @@ export function isCanonicalJsonText(text: string): { canonical: boolean; value: 
   } catch {
     return { canonical: false, value: undefined };
   }
-  if (JSON.stringify(value) === text && keysSortedAndWellFormed(value, 0)) return { canonical: true, value };
+  let fast: string;
+  try {
+    fast = JSON.stringify(value);
+  } catch {
+    // Nesting deeper than the engine's recursion (RangeError) is never governed's canonical JSON: a
+    // coded refusal for every caller, never an uncoded crash (red-team finding: reviewer output and
+    // stored payloads of 500,000 nested arrays under the 1 MiB cap).
+    return { canonical: false, value };
+  }
+  if (fast === text && keysSortedAndWellFormed(value, 0)) return { canonical: true, value };
+  // The exact fallback must not call text with a lone surrogate canonical: RFC 8785 §3.2.2.2 and
+  // `canonicalJson` refuse it, while `jcs` (canonicalize) would escape it and match.
+  if (!stringsWellFormed(value, 0)) return { canonical: false, value };
   let exact: string | null;
   try {
     exact = jcs(value);

@@ -1,5 +1,6 @@
 // in-toto Statement v1 (research/attestation.md §2.1): the payload of every governed envelope.
 import { z } from 'zod';
+import { closedRecord } from './closed-record.js';
 
 export const STATEMENT_TYPE_V1 = 'https://in-toto.io/Statement/v1';
 
@@ -13,7 +14,8 @@ export const statementSchema = z.strictObject({
   _type: z.literal(STATEMENT_TYPE_V1),
   subject: z.array(subjectSchema).min(1).max(16),
   predicateType: z.string().min(1),
-  predicate: z.record(z.string(), z.unknown()),
+  // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
+  predicate: closedRecord(z.string(), z.unknown()),
 });
 
 export type Statement = z.infer<typeof statementSchema>;

@@ -1,6 +1,7 @@
 // The policy (SPEC §13): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
 import { z } from 'zod';
+import { closedRecord } from './closed-record.js';
 import { fail } from './errors.js';
 import { isDuration, isSize } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
@@ -33,19 +34,6 @@ const relPath = z
   .refine((p) => p === '.' || (!p.startsWith('/') && !p.split('/').some((s) => s === '' || s === '.' || s === '..')), {
     message: 'path',
   });
-
-/**
- * `z.record` that refuses an own `__proto__` key. zod's record drops that key silently (a guard
- * against prototype pollution) and accepts the rest, so a policy carrying it would load, and its
- * digest would not cover bytes that are there; a closed policy refuses it, as the lean loader does
- * (found by test/gate-lean-schemas.test.ts). The strict JSON parser makes such a key an own property.
- */
-function closedRecord<K extends z.ZodType<string, string>, V extends z.ZodType>(key: K, value: V) {
-  return z
-    .unknown()
-    .refine((v) => !(typeof v === 'object' && v !== null && Object.prototype.hasOwnProperty.call(v, '__proto__')), { message: 'unknown key' })
-    .pipe(z.record(key, value));
-}
 
 const stageSchema = z.strictObject({
   required: z.boolean(),

@@ -27,6 +27,37 @@ export function parseYamlStrict(text: string): CanonicalValue {
   }
   if (doc.errors.length > 0) fail('yaml_invalid', [`line:${doc.errors[0]?.linePos?.[0]?.line ?? 0}`]);
   let refused = false;
+  // Keys are compared as the JS property names they become, not as YAML nodes: `1` and `"1"` (or
+  // `true` and `"true"`, `~` and `""`) are distinct YAML keys that `uniqueKeys` lets through but
+  // that toJS merges into one property, last one winning — a duplicate key by another route
+  // (SPEC §6.1). A collection used as a key has no property name at all (toJS would stringify it
+  // and print its text as a process warning, SPEC §3 "no secrets in output"): refused.
+  let keyCollision = false;
+  let collectionKey = false;
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<string>();
+      for (const item of map.items) {
+        const k = item.key;
+        let name: string;
+        if (k === null || k === undefined) name = '';
+        else if (isAlias(k)) continue; // refused below as an alias (yaml_alias_refused)
+        else if (isScalar(k)) name = k.value === null || k.value === undefined ? '' : String(k.value);
+        else {
+          collectionKey = true;
+          return visit.BREAK;
+        }
+        if (seen.has(name)) {
+          keyCollision = true;
+          return visit.BREAK;
+        }
+        seen.add(name);
+      }
+      return undefined;
+    },
+  });
+  if (collectionKey) fail('yaml_invalid', []);
+  if (keyCollision) fail('yaml_duplicate_key', []);
   visit(doc, {
     Node(_key, node: Node) {
       if (isAlias(node)) refused = true;
