@@ -497,6 +497,7 @@ var obj = (fields) => {
 };
 var record = (key, value) => (v, path) => {
   if (!isPlainObject(v)) return path;
+  if (Object.prototype.hasOwnProperty.call(v, "__proto__")) return join(path, "__proto__");
   for (const [k, x] of Object.entries(v)) {
     if (key(k, join(path, k)) !== null) return join(path, k);
     const bad = value(x, join(path, k));

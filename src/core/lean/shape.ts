@@ -96,11 +96,13 @@ export const obj = (fields: Readonly<Record<string, Check | Optional>>): Check =
   };
 };
 
-/** z.record(keySchema, valueSchema) over a plain object. */
+/** `closedRecord(keySchema, valueSchema)` (src/core/closed-record.ts) over a plain object: an own
+ * `__proto__` key is refused whatever the key schema says, as there. */
 export const record =
   (key: Check, value: Check): Check =>
   (v, path) => {
     if (!isPlainObject(v)) return path;
+    if (Object.prototype.hasOwnProperty.call(v, '__proto__')) return join(path, '__proto__');
     for (const [k, x] of Object.entries(v)) {
       if (key(k, join(path, k)) !== null) return join(path, k);
       const bad = value(x, join(path, k));
