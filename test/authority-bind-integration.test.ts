@@ -92,6 +92,16 @@ describe('a narrowing bind consumes a defer record', () => {
       expect(() => validateContract(next, { ...facts, isValidAuthority: tombstoneAuthorityValidator(store, unitId) })).not.toThrow();
       // And it cannot narrow anything a second time.
       expect(codeOf(() => bind(next))).toBe('authority_replayed');
+      // It authorises disposing only what it names (red-team finding: a later tombstone for another
+      // directive could cite this consumed defer record and pass): the deferred directive yes,
+      // anything else no.
+      const valid = tombstoneAuthorityValidator(store, unitId);
+      const tombstone = next.tombstones.find((t) => t.authority === next.authorities[0]?.id);
+      expect(tombstone?.directive).toBeDefined();
+      expect(diff.narrowing).toContain(tombstone?.directive);
+      expect(valid(recordId, 'defer', [tombstone?.directive as string])).toBe(true);
+      expect(valid(recordId, 'defer', ['DIR-99'])).toBe(false);
+      expect(valid(recordId, 'defer', [tombstone?.directive as string, 'DIR-99'])).toBe(false);
     } finally {
       closeStore(store);
     }

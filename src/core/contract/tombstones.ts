@@ -44,7 +44,13 @@ export function expectedDisposes(
   return sortedUnique([...items, ...relations]);
 }
 
-export type AuthorityValidator = (recordId: string, operation: AuthorityOperation) => boolean;
+/**
+ * The caller's verdict on a tombstone's signed record: valid, consumed for this unit with this
+ * operation, and naming every id in `covers` among the ids the human approved (SPEC §11: a
+ * disposal is authorised for exactly what the record names — an older record of the same kind that
+ * covered something else does not authorise this one).
+ */
+export type AuthorityValidator = (recordId: string, operation: AuthorityOperation, covers: readonly string[]) => boolean;
 
 /**
  * Check every tombstone and every disposed directive. `isValidAuthority` is the caller's verdict on
@@ -99,7 +105,9 @@ export function assertDisposals(contract: Contract, isValidAuthority: AuthorityV
       }
     }
 
-    if (isValidAuthority === undefined || !isValidAuthority(authority.record, authority.operation)) {
+    // What the record must name: the disposed directive, or every removed item of a removal record.
+    const covers = tombstone.directive === undefined ? [...tombstone.disposes] : [tombstone.directive];
+    if (isValidAuthority === undefined || !isValidAuthority(authority.record, authority.operation, covers)) {
       fail('contract_tombstone_authority_invalid', [tombstone.id, authority.id]);
     }
   }

@@ -77,7 +77,11 @@ export function consumeNarrowingAuthorityIn(tx: Tx, args: NarrowingAuthorityArgs
  * judged once, at its consumption; later binds carry it as history (SPEC §11).
  */
 export function tombstoneAuthorityValidator(x: Store | Db, unit: string): AuthorityValidator {
-  return (recordId, operation) => isAuthorityConsumedFor(x, { recordId, operation, unit });
+  return (recordId, operation, covers) => {
+    if (!isAuthorityConsumedFor(x, { recordId, operation, unit })) return false;
+    const named = new Set(getAuthorityRecord(x, recordId)?.ids ?? []);
+    return covers.every((id) => named.has(id));
+  };
 }
 
 /** Convenience for callers that only hold the record id: its operation, or null when unknown. */
