@@ -145,10 +145,12 @@ describe('governed audit checkpoint', () => {
   it('never overwrites its output (audit_checkpoint_output_exists, 2)', () => {
     const out = join(tempDir('governed-checkpoint-out-'), 'cp.json');
     writeFileSync(out, 'existing');
+    const before = storeDigest(w);
     const r = checkpoint(out);
     expect(r.code).toBe(2);
     expect(errorOf(r).code).toBe('audit_checkpoint_output_exists');
     expect(readFileSync(out, 'utf8')).toBe('existing');
+    expect(storeDigest(w)).toBe(before);
   });
 
   it('an attestor config the policy does not pin is never run (6); nothing is written', () => {

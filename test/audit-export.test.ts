@@ -62,7 +62,9 @@ describe('governed audit export', () => {
   it('never writes into an existing path (audit_export_output_exists, 2)', () => {
     const out = join(tempDir('governed-export-'), 'audit');
     mkdirSync(out);
+    const before = storeDigestAt(story.w.home);
     const r = exportTo(out);
+    expect(storeDigestAt(story.w.home)).toBe(before);
     expect(r.code).toBe(2);
     expect(errorOf(r).code).toBe('audit_export_output_exists');
     expect(readdirSync(out)).toEqual([]);
@@ -70,7 +72,9 @@ describe('governed audit export', () => {
 
   it('an unknown --unit is unit_unknown (7); nothing is written', () => {
     const out = join(tempDir('governed-export-'), 'audit');
+    const before = storeDigestAt(story.w.home);
     const r = exportTo(out, story.w.home, ['--unit', `UNIT-${'0'.repeat(32)}`]);
+    expect(storeDigestAt(story.w.home)).toBe(before);
     expect(r.code).toBe(7);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dirname(out))).toEqual([]);
@@ -80,7 +84,9 @@ describe('governed audit export', () => {
     const home = cloneHome(story);
     edit(home, (db) => db.prepare('UPDATE log SET time = time + 1 WHERE seq = 3').run());
     const out = join(tempDir('governed-export-'), 'audit');
+    const before = storeDigestAt(home);
     const r = exportTo(out, home);
+    expect(storeDigestAt(home)).toBe(before);
     expect(r.code).toBe(4);
     expect(readdirSync(dirname(out))).toEqual([]);
   });

@@ -87,7 +87,9 @@ describe('governed audit verify', () => {
     const r = audit(story.w.home, ['--unit', story.unit]);
     expect(r.exit).toBe(0);
     expect(r.out.receipts.checked).toBe(story.receipts.length);
+    const before = storeDigestAt(story.w.home);
     const unknown = audit(story.w.home, ['--unit', `UNIT-${'0'.repeat(32)}`]);
+    expect(storeDigestAt(story.w.home)).toBe(before);
     expect(unknown.exit).toBe(7);
     expect(unknown.out.error?.code).toBe('unit_unknown');
   });
@@ -107,7 +109,9 @@ describe('governed audit verify', () => {
     const home = cloneHome(story);
     const [seq] = receiptSeqs(home);
     edit(home, (db) => db.prepare("UPDATE log SET time = time + 1 WHERE seq = ?").run(seq));
+    const before = storeDigestAt(home);
     const r = audit(home);
+    expect(storeDigestAt(home)).toBe(before);
     expect(r.exit).toBe(4);
     expect(r.out.log).toBeNull();
     expect(r.out.replay).toBeNull();

@@ -6,8 +6,11 @@ import { Command } from 'commander';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gateMain, GATE_ARGV_OPTIONS, wantsHelp } from '../src/cli/commands/gate-argv.js';
-import { resolveGateHome } from '../src/cli/commands/gate.js';
 import { resolveHome } from '../src/cli/options.js';
+import { resolveHome as homeRule } from '../src/cli/home.js';
+import { readFileSync as readSourceFile } from 'node:fs';
+import { join as joinPath, resolve as resolvePath } from 'node:path';
+import { REPO_ROOT as ROOT_DIR } from './helpers/cli.js';
 import { register } from '../src/cli/register/decide.js';
 import { tempDir } from './issue-helpers.js';
 
@@ -39,12 +42,21 @@ describe('one grammar for gate', () => {
   });
 
   it('resolves --home like every other command', () => {
+    // One rule, one module (src/cli/home.ts), re-exported by ../options.ts; the commander-free entry
+    // imports it rather than restating it.
+    expect(resolveHome).toBe(homeRule);
+    const source = readSourceFile(joinPath(ROOT_DIR, 'src', 'cli', 'commands', 'gate.ts'), 'utf8');
+    expect(source).toContain("from '../home.js'");
+    expect(source).not.toContain('GOVERNED_HOME');
     const saved = process.env.GOVERNED_HOME;
     try {
       delete process.env.GOVERNED_HOME;
-      for (const h of [undefined, 'x', '/abs/y']) expect(resolveGateHome(h)).toBe(resolveHome(h));
+      expect(homeRule(undefined)).toBe(resolvePath('.governed'));
+      expect(homeRule('x')).toBe(resolvePath('x'));
+      expect(homeRule('/abs/y')).toBe('/abs/y');
       process.env.GOVERNED_HOME = '/env/home';
-      for (const h of [undefined, 'x']) expect(resolveGateHome(h)).toBe(resolveHome(h));
+      expect(homeRule(undefined)).toBe('/env/home');
+      expect(homeRule('x')).toBe(resolvePath('x'));
     } finally {
       if (saved === undefined) delete process.env.GOVERNED_HOME;
       else process.env.GOVERNED_HOME = saved;

@@ -7,8 +7,11 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { parseReviewRunArgv, REVIEW_RUN_ARGV_OPTIONS } from '../src/cli/commands/review-run-argv.js';
-import { resolveRunHome } from '../src/cli/commands/review-run.js';
 import { resolveHome } from '../src/cli/options.js';
+import { resolveHome as homeRule } from '../src/cli/home.js';
+import { readFileSync as readSourceFile } from 'node:fs';
+import { join as joinPath, resolve as resolvePath } from 'node:path';
+import { REPO_ROOT as ROOT_DIR } from './helpers/cli.js';
 import { register } from '../src/cli/register/run.js';
 
 /** What commander produces for `review-run <argv>`: the options object, or null for an error/help. */
@@ -100,12 +103,21 @@ describe('review-run argv: one grammar with commander', () => {
   });
 
   it('resolves the state directory like every other command', () => {
+    // One rule, one module (src/cli/home.ts), re-exported by ../options.ts; the commander-free entry
+    // imports it rather than restating it.
+    expect(resolveHome).toBe(homeRule);
+    const source = readSourceFile(joinPath(ROOT_DIR, 'src', 'cli', 'commands', 'review-run.ts'), 'utf8');
+    expect(source).toContain("from '../home.js'");
+    expect(source).not.toContain('GOVERNED_HOME');
     const saved = process.env.GOVERNED_HOME;
     try {
       delete process.env.GOVERNED_HOME;
-      for (const h of [undefined, 'x', '/abs/y', '']) expect(resolveRunHome(h)).toBe(resolveHome(h));
+      expect(homeRule(undefined)).toBe(resolvePath('.governed'));
+      expect(homeRule('x')).toBe(resolvePath('x'));
+      expect(homeRule('/abs/y')).toBe('/abs/y');
       process.env.GOVERNED_HOME = '/env/home';
-      for (const h of [undefined, 'x', '']) expect(resolveRunHome(h)).toBe(resolveHome(h));
+      expect(homeRule(undefined)).toBe('/env/home');
+      expect(homeRule('x')).toBe(resolvePath('x'));
     } finally {
       if (saved === undefined) delete process.env.GOVERNED_HOME;
       else process.env.GOVERNED_HOME = saved;

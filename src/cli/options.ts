@@ -1,12 +1,9 @@
 // Options every command shares (SPEC §4): --json and --home.
 import { Option } from 'commander';
-import { resolve } from 'node:path';
 
 export const jsonOption = (): Option => new Option('--json', 'print one JSON object on stdout (also on failure)');
 export const homeOption = (): Option =>
   new Option('--home <dir>', 'state directory (default: $GOVERNED_HOME, else ./.governed)');
 
 /** The state directory: --home, else GOVERNED_HOME, else ./.governed (SPEC §4). */
-export function resolveHome(home: string | undefined): string {
-  return resolve(home ?? process.env.GOVERNED_HOME ?? '.governed');
-}
+export { resolveHome } from './home.js';

@@ -30,6 +30,7 @@ import {
   type Tx,
 } from '../../src/store/index.js';
 import { payloadOf, signEnvelope, statementFor, type TestKey } from './receipts.js';
+import { challengeBoundFields } from '../../src/flows/run/statement.js';
 
 export interface SigningKeys {
   readonly reviewer: TestKey;
@@ -96,31 +97,13 @@ export function predicateFor(
   const self = readProcessIdentity(process.pid);
   return {
     trust_mode: 'co-located',
-    unit: c.unit,
-    stage: c.stage,
-    slot: c.slot,
-    challenge_id: c.challengeId,
+    ...challengeBoundFields(c),
     run_id: run.runId,
     execution_id: run.executionId,
     verdict: o.verdict,
     findings,
     vetoes: findings.filter(isVeto),
     coverage_matched: true,
-    bundle_digest: c.bundleDigest,
-    view_digest: c.viewDigest,
-    planning_state_digest: c.planningStateDigest,
-    content_digest: c.contentDigest,
-    work_state_digest: c.workStateDigest,
-    inputs: {
-      contract_digest: c.contractDigest,
-      sources_digest: c.sourcesDigest,
-      workspace_digest: c.workspaceDigest,
-      baseline: { commit: c.baseline.commit, tree: c.baseline.tree },
-      policy_digest: c.policyDigest,
-      trust_digest: c.trustDigest,
-      scope_epoch: c.scopeEpoch,
-      work_revision: c.workRevision,
-    },
     reviewer: { name: c.reviewer.name, sha256: c.reviewer.sha256, interpreter: c.reviewer.interpreter },
     sandbox: { bwrap_sha256: H('2'), profile_digest: `sha256:${H('3')}`, seccomp_digest: `sha256:${H('4')}`, uid: 64500, uid_separated: false },
     attestors: { reviewer_sha256: H('5'), runner_sha256: H('6') },

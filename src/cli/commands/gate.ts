@@ -1,10 +1,10 @@
 // `governed gate` (SPEC §10.3): wiring only. The flow never throws; its decision object is printed
 // as is (--json: exactly one object, also on failure), and an error is also named on stderr.
-import { resolve } from 'node:path';
 import { gateFlow } from '../../flows/decide/gate.js';
 import { gateHuman } from '../../flows/decide/gate-output.js';
 import type { ExitCode } from '../../core/errors.js';
 import type { CommandResult } from '../output.js';
+import { resolveHome } from '../home.js';
 
 export interface GateOptions {
   unit?: string;
@@ -20,21 +20,12 @@ export interface GateOptions {
   json?: boolean;
 }
 
-/**
- * SPEC §4: --home, else GOVERNED_HOME, else ./.governed. The rule of ../options.ts `resolveHome`,
- * restated because that module loads commander, which the lean gate entry must not
- * (test/gate-argv.test.ts checks that both agree).
- */
-export function resolveGateHome(home: string | undefined): string {
-  return resolve(home ?? process.env.GOVERNED_HOME ?? '.governed');
-}
-
 /** governed's version, carried into the VSA's verifier (kept equal to main.ts `.version`). */
 export const GOVERNED_VERSION = '0.1.0';
 
 export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
   const d = await gateFlow({
-    home: resolveGateHome(opts.home),
+    home: resolveHome(opts.home),
     unit: opts.unit,
     trustFile: opts.trust,
     policyDigest: opts.policyDigest,

@@ -4,8 +4,8 @@
 // its code's exit (9 for review failures); a refusal before the claim is an ordinary coded error.
 import { EXIT } from '../../core/errors.js';
 import { reviewRunFlow, RunAborted } from '../../flows/run/review-run.js';
-import { resolve } from 'node:path';
 import { writeError, type CommandResult } from '../output.js';
+import { resolveHome } from '../home.js';
 
 export interface ReviewRunOptions {
   challenge: string;
@@ -19,19 +19,10 @@ export interface ReviewRunOptions {
   json?: boolean;
 }
 
-/**
- * ../options.ts `resolveHome` (--home, else $GOVERNED_HOME, else ./.governed; test/runner-perf-argv.test.ts
- * keeps them equal), without importing commander: the commander-free entry (./review-run-argv.ts)
- * must not load it.
- */
-export function resolveRunHome(home: string | undefined): string {
-  return resolve(home ?? process.env.GOVERNED_HOME ?? '.governed');
-}
-
 export async function reviewRunCommand(opts: ReviewRunOptions): Promise<CommandResult> {
   try {
     const r = await reviewRunFlow({
-      home: resolveRunHome(opts.home),
+      home: resolveHome(opts.home),
       challengeId: opts.challenge,
       repo: opts.repo ?? process.cwd(),
       reviewersDir: opts.reviewersDir,

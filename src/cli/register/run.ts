@@ -1,6 +1,7 @@
 // Commands of the run group (SPEC §4.1, §9): `review-run`, `run reap`, `receipt show`. Each action
 // lazily imports its command module.
 import type { Command } from 'commander';
+import type { ReviewRunOptions } from '../commands/review-run.js';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
 
@@ -33,17 +34,7 @@ export function register(program: Command): void {
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(
-      async (opts: {
-        challenge: string;
-        repo?: string;
-        reviewersDir?: string;
-        attestors?: string;
-        bwrap?: string;
-        policy?: string;
-        trust?: string;
-        home?: string;
-        json?: boolean;
-      }) => {
+      async (opts: ReviewRunOptions) => {
         // zod's one-shot setting first (commands/review-run-jitless.ts), then the command.
         await import('../commands/review-run-jitless.js');
         await runAction(opts, async () => (await import('../commands/review-run.js')).reviewRunCommand(opts));

@@ -7,7 +7,8 @@
 //      the `run_receipt`, `run_claim` and `challenge_issue` entries it belongs to;
 //   4. single use: no challenge claimed or answered twice, no receipt without its claim and issue;
 //   5. every authority record verifies at the log position where it took effect (its consumption,
-//      SPEC §11; else where it was recorded) and matches its entry.
+//      SPEC §11; else where it was recorded) and matches its entry;
+//   6. each signed checkpoint given (`audit checkpoint`) is extended by this log.
 // Read-only: nothing is written to the state directory (replay goes to a private temp directory).
 // A chain failure stops the audit (nothing after a broken link can be trusted); other failures are
 // collected, and the exit code is the worst by SPEC §4.2 precedence.
@@ -15,19 +16,17 @@
 // What it proves, and what not (SPEC §3.1): every record is internally consistent and signed by
 // keys the trust root held for that role at that position. In co-located mode a writer with the
 // uid that owns the keys and the store could rewrite the log and re-sign consistently; only a
-// checkpoint that has left the machine (not built yet) makes such a rewrite detectable.
+// checkpoint that has left the machine (step 6) makes such a rewrite of what it covers detectable.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { receiptBindingMismatches, type ClaimFacts, type IssuedChallengeFacts, type RecordedReceiptFacts } from '../../core/audit/receipt-binding.js';
 import { EXIT_PRECEDENCE, GovernedError, isGovernedError, type ExitCode } from '../../core/errors.js';
 import { isoOfSeconds } from '../../core/lean/trust-root.js';
-import type { TrustRoot } from '../../core/trust-root.js';
-import { verifyReceiptBytes } from '../../core/verify-receipt.js';
-import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, trustRootInForce, verifyChain, type LogRow } from '../../store/index.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../core/checkpoint.js';
-import { isoSecondsOf } from '../../core/trust-root.js';
-import { verifyStatementEnvelope } from '../../core/verify-receipt.js';
+import { isoSecondsOf, type TrustRoot } from '../../core/trust-root.js';
+import { verifyReceiptBytes, verifyStatementEnvelope } from '../../core/verify-receipt.js';
+import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, trustRootInForce, verifyChain, type LogRow } from '../../store/index.js';
 
 export interface AuditFailure {
   readonly code: string;

@@ -2,10 +2,11 @@
 // attestor (attestors/src/ed25519-file.ts): the file is opened without following a symlink and
 // fstat-ed on the open descriptor (no race between check and read); a key readable or writable by
 // group or others is refused (`private_key_exposed`); only a PKCS#8 Ed25519 key is accepted.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { fail } from '../../core/errors.js';
 import { ED25519_PKCS8_PREFIX, publicKeyFromSpkiDer, type PublicKey } from '../../core/ed25519.js';
+import { readAllFd } from '../read-file.js';
 
 const MAX_KEY_FILE_BYTES = 4096;
 
@@ -26,14 +27,7 @@ function readPrivateFile(path: string): Buffer {
     if (!st.isFile()) fail('input_unreadable', ['key']);
     if ((st.mode & 0o077) !== 0) fail('private_key_exposed', ['key']);
     if (st.size > MAX_KEY_FILE_BYTES) fail('key_invalid', ['size']);
-    const buf = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
+    return readAllFd(fd, st.size);
   } finally {
     closeSync(fd);
   }

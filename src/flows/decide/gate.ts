@@ -21,17 +21,17 @@
 import { resolve } from 'node:path';
 import { lstatSync } from 'node:fs';
 import { DIGEST_RE } from '../../core/canonical.js';
-import { CONTROL_REGISTRY, decide, type Decision, type StateDigests } from '../../core/decision/index.js';
+import type { Decision, StateDigests } from '../../core/decision/index.js';
 import { EXIT, fail, GovernedError, isGovernedError, type ExitCode } from '../../core/errors.js';
 import type { Policy } from '../../core/policy.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import { closeStore, openStoreReadOnly } from '../../store/open.js';
 import type { Store } from '../../store/store.js';
 import { beginCommitManifest, type CommitManifestJob } from '../../workspace/commit.js';
-import { directiveFacts, NO_PRESERVATION } from './directives.js';
+import { decideUnit } from './decide-unit.js';
 import { authorityPayloadDigest, hasAnyReceipt, loadUnitFacts, planningReceipts, reviewedWorkspaces } from './facts.js';
 import { errorJson, GATE_SCHEMA_VERSION, type GateDecisionJson } from './gate-output.js';
-import { readInputFileLean } from './lean/read-file.js';
+import { readInputFile } from '../read-file.js';
 import { decodeUtf8, parseStructuredLean } from '../../core/lean/structured.js';
 import { isoOfSeconds, loadTrustRootLean } from '../../core/lean/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustDigest } from './pins.js';
@@ -106,7 +106,7 @@ class Failures {
 
 /** The deploy side's trust root: strict JSON or YAML by name, closed schema, not expired at `nowIso`. */
 export async function loadDeployTrust(file: string, nowIso: string): Promise<TrustRoot> {
-  const bytes = readInputFileLean(file, MAX_TRUST_BYTES);
+  const bytes = readInputFile(file, MAX_TRUST_BYTES);
   const trust = loadTrustRootLean(await parseStructuredLean(decodeUtf8(bytes, 'trust'), file));
   if (!(nowIso < trust.expires)) fail('trust_root_expired', []);
   return trust;
@@ -237,22 +237,7 @@ async function decideOnSnapshot(
   const current = currentDigests(unit, scope, k.manifestDigest);
   k.current = current;
   const facts = loadUnitFacts(db, unit.unit, current);
-  const decision = decide({
-    unit: unit.unit,
-    now,
-    policy,
-    trustDigest: k.trustDigest,
-    current,
-    receipts: facts.receipts.map((r) => r.fact),
-    abortedRuns: facts.abortedRuns,
-    authorities: facts.authorities.map((a) => a.fact),
-    resets: facts.resets,
-    trustMode: 'co-located',
-    openLeases: facts.openLeases.map((l) => ({ leaseId: l.leaseId, expiresAt: l.expiresAt })),
-    directives: directiveFacts(scope.contract),
-    preservation: NO_PRESERVATION,
-    controls: CONTROL_REGISTRY,
-  });
+  const decision = decideUnit({ unit: unit.unit, now, policy, trustDigest: k.trustDigest, current, facts, scope });
 
   // 4. Every relied-on record under the deploy-side trust root, rows against signed bytes.
   const verified = await verifier.verifyDecision(facts, decision);

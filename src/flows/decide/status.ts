@@ -7,13 +7,13 @@
 // Read-only: nothing is written; expired-but-unswept leases are shown as expired and still block.
 import { resolve } from 'node:path';
 import { digestOf } from '../../core/canonical.js';
-import { CONTROL_REGISTRY, decide } from '../../core/decision/index.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import { closeStore, openStore } from '../../store/open.js';
 import type { Db } from '../../store/store.js';
 import { computeWorkspaceManifest } from '../../workspace/manifest.js';
-import { directiveFacts, NO_PRESERVATION } from './directives.js';
+import { NO_PRESERVATION } from './directives.js';
+import { decideUnit } from './decide-unit.js';
 import { loadUnitFacts } from './facts.js';
 import { decodeUtf8, parseStructuredLean } from '../../core/lean/structured.js';
 import { isoOfSeconds, loadTrustRootLean } from '../../core/lean/trust-root.js';
@@ -58,22 +58,7 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       const workspace = await computeWorkspaceManifest(resolve(args.repo), { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
       const current = currentDigests(unit, scope, workspace.digest);
       const facts = loadUnitFacts(db, unit.unit, current);
-      const decision = decide({
-        unit: unit.unit,
-        now,
-        policy,
-        trustDigest: trust.digest,
-        current,
-        receipts: facts.receipts.map((r) => r.fact),
-        abortedRuns: facts.abortedRuns,
-        authorities: facts.authorities.map((a) => a.fact),
-        resets: facts.resets,
-        trustMode: 'co-located',
-        openLeases: facts.openLeases.map((l) => ({ leaseId: l.leaseId, expiresAt: l.expiresAt })),
-        directives: directiveFacts(scope.contract),
-        preservation: NO_PRESERVATION,
-        controls: CONTROL_REGISTRY,
-      });
+      const decision = decideUnit({ unit: unit.unit, now, policy, trustDigest: trust.digest, current, facts, scope });
       // Each record judged under the trust root in force at its log position (SPEC §5).
       await verifyDecisionRecords(db, unit.unit, facts, decision, await trustRootsByPosition(db));
       const total = db.prepare('SELECT COUNT(*) FROM receipts WHERE unit = ?').pluck().get(unit.unit) as number;

@@ -9,12 +9,11 @@
 // Written 0600 into the 0700 output directory, never overwritten; a failure part-way removes what
 // was written (nothing half-recorded). Everything here is closed-vocabulary data from receipts and
 // the policy — never reviewer text (receipts hold none).
-import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../../core/canonical.js';
-import { fail, REASON_CODES, type ReasonCode } from '../../core/errors.js';
+import { REASON_CODES, type ReasonCode } from '../../core/errors.js';
 import type { GovernedOutcome } from './governed-run.js';
-import { RESULT_FILES } from './write-results.js';
+import { RESULT_FILES, writeAllOrNothing } from './write-results.js';
 
 export const GOVERNED_SECTION_SCHEMA = 'governed.review-pass-governed/v1';
 export const ADVISORY_STATEMENT =
@@ -132,15 +131,6 @@ export function writeGovernedResults(dir: string, o: GovernedOutcome): { result:
     [paths.result, governedResultJson(o)],
     [paths.report, governedReportMd(o)],
   ];
-  const written: string[] = [];
-  try {
-    for (const [p, text] of contents) {
-      writeFileSync(p, text, { flag: 'wx', mode: 0o600 });
-      written.push(p);
-    }
-  } catch {
-    for (const p of written) rmSync(p, { force: true });
-    fail('orchestrator_out_invalid', ['write']);
-  }
+  writeAllOrNothing(contents);
   return paths;
 }

@@ -25,21 +25,13 @@ import type { Stage } from '../../protocols/review-pass/index.js';
 import { closeStore, getReceipt, openStore } from '../../store/index.js';
 import { issueChallengeFlow } from '../challenge.js';
 import { loadPinned } from '../challenge/pinned.js';
-import { reviewRunFlow, RunAborted } from '../run/review-run.js';
+import { reviewRunFlow, RunAborted, type ReviewRunArgs } from '../run/review-run.js';
 import type { GovernedPlan } from './governed-mode.js';
 import { reviewPassDriver, weaveDriver, type GovernedDriver, type ProtocolResult } from './governed-protocols.js';
 
-export interface GovernedRunOptions {
-  readonly home: string;
-  readonly repo: string;
+/** What every `review-run` of the loop takes (home, repo, locations, pin files, runner clock), plus the loop's own. */
+export interface GovernedRunOptions extends Omit<ReviewRunArgs, 'challengeId'> {
   readonly writerSession: string;
-  readonly reviewersDir?: string | undefined;
-  readonly attestorsDir?: string | undefined;
-  readonly bwrapPath?: string | undefined;
-  readonly policyFile?: string | undefined;
-  readonly trustFile?: string | undefined;
-  /** Runner clock, whole seconds (as the challenge and run flows take it). */
-  readonly clock: () => number;
   /**
    * The protocol engine's clock in milliseconds (report times, durations, the seed's time budget);
    * default: the runner clock × 1000. Injected by the golden tests so reports are reproducible.

@@ -107,6 +107,12 @@ export function writeResults(dir: string, o: ProtocolOutcome, d: RunDescription)
     [paths.report, `${o.report_md.replace(/\n+$/, '')}\n${orchestratorSection(o, d)}`],
     [paths.executions, executionsJson(o, d)],
   ];
+  writeAllOrNothing(contents);
+  return paths;
+}
+
+/** Create every file (exclusive, 0600) or none: on any failure remove what was written and refuse. */
+export function writeAllOrNothing(contents: ReadonlyArray<readonly [string, string]>): void {
   const written: string[] = [];
   try {
     for (const [p, text] of contents) {
@@ -117,5 +123,4 @@ export function writeResults(dir: string, o: ProtocolOutcome, d: RunDescription)
     for (const p of written) rmSync(p, { force: true });
     fail('orchestrator_out_invalid', ['write']);
   }
-  return paths;
 }

@@ -43,24 +43,16 @@ export interface BuiltStatement {
 
 const iso = (seconds: number): string => isoSecondsOf(new Date(seconds * 1000));
 
-export function buildReceiptStatement(i: StatementInput): BuiltStatement {
-  const c = i.challenge;
-  if (i.writers.length > MAX_RECEIPT_WRITERS) fail('run_writers_too_many', [c.unit]);
-  // Times are whole seconds of the runner clock, ordered (SPEC §8); a clock that went backwards
-  // cannot be written into a receipt.
-  if (!(c.issuedAt <= i.run.startedAt && i.run.startedAt <= i.run.finishedAt)) fail('run_clock_invalid');
-  const predicate: ReviewReceiptPredicate = {
-    trust_mode: i.trustMode,
+/**
+ * The predicate fields the challenge row fixed at issue (SPEC §6.2): what the receipt is about. One
+ * definition for the runner and for the test helper that makes receipts "exactly as the runner".
+ */
+export function challengeBoundFields(c: Challenge) {
+  return {
     unit: c.unit,
     stage: c.stage,
     slot: c.slot,
     challenge_id: c.challengeId,
-    run_id: i.claimed.runId,
-    execution_id: i.claimed.executionId,
-    verdict: i.output.verdict,
-    findings: [...i.output.findings],
-    vetoes: [...i.output.vetoes],
-    coverage_matched: true,
     bundle_digest: c.bundleDigest,
     view_digest: c.viewDigest,
     planning_state_digest: c.planningStateDigest,
@@ -76,6 +68,24 @@ export function buildReceiptStatement(i: StatementInput): BuiltStatement {
       scope_epoch: c.scopeEpoch,
       work_revision: c.workRevision,
     },
+  };
+}
+
+export function buildReceiptStatement(i: StatementInput): BuiltStatement {
+  const c = i.challenge;
+  if (i.writers.length > MAX_RECEIPT_WRITERS) fail('run_writers_too_many', [c.unit]);
+  // Times are whole seconds of the runner clock, ordered (SPEC §8); a clock that went backwards
+  // cannot be written into a receipt.
+  if (!(c.issuedAt <= i.run.startedAt && i.run.startedAt <= i.run.finishedAt)) fail('run_clock_invalid');
+  const predicate: ReviewReceiptPredicate = {
+    trust_mode: i.trustMode,
+    ...challengeBoundFields(c),
+    run_id: i.claimed.runId,
+    execution_id: i.claimed.executionId,
+    verdict: i.output.verdict,
+    findings: [...i.output.findings],
+    vetoes: [...i.output.vetoes],
+    coverage_matched: true,
     reviewer: { name: i.reviewer.name, sha256: i.run.facts.reviewerSha256, interpreter: i.run.facts.interpreter },
     sandbox: {
       bwrap_sha256: i.run.facts.bwrapSha256,

@@ -1,0 +1,36 @@
+// The decision over a unit's loaded facts (SPEC §10): one place that turns the facts `status` and
+// `gate` load into the pure rules' input, so the two commands can never judge the same state
+// differently. Preservation is not built (NO_PRESERVATION) and the trust mode is co-located (§3.1).
+import { CONTROL_REGISTRY, decide, type Decision, type StateDigests } from '../../core/decision/index.js';
+import type { Policy } from '../../core/policy.js';
+import { directiveFacts, NO_PRESERVATION } from './directives.js';
+import type { UnitFacts } from './facts.js';
+import type { UnitScope } from './unit-state.js';
+
+export function decideUnit(args: {
+  readonly unit: string;
+  readonly now: number;
+  readonly policy: Policy;
+  readonly trustDigest: string;
+  readonly current: StateDigests;
+  readonly facts: UnitFacts;
+  readonly scope: UnitScope;
+}): Decision {
+  const { facts } = args;
+  return decide({
+    unit: args.unit,
+    now: args.now,
+    policy: args.policy,
+    trustDigest: args.trustDigest,
+    current: args.current,
+    receipts: facts.receipts.map((r) => r.fact),
+    abortedRuns: facts.abortedRuns,
+    authorities: facts.authorities.map((a) => a.fact),
+    resets: facts.resets,
+    trustMode: 'co-located',
+    openLeases: facts.openLeases.map((l) => ({ leaseId: l.leaseId, expiresAt: l.expiresAt })),
+    directives: directiveFacts(args.scope.contract),
+    preservation: NO_PRESERVATION,
+    controls: CONTROL_REGISTRY,
+  });
+}
