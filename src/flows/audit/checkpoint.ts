@@ -4,18 +4,21 @@
 // then on a rewrite of any entry it covers is detectable by `audit verify --checkpoint FILE`, even a
 // rewrite by a writer that holds every key, as long as the copy that left is the one compared.
 // Read-only on the store; the output is written once (exclusive create), never half-written.
-import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCheckpointStatement, checkpointViolation, type CheckpointPredicate } from '../../core/checkpoint.js';
 import { canonicalBytes, sha256Digest } from '../../core/canonical.js';
 import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../../core/dsse.js';
 import { fail } from '../../core/errors.js';
-import { isoSecondsOf, keyStatusAt, type TrustRoot } from '../../core/trust-root.js';
+import { isoSecondsOf } from '../../core/trust-root.js';
+import { trustedKeyFor } from '../../core/key-status.js';
+import type { PublicKey } from '../../core/ed25519.js';
 import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js';
 import { assertReplayMatches, closeStore, openStoreReadOnly, verifyChain } from '../../store/index.js';
 import { loadPinned } from '../challenge/pinned.js';
 import { attestorFiles, resolveLocations } from '../run/locations.js';
+import { writeOnce } from '../write-once.js';
 
 export interface CheckpointArgs {
   readonly home: string;
@@ -33,22 +36,11 @@ export interface CheckpointResult {
   readonly payload_digest: string;
 }
 
-/** The policy's log key as the pinned trust root holds it now (role `log`, valid, not revoked). */
-function logKey(keyId: string, trust: TrustRoot, atIso: string) {
-  const key = trust.keys.get(keyId);
-  if (key === undefined) fail('key_unknown', [keyId]);
-  if (!key.roles.has('log')) fail('key_wrong_role', [keyId]);
-  const status = keyStatusAt(key, atIso, false);
-  if (status === 'revoked') fail('key_revoked', [keyId]);
-  if (status === 'outside_validity') fail('key_outside_validity', [keyId]);
-  return key.publicKey;
-}
-
 export async function auditCheckpoint(args: CheckpointArgs): Promise<CheckpointResult> {
   const store = openStoreReadOnly(args.home);
   const scratch = mkdtempSync(join(tmpdir(), 'governed-checkpoint-'));
   let predicate: Omit<CheckpointPredicate, 'attestor_sha256'>;
-  let expectedKey: ReturnType<typeof logKey>;
+  let expectedKey: PublicKey;
   let pinnedAttestor: ReturnType<typeof pinAttestor>;
   try {
     const db = store.db;
@@ -61,7 +53,7 @@ export async function auditCheckpoint(args: CheckpointArgs): Promise<CheckpointR
       return { chain, stateDigest: replayed.stateDigest, pinned: loadPinned(db, nowSeconds) };
     }).deferred();
     const log = facts.pinned.policy.doc.credentials.log;
-    expectedKey = logKey(log.key_id, facts.pinned.trust, madeAt);
+    expectedKey = trustedKeyFor(facts.pinned.trust, log.key_id, 'log', madeAt);
     const files = attestorFiles(resolveLocations({ home: args.home, attestorsDir: args.attestorsDir }), 'log');
     pinnedAttestor = pinAttestor(files.program, files.config, { attestorSha256: log.attestor_sha256, configSha256: log.attestor_config_sha256 });
     predicate = {
@@ -84,29 +76,6 @@ export async function auditCheckpoint(args: CheckpointArgs): Promise<CheckpointR
   const payload = canonicalBytes(statement as never);
   const signed = await runPinnedAttestor(pinnedAttestor, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload });
   const envelope = `${JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))}\n`;
-  writeOnce(args.out, envelope);
+  writeOnce(args.out, envelope, { exists: 'audit_checkpoint_output_exists', unwritable: 'audit_checkpoint_output_unwritable' });
   return { path: args.out, log_entries: predicate.log_entries, log_head: predicate.log_head, state_digest: predicate.state_digest, payload_digest: sha256Digest(payload) };
-}
-
-/** Exclusive create (never overwrite, never through a symlink); a partial file is removed. */
-function writeOnce(path: string, text: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') fail('audit_checkpoint_output_exists', []);
-    fail('audit_checkpoint_output_unwritable', []);
-  }
-  let written = false;
-  try {
-    written = writeSync(fd, text) === Buffer.byteLength(text);
-  } catch {
-    written = false;
-  } finally {
-    closeSync(fd);
-  }
-  if (!written) {
-    unlinkSync(path);
-    fail('audit_checkpoint_output_unwritable', []);
-  }
 }

@@ -4,16 +4,18 @@
 // otherwise), the signature it returns must verify under the gate key of the DEPLOY-side trust root
 // (role `gate`, valid and not revoked now), and the envelope is written once, never overwriting.
 // Loaded only when --attest is given (it pulls zod and the attestor host): off the lean path.
-import { closeSync, constants, existsSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256Digest, canonicalBytes } from '../../core/canonical.js';
 import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../../core/dsse.js';
 import { fail } from '../../core/errors.js';
 import type { Policy } from '../../core/policy.js';
-import { keyStatusAt, type TrustRoot } from '../../core/trust-root.js';
+import type { TrustRoot } from '../../core/trust-root.js';
+import { trustedKeyFor } from '../../core/key-status.js';
 import { buildVsaStatement, vsaPredicateSchema, vsaRuleViolation, type DecisionForVsa } from '../../core/vsa.js';
 import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js';
 import { installRoot } from '../run/locations.js';
+import { writeOnce } from '../write-once.js';
 
 export interface AttestArgs {
   readonly out: string;
@@ -53,20 +55,9 @@ export function gateAttestorFiles(a: Pick<AttestArgs, 'home' | 'attestorsDir' | 
   };
 }
 
-/** The gate key of the policy, as the deploy-side trust root holds it (exit 6 otherwise). */
-function gateKey(policy: Policy, trust: TrustRoot, atIso: string) {
-  const keyId = policy.doc.credentials.gate.key_id;
-  const key = trust.keys.get(keyId);
-  if (key === undefined) fail('key_unknown', [keyId]);
-  if (!key.roles.has('gate')) fail('key_wrong_role', [keyId]);
-  const status = keyStatusAt(key, atIso, false);
-  if (status === 'revoked') fail('key_revoked', [keyId]);
-  if (status === 'outside_validity') fail('key_outside_validity', [keyId]);
-  return key.publicKey;
-}
-
 export async function attestDecision(args: AttestArgs): Promise<Attestation> {
-  const expectedKey = gateKey(args.policy, args.trust, args.atIso);
+  // The gate key of the policy, as the deploy-side trust root holds it (exit 6 otherwise).
+  const expectedKey = trustedKeyFor(args.trust, args.policy.doc.credentials.gate.key_id, 'gate', args.atIso);
   const gate = args.policy.doc.credentials.gate;
   const files = gateAttestorFiles(args);
   const pinned = pinAttestor(files.program, files.config, { attestorSha256: gate.attestor_sha256, configSha256: gate.attestor_config_sha256 });
@@ -79,25 +70,6 @@ export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   const payload = canonicalBytes(statement);
   const signed = await runPinnedAttestor(pinned, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload });
   const envelope = `${JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))}\n`;
-  let fd: number;
-  try {
-    fd = openSync(args.out, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') fail('gate_attest_output_exists', []);
-    fail('gate_attest_output_unwritable', []);
-  }
-  let written = false;
-  try {
-    written = writeSync(fd, envelope) === Buffer.byteLength(envelope);
-  } catch {
-    written = false;
-  } finally {
-    closeSync(fd);
-  }
-  if (!written) {
-    // Nothing half-written: a partial attestation file is removed.
-    unlinkSync(args.out);
-    fail('gate_attest_output_unwritable', []);
-  }
+  writeOnce(args.out, envelope, { exists: 'gate_attest_output_exists', unwritable: 'gate_attest_output_unwritable' });
   return { path: args.out, payloadDigest: sha256Digest(payload) };
 }
