@@ -3,7 +3,7 @@
 // and systematic mutations of every field (removed, retyped, near-miss values, an extra element,
 // an unknown key) both accept or both refuse.
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { HEX64_RE } from '../src/core/canonical.js';
 import { DEC, isCacheFile } from '../src/workspace/ws-cache-shape.js';
 

@@ -5,7 +5,7 @@
 //   stdout      : { keyid, sig (base64) }
 //   exit        : 0 signed; 3 refused (stderr: "refused:<code>"); anything else failed.
 // Vocabulary and zod-free twins of these schemas: ./lean/attestor-protocol.ts.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ATTESTOR_KINDS, CREDENTIAL_RE, KEY_ID_RE, KEY_REF_RE, SIG_B64_RE, type AttestorKind } from './lean/attestor-protocol.js';
 
 // The vocabulary lives in the zod-free module (shared with the attestor program); the zod schemas

@@ -4,7 +4,7 @@
 // "closed objects") refuses it. The strict JSON parser makes such a key an own property, so it can
 // arrive. Found twice (a policy map; a statement's predicate), tested in test/issue-init.test.ts and
 // test/redteam-a-statement-proto.test.ts.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export function closedRecord<K extends z.ZodType<string, string>, V extends z.ZodType>(key: K, value: V) {
   return z

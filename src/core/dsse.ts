@@ -1,6 +1,6 @@
 // DSSE v1 (research/attestation.md §2.2): the envelope and its Pre-Authentication Encoding.
 // Signatures are over PAE(payloadType, payload), never over a re-serialisation (SPEC §8).
-import { z } from 'zod';
+import * as z from 'zod';
 import { decodeBase64Strict } from './base64.js';
 import { fail } from './errors.js';
 import { parseJsonStrict } from './strict-json.js';

@@ -1,5 +1,5 @@
 // in-toto Statement v1 (research/attestation.md §2.1): the payload of every governed envelope.
-import { z } from 'zod';
+import * as z from 'zod';
 import { closedRecord } from './closed-record.js';
 
 export const STATEMENT_TYPE_V1 = 'https://in-toto.io/Statement/v1';

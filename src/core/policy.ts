@@ -1,6 +1,6 @@
 // The policy (SPEC §13): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
-import { z } from 'zod';
+import * as z from 'zod';
 import { closedRecord } from './closed-record.js';
 import { fail } from './errors.js';
 import { isDuration, isSize } from './duration.js';

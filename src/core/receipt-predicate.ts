@@ -1,6 +1,6 @@
 // The review-receipt predicate (SPEC §8): everything a receipt binds. Closed at every level.
 // Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (SPEC §7.2, §8).
-import { z } from 'zod';
+import * as z from 'zod';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';

@@ -1,7 +1,7 @@
 // The trust root (SPEC §13): which public keys count, for which roles, and when. Pure: callers
 // pass the parsed value and the time at which a record is judged (its log position's time, or
 // "now" offline).
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail } from './errors.js';
 import type { PublicKey } from './ed25519.js';
 import { trustRootFromDocument } from './trust-root-keys.js';

@@ -13,7 +13,7 @@
 // preservation waiver shown in every decision, SPEC §11), with the attestor's own sha256: the gate
 // attestor is not blind either (SPEC §8.1) — it signs only a statement that passes this schema and
 // `vsaRuleViolation` and names its own digest.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const VSA_PREDICATE_TYPE = 'https://slsa.dev/verification_summary/v1';
 export const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';

@@ -4,7 +4,7 @@
 // could not parse. Results also carry `source` (the file text) for files with messages: it is never
 // read here, and the raw output is never echoed. ESLint adds fields between versions, so only the
 // fields used are validated (closed where it matters: types of what is read).
-import { z } from 'zod';
+import * as z from 'zod';
 import { oneLine, repoRelative, sortDiagnostics, type ToolDiagnostic, type ToolReport } from './tool-report.js';
 
 const MessageSchema = z.object({

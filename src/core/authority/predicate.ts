@@ -6,7 +6,7 @@
 //
 // The subject names what the decision is about: the unit (at the state the human approves), or
 // for a policy/trust update the new document itself, so its digest is visible to any in-toto tool.
-import { z } from 'zod';
+import * as z from 'zod';
 import { digestString, isoSeconds } from '../receipt-predicate.js';
 import { statementSchema, buildStatement } from '../intoto.js';
 import { AUTHORITY_OPERATIONS, OPERATION_RULES, pinKindOf } from './operations.js';

@@ -6,7 +6,7 @@
 // Every rendered value comes from the closed predicate (operation enum, IDs, digests, times: closed
 // alphabets), and the fixed meaning line comes from OPERATION_RULES, so no terminal control
 // sequence can reach the signer's screen through a presentation.
-import { z } from 'zod';
+import * as z from 'zod';
 import { IN_TOTO_PAYLOAD_TYPE } from '../dsse.js';
 import { OPERATION_RULES } from './operations.js';
 import { REQUEST_ID_RE, RECORD_ID_RE } from './ids.js';

@@ -6,7 +6,7 @@
 // atom→directive edges get their own `source_map` section, so that every role view of §7.1 is an
 // exact subset of sections (source_fidelity sees authorities and tombstones without directives;
 // authority_release sees the atom→directive relations without source text).
-import { z } from 'zod';
+import * as z from 'zod';
 import { STAGES } from '../receipt-predicate.js';
 import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/schema.js';
 

@@ -18,7 +18,7 @@
 //     criteria, atoms, relations; §6.3). Its `disposes` names those removed IDs, none of which may
 //     still be live, and its authority must be valid for its own operation.
 //   No free-text reason field: text belongs in the signed authority record, never in IDs or output.
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail } from '../errors.js';
 import { parseStructured } from '../strict-parse.js';
 

@@ -7,7 +7,7 @@
 //   - `parse` adds the real-tool strategies `tsc` and `eslint` to the seed's `json | text_fallback`;
 //   - per-call `timeout`, `retries`, `network` (default false), accepted exit codes, a fixed `env`
 //     and an `env_passthrough` list of variable NAMES copied from the caller (API keys), an output cap.
-import { z } from 'zod';
+import * as z from 'zod';
 import { isDuration, isSize } from '../../core/duration.js';
 import { PRESET_NAMES } from './presets.js';
 

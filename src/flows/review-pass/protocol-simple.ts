@@ -12,7 +12,7 @@
 //   - A real tool answering a rebuttal re-runs itself: `agree` when it reports the same file and
 //     line, otherwise `uncertain` (it cannot judge claims outside what it checks).
 // CLEAN ⇔ the recommendation is NO_BLOCKING_EVIDENCE; the final decision stays the user's.
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import { PER_CALL_TIMEOUT_S, type Severity } from '../../protocols/review-pass/index.js';
 import {

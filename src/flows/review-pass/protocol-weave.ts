@@ -9,7 +9,7 @@
 // Lane failures (weave "On failure: classify"): timeout → `timeout`; empty output → `empty`; a
 // missing tool, crash, bad exit code or unusable output → `crash`.
 // CLEAN ⇔ every lane answered and no finding survived verification (a degraded synthesis never is).
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import { PER_CALL_TIMEOUT_S, type Severity } from '../../protocols/review-pass/index.js';
 import { adjudicateWeave, renderWeaveJson, renderWeaveMarkdown, type WeaveLane, type WeaveSeverity } from '../../protocols/weave/index.js';

@@ -4,7 +4,7 @@
 // The orchestrator may call `adjudicateRound` first to learn the CONTESTED group ids it has to
 // arbitrate or ask the user about, then pass its resolutions to `recordRound`, which recomputes the
 // very same adjudication from the same inputs.
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 import { classifyGroup, type Classification } from './classify-group.js';
 import { decideDegradation, type DegradationDecision } from './degradation.js';

@@ -1,7 +1,7 @@
 // The review-pass finding model (review-pass-v3 §3.2) and the internal form the adjudication engine
 // works on. Every finding source — JSON output, text_fallback output, governed opaque output —
 // becomes an `AdjudicableFinding`, so one matcher and one classifier serve all modes.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export const FINDING_CLASSES = ['correctness', 'preservation', 'scope', 'authority', 'release'] as const;

@@ -7,7 +7,7 @@
 //   match_key   = "<code>|<ref1>,<ref2>..." — findings match iff their keys are equal (match-findings.ts)
 // The runner already validated the output (§7.2); this adapter re-checks the same closed shape so
 // the pure engine never trusts a caller-assembled object.
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 import { FINDING_CODES } from '../../core/receipt-predicate.js';
 import { FindingClassSchema, SeveritySchema, makeFinding, isVetoShape } from './finding.js';

@@ -9,7 +9,7 @@
 // `veto` and `reviewer` are never taken from the reviewer: veto is derived from severity and class
 // (§3.2), the reviewer name comes from the orchestrator. Parsing is strict (duplicate keys refused,
 // canonical domain) and any schema error is `review_pass_output_invalid` — no partial acceptance.
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail, isGovernedError } from '../../core/errors.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
 import { FindingClassSchema, SeveritySchema, makeFinding, VERDICTS } from './finding.js';

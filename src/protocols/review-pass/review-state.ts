@@ -18,7 +18,7 @@
 //     re-run must not bury a DIRTY verdict). Re-review after the code changed is a new review.
 //   - Budget exhaustion (rounds or time) is NOT_CLEAN, never partial clean (§6.1 end, §15); a round
 //     that finishes after the time budget is adjudicated (its vetoes are reported) but cannot converge.
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 import type { PROTOCOLS_REASONS } from '../../core/error-codes/protocols.js';
 import { adjudicateRound, type ClassifiedGroup, type ReqCoverageLine, type RoundAdjudication } from './adjudicate-round.js';

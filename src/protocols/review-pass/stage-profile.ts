@@ -1,5 +1,5 @@
 // Stage profiles and the review configuration (review-pass-v3 §1, §6.2, §6.3, §10.2, §14, core rules).
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 
 export const STAGES = ['planning', 'development', 'test', 'integration'] as const;

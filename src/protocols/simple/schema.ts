@@ -3,7 +3,7 @@
 // lead's bounded checks. Fields a finding may *lack* are nullable here on purpose: the seed's rule
 // for an incomplete finding is to downgrade or reject it (finding-contract.ts), not to discard the
 // whole review.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const SIMPLE_SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type SimpleSeverity = (typeof SIMPLE_SEVERITIES)[number];

@@ -2,7 +2,7 @@
 // code. The error IDs carry the JSON path of the first problem only, never the rejected value
 // (SPEC §3 "No secrets in output"). Shared by the two-pass, weave and simple engines; it can move
 // to src/protocols/shared once that folder offers an equivalent.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { fail, type ErrorCode } from '../../core/errors.js';
 
 export function parseOrFail<S extends z.ZodType>(schema: S, value: unknown, code: ErrorCode): z.output<S> {

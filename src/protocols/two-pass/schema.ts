@@ -2,7 +2,7 @@
 // them: `Finding` and its `ReviewOutput` envelope (schema_version "v1"). Closed objects (SPEC §3):
 // an unknown key is an error. Cross-field rules that need the protocol's context (sequential ids,
 // reviewer form, criterion for P0/P1) are checked by pass1.ts / verify.ts with their own codes.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const SEVERITIES = ['P0', 'P1', 'P2', 'P3'] as const;
 export type Severity = (typeof SEVERITIES)[number];

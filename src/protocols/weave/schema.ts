@@ -2,7 +2,7 @@
 // already verified claims against the codebase ("Step 1: Verify Claims") and cross-referenced lane
 // findings into issues ("Cross-Reference and Deduplicate"); this engine turns those facts into the
 // blind label map, consensus levels, severity promotion, ordering and the disagreement listing.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Weave reviewers report "Severity: Critical / Important / Suggestion" (Phase 3 prompts). */
 export const WEAVE_SEVERITIES = ['Critical', 'Important', 'Suggestion'] as const;

@@ -11,7 +11,7 @@
 // statement, a consumption is of an unexpired record of that operation and unit, a pin update
 // rests on a consumed record naming exactly those digests — so a forged or reordered log cannot
 // replay into a state the live path would have refused (log_entry_not_applicable).
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalBytes, digestOf, sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';

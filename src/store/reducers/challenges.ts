@@ -6,7 +6,7 @@
 //   digest) — so a forged or reordered entry cannot replay.
 // - `challenge_sweep`: open challenges whose expiry has passed become `expired` (SPEC §5: sweeping
 //   expired challenges is itself a logged change). One entry per unit, like `lease_sweep`.
-import { z } from 'zod';
+import * as z from 'zod';
 import { STAGES } from '../../core/receipt-predicate.js';
 import { digest, gitOid, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';

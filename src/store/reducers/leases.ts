@@ -5,7 +5,7 @@
 // its bytes equal an earlier one (SPEC §6.2: A→B→A still restarts a streak). If expiry did not
 // count, a writer could edit under a lease, let it lapse instead of releasing it, and keep a streak
 // earned on the pre-lease state.
-import { z } from 'zod';
+import * as z from 'zod';
 import { leaseId, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';

@@ -1,6 +1,6 @@
 // Reducer of `store_init` (SPEC §4.1 init, §13): pin the policy and trust root, digest and bytes.
 // Later `policy_update` / `trust_update` entries replace these rows (issue 3 item 1).
-import { z } from 'zod';
+import * as z from 'zod';
 import { digest, seconds } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 

@@ -2,7 +2,7 @@
 // and its pure reducer. A reducer only writes SQL derived from the payload: no clock, no
 // randomness, no reads of the file system, so applying the log in order always rebuilds the same
 // tables. The live path (`tx.append`) and replay (`replayInto`) both call `apply`.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { fail } from '../../core/errors.js';
 import type { Db } from '../store.js';
 

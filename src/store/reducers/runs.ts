@@ -2,7 +2,7 @@
 // `run_abort` (any failure after the claim, or a claim whose runner is gone / deadline passed).
 // Every transition is a guarded UPDATE that must change exactly one row, so a replayed or forged
 // entry that does not follow from the state before it fails (`log_entry_not_applicable`).
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256Digest } from '../../core/canonical.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { bootId, digest, pid, seconds, unitId } from './schemas.js';

@@ -1,5 +1,5 @@
 // Field schemas shared by the payloads of the store's entry types.
-import { z } from 'zod';
+import * as z from 'zod';
 import { DIGEST_RE } from '../../core/canonical.js';
 import { BOOT_ID_RE, GIT_OID_RE, LEASE_ID_RE, UNIT_ID_RE, WRITER_SESSION_RE } from '../ids.js';
 

@@ -8,7 +8,7 @@
 // - every later bind increments work_revision, and scope_epoch when `scope_changed`.
 // The reducer re-derives both from the unit's current row and refuses a payload that disagrees, so
 // a forged entry cannot replay into a different state.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONTRACT_ID_RE, isRelationId } from '../../core/contract/ids.js';
 import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
 import { canonicalJson } from '../../core/canonical.js';

@@ -1,5 +1,5 @@
 // Reducer of `unit_create` (SPEC §2, §6.2): a unit with its baseline, work_revision 0, scope_epoch 0.
-import { z } from 'zod';
+import * as z from 'zod';
 import { gitOid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 

@@ -1,5 +1,5 @@
 // Reducer of `writer_register` (SPEC §4.1 writer register): a session and its process identity.
-import { z } from 'zod';
+import * as z from 'zod';
 import { bootId, pid, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 
