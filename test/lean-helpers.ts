@@ -8,11 +8,27 @@ const INT_BOUNDS = [-1, 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 99, 100, 101, 255, 2
 const LENGTHS = [0, 1, 2, 24, 25, 31, 32, 33, 36, 40, 63, 64, 65, 128, 199, 200, 201, 256, 257, 500, 501, 4096, 4097];
 const PROBES: readonly Json[] = [null, true, false, ...INT_BOUNDS, '', 'x', [], {}, ['x'], { a: 1 }, ...LENGTHS.map((n) => 'a'.repeat(n))];
 
+/**
+ * Impossible calendar instants in the exact `YYYY-MM-DDTHH:MM:SSZ` shape (a regex passes them and
+ * `Date.parse` rolls them over: Feb 30 → Mar 2), and real edge instants that must stay accepted
+ * (leap days of 2000 and 2028, the last second of a year). src/core/iso-time.ts is the rule.
+ */
+export const IMPOSSIBLE_ISO_TIMES = [
+  '2026-02-30T00:00:00Z', '2026-02-29T00:00:00Z', '1900-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z',
+  '2026-04-31T00:00:00Z', '2026-06-31T00:00:00Z', '2026-01-32T00:00:00Z', '2026-01-00T00:00:00Z', '2026-01-01T24:00:00Z',
+  '2026-01-01T23:60:00Z', '2026-12-31T23:59:60Z', '2026-01-01T99:99:99Z',
+] as const;
+export const EDGE_VALID_ISO_TIMES = ['2000-02-29T00:00:00Z', '2028-02-29T12:00:00Z', '2026-12-31T23:59:59Z', '2026-01-01T00:00:00Z'] as const;
+const ISO_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
 /** Probes derived from the value itself: its neighbours, and near-misses of its format. */
 function near(v: Json): Json[] {
   if (typeof v === 'number') return [v - 1, v + 1, -v];
   if (typeof v !== 'string') return [];
+  // A time field also gets every impossible date and the real edge dates.
+  const times: Json[] = ISO_SHAPE.test(v) ? [...IMPOSSIBLE_ISO_TIMES, ...EDGE_VALID_ISO_TIMES] : [];
   return [
+    ...times,
     `${v}a`,
     `${v}0`,
     `${v}-`,

@@ -6,6 +6,7 @@
 // Zod-free (the attestor program checks it too); this shape and rule are the only implementation. Pure.
 import { STATEMENT_TYPE_LEAN } from './lean/receipt.js';
 import { arr, int, lit, obj, str, type Check } from './lean/shape.js';
+import { isIsoSeconds } from './iso-time.js';
 
 export const CHECKPOINT_PREDICATE_TYPE = 'https://governed.dev/log-checkpoint/v1';
 /** The one subject of a checkpoint: the log, digested by its head entry hash. */
@@ -46,7 +47,7 @@ export const checkpointPredicateShape: Check = obj({
   policy_digest: digest,
   trust_digest: digest,
   attestor_sha256: hex64,
-  made_at: str({ re: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ }),
+  made_at: str({ refine: isIsoSeconds }),
 });
 
 const subjectShape: Check = arr(obj({ name: lit(CHECKPOINT_SUBJECT), digest: obj({ sha256: hex64 }) }), 1, 1);

@@ -12,8 +12,45 @@ import type { Policy, PolicyDocument, Stage } from './policy.js';
 export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
 /** Stages whose slots are the four roles and whose reviewers see role views (SPEC §7.1). */
 export const ROLE_STAGES: ReadonlySet<Stage> = new Set(['planning', 'integration']);
-/** The environment names a policy may never set for a reviewer (SPEC §7.3 fixed environment). */
-const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG']);
+/** The environment names a policy may never set for a reviewer (SPEC §7.3 fixed environment; `PWD`
+ * is removed by the sandbox's own start gate, runner/sandbox/argv.ts RESERVED_ENV). */
+const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG', 'PWD']);
+
+/**
+ * Loader- and interpreter-influencing names (SPEC §8.1 "its SHA-256 covers every line it runs",
+ * §7.3): each makes the dynamic loader, libc or the interpreter load or run code — or change how the
+ * pinned code behaves — that the reviewer's pinned sha256 does not cover (`NODE_OPTIONS=--import=…`
+ * runs a module before the pinned script; `LD_PRELOAD`/`LD_AUDIT` load a library; `GCONV_PATH` loads
+ * iconv modules; `BASH_ENV`/`ENV` are sourced by a shell; `LC_ALL` would override the fixed `LANG`).
+ * Exact names here, whole families in ENV_DENIED_PREFIXES. The rule and its reasons:
+ * docs/security.md "Reviewer environment".
+ */
+const ENV_DENIED_NAMES = new Set([
+  // shells (bash, dash, zsh, ksh): startup files, traced prompts, word splitting, autoload paths
+  'ENV', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'IFS', 'CDPATH', 'GLOBIGNORE', 'ZDOTDIR', 'FPATH',
+  // glibc: iconv modules (code), locale and message-catalog data paths, resolver and getconf inputs
+  'GCONV_PATH', 'LOCPATH', 'NLSPATH', 'LANGUAGE', 'HOSTALIASES', 'RES_OPTIONS', 'LOCALDOMAIN', 'GETCONF_DIR',
+  // other interpreters' startup options and load paths
+  'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', 'CLASSPATH', 'TCLLIBPATH', 'PHPRC', 'PHP_INI_SCAN_DIR',
+]);
+/** Name families denied whole: loaders (`LD_`, `DYLD_`), libc tunables (`MALLOC_`, `GLIBC_`), Node
+ * and libuv (`NODE_OPTIONS`, `NODE_PATH`, `NODE_EXTRA_CA_CERTS`, `UV_THREADPOOL_SIZE`…), OpenSSL
+ * (`OPENSSL_CONF` loads providers/engines — Node reads it), shells (`BASH_ENV`, `BASH_FUNC_…`),
+ * locales (`LC_…`), git, and the load paths/options of Python, Perl, Ruby, Lua, Guile, RubyGems,
+ * Erlang, Deno, Bun, npm and corepack. */
+const ENV_DENIED_PREFIXES = [
+  'LD_', 'DYLD_', 'MALLOC_', 'GLIBC_', 'NODE_', 'UV_', 'OPENSSL_', 'BASH_', 'LC_', 'GIT_',
+  'PYTHON', 'PERL', 'RUBY', 'LUA_', 'GUILE_', 'GEM_', 'ERL_', 'DENO_', 'BUN_', 'NPM_CONFIG_', 'COREPACK_',
+] as const;
+/** At most this many policy variables per reviewer: the sandbox's own bound (runner/sandbox/argv.ts
+ * MAX_ENV_VARS), so a policy that loads never fails at every run instead. */
+const MAX_REVIEWER_ENV = 64;
+
+/** Whether a policy may set `name` for a reviewer (the schemas already require `[A-Z][A-Z0-9_]{0,63}`). */
+export function reviewerEnvNameAllowed(name: string): boolean {
+  if (FIXED_ENV.has(name) || ENV_DENIED_NAMES.has(name)) return false;
+  return !ENV_DENIED_PREFIXES.some((p) => name.startsWith(p));
+}
 
 /** Apply the cross-field rules to a document that passed the closed schema, and derive its values. */
 export function policyFromDocument(doc: PolicyDocument): Policy {
@@ -32,8 +69,16 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
   }
   // Integration requires the planning stage sealed (SPEC §10.1): a policy with integration needs planning.
   if (doc.stages.integration !== undefined && doc.stages.planning === undefined) fail('policy_invalid', ['stages.planning']);
+  // A reviewer's environment is the fixed one plus the policy's variables (SPEC §7.3); none of them
+  // may steer the loader or interpreter around the pinned bytes (§8.1), and no value may hold a NUL
+  // (execve cannot pass it: the run would fail, the policy must not load). Names the field, never
+  // the variable or its value.
   for (const [reviewer, r] of Object.entries(doc.reviewers)) {
-    for (const k of Object.keys(r.env)) if (FIXED_ENV.has(k)) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
+    const env = Object.entries(r.env);
+    if (env.length > MAX_REVIEWER_ENV) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
+    for (const [k, v] of env) {
+      if (!reviewerEnvNameAllowed(k) || v.includes('\0')) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
+    }
   }
   // All credentials are distinct keys (SPEC §13).
   const ids = Object.values(doc.credentials).flatMap((c) => (c ? [c.key_id] : []));

@@ -1,13 +1,15 @@
 // The review-receipt predicate (SPEC §8): everything a receipt binds. Closed at every level.
 // Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (SPEC §7.2, §8).
 import * as z from 'zod';
+import { isIsoSeconds } from './iso-time.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
 
 export const digestString = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 export const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-export const isoSeconds = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+/** Strict ISO seconds naming a real calendar instant (./iso-time.ts; no Feb 30, no 24:00). */
+export const isoSeconds = z.string().refine(isIsoSeconds, { message: 'iso_time' });
 const gitId = z.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/);
 const id = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

@@ -7,6 +7,7 @@
 // exact subset of sections (source_fidelity sees authorities and tombstones without directives;
 // authority_release sees the atom→directive relations without source text).
 import * as z from 'zod';
+import { isIsoSeconds, ISO_SECONDS_SHAPE } from '../iso-time.js';
 import { STAGES } from '../receipt-predicate.js';
 import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/schema.js';
 
@@ -52,7 +53,8 @@ const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 const gitOid = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/);
 const path = z.string().min(1).max(4096);
 const mode = z.enum(['100644', '100755', '120000']);
-const isoSeconds = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+// The published JSON Schema keeps the shape as its pattern; the refinement adds the calendar (../iso-time.ts).
+const isoSeconds = z.string().regex(ISO_SECONDS_SHAPE).refine(isIsoSeconds, { message: 'iso_time' });
 const count = z.int().min(0);
 const slot = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
 
