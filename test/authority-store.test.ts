@@ -325,16 +325,17 @@ describe('policy and trust updates (SPEC §13)', () => {
     const run = (recordId: string) => () => mutate(s.store, T0 + 10, (tx) => replacePinIn(tx, { kind: 'policy', bytes, recordId }));
     expectRefusedUnchanged(s.store, 'authority_record_unknown', run(`REC-${'0'.repeat(24)}`));
     // A record for a different document.
-    const other = issue(s, { operation: 'policy_update', unit: null, ids: [], stateBefore: null, stateAfter: pinDigestOf(bytesOf(policyDoc('x')), 'policy') });
+    // (Each step a second later than the last: log time never goes backwards, store_clock_regressed.)
+    const other = issue(s, { operation: 'policy_update', unit: null, ids: [], stateBefore: null, stateAfter: pinDigestOf(bytesOf(policyDoc('x')), 'policy') }, T0 + 2);
     recordAuthority(s.store, { envelope: signPayload(other.payload, [s.w.human]), now: T0 + 3 });
     expectRefusedUnchanged(s.store, 'authority_state_mismatch', run(other.recordId));
     // A scope record cannot update a pin.
-    const scope = issue(s);
-    recordAuthority(s.store, { envelope: signPayload(scope.payload, [s.w.human]), now: T0 + 3 });
+    const scope = issue(s, {}, T0 + 4);
+    recordAuthority(s.store, { envelope: signPayload(scope.payload, [s.w.human]), now: T0 + 5 });
     expectRefusedUnchanged(s.store, 'authority_operation_mismatch', run(scope.recordId));
     // A trust_update record cannot update the policy.
-    const trustRec = issue(s, { operation: 'trust_update', unit: null, ids: [], stateBefore: null, stateAfter: pinDigestOf(bytes, 'trust') });
-    recordAuthority(s.store, { envelope: signPayload(trustRec.payload, [s.w.human]), now: T0 + 3 });
+    const trustRec = issue(s, { operation: 'trust_update', unit: null, ids: [], stateBefore: null, stateAfter: pinDigestOf(bytes, 'trust') }, T0 + 6);
+    recordAuthority(s.store, { envelope: signPayload(trustRec.payload, [s.w.human]), now: T0 + 7 });
     expectRefusedUnchanged(s.store, 'authority_operation_mismatch', run(trustRec.recordId));
   });
 
@@ -370,7 +371,7 @@ describe('replay and tampering (SPEC §5)', () => {
     const a = issue(s);
     recordAuthority(s.store, { envelope: signPayload(a.payload, [s.w.human]), now: T0 + 3 });
     mutate(s.store, T0 + 4, (tx) => consumeAuthorityIn(tx, deferUse(s, a.recordId)));
-    issue(s, { operation: 'dismiss', ids: [`sha256:${'4'.repeat(64)}`], stateAfter: null }); // requested, never signed
+    issue(s, { operation: 'dismiss', ids: [`sha256:${'4'.repeat(64)}`], stateAfter: null }, T0 + 5); // requested, never signed
     updatePin(s, 'policy', policyDoc('replayed'), s.w.human, T0 + 8);
     updatePin(s, 'trust', trustWith([{ key: s.w.human2, roles: ['authority'] }]), s.w.human, T0 + 12);
     const types = new Set(readLog(s.store).map((e) => e.type));

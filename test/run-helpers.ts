@@ -90,6 +90,8 @@ export interface RunWorldOptions {
   readonly sandbox?: Record<string, unknown>;
   readonly maxRuns?: number;
   readonly sleepMs?: number;
+  /** The policy's challenge_ttl (default: policyDoc's). */
+  readonly challengeTtl?: string;
 }
 
 /** Attestor configs + programs (copies of the real bundled attestor) for the reviewer and runner keys. */
@@ -146,6 +148,7 @@ export async function makeRunWorld(o: RunWorldOptions = {}): Promise<RunWorld> {
   });
   const policy = policyDoc(keys, {
     max_runs_per_content: o.maxRuns ?? 1000,
+    ...(o.challengeTtl === undefined ? {} : { challenge_ttl: o.challengeTtl }),
     stages: { development: { required: false, streak: 2, slots: Object.fromEntries(modes.map((m) => [m, m])) } },
     reviewers: Object.fromEntries(modes.map((m) => [m, { sha256: reviewerSha, interpreter: '/usr/bin/node', env: env(m) }])),
     sandbox: {

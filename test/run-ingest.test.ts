@@ -5,7 +5,6 @@
 import { accessSync, constants, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueChallengeFlow } from '../src/flows/challenge.js';
 import { acquireLease, claimRun, closeStore, openStore, readProcessIdentity, releaseLease } from '../src/store/index.js';
 import { jsonOut } from './helpers/cli.js';
 import { cleanupDirs } from './issue-helpers.js';
@@ -103,19 +102,14 @@ describe('refused before the claim: nothing recorded', () => {
   });
 
   it('expired → challenge_expired (5)', async () => {
-    // A real challenge issued (by the same flow as the CLI) with the runner clock one hour back.
-    const past = Math.floor(Date.now() / 1000) - 3600;
-    const c = await issueChallengeFlow({
-      home: w.home,
-      unit: w.unit,
-      writerSession: 'agent-1',
-      stage: 'development',
-      slot: 'clean',
-      repo: w.repo.root,
-      clock: () => past,
-    });
-    expectRefusedBeforeClaim(w, c.challengeId, 'challenge_expired', 5);
-  });
+    // A real challenge issued through the CLI under a policy with a 1-second TTL, then left to expire
+    // on the real clock (log time never goes backwards, so it is not back-dated: store_clock_regressed).
+    const short = await makeRunWorld({ modes: ['clean'], challengeTtl: '1s' });
+    const id = issue(short, 'clean');
+    const expiry = Math.floor(Date.now() / 1000) + 2;
+    while (Math.floor(Date.now() / 1000) < expiry) await new Promise((r) => setTimeout(r, 50));
+    expectRefusedBeforeClaim(short, id, 'challenge_expired', 5);
+  }, 60_000);
 
   it('claimed by a live run → challenge_claimed (5); a live claim is never reaped', () => {
     const id = issue(w, 'clean');

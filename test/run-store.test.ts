@@ -32,6 +32,13 @@ let w: RunWorld;
 let store: Store;
 const now = (): number => Math.floor(Date.now() / 1000);
 
+/** Wait (≤ 1 s) until the real clock reads `second`: log time never goes backwards (store_clock_regressed),
+ * so a claim "past its deadline" is made by letting the deadline pass, not by back-dating the claim. */
+async function clockAt(second: number): Promise<number> {
+  while (now() < second) await new Promise((r) => setTimeout(r, 20));
+  return now();
+}
+
 beforeAll(async () => {
   w = await makeRunWorld({ modes: ['clean'] });
   store = openStore(w.home);
@@ -133,10 +140,11 @@ describe('the commit re-checks under the write lock (SPEC §9 step 9)', () => {
     expect(tablesDigest(store)).toBe(before);
   });
 
-  it('past the deadline → run_deadline_passed; a lease active on ANY unit → review_lease_taken', () => {
+  it('past the deadline → run_deadline_passed; a lease active on ANY unit → review_lease_taken', async () => {
     const c = fresh();
-    const t = now();
-    const late = claim(c, { at: t - 100, deadline: t - 1 });
+    const t0 = now();
+    const late = claim(c, { at: t0, deadline: t0 + 1 });
+    const t = await clockAt(t0 + 1);
     expect(codeOf(() => mutate(store, t, (tx) => commitReceiptIn(tx, receiptFor(c, late, t))))).toBe('run_deadline_passed');
     const c2 = fresh();
     const run = claim(c2);
@@ -203,10 +211,11 @@ describe('the reducers refuse entries that do not follow from the state before t
     expect(forged(c, run, {})).toBe('no error');
   });
 
-  it('run_receipt past the deadline or while a lease is active does not apply', () => {
-    const t = now();
+  it('run_receipt past the deadline or while a lease is active does not apply', async () => {
     const c = fresh();
-    const late = claim(c, { at: t - 100, deadline: t - 1 });
+    const t0 = now();
+    const late = claim(c, { at: t0, deadline: t0 + 1 });
+    const t = await clockAt(t0 + 1);
     expect(forged(c, late, {})).toBe('log_entry_not_applicable');
     const c2 = fresh();
     const run = claim(c2);
@@ -257,11 +266,13 @@ describe('the reducers refuse entries that do not follow from the state before t
 });
 
 describe('reaping (SPEC §9 step 3)', () => {
-  it('a dead runner → runner_gone; a passed deadline → run_deadline_passed; a live run in time is never touched', () => {
-    const t = now();
+  it('a dead runner → runner_gone; a passed deadline → run_deadline_passed; a live run in time is never touched', async () => {
     const self = readProcessIdentity(process.pid);
     const dead = claim(fresh(), { runner: { ...self, startTime: self.startTime + 3 } });
-    const late = claim(fresh(), { at: t - 100, deadline: t - 1 });
+    const lateChallenge = fresh();
+    const t0 = now();
+    const late = claim(lateChallenge, { at: t0, deadline: t0 + 1 });
+    const t = await clockAt(t0 + 1);
     const live = claim(fresh());
     const reaped = mutate(store, t, (tx) => reapStaleClaimsIn(tx, w.unit));
     expect(reaped.sort()).toEqual([dead.runId, late.runId].sort());

@@ -158,6 +158,24 @@ describe('mutate', () => {
     }
   });
 
+  it('refuses an entry stamped before the newest one (store_clock_regressed): a clock stepped back cannot revive an expired lease', () => {
+    const store = newStore();
+    const { unitId: unit } = createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 10 });
+    registerWriter(store, { unit, writerSession: 'agent-1', identity: identityN(1), now: T0 + 11 });
+    // A lease that expired at T0 + 72, swept by a later command at T0 + 100.
+    acquireLease(store, { unit, writerSession: 'agent-1', ttlSeconds: 60, now: T0 + 12 });
+    const before = tablesDigest(store);
+    const head = readLog(store).length;
+    // The clock now reads T0 + 50: the lease would look active again and its holder could release it.
+    expect(codeOf(() => createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 9 }))).toBe('store_clock_regressed');
+    expect(tablesDigest(store)).toBe(before);
+    expect(readLog(store)).toHaveLength(head);
+    // The same second as the newest entry is not a regression; later seconds proceed as before.
+    expect(createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 12 }).unitId).toMatch(/^UNIT-/);
+    expect(createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 13 }).unitId).toMatch(/^UNIT-/);
+    closeStore(store);
+  });
+
   it('maps a UNIQUE violation (a one-time fact recorded twice) to store_constraint_violation', () => {
     const { store, unit } = populated();
     try {

@@ -125,6 +125,13 @@ function appendIn(db: Db, now: number, type: EntryType, unit: string | null, pay
   if (reducer.unitOf(parsed.data) !== unit) fail('internal_error', [`unit:${type}`]);
   const bytes = Buffer.from(canonicalJson(parsed.data), 'utf8');
   const head = logHead(db);
+  // Log time never goes backwards: expiry (challenges, leases, authority records, trust roots) is
+  // judged against log time, so an entry stamped before its predecessor — a clock stepped back —
+  // could make an expired fact valid again. Refused until the clock has caught up (fail closed).
+  if (head.seq > 0) {
+    const last = db.prepare('SELECT time FROM log WHERE seq = ?').pluck().get(head.seq) as number;
+    if (now < last) fail('store_clock_regressed');
+  }
   const fields = {
     seq: head.seq + 1,
     time: now,

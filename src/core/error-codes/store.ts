@@ -54,6 +54,10 @@ export const STORE_ERRORS = {
   lease_held: def(8, 'A mutation lease is already active on this unit.'),
   lease_not_holder: def(8, 'Only the writer session holding a lease may release it.'),
   lease_not_active: def(8, 'The lease was already released.'),
+  store_clock_regressed: def(
+    8,
+    'The clock reads earlier than the newest log entry; nothing is recorded until it has caught up (an expired fact must not become valid again).',
+  ),
 } as const satisfies Record<string, ErrorDef>;
 
 export const STORE_REASONS = {} as const satisfies Record<string, string>;
