@@ -420,6 +420,20 @@ function gateArgs(f: Fixture): string[] {
   return [CLI, 'gate', '--unit', f.unit, '--trust', f.trustFile, '--policy-digest', f.policyDigest, '--subject', f.subject, '--repo', f.repo, '--home', f.home, '--json'];
 }
 
+const FLOOR = resolve(process.env.GOVERNED_GATE_FLOOR ?? 'dist/bench/floors/gate-floor.mjs');
+
+/** How many receipts the gate's decision relies on (each is re-verified), from its JSON. */
+function reliedOnCount(f: Fixture): number {
+  const r = spawnSync(process.execPath, gateArgs(f), { cwd: f.repo, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
+  const n = (JSON.parse(r.stdout) as { reliedOn?: { receipts?: unknown[] } }).reliedOn?.receipts?.length;
+  if (typeof n !== 'number' || n === 0) throw new Error('gate: no relied-on receipts');
+  return n;
+}
+
+function floorArgs(f: Fixture, n: number): string[] {
+  return [FLOOR, f.home, f.repo, f.trustFile, f.unit, f.subject, String(n)];
+}
+
 function timeOnce(args: string[], cwd: string, env: NodeJS.ProcessEnv): { ms: number; code: number | null; stdout: string } {
   const t = process.hrtime.bigint();
   const r = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8' });
@@ -436,10 +450,13 @@ async function main(): Promise<void> {
   // process, e.g. NODE_EXTRA_CA_CERTS, which alone costs a bare node ~40 ms here) and a clean one
   // (PATH only: the strictest ratio). The bars are judged on the clean one.
   const envs = { clean: { PATH: '/usr/bin:/bin' }, inherited: { ...process.env } };
+  // The floor (bench/floors/gate-floor.ts) re-verifies as many envelopes as the gate relies on.
+  const relied = reliedOnCount(small);
   const cases = (['clean', 'inherited'] as const).flatMap((e) => [
     { env: e, name: `node -e ''`, args: ['-e', ''], cwd: tmpdir(), gate: false },
     { env: e, name: `gate, ${small.receipts} receipts`, args: gateArgs(small), cwd: small.repo, gate: true },
     { env: e, name: `gate, ${large.receipts} receipts`, args: gateArgs(large), cwd: large.repo, gate: true },
+    { env: e, name: `floor, ${relied} envelopes`, args: floorArgs(small, relied), cwd: small.repo, gate: true },
   ]);
   // Warm-up (page cache, a first-run migration) and the correctness check: the gate must allow.
   for (const c of cases) {
@@ -459,18 +476,19 @@ async function main(): Promise<void> {
   }
   const med = times.map(median);
   const report = (offset: number, label: string): { ratio: number; growth: number } => {
-    const [base, g1, g2] = med.slice(offset, offset + 3) as [number, number, number];
+    const [base, g1, g2, floor] = med.slice(offset, offset + 4) as [number, number, number, number];
     process.stdout.write(
       `${label} environment\n` +
-        cases.slice(offset, offset + 3).map((c, i) => `  ${c.name.padEnd(28)} ${(med[offset + i] as number).toFixed(1)} ms\n`).join('') +
+        cases.slice(offset, offset + 4).map((c, i) => `  ${c.name.padEnd(28)} ${(med[offset + i] as number).toFixed(1)} ms\n`).join('') +
         `  gate(${small.receipts}) / node -e ''           ${(g1 / base).toFixed(3)}\n` +
-        `  gate(${large.receipts}) / gate(${small.receipts})     ${(g2 / g1).toFixed(3)}\n`,
+        `  gate(${large.receipts}) / gate(${small.receipts})     ${(g2 / g1).toFixed(3)}\n` +
+        `  floor / node -e ''                ${(floor / base).toFixed(3)}  (SPEC §10.3's I/O and signatures alone, no governed logic)\n`,
     );
     return { ratio: g1 / base, growth: g2 / g1 };
   };
   process.stdout.write(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${ROUNDS} rounds, medians\n`);
   const clean = report(0, 'clean (PATH only)');
-  report(3, 'inherited');
+  report(4, 'inherited');
   const ok1 = clean.ratio <= 1.5;
   const ok2 = clean.growth <= 1.2;
   process.stdout.write(

@@ -196,6 +196,18 @@ export function timedRun(w: World, challenge: string, expectExit = 0): Promise<n
   });
 }
 
+const SPEC_FLOOR = resolve(process.env.GOVERNED_RUNNER_FLOOR ?? 'dist/bench/floors/runner-floor.mjs');
+
+/** One run of bench/floors/runner-floor.ts over this world's attestors, reviewer and repository. */
+export function specFloorMs(w: World): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const t0 = process.hrtime.bigint();
+    const c = spawn(process.execPath, [SPEC_FLOOR, w.attestors, join(w.reviewers, 'trivial.mjs'), w.repo], { env: { PATH: '/usr/bin:/bin' }, stdio: 'ignore' });
+    c.on('error', reject);
+    c.on('close', (code) => (code === 0 ? resolvePromise(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`floor exit ${code}`))));
+  });
+}
+
 export async function challenge(w: World): Promise<string> {
   const c = await issueChallengeFlow({ home: w.home, unit: w.unit, writerSession: 'bench', stage: 'development', slot: 'trivial', repo: w.repo, clock: () => Math.floor(Date.now() / 1000) });
   return c.challengeId;
@@ -204,7 +216,7 @@ export async function challenge(w: World): Promise<string> {
 async function main(): Promise<void> {
   const w = await makeWorld();
   try {
-    const t = { node: [] as number[], bare: [] as number[], run: [] as number[], floor: [] as number[] };
+    const t = { node: [] as number[], bare: [] as number[], run: [] as number[], floor: [] as number[], spec: [] as number[] };
     // Warm-up (page cache, first bwrap/node start), not counted.
     for (let i = 0; i < 2; i++) {
       await timedRun(w, await challenge(w));
@@ -218,13 +230,17 @@ async function main(): Promise<void> {
       t.run.push(await timedRun(w, id));
       // The fixed cost of the CLI itself: a review-run refused at once (unknown challenge, exit 5).
       t.floor.push(await timedRun(w, `CHL-${'0'.repeat(32)}`, 5));
+      // What the SPEC's processes alone cost (bench/floors/runner-floor.ts): no governed logic.
+      t.spec.push(await specFloorMs(w));
     }
-    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), floor: median(t.floor) };
+    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), floor: median(t.floor), spec: median(t.spec) };
     const ratio = (m.run - m.bare) / m.node;
     process.stdout.write(
       `node -e '' ${m.node.toFixed(1)} ms | bare bwrap, same profile and reviewer ${m.bare.toFixed(1)} ms | governed review-run ${m.run.toFixed(1)} ms\n` +
         `(run − bare) / node = ${ratio.toFixed(2)}  (bar ≤ 4; n=${RUNS}, medians, interleaved)\n` +
-        `of which the CLI's fixed start-up (review-run refused at once) ${m.floor.toFixed(1)} ms = ${(m.floor / m.node).toFixed(2)} × node\n`,
+        `of which the CLI's fixed start-up (review-run refused at once) ${m.floor.toFixed(1)} ms = ${(m.floor / m.node).toFixed(2)} × node\n` +
+        `floor: node + both pinned attestors + the bare reviewer + one git listing, nothing else ${m.spec.toFixed(1)} ms: ` +
+        `(floor − bare) / node = ${((m.spec - m.bare) / m.node).toFixed(2)}\n`,
     );
     if (process.env.BENCH_ENFORCE === '1' && ratio > 4) process.exitCode = 1;
   } finally {

@@ -101,6 +101,39 @@ describe('post-launch drift → review_post_launch_drift (9), ABORTED', () => {
   });
 });
 
+// The drift check compares the pins' bytes with the ones step 1 verified and re-parses them only
+// when they differ (flows/challenge/pinned.ts reloadPinned): an edit of the row that keeps the
+// digest column is still caught by the full integrity check.
+describe('the pins row edited behind governed during the run', () => {
+  function editPolicyBytes(bytes: Buffer | ((old: Buffer) => Buffer)): Buffer {
+    const store = openStore(w.home);
+    try {
+      const old = store.db.prepare("SELECT bytes FROM pins WHERE kind = 'policy'").pluck().get() as Buffer;
+      store.db.prepare("UPDATE pins SET bytes = ? WHERE kind = 'policy'").run(typeof bytes === 'function' ? bytes(old) : bytes);
+      return old;
+    } finally {
+      closeStore(store);
+    }
+  }
+
+  it('other policy bytes under the pinned digest → pin_integrity_failed (4), ABORTED', async () => {
+    let original: Buffer = Buffer.alloc(0);
+    const forged = Buffer.from(JSON.stringify({ ...currentPolicy(w), challenge_ttl: '59m' }));
+    const { before, r } = await driftDuringRun(() => (original = editPolicyBytes(forged)));
+    editPolicyBytes(original);
+    expectAborted(w, before, r, 'pin_integrity_failed', 4);
+  });
+
+  it('the same policy re-encoded (same canonical digest) → still CLEAN: meaning is compared, not whitespace', async () => {
+    let original: Buffer = Buffer.alloc(0);
+    // The pinned policy now (an earlier test may have updated it), pretty-printed.
+    const reencode = (old: Buffer): Buffer => Buffer.from(JSON.stringify(JSON.parse(old.toString('utf8')), null, 2));
+    const { r } = await driftDuringRun(() => (original = editPolicyBytes(reencode)));
+    editPolicyBytes(original);
+    expect(r.code).toBe(0);
+  });
+});
+
 describe('a lease taken during the run → review_lease_taken (9), ABORTED', () => {
   it('the lease is seen after the review and the run never commits', async () => {
     let lease = '';

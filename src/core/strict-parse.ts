@@ -2,18 +2,35 @@
 // refused in both; YAML anchors, aliases, tags and merge keys are refused. The parsed value is then
 // checked against governed's canonical domain (safe integers, well-formed strings), so a number
 // like 1.5 or 2^53 never reaches a digest. Errors carry the JSON path of the problem, never text.
-import { parseDocument, isAlias, isMap, isScalar, isSeq, isPair, visit, type Node } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as YamlLib from 'yaml';
+import type { Node } from 'yaml';
 import { assertCanonicalDomain, type CanonicalValue } from './canonical.js';
 import { parseJsonStrict } from './strict-json.js';
 
 export { parseJsonStrict };
 import { fail } from './errors.js';
 
+let yaml: typeof YamlLib | undefined;
+
+/**
+ * The yaml library, evaluated on first use: most commands read only JSON (stored pins are often
+ * JSON, receipts and log entries always are), and evaluating yaml costs every cold start several
+ * milliseconds (bench/runner, bench/gate). In the built CLI esbuild bundles the `require('yaml')`
+ * below as a lazily initialised module (no file is resolved at run time); unbundled (tests) it is
+ * Node's own require. Same library, same options, either way.
+ */
+function yamlLib(): typeof YamlLib {
+  yaml ??= (typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')) as typeof YamlLib;
+  return yaml;
+}
+
 /**
  * YAML 1.2 core schema, duplicate keys refused, and no anchors/aliases/tags/merge keys: a contract
  * or policy means exactly what its text says at each place (SPEC §6.1).
  */
 export function parseYamlStrict(text: string): CanonicalValue {
+  const { parseDocument, isAlias, isMap, isScalar, isSeq, isPair, visit } = yamlLib();
   const doc = parseDocument(text, {
     schema: 'core',
     uniqueKeys: true,

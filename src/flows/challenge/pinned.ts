@@ -26,6 +26,8 @@ export interface Pinned {
   readonly trust: TrustRoot;
   readonly policyDigest: string;
   readonly trustDigest: string;
+  /** The exact pinned bytes these were loaded from (a later check compares bytes, not parses). */
+  readonly bytes: { readonly policy: Buffer; readonly trust: Buffer };
 }
 
 function decodeUtf8(bytes: Uint8Array, what: string): string {
@@ -70,7 +72,27 @@ export function loadPinned(x: Store | Db, now: number): Pinned {
   });
   if (policy.digest !== policyPin.digest || trust.digest !== trustPin.digest) fail('pin_integrity_failed', ['digest']);
   assertTrustRootCurrent(trust, isoSecondsOf(new Date(now * 1000)));
-  return { policy, trust, policyDigest: policyPin.digest, trustDigest: trustPin.digest };
+  return { policy, trust, policyDigest: policyPin.digest, trustDigest: trustPin.digest, bytes: { policy: policyPin.bytes, trust: trustPin.bytes } };
+}
+
+/**
+ * The pins in force now, when they are byte for byte (digest column included) the ones `earlier`
+ * was loaded and verified from: the same bytes parse to the same document and digest, so the
+ * parse, canonical form and schema checks are not repeated (review-run's drift check, SPEC §9
+ * step 8). The trust root's expiry is re-checked at `now`. Any difference: the full `loadPinned`,
+ * with its own codes.
+ */
+export function reloadPinned(x: Store | Db, earlier: Pinned, now: number): Pinned {
+  const policyPin = readPin(x, 'policy');
+  const trustPin = readPin(x, 'trust');
+  const same =
+    policyPin.digest === earlier.policyDigest &&
+    trustPin.digest === earlier.trustDigest &&
+    policyPin.bytes.equals(earlier.bytes.policy) &&
+    trustPin.bytes.equals(earlier.bytes.trust);
+  if (!same) return loadPinned(x, now);
+  assertTrustRootCurrent(earlier.trust, isoSecondsOf(new Date(now * 1000)));
+  return earlier;
 }
 
 export interface CurrentFiles {

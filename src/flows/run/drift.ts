@@ -2,7 +2,8 @@
 // exactly the way issuance computed it (docs/state.md "Recomputing what a challenge binds";
 // src/flows/challenge.ts `prepare` — the same functions, reused), and compare with the challenge:
 //
-//   policy, trust root  pinned bytes re-verified (`loadPinned`) and their digests
+//   policy, trust root  pinned bytes and digests equal to the ones step 1 verified (`reloadPinned`;
+//                      any difference → the full `loadPinned` and its digests)
 //   scope              the unit's scope version, scope epoch, work revision and baseline
 //   contract           the bound contract bytes → strict parse → `contractDigest`
 //   sources            source bytes re-read from the baseline tree (git objects) → `sourcesDigest`
@@ -25,7 +26,7 @@ import { activeLeaseAt, getScopeVersion, getUnit, type Challenge, type Db } from
 import { computeWorkspaceManifest } from '../../workspace/index.js';
 import { readBaselineSources } from '../challenge/baseline-sources.js';
 import { bundlePath } from '../challenge/bundle-file.js';
-import { loadPinned } from '../challenge/pinned.js';
+import { reloadPinned, type Pinned } from '../challenge/pinned.js';
 import { parseContractBytes } from '../unit-contract.js';
 
 export interface DriftArgs {
@@ -35,6 +36,8 @@ export interface DriftArgs {
   /** The repository top level the workspace digest is computed in. */
   readonly repo: string;
   readonly now: number;
+  /** The pins step 1 loaded and verified (compared byte for byte now, re-parsed only if they differ). */
+  readonly pinned: Pinned;
 }
 
 /** Resolve after every recomputation; throws `review_post_launch_drift` naming what moved. */
@@ -44,7 +47,7 @@ export async function assertNoDrift(a: DriftArgs): Promise<void> {
   const lease = activeLeaseAt(a.db, a.now);
   if (lease !== null) fail('review_lease_taken', [lease]);
 
-  const pinned = loadPinned(a.db, a.now);
+  const pinned = reloadPinned(a.db, a.pinned, a.now);
   if (pinned.policyDigest !== c.policyDigest) moved.push('policy');
   if (pinned.trustDigest !== c.trustDigest) moved.push('trust');
 

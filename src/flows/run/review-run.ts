@@ -106,7 +106,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         clock: args.clock,
       });
       const output = parseReviewOutput(run.stdout, bundle.coverage);
-      await assertNoDrift({ db, bundlesDir: store.bundlesDir, challenge: c, repo: args.repo, now: args.clock() });
+      await assertNoDrift({ db, bundlesDir: store.bundlesDir, challenge: c, repo: args.repo, now: args.clock(), pinned });
       const statement = buildReceiptStatement({
         trustMode: pinned.policy.doc.trust_mode,
         challenge: c,
