@@ -22,9 +22,9 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   const scrub = (s) => s.replaceAll(work, '$DEMO').replaceAll(root, '.');
 
   /** Run governed; print a short transcript; check the exit code. `quiet` prints only the first lines. */
-  function governed(args, expectExit, { quiet = 0, cwd = repo, shown: display } = {}) {
+  function governed(args, expectExit, { quiet = 0, cwd = repo, shown: display, store = true } = {}) {
     out.write(`   $ governed ${scrub(display ?? args.join(' '))}\n`);
-    const r = spawnSync(process.execPath, [cli, ...args, '--home', home], {
+    const r = spawnSync(process.execPath, [cli, ...args, ...(store ? ['--home', home] : [])], {
       cwd,
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' },
@@ -212,6 +212,9 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   const exportedTrust = join(exportDir, readdirSync(exportDir).find((f) => f.startsWith('trust.pinned.')));
   say(`every exported receipt verifies with the exported trust root alone (${exported.length} receipts):`);
   governed(['verify', ...exported, '--trust', exportedTrust], 0, { quiet: 2, shown: `verify ${exportDir}/receipts/*.json --trust ${exportedTrust}` });
+  say('the whole audit again from the export alone, as an auditor without the store would run it (the log rebuilt');
+  say('through the same reducers, every file checked against it, and the checkpoint that left the machine):');
+  governed(['audit', 'verify', '--export', exportDir, '--checkpoint', checkpointFile], 0, { quiet: 9, store: false });
 
   step('15. Someone edits a stored receipt behind governed\'s back: the gate and the audit fail closed');
   const db = new Database(join(home, 'governed.db'));

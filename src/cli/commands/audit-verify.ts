@@ -1,4 +1,5 @@
-// `governed audit verify` (SPEC §4.1, §5): wiring only. Exit 0 only when every check passed.
+// `governed audit verify [--export DIR]` (SPEC §4.1, §5): wiring only. Exit 0 only when every check passed.
+import { fail } from '../../core/errors.js';
 import { auditVerify, type AuditReport } from '../../flows/audit/verify.js';
 import { readInputFile } from '../../flows/read-input.js';
 import { loadTrustRootFile } from '../../flows/verify.js';
@@ -10,11 +11,15 @@ const CO_LOCATED_CAVEAT =
   'rewrite the log and re-sign it consistently; only entries covered by a checkpoint that left the machine ' +
   '(audit verify --checkpoint) are safe from that.';
 
-function human(r: AuditReport): string {
+function human(r: AuditReport, exportDir?: string): string {
   const lines = [
-    `${r.exit === 0 ? 'AUDIT OK' : 'AUDIT FAILED'}${r.unit === null ? '' : ` (unit ${r.unit})`}`,
+    `${r.exit === 0 ? 'AUDIT OK' : 'AUDIT FAILED'}${r.unit === null ? '' : ` (unit ${r.unit})`}${exportDir === undefined ? '' : ` (export ${exportDir})`}`,
     r.log === null ? '  log chain      BROKEN' : `  log chain      ${r.log.entries} entries, head ${r.log.head}`,
-    r.replay === null ? '  replay         not run' : `  replay         ${r.replay.matches ? `matches the stored state (${r.replay.state_digest})` : 'DIFFERS from the stored state'}`,
+    r.replay === null
+      ? '  replay         not run'
+      : exportDir === undefined
+        ? `  replay         ${r.replay.matches ? `matches the stored state (${r.replay.state_digest})` : 'DIFFERS from the stored state'}`
+        : `  replay         ${r.replay.matches ? `every entry applies (state ${r.replay.state_digest})` : 'an entry does not apply'}`,
     `  receipts       ${r.receipts.checked} checked, ${r.receipts.failed} failed (trust root: ${r.trust === 'given' ? '--trust' : 'pinned at each log position'})`,
     `  authority      ${r.authority_records.checked} checked, ${r.authority_records.failed} failed`,
     `  challenges     ${r.challenges.issued} issued, ${r.challenges.claimed} claimed, ${r.challenges.answered} answered, ${r.challenges.aborted} aborted`,
@@ -25,16 +30,31 @@ function human(r: AuditReport): string {
   return lines.join('\n');
 }
 
-export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string }): Promise<CommandResult> {
+export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string; export?: string }): Promise<CommandResult> {
+  // An export is audited without any store: a --home beside it would be ignored, so it is refused.
+  if (opts.export !== undefined && opts.home !== undefined) fail('usage_error', ['--export', '--home']);
   const now = new Date();
   const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, now);
   const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, 1024 * 1024) }));
-  const r = await auditVerify(resolveHome(opts.home), {
+  const options = {
     ...(opts.unit === undefined ? {} : { unit: opts.unit }),
     ...(trust === undefined ? {} : { trust }),
     checkpoints,
     now,
-  });
+  };
+  if (opts.export !== undefined) {
+    const { auditVerifyExport } = await import('../../flows/audit/export-verify.js');
+    const r = await auditVerifyExport(opts.export, options);
+    const caveat = r.trust_modes.includes('co-located') ? { caveat: CO_LOCATED_CAVEAT } : {};
+    const e = r.export;
+    const text = [
+      human(r, opts.export),
+      `  export         ${e.files} files; manifest ${e.manifest === 'matches' ? 'matches' : 'DIFFERS'}; contents ${e.contents === 'matches' ? 'match the log' : e.contents === 'differs' ? 'DIFFER from the log' : 'not checked'}${e.unit === null ? '' : ` (unit export ${e.unit})`}`,
+      `  note: the manifest is not signed; integrity rests on the chain, the signatures and a checkpoint that left the machine.`,
+    ].join('\n');
+    return { exit: r.exit, json: { ok: r.exit === 0, ...r, ...caveat }, human: text };
+  }
+  const r = await auditVerify(resolveHome(opts.home), options);
   // With a matching checkpoint that left the machine, the entries it covers are no longer open to a
   // consistent rewrite; entries after it still are, so the caveat stays in the JSON either way.
   const caveat = r.trust_modes.includes('co-located') ? { caveat: CO_LOCATED_CAVEAT } : {};

@@ -17,7 +17,12 @@ export function register(program: Command): void {
         'signatures, not that a same-uid writer holding the keys did not rewrite everything (SPEC §3.1). ' +
         'Exit 0 all checks passed; 4 chain, replay, signature or binding failure; 6 untrusted key; 5 a challenge ' +
         'used twice or an expired --trust root; 7 unknown --unit; 2 usage. With --checkpoint, the log must also extend ' +
-        'each signed checkpoint (audit_checkpoint_mismatch, 4): that is what detects a consistent rewrite.',
+        'each signed checkpoint (audit_checkpoint_mismatch, 4): that is what detects a consistent rewrite. ' +
+        'With --export DIR (an `audit export` output; not with --home) no store is read: DIR must match its manifest ' +
+        '(every listed file with its sha256, nothing else, only regular files: audit_export_invalid, 4 — the manifest is not ' +
+        'signed, this is a consistency check), the store is rebuilt from DIR/log.jsonl alone in a private temporary ' +
+        'directory and given every check above, and each exported envelope, pin and key must equal what the log records ' +
+        '(audit_export_mismatch, 4). DIR is never written.',
     )
     .option('--unit <id>', 'check only the receipts and authority records of this unit (chain and replay always cover the whole log)')
     .option('--trust <file>', 'the auditor\'s trust root (JSON or YAML), applied at every log position instead of the pinned ones')
@@ -25,9 +30,10 @@ export function register(program: Command): void {
       '--checkpoint <file...>',
       'signed checkpoints (governed audit checkpoint) this log must extend: each must verify under a log key of the trust root (now, not revoked) and name the hash of the entry at its position',
     )
+    .option('--export <dir>', 'verify this `governed audit export` directory instead of a store (read-only; exclusive with --home)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string; json?: boolean }) => {
+    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string; export?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
     });
 

@@ -19,6 +19,14 @@ export const AUDIT_ERRORS = {
   audit_checkpoint_invalid: def(4, 'A checkpoint file is not a signed log checkpoint (wrong predicate type, shape or subject).'),
   audit_checkpoint_output_exists: def(2, 'The checkpoint output file already exists; it is never overwritten.'),
   audit_checkpoint_output_unwritable: def(2, 'The checkpoint output file could not be written.'),
+  audit_export_invalid: def(
+    4,
+    'An audit export directory is not consistent with its own manifest: a listed file is missing or its sha256 differs, a file is not listed, an entry is not a regular file (symlink, FIFO, device), or the manifest or a log.jsonl line is not of the export format.',
+  ),
+  audit_export_mismatch: def(
+    4,
+    'A file of an audit export differs from what its log records: a receipt or authority envelope, the pinned policy or trust root at the log head, a public key, a manifest field; or a recorded envelope is missing.',
+  ),
   audit_export_output_exists: def(2, 'The export directory already exists; an export is never merged into or written over anything.'),
   audit_export_output_unwritable: def(2, 'The export directory could not be written; nothing was left behind.'),
   audit_orphan_record: def(4, 'A receipt or claim in the log names a challenge or run that no earlier log entry issued or claimed.'),

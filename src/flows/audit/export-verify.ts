@@ -1,0 +1,357 @@
+// `governed audit verify --export DIR` (SPEC §4.1 `audit verify [--unit U] [--export DIR]`, §3 item 6
+// "anyone with the public keys can verify every receipt and the whole log offline"): re-check an
+// `audit export` without the store it came from.
+//   1. DIR against its own manifest: a closed, canonical `manifest.json`; every listed file present
+//      with its sha256; no file it does not list; nothing but regular files in the three known
+//      subdirectories (a symlink, FIFO or device anywhere is refused before anything is read through it).
+//      The manifest is NOT signed: this is a consistency check. Integrity comes from the chain, the
+//      signatures and (against a key-holding writer, SPEC §3.1) a checkpoint that left the machine.
+//   2. A private store rebuilt from `log.jsonl` alone (payload bytes = RFC 8785 of each payload), through
+//      the same chain check (`verifyChain`) and the same reducers (`replayInto`) as the store audit,
+//      then the store audit itself (`auditVerify`) on it: every check is that one implementation.
+//   3. The export's other files against that log: each receipt / authority envelope byte-equal to
+//      the one its entry recorded (and none missing), the pinned policy and trust root byte-equal to
+//      the pins in force at the log head, `keys/<id>.pub` exactly that trust root's keys, and the
+//      manifest's head, pin digests and unit equal to the log's.
+// Read-only: DIR is only ever opened O_RDONLY|O_NOFOLLOW; the rebuilt store lives in a 0700
+// directory under os.tmpdir(), removed in `finally`. A DIR that cannot be read as an export (not a
+// directory, a non-regular entry, a manifest or log line not of the format) is refused (thrown);
+// every other failure is collected (code, exit, ids — relative paths, made of IDs inside an
+// export; file contents are never printed) and the exit code is the worst by SPEC §4.2 precedence.
+import { closeSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, constants as fsc, type Stats } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { canonicalJson, sha256Hex } from '../../core/canonical.js';
+import { fail, GovernedError, highestPrecedence, isGovernedError } from '../../core/errors.js';
+import { isIsoSeconds } from '../../core/iso-time.js';
+import { isJsonText } from '../../core/lean/structured.js';
+import { arr, int, isPlainObject, lit, obj, str, union, type Check } from '../../core/lean/shape.js';
+import { parseJsonStrict } from '../../core/strict-parse.js';
+import { BUNDLES_DIR, closeStore, DB_FILE, decodePayload, openDatabase, openStoreReadOnly, readLog, readPin, replayInto, verifyChain, type Db, type LogRow } from '../../store/index.js';
+import { parsePinDocument } from '../challenge/pinned.js';
+import { auditVerify, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
+
+/** What the export part of the report says (docs/audit.md "audit verify --export"). */
+export interface ExportCheck {
+  /** Regular files found in DIR (manifest.json included). */
+  readonly files: number;
+  /** DIR against its own manifest (step 1): every listed file present with its sha256, nothing else. */
+  readonly manifest: 'matches' | 'differs';
+  /** The export's files against its log (step 3); not checked when the log did not rebuild. */
+  readonly contents: 'matches' | 'differs' | 'not-checked';
+  /** The manifest's `unit` (a unit export holds only that unit's envelopes) and `made_at`. */
+  readonly unit: string | null;
+  readonly made_at: string;
+}
+
+export interface ExportAuditReport extends AuditReport {
+  readonly export: ExportCheck;
+}
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const UNIT_ID = /^UNIT-[0-9a-f]{32}$/;
+/** Every path an export can hold (export.ts): made of IDs only, so a path can be printed. */
+const FILE_PATH = /^(?:log\.jsonl|(?:policy|trust)\.pinned\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json|keys\/[0-9a-f]{64}\.pub)$/;
+const SUBDIRS = new Set(['receipts', 'authority', 'keys']);
+const MANIFEST = 'manifest.json';
+const LOG = 'log.jsonl';
+/** A name found in DIR is printed only when it is plainly an identifier-like name (never arbitrary bytes). */
+const PRINTABLE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+const manifestShape: Check = obj({
+  format: lit('governed/audit-export'),
+  version: lit(1),
+  made_at: str({ refine: isIsoSeconds }),
+  unit: union(lit(null), str({ re: UNIT_ID })),
+  log: obj({ entries: int(0), head: str({ re: DIGEST }) }),
+  policy_digest: str({ re: DIGEST }),
+  trust_digest: str({ re: DIGEST }),
+  files: arr(obj({ path: str({ re: FILE_PATH }), sha256: str({ re: /^[0-9a-f]{64}$/ }) })),
+});
+
+interface Manifest {
+  readonly made_at: string;
+  readonly unit: string | null;
+  readonly log: { readonly entries: number; readonly head: string };
+  readonly policy_digest: string;
+  readonly trust_digest: string;
+  readonly files: readonly { readonly path: string; readonly sha256: string }[];
+}
+
+/** One `log.jsonl` line: exactly the fields export.ts writes. */
+const logLineShape: Check = obj({
+  seq: int(1),
+  time: int(0),
+  type: str({ min: 1, max: 64 }),
+  unit: union(lit(null), str({ min: 1 })),
+  payload: (v, path) => (isPlainObject(v) ? null : path),
+  payload_digest: str({ re: DIGEST }),
+  prev_hash: str({ re: DIGEST }),
+  entry_hash: str({ re: DIGEST }),
+});
+
+function exportFailure(code: 'audit_export_invalid' | 'audit_export_mismatch', ids: string[]): AuditFailure {
+  const e = new GovernedError(code, { ids });
+  return { code: e.code, exit: e.exit, ids: e.ids };
+}
+
+const nameOf = (rel: string): string => (rel.split('/').every((s) => PRINTABLE_NAME.test(s)) ? rel : '(unprintable name)');
+
+/**
+ * Read every regular file of DIR into memory, refusing (thrown, `audit_export_invalid`) anything
+ * that is not a directory we expect or a regular file: nothing is ever read through a symlink, and
+ * a FIFO or device is never opened. Each file is opened O_NOFOLLOW|O_NONBLOCK and fstat-ed, so an
+ * entry swapped between the listing and the open is refused too.
+ */
+function readExportDir(dir: string): Map<string, Buffer> {
+  const top = lstatOrFail(dir, '.');
+  if (!top.isDirectory()) fail('audit_export_invalid', ['.']);
+  const files = new Map<string, Buffer>();
+  const walk = (abs: string, rel: string, depth: number): void => {
+    let names: string[];
+    try {
+      names = readdirSync(abs).sort();
+    } catch {
+      fail('audit_export_invalid', [rel === '' ? '.' : nameOf(rel)]);
+    }
+    for (const name of names) {
+      const r = rel === '' ? name : `${rel}/${name}`;
+      const st = lstatOrFail(join(abs, name), r);
+      if (st.isDirectory()) {
+        // Only the three subdirectories an export makes, one level deep.
+        if (depth > 0 || !SUBDIRS.has(name)) fail('audit_export_invalid', [nameOf(r)]);
+        walk(join(abs, name), r, depth + 1);
+      } else if (st.isFile()) {
+        files.set(r, readRegular(join(abs, name), r));
+      } else {
+        fail('audit_export_invalid', [nameOf(r)]); // symlink, FIFO, socket, device
+      }
+    }
+  };
+  walk(dir, '', 0);
+  return files;
+}
+
+function lstatOrFail(path: string, rel: string): Stats {
+  try {
+    return lstatSync(path);
+  } catch {
+    fail('audit_export_invalid', [nameOf(rel)]);
+  }
+}
+
+function readRegular(path: string, rel: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
+  } catch {
+    fail('audit_export_invalid', [nameOf(rel)]);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) fail('audit_export_invalid', [nameOf(rel)]);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `manifest.json`: strict JSON, exactly the canonical text export.ts writes (+ newline), closed shape. */
+function parseManifest(bytes: Buffer | undefined): Manifest {
+  if (bytes === undefined) fail('audit_export_invalid', [MANIFEST]);
+  let value: unknown;
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    value = parseJsonStrict(text);
+    if (`${canonicalJson(value as never)}\n` !== text) fail('audit_export_invalid', [MANIFEST]);
+  } catch {
+    fail('audit_export_invalid', [MANIFEST]);
+  }
+  if (manifestShape(value, '$') !== null) fail('audit_export_invalid', [MANIFEST]);
+  const m = value as unknown as Manifest;
+  // Sorted and unique, as written: one entry per path.
+  for (let i = 1; i < m.files.length; i++) if (!((m.files[i - 1] as { path: string }).path < (m.files[i] as { path: string }).path)) fail('audit_export_invalid', [MANIFEST]);
+  return m;
+}
+
+/** Step 1: DIR against its manifest, collected. manifest.json itself is not listed in it. */
+function manifestFailures(m: Manifest, files: ReadonlyMap<string, Buffer>): AuditFailure[] {
+  const out: AuditFailure[] = [];
+  const listed = new Set<string>();
+  for (const f of m.files) {
+    listed.add(f.path);
+    const bytes = files.get(f.path);
+    if (bytes === undefined || sha256Hex(bytes) !== f.sha256) out.push(exportFailure('audit_export_invalid', [f.path]));
+  }
+  for (const path of files.keys()) if (path !== MANIFEST && !listed.has(path)) out.push(exportFailure('audit_export_invalid', [nameOf(path)]));
+  return out;
+}
+
+/**
+ * `log.jsonl` → log rows: one strict-JSON object per `\n`-terminated line with exactly the export's
+ * fields; the payload bytes are the RFC 8785 text of `payload` (the chain then checks their digest).
+ */
+function parseLog(bytes: Buffer): LogRow[] {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    fail('audit_export_invalid', [LOG]);
+  }
+  if (text === '') return [];
+  if (!text.endsWith('\n')) fail('audit_export_invalid', [LOG, 'last line']);
+  const lines = text.slice(0, -1).split('\n');
+  return lines.map((line, i) => {
+    const at = `line:${i + 1}`;
+    let value: unknown;
+    let payload: Buffer;
+    try {
+      value = parseJsonStrict(line);
+      if (logLineShape(value, '$') !== null) fail('audit_export_invalid', [LOG, at]);
+      payload = Buffer.from(canonicalJson((value as { payload: never }).payload), 'utf8');
+    } catch {
+      fail('audit_export_invalid', [LOG, at]);
+    }
+    const v = value as Omit<LogRow, 'payload'>;
+    return { seq: v.seq, time: v.time, type: v.type, unit: v.unit, payload, payload_digest: v.payload_digest, prev_hash: v.prev_hash, entry_hash: v.entry_hash };
+  });
+}
+
+/**
+ * The rows as the `log` table that `verifyChain` and `replayInto` read (`SELECT * FROM log`). The
+ * connection is the store's own (`openDatabase`: its native-addon loading and settings) on a scratch
+ * file; the rows go into a TEMP table `log`, which SQLite resolves before the migrated `main.log`
+ * for an unqualified name. The temp table has no constraint or trigger at all, so every fault of
+ * the exported log — a repeated seq, a duplicated hash, a broken link — reaches the chain check and
+ * is named by the store audit's own code, instead of failing an INSERT here.
+ */
+function sourceDb(rows: readonly LogRow[], path: string): Db {
+  closeSync(openSync(path, 'wx', 0o600));
+  const db = openDatabase(path);
+  try {
+    db.exec('CREATE TEMP TABLE log (seq INTEGER, time INTEGER, type TEXT, unit TEXT, payload BLOB, payload_digest TEXT, prev_hash TEXT, entry_hash TEXT)');
+    const insert = db.prepare('INSERT INTO temp.log VALUES (@seq, @time, @type, @unit, @payload, @payload_digest, @prev_hash, @entry_hash)');
+    db.transaction(() => {
+      for (const row of rows) insert.run(row);
+    })();
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+function emptyReport(options: AuditOptions, failures: AuditFailure[], log: AuditReport['log']): AuditReport {
+  return {
+    exit: 0,
+    log,
+    replay: null,
+    unit: options.unit ?? null,
+    trust: options.trust === undefined ? 'pinned-at-position' : 'given',
+    receipts: { checked: 0, failed: 0 },
+    authority_records: { checked: 0, failed: 0 },
+    challenges: { issued: 0, claimed: 0, answered: 0, aborted: 0 },
+    trust_modes: [],
+    checkpoints: [],
+    failures,
+  };
+}
+
+/** Step 3: what export.ts would write from this log and these pins, against what DIR holds. */
+function contentFailures(rows: readonly LogRow[], m: Manifest, files: ReadonlyMap<string, Buffer>, pins: { policy: Buffer; trust: Buffer }): AuditFailure[] {
+  const expected = new Map<string, Buffer>();
+  for (const row of rows) {
+    if (m.unit !== null && row.unit !== m.unit) continue;
+    if (row.type !== 'run_receipt' && row.type !== 'authority_record') continue;
+    const p = decodePayload(row.seq, row.type, row.unit, row.payload) as Record<string, unknown>;
+    const path = row.type === 'run_receipt' ? `receipts/${String(p.receipt).slice('sha256:'.length)}.json` : `authority/${String(p.record)}.json`;
+    expected.set(path, Buffer.from(String(p.envelope_b64), 'base64'));
+  }
+  const ext = (bytes: Buffer): string => (isJsonText(bytes.toString('utf8'), '') ? 'json' : 'yaml');
+  expected.set(`policy.pinned.${ext(pins.policy)}`, pins.policy);
+  expected.set(`trust.pinned.${ext(pins.trust)}`, pins.trust);
+  const trustDoc = parsePinDocument(pins.trust, 'trust').value as { keys?: { key_id?: unknown; public_key?: unknown }[] };
+  for (const k of trustDoc.keys ?? []) {
+    if (typeof k.key_id !== 'string' || typeof k.public_key !== 'string') continue; // the pinned root was schema-checked when pinned
+    expected.set(`keys/${k.key_id}.pub`, Buffer.from(k.public_key.endsWith('\n') ? k.public_key : `${k.public_key}\n`, 'utf8'));
+  }
+  const out: AuditFailure[] = [];
+  for (const [path, bytes] of [...expected].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const got = files.get(path);
+    if (got === undefined || !got.equals(bytes)) out.push(exportFailure('audit_export_mismatch', [nameOf(path)]));
+  }
+  for (const path of files.keys()) if (path !== MANIFEST && path !== LOG && !expected.has(path)) out.push(exportFailure('audit_export_mismatch', [nameOf(path)]));
+  return out;
+}
+
+/**
+ * Verify the audit export at `dir` (see the header). Structural refusals (DIR or manifest unusable,
+ * a non-regular entry, a malformed log line, an unknown --unit) are thrown; everything else is a
+ * collected failure and the exit code is the worst by SPEC §4.2 precedence.
+ */
+export async function auditVerifyExport(dir: string, options: AuditOptions = {}): Promise<ExportAuditReport> {
+  const files = readExportDir(resolve(dir));
+  const manifest = parseManifest(files.get(MANIFEST));
+  const failures = manifestFailures(manifest, files);
+  const manifestState: ExportCheck['manifest'] = failures.length === 0 ? 'matches' : 'differs';
+  const logBytes = files.get(LOG);
+  if (logBytes === undefined) fail('audit_export_invalid', [LOG]);
+  const rows = parseLog(logBytes);
+  const exportCheck = (contents: ExportCheck['contents']): ExportCheck => ({ files: files.size, manifest: manifestState, contents, unit: manifest.unit, made_at: manifest.made_at });
+  const finish = (r: AuditReport, extra: readonly AuditFailure[], contents: ExportCheck['contents']): ExportAuditReport => {
+    const all = [...failures, ...r.failures, ...extra];
+    return { ...r, exit: highestPrecedence(all.map((f) => f.exit)), failures: all, export: exportCheck(contents) };
+  };
+
+  const scratch = mkdtempSync(join(tmpdir(), 'governed-export-verify-')); // 0700
+  try {
+    const home = join(scratch, 'state');
+    mkdirSync(home, { mode: 0o700 });
+    mkdirSync(join(home, BUNDLES_DIR), { mode: 0o700 });
+    const src = sourceDb(rows, join(scratch, 'source.db'));
+    try {
+      // The chain first, by the store audit's own check: nothing after a broken link is trusted,
+      // so the audit stops there exactly as it does on a store.
+      let chain: { entries: number; head: string };
+      try {
+        chain = verifyChain(src);
+      } catch (e) {
+        if (!isGovernedError(e)) throw e;
+        return finish(emptyReport(options, [{ code: e.code, exit: e.exit, ids: e.ids }], null), [], 'not-checked');
+      }
+      // A store's log opens with its init pin (SPEC §4.1 init); without it there is nothing to replay.
+      if (rows[0]?.type !== 'store_init') return finish(emptyReport(options, [exportFailure('audit_export_invalid', [LOG, 'seq:1'])], chain), [], 'not-checked');
+      try {
+        replayInto(src, join(home, DB_FILE));
+      } catch (e) {
+        if (!isGovernedError(e)) throw e;
+        // An entry that does not apply to the state before it (the store audit's replay failure).
+        // Without a consistent rebuilt state the record checks have nothing sound to run on.
+        const r = emptyReport(options, [{ code: e.code, exit: e.exit, ids: e.ids }], chain);
+        return finish({ ...r, replay: { state_digest: '', matches: false } }, [], 'not-checked');
+      }
+    } finally {
+      src.close();
+    }
+
+    // Every check of the store audit, on the rebuilt store (unit_unknown is thrown, as there).
+    const r = await auditVerify(home, options);
+    const extra: AuditFailure[] = [];
+    const store = openStoreReadOnly(home);
+    try {
+      const db = store.db;
+      const policy = readPin(db, 'policy');
+      const trust = readPin(db, 'trust');
+      if (r.log !== null && (manifest.log.entries !== r.log.entries || manifest.log.head !== r.log.head)) extra.push(exportFailure('audit_export_mismatch', [MANIFEST, 'log']));
+      if (manifest.policy_digest !== policy.digest) extra.push(exportFailure('audit_export_mismatch', [MANIFEST, 'policy_digest']));
+      if (manifest.trust_digest !== trust.digest) extra.push(exportFailure('audit_export_mismatch', [MANIFEST, 'trust_digest']));
+      if (manifest.unit !== null && db.prepare('SELECT 1 FROM units WHERE id = ?').get(manifest.unit) === undefined) extra.push(exportFailure('audit_export_mismatch', [MANIFEST, 'unit']));
+      extra.push(...contentFailures(readLog(db), manifest, files, { policy: policy.bytes, trust: trust.bytes }));
+    } finally {
+      closeStore(store);
+    }
+    const contents = extra.length === 0 ? 'matches' : 'differs';
+    return finish(r, extra, contents);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
