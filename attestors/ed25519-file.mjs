@@ -806,7 +806,11 @@ var STORE_ERRORS = {
   writer_identity_in_use: def(8, "This process identity is already registered for this unit under another session."),
   lease_held: def(8, "A mutation lease is already active on this unit."),
   lease_not_holder: def(8, "Only the writer session holding a lease may release it."),
-  lease_not_active: def(8, "The lease was already released.")
+  lease_not_active: def(8, "The lease was already released."),
+  store_clock_regressed: def(
+    8,
+    "The clock reads earlier than the newest log entry; nothing is recorded until it has caught up (an expired fact must not become valid again)."
+  )
 };
 var STORE_REASONS = {};
 
@@ -994,6 +998,8 @@ var DECISION_ERRORS = {
   gate_subject_invalid: def(2, "The subject must be the full hex id of a commit (40 or 64 hex), not a name or an abbreviation."),
   gate_attest_output_exists: def(2, "The --attest output file already exists; it is never overwritten."),
   gate_attest_output_unwritable: def(2, "The --attest output file could not be written."),
+  gate_export_output_exists: def(2, "The --export directory already exists (or is a file or a symlink); a deploy record is never merged or overwritten."),
+  gate_export_output_unwritable: def(2, "The --export deploy record could not be written whole; nothing of it was left behind and the gate does not allow."),
   // --- 7 no evidence ------------------------------------------------------------------------------
   gate_no_evidence: def(7, "The unit has not a single receipt."),
   gate_subject_unreviewed: def(7, "No counted receipt of a work stage (development, test, integration) reviewed the subject content."),
@@ -1182,6 +1188,14 @@ var AUDIT_ERRORS = {
   audit_checkpoint_invalid: def(4, "A checkpoint file is not a signed log checkpoint (wrong predicate type, shape or subject)."),
   audit_checkpoint_output_exists: def(2, "The checkpoint output file already exists; it is never overwritten."),
   audit_checkpoint_output_unwritable: def(2, "The checkpoint output file could not be written."),
+  audit_export_invalid: def(
+    4,
+    "An audit export directory is not consistent with its own manifest: a listed file is missing or its sha256 differs, a file is not listed, an entry is not a regular file (symlink, FIFO, device), or the manifest or a log.jsonl line is not of the export format."
+  ),
+  audit_export_mismatch: def(
+    4,
+    "A file of an audit export differs from what its log records: a receipt or authority envelope, the pinned policy or trust root at the log head, a public key, a manifest field; or a recorded envelope is missing."
+  ),
   audit_export_output_exists: def(2, "The export directory already exists; an export is never merged into or written over anything."),
   audit_export_output_unwritable: def(2, "The export directory could not be written; nothing was left behind."),
   audit_orphan_record: def(4, "A receipt or claim in the log names a challenge or run that no earlier log entry issued or claimed.")
@@ -1314,11 +1328,42 @@ var L_BYTES = (() => {
   return out;
 })();
 
+// src/core/iso-time.ts
+var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
+var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+function daysFromCivil(y, m, d) {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+function secondsOfIsoTime(text) {
+  if (typeof text !== "string") return null;
+  const m = ISO_SECONDS_RE.exec(text);
+  if (m === null) return null;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  if (month < 1 || month > 12) return null;
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (day < 1 || day > monthDays) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+}
+function isIsoSeconds(text) {
+  return secondsOfIsoTime(text) !== null;
+}
+
 // src/core/lean/trust-root.ts
 var KEY_ROLES_LEAN = ["reviewer", "runner", "probe", "gate", "log", "authority"];
 var HEX64 = /^[0-9a-f]{64}$/;
-var ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-var isoSeconds = str({ re: ISO_SECONDS });
+var isoSeconds = str({ refine: isIsoSeconds });
 var trustRootShape = obj({
   version: lit(1),
   expires: isoSeconds,
@@ -1342,7 +1387,7 @@ var IN_TOTO_PAYLOAD_TYPE_LEAN = "application/vnd.in-toto+json";
 var STATEMENT_TYPE_LEAN = "https://in-toto.io/Statement/v1";
 var hex64 = str({ re: HEX64 });
 var digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
-var isoSeconds2 = str({ re: ISO_SECONDS });
+var isoSeconds2 = str({ refine: isIsoSeconds });
 var count = int(0, Number.MAX_SAFE_INTEGER);
 var envelopeShape = obj({
   payloadType: str({ min: 1 }),
@@ -1437,7 +1482,7 @@ var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
 var hex642 = str({ re: /^[0-9a-f]{64}$/ });
 var digest2 = str({ re: /^sha256:[0-9a-f]{64}$/ });
-var isoSeconds3 = str({ re: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ });
+var isoSeconds3 = str({ refine: isIsoSeconds });
 var gitId2 = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
@@ -1501,7 +1546,7 @@ var checkpointPredicateShape = obj({
   policy_digest: digest3,
   trust_digest: digest3,
   attestor_sha256: hex643,
-  made_at: str({ re: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ })
+  made_at: str({ refine: isIsoSeconds })
 });
 var subjectShape = arr(obj({ name: lit(CHECKPOINT_SUBJECT), digest: obj({ sha256: hex643 }) }), 1, 1);
 function checkpointViolation(st) {

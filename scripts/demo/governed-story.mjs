@@ -193,7 +193,11 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
 
   step('13. The deploy gate: anchors from the deploy side; the commit must be exactly the reviewed content');
   const attest = join(work, 'decision.vsa.json');
-  governed([...gateArgs(head), '--attest', attest, '--attestor-config', cfg.gate.path], 0);
+  const record = join(work, 'deploy-record');
+  governed([...gateArgs(head), '--attest', attest, '--attestor-config', cfg.gate.path, '--export', record], 0);
+  const recorded = readdirSync(join(record, 'receipts')).map((f) => join(record, 'receipts', f));
+  say(`the deploy record keeps what the decision relied on; its ${recorded.length} receipts verify anywhere with the deploy trust root:`);
+  governed(['verify', ...recorded, '--trust', join(record, 'trust.json')], 0, { quiet: 2, store: false, shown: `verify ${record}/receipts/*.json --trust ${record}/trust.json` });
   say('a commit that is not the reviewed content is refused:');
   const base = git(repo, 'rev-parse', 'HEAD~1');
   governed(gateArgs(base), 4, { quiet: 3 });

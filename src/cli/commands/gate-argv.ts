@@ -6,9 +6,10 @@
 // stdout under --json, like every other gate failure.
 import { parseArgs } from 'node:util';
 import { GovernedError } from '../../core/errors.js';
-import { errorJson, gateHuman, GATE_SCHEMA_VERSION, type GateDecisionJson } from '../../flows/decide/gate-output.js';
+import { errorJson, gateHuman, GATE_SCHEMA_VERSION } from '../../flows/decide/gate-output.js';
 import { writeResult } from '../output.js';
 import { gateCommand, type GateOptions } from './gate.js';
+import type { GateResultJson } from '../../flows/decide/gate.js';
 
 /** The `gate` options of register/decide.ts, as parseArgs declarations (kept equal by test/gate-argv.test.ts). */
 export const GATE_ARGV_OPTIONS = {
@@ -21,6 +22,7 @@ export const GATE_ARGV_OPTIONS = {
   attestors: { type: 'string' },
   'attestor-config': { type: 'string' },
   attestor: { type: 'string' },
+  export: { type: 'string' },
   home: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
@@ -30,7 +32,7 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return argv.some((a) => a === '--help' || a === '-h');
 }
 
-function usageDecision(): GateDecisionJson {
+function usageDecision(): GateResultJson {
   const e = new GovernedError('usage_error');
   return {
     schemaVersion: GATE_SCHEMA_VERSION,
@@ -50,6 +52,7 @@ function usageDecision(): GateDecisionJson {
     current: null,
     reliedOn: null,
     attestation: null,
+    export: null,
     error: errorJson(e),
   };
 }
@@ -77,6 +80,7 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
     attestors: values.attestors as string | undefined,
     attestorConfig: values['attestor-config'] as string | undefined,
     attestor: values.attestor as string | undefined,
+    export: values.export as string | undefined,
     home: values.home as string | undefined,
     json: values.json === true,
   };

@@ -16,6 +16,7 @@ export interface GateOptions {
   attestors?: string;
   attestorConfig?: string;
   attestor?: string;
+  export?: string;
   home?: string;
   json?: boolean;
 }
@@ -35,6 +36,7 @@ export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
     attestorsDir: opts.attestors,
     attestor: opts.attestor,
     attestorConfig: opts.attestorConfig,
+    export: opts.export,
     version: GOVERNED_VERSION,
     clock: () => Math.floor(Date.now() / 1000),
   });
@@ -42,5 +44,7 @@ export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
     const ids = d.error.ids.length > 0 ? ` [${d.error.ids.join(', ')}]` : '';
     process.stderr.write(`governed: error ${d.error.code}: ${d.error.message}${ids}\n`);
   }
-  return { exit: d.exit as ExitCode, json: d as unknown as Record<string, unknown>, human: gateHuman(d) };
+  // The deploy record (--export) is this command's field of the decision object (docs/gate.md).
+  const human = d.export === null ? gateHuman(d) : `${gateHuman(d)}  deploy record     ${d.export.path} (manifest ${d.export.manifestDigest})\n`;
+  return { exit: d.exit as ExitCode, json: d as unknown as Record<string, unknown>, human };
 }

@@ -37,9 +37,13 @@ export function register(program: Command): void {
         'decision relies on is re-verified under --trust at its log position. --json prints ONE decision object, also on ' +
         'failure (docs/gate.md). --attest FILE writes the decision as a SLSA Verification Summary Attestation signed by the ' +
         "policy's gate credential through its pinned attestor — <attestors>/gate.json and gate.mjs (else the shipped " +
-        'attestors/ed25519-file.mjs), as review-run finds its attestors; only the policy\'s digests count. Read-only. ' +
+        'attestors/ed25519-file.mjs), as review-run finds its attestors; only the policy\'s digests count. --export DIR (a ' +
+        'directory that must not exist) writes the deploy record of a reached decision (RELEASE_ELIGIBLE or REVIEW_ONLY) for ' +
+        'archiving: decision.json, receipts/ and authority/ (the exact envelopes re-verified), trust.json|yaml (the --trust ' +
+        'bytes), vsa.json (with --attest), manifest.json; `governed verify DIR/receipts/*.json --trust DIR/trust.json` checks ' +
+        'it anywhere. It is complete or absent, and a record that could not be written makes the gate fail. Read-only store. ' +
         'Exit 0 RELEASE_ELIGIBLE, 3 REVIEW_ONLY (reasons inside), 2 usage (missing anchor, malformed digest or subject, no ' +
-        'store), 4 verification (policy digest differs, tampered receipt or row, subject is not the reviewed content), ' +
+        'store, --attest file or --export directory already there or not writable), 4 verification (policy digest differs, tampered receipt or row, subject is not the reviewed content), ' +
         '5 expired trust root, 6 untrusted key or attestor, 7 unknown unit, no receipt, or no work-stage review of the ' +
         'subject; precedence 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. Never 0 on an error.',
     )
@@ -53,6 +57,12 @@ export function register(program: Command): void {
     .option('--attestors <dir>', 'where gate.json (and an optional gate.mjs) live (default: $GOVERNED_ATTESTORS_DIR, else <home>/attestors)')
     .option('--attestor-config <file>', "the gate attestor's config file instead (its sha256 must be in credentials.gate.attestor_config_sha256)")
     .option('--attestor <file>', "the gate attestor program instead (its sha256 must be in credentials.gate.attestor_sha256)")
+    .option(
+      '--export <dir>',
+      'write the deploy record of this decision to this new directory: decision.json, the relied-on receipts and authority ' +
+        'records (exact signed bytes), the --trust file, the VSA (with --attest) and manifest.json (sha256 of every file); ' +
+        'all or nothing, never exit 0 without it',
+    )
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: GateOptions) => {

@@ -19,6 +19,8 @@ export const DECISION_ERRORS = {
   gate_subject_invalid: def(2, 'The subject must be the full hex id of a commit (40 or 64 hex), not a name or an abbreviation.'),
   gate_attest_output_exists: def(2, 'The --attest output file already exists; it is never overwritten.'),
   gate_attest_output_unwritable: def(2, 'The --attest output file could not be written.'),
+  gate_export_output_exists: def(2, 'The --export directory already exists (or is a file or a symlink); a deploy record is never merged or overwritten.'),
+  gate_export_output_unwritable: def(2, 'The --export deploy record could not be written whole; nothing of it was left behind and the gate does not allow.'),
 
   // --- 7 no evidence ------------------------------------------------------------------------------
   gate_no_evidence: def(7, 'The unit has not a single receipt.'),

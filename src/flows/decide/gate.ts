@@ -15,7 +15,9 @@
 //   5. the subject is the reviewed content: every proof receipt of a work stage bound the subject's
 //      manifest digest; a decision resting on no work-stage review is refused (7); when the work
 //      stages reviewed other content on the current scope and revision, the subject is refused (4);
-//   6. with --attest, the decision signed as a SLSA VSA by the policy's gate credential.
+//   6. with --attest, the decision signed as a SLSA VSA by the policy's gate credential;
+//   7. with --export DIR, the deploy record of the decision, all or nothing (./export.ts); a record
+//      asked for and not written is an error (never exit 0).
 // Read-only: the store is never written (expired leases are not swept here; they still block).
 // Lean: no zod, yaml or execa on this path for JSON inputs (bench/gate; test/gate-lean.test.ts).
 import { resolve } from 'node:path';
@@ -29,15 +31,16 @@ import { closeStore, openStoreReadOnly } from '../../store/open.js';
 import type { Store } from '../../store/store.js';
 import { beginCommitManifest, type CommitManifestJob } from '../../workspace/commit.js';
 import { decideUnit } from './decide-unit.js';
-import { authorityPayloadDigest, hasAnyReceipt, loadUnitFacts, planningReceipts, reviewedWorkspaces } from './facts.js';
+import { authorityPayloadDigest, hasAnyReceipt, loadUnitFacts, planningReceipts, receiptEnvelope, reviewedWorkspaces } from './facts.js';
 import { errorJson, GATE_SCHEMA_VERSION, type GateDecisionJson } from './gate-output.js';
 import { readInputFile } from '../read-file.js';
-import { decodeUtf8, parseStructuredLean } from '../../core/lean/structured.js';
+import { decodeUtf8, isJsonText, parseStructuredLean } from '../../core/lean/structured.js';
 import { isoOfSeconds, loadTrustRootLean } from '../../core/lean/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustDigest } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
 import { currentDigests, planningDigestOf, readScope, readUnit, type UnitRow, type UnitScope } from './unit-state.js';
 import { RecordVerifier, worstError } from './verify.js';
+import type { DeployRecord, DeployRecordRef } from './export.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -57,6 +60,8 @@ export interface GateArgs {
   readonly attestorsDir?: string | undefined;
   readonly attestor?: string | undefined;
   readonly attestorConfig?: string | undefined;
+  /** `--export DIR`: the deploy record of this decision (./export.ts), loaded only when given. */
+  readonly export?: string | undefined;
   /** governed's version (the VSA's verifier version). */
   readonly version: string;
   /** Runner clock, whole seconds. */
@@ -75,7 +80,13 @@ interface Known {
   /** The pinned policy's preservation waiver, once the policy is loaded (SPEC §11: in every decision). */
   waiver: string | null;
   attestation: { path: string; payloadDigest: string } | null;
+  /** The exact `--trust` bytes the gate judged under, and the deploy record being built (--export). */
+  trustBytes: Buffer | null;
+  record: DeployRecord | null;
 }
+
+/** The decision object with the `--export` field (docs/gate.md: null unless a record was written). */
+export type GateResultJson = GateDecisionJson & { readonly export: DeployRecordRef | null };
 
 /** Collect coded failures of independent checks; unknown exceptions are bugs and propagate. */
 class Failures {
@@ -105,8 +116,9 @@ class Failures {
 }
 
 /** The deploy side's trust root: strict JSON or YAML by name, closed schema, not expired at `nowIso`. */
-export async function loadDeployTrust(file: string, nowIso: string): Promise<TrustRoot> {
+export async function loadDeployTrust(file: string, nowIso: string, keep?: (bytes: Buffer) => void): Promise<TrustRoot> {
   const bytes = readInputFile(file, MAX_TRUST_BYTES);
+  keep?.(bytes);
   const trust = loadTrustRootLean(await parseStructuredLean(decodeUtf8(bytes, 'trust'), file));
   if (!(nowIso < trust.expires)) fail('trust_root_expired', []);
   return trust;
@@ -149,6 +161,16 @@ function preflightArgs(args: GateArgs, f: Failures, k: Known): void {
       exists = false;
     }
     if (exists) f.run(() => fail('gate_attest_output_exists', []));
+  }
+  // --export DIR: refused up front like --attest's file, never merged into or replaced (./export.ts).
+  if (args.export !== undefined) {
+    let exists = true;
+    try {
+      lstatSync(resolve(args.export));
+    } catch {
+      exists = false;
+    }
+    if (exists) f.run(() => fail('gate_export_output_exists', []));
   }
 }
 
@@ -207,7 +229,9 @@ async function decideOnSnapshot(
   let unit: UnitRow | undefined;
   let scope: UnitScope | undefined;
   try {
-    trust = args.trustFile ? await f.runAsync(() => loadDeployTrust(args.trustFile as string, nowIso)) : undefined;
+    trust = args.trustFile
+      ? await f.runAsync(() => loadDeployTrust(args.trustFile as string, nowIso, (bytes) => (k.trustBytes = bytes)))
+      : undefined;
     if (trust !== undefined) k.gateTrustDigest = trust.digest;
     const pinnedTrust = f.run(() => readPinnedTrustDigest(db));
     if (pinnedTrust !== undefined) k.trustDigest = pinnedTrust;
@@ -259,6 +283,14 @@ async function decideOnSnapshot(
   }
   k.decision = decision;
 
+  // --export: its private directory first (an unwritable place fails before anything is signed), and
+  // the relied-on envelopes copied inside this read snapshot; written by `gateFlow` (./export.ts).
+  if (args.export !== undefined) {
+    const { DeployRecord } = await import('./export.js');
+    k.record = DeployRecord.begin(args.export, { receiptEnvelope, isJsonText });
+    k.record.addRecords(db, decision.reliedOn);
+  }
+
   // 6. The signed decision.
   if (args.attest !== undefined) {
     const { attestDecision } = await import('./attest.js');
@@ -292,7 +324,7 @@ async function decideOnSnapshot(
 }
 
 /** Run the gate; never throws. Exit 0 only for RELEASE_ELIGIBLE with no error on the way. */
-export async function gateFlow(args: GateArgs): Promise<GateDecisionJson> {
+export async function gateFlow(args: GateArgs): Promise<GateResultJson> {
   const now = args.clock();
   const k: Known = {
     unit: null,
@@ -305,6 +337,8 @@ export async function gateFlow(args: GateArgs): Promise<GateDecisionJson> {
     decision: null,
     waiver: null,
     attestation: null,
+    trustBytes: null,
+    record: null,
   };
   let error: GovernedError | null = null;
   try {
@@ -313,8 +347,30 @@ export async function gateFlow(args: GateArgs): Promise<GateDecisionJson> {
     error = isGovernedError(e) ? e : new GovernedError('internal_error', { cause: e });
     if (!isGovernedError(e) && process.env.GOVERNED_DEBUG === '1') process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
   }
+  if (error === null && k.decision === null) error = new GovernedError('internal_error', { ids: ['gate_no_decision'] });
+  // Fail closed: --export given and no record begun is a bug, never an ALLOW without a record.
+  if (error === null && args.export !== undefined && k.record === null) error = new GovernedError('internal_error', { ids: ['gate_export_missing'] });
+  if (error === null && k.record !== null) {
+    // --export: the record of exactly the object printed, minus its own `export` field (that field
+    // names the record's manifest, which hashes decision.json). A record asked for and not written
+    // is an error: never exit 0 without it, and the attestation is withdrawn (./export.ts).
+    const { export: _self, ...printed } = decisionObject(now, k, null);
+    try {
+      if (k.trustBytes === null) fail('internal_error', ['export_trust']);
+      const ref = k.record.finish(printed, { file: args.trustFile as string, bytes: k.trustBytes });
+      return { ...decisionObject(now, k, null), export: ref };
+    } catch (e) {
+      error = isGovernedError(e) ? e : new GovernedError('internal_error', { cause: e });
+      if (k.attestation !== null) (await import('./export.js')).withdrawAttestation(k.attestation.path);
+    }
+  }
+  k.record?.abort();
+  return decisionObject(now, k, error);
+}
+
+/** The decision object (docs/gate.md); `export` is null here and set only once a record is written. */
+function decisionObject(now: number, k: Known, error: GovernedError | null): GateResultJson {
   const d = error === null ? k.decision : null;
-  if (error === null && d === null) error = new GovernedError('internal_error', { ids: ['gate_no_decision'] });
   const exit: ExitCode = error !== null ? error.exit : d?.state === 'RELEASE_ELIGIBLE' ? EXIT.ok : EXIT.review_only;
   return {
     schemaVersion: GATE_SCHEMA_VERSION,
@@ -334,6 +390,7 @@ export async function gateFlow(args: GateArgs): Promise<GateDecisionJson> {
     current: k.current,
     reliedOn: d === null ? null : { receipts: [...d.reliedOn.receipts], authorities: [...d.reliedOn.authorities] },
     attestation: error === null ? k.attestation : null,
+    export: null,
     error: error === null ? null : errorJson(error),
   };
 }
