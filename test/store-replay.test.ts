@@ -144,6 +144,31 @@ describe('replay', () => {
     }
   });
 
+  it('refuses a store_init whose pinned bytes are not the document its digest names (log_entry_not_applicable)', () => {
+    // An attacker rewrites the first entry consistently (payload digest and entry hash recomputed,
+    // the chain starts at it): the recorded policy digest stays, the bytes are another policy.
+    const store = newStore();
+    const first = readLog(store)[0] as LogRow;
+    closeStore(store);
+    const payload = JSON.parse(first.payload.toString('utf8')) as { policy: { digest: string; bytes_b64: string } };
+    const original = Buffer.from(payload.policy.bytes_b64, 'base64').toString('utf8');
+    const forgedPolicy = original.replace('accept_co_located: true', 'accept_co_located: false');
+    expect(forgedPolicy).not.toBe(original);
+    payload.policy.bytes_b64 = Buffer.from(forgedPolicy).toString('base64');
+    const bytes = Buffer.from(canonicalJson(payload));
+    const fields = { seq: 1, time: first.time, type: 'store_init', unit: null, payload_digest: sha256Digest(bytes), prev_hash: first.prev_hash };
+    const raw = rawConnection(store);
+    raw.exec('DROP TRIGGER log_no_update; DROP TRIGGER log_no_delete;');
+    raw.prepare('UPDATE log SET payload = ?, payload_digest = ?, entry_hash = ? WHERE seq = 1').run(bytes, fields.payload_digest, entryHashOf(fields));
+    raw.close();
+    const reopened = openStore(store.home);
+    try {
+      expect(codeOfThrow(() => replayInto(reopened, join(tempDir(), 'forged-init.db')))).toBe('log_entry_not_applicable');
+    } finally {
+      closeStore(reopened);
+    }
+  });
+
   it('refuses a tampered log during replay with the chain code', () => {
     const store = busyStore();
     closeStore(store);

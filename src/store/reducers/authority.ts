@@ -12,10 +12,9 @@
 // rests on a consumed record naming exactly those digests — so a forged or reordered log cannot
 // replay into a state the live path would have refused (log_entry_not_applicable).
 import * as z from 'zod';
-import { canonicalBytes, digestOf, sha256Digest } from '../../core/canonical.js';
+import { canonicalBytes, sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
-import { parseStructured } from '../../core/strict-parse.js';
 import { AUTHORITY_OPERATIONS } from '../../core/authority/operations.js';
 import { RECORD_ID_RE, REQUEST_ID_RE, recordIdOf } from '../../core/authority/ids.js';
 import {
@@ -26,6 +25,7 @@ import {
 } from '../../core/authority/predicate.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
+import { assertPinDigest } from './pins.js';
 import type { Db } from '../store.js';
 
 const requestId = z.string().regex(REQUEST_ID_RE);
@@ -55,13 +55,7 @@ function pinUpdateReducer(kind: 'policy' | 'trust') {
     apply(db: Db, p) {
       const bytes = Buffer.from(p.bytes_b64, 'base64');
       // The pinned digest is the canonical digest of the document's bytes (pins.ts, SPEC §3).
-      let actual: string;
-      try {
-        actual = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), ''));
-      } catch {
-        fail('log_entry_not_applicable', [kind]);
-      }
-      if (actual !== p.digest) fail('log_entry_not_applicable', [kind]);
+      assertPinDigest(bytes, p.digest, kind);
       const swap = db
         .prepare('UPDATE pins SET digest = ?, bytes = ?, pinned_at = ? WHERE kind = ? AND digest = ?')
         .run(p.digest, bytes, p.updated_at, kind, p.digest_before);

@@ -1,8 +1,26 @@
 // Reducer of `store_init` (SPEC §4.1 init, §13): pin the policy and trust root, digest and bytes.
 // Later `policy_update` / `trust_update` entries replace these rows (issue 3 item 1).
 import * as z from 'zod';
+import { digestOf } from '../../core/canonical.js';
+import { fail } from '../../core/errors.js';
+import { parseStructured } from '../../core/strict-parse.js';
 import { digest, seconds } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
+
+/**
+ * A pinned document's recorded digest must be the canonical digest of its recorded bytes (pins.ts,
+ * SPEC §3) — at init and at every update, on the live path and on replay, so a log whose pin entry
+ * names one digest and carries other bytes does not apply (an audit replays it and fails).
+ */
+export function assertPinDigest(bytes: Buffer, recorded: string, kind: 'policy' | 'trust'): void {
+  let actual: string;
+  try {
+    actual = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), ''));
+  } catch {
+    fail('log_entry_not_applicable', [kind]);
+  }
+  if (actual !== recorded) fail('log_entry_not_applicable', [kind]);
+}
 
 const pinned = z.strictObject({ digest, bytes_b64: z.base64() });
 
@@ -14,7 +32,9 @@ export const PIN_REDUCERS = {
       const insert = db.prepare('INSERT INTO pins (kind, digest, bytes, pinned_at) VALUES (?, ?, ?, ?)');
       for (const kind of ['policy', 'trust'] as const) {
         const pin = p[kind];
-        expectChanges(insert.run(kind, pin.digest, Buffer.from(pin.bytes_b64, 'base64'), p.pinned_at).changes, 1, kind);
+        const bytes = Buffer.from(pin.bytes_b64, 'base64');
+        assertPinDigest(bytes, pin.digest, kind);
+        expectChanges(insert.run(kind, pin.digest, bytes, p.pinned_at).changes, 1, kind);
       }
     },
   }),
