@@ -257,6 +257,29 @@ describe('refused before the claim: nothing recorded', () => {
   });
 });
 
+describe('a lease that lapsed unswept', () => {
+  it('is swept (logged) and the challenge issued before it is stale → challenge_stale (5); nothing claimed', async () => {
+    const id = issue(w, 'clean');
+    const store = openStore(w.home);
+    let expiresAt: number;
+    try {
+      expiresAt = acquireLease(store, { unit: w.unit, writerSession: 'agent-1', ttlSeconds: 1, now: Math.floor(Date.now() / 1000) }).expiresAt;
+    } finally {
+      closeStore(store);
+    }
+    // Let the lease lapse on the real clock; nobody sweeps it (the gate would still say lease_active).
+    while (Math.floor(Date.now() / 1000) < expiresAt) await new Promise((r) => setTimeout(r, 50));
+    const before = headSeq(w);
+    const r = runReview(w, id);
+    expect({ code: errorCode(r).code, exit: r.code }).toEqual({ code: 'challenge_stale', exit: 5 });
+    expectNoSecrets(r);
+    // Exactly the sweep was recorded: no claim, no run.
+    expect(logSince(w, before).map((e) => e.type)).toEqual(['lease_sweep']);
+    expect(challengeStatus(w, id)).toBe('open');
+    expectLogSound(w);
+  });
+});
+
 describe('refused after the claim: exactly the claim and its ABORTED entry', () => {
   const cases: [Mode, string][] = [
     ['noncanon', 'review_output_not_canonical'],

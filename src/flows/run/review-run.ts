@@ -18,7 +18,7 @@
 import { GovernedError } from '../../core/errors.js';
 import { parseReviewOutput } from '../../core/review-output.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
-import { closeStore, openStore, unitWriters } from '../../store/index.js';
+import { closeStore, openStore, sweepExpired, unitWriters } from '../../store/index.js';
 import { assertCurrentIsPinned } from '../challenge/pinned.js';
 import { abortCodeOf, recordAborted } from './abort.js';
 import { claimChallenge } from './claim.js';
@@ -77,6 +77,11 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     // runner died is reported as the ABORTED run it is, never claimed twice).
     const first = requireChallenge(db, id);
     reapAndClean(store, args.clock(), first.unit);
+    // Expired leases are swept (logged, SPEC §3 allows it before a refusal), as review-challenge does:
+    // a lease that lapsed unswept still holds the gate at REVIEW_ONLY (lease_active), and its sweep
+    // starts a new work revision, so a challenge issued before it is stale — refused here, before any
+    // claim, instead of a run whose receipt could never count.
+    sweepExpired(store, args.clock());
     sweepScratch(store);
     const c = requireChallenge(db, id);
     const now = args.clock();
