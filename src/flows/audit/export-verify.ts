@@ -24,11 +24,10 @@ import { join, resolve } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../core/canonical.js';
 import { fail, GovernedError, highestPrecedence, isGovernedError } from '../../core/errors.js';
 import { isIsoSeconds } from '../../core/iso-time.js';
-import { isJsonText } from '../../core/lean/structured.js';
 import { arr, int, isPlainObject, lit, obj, str, union, type Check } from '../../core/lean/shape.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
-import { BUNDLES_DIR, closeStore, DB_FILE, decodePayload, openDatabase, openStoreReadOnly, readLog, readPin, replayInto, verifyChain, type Db, type LogRow } from '../../store/index.js';
-import { parsePinDocument } from '../challenge/pinned.js';
+import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, readLog, readPin, replayInto, verifyChain, type Db, type LogRow } from '../../store/index.js';
+import { exportLayout } from './export-layout.js';
 import { auditVerify, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
 
 /** What the export part of the report says (docs/audit.md "audit verify --export"). */
@@ -258,21 +257,13 @@ function emptyReport(options: AuditOptions, failures: AuditFailure[], log: Audit
 
 /** Step 3: what export.ts would write from this log and these pins, against what DIR holds. */
 function contentFailures(rows: readonly LogRow[], m: Manifest, files: ReadonlyMap<string, Buffer>, pins: { policy: Buffer; trust: Buffer }): AuditFailure[] {
-  const expected = new Map<string, Buffer>();
-  for (const row of rows) {
-    if (m.unit !== null && row.unit !== m.unit) continue;
-    if (row.type !== 'run_receipt' && row.type !== 'authority_record') continue;
-    const p = decodePayload(row.seq, row.type, row.unit, row.payload) as Record<string, unknown>;
-    const path = row.type === 'run_receipt' ? `receipts/${String(p.receipt).slice('sha256:'.length)}.json` : `authority/${String(p.record)}.json`;
-    expected.set(path, Buffer.from(String(p.envelope_b64), 'base64'));
-  }
-  const ext = (bytes: Buffer): string => (isJsonText(bytes.toString('utf8'), '') ? 'json' : 'yaml');
-  expected.set(`policy.pinned.${ext(pins.policy)}`, pins.policy);
-  expected.set(`trust.pinned.${ext(pins.trust)}`, pins.trust);
-  const trustDoc = parsePinDocument(pins.trust, 'trust').value as { keys?: { key_id?: unknown; public_key?: unknown }[] };
-  for (const k of trustDoc.keys ?? []) {
-    if (typeof k.key_id !== 'string' || typeof k.public_key !== 'string') continue; // the pinned root was schema-checked when pinned
-    expected.set(`keys/${k.key_id}.pub`, Buffer.from(k.public_key.endsWith('\n') ? k.public_key : `${k.public_key}\n`, 'utf8'));
+  // What `audit export` writes for this log and these pins: the one layout (./export-layout.ts).
+  let expected: Map<string, Buffer>;
+  try {
+    expected = exportLayout({ rows, unit: m.unit, policy: pins.policy, trust: pins.trust }).files;
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    return [{ code: e.code, exit: e.exit, ids: e.ids }];
   }
   const out: AuditFailure[] = [];
   for (const [path, bytes] of [...expected].sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -17,9 +17,8 @@ import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } f
 import { basename, dirname, join, resolve } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
-import { isJsonText } from '../../core/lean/structured.js';
 import { closeStore, decodePayload, openStoreReadOnly, readLog, readPin, verifyChain, type LogRow } from '../../store/index.js';
-import { parsePinDocument } from '../challenge/pinned.js';
+import { exportLayout } from './export-layout.js';
 
 export interface ExportArgs {
   readonly home: string;
@@ -37,10 +36,6 @@ export interface ExportResult {
   readonly keys: number;
 }
 
-const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
-const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
-const KEY_ID_RE = /^[0-9a-f]{64}$/;
-
 export function auditExport(args: ExportArgs): ExportResult {
   const out = resolve(args.out);
   if (existsSync(out) || isSymlink(out)) fail('audit_export_output_exists', []);
@@ -57,39 +52,18 @@ export function auditExport(args: ExportArgs): ExportResult {
     closeStore(store);
   }
 
-  const files = new Map<string, Buffer>();
   const log: string[] = [];
-  let receipts = 0;
-  let records = 0;
   for (const row of snapshot.rows) {
     const payload = decodePayload(row.seq, row.type, row.unit, row.payload) as Record<string, unknown>;
     log.push(
       JSON.stringify({ seq: row.seq, time: row.time, type: row.type, unit: row.unit, payload, payload_digest: row.payload_digest, prev_hash: row.prev_hash, entry_hash: row.entry_hash }),
     );
-    if (args.unit !== undefined && row.unit !== args.unit) continue;
-    if (row.type === 'run_receipt') {
-      const m = RECEIPT_ID_RE.exec(String(payload.receipt));
-      if (m === null) fail('log_payload_invalid', [`seq:${row.seq}`]);
-      files.set(`receipts/${m[1]}.json`, Buffer.from(String(payload.envelope_b64), 'base64'));
-      receipts++;
-    } else if (row.type === 'authority_record') {
-      const id = String(payload.record);
-      if (!RECORD_ID_RE.test(id)) fail('log_payload_invalid', [`seq:${row.seq}`]);
-      files.set(`authority/${id}.json`, Buffer.from(String(payload.envelope_b64), 'base64'));
-      records++;
-    }
   }
+  // The envelopes, pins and keys: the one layout `audit verify --export` checks against (./export-layout.ts).
+  const layout = exportLayout({ rows: snapshot.rows, unit: args.unit ?? null, policy: snapshot.policy.bytes, trust: snapshot.trust.bytes });
+  const files = layout.files;
+  const { receipts, records, keys } = layout;
   files.set('log.jsonl', Buffer.from(log.length === 0 ? '' : `${log.join('\n')}\n`, 'utf8'));
-  const ext = (bytes: Buffer): string => (isJsonText(bytes.toString('utf8'), '') ? 'json' : 'yaml');
-  files.set(`policy.pinned.${ext(snapshot.policy.bytes)}`, snapshot.policy.bytes);
-  files.set(`trust.pinned.${ext(snapshot.trust.bytes)}`, snapshot.trust.bytes);
-  const trustDoc = parsePinDocument(snapshot.trust.bytes, 'trust').value as { keys?: { key_id?: unknown; public_key?: unknown }[] };
-  let keys = 0;
-  for (const k of trustDoc.keys ?? []) {
-    if (typeof k.key_id !== 'string' || !KEY_ID_RE.test(k.key_id) || typeof k.public_key !== 'string') fail('pin_integrity_failed', ['trust']);
-    files.set(`keys/${k.key_id}.pub`, Buffer.from(k.public_key.endsWith('\n') ? k.public_key : `${k.public_key}\n`, 'utf8'));
-    keys++;
-  }
   const manifest = {
     format: 'governed/audit-export',
     version: 1,
