@@ -158,21 +158,29 @@ describe('mutate', () => {
     }
   });
 
-  it('refuses an entry stamped before the newest one (store_clock_regressed): a clock stepped back cannot revive an expired lease', () => {
+  it('refuses any entry while the clock reads earlier than the newest entry (store_clock_regressed): a clock stepped back cannot revive what expired', () => {
     const store = newStore();
-    const { unitId: unit } = createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 10 });
-    registerWriter(store, { unit, writerSession: 'agent-1', identity: identityN(1), now: T0 + 11 });
-    // A lease that expired at T0 + 72, swept by a later command at T0 + 100.
-    acquireLease(store, { unit, writerSession: 'agent-1', ttlSeconds: 60, now: T0 + 12 });
+    // The newest entry was written while the clock read 100 s later than it does now (then it was
+    // stepped back): every expiry judged since then would be judged again, earlier.
+    const ahead = Math.floor(Date.now() / 1000) + 100;
+    const { unitId: unit } = createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: ahead });
+    expect(codeOf(() => registerWriter(store, { unit, writerSession: 'agent-1', identity: identityN(1), now: ahead }))).toBe('store_clock_regressed');
     const before = tablesDigest(store);
     const head = readLog(store).length;
-    // The clock now reads T0 + 50: the lease would look active again and its holder could release it.
-    expect(codeOf(() => createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 9 }))).toBe('store_clock_regressed');
+    // Whatever time the caller passes, the machine's clock (read under the write lock) is behind.
+    for (const now of [ahead - 50, ahead, ahead + 1]) {
+      expect(codeOf(() => createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now }))).toBe('store_clock_regressed');
+    }
     expect(tablesDigest(store)).toBe(before);
     expect(readLog(store)).toHaveLength(head);
-    // The same second as the newest entry is not a regression; later seconds proceed as before.
-    expect(createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 12 }).unitId).toMatch(/^UNIT-/);
-    expect(createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 13 }).unitId).toMatch(/^UNIT-/);
+    closeStore(store);
+  });
+
+  it('accepts a time sampled before another process committed a later second (concurrency, not a clock step)', () => {
+    const store = newStore();
+    createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 12 });
+    // The caller sampled T0 + 11 and then waited for the write lock; the clock itself is fine.
+    expect(createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 11 }).unitId).toMatch(/^UNIT-/);
     closeStore(store);
   });
 

@@ -125,12 +125,15 @@ function appendIn(db: Db, now: number, type: EntryType, unit: string | null, pay
   if (reducer.unitOf(parsed.data) !== unit) fail('internal_error', [`unit:${type}`]);
   const bytes = Buffer.from(canonicalJson(parsed.data), 'utf8');
   const head = logHead(db);
-  // Log time never goes backwards: expiry (challenges, leases, authority records, trust roots) is
-  // judged against log time, so an entry stamped before its predecessor — a clock stepped back —
-  // could make an expired fact valid again. Refused until the clock has caught up (fail closed).
+  // The machine's clock must not read earlier than the newest entry: expiry (challenges, leases,
+  // authority records, trust roots) is judged against the clock and log time, so a clock stepped
+  // back (NTP, a VM restore, a hostile `date`) could make an expired fact current again. Refused
+  // until the clock has caught up (fail closed). The clock is read here, under the write lock, not
+  // taken from `now`: the caller sampled `now` before waiting for the lock, and another process may
+  // have committed a later second meanwhile — that is concurrency, not a clock stepped back.
   if (head.seq > 0) {
     const last = db.prepare('SELECT time FROM log WHERE seq = ?').pluck().get(head.seq) as number;
-    if (now < last) fail('store_clock_regressed');
+    if (Math.floor(Date.now() / 1000) < last) fail('store_clock_regressed');
   }
   const fields = {
     seq: head.seq + 1,
