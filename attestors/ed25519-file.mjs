@@ -449,6 +449,38 @@ var wNAF = (n) => {
   return { p, f };
 };
 
+// src/core/iso-time.ts
+var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
+var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+function daysFromCivil(y, m, d) {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+function secondsOfIsoTime(text) {
+  if (typeof text !== "string") return null;
+  const m = ISO_SECONDS_RE.exec(text);
+  if (m === null) return null;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  if (month < 1 || month > 12) return null;
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (day < 1 || day > monthDays) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+}
+function isIsoSeconds(text) {
+  return secondsOfIsoTime(text) !== null;
+}
+
 // src/core/lean/shape.ts
 var join = (path, key) => path === "$" ? String(key) : `${path}.${key}`;
 function isPlainObject(value) {
@@ -462,6 +494,7 @@ var str = (o = {}) => (v, path) => {
   if (o.refine !== void 0 && !o.refine(v)) return path;
   return null;
 };
+var isoSeconds = str({ refine: isIsoSeconds });
 var int = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) => (v, path) => typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max ? null : path;
 var bool = () => (v, path) => typeof v === "boolean" ? null : path;
 var lit = (expected) => (v, path) => v === expected ? null : path;
@@ -618,19 +651,27 @@ function canonicalize(object, seen = /* @__PURE__ */ new Set()) {
   return result;
 }
 
-// src/core/errors-pinned.ts
-var GovernedError = class extends Error {
+// src/core/coded-error.ts
+var CodedError = class extends Error {
   code;
-  exit = 1;
+  exit;
   ids;
-  constructor(code, options = {}) {
-    super(code, options.cause === void 0 ? void 0 : { cause: options.cause });
+  constructor(code, summary, exit, options) {
+    super(summary, options.cause === void 0 ? void 0 : { cause: options.cause });
     this.name = "GovernedError";
     this.code = code;
+    this.exit = exit;
     this.ids = options.ids ?? [];
   }
   toJSON() {
     return { code: this.code, exit: this.exit, message: this.message, ids: this.ids };
+  }
+};
+
+// src/core/errors-pinned.ts
+var GovernedError = class extends CodedError {
+  constructor(code, options = {}) {
+    super(code, code, 1, options);
   }
 };
 function fail(code, ids, cause) {
@@ -713,42 +754,9 @@ var L_BYTES = (() => {
   return out;
 })();
 
-// src/core/iso-time.ts
-var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
-var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
-var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-function daysFromCivil(y, m, d) {
-  const yy = m <= 2 ? y - 1 : y;
-  const era = Math.floor(yy / 400);
-  const yoe = yy - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-function secondsOfIsoTime(text) {
-  if (typeof text !== "string") return null;
-  const m = ISO_SECONDS_RE.exec(text);
-  if (m === null) return null;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  const hour = Number(m[4]);
-  const minute = Number(m[5]);
-  const second = Number(m[6]);
-  if (month < 1 || month > 12) return null;
-  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
-  if (day < 1 || day > monthDays) return null;
-  if (hour > 23 || minute > 59 || second > 59) return null;
-  return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
-}
-function isIsoSeconds(text) {
-  return secondsOfIsoTime(text) !== null;
-}
-
 // src/core/lean/trust-root.ts
 var KEY_ROLES_LEAN = ["reviewer", "runner", "probe", "gate", "log", "authority"];
 var HEX64 = /^[0-9a-f]{64}$/;
-var isoSeconds = str({ refine: isIsoSeconds });
 var trustRootShape = obj({
   version: lit(1),
   expires: isoSeconds,
@@ -772,7 +780,6 @@ var IN_TOTO_PAYLOAD_TYPE_LEAN = "application/vnd.in-toto+json";
 var STATEMENT_TYPE_LEAN = "https://in-toto.io/Statement/v1";
 var hex64 = str({ re: HEX64 });
 var digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
-var isoSeconds2 = str({ refine: isIsoSeconds });
 var count = int(0, Number.MAX_SAFE_INTEGER);
 var envelopeShape = obj({
   payloadType: str({ min: 1 }),
@@ -832,7 +839,7 @@ var receiptPredicateShape = obj({
     namespaces: obj({ cgroup: count, ipc: count, mnt: count, net: count, pid: count, user: count, uts: count })
   }),
   writers: arr(obj({ ...identity, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
-  times: obj({ issued_at: isoSeconds2, started_at: isoSeconds2, finished_at: isoSeconds2 })
+  times: obj({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds })
 });
 function statementShape(predicate) {
   return obj({
@@ -867,14 +874,13 @@ var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
 var hex642 = str({ re: /^[0-9a-f]{64}$/ });
 var digest2 = str({ re: /^sha256:[0-9a-f]{64}$/ });
-var isoSeconds3 = str({ refine: isIsoSeconds });
 var gitId2 = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
 var vsaPredicateShape = obj({
   verifier: obj({ id: lit(VSA_VERIFIER_ID), version: obj({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
-  timeVerified: isoSeconds3,
+  timeVerified: isoSeconds,
   resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
   policy: obj({ uri: lit("https://governed.dev/policy"), digest: obj({ sha256: hex642 }) }),
   inputAttestations: arr(obj({ uri: str({ re: INPUT_URI_RE }), digest: obj({ sha256: hex642 }) }), 0, 4096),
@@ -931,7 +937,7 @@ var checkpointPredicateShape = obj({
   policy_digest: digest3,
   trust_digest: digest3,
   attestor_sha256: hex643,
-  made_at: str({ refine: isIsoSeconds })
+  made_at: isoSeconds
 });
 var subjectShape = arr(obj({ name: lit(CHECKPOINT_SUBJECT), digest: obj({ sha256: hex643 }) }), 1, 1);
 function checkpointViolation(st) {

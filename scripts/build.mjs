@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { buildPinned } from './pinned-build.mjs';
 import { rmSync, mkdirSync, existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -33,32 +33,25 @@ const banner = {
 };
 const external = ['bindings'];
 
-// `governed gate` is the deploy gate, started cold on every release (SPEC §10.3, bench/gate): the
-// entry routes it to the commander-free `src/cli/commands/gate-argv.ts` (src/cli/main.ts), and here
-// that module is its own bundle, `dist/gate.mjs`: the gate's static closure is that file and the
-// few chunks it shares with its own lazy paths (YAML, authority records, --attest), instead of
-// ~18 chunks shared with every command (each costs the ESM loader a resolve, read, compile, link).
-const gateEntry = {
-  name: 'governed-gate-entry',
+// Cold-start commands, each its own bundle (`dist/<name>.mjs` with `chunks/<name>-*`): src/cli/main.ts
+// routes them to their commander-free parsers BEFORE commander and the command groups load, and
+// here each parser is an entry of its own, so its static closure is that file and the few chunks
+// it shares with its own lazy paths instead of the ~18–40 chunks shared with every command (each
+// one an ESM resolve, read, compile and link).
+//  - `gate`: the deploy gate, started cold on every release (SPEC §10.3, bench/gate);
+//  - `review-run`: started once per review (bench/runner; the refused-at-once start-up measured
+//    121 → 91 ms wall, 104 → 80 ms CPU, interleaved). When review-run-argv hands an argv back to
+//    commander (help, an unknown option), nothing of that bundle's state is used by the main one.
+const COLD = { gate: 'src/cli/commands/gate-argv.ts', 'review-run': 'src/cli/commands/review-run-argv.ts' };
+const coldRoutes = {
+  name: 'governed-cold-routes',
   setup(b) {
-    b.onResolve({ filter: /^\.\/commands\/gate-argv\.js$/ }, (args) =>
-      args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: './gate.mjs', external: true } : undefined,
-    );
-  },
-};
-
-// `governed review-run` is started once per review (bench/runner): like the gate, main.ts routes it
-// to its commander-free parser (src/cli/commands/review-run-argv.ts), and here that module is its own
-// bundle, `dist/review-run.mjs` with its own chunks, instead of the ~40 chunks it shares with every
-// command (each one an ESM resolve, read, compile and link: the refused-at-once start-up measured
-// 121 → 91 ms wall, 104 → 80 ms CPU, interleaved). When review-run-argv hands an argv back to
-// commander (help, an unknown option), nothing of that bundle's state is used by the main one.
-const reviewRunEntry = {
-  name: 'governed-review-run-entry',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/commands\/review-run-argv\.js$/ }, (args) =>
-      args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: './review-run.mjs', external: true } : undefined,
-    );
+    for (const [name, source] of Object.entries(COLD)) {
+      const filter = new RegExp(`^\\./commands/${basename(source, '.ts')}\\.js$`);
+      b.onResolve({ filter }, (args) =>
+        args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: `./${name}.mjs`, external: true } : undefined,
+      );
+    }
   },
 };
 
@@ -75,30 +68,21 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   external,
   banner,
-  plugins: [gateEntry, reviewRunEntry],
+  plugins: [coldRoutes],
 });
 
-await build({
-  ...common,
-  entryPoints: { gate: 'src/cli/commands/gate-argv.ts' },
-  outdir: 'dist',
-  outExtension: { '.js': '.mjs' },
-  splitting: true,
-  chunkNames: 'chunks/gate-[name]-[hash]',
-  external,
-  banner,
-});
-
-await build({
-  ...common,
-  entryPoints: { 'review-run': 'src/cli/commands/review-run-argv.ts' },
-  outdir: 'dist',
-  outExtension: { '.js': '.mjs' },
-  splitting: true,
-  chunkNames: 'chunks/review-run-[name]-[hash]',
-  external,
-  banner,
-});
+for (const [name, source] of Object.entries(COLD)) {
+  await build({
+    ...common,
+    entryPoints: { [name]: source },
+    outdir: 'dist',
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: `chunks/${name}-[name]-[hash]`,
+    external,
+    banner,
+  });
+}
 
 // Benchmarks: bench/<name>.ts → dist/bench/<name>.mjs, run by bench/run.mjs (npm run bench).
 // bench/floors/*.ts are the native floors some benches measure beside the CLI (dist/bench/floors/).

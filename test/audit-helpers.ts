@@ -30,14 +30,9 @@ export function rewriteLog(home: string, seq: number, change: (payload: Record<s
     change(payload);
     const bytes = Buffer.from(canonicalJson(payload as never), 'utf8');
     db.prepare('UPDATE log SET payload = ?, payload_digest = ? WHERE seq = ?').run(bytes, digestOf(payload as never), seq);
-    const rows = db.prepare('SELECT seq, time, type, unit, payload_digest, prev_hash FROM log WHERE seq >= ? ORDER BY seq').all(seq) as {
-      seq: number;
-      time: number;
-      type: string;
-      unit: string | null;
-      payload_digest: string;
-      prev_hash: string;
-    }[];
+    const rows = db.prepare('SELECT seq, time, type, unit, payload_digest, prev_hash FROM log WHERE seq >= ? ORDER BY seq').all(seq) as Parameters<
+      typeof entryHashOf
+    >[0][];
     let prev = (db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck().get(seq - 1) as string | undefined) ?? null;
     // entry_hash is UNIQUE: move the tail out of the way first.
     db.prepare("UPDATE log SET entry_hash = 'sha256:' || substr('0000000000000000000000000000000000000000000000000000000000000000' || printf('%x', seq), -64) WHERE seq >= ?").run(seq);

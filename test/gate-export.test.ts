@@ -11,9 +11,12 @@ import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, sy
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import type { Metafile } from 'esbuild';
+import { gateBundleMetafile, gateEntryOutput, staticClosure, staticImports } from './helpers/gate-bundle.js';
 import { stringify as stringifyYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs build script without type declarations
+import { buildPinned } from '../scripts/pinned-build.mjs';
 import { canonicalJson, isCanonicalJsonText } from '../src/core/canonical.js';
 import { jsonOut, REPO_ROOT, runCli } from './helpers/cli.js';
 import { writeJson } from './helpers/receipts.js';
@@ -50,17 +53,7 @@ beforeAll(async () => {
   // test/gate-attest.test.ts does), so --attest and --export can be combined.
   const out = mkdtempSync(join(tmpdir(), 'governed-export-attestor-'));
   attestor = join(out, 'ed25519-file.mjs');
-  await build({
-    absWorkingDir: REPO_ROOT,
-    entryPoints: ['attestors/src/ed25519-file.ts'],
-    outfile: attestor,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    logLevel: 'silent',
-    banner: { js: "import { createRequire as __governedCreateRequire } from 'node:module'; const require = __governedCreateRequire(import.meta.url);" },
-  });
+  await buildPinned('attestors/src/ed25519-file.ts', attestor, REPO_ROOT);
   const dir = tempDir('governed-gate-export-');
   keys = makeKeys(join(dir, 'keys'));
   gateCfg = writeJson(join(dir, 'gate-attestor.json'), { credential: 'gate', kind: 'decision', key_id: keys.gate.keyId, key_ref: keys.gate.privateKeyPath });
@@ -357,37 +350,13 @@ describe('the lean gate path does not load the exporter', () => {
   // Built like scripts/build.mjs builds dist/gate.mjs: the gate entry alone, split only for its lazy paths.
   let meta: Metafile;
   beforeAll(async () => {
-    const r = await build({
-      absWorkingDir: REPO_ROOT,
-      entryPoints: { gate: 'src/cli/commands/gate-argv.ts' },
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'esm',
-      splitting: true,
-      chunkNames: 'chunks/gate-[name]-[hash]',
-      outdir: mkdtempSync(join(tmpdir(), 'governed-gate-export-lean-')),
-      outExtension: { '.js': '.mjs' },
-      external: ['bindings'],
-      metafile: true,
-      write: false,
-      logLevel: 'silent',
-    });
-    meta = r.metafile;
+    meta = await gateBundleMetafile();
   }, 60_000);
 
   it('export.ts is only behind a dynamic import, and splits no chunk out of dist/gate.mjs', () => {
     const outputs = meta.outputs;
-    const staticImports = (f: string): string[] => (outputs[f]?.imports ?? []).filter((i) => i.kind === 'import-statement' && !i.external).map((i) => i.path);
-    const entry = Object.keys(outputs).find((f) => outputs[f]?.entryPoint === 'src/cli/commands/gate-argv.ts') as string;
-    const closure = new Set<string>();
-    const stack = [entry];
-    while (stack.length > 0) {
-      const f = stack.pop() as string;
-      if (closure.has(f)) continue;
-      closure.add(f);
-      stack.push(...staticImports(f));
-    }
+    const entry = gateEntryOutput(meta);
+    const closure = staticClosure(meta, [entry]);
     const inputs = new Set([...closure].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {})));
     expect(inputs.has('src/flows/decide/gate.ts')).toBe(true);
     expect(inputs.has('src/flows/decide/export.ts')).toBe(false);
@@ -395,20 +364,13 @@ describe('the lean gate path does not load the exporter', () => {
     expect(exporter).toBeDefined();
     expect(closure.has(exporter)).toBe(false);
     // --export adds exactly its own chunk: everything else it needs is already in the gate's closure.
-    for (const f of staticImports(exporter)) expect(closure.has(f), f).toBe(true);
+    for (const f of staticImports(meta, exporter)) expect(closure.has(f), f).toBe(true);
     // And the exporter split nothing off the gate: every shared chunk of the closure is also used by
     // another lazy path (YAML, authority records, --attest), as it was before --export existed. A
     // value import in export.ts of a module of the gate's own bundle fails here (a chunk just for
     // the gate and the exporter: one more file on every cold gate start).
     const lazy = Object.keys(outputs).filter((f) => f !== exporter && !closure.has(f));
-    const lazyClosure = new Set<string>();
-    const more = [...lazy];
-    while (more.length > 0) {
-      const f = more.pop() as string;
-      if (lazyClosure.has(f)) continue;
-      lazyClosure.add(f);
-      more.push(...staticImports(f));
-    }
+    const lazyClosure = staticClosure(meta, lazy);
     for (const f of closure) if (f !== entry) expect(lazyClosure.has(f), `${f} is shared only with the exporter`).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { gateBundleMetafile, gateEntryOutput, staticClosure } from './helpers/gate-bundle.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/cli.js';
 
@@ -135,35 +136,12 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
   // file plus the few chunks it shares with its own lazy paths.
   let gateMeta: Metafile;
   beforeAll(async () => {
-    const r = await build({
-      absWorkingDir: REPO_ROOT,
-      entryPoints: { gate: 'src/cli/commands/gate-argv.ts' },
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      splitting: true,
-      outdir: mkdtempSync(join(tmpdir(), 'governed-gate-bundle-')),
-      outExtension: { '.js': '.mjs' },
-      chunkNames: 'chunks/gate-[name]-[hash]',
-      external: ['bindings'],
-      metafile: true,
-      write: false,
-      logLevel: 'silent',
-    });
-    gateMeta = r.metafile;
+    gateMeta = await gateBundleMetafile();
   }, 60_000);
 
   it('few files, no schema library, YAML, execa, noble or commander at load', () => {
     const outputs = gateMeta.outputs;
-    const entry = Object.keys(outputs).find((f) => outputs[f]?.entryPoint === 'src/cli/commands/gate-argv.ts') as string;
-    const seen = new Set<string>();
-    const stack = [entry];
-    while (stack.length > 0) {
-      const f = stack.pop() as string;
-      if (seen.has(f)) continue;
-      seen.add(f);
-      for (const i of outputs[f]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) stack.push(i.path);
-    }
+    const seen = staticClosure(gateMeta, [gateEntryOutput(gateMeta)]);
     const inputs = [...seen].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {}));
     expect(inputs).toContain('src/flows/decide/gate.ts');
     expect(inputs).toContain('node_modules/better-sqlite3/lib/database.js');

@@ -6,28 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { buildVsaStatement, DECISION_SCHEMA_VERSION, RELEASE_LEVEL, VSA_VERIFIER_ID, vsaPredicateSchema, vsaRuleViolation, type DecisionForVsa, type VsaPredicate } from '../src/core/vsa.js';
 import { VSA_LEAN_CONSTANTS, vsaPredicateShape } from '../src/core/lean/vsa.js';
 import { mutations, type Json } from './lean-helpers.js';
+import { sampleDecisionForVsa } from './helpers/receipts.js';
 
 const d = (c: string): string => `sha256:${c.repeat(64)}`;
-function decision(over: Partial<DecisionForVsa> = {}): DecisionForVsa {
-  return {
-    version: '0.1.0',
-    evaluatedAt: '2026-11-30T00:00:00Z',
-    unit: `UNIT-${'a'.repeat(32)}`,
-    state: 'RELEASE_ELIGIBLE',
-    reasons: [],
-    trustMode: 'co-located',
-    policyDigest: d('1'),
-    trustDigest: d('2'),
-    gateTrustDigest: d('2'),
-    subject: { commit: 'c'.repeat(40), manifestDigest: d('3') },
-    current: { planningStateDigest: d('4'), contentDigest: d('5'), workStateDigest: d('6') },
-    preservationWaiver: 'waived for the test',
-    receipts: [d('7'), d('8')],
-    authorities: [{ recordId: `REC-${'0'.repeat(24)}`, payloadDigest: d('9') }],
-    attestorSha256: 'e'.repeat(64),
-    ...over,
-  };
-}
+const decision = (over: Partial<DecisionForVsa> = {}): DecisionForVsa => sampleDecisionForVsa(over);
 
 type Statement = { subject: { name: string; digest: { sha256: string } }[]; predicate: unknown };
 const BASES: [string, Statement][] = [

@@ -38,6 +38,16 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(cleanupDirs);
 
+/** A mutation lease on the world's unit for agent-1, taken now through the store API. */
+function takeLease(ttlSeconds: number): { leaseId: string; expiresAt: number } {
+  const store = openStore(w.home);
+  try {
+    return acquireLease(store, { unit: w.unit, writerSession: 'agent-1', ttlSeconds, now: Math.floor(Date.now() / 1000) });
+  } finally {
+    closeStore(store);
+  }
+}
+
 describe('honest runs', () => {
   it('CLEAN: exit 0, prints only {verdict, run_id, receipt_id}; claim + receipt logged; bundle deleted', () => {
     const id = issue(w, 'clean');
@@ -240,13 +250,7 @@ describe('refused before the claim: nothing recorded', () => {
 
   it('a mutation lease is active → run_lease_active (8); nothing claimed', () => {
     const id = issue(w, 'clean');
-    const store = openStore(w.home);
-    let lease: string;
-    try {
-      lease = acquireLease(store, { unit: w.unit, writerSession: 'agent-1', ttlSeconds: 600, now: Math.floor(Date.now() / 1000) }).leaseId;
-    } finally {
-      closeStore(store);
-    }
+    const lease = takeLease(600).leaseId;
     expectRefusedBeforeClaim(w, id, 'run_lease_active', 8);
     const s2 = openStore(w.home);
     try {
@@ -260,13 +264,7 @@ describe('refused before the claim: nothing recorded', () => {
 describe('a lease that lapsed unswept', () => {
   it('is swept (logged) and the challenge issued before it is stale → challenge_stale (5); nothing claimed', async () => {
     const id = issue(w, 'clean');
-    const store = openStore(w.home);
-    let expiresAt: number;
-    try {
-      expiresAt = acquireLease(store, { unit: w.unit, writerSession: 'agent-1', ttlSeconds: 1, now: Math.floor(Date.now() / 1000) }).expiresAt;
-    } finally {
-      closeStore(store);
-    }
+    const { expiresAt } = takeLease(1);
     // Let the lease lapse on the real clock; nobody sweeps it (the gate would still say lease_active).
     while (Math.floor(Date.now() / 1000) < expiresAt) await new Promise((r) => setTimeout(r, 50));
     const before = headSeq(w);

@@ -5,8 +5,7 @@
 // `audit verify --checkpoint` compares the log's entry hash at `log_entries` with `log_head`.
 // Zod-free (the attestor program checks it too); this shape and rule are the only implementation. Pure.
 import { STATEMENT_TYPE_LEAN } from './lean/receipt.js';
-import { arr, int, lit, obj, str, type Check } from './lean/shape.js';
-import { isIsoSeconds } from './iso-time.js';
+import { arr, int, lit, obj, str, isoSeconds, type Check } from './lean/shape.js';
 
 export const CHECKPOINT_PREDICATE_TYPE = 'https://governed.dev/log-checkpoint/v1';
 /** The one subject of a checkpoint: the log, digested by its head entry hash. */
@@ -47,7 +46,7 @@ export const checkpointPredicateShape: Check = obj({
   policy_digest: digest,
   trust_digest: digest,
   attestor_sha256: hex64,
-  made_at: str({ refine: isIsoSeconds }),
+  made_at: isoSeconds,
 });
 
 const subjectShape: Check = arr(obj({ name: lit(CHECKPOINT_SUBJECT), digest: obj({ sha256: hex64 }) }), 1, 1);

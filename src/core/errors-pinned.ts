@@ -6,24 +6,14 @@
 // whenever any unrelated error code is added anywhere in governed. Here `exit` is always 1 (internal)
 // and the message is the code itself. test/errors-pinned.test.ts checks the API matches errors.ts and
 // that no table text reaches the attestor bundle.
-import type { ErrorCode, ExitCode, GovernedErrorOptions } from './errors.js';
+import { CodedError } from './coded-error.js';
+import type { ErrorCode, GovernedErrorOptions } from './errors.js';
 
 export type { ErrorCode, ExitCode, GovernedErrorOptions } from './errors.js';
 
-export class GovernedError extends Error {
-  readonly code: ErrorCode;
-  readonly exit: ExitCode = 1;
-  readonly ids: readonly string[];
-
+export class GovernedError extends CodedError {
   constructor(code: ErrorCode, options: GovernedErrorOptions = {}) {
-    super(code, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'GovernedError';
-    this.code = code;
-    this.ids = options.ids ?? [];
-  }
-
-  toJSON(): { code: ErrorCode; exit: ExitCode; message: string; ids: readonly string[] } {
-    return { code: this.code, exit: this.exit, message: this.message, ids: this.ids };
+    super(code, code, 1, options);
   }
 }
 

@@ -6,6 +6,7 @@
 // carries a fixed summary from this table plus IDs the caller vouches are identifiers.
 
 import type { ErrorDef, ExitCode } from './error-codes/def.js';
+import { CodedError } from './coded-error.js';
 import { FOUNDATION_ERRORS, FOUNDATION_REASONS } from './error-codes/foundation.js';
 import { WORKSPACE_ERRORS, WORKSPACE_REASONS } from './error-codes/workspace.js';
 import { CONTRACT_ERRORS, CONTRACT_REASONS } from './error-codes/contract.js';
@@ -87,25 +88,10 @@ export interface GovernedErrorOptions {
   readonly cause?: unknown;
 }
 
-/**
- * The one error class of governed. `code` is from ERROR_CODES; `exit` follows from it.
- * Subclasses below exist so callers can catch by category, sigstore-js style.
- */
-export class GovernedError extends Error {
-  readonly code: ErrorCode;
-  readonly exit: ExitCode;
-  readonly ids: readonly string[];
-
+/** The one error class of governed. `code` is from ERROR_CODES; summary and `exit` follow from it. */
+export class GovernedError extends CodedError {
   constructor(code: ErrorCode, options: GovernedErrorOptions = {}) {
-    super(ERROR_CODES[code].summary, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'GovernedError';
-    this.code = code;
-    this.exit = ERROR_CODES[code].exit;
-    this.ids = options.ids ?? [];
-  }
-
-  toJSON(): { code: ErrorCode; exit: ExitCode; message: string; ids: readonly string[] } {
-    return { code: this.code, exit: this.exit, message: this.message, ids: this.ids };
+    super(code, ERROR_CODES[code].summary, ERROR_CODES[code].exit, options);
   }
 }
 

@@ -14,7 +14,7 @@
 // attestor is not blind either (SPEC §8.1) — it signs only a statement that passes this schema and
 // `vsaRuleViolation` and names its own digest.
 import * as z from 'zod';
-import { isIsoSeconds } from './iso-time.js';
+import { isoSeconds } from './receipt-predicate.js';
 
 export const VSA_PREDICATE_TYPE = 'https://slsa.dev/verification_summary/v1';
 export const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
@@ -24,7 +24,6 @@ export const DECISION_SCHEMA_VERSION = 1;
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-const isoSeconds = z.string().refine(isIsoSeconds, { message: 'iso_time' });
 const gitId = z.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/);
 const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 /** Reason codes and ids: closed alphabets only (SPEC §3 "No secrets in output"). */

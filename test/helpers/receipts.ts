@@ -11,6 +11,7 @@ import { pae, encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../../src/core/dsse.j
 import { buildStatement } from '../../src/core/intoto.js';
 import { REVIEW_RECEIPT_PREDICATE_TYPE, type ReviewReceiptPredicate } from '../../src/core/receipt-predicate.js';
 import type { KeyRole } from '../../src/core/trust-root.js';
+import type { DecisionForVsa } from '../../src/core/vsa.js';
 
 export interface TestKey {
   readonly credential: string;
@@ -146,4 +147,27 @@ export function receiptWorld(): ReceiptWorld {
     ]),
   );
   return { dir, reviewer, runner, trustPath };
+}
+
+/** A valid decision for a VSA (src/core/vsa.ts), with one authority record; `over` replaces fields. */
+export function sampleDecisionForVsa(over: Partial<DecisionForVsa> = {}): DecisionForVsa {
+  const d = (c: string): string => `sha256:${c.repeat(64)}`;
+  return {
+    version: '0.1.0',
+    evaluatedAt: '2026-11-30T00:00:00Z',
+    unit: `UNIT-${'a'.repeat(32)}`,
+    state: 'RELEASE_ELIGIBLE',
+    reasons: [],
+    trustMode: 'co-located',
+    policyDigest: d('1'),
+    trustDigest: d('2'),
+    gateTrustDigest: d('2'),
+    subject: { commit: 'c'.repeat(40), manifestDigest: d('3') },
+    current: { planningStateDigest: d('4'), contentDigest: d('5'), workStateDigest: d('6') },
+    preservationWaiver: 'waived for the test',
+    receipts: [d('7'), d('8')],
+    authorities: [{ recordId: `REC-${'0'.repeat(24)}`, payloadDigest: d('9') }],
+    attestorSha256: 'e'.repeat(64),
+    ...over,
+  };
 }

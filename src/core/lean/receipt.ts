@@ -17,9 +17,8 @@ import { fail } from '../errors.js';
 import type { ReviewReceiptPredicate } from '../receipt-predicate.js';
 import { parseJsonStrict } from '../strict-json.js';
 import type { KeyRole, TrustRoot } from '../trust-root.js';
-import { arr, bool, int, isPlainObject, lit, obj, oneOf, record, str, type Check } from './shape.js';
+import { arr, bool, int, isPlainObject, lit, obj, oneOf, record, str, isoSeconds, type Check } from './shape.js';
 import { HEX64 } from './trust-root.js';
-import { isIsoSeconds } from '../iso-time.js';
 import { verifySignatures } from '../verify-signatures.js';
 import type { DecodedEnvelope } from '../dsse.js';
 
@@ -33,7 +32,6 @@ export type LeanEnvelope = DecodedEnvelope;
 
 const hex64 = str({ re: HEX64 });
 const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
-const isoSeconds = str({ refine: isIsoSeconds });
 const count = int(0, Number.MAX_SAFE_INTEGER);
 
 const envelopeShape: Check = obj({

@@ -7,6 +7,7 @@
 // schemas built from it (./schemas.ts) are checked against their zod twins by differential tests
 // (test/gate-lean-schemas.test.ts): same inputs, same accept/refuse. A checker returns the path of
 // the first problem (`a.b.0.c`, `$` for the root), never a value, or null when the value conforms.
+import { isIsoSeconds } from '../iso-time.js';
 export type Check = (value: unknown, path: string) => string | null;
 
 const join = (path: string, key: string | number): string => (path === '$' ? String(key) : `${path}.${key}`);
@@ -34,6 +35,9 @@ export const str =
     if (o.refine !== undefined && !o.refine(v)) return path;
     return null;
   };
+
+/** A strict ISO-seconds timestamp naming a real calendar instant (../iso-time.ts), as the zod `isoSeconds`. */
+export const isoSeconds: Check = str({ refine: isIsoSeconds });
 
 /** z.number().int().min().max(): a finite safe integer within the bounds. */
 export const int =

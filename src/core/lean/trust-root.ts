@@ -6,13 +6,10 @@
 import { fail } from '../errors.js';
 import type { KeyRole, TrustRoot } from '../trust-root.js';
 import { trustRootFromDocument, type TrustRootDoc } from '../trust-root-keys.js';
-import { arr, lit, obj, oneOf, opt, str, type Check } from './shape.js';
-import { isIsoSeconds } from '../iso-time.js';
+import { arr, lit, obj, oneOf, opt, str, isoSeconds, type Check } from './shape.js';
 
 export const KEY_ROLES_LEAN: readonly KeyRole[] = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authority'];
 export const HEX64 = /^[0-9a-f]{64}$/;
-/** Strict ISO seconds naming a real calendar instant (../iso-time.ts), as the zod schema. */
-const isoSeconds = str({ refine: isIsoSeconds });
 
 export const trustRootShape: Check = obj({
   version: lit(1),

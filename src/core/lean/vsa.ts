@@ -4,8 +4,7 @@
 // `vsaPredicateSchema`, which stays the reference (test/lean-vsa.test.ts: valid predicates and
 // hundreds of mutations); the cross-field rules below are the only implementation. Pure.
 import type { VsaPredicate } from '../vsa.js';
-import { arr, lit, obj, oneOf, str, union, type Check } from './shape.js';
-import { isIsoSeconds } from '../iso-time.js';
+import { arr, lit, obj, oneOf, str, union, isoSeconds, type Check } from './shape.js';
 
 const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
 const RELEASE_LEVEL = 'GOVERNED_RELEASE_ELIGIBLE';
@@ -13,7 +12,6 @@ const DECISION_SCHEMA_VERSION = 1;
 
 const hex64 = str({ re: /^[0-9a-f]{64}$/ });
 const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
-const isoSeconds = str({ refine: isIsoSeconds });
 const gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 const reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });

@@ -23,8 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../core/canonical.js';
 import { fail, GovernedError, highestPrecedence, isGovernedError } from '../../core/errors.js';
-import { isIsoSeconds } from '../../core/iso-time.js';
-import { arr, int, isPlainObject, lit, obj, str, union, type Check } from '../../core/lean/shape.js';
+import { arr, int, isPlainObject, lit, obj, str, union, isoSeconds, type Check } from '../../core/lean/shape.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
 import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, readLog, readPin, replayInto, verifyChain, type Db, type LogRow } from '../../store/index.js';
 import { exportLayout } from './export-layout.js';
@@ -60,7 +59,7 @@ const PRINTABLE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 const manifestShape: Check = obj({
   format: lit('governed/audit-export'),
   version: lit(1),
-  made_at: str({ refine: isIsoSeconds }),
+  made_at: isoSeconds,
   unit: union(lit(null), str({ re: UNIT_ID })),
   log: obj({ entries: int(0), head: str({ re: DIGEST }) }),
   policy_digest: str({ re: DIGEST }),

@@ -25,7 +25,7 @@
 // files in dist/gate.mjs's static closure). The gate hands those two in (`RecordTools`);
 // test/gate-export.test.ts fails if a chunk is split off for the exporter.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Decision } from '../../core/decision/index.js';
 import { canonicalJson, sha256Digest, sha256Hex } from '../../core/canonical.js';
@@ -198,14 +198,8 @@ function readCapped(path: string, max: number): Buffer | null {
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > max) return null;
-    const buf = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return off === st.size ? buf : null;
+    const bytes = readFileSync(fd);
+    return bytes.length === st.size ? bytes : null;
   } finally {
     closeSync(fd);
   }

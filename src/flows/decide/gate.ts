@@ -116,12 +116,11 @@ class Failures {
 }
 
 /** The deploy side's trust root: strict JSON or YAML by name, closed schema, not expired at `nowIso`. */
-export async function loadDeployTrust(file: string, nowIso: string, keep?: (bytes: Buffer) => void): Promise<TrustRoot> {
+export async function loadDeployTrust(file: string, nowIso: string): Promise<{ trust: TrustRoot; bytes: Buffer }> {
   const bytes = readInputFile(file, MAX_TRUST_BYTES);
-  keep?.(bytes);
   const trust = loadTrustRootLean(await parseStructuredLean(decodeUtf8(bytes, 'trust'), file));
   if (!(nowIso < trust.expires)) fail('trust_root_expired', []);
-  return trust;
+  return { trust, bytes };
 }
 
 /**
@@ -229,10 +228,12 @@ async function decideOnSnapshot(
   let unit: UnitRow | undefined;
   let scope: UnitScope | undefined;
   try {
-    trust = args.trustFile
-      ? await f.runAsync(() => loadDeployTrust(args.trustFile as string, nowIso, (bytes) => (k.trustBytes = bytes)))
-      : undefined;
-    if (trust !== undefined) k.gateTrustDigest = trust.digest;
+    const deploy = args.trustFile ? await f.runAsync(() => loadDeployTrust(args.trustFile as string, nowIso)) : undefined;
+    if (deploy !== undefined) {
+      trust = deploy.trust;
+      k.trustBytes = deploy.bytes;
+      k.gateTrustDigest = trust.digest;
+    }
     const pinnedTrust = f.run(() => readPinnedTrustDigest(db));
     if (pinnedTrust !== undefined) k.trustDigest = pinnedTrust;
     if (k.unit !== null) {
