@@ -18,7 +18,13 @@ export interface KeygenResult {
 export function keygen(credential: string, outDir: string): KeygenResult {
   if (!CREDENTIAL_RE.test(credential)) fail('credential_id_invalid', []);
   const dir = resolve(outDir);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // SPEC §4.2: every refusal is a coded error (an --out that is a file, or under one, used to end
+  // in internal_error).
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    fail('key_output_unwritable', [credential]);
+  }
   const privateKeyPath = join(dir, `${credential}.key`);
   const publicKeyPath = join(dir, `${credential}.pub`);
   if (existsSync(privateKeyPath) || existsSync(publicKeyPath)) fail('key_output_exists', [credential]);
@@ -31,15 +37,32 @@ export function keygen(credential: string, outDir: string): KeygenResult {
 
   try {
     writeFileSync(privateKeyPath, pkcs8Pem, { mode: 0o600, flag: 'wx' });
-  } catch {
-    fail('key_output_exists', [credential]);
+  } catch (e) {
+    // EEXIST: someone else's file, left alone. Anything else (ENOSPC, EIO, EISDIR…): the exclusive
+    // create may have made a partial key file of OURS — removed, so nothing is half-written (SPEC §3).
+    if (errnoOf(e) === 'EEXIST') fail('key_output_exists', [credential]);
+    removeOwn(privateKeyPath);
+    fail('key_output_unwritable', [credential]);
   }
   chmodSync(privateKeyPath, 0o600); // the umask cannot widen it, but make the intent explicit
   try {
     writeFileSync(publicKeyPath, spkiPem, { mode: 0o644, flag: 'wx' });
-  } catch {
-    unlinkSync(privateKeyPath);
-    fail('key_output_exists', [credential]);
+  } catch (e) {
+    removeOwn(privateKeyPath);
+    if (errnoOf(e) === 'EEXIST') fail('key_output_exists', [credential]);
+    removeOwn(publicKeyPath);
+    fail('key_output_unwritable', [credential]);
   }
   return { credential, keyId: pub.keyId, privateKeyPath, publicKeyPath };
+}
+
+const errnoOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
+
+/** Remove a file this call created (best effort: a failure to remove must not hide the refusal). */
+function removeOwn(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Not there (the create itself failed): nothing to remove.
+  }
 }

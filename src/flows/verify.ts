@@ -4,7 +4,7 @@ import { loadTrustRoot, assertTrustRootCurrent, isoSecondsOf, type TrustRoot } f
 import { verifyReceiptBytes } from '../core/verify-receipt.js';
 import { readInputFile, readStructuredFile } from './read-input.js';
 import { parseStructured } from '../core/strict-parse.js';
-import { openStore, closeStore, readPin } from '../store/index.js';
+import { openStoreReadOnly, closeStore, readPin } from '../store/index.js';
 
 export interface ReceiptVerdict {
   readonly file: string;
@@ -37,7 +37,8 @@ export function loadTrustRootFile(path: string, now: Date): TrustRoot {
 export function loadPinnedTrustRoot(home: string, now: Date): TrustRoot {
   let bytes: Buffer;
   try {
-    const store = openStore(home);
+    // Read-only: verifying a receipt must not take the write lock or migrate the store (SPEC §3).
+    const store = openStoreReadOnly(home);
     try {
       bytes = readPin(store, 'trust').bytes;
     } finally {

@@ -13,10 +13,11 @@ import { fail } from '../core/errors.js';
 import { LEASE_ID_RE, newLeaseId } from './ids.js';
 import { mutate, type Tx } from './log.js';
 import { dbOf, type Db, type Store } from './store.js';
+import { MAX_LEASE_TTL_SECONDS } from './reducers/leases.js';
 import { getUnit } from './units.js';
 import { assertWriterSession, getWriter } from './writers.js';
 
-export const MAX_LEASE_TTL_SECONDS = 7 * 24 * 3600;
+export { MAX_LEASE_TTL_SECONDS };
 
 export type LeaseState = 'active' | 'expired' | 'released';
 

@@ -81,6 +81,9 @@ export function decodePayload(seq: number, type: string, unit: string | null, pa
   return parsed.data;
 }
 
+/** 9999-12-31T23:59:59Z: the last instant an ISO-seconds time (SPEC §7.2) can name. */
+const MAX_LOG_TIME = 253_402_300_799;
+
 /**
  * Check one row's own hashes and its link to the previous head. The order of checks names the
  * most specific fault: an edited payload alone is a payload digest mismatch; an edited payload
@@ -89,6 +92,9 @@ export function decodePayload(seq: number, type: string, unit: string | null, pa
 export function checkRow(row: LogRow, prev: LogHead): void {
   const id = `seq:${row.seq}`;
   if (row.seq !== prev.seq + 1) fail('log_chain_broken', [id]);
+  // An entry's time is an instant (records are judged with the keys valid at it, SPEC §5, §13):
+  // one no ISO-seconds time can name is refused here, with a code, not left to crash the audit.
+  if (!Number.isSafeInteger(row.time) || row.time < 0 || row.time > MAX_LOG_TIME) fail('log_time_invalid', [id]);
   if (sha256Digest(row.payload) !== row.payload_digest) fail('log_payload_digest_mismatch', [id]);
   if (entryHashOf(row) !== row.entry_hash) fail('log_entry_hash_mismatch', [id]);
   if (row.prev_hash !== prev.entryHash) fail('log_chain_broken', [id]);
@@ -97,8 +103,36 @@ export function checkRow(row: LogRow, prev: LogHead): void {
 const INSERT_LOG = `INSERT INTO log (seq, time, type, unit, payload, payload_digest, prev_hash, entry_hash)
                     VALUES (@seq, @time, @type, @unit, @payload, @payload_digest, @prev_hash, @entry_hash)`;
 
+/**
+ * The payload field holding each entry type's own time. The live path stamps it and the entry's
+ * `time` with the same `tx.now`; reducers judge expiry with the payload time while the audit judges
+ * signatures at the entry time (SPEC §5, §13), so an entry where they differ is one the live path
+ * never writes — e.g. a lease released (by payload) before its expiry but logged after it.
+ */
+const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
+  store_init: 'pinned_at',
+  unit_create: 'created_at',
+  writer_register: 'registered_at',
+  lease_acquire: 'acquired_at',
+  lease_release: 'released_at',
+  lease_sweep: 'swept_at',
+  authority_request: 'requested_at',
+  authority_record: 'recorded_at',
+  authority_consume: 'consumed_at',
+  policy_update: 'updated_at',
+  trust_update: 'updated_at',
+  scope_bind: 'bound_at',
+  challenge_issue: 'issued_at',
+  challenge_sweep: 'swept_at',
+  run_claim: 'claimed_at',
+  run_receipt: 'recorded_at',
+  run_abort: 'aborted_at',
+};
+
 /** Write one already-checked row and apply its reducer: the code shared by append and replay. */
 export function writeEntry(db: Db, row: LogRow, payload: unknown): void {
+  const field = ENTRY_TIME_FIELD[row.type as EntryType];
+  if ((payload as Record<string, unknown>)[field] !== row.time) fail('log_entry_not_applicable', [`seq:${row.seq}`]);
   db.prepare(INSERT_LOG).run(row);
   reducerOf(row.type as EntryType).apply(db, payload);
 }

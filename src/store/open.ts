@@ -170,24 +170,32 @@ export function openStore(homeDir: string, options: OpenStoreOptions = {}): Stor
  * checks as `openStore`, in the same order; then a read-only connection with busy_timeout and
  * trusted_schema=OFF, and none of the writes `openStore` makes on every open (journal mode,
  * synchronous, the migration check in an IMMEDIATE transaction, i.e. the write lock). Only a store
- * already in WAL mode, at this code's schema version and initialised is opened this way; anything
- * else — an older schema to migrate, a file that is not SQLite, a busy lock — is handed to
- * `openStore`, so every refusal and its code stay exactly those of `openStore`.
+ * already in WAL mode, at this code's schema version and initialised is opened this way. A store at
+ * an OLDER schema version is refused (`store_migration_required`, exit 2), never migrated: a
+ * read-only command (gate, audit verify / checkpoint / export) must not write the store it judges
+ * (SPEC §10.3; §5 "schema changes are numbered migrations" — applied by a command that writes).
+ * Anything else — a file that is not SQLite, a busy lock, a newer schema — is handed to `openStore`,
+ * so every other refusal and its code stay exactly those of `openStore`.
  */
 export function openStoreReadOnly(homeDir: string): Store {
   const { home, bundlesDir, dbPath } = checkedPaths(homeDir, false);
   let db: Database.Database | null = null;
+  let older: number | null = null;
   try {
     db = new Database(dbPath, { fileMustExist: true, readonly: true, nativeBinding: addonPath() });
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('trusted_schema = OFF');
-    if (db.pragma('journal_mode', { simple: true }) === 'wal' && db.pragma('user_version', { simple: true }) === SCHEMA_VERSION && isInitialized(db)) {
+    const version = db.pragma('user_version', { simple: true });
+    if (db.pragma('journal_mode', { simple: true }) === 'wal' && version === SCHEMA_VERSION && isInitialized(db)) {
       return { home, dbPath, bundlesDir, db };
     }
+    // A store made by an earlier governed (migration 1 made the log; init wrote its first entry).
+    if (typeof version === 'number' && version >= 1 && version < SCHEMA_VERSION && isInitialized(db)) older = version;
   } catch {
     // Decided by openStore below, with its codes.
   }
   if (db?.open) db.close();
+  if (older !== null) fail('store_migration_required', [`schema:${older}`]);
   return openStore(homeDir);
 }
 

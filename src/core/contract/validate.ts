@@ -191,14 +191,24 @@ function assertDirectives(contract: Contract, facts: ContractFacts): void {
     for (const s of d.sources) if (!backed.has(`${s}>${d.id}`)) fail('contract_mapping_source_unbacked', [d.id, s]);
   }
 
-  // Verbatim (byte-exact substring) in the directive's statement or one of its criteria.
+  // Verbatim (byte-exact substring) in the directive's statement or one of its criteria. Each
+  // directive's surfaces are encoded once, not once per atom: re-encoding them for every atom made
+  // a contract within the 4 MiB cap (4,000 atoms mapped to one directive whose text sits in its last
+  // criterion) take ~5 s of CPU on every validation (unit create/bind, each challenge).
+  const encoded = new Map<string, Buffer[]>();
+  const surfacesOf = (d: Contract['directives'][number]): Buffer[] => {
+    let s = encoded.get(d.id);
+    if (s === undefined) {
+      s = [d.statement, ...d.criteria.map((c) => c.statement)].map((t) => Buffer.from(t, 'utf8'));
+      encoded.set(d.id, s);
+    }
+    return s;
+  };
   for (const [atomId, info] of atomInfo) {
     for (const dId of info.directives) {
       const d = directives.get(dId);
       if (d === undefined) continue;
-      const surfaces = [d.statement, ...d.criteria.map((c) => c.statement)];
-      const needle = Buffer.from(info.bytes);
-      const found = surfaces.some((s) => Buffer.from(s, 'utf8').indexOf(needle) !== -1);
+      const found = surfacesOf(d).some((s) => s.indexOf(info.bytes) !== -1);
       if (!found) fail('contract_atom_not_verbatim', [atomId, dId]);
     }
   }

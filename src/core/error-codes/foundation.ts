@@ -22,6 +22,7 @@ export const FOUNDATION_ERRORS = {
   trust_root_invalid: def(2, 'The trust root does not match its schema (SPEC §13).'),
   trust_root_missing: def(2, 'No trust root was given and no state directory pins one.'),
   key_output_exists: def(2, 'keygen refuses to overwrite an existing key file.'),
+  key_output_unwritable: def(2, 'keygen could not make its output directory or write a key file there; no key file was left behind.'),
   credential_id_invalid: def(2, 'A credential id must match ^[a-z][a-z0-9_-]{0,31}$.'),
   attestor_config_invalid: def(2, 'An attestor configuration file does not match its strict schema.'),
   policy_invalid: def(2, 'The policy does not match its strict schema (SPEC §13).'),

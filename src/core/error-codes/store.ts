@@ -18,6 +18,10 @@ export const STORE_ERRORS = {
   // --- 2 usage / configuration -------------------------------------------------------------
   store_missing: def(2, 'No initialised governed store exists in the state directory; run governed init.'),
   store_version_unsupported: def(2, 'The store schema is newer than this version of governed.'),
+  store_migration_required: def(
+    2,
+    'The store schema is older than this version of governed and this command only reads it; run a command that writes the store (e.g. governed status) to migrate it first.',
+  ),
   replay_target_not_empty: def(2, 'A log replay target must be a new, empty database file.'),
   unit_baseline_invalid: def(2, 'A unit baseline must be a resolved git commit id and tree id.'),
   writer_session_invalid: def(2, 'A writer session id must match ^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$.'),
@@ -35,6 +39,7 @@ export const STORE_ERRORS = {
   log_entry_hash_mismatch: def(4, 'A log entry hash does not match its recomputed value.'),
   log_payload_digest_mismatch: def(4, 'A log entry payload does not match its recorded digest.'),
   log_payload_invalid: def(4, 'A log entry has an unknown type, a non-canonical payload or one outside its schema.'),
+  log_time_invalid: def(4, 'A log entry time is not whole seconds between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z.'),
   log_entry_not_applicable: def(4, 'A log entry cannot be applied to the state that precedes it.'),
   state_replay_mismatch: def(4, 'Replaying the log does not reproduce the stored state.'),
 

@@ -18,7 +18,8 @@
 // directory, a non-regular entry, a manifest or log line not of the format) is refused (thrown);
 // every other failure is collected (code, exit, ids — relative paths, made of IDs inside an
 // export; file contents are never printed) and the exit code is the worst by SPEC §4.2 precedence.
-import { closeSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, constants as fsc, type Stats } from 'node:fs';
+import { constants as bufferConstants } from 'node:buffer';
+import { closeSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, constants as fsc, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../core/canonical.js';
@@ -53,6 +54,18 @@ const FILE_PATH = /^(?:log\.jsonl|(?:policy|trust)\.pinned\.(?:json|yaml)|receip
 const SUBDIRS = new Set(['receipts', 'authority', 'keys']);
 const MANIFEST = 'manifest.json';
 const LOG = 'log.jsonl';
+/**
+ * Size caps (SPEC §4.1 `audit verify --export`; §3 "fail closed"; the SPEC names no number, decided
+ * in docs/audit.md): an export is read into memory whole, so its size is bounded BEFORE anything is
+ * read. One file: at most V8's longest string (`buffer.constants.MAX_STRING_LENGTH`, 536,870,888
+ * bytes on 64-bit Node 20) — `log.jsonl` is decoded into one string to be parsed, so a larger file
+ * could never be verified here anyway, and reading it first costs gigabytes of memory (a 2.2 GB
+ * sparse `log.jsonl` used to end in `internal_error` from readFileSync's own 2 GiB limit). The whole
+ * export: at most twice that, 1 GiB (a log that size holds millions of entries; envelopes, pins and
+ * keys are kilobytes each).
+ */
+const MAX_FILE_BYTES = bufferConstants.MAX_STRING_LENGTH;
+const MAX_EXPORT_BYTES = 2 * MAX_FILE_BYTES;
 /** A name found in DIR is printed only when it is plainly an identifier-like name (never arbitrary bytes). */
 const PRINTABLE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -105,6 +118,8 @@ function readExportDir(dir: string): Map<string, Buffer> {
   const top = lstatOrFail(dir, '.');
   if (!top.isDirectory()) fail('audit_export_invalid', ['.']);
   const files = new Map<string, Buffer>();
+  const regular: [string, string][] = [];
+  let listed = 0;
   const walk = (abs: string, rel: string, depth: number): void => {
     let names: string[];
     try {
@@ -120,13 +135,24 @@ function readExportDir(dir: string): Map<string, Buffer> {
         if (depth > 0 || !SUBDIRS.has(name)) fail('audit_export_invalid', [nameOf(r)]);
         walk(join(abs, name), r, depth + 1);
       } else if (st.isFile()) {
-        files.set(r, readRegular(join(abs, name), r));
+        if (st.size > MAX_FILE_BYTES) fail('audit_export_invalid', [nameOf(r), 'size']);
+        listed += st.size;
+        regular.push([join(abs, name), r]);
       } else {
         fail('audit_export_invalid', [nameOf(r)]); // symlink, FIFO, socket, device
       }
     }
   };
   walk(dir, '', 0);
+  // The whole export's size, from the listing, before any file is read; each read is then bounded
+  // again by its own fstat (a file grown since the listing is refused, never read past the cap).
+  if (listed > MAX_EXPORT_BYTES) fail('audit_export_invalid', ['.', 'size']);
+  let total = 0;
+  for (const [abs, r] of regular) {
+    const bytes = readRegular(abs, r, Math.min(MAX_FILE_BYTES, MAX_EXPORT_BYTES - total));
+    total += bytes.length;
+    files.set(r, bytes);
+  }
   return files;
 }
 
@@ -138,7 +164,12 @@ function lstatOrFail(path: string, rel: string): Stats {
   }
 }
 
-function readRegular(path: string, rel: string): Buffer {
+/**
+ * A regular file of at most `max` bytes (see MAX_FILE_BYTES), refused by its fstat size before any
+ * byte is read, and read as exactly that many bytes: a file that grows or shrinks while it is read
+ * is refused too (the bytes hashed and parsed are the bytes of one read, never a mix).
+ */
+function readRegular(path: string, rel: string, max: number): Buffer {
   let fd: number;
   try {
     fd = openSync(path, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
@@ -146,8 +177,24 @@ function readRegular(path: string, rel: string): Buffer {
     fail('audit_export_invalid', [nameOf(rel)]);
   }
   try {
-    if (!fstatSync(fd).isFile()) fail('audit_export_invalid', [nameOf(rel)]);
-    return readFileSync(fd);
+    const st = fstatSync(fd);
+    if (!st.isFile()) fail('audit_export_invalid', [nameOf(rel)]);
+    if (st.size > max) fail('audit_export_invalid', [nameOf(rel), 'size']);
+    const bytes = Buffer.alloc(st.size);
+    let off = 0;
+    try {
+      while (off < bytes.length) {
+        const n = readSync(fd, bytes, off, bytes.length - off, off);
+        if (n === 0) break;
+        off += n;
+      }
+      // One byte past the size fstat gave: there must be none.
+      if (off !== bytes.length || readSync(fd, Buffer.alloc(1), 0, 1, off) !== 0) fail('audit_export_invalid', [nameOf(rel), 'size']);
+    } catch (e) {
+      if (isGovernedError(e)) throw e;
+      fail('audit_export_invalid', [nameOf(rel)]);
+    }
+    return bytes;
   } finally {
     closeSync(fd);
   }

@@ -44,7 +44,8 @@ export function auditExport(args: ExportArgs): ExportResult {
   try {
     const db = store.db;
     snapshot = db.transaction(() => {
-      if (args.unit !== undefined && db.prepare('SELECT 1 FROM units WHERE id = ?').get(args.unit) === undefined) fail('unit_unknown', [args.unit]);
+      // A malformed --unit is never echoed (SPEC §4.2: a rejected value is not printed), as src/store/units.ts.
+      if (args.unit !== undefined && db.prepare('SELECT 1 FROM units WHERE id = ?').get(args.unit) === undefined) fail('unit_unknown', /^UNIT-[0-9a-f]{32}$/.test(args.unit) ? [args.unit] : []);
       const chain = verifyChain(db);
       return { rows: readLog(db), chain, policy: readPin(db, 'policy'), trust: readPin(db, 'trust') };
     }).deferred();

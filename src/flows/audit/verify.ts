@@ -61,6 +61,8 @@ export interface AuditOptions {
 
 type Payload = Record<string, unknown>;
 
+const UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+
 function failureOf(e: GovernedError, extraIds: readonly string[] = []): AuditFailure {
   return { code: e.code, exit: e.exit, ids: [...extraIds, ...e.ids] };
 }
@@ -95,7 +97,8 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
     const snapshot = db.transaction(() => {
       if (options.unit !== undefined) {
         const known = db.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
-        if (known === undefined) throw new GovernedError('unit_unknown', { ids: [options.unit] });
+        // A malformed --unit is never echoed (SPEC §4.2: a rejected value is not printed), as src/store/units.ts.
+        if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
       }
       log = verifyChain(db);
       const replayed = assertReplayMatchesCollecting(db, join(scratch, 'replay.db'), failures);

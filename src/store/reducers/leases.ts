@@ -10,6 +10,9 @@ import { leaseId, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
 
+/** SPEC §4.1 `lease acquire --ttl`: the cap, one constant for the live check (store/leases.ts) and replay. */
+export const MAX_LEASE_TTL_SECONDS = 7 * 24 * 3600;
+
 function bumpWorkRevision(db: Db, unit: string): void {
   const r = db.prepare('UPDATE units SET work_revision = work_revision + 1 WHERE id = ?').run(unit);
   expectChanges(r.changes, 1, unit);
@@ -22,6 +25,10 @@ export const LEASE_REDUCERS = {
       .refine((p) => p.expires_at > p.acquired_at),
     unitOf: (p) => p.unit,
     apply(db, p) {
+      // The live path refuses a TTL over 7 days (lease_ttl_invalid); replay must not build a lease
+      // the live path could not have (SPEC §5: replay rebuilds what the live path built), else a
+      // forged entry holds a unit's lease — and blocks every review (SPEC §2) — for years.
+      if (p.expires_at - p.acquired_at > MAX_LEASE_TTL_SECONDS) expectChanges(0, 1, p.lease);
       const r = db
         .prepare(
           `INSERT INTO leases (id, unit, session, acquired_at, expires_at, state, ended_at)

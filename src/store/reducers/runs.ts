@@ -89,13 +89,16 @@ export const RUN_REDUCERS = {
     apply(db, p) {
       // The challenge must be open and unexpired at the claim: exactly one claim can win. And no
       // mutation lease may be active anywhere at that log position (SPEC §2, §9 step 2).
+      // The claim runs the reviewer the challenge pinned (flows/run/claim.ts takes both from the
+      // challenge, SPEC §7.1, §9 step 3): a forged claim naming another reviewer program does not apply.
       const c = db
         .prepare(
           `UPDATE challenges SET status = 'claimed'
            WHERE id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'open' AND expires_at > ?
+             AND reviewer_name = ? AND reviewer_sha256 = ?
              AND NOT EXISTS (SELECT 1 FROM leases WHERE state = 'active' AND expires_at > ?)`,
         )
-        .run(p.challenge, p.unit, p.stage, p.slot, p.claimed_at, p.claimed_at);
+        .run(p.challenge, p.unit, p.stage, p.slot, p.claimed_at, p.reviewer_name, p.reviewer_sha256, p.claimed_at);
       expectChanges(c.changes, 1, p.challenge);
       const r = db
         .prepare(

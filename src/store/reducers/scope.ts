@@ -11,7 +11,11 @@
 import * as z from 'zod';
 import { CONTRACT_ID_RE, isRelationId } from '../../core/contract/ids.js';
 import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
-import { canonicalJson } from '../../core/canonical.js';
+import { canonicalJson, sha256Digest } from '../../core/canonical.js';
+import { isGovernedError } from '../../core/errors.js';
+import { requireAuthorityForNarrowing } from '../../core/contract/scope-diff.js';
+import { AUTHORITY_OPERATIONS } from '../../core/contract/schema.js';
+import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 
@@ -55,6 +59,43 @@ export const scopeBindPayload = z
 
 export type ScopeBindPayload = z.infer<typeof scopeBindPayload>;
 
+/** The operations a contract can cite, i.e. the scope-changing ones (SPEC §6.3, §11). */
+const SCOPE_OPERATIONS: ReadonlySet<string> = new Set(AUTHORITY_OPERATIONS);
+
+/**
+ * What the live bind (flows/unit-bind.ts) guarantees about the authority of a bind, re-asserted on
+ * replay (SPEC §6.3: narrowing needs signed authority; §11: a record is consumed once, for one unit):
+ * every cited record was consumed for this unit by a scope operation in the bind's own transaction
+ * (same log time, an earlier entry) and cited by no earlier version; the records name disjoint IDs
+ * whose union is exactly the narrowing; no record ⇒ no narrowing. Without this a forged entry could
+ * record a narrowing with no authority behind it, or reuse one consumed for another bind.
+ */
+function assertBindAuthority(db: Db, p: ScopeBindPayload): void {
+  const where = `${p.unit}:scope:${p.version}`;
+  const union: string[] = [];
+  const consumed = db.prepare(
+    `SELECT r.ids FROM authority_records r JOIN authority_consumptions c ON c.record = r.id
+     WHERE r.id = ? AND c.unit = ? AND c.consumed_at = ?`,
+  );
+  const operation = db.prepare('SELECT operation FROM authority_consumptions WHERE record = ?').pluck();
+  const citedBefore = db.prepare(
+    'SELECT 1 FROM scope_versions s, json_each(s.authorities) j WHERE s.unit = ? AND j.value = ? LIMIT 1',
+  );
+  for (const record of p.authorities) {
+    const row = consumed.get(record, p.unit, p.bound_at) as { ids: string } | undefined;
+    if (row === undefined || !SCOPE_OPERATIONS.has(operation.get(record) as string)) expectChanges(0, 1, where);
+    if (citedBefore.get(p.unit, record) !== undefined) expectChanges(0, 1, where);
+    union.push(...(JSON.parse((row as { ids: string }).ids) as string[]));
+  }
+  if (new Set(union).size !== union.length) expectChanges(0, 1, where);
+  try {
+    requireAuthorityForNarrowing({ ...p.diff, scopeChanged: p.scope_changed }, p.authorities.length === 0 ? null : union);
+  } catch (e) {
+    if (isGovernedError(e)) expectChanges(0, 1, where);
+    throw e;
+  }
+}
+
 export const SCOPE_REDUCERS = {
   scope_bind: reducer({
     payload: scopeBindPayload,
@@ -62,6 +103,10 @@ export const SCOPE_REDUCERS = {
     apply(db, p) {
       const latest = db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM scope_versions WHERE unit = ?').get(p.unit) as { v: number };
       expectChanges(latest.v + 1 === p.version ? 1 : 0, 1, `${p.unit}:scope:${p.version}`);
+      // The recorded file digest is the digest of the recorded bytes (store/scope.ts computes it so).
+      const contractBytes = Buffer.from(p.contract_b64, 'base64');
+      expectChanges(sha256Digest(contractBytes) === p.contract_file_digest ? 1 : 0, 1, `${p.unit}:scope:${p.version}`);
+      assertBindAuthority(db, p);
       // Counters move exactly as SPEC §6.2/§6.3 say, from the unit's current values.
       const epochBefore = p.scope_epoch - (p.scope_changed ? 1 : 0);
       const revisionBefore = p.work_revision - (p.version > 1 ? 1 : 0);
@@ -81,7 +126,7 @@ export const SCOPE_REDUCERS = {
           p.scope_epoch,
           p.work_revision,
           p.scope_changed ? 1 : 0,
-          Buffer.from(p.contract_b64, 'base64'),
+          contractBytes,
           p.contract_file_digest,
           p.contract_digest,
           p.sources_digest,

@@ -8,6 +8,9 @@ export const UNIT_REDUCERS = {
     payload: z.strictObject({ unit: unitId, baseline_commit: gitOid, baseline_tree: gitOid, created_at: seconds }),
     unitOf: (p) => p.unit,
     apply(db, p) {
+      // store/units.ts refuses a commit and tree of different hash lengths (one repository has one
+      // object format, SHA-1 or SHA-256): replay must not build a unit the live path could not (SPEC §5).
+      expectChanges(p.baseline_commit.length === p.baseline_tree.length ? 1 : 0, 1, p.unit);
       const r = db
         .prepare(
           `INSERT INTO units (id, baseline_commit, baseline_tree, work_revision, scope_epoch, created_at)
