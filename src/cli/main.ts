@@ -39,15 +39,33 @@ async function main(): Promise<void> {
     .version('0.1.0')
     .exitOverride()
     .showHelpAfterError(false)
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      // Commander's own error messages quote the offending word (an unknown option or command, an
+      // excess argument, a rejected choice): that word is input and is never echoed (SPEC §3). The
+      // coded usage_error below replaces them — one JSON object on stdout under --json (SPEC §4).
+      outputError: () => undefined,
+    });
   for (const group of groups) group.register(program);
   try {
     await program.parseAsync(process.argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      // --help and --version are successes; every other commander error is a usage error (exit 2).
-      const ok = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help';
-      process.exitCode = ok ? EXIT.ok : EXIT.usage;
+      // --help and --version are successes. Help shown because a group was named without its
+      // subcommand (`governed unit`) carries exit code 1 from commander: that is a usage error too.
+      const ok = e.exitCode === 0 && (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help');
+      if (ok) {
+        process.exitCode = EXIT.ok;
+        return;
+      }
+      // Every other commander error is a usage error (SPEC §4.2: exit 2), reported like every
+      // coded error: one JSON object under --json, the code on stderr, never the rejected word.
+      // The one id is the declared flag that is missing or refused (our text, not the input).
+      const { GovernedError } = await import('../core/errors.js');
+      const { writeError } = await import('./output.js');
+      const flag = /^error: (?:required )?option '(--?[A-Za-z][A-Za-z0-9-]*)/.exec(e.message)?.[1];
+      writeError(new GovernedError('usage_error', { ids: flag ? [flag] : [] }), { json: argv.includes('--json') });
+      process.exitCode = EXIT.usage;
       return;
     }
     throw e;

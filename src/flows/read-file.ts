@@ -21,7 +21,10 @@ export function readAllFd(fd: number, size: number): Buffer {
 export function readInputFile(path: string, maxBytes = DEFAULT_INPUT_CAP): Buffer {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY);
+    // O_NONBLOCK: opening a FIFO for reading would otherwise block until a writer appears, before
+    // the fstat below could refuse it (a hang instead of a coded refusal). It changes nothing for
+    // a regular file, whose reads never block.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return fail('input_unreadable', []);
   }

@@ -8,7 +8,9 @@ export function register(program: Command): void {
     .command('keygen')
     .description(
       'Make an Ed25519 key pair: <ID>.key (PKCS#8 PEM, mode 0600) and <ID>.pub (SPKI PEM) in DIR. ' +
-        'Refuses to overwrite. Prints the key id (sha256 of the DER SubjectPublicKeyInfo).',
+        'Refuses to overwrite. Prints the key id (sha256 of the DER SubjectPublicKeyInfo). ' +
+        // SPEC §4: every command's help states its exit codes.
+        'Exit 0 key pair written, 2 usage (invalid credential id, a key file already there, DIR not writable), 1 internal error.',
     )
     .requiredOption('--credential <id>', 'credential id, e.g. reviewer, runner, gate, log, authority')
     .requiredOption('--out <dir>', 'directory for the key files (created 0700 if missing)')

@@ -18,7 +18,10 @@ export interface SigningKey {
 function readPrivateFile(path: string): Buffer {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: opening a FIFO for reading would otherwise block until a writer appears, before
+    // the fstat below can refuse it (SPEC §3 fail closed: a non-file is refused, never waited on).
+    // It changes nothing for a regular file.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     fail('input_unreadable', ['key']);
   }

@@ -16,13 +16,26 @@ export type ReviewerRunOutput =
 
 export function parseReviewerRunOutput(reviewer: string, output: ReviewerRunOutput): ParsedReviewerOutput {
   if (output.strategy === 'governed') return parseGovernedReviewerOutput(reviewer, output.value);
-  if (output.strategy === 'text_fallback') return parseTextReviewerOutput(reviewer, output.text);
+  if (output.strategy === 'text_fallback') return failClosed(parseTextReviewerOutput(reviewer, output.text));
   try {
-    return parseJsonReviewerOutput(reviewer, output.text);
+    return failClosed(parseJsonReviewerOutput(reviewer, output.text));
   } catch (e) {
     if (isGovernedError(e) && e.code === 'review_pass_output_invalid') {
-      return parseTextReviewerOutput(reviewer, output.text);
+      return failClosed(parseTextReviewerOutput(reviewer, output.text));
     }
     throw e;
   }
+}
+
+/**
+ * A reviewer that declares FOUND_ISSUES or VETO (review-pass-v3 §3.1) but of whose findings none
+ * could be read (every line rejected: a bad location, an unknown severity or class) has reported
+ * issues that cannot be adjudicated. Counting it as a reviewer with zero findings would turn its
+ * VETO into a CLEAN vote; SPEC §3 "fail closed" — so its output is not usable structured data
+ * (§3.3), and the round degrades (§7) exactly as for an unparseable answer: it never counts as a
+ * clean review. (The governed strategy needs no such rule: SPEC §7.2 CLEAN ⇔ zero findings.)
+ */
+function failClosed(out: ParsedReviewerOutput): ParsedReviewerOutput {
+  const reportsIssues = out.verdict === 'FOUND_ISSUES' || out.verdict === 'VETO';
+  return reportsIssues && out.findings.length === 0 ? { ...out, structured: false } : out;
 }
