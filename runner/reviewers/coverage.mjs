@@ -486,6 +486,12 @@ function importEdges(file, visible, pyModules) {
 }
 var PATH_CHAR = /[A-Za-z0-9_.-]/;
 var TRAIL_CHAR = /[A-Za-z0-9_\-/]/;
+function slashKeepsToken(text, slash) {
+  let start = slash;
+  while (start > 0 && PATH_CHAR.test(text[start - 1])) start -= 1;
+  const segment = text.slice(start, slash);
+  return segment === "" || segment === "." || segment === ".." || text[start - 1] === "$";
+}
 function namesPath(text, p) {
   let from = 0;
   for (; ; ) {
@@ -495,7 +501,8 @@ function namesPath(text, p) {
     const after = text[i + p.length] ?? "";
     const next = text[i + p.length + 1] ?? "";
     const dotContinues = after === "." && PATH_CHAR.test(next) && next !== ".";
-    if (!PATH_CHAR.test(before) && !TRAIL_CHAR.test(after) && !dotContinues) return true;
+    const startsToken = before === "/" ? slashKeepsToken(text, i - 1) : !PATH_CHAR.test(before);
+    if (startsToken && !TRAIL_CHAR.test(after) && !dotContinues) return true;
     from = i + 1;
   }
 }

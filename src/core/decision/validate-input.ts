@@ -9,7 +9,10 @@ import { CONTROL_NAMES, STAGE_ORDER } from './vocabulary.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const RUN_RE = /^RUN-[0-9a-f]{32}$/;
-const SLOT_RE = /^[a-z][a-z0-9_]{0,31}$/;
+// The policy's slot-name grammar (SPEC §13 `name`, src/core/policy.ts; the receipt predicate's `slot`,
+// SPEC §8): `-` is allowed. A narrower rule here refused every fact of a valid slot such as
+// `code-review` as tampering (decision_input_invalid), so no such unit could ever be decided.
+const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 const STAGE_SET: ReadonlySet<string> = new Set(STAGE_ORDER);
 const DIRECTIVE_STATES: ReadonlySet<string> = new Set(['active', 'done', 'deferred', 'superseded', 'abandoned']);
 

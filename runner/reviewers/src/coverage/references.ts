@@ -108,7 +108,25 @@ export function importEdges(file: VisibleFile, visible: ReadonlySet<string>, pyM
 const PATH_CHAR = /[A-Za-z0-9_.-]/;
 const TRAIL_CHAR = /[A-Za-z0-9_\-/]/;
 
-/** True when `text` contains `p` as a whole path token (preceded by no path character; `/` allowed before). */
+/**
+ * Whether a `/` right before a match at `slash + 1` still leaves the match a whole path token: only
+ * when the segment before that `/` is empty (a rooted `/bin/tool.mjs`, `${ROOT}/bin/tool.mjs`), `.`
+ * or `..` (a relative spelling `./bin/tool.mjs`, `../bin/tool.mjs`), or a `$VARIABLE`. Any other
+ * segment makes it a LONGER path that merely ends with P (`vendor/bin/tool.mjs` is another file):
+ * naming that is not naming P, and counting it answered CLEAN on a real trace gap (SPEC §7.2
+ * `trace_gap`; docs/reviewers.md).
+ */
+function slashKeepsToken(text: string, slash: number): boolean {
+  let start = slash;
+  while (start > 0 && PATH_CHAR.test(text[start - 1] as string)) start -= 1;
+  const segment = text.slice(start, slash);
+  // `$ROOT/bin/tool.mjs` is a variable standing for a root, like `${ROOT}/bin/tool.mjs` (whose `}`
+  // already ends the scan above).
+  return segment === '' || segment === '.' || segment === '..' || text[start - 1] === '$';
+}
+
+/** True when `text` contains `p` as a whole path token (preceded by no path character, or by a `/`
+ * that `slashKeepsToken` accepts). */
 export function namesPath(text: string, p: string): boolean {
   let from = 0;
   for (;;) {
@@ -118,7 +136,8 @@ export function namesPath(text: string, p: string): boolean {
     const after = text[i + p.length] ?? '';
     const next = text[i + p.length + 1] ?? '';
     const dotContinues = after === '.' && PATH_CHAR.test(next) && next !== '.';
-    if (!PATH_CHAR.test(before) && !TRAIL_CHAR.test(after) && !dotContinues) return true;
+    const startsToken = before === '/' ? slashKeepsToken(text, i - 1) : !PATH_CHAR.test(before);
+    if (startsToken && !TRAIL_CHAR.test(after) && !dotContinues) return true;
     from = i + 1;
   }
 }
