@@ -872,6 +872,8 @@ function predicateRuleViolationLean(p) {
 var VSA_VERIFIER_ID = "https://governed.dev/gate/v1";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
+var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
+var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 var hex642 = str({ re: /^[0-9a-f]{64}$/ });
 var digest2 = str({ re: /^sha256:[0-9a-f]{64}$/ });
 var gitId2 = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
@@ -883,7 +885,7 @@ var vsaPredicateShape = obj({
   timeVerified: isoSeconds,
   resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
   policy: obj({ uri: lit("https://governed.dev/policy"), digest: obj({ sha256: hex642 }) }),
-  inputAttestations: arr(obj({ uri: str({ re: INPUT_URI_RE }), digest: obj({ sha256: hex642 }) }), 0, 4096),
+  inputAttestations: arr(obj({ uri: str({ re: INPUT_URI_RE }), digest: obj({ sha256: hex642 }) }), 0, VSA_BOUNDS.maxInputAttestations),
   verificationResult: oneOf(["PASSED", "FAILED"]),
   verifiedLevels: arr(lit(RELEASE_LEVEL), 0, 1),
   slsaVersion: lit("1.0"),
@@ -891,7 +893,7 @@ var vsaPredicateShape = obj({
     decision_schema: lit(DECISION_SCHEMA_VERSION),
     unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
     state: oneOf(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
-    reasons: arr(obj({ code: reasonCode, ids: arr(reasonId, 0, 64) }), 0, 4096),
+    reasons: arr(obj({ code: reasonCode, ids: arr(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
     trust_mode: oneOf(["co-located", "separated"]),
     policy_digest: digest2,
     trust_digest: digest2,

@@ -15,6 +15,7 @@
 // `vsaRuleViolation` and names its own digest.
 import * as z from 'zod';
 import { isoSeconds } from './receipt-predicate.js';
+import { VSA_BOUNDS } from './lean/vsa.js';
 
 export const VSA_PREDICATE_TYPE = 'https://slsa.dev/verification_summary/v1';
 export const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
@@ -35,7 +36,7 @@ export const vsaPredicateSchema = z.strictObject({
   timeVerified: isoSeconds,
   resourceUri: z.string().regex(/^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/),
   policy: z.strictObject({ uri: z.literal('https://governed.dev/policy'), digest: z.strictObject({ sha256: hex64 }) }),
-  inputAttestations: z.array(z.strictObject({ uri: z.string().regex(INPUT_URI_RE), digest: z.strictObject({ sha256: hex64 }) })).max(4096),
+  inputAttestations: z.array(z.strictObject({ uri: z.string().regex(INPUT_URI_RE), digest: z.strictObject({ sha256: hex64 }) })).max(VSA_BOUNDS.maxInputAttestations),
   verificationResult: z.enum(['PASSED', 'FAILED']),
   verifiedLevels: z.array(z.literal(RELEASE_LEVEL)).max(1),
   slsaVersion: z.literal('1.0'),
@@ -43,7 +44,7 @@ export const vsaPredicateSchema = z.strictObject({
     decision_schema: z.literal(DECISION_SCHEMA_VERSION),
     unit: z.string().regex(/^UNIT-[0-9a-f]{32}$/),
     state: z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY']),
-    reasons: z.array(z.strictObject({ code: reasonCode, ids: z.array(reasonId).max(64) })).max(4096),
+    reasons: z.array(z.strictObject({ code: reasonCode, ids: z.array(reasonId).max(VSA_BOUNDS.maxIdsPerReason) })).max(VSA_BOUNDS.maxReasons),
     trust_mode: z.enum(['co-located', 'separated']),
     policy_digest: digest,
     trust_digest: digest,
@@ -132,3 +133,5 @@ export function buildVsaStatement(d: DecisionForVsa): VsaStatement {
 // unique) are zod-free and live with the lean shape, so the attestor program and this module share
 // ONE implementation.
 export { vsaRuleViolation } from './lean/vsa.js';
+// Its bounds too (one definition, shared with the attestor's lean check; docs/gate.md §3).
+export { VSA_BOUNDS, VSA_MAX_PAYLOAD_BYTES, vsaBoundExceeded } from './lean/vsa.js';

@@ -21,6 +21,10 @@ export const DECISION_ERRORS = {
   gate_attest_output_unwritable: def(2, 'The --attest output file could not be written.'),
   gate_export_output_exists: def(2, 'The --export directory already exists (or is a file or a symlink); a deploy record is never merged or overwritten.'),
   gate_export_output_unwritable: def(2, 'The --export deploy record could not be written whole; nothing of it was left behind and the gate does not allow.'),
+  gate_attest_decision_too_large: def(
+    2,
+    'The decision exceeds a bound of the signed decision (VSA: reasons, ids per reason, inputs or bytes); nothing is attested and the gate does not allow.',
+  ),
 
   // --- 7 no evidence ------------------------------------------------------------------------------
   gate_no_evidence: def(7, 'The unit has not a single receipt.'),

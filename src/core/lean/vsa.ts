@@ -10,6 +10,23 @@ const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
 const RELEASE_LEVEL = 'GOVERNED_RELEASE_ELIGIBLE';
 const DECISION_SCHEMA_VERSION = 1;
 
+/**
+ * The bounds of a VSA predicate, defined here once (src/core/vsa.ts builds its zod schema from them,
+ * so the two cannot drift). Each is far above what the decision rules produce for a real unit (a
+ * `slot_blocked` reason lists every standing block of a slot; a `veto_standing` reason lists its
+ * receipt, its slot and every ref of up to 32 findings x 4 refs = 130 ids), and one reason at the
+ * bound (4096 ids of <= 200 characters, < 1 MiB) still fits the attestor's 16 MiB request. What
+ * the whole statement may weigh is `VSA_MAX_PAYLOAD_BYTES`; beyond any bound `gate --attest`
+ * fails with a coded error and attests nothing (docs/gate.md §3 "Bounds").
+ */
+export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 } as const;
+/**
+ * The RFC 8785 bytes of a whole VSA statement, at most: its envelope (base64, 4/3) must fit the
+ * 4 MiB `gate --export` reads back as vsa.json (src/flows/decide/export.ts) with room for the
+ * signature frame, and the attestor request (base64 too) its 16 MiB.
+ */
+export const VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
+
 const hex64 = str({ re: /^[0-9a-f]{64}$/ });
 const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
 const gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
@@ -23,7 +40,7 @@ export const vsaPredicateShape: Check = obj({
   timeVerified: isoSeconds,
   resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
   policy: obj({ uri: lit('https://governed.dev/policy'), digest: obj({ sha256: hex64 }) }),
-  inputAttestations: arr(obj({ uri: str({ re: INPUT_URI_RE }), digest: obj({ sha256: hex64 }) }), 0, 4096),
+  inputAttestations: arr(obj({ uri: str({ re: INPUT_URI_RE }), digest: obj({ sha256: hex64 }) }), 0, VSA_BOUNDS.maxInputAttestations),
   verificationResult: oneOf(['PASSED', 'FAILED']),
   verifiedLevels: arr(lit(RELEASE_LEVEL), 0, 1),
   slsaVersion: lit('1.0'),
@@ -31,7 +48,7 @@ export const vsaPredicateShape: Check = obj({
     decision_schema: lit(DECISION_SCHEMA_VERSION),
     unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
     state: oneOf(['RELEASE_ELIGIBLE', 'REVIEW_ONLY']),
-    reasons: arr(obj({ code: reasonCode, ids: arr(reasonId, 0, 64) }), 0, 4096),
+    reasons: arr(obj({ code: reasonCode, ids: arr(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
     trust_mode: oneOf(['co-located', 'separated']),
     policy_digest: digest,
     trust_digest: digest,
@@ -42,6 +59,21 @@ export const vsaPredicateShape: Check = obj({
     attestor_sha256: hex64,
   }),
 });
+
+/**
+ * The first count bound of `VSA_BOUNDS` a predicate of the right shape exceeds (its field path), or
+ * null. Lets the gate tell "this decision is too large to attest" (a coded refusal) from "this
+ * statement is malformed" (a bug) before anything is signed.
+ */
+export function vsaBoundExceeded(p: {
+  readonly inputAttestations: readonly unknown[];
+  readonly governed: { readonly reasons: readonly { readonly ids: readonly unknown[] }[] };
+}): string | null {
+  if (p.inputAttestations.length > VSA_BOUNDS.maxInputAttestations) return 'inputAttestations';
+  if (p.governed.reasons.length > VSA_BOUNDS.maxReasons) return 'governed.reasons';
+  if (p.governed.reasons.some((r) => r.ids.length > VSA_BOUNDS.maxIdsPerReason)) return 'governed.reasons.ids';
+  return null;
+}
 
 /**
  * Cross-field rules of a VSA statement whose predicate passed the schema (`vsaPredicateSchema`) or

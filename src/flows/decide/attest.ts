@@ -12,7 +12,7 @@ import { fail } from '../../core/errors.js';
 import type { Policy } from '../../core/policy.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import { trustedKeyFor } from '../../core/key-status.js';
-import { buildVsaStatement, vsaPredicateSchema, vsaRuleViolation, type DecisionForVsa } from '../../core/vsa.js';
+import { buildVsaStatement, VSA_MAX_PAYLOAD_BYTES, vsaBoundExceeded, vsaPredicateSchema, vsaRuleViolation, type DecisionForVsa } from '../../core/vsa.js';
 import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js';
 import { installRoot } from '../run/locations.js';
 import { writeOnce } from '../write-once.js';
@@ -62,12 +62,18 @@ export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   const files = gateAttestorFiles(args);
   const pinned = pinAttestor(files.program, files.config, { attestorSha256: gate.attestor_sha256, configSha256: gate.attestor_config_sha256 });
   const statement = buildVsaStatement({ ...args.decision, attestorSha256: pinned.programSha256 });
+  // A decision larger than the VSA's bounds (src/core/lean/vsa.ts `VSA_BOUNDS`) cannot be signed:
+  // a coded refusal before anything runs, like a deploy record asked for and not written
+  // (docs/gate.md §3 "Bounds"): the gate then denies, never exit 0, and no file is written.
+  const bound = vsaBoundExceeded(statement.predicate);
+  if (bound !== null) fail('gate_attest_decision_too_large', [bound]);
   // Our own check first: a statement the attestor would refuse is a bug here, not a refusal there.
   const parsed = vsaPredicateSchema.safeParse(statement.predicate);
   if (!parsed.success || vsaRuleViolation({ subject: statement.subject as { name: string; digest: { sha256: string } }[], predicate: parsed.data }) !== null) {
     fail('internal_error', ['vsa']);
   }
   const payload = canonicalBytes(statement);
+  if (payload.length > VSA_MAX_PAYLOAD_BYTES) fail('gate_attest_decision_too_large', ['payload']);
   const signed = await runPinnedAttestor(pinned, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload });
   const envelope = `${JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))}\n`;
   writeOnce(args.out, envelope, { exists: 'gate_attest_output_exists', unwritable: 'gate_attest_output_unwritable' });
