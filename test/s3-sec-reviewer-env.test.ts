@@ -3,9 +3,12 @@
 // set a variable that makes the loader, libc or the interpreter run code the pinned sha256 does not
 // cover. The rule is ONE function (src/core/policy-rules.ts), so `loadPolicy` and `loadPolicyLean`
 // refuse the same names with the same code and path. The last suite is the positive control that the
-// rule is not theatre: under the real bwrap sandbox, the SAME pinned reviewer bytes run different code
-// once NODE_OPTIONS is set — the runner would pass it on; only the policy rule stops it.
+// rule is not theatre: under bwrap with the real profile, the SAME pinned reviewer bytes run different
+// code once NODE_OPTIONS is set (bwrap passes it on, node obeys). The policy rule stops it, and the
+// sandbox's argument builder refuses the same names itself as a second line of defence.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isGovernedError } from '../src/core/errors.js';
@@ -13,7 +16,9 @@ import { loadPolicyLean } from '../src/core/lean/policy.js';
 import { loadPolicy } from '../src/core/policy.js';
 import { reviewerEnvNameAllowed } from '../src/core/policy-rules.js';
 import { parseStructured } from '../src/core/strict-parse.js';
+import { buildBwrapArgv, FD_NUMBERS } from '../runner/sandbox/argv.js';
 import { runSandboxed } from '../runner/sandbox/run.js';
+import { seccompBlob } from '../runner/seccomp/index.js';
 import { policyDoc } from './decision-fixtures.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { assertToolchain, NODE, realAllow, sha256, testLimits } from './sandbox-helpers.js';
@@ -128,45 +133,80 @@ describe('positive control under the real sandbox: NODE_OPTIONS changes what the
   );
   const INJECT = '--import=data:text/javascript,globalThis.__governedInjected=1337';
   type Report = { injected: number | null; execArgv: string[]; node_options: string | null };
-  const run = async (env: Record<string, string>): Promise<{ report: Report; stderrBytes: number; reviewerSha256: string }> => {
-    const r = await runSandboxed({
-      allow: await realAllow(sha256(reviewer)),
-      interpreter: NODE,
-      reviewer: { bytes: reviewer },
-      bundleBytes: Buffer.from('{}'),
-      env,
-      uid: SANDBOX_UID,
-      gid: SANDBOX_UID,
-      limits: testLimits({ timeoutMs: 20_000 }),
+  const PLACEHOLDER = 'GOVERNED_TEST_PLACEHOLDER';
+
+  /**
+   * bwrap run directly with the real static profile, seccomp blob and descriptors, as the runner
+   * would run it if its argument builder let `name` through: the argv is built with an allowed
+   * placeholder variable, which is then renamed. Only the positive control does this.
+   */
+  const bare = (name: string | null, value: string): Promise<{ report: Report; stderrBytes: number }> => {
+    const argv = buildBwrapArgv({ interpreter: NODE, env: name === null ? {} : { [PLACEHOLDER]: value }, limits: testLimits({ timeoutMs: 20_000 }) }).map((a) =>
+      a === PLACEHOLDER && name !== null ? name : a,
+    );
+    const ids = process.geteuid?.() === 0 ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {};
+    return new Promise((resolve, reject) => {
+      const c = spawn('/usr/bin/bwrap', argv, { env: {}, cwd: '/', stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'], ...ids });
+      const fd = c.stdio as unknown as (Writable & Readable)[];
+      fd[FD_NUMBERS.seccomp]?.end(seccompBlob());
+      fd[FD_NUMBERS.block]?.end('1');
+      fd[FD_NUMBERS.go]?.end('go\n');
+      fd[FD_NUMBERS.bundle]?.end('{}');
+      fd[FD_NUMBERS.reviewer]?.end(reviewer);
+      fd[FD_NUMBERS.status]?.resume();
+      let out = '';
+      let stderrBytes = 0;
+      c.stdout?.on('data', (b: Buffer) => (out += b.toString('utf8')));
+      c.stderr?.on('data', (b: Buffer) => (stderrBytes += b.length));
+      c.on('error', reject);
+      c.on('close', (code) => (code === 0 ? resolve({ report: JSON.parse(out) as Report, stderrBytes }) : reject(new Error(`bwrap exit ${code}`))));
     });
-    expect(r.exitCode).toBe(0);
-    expect(r.setupFailed).toBe(false);
-    return { report: JSON.parse(r.stdout.toString('utf8')) as Report, stderrBytes: r.stderrBytes, reviewerSha256: r.facts.reviewerSha256 };
+  };
+
+  /** The runner itself: refuses the name before bwrap runs (sandbox_argument_invalid), nothing ran. */
+  const runnerRefuses = async (env: Record<string, string>): Promise<string> => {
+    try {
+      await runSandboxed({
+        allow: await realAllow(sha256(reviewer)),
+        interpreter: NODE,
+        reviewer: { bytes: reviewer },
+        bundleBytes: Buffer.from('{}'),
+        env,
+        uid: SANDBOX_UID,
+        gid: SANDBOX_UID,
+        limits: testLimits({ timeoutMs: 20_000 }),
+      });
+      return 'ran';
+    } catch (e) {
+      return isGovernedError(e) ? e.code : 'thrown';
+    }
   };
 
   beforeAll(() => assertToolchain());
 
-  it('same pinned sha256, different code: the injected module ran inside the sandbox before the reviewer', async () => {
-    const plain = await run({});
-    const injected = await run({ NODE_OPTIONS: INJECT });
+  it('same pinned bytes, different code: the injected module runs inside the sandbox before the reviewer', async () => {
+    const plain = await bare(null, '');
+    const allowed = await bare(PLACEHOLDER, INJECT);
+    const injected = await bare('NODE_OPTIONS', INJECT);
     expect(plain.report.injected).toBeNull();
     expect(plain.report.node_options).toBeNull();
-    // The positive control: the sandbox passes NODE_OPTIONS through and node obeys it.
+    expect(allowed.report.injected).toBeNull();
+    // The positive control: bwrap passes NODE_OPTIONS through and node obeys it, while the reviewer
+    // bytes (what a receipt's sha256 covers) are the same.
     expect(injected.report.injected).toBe(1337);
     expect(injected.report.node_options).toBe(INJECT);
-    // …while the pinned digest (what a receipt would record) is identical: it does not cover what ran.
-    expect(injected.reviewerSha256).toBe(plain.reviewerSha256);
-    expect(injected.reviewerSha256).toBe(sha256(reviewer));
-    // And a policy that would set it does not load, in either loader.
+    // A policy that would set it does not load, in either loader; the runner refuses it too.
     expectRefusedByBoth({ NODE_OPTIONS: INJECT }, 'NODE_OPTIONS', 'data:text/javascript');
+    expect(await runnerRefuses({ NODE_OPTIONS: INJECT })).toBe('sandbox_argument_invalid');
   }, 60_000);
 
   it('the dynamic loader obeys LD_ variables inside the sandbox too (LD_DEBUG writes its trace)', async () => {
-    const plain = await run({});
-    const traced = await run({ LD_DEBUG: 'statistics' });
+    const plain = await bare(null, '');
+    const traced = await bare('LD_DEBUG', 'statistics');
     expect(plain.stderrBytes).toBe(0);
     expect(traced.stderrBytes).toBeGreaterThan(0);
     expect(traced.report.injected).toBeNull();
     expectRefusedByBoth({ LD_DEBUG: 'statistics' }, 'LD_DEBUG', 'statistics');
+    expect(await runnerRefuses({ LD_DEBUG: 'statistics' })).toBe('sandbox_argument_invalid');
   }, 60_000);
 });

@@ -94,6 +94,14 @@ describe('argv builder (property 18)', () => {
     expect(codeOf(() => buildBwrapArgv({ ...base, env: { A: 1 } as unknown as Record<string, string> }))).toBe('sandbox_argument_invalid');
   });
 
+  it('refuses loader-influencing names itself, behind the policy loaders (second line of defence)', () => {
+    for (const name of ['NODE_OPTIONS', 'LD_PRELOAD', 'LD_AUDIT', 'GCONV_PATH', 'BASH_ENV', 'PYTHONPATH', 'OPENSSL_CONF', 'LC_ALL']) {
+      expect(codeOf(() => buildBwrapArgv({ ...base, env: { [name]: 'x' } })), name).toBe('sandbox_argument_invalid');
+    }
+    // An ordinary variable still passes.
+    expect(buildBwrapArgv({ ...base, env: { REVIEW_LEVEL: 'strict' } })).toContain('REVIEW_LEVEL');
+  });
+
   it('refuses limits outside their ranges or not integers', () => {
     for (const over of [{ timeoutMs: 0 }, { timeoutMs: 1.5 }, { memoryBytes: 1 }, { nofile: 3 }, { nproc: 0 }, { fsize: -1 }, { tmpfsBytes: 10 }, { maxOutputBytes: 0 }]) {
       expect(codeOf(() => buildBwrapArgv({ ...base, limits: { ...base.limits, ...over } })), JSON.stringify(over)).toBe('sandbox_argument_invalid');

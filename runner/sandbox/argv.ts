@@ -3,6 +3,7 @@
 // no writer-controlled string ever reaches an option position, `--` always precedes the command,
 // and the output is a deterministic function of its inputs.
 import { fail } from '../../src/core/errors.js';
+import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
 import { FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
@@ -38,6 +39,11 @@ export function validatePolicyEnv(env: unknown): asserts env is Record<string, s
   if (entries.length > MAX_ENV_VARS) fail('sandbox_argument_invalid', ['env']);
   for (const [k, v] of entries) {
     if (!ENV_NAME_RE.test(k) || RESERVED_ENV.has(k)) fail('sandbox_argument_invalid', ['env.name']);
+    // Second line of defence behind the policy loaders (docs/security.md "Reviewer environment"):
+    // a loader-influencing variable (NODE_OPTIONS, LD_PRELOAD, …) would run code the reviewer's
+    // pinned sha256 does not cover (SPEC §8.1), so the sandbox refuses it even if a caller of this
+    // builder never went through a policy.
+    if (!reviewerEnvNameAllowed(k)) fail('sandbox_argument_invalid', ['env.name']);
     // A value is one argv element after `--setenv NAME`, so a leading '-' cannot become an option;
     // NUL cannot be passed through execve at all.
     if (typeof v !== 'string' || v.length > MAX_ENV_VALUE || v.includes('\0')) fail('sandbox_argument_invalid', [`env.${k}`]);
