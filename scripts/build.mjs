@@ -71,8 +71,26 @@ await build({
   plugins: [coldRoutes],
 });
 
+// review-run's yaml: src/core/strict-parse.ts evaluates yaml only when a YAML document is parsed,
+// but bundled into the command's chunk its ~260 KB were still compiled on every start (bench/runner:
+// review-run refused at once 74.1 → 71.0 ms CPU, interleaved, docs/architecture.md). So in that
+// bundle the one `require('yaml')` of strict-parse.ts names a file of its own, dist/chunks/
+// review-run-yaml.cjs: the same yaml package bundled by esbuild (deterministic, no other imports),
+// resolved next to the chunk that requires it (the banner's `require` is relative to that chunk)
+// and compiled only when a YAML pin or contract is actually read.
+const YAML_SPLIT = { 'review-run': 'review-run-yaml.cjs' };
+const yamlSplit = (file) => ({
+  name: 'governed-yaml-split',
+  setup(b) {
+    b.onResolve({ filter: /^yaml$/ }, (args) =>
+      args.kind === 'require-call' && args.importer.endsWith(join('src', 'core', 'strict-parse.ts')) ? { path: `./${file}`, external: true } : undefined,
+    );
+  },
+});
+
 for (const [name, source] of Object.entries(COLD)) {
-  await build({
+  const yamlFile = YAML_SPLIT[name];
+  const result = await build({
     ...common,
     entryPoints: { [name]: source },
     outdir: 'dist',
@@ -81,7 +99,18 @@ for (const [name, source] of Object.entries(COLD)) {
     chunkNames: `chunks/${name}-[name]-[hash]`,
     external,
     banner,
+    metafile: yamlFile !== undefined,
+    plugins: yamlFile === undefined ? [] : [yamlSplit(yamlFile)],
   });
+  if (yamlFile === undefined) continue;
+  // The relative require resolves only from dist/chunks/: refuse a build where it landed elsewhere.
+  const requiring = Object.entries(result.metafile.outputs)
+    .filter(([, o]) => o.imports.some((i) => i.path === `./${yamlFile}`))
+    .map(([out]) => out);
+  if (requiring.length === 0 || requiring.some((out) => dirname(out) !== join('dist', 'chunks'))) {
+    throw new Error(`build: ${name}'s require of ${yamlFile} must be in dist/chunks/ only (found in: ${requiring.join(', ') || 'none'})`);
+  }
+  await build({ ...common, format: 'cjs', entryPoints: ['yaml'], outfile: join('dist', 'chunks', yamlFile) });
 }
 
 // Benchmarks: bench/<name>.ts → dist/bench/<name>.mjs, run by bench/run.mjs (npm run bench).

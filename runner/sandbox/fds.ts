@@ -4,10 +4,30 @@
 // that started it) survives exec into bwrap and, bwrap passing descriptors through, into the
 // reviewer. So before spawning bwrap, every descriptor ≥ 3 whose /proc/self/fdinfo flags lack
 // O_CLOEXEC is closed. Node's own IPC channel (child_process.fork) is O_CLOEXEC and is kept.
-import { closeSync, readFileSync, readdirSync } from 'node:fs';
+import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
 import { fail } from '../../src/core/errors.js';
 
 const O_CLOEXEC = 0o2000000;
+
+/** One buffer for every fdinfo read (a few dozen descriptors per run, each read whole, to EOF):
+ * cheaper than readFileSync's stat and allocations per descriptor (bench/runner), same bytes. */
+const FDINFO_CHUNK = 4096;
+const fdinfoBuf = Buffer.alloc(FDINFO_CHUNK);
+
+/** The whole text of /proc/self/fdinfo/<fd>; throws when it cannot be opened (descriptor gone). */
+function readFdinfo(fd: number): string {
+  const f = openSync(`/proc/self/fdinfo/${fd}`, 'r');
+  try {
+    let text = '';
+    for (;;) {
+      const n = readSync(f, fdinfoBuf, 0, FDINFO_CHUNK, null);
+      if (n === 0) return text;
+      text += fdinfoBuf.toString('latin1', 0, n);
+    }
+  } finally {
+    closeSync(f);
+  }
+}
 
 /** Close every inherited non-CLOEXEC descriptor ≥ 3 of this process; returns the numbers closed. */
 export function closeInheritedFds(): number[] {
@@ -23,7 +43,7 @@ export function closeInheritedFds(): number[] {
     if (!Number.isSafeInteger(fd) || fd < 3) continue;
     let info: string;
     try {
-      info = readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1');
+      info = readFdinfo(fd);
     } catch {
       continue; // the directory handle of readdirSync itself, already closed
     }

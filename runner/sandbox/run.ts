@@ -12,8 +12,7 @@
 // sandbox and waits on --block-fd, and the block is released only if that digest is the allowlisted
 // one — so the bytes that run are exactly the bytes that were hashed (research B.4).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { constants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
@@ -207,22 +206,24 @@ function writeAll(stream: Writable, bytes: Buffer, end: boolean): Promise<boolea
   });
 }
 
-/** Stream a reviewer file in 1 MiB chunks into SHA-256 and the pipe at once (constant memory). */
+/** Stream a reviewer file in 1 MiB chunks into SHA-256 and the pipe at once (constant memory).
+ * Each chunk is read synchronously (a regular file, checked first; the pipe writes stay
+ * asynchronous with backpressure), so this module does not load node:fs/promises. */
 async function streamReviewerFile(path: string, pipe: Writable): Promise<{ sha256: string; ok: boolean }> {
-  let fh;
+  let fd: number;
   try {
-    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     fail('input_unreadable', ['reviewer']);
   }
   try {
-    const st = await fh.stat();
+    const st = fstatSync(fd);
     if (!st.isFile()) fail('input_unreadable', ['reviewer']);
     const hash = createHash('sha256');
     let total = 0;
     for (;;) {
       const buf = Buffer.alloc(CHUNK);
-      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
+      const bytesRead = readSync(fd, buf, 0, CHUNK, null);
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > MAX_REVIEWER_BYTES) fail('sandbox_argument_invalid', ['reviewer.size']);
@@ -233,7 +234,7 @@ async function streamReviewerFile(path: string, pipe: Writable): Promise<{ sha25
     const ok = await writeAll(pipe, Buffer.alloc(0), true);
     return { sha256: hash.digest('hex'), ok };
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 

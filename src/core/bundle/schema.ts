@@ -10,6 +10,10 @@ import * as z from 'zod';
 import { isIsoSeconds, ISO_SECONDS_SHAPE } from '../iso-time.js';
 import { STAGES } from '../receipt-predicate.js';
 import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/schema.js';
+import { bundleIdSchema, coverageSchema, relationSchema } from './coverage-schema.js';
+
+// The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
+export { coverageSchema };
 
 export const BUNDLE_SCHEMA_ID = 'governed.review-bundle/v1';
 
@@ -45,9 +49,9 @@ export const COVERAGE_KINDS = [
 ] as const;
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 
-const id = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
+const id = bundleIdSchema;
 const recordId = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/);
-const relation = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
+const relation = relationSchema;
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 const gitOid = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/);
@@ -185,22 +189,6 @@ export const sectionsSchema = z.strictObject({
   // until then no bundle carries this section, so its schema admits nothing.
   preservation: z.never().optional(),
   prior_receipts: z.array(priorReceiptSchema).optional(),
-});
-
-export const coverageSchema = z.strictObject({
-  sources: z.array(id),
-  atoms: z.array(id),
-  directives: z.array(id),
-  targets: z.array(id),
-  criteria: z.array(id),
-  implementations: z.array(id),
-  evidence: z.array(id),
-  authorities: z.array(id),
-  tombstones: z.array(id),
-  changes: z.array(id),
-  scope_versions: z.array(id),
-  surfaces: z.array(id),
-  relations: z.array(relation),
 });
 
 const sectionName = z.enum(SECTION_NAMES);

@@ -5,7 +5,7 @@
 //   policy, trust root  pinned bytes and digests equal to the ones step 1 verified (`reloadPinned`;
 //                      any difference → the full `loadPinned` and its digests)
 //   scope              the unit's scope version, scope epoch, work revision and baseline
-//   contract           the bound contract bytes → strict parse → `contractDigest`
+//   contract           the bound contract bytes → strict parse → `contractDigest` (bound-contract.ts)
 //   sources            source bytes re-read from the baseline tree (git objects) → `sourcesDigest`
 //   workspace          a FULL re-hash of every byte under the product roots (never a stat cache)
 //   states             planning-state, content and work-state digests recomputed from the above
@@ -21,13 +21,13 @@ import { resolve } from 'node:path';
 import { sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import { contentDigest, contractDigest, planningStateDigest, workStateDigest } from '../../core/contract/digests.js';
-import { sourcesDigest } from '../../core/bundle/index.js';
+import { sourcesDigest } from '../../core/bundle/sources-digest.js';
 import { activeLeaseAt, getScopeVersion, getUnit, type Challenge, type Db } from '../../store/index.js';
 import { computeWorkspaceManifest } from '../../workspace/index.js';
 import { readBaselineSources } from '../challenge/baseline-sources.js';
 import { bundlePath } from '../challenge/bundle-file.js';
 import { reloadPinned, type Pinned } from '../challenge/pinned.js';
-import { parseContractBytes } from '../unit-contract.js';
+import { parseBoundContract } from './bound-contract.js';
 
 export interface DriftArgs {
   readonly db: Db;
@@ -60,7 +60,7 @@ export async function assertNoDrift(a: DriftArgs): Promise<void> {
 
   // The contract the challenge bound (its scope version), re-parsed from the stored exact bytes.
   const scope = getScopeVersion(a.db, c.unit, c.scopeVersion);
-  const contract = parseContractBytes(scope.contractBytes);
+  const contract = await parseBoundContract(scope.contractBytes);
   if (contractDigest(contract) !== c.contractDigest || latest.contractDigest !== c.contractDigest) moved.push('contract');
 
   const root = resolve(a.repo);

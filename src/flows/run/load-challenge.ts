@@ -15,7 +15,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
-import { coverageSchema, type Coverage } from '../../core/bundle/schema.js';
+import { coverageSchema, type Coverage } from '../../core/bundle/coverage-schema.js';
 import {
   challengeIssueEntry,
   challengeStateAt,

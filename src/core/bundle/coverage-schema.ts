@@ -1,0 +1,32 @@
+// The bundle's `coverage` section schema and the two ID shapes it is made of, in a module of their
+// own: `governed review-run` checks a stored bundle's coverage (src/flows/run/load-challenge.ts) and
+// nothing else of the bundle format, so it loads only these few schemas instead of constructing the
+// whole bundle schema (≈ 115 zod schemas, plus the contract schema it imports) on every start
+// (bench/runner, docs/architecture.md "review-run's bundle"). ./schema.ts builds the full bundle
+// schema from these very objects, so both paths accept exactly the same coverage (SPEC §7.1).
+import * as z from 'zod';
+
+/** A record ID of the contract/bundle (`DIR-1`, `ATOM-a.b`): prefix, dash, 1–24 characters. */
+export const bundleIdSchema = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
+/** An `ID>ID` relation edge. */
+export const relationSchema = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
+
+const id = bundleIdSchema;
+
+export const coverageSchema = z.strictObject({
+  sources: z.array(id),
+  atoms: z.array(id),
+  directives: z.array(id),
+  targets: z.array(id),
+  criteria: z.array(id),
+  implementations: z.array(id),
+  evidence: z.array(id),
+  authorities: z.array(id),
+  tombstones: z.array(id),
+  changes: z.array(id),
+  scope_versions: z.array(id),
+  surfaces: z.array(id),
+  relations: z.array(relationSchema),
+});
+
+export type Coverage = z.infer<typeof coverageSchema>;
