@@ -16,97 +16,77 @@ import {
   countChallenges,
   findChallenge,
   issueChallengeIn,
-  newChallengeId,
   sweepExpiredChallengesIn,
   type IssueChallengeArgs,
 } from '../src/store/challenges.js';
 import type { Store } from '../src/store/store.js';
-import { cleanupDirs, codeOf, COMMIT, identityN, newStore, rawConnection, T0, tempDir, TREE } from './store-helpers.js';
+import { cleanupDirs, codeOf, COMMIT, identityN, rawConnection, T0, tempDir, TREE } from './store-helpers.js';
+import { contractBytes, issueArgsFor, newReviewStore, REVIEW_TTL, scopeArgs } from './helpers/s4-replay-fixtures.js';
 
 afterEach(cleanupDirs);
 
 const D = (c: string): string => `sha256:${c.repeat(64)}`;
 
+// Real contracts and honest challenges (test/helpers/s4-replay-fixtures.ts): replay recomputes the
+// contract digest and the diff from the bound bytes, and checks each challenge against the pinned
+// policy (reviewer of the slot, TTL 60 s, 3 runs per content), so these fixtures are what the live
+// flows would record.
+const V1 = contractBytes();
+
 function createWithScope(store: Store, now: number): string {
   return mutate(store, now, (tx) => {
     const { unitId } = createUnitIn(tx, { baselineCommit: COMMIT, baselineTree: TREE });
-    bindScopeIn(tx, {
-      unit: unitId,
-      contractBytes: Buffer.from('{"kind":"governed/request-contract"}'),
-      contractDigest: D('1'),
-      sources: [{ id: 'SRC-1', path: 'requests/a.md', digest: D('2') }],
-      sourcesDigest: D('3'),
-      diff: null,
-      scopeChanged: true,
-      authorities: [],
-    });
+    bindScopeIn(tx, scopeArgs(unitId, V1, null));
     return unitId;
   });
 }
 
-function bind(store: Store, unit: string, now: number, changed: boolean, c = '4'): void {
-  mutate(store, now, (tx) =>
-    bindScopeIn(tx, {
-      unit,
-      contractBytes: Buffer.from(`{"v":"${c}"}`),
-      contractDigest: D(c),
-      sources: [{ id: 'SRC-1', path: 'requests/a.md', digest: D('2') }],
-      sourcesDigest: D('3'),
-      diff: { additions: changed ? ['TGT-9'] : [], narrowing: [], progress: changed ? [] : ['DIR-1'] },
-      scopeChanged: changed,
-      authorities: [],
-    }),
-  );
+/**
+ * Bind the unit's next version as `unit bind` would: `changed` adds one evidence item (an addition,
+ * scope_epoch moves); otherwise the next active directive moves to done (progress), or — both done —
+ * the same contract is bound again (no diff). Returns the bytes bound.
+ */
+function bind(store: Store, unit: string, now: number, changed: boolean): Buffer {
+  const prev = JSON.parse(getScopeVersion(store, unit).contractBytes.toString('utf8')) as {
+    evidence: unknown[];
+    directives: { id: string; state: string }[];
+  };
+  const extra = prev.evidence.length - 1 + (changed ? 1 : 0);
+  const done = prev.directives.filter((d) => d.state === 'done').map((d) => d.id);
+  const next = changed ? undefined : prev.directives.find((d) => d.state === 'active')?.id;
+  const bytes = contractBytes({ extraEvidence: extra, done: next === undefined ? done : [...done, next] });
+  const diff = { additions: changed ? [`EVD-${extra + 1}`] : [], narrowing: [], progress: next === undefined ? [] : [next] };
+  mutate(store, now, (tx) => bindScopeIn(tx, scopeArgs(unit, bytes, diff, changed)));
+  return bytes;
 }
 
 function issueArgs(store: Store, unit: string, over: Partial<IssueChallengeArgs> = {}): IssueChallengeArgs {
-  const v = getScopeVersion(store, unit);
-  return {
-    challenge: newChallengeId(),
-    unit,
-    stage: 'development',
-    slot: 'coverage',
-    writer_session: 'w0',
-    reviewer: { name: 'coverage', sha256: 'a'.repeat(64), interpreter: '/usr/bin/node' },
-    view: 'complete',
-    bundle_digest: D('5'),
-    bundle_size: 100,
-    view_digest: D('6'),
-    planning_state_digest: D('7'),
-    content_digest: D('8'),
-    work_state_digest: D('9'),
-    contract_digest: v.contractDigest,
-    sources_digest: v.sourcesDigest,
-    workspace_digest: D('a'),
-    baseline: { commit: COMMIT, tree: TREE },
-    policy_digest: D('b'),
-    trust_digest: D('c'),
-    scope_version: v.version,
-    scope_epoch: v.scopeEpoch,
-    work_revision: store.db.prepare('SELECT work_revision FROM units WHERE id = ?').pluck().get(unit) as number,
-    ttlSeconds: 60,
-    maxRunsPerContent: 3,
-    ...over,
-  };
+  return issueArgsFor(store, unit, over);
 }
 
 describe('scope versions', () => {
   it('version 1 takes scope_epoch 1; later binds increment work_revision, and scope_epoch only when the scope changed', () => {
-    const store = newStore();
+    const store = newReviewStore();
     const unit = createWithScope(store, T0 + 1);
-    bind(store, unit, T0 + 2, false, '4');
-    bind(store, unit, T0 + 3, true, '5');
+    bind(store, unit, T0 + 2, false);
+    const last = bind(store, unit, T0 + 3, true);
     const versions = listScopeVersions(store, unit).map((v) => [v.version, v.scopeEpoch, v.workRevision, v.scopeChanged]);
     expect(versions).toEqual([
       [1, 1, 0, true],
       [2, 1, 1, false],
       [3, 2, 2, true],
     ]);
-    expect(getScopeVersion(store, unit).contractBytes.toString()).toBe('{"v":"5"}');
+    expect(getScopeVersion(store, unit).contractBytes.equals(last)).toBe(true);
+    expect(listScopeVersions(store, unit).map((v) => v.diff)).toEqual([
+      { additions: [], narrowing: [], progress: [] },
+      { additions: [], narrowing: [], progress: ['DIR-1'] },
+      { additions: ['EVD-2'], narrowing: [], progress: [] },
+    ]);
+    expect(() => assertReplayMatches(store, join(tempDir(), 'r.db'))).not.toThrow();
   });
 
   it('stored bytes edited behind governed are detected (scope_integrity_failed)', () => {
-    const store = newStore();
+    const store = newReviewStore();
     const unit = createWithScope(store, T0 + 1);
     const raw = rawConnection(store);
     raw.prepare('UPDATE scope_versions SET contract_bytes = ? WHERE unit = ?').run(Buffer.from('{}'), unit);
@@ -117,7 +97,7 @@ describe('scope versions', () => {
 
 describe('challenges at store level', () => {
   function ready(): { store: Store; unit: string } {
-    const store = newStore();
+    const store = newReviewStore();
     const unit = createWithScope(store, T0 + 1);
     registerWriter(store, { unit, writerSession: 'w0', identity: identityN(1), now: T0 + 2 });
     return { store, unit };
@@ -150,10 +130,12 @@ describe('challenges at store level', () => {
 
   it('sweeps only open challenges past their expiry, one logged entry per unit', () => {
     const { store, unit } = ready();
-    const a = mutate(store, T0 + 10, (tx) => issueChallengeIn(tx, issueArgs(store, unit, { ttlSeconds: 5 })));
-    const b = mutate(store, T0 + 10, (tx) => issueChallengeIn(tx, issueArgs(store, unit, { ttlSeconds: 50 })));
-    expect(mutate(store, T0 + 14, (tx) => sweepExpiredChallengesIn(tx))).toEqual([]);
-    expect(mutate(store, T0 + 15, (tx) => sweepExpiredChallengesIn(tx))).toEqual([a.challengeId]);
+    // One TTL (the policy's, 60 s): a is issued 45 s before b, so only a has expired at T0 + 70.
+    const a = mutate(store, T0 + 10, (tx) => issueChallengeIn(tx, issueArgs(store, unit)));
+    const b = mutate(store, T0 + 55, (tx) => issueChallengeIn(tx, issueArgs(store, unit)));
+    expect(b.expiresAt - b.issuedAt).toBe(REVIEW_TTL);
+    expect(mutate(store, T0 + 10 + REVIEW_TTL - 1, (tx) => sweepExpiredChallengesIn(tx))).toEqual([]);
+    expect(mutate(store, T0 + 10 + REVIEW_TTL, (tx) => sweepExpiredChallengesIn(tx))).toEqual([a.challengeId]);
     expect(findChallenge(store, a.challengeId)?.status).toBe('expired');
     expect(findChallenge(store, b.challengeId)?.status).toBe('open');
     expect(readLog(store).filter((e) => e.type === 'challenge_sweep')).toHaveLength(1);
@@ -163,11 +145,11 @@ describe('challenges at store level', () => {
     const { store, unit } = ready();
     let now = T0 + 10;
     for (let round = 0; round < 6; round++) {
-      bind(store, unit, ++now, round % 2 === 0, String(round));
-      mutate(store, ++now, (tx) => issueChallengeIn(tx, issueArgs(store, unit, { ttlSeconds: 3, content_digest: D(String(round)) })));
+      bind(store, unit, ++now, round % 2 === 0);
+      mutate(store, ++now, (tx) => issueChallengeIn(tx, issueArgs(store, unit, { content_digest: D(String(round)) })));
       const { leaseId } = acquireLease(store, { unit, writerSession: 'w0', ttlSeconds: 2, now: ++now });
       if (round % 2 === 0) releaseLease(store, { leaseId, writerSession: 'w0', now: ++now });
-      now += 5;
+      now += REVIEW_TTL;
       mutate(store, now, (tx) => sweepExpiredChallengesIn(tx));
     }
     const types = new Set(readLog(store).map((e) => e.type));

@@ -87,8 +87,10 @@ function freshChallenges(template: Challenge, n: number, salt: string): string[]
           scope_version: template.scopeVersion,
           scope_epoch: template.scopeEpoch,
           work_revision: template.workRevision,
-          ttlSeconds: 3600,
-          maxRunsPerContent: 1000,
+          // As review-challenge issues them: the pinned policy's TTL (the template's, recorded by the
+          // live path; replay refuses any other), and one run per fresh content digest.
+          ttlSeconds: template.expiresAt - template.issuedAt,
+          maxRunsPerContent: 1,
         });
         return id;
       }),

@@ -22,10 +22,11 @@ import { assertReplayMatches, replayInto } from '../src/store/replay.js';
 import { tablesDigest } from '../src/store/state-digest.js';
 import { createUnit, createUnitIn } from '../src/store/units.js';
 import { registerWriter, registerWriterIn } from '../src/store/writers.js';
-import { issueChallengeIn, newChallengeId } from '../src/store/challenges.js';
+import { issueChallengeIn } from '../src/store/challenges.js';
 import { claimRunIn } from '../src/store/runs.js';
 import type { Store } from '../src/store/store.js';
 import { cleanupDirs, codeOf, COMMIT, identityN, newStore, T0, tempDir, TREE } from './store-helpers.js';
+import { contractBytes, issueArgsFor, newReviewStore, scopeArgs } from './helpers/s4-replay-fixtures.js';
 
 afterEach(cleanupDirs);
 
@@ -154,22 +155,15 @@ describe('payload time differs from the entry time', () => {
 describe('scope_bind: authority and file digest as the live bind guarantees them (SPEC §6.3, §11)', () => {
   const D = (c: string): string => `sha256:${c.repeat(64)}`;
 
-  /** A unit with scope v1 and a v2 bind that only adds (no authority needed): the live path. */
+  /**
+   * A unit with scope v1 and a v2 bind that only adds (no authority needed): the live path, with
+   * real contracts (replay recomputes digest and diff from the bytes, test/helpers/s4-replay-fixtures.ts).
+   */
   function boundUnit(store: Store): string {
     return mutate(store, T0 + 1, (tx) => {
       const { unitId } = createUnitIn(tx, { baselineCommit: COMMIT, baselineTree: TREE });
-      for (const [i, c] of ['1', '4'].entries()) {
-        bindScopeIn(tx, {
-          unit: unitId,
-          contractBytes: Buffer.from(`{"v":"${c}"}`),
-          contractDigest: D(c),
-          sources: [{ id: 'SRC-1', path: 'requests/a.md', digest: D('2') }],
-          sourcesDigest: D('3'),
-          diff: i === 0 ? null : { additions: ['TGT-9'], narrowing: [], progress: [] },
-          scopeChanged: true,
-          authorities: [],
-        });
-      }
+      bindScopeIn(tx, scopeArgs(unitId, contractBytes(), null));
+      bindScopeIn(tx, scopeArgs(unitId, contractBytes({ extraEvidence: 1 }), { additions: ['EVD-2'], narrowing: [], progress: [] }));
       return unitId;
     });
   }
@@ -178,7 +172,7 @@ describe('scope_bind: authority and file digest as the live bind guarantees them
     forge(store, seqOf(store, 'scope_bind'), { payload: change });
 
   it('the live history replays', () => {
-    const store = newStore();
+    const store = newReviewStore();
     try {
       boundUnit(store);
       expect(() => assertReplayMatches(store, join(tempDir(), 'r.db'))).not.toThrow();
@@ -188,7 +182,7 @@ describe('scope_bind: authority and file digest as the live bind guarantees them
   });
 
   it('a narrowing recorded with no authority is log_entry_not_applicable', () => {
-    const store = newStore();
+    const store = newReviewStore();
     try {
       boundUnit(store);
       forgeV2(store, (p) => ((p.diff as Record<string, unknown>).narrowing = ['DIR-1']));
@@ -199,7 +193,7 @@ describe('scope_bind: authority and file digest as the live bind guarantees them
   });
 
   it('an authority record cited but never consumed is log_entry_not_applicable', () => {
-    const store = newStore();
+    const store = newReviewStore();
     try {
       boundUnit(store);
       forgeV2(store, (p) => (p.authorities = ['REC-0123456789abcdef']));
@@ -210,7 +204,7 @@ describe('scope_bind: authority and file digest as the live bind guarantees them
   });
 
   it('a contract_file_digest that is not the digest of the recorded bytes is log_entry_not_applicable', () => {
-    const store = newStore();
+    const store = newReviewStore();
     try {
       boundUnit(store);
       forgeV2(store, (p) => (p.contract_file_digest = D('e')));
@@ -223,7 +217,7 @@ describe('scope_bind: authority and file digest as the live bind guarantees them
 
 describe('unit_create and run_claim as the live path writes them', () => {
   it('a unit whose baseline commit and tree differ in hash length is log_entry_not_applicable', () => {
-    const store = newStore();
+    const store = newReviewStore();
     try {
       createUnit(store, { baselineCommit: COMMIT, baselineTree: TREE, now: T0 + 1 });
       forge(store, seqOf(store, 'unit_create'), { payload: (p) => (p.baseline_tree = 'b'.repeat(64)) });
@@ -233,49 +227,13 @@ describe('unit_create and run_claim as the live path writes them', () => {
     }
   });
 
-  /** unit + scope v1 + writer, one challenge issued and claimed on the live path. */
+  /** unit + scope v1 + writer, one challenge issued (as review-challenge would, under the pins) and claimed. */
   function claimed(store: Store): void {
-    const D = (c: string): string => `sha256:${c.repeat(64)}`;
     mutate(store, T0 + 1, (tx) => {
       const { unitId } = createUnitIn(tx, { baselineCommit: COMMIT, baselineTree: TREE });
-      bindScopeIn(tx, {
-        unit: unitId,
-        contractBytes: Buffer.from('{"v":"1"}'),
-        contractDigest: D('1'),
-        sources: [{ id: 'SRC-1', path: 'requests/a.md', digest: D('2') }],
-        sourcesDigest: D('3'),
-        diff: null,
-        scopeChanged: true,
-        authorities: [],
-      });
+      bindScopeIn(tx, scopeArgs(unitId, contractBytes(), null));
       registerWriterIn(tx, { unit: unitId, writerSession: 'w0', identity: identityN(0) });
-      const challenge = newChallengeId();
-      issueChallengeIn(tx, {
-        challenge,
-        unit: unitId,
-        stage: 'development',
-        slot: 'coverage',
-        writer_session: 'w0',
-        reviewer: { name: 'coverage', sha256: 'a'.repeat(64), interpreter: '/usr/bin/node' },
-        view: 'complete',
-        bundle_digest: D('5'),
-        bundle_size: 100,
-        view_digest: D('6'),
-        planning_state_digest: D('7'),
-        content_digest: D('8'),
-        work_state_digest: D('9'),
-        contract_digest: D('1'),
-        sources_digest: D('3'),
-        workspace_digest: D('a'),
-        baseline: { commit: COMMIT, tree: TREE },
-        policy_digest: D('b'),
-        trust_digest: D('c'),
-        scope_version: 1,
-        scope_epoch: 1,
-        work_revision: 0,
-        ttlSeconds: 60,
-        maxRunsPerContent: 3,
-      });
+      const { challengeId: challenge } = issueChallengeIn(tx, issueArgsFor(tx.db, unitId));
       claimRunIn(tx, {
         challengeId: challenge,
         unit: unitId,
@@ -290,7 +248,7 @@ describe('unit_create and run_claim as the live path writes them', () => {
   }
 
   it('the live claim replays', () => {
-    const store = newStore();
+    const store = newReviewStore();
     try {
       claimed(store);
       expect(() => assertReplayMatches(store, join(tempDir(), 'r.db'))).not.toThrow();
@@ -300,7 +258,7 @@ describe('unit_create and run_claim as the live path writes them', () => {
   });
 
   it('a claim naming another reviewer program than its challenge pinned is log_entry_not_applicable', () => {
-    const store = newStore();
+    const store = newReviewStore();
     try {
       claimed(store);
       forge(store, seqOf(store, 'run_claim'), { payload: (p) => (p.reviewer_sha256 = 'f'.repeat(64)) });
@@ -311,7 +269,7 @@ describe('unit_create and run_claim as the live path writes them', () => {
   });
 
   it('a claim whose deadline is not after the claim is log_entry_not_applicable (held already: the runs CHECK)', () => {
-    const store = newStore();
+    const store = newReviewStore();
     try {
       claimed(store);
       forge(store, seqOf(store, 'run_claim'), { payload: (p) => (p.deadline = p.claimed_at) });

@@ -51,6 +51,9 @@ beforeAll(async () => {
   gateCfg = writeJson(join(tempDir(), 'gate-attestor.json'), { credential: 'gate', kind: 'decision', key_id: keys.gate.keyId, key_ref: keys.gate.privateKeyPath });
   const cred = (k: { keyId: string }, c: string) => ({ key_id: k.keyId, attestor_sha256: [c.repeat(64)], attestor_config_sha256: [c.repeat(64)] });
   policy = policyDoc(keys, {
+    // The synthetic receipts below pile up to 1000 runs on one content; challenges are issued under
+    // the pinned policy's run budget (replay refuses an ordinal beyond it), so the policy allows them.
+    max_runs_per_content: 1000,
     credentials: {
       reviewer: cred(keys.reviewer, '5'),
       runner: cred(keys.runner, '6'),

@@ -8,6 +8,8 @@
 import { canonicalJson, sha256Digest } from '../../src/core/canonical.js';
 import { isVeto, type Finding, type ReviewReceiptPredicate } from '../../src/core/receipt-predicate.js';
 import { loadTrustRoot } from '../../src/core/trust-root.js';
+import { loadPolicy, reviewerForSlot, type Policy, type Stage } from '../../src/core/policy.js';
+import { viewFor } from '../../src/core/bundle/views.js';
 import { verifyReceiptBytes } from '../../src/core/verify-receipt.js';
 import { parseStructured } from '../../src/core/strict-parse.js';
 import {
@@ -213,18 +215,31 @@ export interface SyntheticState {
   readonly workspace: string;
 }
 
-/** Inside a mutate: issue a challenge for `state` at the unit's current revision and claim it. */
+/** The policy pinned at this log position (what `review-challenge` issues under, SPEC §7.1, §13). */
+function pinnedPolicyIn(db: Db): Policy {
+  return loadPolicy(parseStructured(readPin(db, 'policy').bytes.toString('utf8'), ''));
+}
+
+/**
+ * Inside a mutate: issue a challenge for `state` at the unit's current revision and claim it. As the
+ * live path issues it: the slot's reviewer, the TTL and the run budget are the pinned policy's (the
+ * reducer refuses anything else, also on replay: docs/audit.md "Replay builds only what the live
+ * path could have built").
+ */
 export function syntheticClaimIn(tx: Tx, u: SyntheticUnit, stage: string, slot: string, state: SyntheticState): { challenge: Challenge; runId: string; executionId: string } {
   const workRevision = tx.db.prepare('SELECT work_revision FROM units WHERE id = ?').pluck().get(u.unit) as number;
   const challengeId = newChallengeId();
+  const policy = pinnedPolicyIn(tx.db);
+  const r = reviewerForSlot(policy, stage as Stage, slot);
+  const reviewer = { name: r.name, sha256: r.sha256, interpreter: r.interpreter };
   issueChallengeIn(tx, {
     challenge: challengeId,
     unit: u.unit,
     stage: stage as 'planning',
     slot,
     writer_session: u.writerSession,
-    reviewer: { name: 'coverage', sha256: H('1'), interpreter: '/usr/bin/node' },
-    view: 'full',
+    reviewer,
+    view: viewFor(stage as Stage, slot).name,
     bundle_digest: sha256Digest(`${challengeId}-bundle`),
     bundle_size: 64,
     view_digest: sha256Digest(`${challengeId}-view`),
@@ -240,8 +255,8 @@ export function syntheticClaimIn(tx: Tx, u: SyntheticUnit, stage: string, slot: 
     scope_version: u.scopeVersion,
     scope_epoch: u.scopeEpoch,
     work_revision: workRevision,
-    ttlSeconds: 600,
-    maxRunsPerContent: 1000,
+    ttlSeconds: policy.challengeTtlSeconds,
+    maxRunsPerContent: policy.doc.max_runs_per_content,
   });
   const challenge = findChallenge(tx.db, challengeId) as Challenge;
   const run = claimRunIn(tx, {
@@ -249,8 +264,8 @@ export function syntheticClaimIn(tx: Tx, u: SyntheticUnit, stage: string, slot: 
     unit: u.unit,
     stage,
     slot,
-    reviewerName: 'coverage',
-    reviewerSha256: H('1'),
+    reviewerName: reviewer.name,
+    reviewerSha256: reviewer.sha256,
     runner: readProcessIdentity(process.pid),
     deadline: tx.now + 600,
   });

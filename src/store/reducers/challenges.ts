@@ -2,12 +2,21 @@
 //
 // - `challenge_issue`: one open challenge with every digest bound at issuance. The reducer
 //   re-checks what must hold at its log position — the unit's scope version, epoch and work
-//   revision are the current ones, and the ordinal is the next one for (unit, stage, slot, content
-//   digest) — so a forged or reordered entry cannot replay.
+//   revision are the current ones, the ordinal is the next one for (unit, stage, slot, content
+//   digest), and the challenge is one the policy pinned at that position lets the live path issue
+//   (digests, slot, reviewer, TTL, budget, view: `assertIssuedUnderPins`) — so a forged, reordered
+//   or rewritten entry cannot replay (docs/audit.md "Replay builds only what the live path could
+//   have built").
 // - `challenge_sweep`: open challenges whose expiry has passed become `expired` (SPEC §5: sweeping
 //   expired challenges is itself a logged change). One entry per unit, like `lease_sweep`.
 import * as z from 'zod';
 import { STAGES } from '../../core/receipt-predicate.js';
+import { isGovernedError } from '../../core/errors.js';
+import { loadPolicyLean } from '../../core/lean/policy.js';
+import { ROLE_STAGES } from '../../core/policy-rules.js';
+import type { Policy } from '../../core/policy.js';
+import { parseStructured } from '../../core/strict-parse.js';
+import type { Db } from '../store.js';
 import { digest, gitOid, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 
@@ -52,11 +61,80 @@ export const challengeIssuePayload = z
 
 export type ChallengeIssuePayload = z.infer<typeof challengeIssuePayload>;
 
+/**
+ * The policy held by pinned bytes, loaded as the live path loads it (flows/challenge/pinned.ts
+ * `loadPinned`: strict JSON/YAML, the closed policy schema and its cross-field rules — here the
+ * zod-free loader, differential-tested against `loadPolicy` in test/gate-lean-schemas.test.ts), or
+ * null when the bytes hold no valid policy (the live path then refuses `pin_integrity_failed` and
+ * issues nothing). One entry is cached by its exact bytes: a replay issues many challenges under the
+ * same pin, and the result is a function of the bytes alone, so the reducer stays pure.
+ */
+let lastPolicy: { readonly bytes: Buffer; readonly policy: Policy | null } | null = null;
+function policyOfPin(bytes: Buffer): Policy | null {
+  if (lastPolicy !== null && lastPolicy.bytes.equals(bytes)) return lastPolicy.policy;
+  let policy: Policy | null;
+  try {
+    policy = loadPolicyLean(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), ''));
+  } catch (e) {
+    if (!(e instanceof TypeError) && !isGovernedError(e)) throw e;
+    policy = null;
+  }
+  lastPolicy = { bytes: Buffer.from(bytes), policy };
+  return policy;
+}
+
+const own = <T>(o: Readonly<Record<string, T>>, k: string): T | undefined => (Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined);
+
+/**
+ * The view the live path builds for (stage, slot) — core/bundle/views.ts `viewFor(stage, slot).name`:
+ * a role stage's slot sees its role's view, any other stage the complete view. Restated here so the
+ * store does not load the bundle schema at start; test/s4-replay-challenge.test.ts checks it equals
+ * `viewFor` for every stage and slot.
+ */
+export function viewNameOf(stage: string, slot: string): string {
+  return ROLE_STAGES.has(stage as never) ? slot : 'complete';
+}
+
+/**
+ * The challenge is one the live path issues under the pins in force at this log position (SPEC §5
+ * replay, §7.1, §7.2, §13; flows/challenge.ts + store/challenges.ts `issueChallengeIn`): the policy
+ * and trust digests are the pinned ones (the `pins` rows, which `store_init` / `policy_update` /
+ * `trust_update` replace as replay reaches them, so they are the pins of this position); the stage
+ * and slot are listed by that policy and the reviewer (name, sha256, interpreter) is the slot's —
+ * never the caller's (`reviewerForSlot`); `expires_at − issued_at` is exactly the policy's
+ * `challenge_ttl` (the live path adds it to `tx.now`, and takes no TTL from the caller); the
+ * ordinal is within `max_runs_per_content`; the view is the one built for that stage and slot.
+ * Without this a rewritten log could hold a challenge answerable by another reviewer program, valid
+ * for a year, past the run budget, or issued under a policy not in force at its position.
+ */
+function assertIssuedUnderPins(db: Db, p: ChallengeIssuePayload): void {
+  const pin = db.prepare('SELECT digest, bytes FROM pins WHERE kind = ?');
+  const policyPin = pin.get('policy') as { digest: string; bytes: Buffer } | undefined;
+  const trustPin = pin.get('trust') as { digest: string; bytes: Buffer } | undefined;
+  if (policyPin === undefined || trustPin === undefined) return expectChanges(0, 1, p.challenge);
+  if (policyPin.digest !== p.policy_digest || trustPin.digest !== p.trust_digest) return expectChanges(0, 1, p.challenge);
+  const policy = policyOfPin(policyPin.bytes);
+  if (policy === null || policy.digest !== p.policy_digest) return expectChanges(0, 1, p.challenge);
+  const stage = own(policy.doc.stages as Record<string, { slots: Record<string, string> } | undefined>, p.stage);
+  const name = stage === undefined ? undefined : own(stage.slots, p.slot);
+  const reviewer = name === undefined ? undefined : own(policy.doc.reviewers, name);
+  const ok =
+    reviewer !== undefined &&
+    name === p.reviewer.name &&
+    reviewer.sha256 === p.reviewer.sha256 &&
+    reviewer.interpreter === p.reviewer.interpreter &&
+    p.expires_at - p.issued_at === policy.challengeTtlSeconds &&
+    p.ordinal <= policy.doc.max_runs_per_content &&
+    p.view === viewNameOf(p.stage, p.slot);
+  expectChanges(ok ? 1 : 0, 1, p.challenge);
+}
+
 export const CHALLENGE_REDUCERS = {
   challenge_issue: reducer({
     payload: challengeIssuePayload,
     unitOf: (p) => p.unit,
     apply(db, p) {
+      assertIssuedUnderPins(db, p);
       // Bound to the unit's state at this log position (SPEC §6.2): current scope version and counters,
       // the unit's own baseline, and no mutation lease active anywhere (SPEC §2: no review is issued
       // while any lease is active).

@@ -7,14 +7,18 @@
 // - version 1 takes scope_epoch 0 → 1 and leaves work_revision as created (0);
 // - every later bind increments work_revision, and scope_epoch when `scope_changed`.
 // The reducer re-derives both from the unit's current row and refuses a payload that disagrees, so
-// a forged entry cannot replay into a different state.
+// a forged entry cannot replay into a different state. It also recomputes what the live flows derive
+// from the bytes — contract digest, sources digest, diff and scope_changed (`assertBindDerived`) —
+// and re-asserts the authority behind a narrowing (`assertBindAuthority`).
 import * as z from 'zod';
-import { CONTRACT_ID_RE, isRelationId } from '../../core/contract/ids.js';
+import { CONTRACT_ID_RE, isRelationId, sortedUnique } from '../../core/contract/ids.js';
 import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
 import { canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { isGovernedError } from '../../core/errors.js';
-import { requireAuthorityForNarrowing } from '../../core/contract/scope-diff.js';
-import { AUTHORITY_OPERATIONS } from '../../core/contract/schema.js';
+import { diffScope, requireAuthorityForNarrowing } from '../../core/contract/scope-diff.js';
+import { AUTHORITY_OPERATIONS, parseContractText, type Contract } from '../../core/contract/schema.js';
+import { contractDigest } from '../../core/contract/digests.js';
+import { sourcesDigest } from '../../core/bundle/sources-digest.js';
 import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
@@ -96,6 +100,78 @@ function assertBindAuthority(db: Db, p: ScopeBindPayload): void {
   }
 }
 
+/**
+ * The contract the recorded bytes hold, parsed exactly as the live path parses stored bytes
+ * (flows/unit-contract.ts `parseContractBytes`: strict UTF-8, format detected from the content), or
+ * null when they hold none: `unit create` / `unit bind` only ever bind bytes that parsed.
+ */
+function contractOf(bytes: Buffer): Contract | null {
+  // Two entries, keyed by the exact bytes: on replay the contract bound as version N is parsed
+  // again as the "previous" of version N+1. A function of the bytes alone: the reducer stays pure.
+  const hit = recentContracts.find((c) => c.bytes.equals(bytes));
+  if (hit !== undefined) return hit.contract;
+  let contract: Contract | null;
+  try {
+    contract = parseContractText(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), '');
+  } catch (e) {
+    if (!(e instanceof TypeError) && !isGovernedError(e)) throw e;
+    contract = null;
+  }
+  recentContracts.unshift({ bytes: Buffer.from(bytes), contract });
+  recentContracts.length = Math.min(recentContracts.length, 2);
+  return contract;
+}
+const recentContracts: { readonly bytes: Buffer; readonly contract: Contract | null }[] = [];
+
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * What the live bind computed from the bytes, recomputed here (SPEC §5 replay, §6.3): the contract
+ * digest (`contractDigest` of the parsed bytes, as unit-create.ts / unit-bind.ts record it), the
+ * sources digest of the recorded source list and that list naming exactly the contract's sources
+ * (readBaselineSources digests every source of the contract), and — for version ≥ 2 — the diff and
+ * `scope_changed` as `diffScope(previous bound contract, this one)` gives them. Without this an
+ * attacker who rewrites the log could record a narrowing as "no narrowing" (no authority needed) or
+ * bind a contract under another contract's digest; both apply on replay as if the live path wrote them.
+ */
+function assertBindDerived(db: Db, p: ScopeBindPayload, bytes: Buffer): void {
+  const where = `${p.unit}:scope:${p.version}`;
+  const next = contractOf(bytes);
+  if (next === null || contractDigest(next) !== p.contract_digest) return expectChanges(0, 1, where);
+  let sourcesMatch: boolean;
+  try {
+    sourcesMatch = sourcesDigest(p.sources) === p.sources_digest;
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    sourcesMatch = false;
+  }
+  const listed = new Map(p.sources.map((s) => [s.id, s.path]));
+  if (!sourcesMatch || listed.size !== next.sources.length || !next.sources.every((s) => listed.get(s.id) === s.path)) {
+    return expectChanges(0, 1, where);
+  }
+  if (p.version === 1) return; // the schema's refine: no diff, scope changed from nothing
+  const prevBytes = db.prepare('SELECT contract_bytes FROM scope_versions WHERE unit = ? AND version = ?').pluck().get(p.unit, p.version - 1) as
+    | Buffer
+    | undefined;
+  const previous = prevBytes === undefined ? null : contractOf(prevBytes);
+  if (previous === null) return expectChanges(0, 1, where);
+  let diff: ReturnType<typeof diffScope>;
+  try {
+    diff = diffScope(previous, next);
+  } catch (e) {
+    // diffScope refuses a disappeared directive/source/authority/tombstone or an edited record:
+    // the live bind refused that contract too.
+    if (isGovernedError(e)) return expectChanges(0, 1, where);
+    throw e;
+  }
+  const same =
+    diff.scopeChanged === p.scope_changed &&
+    sameList(sortedUnique(diff.additions), p.diff.additions) &&
+    sameList(sortedUnique(diff.narrowing), p.diff.narrowing) &&
+    sameList(sortedUnique(diff.progress), p.diff.progress);
+  expectChanges(same ? 1 : 0, 1, where);
+}
+
 export const SCOPE_REDUCERS = {
   scope_bind: reducer({
     payload: scopeBindPayload,
@@ -106,6 +182,7 @@ export const SCOPE_REDUCERS = {
       // The recorded file digest is the digest of the recorded bytes (store/scope.ts computes it so).
       const contractBytes = Buffer.from(p.contract_b64, 'base64');
       expectChanges(sha256Digest(contractBytes) === p.contract_file_digest ? 1 : 0, 1, `${p.unit}:scope:${p.version}`);
+      assertBindDerived(db, p, contractBytes);
       assertBindAuthority(db, p);
       // Counters move exactly as SPEC §6.2/§6.3 say, from the unit's current values.
       const epochBefore = p.scope_epoch - (p.scope_changed ? 1 : 0);
