@@ -128,7 +128,16 @@ function spawnCapped(
     const chunks: Buffer[] = [];
     let size = 0;
     let overflow = false;
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
+    let timedOut = false;
+    // SPEC §8.1 "a hard timeout": a process the attestor started may hold its stdout/stderr after the
+    // attestor exited ('close' would wait for it, and SIGKILL of the attestor does not reach it), so
+    // the timeout also destroys our ends of the pipes and the run fails closed on time.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }, opts.timeoutMs);
     child.stdout.on('data', (c: Buffer) => {
       size += c.length;
       if (size > opts.maxOutputBytes) {
@@ -148,7 +157,7 @@ function spawnCapped(
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code: overflow ? null : code, stdout: Buffer.concat(chunks) });
+      resolve({ code: overflow || timedOut ? null : code, stdout: Buffer.concat(chunks) });
     });
   });
 }

@@ -14,7 +14,10 @@ export interface PinnedBytes {
 export function readPinned(path: string, maxBytes: number): PinnedBytes {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO put where the program or config is expected must be refused below (not a
+    // regular file), never wait for a writer while the run holds its claim (SPEC §9 step 4, §3 fail
+    // closed). It changes nothing for a regular file.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     fail('input_unreadable', []);
   }

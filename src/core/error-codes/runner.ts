@@ -21,6 +21,7 @@ export const RUNNER_ERRORS = {
   reviewer_file_unavailable: def(2, 'The policy reviewer program is not a readable regular file in the reviewers directory; the run was recorded as ABORTED.'),
   attestor_file_unavailable: def(2, 'An attestor program or configuration is not a readable regular file in the attestors directory; the run was recorded as ABORTED.'),
   receipt_output_exists: def(2, 'receipt show --out refuses to overwrite an existing file.'),
+  receipt_output_unwritable: def(2, 'receipt show --out could not write the file whole (e.g. disk full); nothing of it was left behind.'),
 
   // --- 4 verification / tampering ---------------------------------------------------------------
   challenge_tampered: def(4, 'The challenge row no longer matches its hash-chained challenge_issue log entry (or the policy disagrees with it); nothing was claimed.'),

@@ -52,6 +52,16 @@ export function startAttestor(signer: PinnedSigner, parentDir: string): StartedA
   const chunks: Buffer[] = [];
   let size = 0;
   let overflow = false;
+  let timedOut = false;
+  // SPEC §8.1 "a hard timeout": 'close' waits for every holder of the attestor's stdout/stderr, and a
+  // process the attestor started (an agent, a daemon) may hold them after the attestor itself exited,
+  // where SIGKILL of the attestor does not reach. Cutting off also destroys our ends of the pipes, so
+  // the session ends when the timeout (or stop) says so, never when such a helper lets go.
+  const cutOff = (): void => {
+    child.kill('SIGKILL');
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  };
   child.stdout?.on('data', (c: Buffer) => {
     size += c.length;
     if (size > ATTESTOR_MAX_OUTPUT) {
@@ -65,19 +75,22 @@ export function startAttestor(signer: PinnedSigner, parentDir: string): StartedA
   child.stdin?.on('error', () => undefined);
   const exited = new Promise<number | null>((resolve) => {
     child.on('error', () => resolve(null));
-    child.on('close', (code) => resolve(overflow ? null : code));
+    child.on('close', (code) => resolve(overflow || timedOut ? null : code));
   });
   let stopped: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     if (stopped === null) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      cutOff();
       stopped = exited.then(() => rmSync(dir, { recursive: true, force: true }));
     }
     return stopped;
   };
 
   const sign = async (payloadType: string, payload: Buffer): Promise<AttestorSignatureOut> => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), ATTESTOR_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      cutOff();
+    }, ATTESTOR_TIMEOUT_MS);
     try {
       child.stdin?.end(JSON.stringify({ payloadType, payload: payload.toString('base64') }));
       const code = await exited;

@@ -16,7 +16,6 @@
 // recompute (a file became a FIFO, git objects are corrupt, a pin fails its integrity check) keeps its
 // own code. Either way the run is recorded as ABORTED by the caller. Preservation is not built yet
 // (SPEC §11), so there is no preservation input to recompute.
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
@@ -25,9 +24,9 @@ import { sourcesDigest } from '../../core/bundle/sources-digest.js';
 import { activeLeaseAt, getScopeVersion, getUnit, type Challenge, type Db } from '../../store/index.js';
 import { computeWorkspaceManifest } from '../../workspace/index.js';
 import { readBaselineSources } from '../challenge/baseline-sources.js';
-import { bundlePath } from '../challenge/bundle-file.js';
 import { reloadPinned, type Pinned } from '../challenge/pinned.js';
 import { parseBoundContract } from './bound-contract.js';
+import { readBundleFile } from './load-challenge.js';
 
 export interface DriftArgs {
   readonly db: Db;
@@ -86,7 +85,10 @@ export async function assertNoDrift(a: DriftArgs): Promise<void> {
 
   let bundle: Buffer | null;
   try {
-    bundle = readFileSync(bundlePath(a.bundlesDir, c.challengeId));
+    // The same reader as step 1 (O_NOFOLLOW | O_NONBLOCK, private regular file, exactly the bound
+    // size): a bundle swapped for a FIFO, a symlink or a huge file during the run is drift, never a
+    // runner blocked on open(2) while it holds the claim (SPEC §9 step 8, §3 fail closed).
+    bundle = readBundleFile(a.bundlesDir, c, pinned.policy.maxBundleBytes);
   } catch {
     bundle = null;
   }

@@ -131,8 +131,9 @@ function euid(): number {
   return typeof process.geteuid === 'function' ? process.geteuid() : -1;
 }
 
-/** Read the bundle file once: private regular file of ours, exactly `bundle_size` bytes. */
-function readBundleFile(bundlesDir: string, c: Challenge, maxBytes: number): Buffer {
+/** Read the bundle file once: private regular file of ours, exactly `bundle_size` bytes (also the
+ * drift check's re-read, SPEC §9 step 8: no symlink followed, a FIFO never waited on). */
+export function readBundleFile(bundlesDir: string, c: Challenge, maxBytes: number): Buffer {
   let fd: number;
   try {
     fd = openSync(bundlePath(bundlesDir, c.challengeId), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

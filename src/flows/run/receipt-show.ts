@@ -2,7 +2,7 @@
 // (SPEC §5: receipts are stored as the exact envelope bytes), for `governed verify` or any DSSE tool.
 // Nothing is re-serialised. The bytes are checked against the receipt id (sha256 of the payload,
 // SPEC §8) before they leave the store; --out writes them with exclusive create (never overwrites).
-import { closeSync, constants, fchmodSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { fail } from '../../core/errors.js';
 import { DIGEST_RE, sha256Digest } from '../../core/canonical.js';
@@ -41,13 +41,27 @@ function writeNewFile(path: string, bytes: Buffer): void {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') fail('receipt_output_exists');
     return fail('input_unreadable', ['out']);
   }
+  let ok = false;
   try {
     fchmodSync(fd, 0o644);
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
+    ok = true;
+  } catch (e) {
+    // SPEC §3 "nothing half-recorded": a write that fails part-way (disk full, file size limit)
+    // leaves no truncated receipt behind (the file is ours: created by the O_EXCL open above), and
+    // surfaces as a code, not internal_error.
+    fail('receipt_output_unwritable', [], e);
   } finally {
     closeSync(fd);
+    if (!ok) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // already gone
+      }
+    }
   }
 }
 

@@ -29,7 +29,7 @@ import { resolveLocations } from './locations.js';
 import { pinPrograms, policyReviewer } from './pin.js';
 import { reapAndClean } from './reap.js';
 import { makeScratch, removeScratch, sweepScratch } from './scratch.js';
-import { runReviewer } from './sandbox-run.js';
+import { assertSandboxAccepts, runReviewer } from './sandbox-run.js';
 import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
@@ -90,6 +90,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     const pinned = assertChallengeCurrent(db, c, now);
     assertCurrentIsPinned(pinned, { policyFile: args.policyFile, trustFile: args.trustFile });
     const reviewer = policyReviewer(pinned, c);
+    assertSandboxAccepts(pinned, reviewer);
     const bundle = loadBundle(db, store.bundlesDir, c, pinned.policy.maxBundleBytes);
 
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).

@@ -19,6 +19,8 @@ import {
   type SandboxFacts,
   type SandboxIdentity,
 } from '../../../runner/sandbox/index.js';
+import { validateInterpreterPath, validatePolicyEnv } from '../../../runner/sandbox/argv.js';
+import { validateLimits } from '../../../runner/sandbox/limits.js';
 import { NAMESPACES, readNamespaces } from '../../../runner/sandbox/proc.js';
 import type { Pinned } from '../challenge/pinned.js';
 import type { PolicyReviewer } from './pin.js';
@@ -40,6 +42,21 @@ export interface SandboxRunArgs {
   readonly reviewerBytes: Buffer;
   readonly bundleBytes: Buffer;
   readonly clock: () => number;
+}
+
+/**
+ * Step 1 (before the claim): the sandbox's own input rules applied to the pinned policy's limits and
+ * to the slot's reviewer. A policy loads with values the sandbox refuses (a timeout over a day, a
+ * max_output over 256 MiB, memory under 16 MiB, an interpreter path with a `.` or empty segment);
+ * such a run could only end ABORTED after its claim, and an ABORTED run blocks the slot until the
+ * content changes (SPEC §10.1), which fixing the policy does not do. So it is refused here, store
+ * unchanged (`sandbox_argument_invalid`, the sandbox's code). `prepareSandbox` re-applies the same
+ * functions to the same values after the claim.
+ */
+export function assertSandboxAccepts(pinned: Pinned, reviewer: PolicyReviewer): void {
+  validateLimits(sandboxLimitsFromPolicy(pinned.policy));
+  validateInterpreterPath(reviewer.interpreter);
+  validatePolicyEnv(reviewer.env);
 }
 
 /** Step 6: what the receipt will state about the sandbox, checked from outside before release. */
