@@ -12,10 +12,9 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canonicalJson, digestOf } from '../src/core/canonical.js';
 import { auditVerify } from '../src/flows/audit/verify.js';
 import { acquireLease, releaseLease } from '../src/store/leases.js';
-import { entryHashOf, mutate, readLog } from '../src/store/log.js';
+import { mutate, readLog } from '../src/store/log.js';
 import { bindScopeIn } from '../src/store/scope.js';
 import { closeStore } from '../src/store/open.js';
 import { assertReplayMatches, replayInto } from '../src/store/replay.js';
@@ -26,34 +25,13 @@ import { issueChallengeIn } from '../src/store/challenges.js';
 import { claimRunIn } from '../src/store/runs.js';
 import type { Store } from '../src/store/store.js';
 import { cleanupDirs, codeOf, COMMIT, identityN, newStore, T0, tempDir, TREE } from './store-helpers.js';
-import { contractBytes, issueArgsFor, newReviewStore, scopeArgs } from './helpers/s4-replay-fixtures.js';
+import { contractBytes, forgeEntry, issueArgsFor, newReviewStore, scopeArgs } from './helpers/s4-replay-fixtures.js';
 
 afterEach(cleanupDirs);
 
 /** Rewrite entry `seq` (payload and/or time), recompute its digest and every later hash; run `patch` on the tables. */
 function forge(store: Store, seq: number, change: { payload?: (p: Record<string, unknown>) => void; time?: number }, patch?: (db: Database.Database) => void): void {
-  const db = new Database(store.dbPath);
-  try {
-    db.exec('DROP TRIGGER IF EXISTS log_no_update; DROP TRIGGER IF EXISTS log_no_delete; DROP TRIGGER IF EXISTS log_append_extends_chain;');
-    db.transaction(() => {
-      const row = db.prepare('SELECT payload, time FROM log WHERE seq = ?').get(seq) as { payload: Buffer; time: number };
-      const payload = JSON.parse(row.payload.toString('utf8')) as Record<string, unknown>;
-      change.payload?.(payload);
-      const bytes = Buffer.from(canonicalJson(payload as never), 'utf8');
-      db.prepare('UPDATE log SET payload = ?, payload_digest = ?, time = ? WHERE seq = ?').run(bytes, digestOf(payload as never), change.time ?? row.time, seq);
-      const rows = db.prepare('SELECT seq, time, type, unit, payload_digest, prev_hash FROM log WHERE seq >= ? ORDER BY seq').all(seq) as Parameters<typeof entryHashOf>[0][];
-      let prev = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck().get(seq - 1) as string;
-      db.prepare("UPDATE log SET entry_hash = 'sha256:' || substr('0000000000000000000000000000000000000000000000000000000000000000' || printf('%x', seq), -64) WHERE seq >= ?").run(seq);
-      for (const r of rows) {
-        const entryHash = entryHashOf({ ...r, prev_hash: prev });
-        db.prepare('UPDATE log SET prev_hash = ?, entry_hash = ? WHERE seq = ?').run(prev, entryHash, r.seq);
-        prev = entryHash;
-      }
-      patch?.(db);
-    })();
-  } finally {
-    db.close();
-  }
+  forgeEntry(store, seq, (p) => change.payload?.(p), patch, change.time);
 }
 
 function unitWithWriter(store: Store): string {

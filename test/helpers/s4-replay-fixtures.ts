@@ -154,18 +154,18 @@ export function issueArgsFor(db: Db | Store, unit: string, over: Partial<IssueCh
  * store file: rewrite entry `seq`'s payload, recompute its digest and every later entry hash (the
  * chain holds again), and `patch` the tables to what the rewritten log replays to — so, before the
  * replay checks, chain AND replay held and `audit verify` passed. The technique of
- * test/s4-redteam-f-replay-live.test.ts.
+ * test/s4-redteam-f-replay-live.test.ts. `time`, when given, also rewrites the entry's own time.
  */
-export function forgeEntry(store: Store, seq: number, change: (p: Record<string, unknown>) => void, patch?: (db: Database.Database) => void): void {
+export function forgeEntry(store: Store, seq: number, change: (p: Record<string, unknown>) => void, patch?: (db: Database.Database) => void, time?: number): void {
   const db = new Database(store.dbPath);
   try {
     db.exec('DROP TRIGGER IF EXISTS log_no_update; DROP TRIGGER IF EXISTS log_no_delete; DROP TRIGGER IF EXISTS log_append_extends_chain;');
     db.transaction(() => {
-      const row = db.prepare('SELECT payload FROM log WHERE seq = ?').get(seq) as { payload: Buffer };
+      const row = db.prepare('SELECT payload, time FROM log WHERE seq = ?').get(seq) as { payload: Buffer; time: number };
       const payload = JSON.parse(row.payload.toString('utf8')) as Record<string, unknown>;
       change(payload);
       const bytes = Buffer.from(canonicalJson(payload as never), 'utf8');
-      db.prepare('UPDATE log SET payload = ?, payload_digest = ? WHERE seq = ?').run(bytes, digestOf(payload as never), seq);
+      db.prepare('UPDATE log SET payload = ?, payload_digest = ?, time = ? WHERE seq = ?').run(bytes, digestOf(payload as never), time ?? row.time, seq);
       const rows = db.prepare('SELECT seq, time, type, unit, payload_digest, prev_hash FROM log WHERE seq >= ? ORDER BY seq').all(seq) as Parameters<typeof entryHashOf>[0][];
       let prev = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck().get(seq - 1) as string;
       // entry_hash is UNIQUE: move the rewritten range out of the way before relinking it.
