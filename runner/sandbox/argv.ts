@@ -4,6 +4,7 @@
 // and the output is a deterministic function of its inputs.
 import { fail } from '../../src/core/errors.js';
 import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
+import { interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
 import { FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
@@ -26,9 +27,9 @@ export interface ArgvInputs {
 
 export function validateInterpreterPath(p: unknown): asserts p is string {
   if (typeof p !== 'string' || !INTERPRETER_RE.test(p)) fail('sandbox_argument_invalid', ['interpreter']);
-  const segments = p.split('/').slice(1);
-  // No empty, dot or dot-dot segment, and none that looks like an option.
-  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.startsWith('-'))) fail('sandbox_argument_invalid', ['interpreter']);
+  // No empty, dot or dot-dot segment, and none that looks like an option: the rule the policy
+  // loaders also enforce (src/core/sandbox-bounds.ts), checked again here (defence in depth).
+  if (!interpreterSegmentsAllowed(p)) fail('sandbox_argument_invalid', ['interpreter']);
 }
 
 export function validatePolicyEnv(env: unknown): asserts env is Record<string, string> {

@@ -4,6 +4,7 @@
 // starts, plus the size of the /tmp tmpfs. RLIMIT_CPU is derived from the timeout as a backstop.
 import { fail } from '../../src/core/errors.js';
 import type { Policy } from '../../src/core/policy.js';
+import { SANDBOX_BOUNDS } from '../../src/core/sandbox-bounds.js';
 import type { PrlimitName } from './profile.js';
 
 export interface SandboxLimits {
@@ -34,10 +35,13 @@ export const DEFAULT_LIMITS = {
   tmpfsBytes: 64 * MiB,
 } as const;
 
+// The policy-settable three are the ONE definition the policy loaders also enforce
+// (src/core/sandbox-bounds.ts); checking them again here is defence in depth for callers that
+// build limits without a loaded policy.
 const RANGES: Readonly<Record<keyof SandboxLimits, readonly [number, number]>> = {
-  timeoutMs: [100, 24 * 3600 * 1000],
-  memoryBytes: [16 * MiB, 1024 * GiB],
-  maxOutputBytes: [1, 256 * MiB],
+  timeoutMs: SANDBOX_BOUNDS.timeoutMs,
+  memoryBytes: SANDBOX_BOUNDS.memoryBytes,
+  maxOutputBytes: SANDBOX_BOUNDS.maxOutputBytes,
   nofile: [16, 1 << 20],
   nproc: [1, 1_000_000],
   fsize: [0, 1024 * GiB],

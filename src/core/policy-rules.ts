@@ -1,12 +1,13 @@
 // The policy's cross-field rules and derived values (SPEC §13), without zod: ONE implementation for
 // both loaders — `loadPolicy` (src/core/policy.ts, after its zod schema) and `loadPolicyLean`
 // (src/core/lean/policy.ts, after its hand-written shape, on the gate's cold-start path). Each rule
-// has its own code and names the offending stage/slot/credential, never a value. Pure.
+// has its own code and names the offending stage/slot/credential/field, never a value. Pure.
 import { digestOf } from './canonical.js';
 import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';
 import { fail } from './errors.js';
 import type { Policy, PolicyDocument, Stage } from './policy.js';
+import { interpreterSegmentsAllowed, SANDBOX_BOUNDS, withinBound } from './sandbox-bounds.js';
 
 /** The four review roles (SPEC §7.1): the slots of planning and integration. */
 export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
@@ -74,6 +75,10 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
   // (execve cannot pass it: the run would fail, the policy must not load). Names the field, never
   // the variable or its value.
   for (const [reviewer, r] of Object.entries(doc.reviewers)) {
+    // The interpreter path the sandbox would refuse at every run (SPEC §7.3, §3 fail closed): the
+    // schemas' regex admits `/usr/bin/./node`, `/usr/bin/`, `/usr/-x`; the segment rule is the
+    // sandbox's own (./sandbox-bounds.ts).
+    if (!interpreterSegmentsAllowed(r.interpreter)) fail('policy_invalid', [`reviewers.${reviewer}.interpreter`]);
     const env = Object.entries(r.env);
     if (env.length > MAX_REVIEWER_ENV) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     for (const [k, v] of env) {
@@ -83,14 +88,24 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
   // All credentials are distinct keys (SPEC §13).
   const ids = Object.values(doc.credentials).flatMap((c) => (c ? [c.key_id] : []));
   if (new Set(ids).size !== ids.length) fail('policy_credentials_not_distinct', ['credentials']);
+  // The sandbox limits a policy sets must be ones the sandbox accepts (SPEC §9 step 5, §3 fail
+  // closed), compared in the sandbox's own unit: milliseconds for the timeout (exactly the
+  // `seconds * 1000` of runner/sandbox/limits.ts sandboxLimitsFromPolicy), bytes for the sizes.
+  // A policy that loads can then never issue challenges that no run can serve.
+  const sandboxTimeoutSeconds = parseDurationSeconds(doc.sandbox.timeout, 'sandbox.timeout');
+  const sandboxMemoryBytes = parseSizeBytes(doc.sandbox.memory, 'sandbox.memory');
+  const maxOutputBytes = parseSizeBytes(doc.sandbox.max_output, 'sandbox.max_output');
+  if (!withinBound(sandboxTimeoutSeconds * 1000, SANDBOX_BOUNDS.timeoutMs)) fail('policy_invalid', ['sandbox.timeout']);
+  if (!withinBound(sandboxMemoryBytes, SANDBOX_BOUNDS.memoryBytes)) fail('policy_invalid', ['sandbox.memory']);
+  if (!withinBound(maxOutputBytes, SANDBOX_BOUNDS.maxOutputBytes)) fail('policy_invalid', ['sandbox.max_output']);
   return {
     doc,
     digest: digestOf(doc),
     challengeTtlSeconds: parseDurationSeconds(doc.challenge_ttl, 'challenge_ttl'),
     reuseWindowSeconds: doc.reuse_window === undefined ? null : parseDurationSeconds(doc.reuse_window, 'reuse_window'),
-    sandboxTimeoutSeconds: parseDurationSeconds(doc.sandbox.timeout, 'sandbox.timeout'),
-    sandboxMemoryBytes: parseSizeBytes(doc.sandbox.memory, 'sandbox.memory'),
-    maxOutputBytes: parseSizeBytes(doc.sandbox.max_output, 'sandbox.max_output'),
+    sandboxTimeoutSeconds,
+    sandboxMemoryBytes,
+    maxOutputBytes,
     maxBundleBytes: parseSizeBytes(doc.sandbox.max_bundle, 'sandbox.max_bundle'),
   };
 }

@@ -1,0 +1,42 @@
+// The sandbox bounds a policy can reach (SPEC §3 fail closed, §7.3, §9 step 5): ONE definition read
+// by the policy's cross-field rules (./policy-rules.ts, both loaders) and by the sandbox itself
+// (runner/sandbox/limits.ts ranges, runner/sandbox/argv.ts interpreter rule), so a policy that loads
+// is a policy the sandbox accepts at every run — `init`, `policy update` and `review-challenge` can
+// no longer accept settings that would make every issued challenge unrunnable. The sandbox keeps its
+// own checks (defence in depth: a caller of runner/sandbox need not have loaded a policy). Pure.
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+/** Inclusive [min, max] in the sandbox's own unit. */
+export type Bound = readonly [number, number];
+
+/**
+ * The policy-settable limits, in the unit the sandbox uses (runner/sandbox/limits.ts SandboxLimits):
+ * the wall-clock timeout in milliseconds (a policy's `sandbox.timeout` is whole seconds, ≥ 1 s, so
+ * the 100 ms floor is never reached from a policy), RLIMIT_AS in bytes (below 16 MiB nothing starts;
+ * 1024 GiB is far above any host), the stdout cap in bytes (256 MiB: governed buffers the output).
+ */
+export const SANDBOX_BOUNDS = {
+  timeoutMs: [100, 24 * 3600 * 1000],
+  memoryBytes: [16 * MiB, 1024 * GiB],
+  maxOutputBytes: [1, 256 * MiB],
+} as const satisfies Readonly<Record<string, Bound>>;
+
+/** Whether `v` is a safe integer inside `bound` (inclusive). */
+export function withinBound(v: number, bound: Bound): boolean {
+  return Number.isSafeInteger(v) && v >= bound[0] && v <= bound[1];
+}
+
+/**
+ * The interpreter-path segment rule (SPEC §7.3: a root-owned file under /usr, named exactly): no
+ * empty (`//`, trailing `/`), `.` or `..` segment — the path the receipt states must be the file that
+ * runs, with no aliasing — and no segment starting with `-`, which an argument parser could read as
+ * an option. `p` is an absolute path; its leading `/` is not a segment.
+ */
+export function interpreterSegmentsAllowed(p: string): boolean {
+  return !p
+    .split('/')
+    .slice(1)
+    .some((s) => s === '' || s === '.' || s === '..' || s.startsWith('-'));
+}
