@@ -46,7 +46,8 @@ import {
   type Unit,
 } from '../store/index.js';
 import { computeCommitManifest, computeWorkspaceManifest, diffManifests } from '../workspace/index.js';
-import { removeBundleFile, writeBundleFile } from './challenge/bundle-file.js';
+import { assertBundleFileWritten, removeBundleFile, writeBundleFile } from './challenge/bundle-file.js';
+import { removeOrphanBundlesIn } from './challenge/orphan-bundles.js';
 import { ByteBudget, pathOwners, readBaselineEvidence, readWorkspaceEvidence } from './challenge/evidence-files.js';
 import { assertCurrentIsPinned, loadPinned, type Pinned } from './challenge/pinned.js';
 import { loadPriorReceipts } from './challenge/prior-receipts.js';
@@ -97,7 +98,12 @@ interface Preflight {
 
 /** Step 1: record expired leases and challenges, then delete the swept challenges' bundle files. */
 function sweep(store: Store, now: number): { leases: string[]; challenges: string[] } {
-  const swept = mutate(store, now, (tx) => ({ leases: sweepExpiredIn(tx), challenges: sweepExpiredChallengesIn(tx) }));
+  const swept = mutate(store, now, (tx) => {
+    // Orphans (a bundle file no row names: an issuer killed before recording) go under the same
+    // write lock; see challenge/orphan-bundles.ts for why this cannot race a live issuer.
+    removeOrphanBundlesIn(tx, store.bundlesDir, now);
+    return { leases: sweepExpiredIn(tx), challenges: sweepExpiredChallengesIn(tx) };
+  });
   for (const id of swept.challenges) removeBundleFile(store.bundlesDir, id);
   return swept;
 }
@@ -254,6 +260,7 @@ export async function issueChallengeFlow(args: ChallengeArgs): Promise<Challenge
         if (readPin(tx.db, 'policy').digest !== pre.pinned.policyDigest || readPin(tx.db, 'trust').digest !== pre.pinned.trustDigest) {
           fail('challenge_state_moved', [pre.unit.unitId]);
         }
+        assertBundleFileWritten(store.bundlesDir, challengeId, built.bytes.length);
         return issueChallengeIn(tx, {
           challenge: challengeId,
           unit: pre.unit.unitId,

@@ -16,6 +16,8 @@ export interface BlobSink {
 
 const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const HEADER_MAX = 256;
+/** Same bound as commit.ts LIST_MAX_BYTES (runGit's output cap that `ls-tree -r` had). */
+const SESSION_OBJECT_MAX = 512 * 1024 * 1024;
 
 /** Stream the objects `oids` (full hex ids) through `sink`; rejects with `workspace_git_failed`. */
 export function catFileBatch(repo: GitRepo, oids: readonly string[], sink: BlobSink): Promise<void> {
@@ -46,7 +48,11 @@ export function catFileBatch(repo: GitRepo, oids: readonly string[], sink: BlobS
         if (needNewline) {
           if (chunk[0] !== 0x0a) return abort(null);
           needNewline = false;
-          sink.end(index);
+          try {
+            sink.end(index);
+          } catch (e) {
+            return abort(e);
+          }
           index++;
           chunk = chunk.subarray(1);
           continue;
@@ -157,7 +163,15 @@ export class CatFileSession {
   private broken: unknown = null;
   private readonly closed: Promise<void>;
 
-  constructor(repo: GitRepo) {
+  /**
+   * `maxObjectBytes`: the largest object whose bytes may be buffered (a non-digest request: commits
+   * and trees). Git's header announces the size first, so a larger one fails the session before
+   * any of its bytes are held (a multi-GB commit message or tree is refused, never buffered).
+   */
+  constructor(
+    repo: GitRepo,
+    private readonly maxObjectBytes: number = SESSION_OBJECT_MAX,
+  ) {
     this.child = spawn('git', [...GIT_HARDENING_ARGS, 'cat-file', '--batch'], {
       cwd: repo.workTree,
       env: gitEnv(repo),
@@ -271,6 +285,7 @@ export class CatFileSession {
         if (!Number.isSafeInteger(size)) return this.abort(null);
         const head = this.queue[0];
         if (head === undefined) return this.abort(null);
+        if (!head.digest && size > this.maxObjectBytes) return this.abort(null);
         this.current = { oid: m[1] as string, type: m[2] as string, size };
         this.hash = head.digest ? createHash('sha256') : null;
         this.remaining = size;

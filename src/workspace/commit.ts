@@ -100,11 +100,29 @@ export function beginCommitManifest(root: string, commitish: string): CommitMani
 }
 
 /**
+ * What a reader of blob bytes may hold: `admit` is told each blob's size (from git's object header)
+ * BEFORE any of its bytes are read, and throws to refuse it. A refusal stops git (SIGKILL) and
+ * rejects with the thrown error, so an over-budget blob is never buffered: the caller's byte budget
+ * (e.g. the bundle cap, `bundle_too_large`) holds before the memory is spent, not after.
+ */
+/**
+ * Backstop for a caller without a limit of its own: no bundle can carry more raw bytes than this
+ * (a bundle is one JSON string, V8 strings stop at 2^29 characters, and base64 turns 3 bytes into 4).
+ */
+const READ_MAX_BYTES = 384 * 1024 * 1024;
+
+export interface BlobLimit {
+  admit(index: number, size: number): void;
+}
+
+/**
  * Bytes of `paths` as stored in `commit` (a full id, typically a unit's baseline). Each path must be
  * a regular file of the commit's tree (not a symlink, tree or gitlink): SPEC §6.1 paths name files,
- * "not through a symlink".
+ * "not through a symlink". `limit` admits each blob by its size before its bytes are read (index =
+ * position in `paths`); the bytes delivered are exactly the size admitted (cat-file protocol).
+ * Whatever the limit, READ_MAX_BYTES in all is never exceeded.
  */
-export async function readCommitFiles(root: string, commit: string, paths: readonly string[]): Promise<Map<string, Buffer>> {
+export async function readCommitFiles(root: string, commit: string, paths: readonly string[], limit?: BlobLimit): Promise<Map<string, Buffer>> {
   paths.forEach((p, i) => {
     if (!isNormalizedRelPath(p)) fail('workspace_scope_invalid', [`paths[${i}]`]);
   });
@@ -118,22 +136,31 @@ export async function readCommitFiles(root: string, commit: string, paths: reado
     if (blob === undefined || blob.mode === '120000') fail('workspace_commit_path_missing', [`paths[${i}]`]);
     return blob;
   });
-  const chunks: Buffer[][] = wanted.map(() => []);
+  // One buffer per blob, allocated only once its size has been admitted; filled in place.
+  const bufs: Buffer[] = [];
+  const filled: number[] = [];
+  let total = 0;
   await catFileBatch(
     repo,
     wanted.map((b) => b.oid),
     {
-      begin: (_i, type) => {
+      begin: (i, type, size) => {
         if (type !== 'blob') fail('workspace_git_failed', ['object-type']);
+        limit?.admit(i, size);
+        total += size;
+        if (total > READ_MAX_BYTES) fail('workspace_git_failed', ['blob-size']);
+        bufs[i] = Buffer.allocUnsafe(size);
+        filled[i] = 0;
       },
       data: (i, chunk) => {
-        (chunks[i] as Buffer[]).push(Buffer.from(chunk));
+        filled[i] = (filled[i] as number) + chunk.copy(bufs[i] as Buffer, filled[i] as number);
       },
+      // catFileBatch delivers exactly `size` bytes between begin and end, or fails the batch.
       end: () => undefined,
     },
   );
   const out = new Map<string, Buffer>();
-  wanted.forEach((b, i) => out.set(b.path, Buffer.concat(chunks[i] as Buffer[])));
+  wanted.forEach((b, i) => out.set(b.path, bufs[i] as Buffer));
   return out;
 }
 

@@ -1,7 +1,7 @@
 // Public surface of the workspace adapter (SPEC §6.4): flows import from here.
 export { computeWorkspaceManifest, manifestOf, type Manifest, type ManifestEntry, type ScopeOptions } from './manifest.js';
 export type { HashPoolOptions, HashPoolStats } from './hash-pool.js';
-export { computeCommitManifest, readCommitFiles, resolveBaseline, type Baseline } from './commit.js';
+export { computeCommitManifest, readCommitFiles, resolveBaseline, type Baseline, type BlobLimit } from './commit.js';
 export { changedPaths, diffManifests, type ChangedPath } from './changes.js';
 export { workspaceStatus, type WorkspaceStatus, type WorkspaceStatusOptions } from './status.js';
 export type { GitMode } from './hash-file.js';

@@ -25,7 +25,7 @@ export const FOUNDATION_ERRORS = {
   key_output_unwritable: def(2, 'keygen could not make its output directory or write a key file there; no key file was left behind.'),
   credential_id_invalid: def(2, 'A credential id must match ^[a-z][a-z0-9_-]{0,31}$.'),
   attestor_config_invalid: def(2, 'An attestor configuration file does not match its strict schema.'),
-  policy_invalid: def(2, 'The policy does not match its strict schema (SPEC §13).'),
+  policy_invalid: def(2, 'The policy does not match its strict schema or breaks one of its rules (a reviewer environment variable, a sandbox bound; SPEC §13).'),
   policy_roles_incomplete: def(2, 'A planning or integration stage does not list exactly the four roles as slots.'),
   policy_reviewer_unknown: def(2, 'A stage slot names a reviewer that is not on the policy allowlist.'),
   policy_credentials_not_distinct: def(2, 'Two policy credentials name the same key; all credentials are distinct keys.'),

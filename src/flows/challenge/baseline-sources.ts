@@ -21,15 +21,31 @@ export interface BaselineSources {
   readonly digests: SourceDigest[];
 }
 
-export async function readBaselineSources(root: string, commit: string, contract: Contract): Promise<BaselineSources> {
+/**
+ * `maxBytes` (optional): a cap on the raw bytes of all sources, checked against git's object sizes
+ * BEFORE any byte is read (`bundle_too_large`, naming the source). Without it, readCommitFiles'
+ * own ceiling still bounds the read. Not every view carries the sources, so the policy's
+ * max_bundle is the loosest cap a caller can honestly apply (docs/state.md).
+ */
+export async function readBaselineSources(root: string, commit: string, contract: Contract, maxBytes?: number): Promise<BaselineSources> {
   const readable = contract.sources.filter((s) => isNormalizedRelativePath(s.path));
+  const paths = [...new Set(readable.map((s) => s.path))];
+  let used = 0;
+  const limit =
+    maxBytes === undefined
+      ? undefined
+      : {
+          admit: (i: number, size: number): void => {
+            used += size;
+            if (used > maxBytes) fail('bundle_too_large', [readable.find((s) => s.path === paths[i])?.id ?? 'sources']);
+          },
+        };
   let files: Map<string, Buffer>;
   try {
-    files = await readCommitFiles(root, commit, [...new Set(readable.map((s) => s.path))]);
+    files = await readCommitFiles(root, commit, paths, limit);
   } catch (e) {
     if (isGovernedError(e) && e.code === 'workspace_commit_path_missing') {
       // readCommitFiles names the index of the missing path; map it back to the source id.
-      const paths = [...new Set(readable.map((s) => s.path))];
       const m = /^paths\[(\d+)\]$/.exec(e.ids[0] ?? '');
       const path = m === null ? undefined : paths[Number(m[1])];
       const source = readable.find((s) => s.path === path);

@@ -1,7 +1,7 @@
 // Writing a bundle file (SPEC §5, §7.1): `<home>/bundles/<challenge>.json`, written ONCE with
 // exclusive create (O_EXCL, O_NOFOLLOW), mode 0600 from the first byte, fsync'ed before the
 // challenge is recorded. A file that cannot be written fully is removed and nothing is recorded.
-import { closeSync, constants, fchmodSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.js';
 import { CHALLENGE_ID_RE } from '../../store/index.js';
@@ -44,4 +44,21 @@ export function removeBundleFile(bundlesDir: string, challengeId: string): boole
   } catch {
     return false;
   }
+}
+
+/**
+ * Inside the recording transaction: the file written for `challengeId` is still there, a regular
+ * file of the written size. An orphan cleanup (orphan-bundles.ts) that removed it before this
+ * transaction took the write lock makes the issuance fail closed (`bundle_write_failed`, nothing
+ * recorded) instead of recording a challenge whose bundle is gone.
+ */
+export function assertBundleFileWritten(bundlesDir: string, challengeId: string, size: number): void {
+  let ok = false;
+  try {
+    const st = lstatSync(bundlePath(bundlesDir, challengeId));
+    ok = st.isFile() && st.size === size;
+  } catch {
+    ok = false;
+  }
+  if (!ok) fail('bundle_write_failed', [challengeId]);
 }

@@ -30,7 +30,11 @@ export function pathOwners(contract: Contract): Map<string, string> {
   return owners;
 }
 
-/** Running total of raw file bytes: refuse before reading more than the bundle cap can hold. */
+/**
+ * Running total of raw file bytes: refuse before reading more than the bundle cap can hold. Both
+ * readers call `take` with a file's size before reading it (fstat for the workspace, the cat-file
+ * object header for the baseline), so an oversized file is refused, never buffered.
+ */
 export class ByteBudget {
   private used = 0;
   constructor(private readonly maxBundleBytes: number) {}
@@ -174,12 +178,14 @@ export async function readBaselineEvidence(args: {
     if (c.kind === 'file') present.push(c.entry);
     else out.set(path, { path, present: false });
   }
-  const bytes = present.length === 0 ? new Map<string, Buffer>() : await readCommitFiles(args.root, args.commit, present.map((e) => e.path));
+  // The budget admits each blob by the size git announces, BEFORE its bytes are read: an
+  // over-budget baseline file is `bundle_too_large` without ever being buffered (git is stopped).
+  const limit = { admit: (i: number, size: number) => args.budget.take(size, args.owners.get((present[i] as ManifestEntry).path) ?? 'contract') };
+  const bytes = present.length === 0 ? new Map<string, Buffer>() : await readCommitFiles(args.root, args.commit, present.map((e) => e.path), limit);
   for (const e of present) {
     const b = bytes.get(e.path);
     const owner = args.owners.get(e.path) ?? 'contract';
     if (b === undefined || sha256Hex(b) !== e.sha256) fail('digest_mismatch', [owner]);
-    args.budget.take(b.length, owner);
     out.set(e.path, { path: e.path, present: true, mode: e.mode as '100644' | '100755', sha256: e.sha256, bytes: b });
   }
   return args.paths.map((p) => out.get(p) as FileInput);
