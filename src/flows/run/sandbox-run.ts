@@ -46,12 +46,13 @@ export interface SandboxRunArgs {
 
 /**
  * Step 1 (before the claim): the sandbox's own input rules applied to the pinned policy's limits and
- * to the slot's reviewer. A policy loads with values the sandbox refuses (a timeout over a day, a
- * max_output over 256 MiB, memory under 16 MiB, an interpreter path with a `.` or empty segment);
- * such a run could only end ABORTED after its claim, and an ABORTED run blocks the slot until the
- * content changes (SPEC §10.1), which fixing the policy does not do. So it is refused here, store
- * unchanged (`sandbox_argument_invalid`, the sandbox's code). `prepareSandbox` re-applies the same
- * functions to the same values after the claim.
+ * to the slot's reviewer. The policy loaders refuse such values now (src/core/sandbox-bounds.ts: a
+ * timeout over a day, a max_output over 256 MiB, memory under 16 MiB, an interpreter path with a `.`
+ * or empty segment), so a pinned policy cannot carry them; this is defence in depth, kept because a
+ * run refused here costs nothing, while one refused after its claim ends ABORTED and blocks the slot
+ * until the content changes (SPEC §10.1), which fixing the policy does not do. Store unchanged
+ * (`sandbox_argument_invalid`, the sandbox's code); `prepareSandbox` re-applies the same functions
+ * to the same values after the claim.
  */
 export function assertSandboxAccepts(pinned: Pinned, reviewer: PolicyReviewer): void {
   validateLimits(sandboxLimitsFromPolicy(pinned.policy));
