@@ -17,6 +17,7 @@ import { jsonOut, runCli, type CliResult } from './helpers/cli.js';
 import { makeKey, payloadOf, signEnvelope, tempDir, trustRootDoc } from './helpers/receipts.js';
 import { eligibleStory, type Story } from './gate-world.js';
 import { assertNoSecrets, gov, recordAuthorityFor } from './issue-helpers.js';
+import type { LogLine } from './audit-helpers.js';
 
 interface Failure {
   code: string;
@@ -39,16 +40,6 @@ interface AuditJson {
   export?: { files: number; manifest: string; contents: string; unit: string | null; made_at: string };
   caveat?: string;
   error?: Failure;
-}
-interface LogLine {
-  seq: number;
-  time: number;
-  type: string;
-  unit: string | null;
-  payload: Record<string, unknown>;
-  payload_digest: string;
-  prev_hash: string;
-  entry_hash: string;
 }
 
 const FORGED = 'ab'.repeat(32);

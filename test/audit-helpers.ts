@@ -67,3 +67,15 @@ export function truncateLog(home: string, keep: number): void {
   edit(home, (db) => db.prepare('DELETE FROM log WHERE seq > ?').run(keep));
   rebuildFromLog(home);
 }
+
+/** One line of an export's log.jsonl (docs/audit.md "audit export"), as the export tests read and rewrite it. */
+export interface LogLine {
+  seq: number;
+  time: number;
+  type: string;
+  unit: string | null;
+  payload: Record<string, unknown>;
+  payload_digest: string;
+  prev_hash: string;
+  entry_hash: string;
+}

@@ -17,17 +17,8 @@ import { jsonOut, runCli } from './helpers/cli.js';
 import { tempDir } from './helpers/receipts.js';
 import { eligibleStory, type Story } from './gate-world.js';
 import { assertNoSecrets, gov } from './issue-helpers.js';
+import type { LogLine } from './audit-helpers.js';
 
-interface LogLine {
-  seq: number;
-  time: number;
-  type: string;
-  unit: string | null;
-  payload: Record<string, unknown>;
-  payload_digest: string;
-  prev_hash: string;
-  entry_hash: string;
-}
 
 let story: Story;
 let exportDir: string;

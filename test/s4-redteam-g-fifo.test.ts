@@ -4,14 +4,12 @@
 // the bundle file re-hashed by the drift check (src/flows/run/drift.ts). Before the fix each open
 // blocked forever (open(2) of a FIFO without O_NONBLOCK waits for a writer): the claim stayed
 // `claimed` until its deadline and the process never exited.
-import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from './helpers/cli.js';
 import { cleanupDirs, tempDir } from './issue-helpers.js';
-import { expectAborted, expectNoSecrets, headSeq, issue, makeRunWorld, runArgs, waitForStatus, type RunWorld } from './run-helpers.js';
+import { expectAborted, expectNoSecrets, headSeq, issue, makeRunWorld, runReviewAsync, waitForStatus, type RunWorld } from './run-helpers.js';
 
 let w: RunWorld;
 beforeAll(async () => {
@@ -24,24 +22,15 @@ const mkfifo = (path: string): void => {
 };
 
 /** review-run --json as a child that is killed after `ms` (a hang shows as code null). */
-function runBounded(challenge: string, extra: readonly string[], ms: number, during?: () => Promise<void>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...runArgs(w, challenge, extra), '--json', '--home', w.home], {
-    cwd: w.repo.root,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+async function runBounded(challenge: string, extra: readonly string[], ms: number, during?: () => Promise<void>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = runReviewAsync(w, challenge, extra);
+  const timer = setTimeout(() => run.kill('SIGKILL'), ms);
   if (during !== undefined) void during();
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
+  try {
+    return await run.done;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 describe('a FIFO in place of a file review-run reads after its claim → a code, never a hang', () => {

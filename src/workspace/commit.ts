@@ -100,17 +100,17 @@ export function beginCommitManifest(root: string, commitish: string): CommitMani
 }
 
 /**
- * What a reader of blob bytes may hold: `admit` is told each blob's size (from git's object header)
- * BEFORE any of its bytes are read, and throws to refuse it. A refusal stops git (SIGKILL) and
- * rejects with the thrown error, so an over-budget blob is never buffered: the caller's byte budget
- * (e.g. the bundle cap, `bundle_too_large`) holds before the memory is spent, not after.
- */
-/**
  * Backstop for a caller without a limit of its own: no bundle can carry more raw bytes than this
  * (a bundle is one JSON string, V8 strings stop at 2^29 characters, and base64 turns 3 bytes into 4).
  */
 const READ_MAX_BYTES = 384 * 1024 * 1024;
 
+/**
+ * What a reader of blob bytes may hold: `admit` is told each blob's size (from git's object header)
+ * BEFORE any of its bytes are read, and throws to refuse it. A refusal stops git (SIGKILL) and
+ * rejects with the thrown error, so an over-budget blob is never buffered: the caller's byte budget
+ * (e.g. the bundle cap, `bundle_too_large`) holds before the memory is spent, not after.
+ */
 export interface BlobLimit {
   admit(index: number, size: number): void;
 }
@@ -149,7 +149,7 @@ export async function readCommitFiles(root: string, commit: string, paths: reado
         limit?.admit(i, size);
         total += size;
         if (total > READ_MAX_BYTES) fail('workspace_git_failed', ['blob-size']);
-        bufs[i] = Buffer.allocUnsafe(size);
+        bufs[i] = Buffer.alloc(size);
         filled[i] = 0;
       },
       data: (i, chunk) => {

@@ -27,6 +27,7 @@ import { fail, GovernedError, highestPrecedence, isGovernedError } from '../../c
 import { arr, int, isPlainObject, lit, obj, str, union, isoSeconds, type Check } from '../../core/lean/shape.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
 import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, readLog, readPin, replayInto, verifyChain, type Db, type LogRow } from '../../store/index.js';
+import { readAllFd } from '../read-file.js';
 import { exportLayout } from './export-layout.js';
 import { auditVerify, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
 
@@ -180,16 +181,11 @@ function readRegular(path: string, rel: string, max: number): Buffer {
     const st = fstatSync(fd);
     if (!st.isFile()) fail('audit_export_invalid', [nameOf(rel)]);
     if (st.size > max) fail('audit_export_invalid', [nameOf(rel), 'size']);
-    const bytes = Buffer.alloc(st.size);
-    let off = 0;
+    let bytes: Buffer;
     try {
-      while (off < bytes.length) {
-        const n = readSync(fd, bytes, off, bytes.length - off, off);
-        if (n === 0) break;
-        off += n;
-      }
-      // One byte past the size fstat gave: there must be none.
-      if (off !== bytes.length || readSync(fd, Buffer.alloc(1), 0, 1, off) !== 0) fail('audit_export_invalid', [nameOf(rel), 'size']);
+      bytes = readAllFd(fd, st.size);
+      // Exactly the size fstat gave, and no byte past it.
+      if (bytes.length !== st.size || readSync(fd, Buffer.alloc(1), 0, 1, st.size) !== 0) fail('audit_export_invalid', [nameOf(rel), 'size']);
     } catch (e) {
       if (isGovernedError(e)) throw e;
       fail('audit_export_invalid', [nameOf(rel)]);

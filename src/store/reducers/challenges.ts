@@ -12,6 +12,7 @@
 import * as z from 'zod';
 import { STAGES } from '../../core/receipt-predicate.js';
 import { isGovernedError } from '../../core/errors.js';
+import { decodeUtf8 } from '../../core/lean/structured.js';
 import { loadPolicyLean } from '../../core/lean/policy.js';
 import { ROLE_STAGES } from '../../core/policy-rules.js';
 import type { Policy } from '../../core/policy.js';
@@ -74,9 +75,9 @@ function policyOfPin(bytes: Buffer): Policy | null {
   if (lastPolicy !== null && lastPolicy.bytes.equals(bytes)) return lastPolicy.policy;
   let policy: Policy | null;
   try {
-    policy = loadPolicyLean(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), ''));
+    policy = loadPolicyLean(parseStructured(decodeUtf8(bytes, 'policy'), ''));
   } catch (e) {
-    if (!(e instanceof TypeError) && !isGovernedError(e)) throw e;
+    if (!isGovernedError(e)) throw e;
     policy = null;
   }
   lastPolicy = { bytes: Buffer.from(bytes), policy };

@@ -15,6 +15,7 @@ import { CONTRACT_ID_RE, isRelationId, sortedUnique } from '../../core/contract/
 import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
 import { canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { isGovernedError } from '../../core/errors.js';
+import { decodeUtf8 } from '../../core/lean/structured.js';
 import { diffScope, requireAuthorityForNarrowing } from '../../core/contract/scope-diff.js';
 import { AUTHORITY_OPERATIONS, parseContractText, type Contract } from '../../core/contract/schema.js';
 import { contractDigest } from '../../core/contract/digests.js';
@@ -112,9 +113,9 @@ function contractOf(bytes: Buffer): Contract | null {
   if (hit !== undefined) return hit.contract;
   let contract: Contract | null;
   try {
-    contract = parseContractText(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), '');
+    contract = parseContractText(decodeUtf8(bytes, 'contract'), '');
   } catch (e) {
-    if (!(e instanceof TypeError) && !isGovernedError(e)) throw e;
+    if (!isGovernedError(e)) throw e;
     contract = null;
   }
   recentContracts.unshift({ bytes: Buffer.from(bytes), contract });
