@@ -52,13 +52,13 @@ var hexToBytes = (hex) => {
     throw new TypeError(e);
   if (hex.length % 2 || !/^[\da-f]*$/i.test(hex))
     throw new RangeError(e);
-  const array = new Uint8Array(hex.length / 2);
-  for (let ai = 0, hi = 0; ai < array.length; ai++, hi += 2) {
+  const array2 = new Uint8Array(hex.length / 2);
+  for (let ai = 0, hi = 0; ai < array2.length; ai++, hi += 2) {
     const n1 = hex.charCodeAt(hi);
     const n2 = hex.charCodeAt(hi + 1);
-    array[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;
+    array2[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;
   }
-  return array;
+  return array2;
 };
 var concatBytes = (...arrays) => {
   let sum = 0;
@@ -89,12 +89,12 @@ var modP = (num) => {
   return r % P;
 };
 var modN = (a) => mod(a, N);
-var invert = (number, modulo) => {
-  if (number === 0n)
+var invert = (number2, modulo) => {
+  if (number2 === 0n)
     throw new Error("invert: expected non-zero number");
   if (modulo <= 1n)
     throw new Error("invert: expected modulus > 1, got " + modulo);
-  let a = mod(number, modulo);
+  let a = mod(number2, modulo);
   let b = modulo;
   let x = 0n, u = 1n;
   while (a !== 0n) {
@@ -449,8 +449,1854 @@ var wNAF = (n) => {
   return { p, f };
 };
 
+// node_modules/zod/v4/core/util.js
+function getEnumValues(entries) {
+  const numericValues = Object.values(entries).filter((v) => typeof v === "number");
+  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  return values;
+}
+function jsonStringifyReplacer(_, value) {
+  if (typeof value === "bigint")
+    return value.toString();
+  return value;
+}
+var Cached = class {
+  constructor(getter) {
+    this._getter = getter;
+    this._value = void 0;
+  }
+  get value() {
+    const getter = this._getter;
+    if (getter !== void 0) {
+      this._value = getter();
+      this._getter = void 0;
+    }
+    return this._value;
+  }
+};
+function cached(getter) {
+  return new Cached(getter);
+}
+function nullish(input) {
+  return input === null || input === void 0;
+}
+function cleanRegex(source) {
+  const start = source.startsWith("^") ? 1 : 0;
+  const end = source.endsWith("$") ? source.length - 1 : source.length;
+  return source.slice(start, end);
+}
+function assignProp(target, prop, value) {
+  Object.defineProperty(target, prop, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true
+  });
+}
+var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => {
+};
+function isObject(data) {
+  return typeof data === "object" && data !== null && !Array.isArray(data);
+}
+function isPlainObject(o) {
+  if (isObject(o) === false)
+    return false;
+  const ctor = o.constructor;
+  if (ctor === void 0)
+    return true;
+  if (typeof ctor !== "function")
+    return true;
+  const prot = ctor.prototype;
+  if (isObject(prot) === false)
+    return false;
+  if (Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf") === false) {
+    return false;
+  }
+  return true;
+}
+var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
+function escapeRegex(str2) {
+  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function clone(inst, def, params) {
+  const cl = new inst._zod.constr(def ?? inst._zod.def);
+  if (!def || params?.parent)
+    cl._zod.parent = inst;
+  return cl;
+}
+function normalizeParams(_params) {
+  const params = _params;
+  if (!params)
+    return {};
+  if (typeof params === "string")
+    return { error: () => params };
+  if (params?.message !== void 0) {
+    if (params?.error !== void 0)
+      throw new Error("Cannot specify both `message` and `error` params");
+    params.error = params.message;
+  }
+  delete params.message;
+  if (typeof params.error === "string")
+    return { ...params, error: () => params.error };
+  return params;
+}
+function optionalKeys(shape) {
+  return Object.keys(shape).filter((k) => {
+    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
+  });
+}
+var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
+  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  int32: [-2147483648, 2147483647],
+  uint32: [0, 4294967295],
+  float32: [-34028234663852886e22, 34028234663852886e22],
+  float64: [-Number.MAX_VALUE, Number.MAX_VALUE]
+}))();
+function aborted(x, startIndex = 0) {
+  if (x.aborted === true)
+    return true;
+  for (let i = startIndex; i < x.issues.length; i++) {
+    if (x.issues[i]?.continue !== true) {
+      return true;
+    }
+  }
+  return false;
+}
+function explicitlyAborted(x, startIndex = 0) {
+  if (x.aborted === true)
+    return true;
+  for (let i = startIndex; i < x.issues.length; i++) {
+    if (x.issues[i]?.continue === false) {
+      return true;
+    }
+  }
+  return false;
+}
+function prefixIssues(path, issues) {
+  return issues.map((iss) => {
+    var _a4;
+    (_a4 = iss).path ?? (_a4.path = []);
+    iss.path.unshift(path);
+    return iss;
+  });
+}
+function unwrapMessage(message) {
+  return typeof message === "string" ? message : message?.message;
+}
+function sizeCaps(defChecks) {
+  const caps = [];
+  for (const ch of defChecks ?? []) {
+    const d = ch._zod.def;
+    if (!/_(length|size)$|_equals$/.test(d.check))
+      break;
+    const max = d.maximum ?? d.length ?? d.size;
+    if (max >= 0)
+      caps.push([max, ch]);
+  }
+  return caps;
+}
+function attachSchema(issues, start, inst) {
+  var _a4;
+  for (let i = start; i < issues.length; i++) {
+    (_a4 = issues[i]).schema ?? (_a4.schema = inst);
+  }
+}
+function finalizeIssue(iss, ctx, config2) {
+  var _a4;
+  const traits = iss.inst?._zod?.traits;
+  if (traits?.has("$ZodType")) {
+    if (traits.has("$ZodCheck"))
+      (_a4 = iss).schema ?? (_a4.schema = iss.inst);
+    else
+      iss.schema = iss.inst;
+  }
+  const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
+  const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
+  const full = {};
+  for (const k of Object.keys(iss)) {
+    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
+      continue;
+    full[k] = iss[k];
+  }
+  full.path ?? (full.path = []);
+  full.message = message;
+  if (ctx?.reportInput) {
+    full.input = iss.input;
+  }
+  return full;
+}
+var highSurrogate = /[\uD800-\uDBFF]/;
+function codePointLength(str2) {
+  const units = str2.length;
+  if (!highSurrogate.test(str2))
+    return units;
+  let count2 = units;
+  for (let i = 0; i < units - 1; i++) {
+    if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
+      count2--;
+      i++;
+    }
+  }
+  return count2;
+}
+function getLengthableOrigin(input) {
+  if (Array.isArray(input))
+    return "array";
+  if (typeof input === "string")
+    return "string";
+  return "unknown";
+}
+function issue(...args) {
+  const [iss, input, inst] = args;
+  if (typeof iss === "string") {
+    return {
+      message: iss,
+      code: "custom",
+      input,
+      inst
+    };
+  }
+  return { ...iss };
+}
+function members(proto, table) {
+  for (const key in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key);
+    if (desc.get)
+      Object.defineProperty(proto, key, { ...desc, enumerable: false });
+    else
+      defineBound(proto, key, desc.value);
+  }
+}
+function own(inst, key, value, enumerable = true) {
+  Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
+  return value;
+}
+function hide(inst, key, value) {
+  return own(inst, key, value, false);
+}
+function defineBound(proto, key, fn) {
+  Object.defineProperty(proto, key, {
+    configurable: true,
+    get() {
+      return this == null ? fn : own(this, key, fn.bind(this));
+    },
+    set(value) {
+      own(this, key, value);
+    }
+  });
+}
+function claim(inst, sentinel) {
+  const proto = Object.getPrototypeOf(inst);
+  return sentinel in proto ? void 0 : proto;
+}
+var installing;
+var broke = false;
+var breaker = {
+  configurable: true,
+  get() {
+    broke = true;
+    return void 0;
+  }
+};
+function defineLazyInternal(inst, key, compute) {
+  const proto = Object.getPrototypeOf(inst._zod);
+  if (key in proto && installing !== inst._zod) {
+    installing = void 0;
+    return;
+  }
+  installing = inst._zod;
+  Object.defineProperty(proto, key, {
+    configurable: true,
+    get() {
+      Object.defineProperty(this, key, breaker);
+      const outer = broke;
+      broke = false;
+      try {
+        const value = compute(this);
+        if (broke)
+          delete this[key];
+        else
+          Object.defineProperty(this, key, { configurable: true, writable: true, value });
+        broke = broke || outer;
+        return value;
+      } catch (err) {
+        delete this[key];
+        broke = broke || outer;
+        throw err;
+      }
+    },
+    set(value) {
+      Object.defineProperty(this, key, { configurable: true, writable: true, value });
+    }
+  });
+}
+function installLazyProp(inst, key, make, enumerable) {
+  const proto = claim(inst, key);
+  if (!proto)
+    return;
+  Object.defineProperty(proto, key, {
+    configurable: true,
+    get() {
+      const desc = { configurable: true, writable: true, enumerable, value: void 0 };
+      Object.defineProperty(this, key, desc);
+      desc.value = make(this);
+      Object.defineProperty(this, key, desc);
+      return desc.value;
+    },
+    set(value) {
+      Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
+    }
+  });
+}
+
+// node_modules/zod/v4/core/core.js
+var _a2;
+var _zodDesc = { value: void 0, enumerable: false };
+var _E = "captureStackTrace" in Error ? Error : null;
+function newError(Definition) {
+  const E = _E;
+  if (E) {
+    const saved = E.stackTraceLimit;
+    if (typeof saved === "number") {
+      try {
+        E.stackTraceLimit = 0;
+      } catch {
+        _E = null;
+        return new Definition();
+      }
+      try {
+        return new Definition();
+      } finally {
+        E.stackTraceLimit = saved;
+      }
+    }
+  }
+  return new Definition();
+}
+// @__NO_SIDE_EFFECTS__
+function $constructor(name, initializer2, proto, params) {
+  const zodProto = {};
+  function Internals(def) {
+    this.def = def;
+    this.constr = _;
+    this.traits = /* @__PURE__ */ new Set();
+  }
+  Internals.prototype = zodProto;
+  const protoMembers = proto;
+  const initialized = protoMembers && /* @__PURE__ */ new WeakSet();
+  function init(inst, def) {
+    if (!inst._zod) {
+      _zodDesc.value = new Internals(def);
+      try {
+        Object.defineProperty(inst, "_zod", _zodDesc);
+      } finally {
+        _zodDesc.value = void 0;
+      }
+    } else if (inst._zod.traits.has(name)) {
+      return;
+    }
+    inst._zod.traits.add(name);
+    initializer2(inst, def);
+    if (initialized) {
+      const own2 = Object.getPrototypeOf(inst);
+      const ctorProto = inst._zod.constr.prototype;
+      let up = own2;
+      while (up && up !== ctorProto)
+        up = Object.getPrototypeOf(up);
+      const target = up ?? own2;
+      if (!initialized.has(target)) {
+        initialized.add(target);
+        members(target, protoMembers);
+      }
+    }
+    const proto2 = _.prototype;
+    for (const k in proto2) {
+      if (!Object.prototype.hasOwnProperty.call(proto2, k))
+        continue;
+      if (!(k in inst)) {
+        inst[k] = proto2[k].bind(inst);
+      }
+    }
+  }
+  const Parent = params?.Parent ?? Object;
+  class Definition extends Parent {
+  }
+  Object.defineProperty(Definition, "name", { value: name });
+  function _(def) {
+    const inst = params?.Parent ? newError(Definition) : this;
+    init(inst, def);
+    const deferred = inst._zod.deferred;
+    if (deferred) {
+      for (const fn of deferred) {
+        fn();
+      }
+      inst._zod.deferred = void 0;
+    }
+    const pp = globalThis.__zod_globalConfig?.postProcessor;
+    if (pp)
+      pp(inst);
+    return inst;
+  }
+  Object.defineProperty(_, "init", { value: init });
+  Object.defineProperty(_, Symbol.hasInstance, {
+    value: (inst) => {
+      if (params?.Parent && inst instanceof params.Parent)
+        return true;
+      return inst?._zod?.traits?.has(name);
+    }
+  });
+  Object.defineProperty(_, "name", { value: name });
+  return _;
+}
+var $ZodAsyncError = class extends Error {
+  constructor() {
+    super(`Encountered Promise during synchronous parse. Use .parseAsync() instead.`);
+  }
+};
+(_a2 = globalThis).__zod_globalConfig ?? (_a2.__zod_globalConfig = {});
+var globalConfig = globalThis.__zod_globalConfig;
+function config(newConfig) {
+  if (newConfig)
+    Object.assign(globalConfig, newConfig);
+  return globalConfig;
+}
+
+// node_modules/zod/v4/core/errors.js
+function _getMessage() {
+  const internals = this._zod;
+  internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
+  return internals.message;
+}
+function _setMessage(value) {
+  this._zod.message = value;
+}
+var _messageDesc = {
+  get: _getMessage,
+  set: _setMessage,
+  enumerable: true,
+  configurable: true
+};
+var _issuesDesc = { value: void 0, enumerable: false };
+var _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+var initializer = (inst, def) => {
+  inst.name = "$ZodError";
+  _issuesDesc.value = def;
+  Object.defineProperty(inst, "issues", _issuesDesc);
+  _issuesDesc.value = void 0;
+  Object.defineProperty(inst, "message", _messageDesc);
+  const proto = Object.getPrototypeOf(inst);
+  if (!_installedToString.has(proto)) {
+    _installedToString.add(proto);
+    Object.defineProperty(proto, "toString", {
+      configurable: true,
+      enumerable: false,
+      get() {
+        const value = () => this.message;
+        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+        return value;
+      },
+      set(value) {
+        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+      }
+    });
+  }
+};
+var $ZodError = $constructor("$ZodError", initializer);
+var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
+  Parent: Error
+});
+
+// node_modules/zod/v4/core/parse.js
+var _parse = (_Err) => {
+  const fn = (schema, value, _ctx, _params) => {
+    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
+    const result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise) {
+      throw new $ZodAsyncError();
+    }
+    if (result.issues.length) {
+      const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+      captureStackTrace(e, _params?.callee ?? fn);
+      throw e;
+    }
+    return result.value;
+  };
+  return fn;
+};
+var parse = /* @__PURE__ */ _parse($ZodRealError);
+var _parseAsync = (_Err) => {
+  const fn = async (schema, value, _ctx, params) => {
+    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
+    let result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise)
+      result = await result;
+    if (result.issues.length) {
+      const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+      captureStackTrace(e, params?.callee ?? fn);
+      throw e;
+    }
+    return result.value;
+  };
+  return fn;
+};
+var parseAsync = /* @__PURE__ */ _parseAsync($ZodRealError);
+var _safeParse = (_Err) => (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
+  const result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise) {
+    throw new $ZodAsyncError();
+  }
+  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
+};
+var safeParse = /* @__PURE__ */ _safeParse($ZodRealError);
+function failure(Err, issues, ctx) {
+  let error;
+  return {
+    success: false,
+    get error() {
+      if (!error) {
+        error = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
+        issues = void 0;
+        ctx = void 0;
+      }
+      return error;
+    },
+    set error(e) {
+      error = e;
+      issues = void 0;
+      ctx = void 0;
+    }
+  };
+}
+var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
+  let result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise)
+    result = await result;
+  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
+};
+var safeParseAsync = /* @__PURE__ */ _safeParseAsync($ZodRealError);
+
+// node_modules/zod/v4/core/regexes.js
+var anyString = /^[\s\S]{0,}$/;
+var number = /^-?\d+(?:\.\d+)?$/;
+var boolean = /^(?:true|false)$/i;
+
+// node_modules/zod/v4/core/checks.js
+var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
+  var _a4;
+  inst._zod ?? (inst._zod = {});
+  inst._zod.def = def;
+  (_a4 = inst._zod).onattach ?? (_a4.onattach = []);
+});
+var _whenHasLength = (payload) => {
+  const val = payload.value;
+  return !nullish(val) && val.length !== void 0;
+};
+var numericOriginMap = {
+  number: "number",
+  bigint: "bigint",
+  object: "date"
+};
+var $ZodCheckLessThan = /* @__PURE__ */ $constructor("$ZodCheckLessThan", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const origin = numericOriginMap[typeof def.value];
+  inst._zod.check = (payload) => {
+    if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
+      return;
+    }
+    payload.issues.push({
+      origin: numericOriginMap[typeof payload.value] ?? origin,
+      code: "too_big",
+      maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
+      input: payload.value,
+      inclusive: def.inclusive,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckGreaterThan = /* @__PURE__ */ $constructor("$ZodCheckGreaterThan", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const origin = numericOriginMap[typeof def.value];
+  inst._zod.check = (payload) => {
+    if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
+      return;
+    }
+    payload.issues.push({
+      origin: numericOriginMap[typeof payload.value] ?? origin,
+      code: "too_small",
+      minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
+      input: payload.value,
+      inclusive: def.inclusive,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  def.format = def.format || "float64";
+  const isInt = def.format?.includes("int");
+  const origin = isInt ? "int" : "number";
+  const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    if (isInt) {
+      if (!Number.isInteger(input)) {
+        payload.issues.push({
+          expected: origin,
+          format: def.format,
+          code: "invalid_type",
+          continue: false,
+          input,
+          inst
+        });
+        return;
+      }
+      if (!Number.isSafeInteger(input)) {
+        if (input > 0) {
+          payload.issues.push({
+            input,
+            code: "too_big",
+            maximum: Number.MAX_SAFE_INTEGER,
+            note: "Integers must be within the safe integer range.",
+            inst,
+            origin,
+            inclusive: true,
+            continue: !def.abort
+          });
+        } else {
+          payload.issues.push({
+            input,
+            code: "too_small",
+            minimum: Number.MIN_SAFE_INTEGER,
+            note: "Integers must be within the safe integer range.",
+            inst,
+            origin,
+            inclusive: true,
+            continue: !def.abort
+          });
+        }
+        return;
+      }
+    }
+    if (input < minimum) {
+      payload.issues.push({
+        origin: "number",
+        input,
+        code: "too_small",
+        minimum,
+        inclusive: true,
+        inst,
+        continue: !def.abort
+      });
+    }
+    if (input > maximum) {
+      payload.issues.push({
+        origin: "number",
+        input,
+        code: "too_big",
+        maximum,
+        inclusive: true,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
+  var _a4;
+  $ZodCheck.init(inst, def);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    const units = input.length;
+    const length = typeof input === "string" && units > def.maximum ? codePointLength(input) : units;
+    if (length <= def.maximum)
+      return;
+    const origin = getLengthableOrigin(input);
+    payload.issues.push({
+      origin,
+      code: "too_big",
+      maximum: def.maximum,
+      inclusive: true,
+      input,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (inst, def) => {
+  var _a4;
+  $ZodCheck.init(inst, def);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    const units = input.length;
+    const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2 ? codePointLength(input) : units;
+    if (length >= def.minimum)
+      return;
+    const origin = getLengthableOrigin(input);
+    payload.issues.push({
+      origin,
+      code: "too_small",
+      minimum: def.minimum,
+      inclusive: true,
+      input,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat", (inst, def) => {
+  var _a4, _b;
+  $ZodCheck.init(inst, def);
+  if (def.pattern)
+    (_a4 = inst._zod).check ?? (_a4.check = (payload) => {
+      def.pattern.lastIndex = 0;
+      if (def.pattern.test(payload.value))
+        return;
+      payload.issues.push({
+        origin: "string",
+        code: "invalid_format",
+        format: def.format,
+        input: payload.value,
+        ...def.pattern ? { pattern: def.pattern.toString() } : {},
+        inst,
+        continue: !def.abort
+      });
+    });
+  else
+    (_b = inst._zod).check ?? (_b.check = () => {
+    });
+});
+var $ZodCheckRegex = /* @__PURE__ */ $constructor("$ZodCheckRegex", (inst, def) => {
+  $ZodCheckStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    def.pattern.lastIndex = 0;
+    if (def.pattern.test(payload.value))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "regex",
+      input: payload.value,
+      pattern: def.pattern.toString(),
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+
+// node_modules/zod/v4/core/versions.js
+var version = {
+  major: 4,
+  minor: 6,
+  patch: 7
+};
+
+// node_modules/zod/v4/core/schemas.js
+var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
+  var _a4;
+  inst ?? (inst = {});
+  inst._zod.def = def;
+  inst._zod.bag = inst._zod.bag || {};
+  inst._zod.version = version;
+  const defChecks = inst._zod.def.checks;
+  const checks = inst._zod.traits.has("$ZodCheck") ? [inst, ...defChecks ?? []] : defChecks?.length ? [...defChecks] : [];
+  for (const ch of checks) {
+    for (const fn of ch._zod.onattach) {
+      fn(inst);
+    }
+  }
+  if (checks.length === 0) {
+    (_a4 = inst._zod).deferred ?? (_a4.deferred = []);
+    inst._zod.deferred?.push(() => {
+      inst._zod.run = inst._zod.parse;
+    });
+  } else {
+    const runChecks = (payload, checks2, ctx) => {
+      if (payload.memo)
+        return payload;
+      let isAborted = aborted(payload);
+      let asyncResult;
+      for (const ch of checks2) {
+        if (ch._zod.def.when) {
+          if (explicitlyAborted(payload))
+            continue;
+          const shouldRun = ch._zod.def.when(payload);
+          if (!shouldRun)
+            continue;
+        } else if (isAborted) {
+          continue;
+        }
+        const currLen = payload.issues.length;
+        const _ = ch._zod.check(payload);
+        if (_ instanceof Promise && ctx?.async === false) {
+          throw new $ZodAsyncError();
+        }
+        if (asyncResult || _ instanceof Promise) {
+          asyncResult = (asyncResult ?? Promise.resolve()).then(async () => {
+            await _;
+            const nextLen = payload.issues.length;
+            if (nextLen === currLen)
+              return;
+            attachSchema(payload.issues, currLen, inst);
+            if (!isAborted)
+              isAborted = aborted(payload, currLen);
+          });
+        } else {
+          const nextLen = payload.issues.length;
+          if (nextLen === currLen)
+            continue;
+          attachSchema(payload.issues, currLen, inst);
+          if (!isAborted)
+            isAborted = aborted(payload, currLen);
+        }
+      }
+      if (asyncResult) {
+        return asyncResult.then(() => {
+          return payload;
+        });
+      }
+      return payload;
+    };
+    const handleCanaryResult = (canary, payload, ctx) => {
+      if (aborted(canary)) {
+        canary.aborted = true;
+        return canary;
+      }
+      const checkResult = runChecks(payload, checks, ctx);
+      if (checkResult instanceof Promise) {
+        if (ctx.async === false)
+          throw new $ZodAsyncError();
+        return checkResult.then((checkResult2) => inst._zod.parse(checkResult2, ctx));
+      }
+      return inst._zod.parse(checkResult, ctx);
+    };
+    inst._zod.run = (payload, ctx) => {
+      if (ctx.skipChecks) {
+        return inst._zod.parse(payload, ctx);
+      }
+      if (ctx.direction === "backward") {
+        const canary = inst._zod.parse({ value: payload.value, issues: [] }, { ...ctx, skipChecks: true });
+        if (canary instanceof Promise) {
+          return canary.then((canary2) => {
+            return handleCanaryResult(canary2, payload, ctx);
+          });
+        }
+        return handleCanaryResult(canary, payload, ctx);
+      }
+      const result = inst._zod.parse(payload, ctx);
+      if (result instanceof Promise) {
+        if (ctx.async === false)
+          throw new $ZodAsyncError();
+        return result.then((result2) => runChecks(result2, checks, ctx));
+      }
+      return runChecks(result, checks, ctx);
+    };
+  }
+}, {
+  // Wrappers extend this by installing a richer factory over it; reading it eagerly would defeat the laziness.
+  get "~standard"() {
+    return hide(this, "~standard", standardProps(this));
+  },
+  set "~standard"(value) {
+    own(this, "~standard", value);
+  }
+});
+var toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
+async function validateAsync(inst, value) {
+  const ctx = { async: true };
+  return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
+}
+function standardProps(inst) {
+  return {
+    validate: (value) => {
+      const ctx = { async: false };
+      try {
+        const r = inst._zod.run({ value, issues: [] }, ctx);
+        if (!(r instanceof Promise))
+          return toStandardResult(r, ctx);
+      } catch (_) {
+      }
+      return validateAsync(inst, value);
+    },
+    vendor: "zod",
+    version: 1
+  };
+}
+var $ZodString = /* @__PURE__ */ $constructor("$ZodString", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = def.pattern ?? anyString;
+  inst._zod.parse = (payload, _) => {
+    if (def.coerce)
+      try {
+        payload.value = String(payload.value);
+      } catch (_2) {
+      }
+    if (typeof payload.value === "string")
+      return payload;
+    payload.issues.push({
+      expected: "string",
+      code: "invalid_type",
+      input: payload.value,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = number;
+  inst._zod.parse = (payload, _ctx) => {
+    if (def.coerce)
+      try {
+        payload.value = Number(payload.value);
+      } catch (_) {
+      }
+    const input = payload.value;
+    if (typeof input === "number" && !Number.isNaN(input) && Number.isFinite(input)) {
+      return payload;
+    }
+    const received = typeof input === "number" ? Number.isNaN(input) ? "NaN" : !Number.isFinite(input) ? String(input) : void 0 : void 0;
+    payload.issues.push({
+      expected: "number",
+      code: "invalid_type",
+      input,
+      inst,
+      ...received ? { received } : {}
+    });
+    return payload;
+  };
+});
+var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, def) => {
+  $ZodCheckNumberFormat.init(inst, def);
+  $ZodNumber.init(inst, def);
+});
+var $ZodBoolean = /* @__PURE__ */ $constructor("$ZodBoolean", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = boolean;
+  inst._zod.parse = (payload, _ctx) => {
+    if (def.coerce)
+      try {
+        payload.value = Boolean(payload.value);
+      } catch (_) {
+      }
+    const input = payload.value;
+    if (typeof input === "boolean")
+      return payload;
+    payload.issues.push({
+      expected: "boolean",
+      code: "invalid_type",
+      input,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodUnknown = /* @__PURE__ */ $constructor("$ZodUnknown", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload) => payload;
+});
+var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, _ctx) => {
+    payload.issues.push({
+      expected: "never",
+      code: "invalid_type",
+      input: payload.value,
+      inst
+    });
+    return payload;
+  };
+});
+function capSize(inst, size) {
+  const caps = sizeCaps(inst._zod.def.checks);
+  if (!caps.length)
+    return;
+  const cap = Math.min(...caps.map((c) => c[0]));
+  const parse2 = inst._zod.parse;
+  inst._zod.parse = (payload, ctx) => {
+    const n = size(payload.value);
+    if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
+      for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
+        if (n > max && ch._zod.def.when(payload)) {
+          const start = payload.issues.length;
+          ch._zod.check(payload);
+          payload.issues[start].continue = false;
+          attachSchema(payload.issues, start, inst);
+          return payload;
+        }
+      }
+    }
+    return parse2(payload, ctx);
+  };
+}
+var arraySize = (input) => Array.isArray(input) ? input.length : -1;
+function handleArrayResult(result, final, index) {
+  if (result.issues.length) {
+    final.issues.push(...prefixIssues(index, result.issues));
+  }
+  final.value[index] = result.value;
+}
+var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
+  $ZodType.init(inst, def);
+  const memo = globalConfig.memoizer;
+  memo?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!Array.isArray(input)) {
+      payload.issues.push({
+        expected: "array",
+        code: "invalid_type",
+        input,
+        inst
+      });
+      return payload;
+    }
+    payload.value = memo ? memo.alloc(inst, payload, Array(input.length), ctx) : Array(input.length);
+    const proms = [];
+    const abortEarly = ctx?.abortEarly;
+    for (let i = 0; i < input.length; i++) {
+      const item = input[i];
+      const result = def.element._zod.run({
+        value: item,
+        issues: []
+      }, ctx);
+      if (result instanceof Promise) {
+        proms.push(result.then((result2) => handleArrayResult(result2, payload, i)));
+      } else {
+        handleArrayResult(result, payload, i);
+        if (abortEarly && result.issues.length !== 0 && aborted(result))
+          break;
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => payload);
+    }
+    return payload;
+  };
+  capSize(inst, arraySize);
+});
+function handlePropertyResult(result, final, key, input, optin, optout) {
+  const isPresent = key in input;
+  const isOptionalOut = optout === "optional";
+  if (!isPresent && isOptionalOut && optin === "optional") {
+    return;
+  }
+  if (result.issues.length) {
+    if (optin !== void 0 && isOptionalOut && !isPresent) {
+      return;
+    }
+    final.issues.push(...prefixIssues(key, result.issues));
+  }
+  if (!isPresent && optin === void 0) {
+    if (!result.issues.length) {
+      final.issues.push({
+        code: "invalid_type",
+        expected: "nonoptional",
+        input: void 0,
+        path: [key]
+      });
+    }
+    return;
+  }
+  if (result.value === void 0) {
+    if (isPresent || optin === "defaulted" && !isOptionalOut) {
+      final.value[key] = void 0;
+    }
+  } else {
+    final.value[key] = result.value;
+  }
+}
+var NO_SYMBOL_KEYS = [];
+function normalizeDef(def) {
+  const keys = Object.keys(def.shape);
+  const ownSymbols = Object.getOwnPropertySymbols(def.shape);
+  const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
+  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
+  for (const k of allKeys) {
+    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
+      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
+    }
+  }
+  const okeys = optionalKeys(def.shape);
+  return {
+    ...def,
+    allKeys,
+    symbolKeys,
+    // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
+    keySet: new Set(keys),
+    numKeys: keys.length,
+    optionalKeys: new Set(okeys)
+  };
+}
+function handleCatchall(proms, input, payload, ctx, def, inst, abortEarly) {
+  const unrecognized = [];
+  const keySet = def.keySet;
+  const _catchall = def.catchall._zod;
+  const t = _catchall.def.type;
+  const optin = _catchall.optin;
+  const optout = _catchall.optout;
+  let seen = 0;
+  for (const key in input) {
+    if (abortEarly && payload.issues.length !== seen) {
+      if (aborted(payload, seen))
+        break;
+      seen = payload.issues.length;
+    }
+    if (keySet.has(key))
+      continue;
+    if (key === "__proto__") {
+      if (t === "never")
+        unrecognized.push(key);
+      continue;
+    }
+    if (t === "never") {
+      unrecognized.push(key);
+      continue;
+    }
+    const r = _catchall.run({ value: input[key], issues: [] }, ctx);
+    if (r instanceof Promise) {
+      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input, optin, optout)));
+    } else {
+      handlePropertyResult(r, payload, key, input, optin, optout);
+    }
+  }
+  if (unrecognized.length) {
+    payload.issues.push({
+      code: "unrecognized_keys",
+      keys: unrecognized,
+      input,
+      inst,
+      // Describes the shape of the input, not the validity of the parsed value, so it never aborts. The parse still fails; the schema's own checks just get to run first, and an enclosing intersection can reconcile the key against a sibling operand.
+      continue: true
+    });
+  }
+  if (!proms.length)
+    return payload;
+  return Promise.all(proms).then(() => {
+    return payload;
+  });
+}
+var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
+  $ZodType.init(inst, def);
+  const desc = Object.getOwnPropertyDescriptor(def, "shape");
+  const sh = desc?.get ? desc.get.raw : def.shape ?? {};
+  if (sh) {
+    const get = () => {
+      const newSh = { ...sh };
+      Object.defineProperty(def, "shape", { value: newSh });
+      get.raw = newSh;
+      return newSh;
+    };
+    get.raw = sh;
+    Object.defineProperty(def, "shape", { get });
+  }
+  const _normalized = cached(() => normalizeDef(def));
+  defineLazyInternal(inst, "propValues", (zod) => {
+    const shape = zod.def.shape;
+    const propValues = {};
+    for (const key in shape) {
+      const field = shape[key]._zod;
+      if (field.values) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
+          assignProp(propValues, key, /* @__PURE__ */ new Set());
+        }
+        for (const v of field.values)
+          propValues[key].add(v);
+        if (field.optin !== void 0)
+          propValues[key].add(void 0);
+      }
+    }
+    return propValues;
+  });
+  const isObject2 = isObject;
+  const catchall = def.catchall;
+  let value;
+  const memo = globalConfig.memoizer;
+  memo?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    value ?? (value = _normalized.value);
+    const input = payload.value;
+    if (!isObject2(input)) {
+      payload.issues.push({
+        expected: "object",
+        code: "invalid_type",
+        input,
+        inst
+      });
+      return payload;
+    }
+    payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
+    const proms = [];
+    const shape = value.shape;
+    const abortEarly = ctx?.abortEarly;
+    let seen = payload.issues.length;
+    for (const key of value.allKeys) {
+      if (abortEarly && payload.issues.length !== seen) {
+        if (aborted(payload, seen))
+          break;
+        seen = payload.issues.length;
+      }
+      if (key === "__proto__")
+        continue;
+      const el = shape[key];
+      const optin = el._zod.optin;
+      const optout = el._zod.optout;
+      const r = el._zod.run({ value: input[key], issues: [] }, ctx);
+      if (r instanceof Promise) {
+        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input, optin, optout)));
+      } else {
+        handlePropertyResult(r, payload, key, input, optin, optout);
+      }
+    }
+    if (!catchall) {
+      return proms.length ? Promise.all(proms).then(() => payload) : payload;
+    }
+    return handleCatchall(proms, input, payload, ctx, _normalized.value, inst, abortEarly === true);
+  };
+});
+var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
+  $ZodType.init(inst, def);
+  const memo = globalConfig.memoizer;
+  memo?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!isPlainObject(input)) {
+      payload.issues.push({
+        expected: "record",
+        code: "invalid_type",
+        input,
+        inst
+      });
+      return payload;
+    }
+    const proms = [];
+    const values = def.keyType._zod.values;
+    if (values && !def.partial) {
+      payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
+      const recordKeys = /* @__PURE__ */ new Set();
+      for (const key of values) {
+        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
+          recordKeys.add(typeof key === "number" ? key.toString() : key);
+          if (key === "__proto__")
+            continue;
+          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+          if (keyResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (keyResult.issues.length) {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key,
+              path: [key],
+              inst
+            });
+            continue;
+          }
+          const outKey = keyResult.value;
+          if (outKey === "__proto__")
+            continue;
+          const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
+          if (result instanceof Promise) {
+            proms.push(result.then((result2) => {
+              if (result2.issues.length) {
+                payload.issues.push(...prefixIssues(key, result2.issues));
+              }
+              payload.value[outKey] = result2.value;
+            }));
+          } else {
+            if (result.issues.length) {
+              payload.issues.push(...prefixIssues(key, result.issues));
+            }
+            payload.value[outKey] = result.value;
+          }
+        }
+      }
+      let unrecognized;
+      for (const key in input) {
+        if (!recordKeys.has(key)) {
+          if (def.mode === "loose") {
+            if (key === "__proto__")
+              continue;
+            payload.value[key] = input[key];
+          } else {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key);
+          }
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    } else {
+      payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
+      let unrecognized;
+      for (const key of Reflect.ownKeys(input)) {
+        if (key === "__proto__")
+          continue;
+        if (!Object.prototype.propertyIsEnumerable.call(input, key))
+          continue;
+        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+        if (keyResult instanceof Promise) {
+          throw new Error("Async schemas not supported in object keys currently");
+        }
+        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        if (checkNumericKey) {
+          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
+          if (retryResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (retryResult.issues.length === 0) {
+            keyResult = retryResult;
+          }
+        }
+        if (keyResult.issues.length) {
+          if (def.mode === "loose") {
+            payload.value[key] = input[key];
+          } else if (values) {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key);
+          } else {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key,
+              path: [key],
+              inst
+            });
+          }
+          continue;
+        }
+        const outKey = keyResult.value;
+        if (outKey === "__proto__")
+          continue;
+        const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((result2) => {
+            if (result2.issues.length) {
+              payload.issues.push(...prefixIssues(key, result2.issues));
+            }
+            payload.value[outKey] = result2.value;
+          }));
+        } else {
+          if (result.issues.length) {
+            payload.issues.push(...prefixIssues(key, result.issues));
+          }
+          payload.value[outKey] = result.value;
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => payload);
+    }
+    return payload;
+  };
+});
+var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
+  $ZodType.init(inst, def);
+  const values = getEnumValues(def.entries);
+  const valuesSet = new Set(values);
+  inst._zod.values = valuesSet;
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
+    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
+  });
+  inst._zod.parse = (payload, _ctx) => {
+    const input = payload.value;
+    if (valuesSet.has(input)) {
+      return payload;
+    }
+    payload.issues.push({
+      code: "invalid_value",
+      values,
+      input,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
+  $ZodType.init(inst, def);
+  const values = new Set(def.values);
+  inst._zod.values = values;
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const vals = zod.def.values;
+    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
+  });
+  inst._zod.parse = (payload, _ctx) => {
+    const input = payload.value;
+    if (values.has(input)) {
+      return payload;
+    }
+    payload.issues.push({
+      code: "invalid_value",
+      values: def.values,
+      input,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)}|null)$`) : void 0;
+  });
+  defineLazyInternal(inst, "values", (zod) => {
+    return zod.def.innerType._zod.values ? /* @__PURE__ */ new Set([...zod.def.innerType._zod.values, null]) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === null)
+      return payload;
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodPipe = /* @__PURE__ */ $constructor("$ZodPipe", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
+  defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      const right = def.out._zod.run(payload, ctx);
+      if (right instanceof Promise) {
+        return right.then((right2) => handlePipeResult(right2, def.in, ctx));
+      }
+      return handlePipeResult(right, def.in, ctx);
+    }
+    const left = def.in._zod.run(payload, ctx);
+    if (left instanceof Promise) {
+      return left.then((left2) => handlePipeResult(left2, def.out, ctx));
+    }
+    return handlePipeResult(left, def.out, ctx);
+  };
+});
+function handlePipeResult(left, next, ctx) {
+  if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
+    left.aborted = true;
+    return left;
+  }
+  return next._zod.run({ value: left.value, issues: left.issues }, ctx);
+}
+var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, _) => {
+    return payload;
+  };
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    const r = def.fn(input);
+    if (r instanceof Promise) {
+      return r.then((r2) => handleRefineResult(r2, payload, input, inst));
+    }
+    handleRefineResult(r, payload, input, inst);
+    return;
+  };
+});
+function handleRefineResult(result, payload, input, inst) {
+  if (!result) {
+    const _iss = {
+      code: "custom",
+      input,
+      inst,
+      // incorporates params.error into issue reporting
+      path: [...inst._zod.def.path ?? []],
+      // incorporates params.error into issue reporting
+      continue: !inst._zod.def.abort
+      // params: inst._zod.def.params,
+    };
+    if (inst._zod.def.params)
+      _iss.params = inst._zod.def.params;
+    payload.issues.push(issue(_iss));
+  }
+}
+
+// node_modules/zod/v4/core/registries.js
+var _a3;
+var $ZodRegistry = class {
+  constructor() {
+    this._map = /* @__PURE__ */ new WeakMap();
+    this._idmap = /* @__PURE__ */ new Map();
+  }
+  add(schema, ..._meta) {
+    const meta3 = _meta[0];
+    this._map.set(schema, meta3);
+    if (meta3 && typeof meta3 === "object" && "id" in meta3) {
+      this._idmap.set(meta3.id, schema);
+    }
+    return this;
+  }
+  clear() {
+    this._map = /* @__PURE__ */ new WeakMap();
+    this._idmap = /* @__PURE__ */ new Map();
+    return this;
+  }
+  remove(schema) {
+    const meta3 = this._map.get(schema);
+    if (meta3 && typeof meta3 === "object" && "id" in meta3) {
+      this._idmap.delete(meta3.id);
+    }
+    this._map.delete(schema);
+    return this;
+  }
+  get(schema) {
+    const p = schema._zod.parent;
+    if (p) {
+      const pm = { ...this.get(p) ?? {} };
+      delete pm.id;
+      const f = { ...pm, ...this._map.get(schema) };
+      return Object.keys(f).length ? f : void 0;
+    }
+    return this._map.get(schema);
+  }
+  has(schema) {
+    return this._map.has(schema);
+  }
+};
+function registry() {
+  return new $ZodRegistry();
+}
+(_a3 = globalThis).__zod_globalRegistry ?? (_a3.__zod_globalRegistry = registry());
+var globalRegistry = globalThis.__zod_globalRegistry;
+
+// node_modules/zod/v4/core/api.js
+function snapshotChecks(def) {
+  if (def.checks)
+    def.checks = [...def.checks];
+  return def;
+}
+// @__NO_SIDE_EFFECTS__
+function _string(Class, params) {
+  return new Class(snapshotChecks({ type: "string", ...normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _int(Class, params) {
+  return new Class({
+    type: "number",
+    check: "number_format",
+    abort: false,
+    format: "safeint",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _boolean(Class, params) {
+  return new Class({
+    type: "boolean",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _unknown(Class) {
+  return new Class({
+    type: "unknown"
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _never(Class, params) {
+  return new Class({
+    type: "never",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _lte(value, params) {
+  return new $ZodCheckLessThan({
+    check: "less_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: true
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _gte(value, params) {
+  return new $ZodCheckGreaterThan({
+    check: "greater_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: true
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _maxLength(maximum, params) {
+  const ch = new $ZodCheckMaxLength({
+    check: "max_length",
+    ...normalizeParams(params),
+    maximum
+  });
+  return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function _minLength(minimum, params) {
+  return new $ZodCheckMinLength({
+    check: "min_length",
+    ...normalizeParams(params),
+    minimum
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _regex(pattern, params) {
+  return new $ZodCheckRegex({
+    check: "string_format",
+    format: "regex",
+    ...normalizeParams(params),
+    pattern
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _refine(Class, fn, _params) {
+  const schema = new Class({
+    type: "custom",
+    check: "custom",
+    fn,
+    ...normalizeParams(_params)
+  });
+  return schema;
+}
+// @__NO_SIDE_EFFECTS__
+function meta(metadata) {
+  const ch = new $ZodCheck({ check: "meta" });
+  ch._zod.onattach = [
+    (inst) => {
+      const existing = globalRegistry.get(inst) ?? {};
+      globalRegistry.add(inst, { ...existing, ...metadata });
+    }
+  ];
+  ch._zod.check = () => {
+  };
+  return ch;
+}
+
+// node_modules/zod/v4/mini/schemas.js
+var ZodMiniType = /* @__PURE__ */ $constructor("ZodMiniType", (inst, def) => {
+  if (!inst._zod)
+    throw new Error("Uninitialized schema in ZodMiniType.");
+  $ZodType.init(inst, def);
+  inst.def = def;
+  inst.type = def.type;
+}, {
+  // `with` is an alias for `check`: the same function object, not a wrapper.
+  get with() {
+    return this.check;
+  },
+  set with(value) {
+    own(this, "with", value);
+  },
+  parse(data, params) {
+    return parse(this, data, params, { callee: this.parse });
+  },
+  parseAsync(data, params) {
+    return parseAsync(this, data, params, { callee: this.parseAsync });
+  },
+  safeParse(data, params) {
+    return safeParse(this, data, params);
+  },
+  safeParseAsync(data, params) {
+    return safeParseAsync(this, data, params);
+  },
+  check(...checks) {
+    const def = this.def;
+    return this.clone({
+      ...def,
+      checks: [
+        ...def.checks ?? [],
+        ...checks.map((ch) => typeof ch === "function" ? { _zod: { check: ch, def: { check: "custom" }, onattach: [] } } : ch)
+      ]
+    }, { parent: true });
+  },
+  clone(_def, params) {
+    return clone(this, _def, params);
+  },
+  brand() {
+    return this;
+  },
+  register(reg, meta3) {
+    reg.add(this, meta3);
+    return this;
+  },
+  apply(fn, ...args) {
+    return args.length === 0 ? fn(this) : fn(this, ...args);
+  }
+});
+var ZodMiniString = /* @__PURE__ */ $constructor("ZodMiniString", (inst, def) => {
+  $ZodString.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function string2(params) {
+  return _string(ZodMiniString, params);
+}
+var ZodMiniNumber = /* @__PURE__ */ $constructor("ZodMiniNumber", (inst, def) => {
+  $ZodNumber.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+var ZodMiniNumberFormat = /* @__PURE__ */ $constructor("ZodMiniNumberFormat", (inst, def) => {
+  $ZodNumberFormat.init(inst, def);
+  ZodMiniNumber.init(inst, def);
+});
+function int(params) {
+  return _int(ZodMiniNumberFormat, params);
+}
+var ZodMiniBoolean = /* @__PURE__ */ $constructor("ZodMiniBoolean", (inst, def) => {
+  $ZodBoolean.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function boolean2(params) {
+  return _boolean(ZodMiniBoolean, params);
+}
+var ZodMiniUnknown = /* @__PURE__ */ $constructor("ZodMiniUnknown", (inst, def) => {
+  $ZodUnknown.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function unknown() {
+  return _unknown(ZodMiniUnknown);
+}
+var ZodMiniNever = /* @__PURE__ */ $constructor("ZodMiniNever", (inst, def) => {
+  $ZodNever.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function never(params) {
+  return _never(ZodMiniNever, params);
+}
+var ZodMiniArray = /* @__PURE__ */ $constructor("ZodMiniArray", (inst, def) => {
+  $ZodArray.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function array(element, params) {
+  return new ZodMiniArray({
+    type: "array",
+    element,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniObject = /* @__PURE__ */ $constructor("ZodMiniObject", (inst, def) => {
+  $ZodObject.init(inst, def);
+  ZodMiniType.init(inst, def);
+  installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
+});
+// @__NO_SIDE_EFFECTS__
+function strictObject(shape, params) {
+  return new ZodMiniObject({
+    type: "object",
+    shape,
+    catchall: /* @__PURE__ */ never(),
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniRecord = /* @__PURE__ */ $constructor("ZodMiniRecord", (inst, def) => {
+  $ZodRecord.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function record(keyType, valueType, params) {
+  if (!valueType || !valueType._zod) {
+    return new ZodMiniRecord({
+      type: "record",
+      keyType: /* @__PURE__ */ string2(),
+      valueType: keyType,
+      ...normalizeParams(valueType)
+    });
+  }
+  return new ZodMiniRecord({
+    type: "record",
+    keyType,
+    valueType,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniEnum = /* @__PURE__ */ $constructor("ZodMiniEnum", (inst, def) => {
+  $ZodEnum.init(inst, def);
+  ZodMiniType.init(inst, def);
+  inst.options = [...inst._zod.values];
+});
+// @__NO_SIDE_EFFECTS__
+function _enum(values, params) {
+  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
+  return new ZodMiniEnum({
+    type: "enum",
+    entries,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniLiteral = /* @__PURE__ */ $constructor("ZodMiniLiteral", (inst, def) => {
+  $ZodLiteral.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function literal(value, params) {
+  return new ZodMiniLiteral({
+    type: "literal",
+    values: Array.isArray(value) ? value : [value],
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
+  $ZodNullable.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function nullable(innerType) {
+  return new ZodMiniNullable({
+    type: "nullable",
+    innerType
+  });
+}
+var ZodMiniPipe = /* @__PURE__ */ $constructor("ZodMiniPipe", (inst, def) => {
+  $ZodPipe.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function pipe(in_, out) {
+  return new ZodMiniPipe({
+    type: "pipe",
+    in: in_,
+    out
+  });
+}
+var ZodMiniCustom = /* @__PURE__ */ $constructor("ZodMiniCustom", (inst, def) => {
+  $ZodCustom.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function refine(fn, _params = {}) {
+  return _refine(ZodMiniCustom, fn, _params);
+}
+var meta2 = meta;
+
 // src/core/iso-time.ts
 var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+var ISO_SECONDS_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
 var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function daysFromCivil(y, m, d) {
@@ -481,66 +2327,31 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
-// src/core/lean/shape.ts
-var join = (path, key) => path === "$" ? String(key) : `${path}.${key}`;
-function isPlainObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+// src/core/schema-primitives.ts
+function str(o = {}) {
+  const checks = [];
+  if (o.min !== void 0) checks.push(_minLength(o.min));
+  if (o.max !== void 0) checks.push(_maxLength(o.max));
+  if (o.re !== void 0) checks.push(_regex(o.re));
+  return checks.length === 0 ? string2() : string2().check(...checks);
 }
-var str = (o = {}) => (v, path) => {
-  if (typeof v !== "string") return path;
-  if (o.min !== void 0 && v.length < o.min) return path;
-  if (o.max !== void 0 && v.length > o.max) return path;
-  if (o.re !== void 0 && !o.re.test(v)) return path;
-  if (o.refine !== void 0 && !o.refine(v)) return path;
-  return null;
-};
-var isoSeconds = str({ refine: isIsoSeconds });
-var int = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) => (v, path) => typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max ? null : path;
-var bool = () => (v, path) => typeof v === "boolean" ? null : path;
-var lit = (expected) => (v, path) => v === expected ? null : path;
-var oneOf = (values) => (v, path) => typeof v === "string" && values.includes(v) ? null : path;
-var arr = (item, min = 0, max = Number.MAX_SAFE_INTEGER) => (v, path) => {
-  if (!Array.isArray(v)) return path;
-  if (v.length < min || v.length > max) return path;
-  for (let i = 0; i < v.length; i++) {
-    const bad = item(v[i], join(path, i));
-    if (bad !== null) return bad;
-  }
-  return null;
-};
-var opt = (check) => ({ optional: check });
-var obj = (fields) => {
-  const entries = Object.entries(fields).map(
-    ([key, field]) => typeof field === "function" ? { key, check: field, required: true } : { key, check: field.optional, required: false }
-  );
-  const known = new Set(Object.keys(fields));
-  return (v, path) => {
-    if (!isPlainObject(v)) return path;
-    for (const key in v) if (Object.prototype.hasOwnProperty.call(v, key) && !known.has(key)) return path;
-    for (const { key, check, required } of entries) {
-      if (!Object.prototype.hasOwnProperty.call(v, key)) {
-        if (required) return join(path, key);
-        continue;
-      }
-      const bad = check(v[key], join(path, key));
-      if (bad !== null) return bad;
-    }
-    return null;
-  };
-};
-var record = (key, value) => (v, path) => {
-  if (!isPlainObject(v)) return path;
-  if (Object.prototype.hasOwnProperty.call(v, "__proto__")) return join(path, "__proto__");
-  for (const [k, x] of Object.entries(v)) {
-    if (key(k, join(path, k)) !== null) return join(path, k);
-    const bad = value(x, join(path, k));
-    if (bad !== null) return bad;
-  }
-  return null;
-};
-var union = (...alternatives) => (v, path) => alternatives.some((a) => a(v, path) === null) ? null : path;
+function int2(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  return int().check(_gte(min), _lte(max));
+}
+function list(item, min, max) {
+  return min > 0 ? array(item).check(_minLength(min), _maxLength(max)) : array(item).check(_maxLength(max));
+}
+var hex64 = str({ re: /^[0-9a-f]{64}$/ });
+var digestString = str({ re: /^sha256:[0-9a-f]{64}$/ });
+var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+var count = int2(0, Number.MAX_SAFE_INTEGER);
+var isoSeconds = string2().check(
+  _regex(ISO_SECONDS_SHAPE),
+  refine(isIsoSeconds, { message: "iso_time" }),
+  meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
+);
 
-// src/core/lean/attestor-protocol.ts
+// src/core/attestor-protocol.ts
 var ATTESTOR_KINDS = {
   "review-receipt": "https://governed.dev/review-receipt/v1",
   // The gate's signed decision (SPEC §4.1 `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
@@ -562,17 +2373,18 @@ function selfDigestField(kind, credential) {
   if (kind === "checkpoint" && credential === "log") return "attestor_sha256";
   return null;
 }
-var attestorConfigShape = obj({
+var attestorConfigSchema = strictObject({
   credential: str({ re: CREDENTIAL_RE }),
-  kind: oneOf(Object.keys(ATTESTOR_KINDS)),
+  kind: _enum(Object.keys(ATTESTOR_KINDS)),
   key_id: str({ re: KEY_ID_RE }),
   key_ref: str({ re: KEY_REF_RE })
+  // absolute path of the PKCS#8 PEM file
 });
-var attestorRequestShape = obj({
+var attestorRequestSchema = strictObject({
   payloadType: str({ min: 1, max: 200 }),
   payload: str({ min: 1 })
 });
-var attestorResponseShape = obj({
+var attestorResponseSchema = strictObject({
   keyid: str({ re: KEY_ID_RE }),
   sig: str({ re: SIG_B64_RE })
 });
@@ -723,7 +2535,42 @@ function canonicalJson(value) {
   return jcs(value);
 }
 
+// src/core/dsse.ts
+var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
+var signatureSchema = strictObject({
+  keyid: str({ re: /^[0-9a-f]{64}$/ }),
+  sig: str({ min: 1 })
+});
+var envelopeSchema = strictObject({
+  payloadType: str({ min: 1 }),
+  payload: string2(),
+  signatures: list(signatureSchema, 0, 16)
+});
+
+// src/core/closed-record.ts
+var noOwnProto = unknown().check(
+  refine((v) => !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__")), { message: "unknown key" })
+);
+function closedRecord(key, value) {
+  return pipe(noOwnProto, record(key, value));
+}
+
+// src/core/intoto.ts
+var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
+var subjectSchema = strictObject({
+  name: str({ min: 1, max: 256 }),
+  digest: strictObject({ sha256: hex64 })
+});
+var statementSchema = strictObject({
+  _type: literal(STATEMENT_TYPE_V1),
+  subject: list(subjectSchema, 1, 16),
+  predicateType: str({ min: 1 }),
+  // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
+  predicate: closedRecord(string2(), unknown())
+});
+
 // src/core/review-vocabulary.ts
+var STAGES = ["planning", "development", "test", "integration"];
 var FINDING_CODES = [
   "scope_omission",
   "source_mapping",
@@ -738,170 +2585,130 @@ var FINDING_CODES = [
 ];
 var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
+var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
 
-// src/core/ed25519.ts
-var ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
-var ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
-var P2 = (1n << 255n) - 19n;
-var L = (1n << 252n) + 27742317777372353535851937790883648493n;
-var L_BYTES = (() => {
-  const out = new Uint8Array(32);
-  let n = L;
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
-  return out;
-})();
-
-// src/core/lean/trust-root.ts
-var KEY_ROLES_LEAN = ["reviewer", "runner", "probe", "gate", "log", "authority"];
-var HEX64 = /^[0-9a-f]{64}$/;
-var trustRootShape = obj({
-  version: lit(1),
-  expires: isoSeconds,
-  keys: arr(
-    obj({
-      key_id: str({ re: HEX64 }),
-      public_key: str({ min: 1, max: 1024 }),
-      roles: arr(oneOf(KEY_ROLES_LEAN), 1, KEY_ROLES_LEAN.length),
-      not_before: isoSeconds,
-      not_after: isoSeconds,
-      revoked_at: opt(isoSeconds),
-      reason: opt(str({ max: 200 }))
-    }),
-    1,
-    256
-  )
+// src/core/receipt-predicate.ts
+var id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
+var findingSchema = strictObject({
+  code: _enum(FINDING_CODES),
+  class: _enum(FINDING_CLASSES),
+  severity: _enum(SEVERITIES),
+  refs: list(id, 1, 4)
 });
-
-// src/core/lean/receipt.ts
-var IN_TOTO_PAYLOAD_TYPE_LEAN = "application/vnd.in-toto+json";
-var STATEMENT_TYPE_LEAN = "https://in-toto.io/Statement/v1";
-var hex64 = str({ re: HEX64 });
-var digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
-var count = int(0, Number.MAX_SAFE_INTEGER);
-var envelopeShape = obj({
-  payloadType: str({ min: 1 }),
-  payload: str(),
-  signatures: arr(obj({ keyid: str({ re: HEX64 }), sig: str({ min: 1 }) }), 0, 16)
-});
-var UTF8_FATAL = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-var contractIdRe = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var finding = obj({
-  code: oneOf(FINDING_CODES),
-  class: oneOf(FINDING_CLASSES),
-  severity: oneOf(SEVERITIES),
-  refs: arr(str({ re: contractIdRe }), 1, 4)
-});
-var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
-var identity = {
+function isVeto(f) {
+  return f.severity === "CRITICAL" && VETO_CLASSES.has(f.class);
+}
+var processIdentityShape = {
   boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
-  pid: int(1, 4194304),
+  pid: int2(1, 4194304),
   start_time: str({ re: /^\d{1,20}$/ })
+  // clock ticks since boot (/proc/<pid>/stat field 22)
 };
-var receiptPredicateShape = obj({
-  trust_mode: oneOf(["co-located", "separated"]),
+var processIdentitySchema = strictObject(processIdentityShape);
+var reviewReceiptPredicateSchema = strictObject({
+  trust_mode: _enum(["co-located", "separated"]),
   unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
-  stage: oneOf(["planning", "development", "test", "integration"]),
+  stage: _enum(STAGES),
   slot: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
   challenge_id: str({ re: /^CHL-[0-9a-f]{32}$/ }),
   run_id: str({ re: /^RUN-[0-9a-f]{32}$/ }),
   execution_id: str({ re: /^EXE-[0-9a-f]{32}$/ }),
-  verdict: oneOf(["CLEAN", "DIRTY"]),
-  findings: arr(finding, 0, 32),
-  vetoes: arr(finding, 0, 32),
-  coverage_matched: lit(true),
-  bundle_digest: digest,
-  view_digest: digest,
-  planning_state_digest: digest,
-  content_digest: digest,
-  work_state_digest: digest,
-  inputs: obj({
-    contract_digest: digest,
-    sources_digest: digest,
-    workspace_digest: digest,
-    baseline: obj({ commit: gitId, tree: gitId }),
-    policy_digest: digest,
-    trust_digest: digest,
+  verdict: _enum(["CLEAN", "DIRTY"]),
+  findings: list(findingSchema, 0, 32),
+  vetoes: list(findingSchema, 0, 32),
+  coverage_matched: literal(true),
+  bundle_digest: digestString,
+  view_digest: digestString,
+  planning_state_digest: digestString,
+  content_digest: digestString,
+  work_state_digest: digestString,
+  inputs: strictObject({
+    contract_digest: digestString,
+    sources_digest: digestString,
+    workspace_digest: digestString,
+    baseline: strictObject({ commit: gitId, tree: gitId }),
+    policy_digest: digestString,
+    trust_digest: digestString,
     scope_epoch: count,
     work_revision: count
   }),
-  reviewer: obj({
+  reviewer: strictObject({
     name: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
     sha256: hex64,
     interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ })
   }),
-  sandbox: obj({ bwrap_sha256: hex64, profile_digest: digest, seccomp_digest: digest, uid: int(0, 4294967294), uid_separated: bool() }),
-  attestors: obj({ reviewer_sha256: hex64, runner_sha256: hex64 }),
-  reviewer_process: obj({
-    ...identity,
-    namespaces: obj({ cgroup: count, ipc: count, mnt: count, net: count, pid: count, user: count, uts: count })
+  sandbox: strictObject({
+    bwrap_sha256: hex64,
+    profile_digest: digestString,
+    seccomp_digest: digestString,
+    uid: int2(0, 4294967294),
+    uid_separated: boolean2()
   }),
-  writers: arr(obj({ ...identity, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
-  times: obj({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds })
+  attestors: strictObject({
+    reviewer_sha256: hex64,
+    runner_sha256: hex64
+  }),
+  reviewer_process: strictObject({
+    ...processIdentityShape,
+    namespaces: strictObject({
+      cgroup: count,
+      ipc: count,
+      mnt: count,
+      net: count,
+      pid: count,
+      user: count,
+      uts: count
+    })
+  }),
+  writers: list(strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
+  times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds })
 });
-function statementShape(predicate) {
-  return obj({
-    _type: lit(STATEMENT_TYPE_LEAN),
-    subject: arr(obj({ name: str({ min: 1, max: 256 }), digest: obj({ sha256: hex64 }) }), 1, 16),
-    predicateType: str({ min: 1 }),
-    predicate
-  });
-}
-var receiptStatementShape = statementShape(receiptPredicateShape);
-var anyObject = record(str(), () => null);
-var genericStatementShape = statementShape(anyObject);
-var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
-function predicateRuleViolationLean(p) {
+function predicateRuleViolation(p, canonical) {
   if (p.verdict === "CLEAN" !== (p.findings.length === 0)) return "verdict";
-  const keys = p.findings.map((f) => canonicalJson(f));
+  const keys = p.findings.map((f) => canonical(f));
   for (let i = 1; i < keys.length; i++) if (!(keys[i - 1] < keys[i])) return "findings";
   for (const f of p.findings) {
     for (let i = 1; i < f.refs.length; i++) if (!(f.refs[i - 1] < f.refs[i])) return "findings.refs";
   }
-  const expectedVetoes = p.findings.filter((f) => f.severity === "CRITICAL" && VETO_CLASSES.has(f.class)).map((f) => canonicalJson(f));
-  const vetoes = p.vetoes.map((f) => canonicalJson(f));
+  const expectedVetoes = p.findings.filter(isVeto).map((f) => canonical(f));
+  const vetoes = p.vetoes.map((f) => canonical(f));
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return "vetoes";
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
   return null;
 }
 
-// src/core/lean/vsa.ts
+// src/core/vsa.ts
 var VSA_VERIFIER_ID = "https://governed.dev/gate/v1";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
 var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
 var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
-var hex642 = str({ re: /^[0-9a-f]{64}$/ });
-var digest2 = str({ re: /^sha256:[0-9a-f]{64}$/ });
-var gitId2 = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
-var vsaPredicateShape = obj({
-  verifier: obj({ id: lit(VSA_VERIFIER_ID), version: obj({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
+var vsaPredicateSchema = strictObject({
+  verifier: strictObject({ id: literal(VSA_VERIFIER_ID), version: strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
   timeVerified: isoSeconds,
   resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
-  policy: obj({ uri: lit("https://governed.dev/policy"), digest: obj({ sha256: hex642 }) }),
-  inputAttestations: arr(obj({ uri: str({ re: INPUT_URI_RE }), digest: obj({ sha256: hex642 }) }), 0, VSA_BOUNDS.maxInputAttestations),
-  verificationResult: oneOf(["PASSED", "FAILED"]),
-  verifiedLevels: arr(lit(RELEASE_LEVEL), 0, 1),
-  slsaVersion: lit("1.0"),
-  governed: obj({
-    decision_schema: lit(DECISION_SCHEMA_VERSION),
+  policy: strictObject({ uri: literal("https://governed.dev/policy"), digest: strictObject({ sha256: hex64 }) }),
+  inputAttestations: list(strictObject({ uri: str({ re: INPUT_URI_RE }), digest: strictObject({ sha256: hex64 }) }), 0, VSA_BOUNDS.maxInputAttestations),
+  verificationResult: _enum(["PASSED", "FAILED"]),
+  verifiedLevels: list(literal(RELEASE_LEVEL), 0, 1),
+  slsaVersion: literal("1.0"),
+  governed: strictObject({
+    decision_schema: literal(DECISION_SCHEMA_VERSION),
     unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
-    state: oneOf(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
-    reasons: arr(obj({ code: reasonCode, ids: arr(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
-    trust_mode: oneOf(["co-located", "separated"]),
-    policy_digest: digest2,
-    trust_digest: digest2,
-    gate_trust_digest: digest2,
-    subject: obj({ commit: gitId2, manifest_digest: digest2 }),
-    current: obj({ planning_state_digest: digest2, content_digest: digest2, work_state_digest: digest2 }),
-    preservation_waiver: union(lit(null), str({ min: 1, max: 500 })),
-    attestor_sha256: hex642
+    state: _enum(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
+    reasons: list(strictObject({ code: reasonCode, ids: list(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
+    trust_mode: _enum(["co-located", "separated"]),
+    policy_digest: digestString,
+    trust_digest: digestString,
+    gate_trust_digest: digestString,
+    subject: strictObject({ commit: gitId, manifest_digest: digestString }),
+    current: strictObject({ planning_state_digest: digestString, content_digest: digestString, work_state_digest: digestString }),
+    preservation_waiver: nullable(str({ min: 1, max: 500 })),
+    attestor_sha256: hex64
   })
 });
 function vsaRuleViolation(statement) {
@@ -929,29 +2736,54 @@ function vsaRuleViolation(statement) {
 // src/core/checkpoint.ts
 var CHECKPOINT_PREDICATE_TYPE = "https://governed.dev/log-checkpoint/v1";
 var CHECKPOINT_SUBJECT = "governed-log";
-var digest3 = str({ re: /^sha256:[0-9a-f]{64}$/ });
-var hex643 = str({ re: /^[0-9a-f]{64}$/ });
-var checkpointPredicateShape = obj({
-  trust_mode: lit("co-located"),
-  log_entries: int(1, Number.MAX_SAFE_INTEGER),
-  log_head: digest3,
-  state_digest: digest3,
-  policy_digest: digest3,
-  trust_digest: digest3,
-  attestor_sha256: hex643,
+var checkpointPredicateSchema = strictObject({
+  trust_mode: literal("co-located"),
+  /** Number of log entries covered: the head is the entry hash at this seq. */
+  log_entries: int2(1, Number.MAX_SAFE_INTEGER),
+  /** `sha256:` entry hash of entry `log_entries`. */
+  log_head: digestString,
+  /** stateDigest of the store at that position (replay equal to the stored state when signed). */
+  state_digest: digestString,
+  /** The pins in force at that position. */
+  policy_digest: digestString,
+  trust_digest: digestString,
+  /** The log attestor that signed (SPEC §8.1: an attestor signs only what names it). */
+  attestor_sha256: hex64,
+  /** When the checkpoint was made (ISO seconds, UTC). */
   made_at: isoSeconds
 });
-var subjectShape = arr(obj({ name: lit(CHECKPOINT_SUBJECT), digest: obj({ sha256: hex643 }) }), 1, 1);
+var subjectSchema2 = list(strictObject({ name: literal(CHECKPOINT_SUBJECT), digest: strictObject({ sha256: hex64 }) }), 1, 1);
+function firstIssue(schema, value, prefix) {
+  const r = schema.safeParse(value);
+  if (r.success) return null;
+  const path = r.error.issues[0]?.path.map(String).join(".") ?? "";
+  return path === "" ? prefix : `${prefix}.${path}`;
+}
 function checkpointViolation(st) {
   if (st.predicateType !== CHECKPOINT_PREDICATE_TYPE) return "predicateType";
-  const bad = checkpointPredicateShape(st.predicate, "predicate");
+  const bad = firstIssue(checkpointPredicateSchema, st.predicate, "predicate");
   if (bad !== null) return bad;
-  if (subjectShape(st.subject, "subject") !== null) return "subject";
+  if (firstIssue(subjectSchema2, st.subject, "subject") !== null) return "subject";
   const p = st.predicate;
   const [s] = st.subject;
   if (`sha256:${s?.digest.sha256}` !== p.log_head) return "subject";
   return null;
 }
+
+// src/core/ed25519.ts
+var ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+var ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+var P2 = (1n << 255n) - 19n;
+var L = (1n << 252n) + 27742317777372353535851937790883648493n;
+var L_BYTES = (() => {
+  const out = new Uint8Array(32);
+  let n = L;
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(n & 0xffn);
+    n >>= 8n;
+  }
+  return out;
+})();
 
 // attestors/src/ed25519-file.ts
 hashes.sha512 = (message) => new Uint8Array(createHash("sha512").update(message).digest());
@@ -1021,21 +2853,23 @@ function main() {
   } catch {
     refuse("config_invalid");
   }
-  if (attestorConfigShape(configValue, "$") !== null) return refuse("config_invalid");
-  const config = configValue;
-  const seed = seedFromPkcs8Pem(readPrivateFile(config.key_ref).toString("utf8"));
+  const parsedConfig = attestorConfigSchema.safeParse(configValue);
+  if (!parsedConfig.success) return refuse("config_invalid");
+  const config2 = parsedConfig.data;
+  const seed = seedFromPkcs8Pem(readPrivateFile(config2.key_ref).toString("utf8"));
   const pub = getPublicKey(seed);
   const keyid = createHash("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest("hex");
-  if (keyid !== config.key_id) refuse("key_id_mismatch");
+  if (keyid !== config2.key_id) refuse("key_id_mismatch");
   let reqValue;
   try {
     reqValue = JSON.parse(readStdin());
   } catch {
     refuse("request_invalid");
   }
-  if (attestorRequestShape(reqValue, "$") !== null) return refuse("request_invalid");
-  const req = reqValue;
-  if (req.payloadType !== IN_TOTO_PAYLOAD_TYPE_LEAN) refuse("payload_type");
+  const parsedReq = attestorRequestSchema.safeParse(reqValue);
+  if (!parsedReq.success) return refuse("request_invalid");
+  const req = parsedReq.data;
+  if (req.payloadType !== IN_TOTO_PAYLOAD_TYPE) refuse("payload_type");
   const payload = Buffer.from(req.payload, "base64");
   if (payload.toString("base64") !== req.payload) refuse("request_invalid");
   let text;
@@ -1048,24 +2882,27 @@ function main() {
     if (e instanceof Refusal) throw e;
     refuse("payload_not_canonical");
   }
-  if (genericStatementShape(value, "$") !== null) return refuse("statement_invalid");
-  const st = value;
-  if (st.predicateType !== ATTESTOR_KINDS[config.kind]) refuse("foreign_kind");
-  const field = selfDigestField(config.kind, config.credential);
+  const parsedSt = statementSchema.safeParse(value);
+  if (!parsedSt.success) return refuse("statement_invalid");
+  const st = parsedSt.data;
+  if (st.predicateType !== ATTESTOR_KINDS[config2.kind]) refuse("foreign_kind");
+  const field = selfDigestField(config2.kind, config2.credential);
   if (field === null) refuse("credential_role");
-  if (config.kind === "review-receipt") {
-    if (receiptPredicateShape(st.predicate, "$") !== null) return refuse("predicate_invalid");
-    const p = st.predicate;
-    if (predicateRuleViolationLean(p) !== null) refuse("predicate_invalid");
+  if (config2.kind === "review-receipt") {
+    const parsed = reviewReceiptPredicateSchema.safeParse(st.predicate);
+    if (!parsed.success) return refuse("predicate_invalid");
+    const p = parsed.data;
+    if (predicateRuleViolation(p, canonicalJson) !== null) refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.attestors[field] !== self) refuse("self_digest_mismatch");
-  } else if (config.kind === "decision") {
-    if (vsaPredicateShape(st.predicate, "$") !== null) return refuse("predicate_invalid");
-    const p = st.predicate;
+  } else if (config2.kind === "decision") {
+    const parsed = vsaPredicateSchema.safeParse(st.predicate);
+    if (!parsed.success) return refuse("predicate_invalid");
+    const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.governed.attestor_sha256 !== self) refuse("self_digest_mismatch");
-  } else if (config.kind === "checkpoint") {
+  } else if (config2.kind === "checkpoint") {
     if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (st.predicate.attestor_sha256 !== self) refuse("self_digest_mismatch");

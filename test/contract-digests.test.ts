@@ -10,7 +10,8 @@ import {
   workStateDigest,
   type PlanningStateInput,
 } from '../src/core/contract/digests.js';
-import { parseContractText, type Contract } from '../src/core/contract/schema.js';
+import { type Contract } from '../src/core/contract/schema.js';
+import { parseContractText } from '../src/core/contract/text.js';
 import { caught, deferralExample, specExample } from './contract-fixtures.js';
 
 const COMMIT = 'a'.repeat(40);

@@ -2,7 +2,8 @@
 // two-directive contract with a deferred directive disposed by tombstone (SPEC §6.1).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseContractText, type Contract } from '../src/core/contract/schema.js';
+import { type Contract } from '../src/core/contract/schema.js';
+import { parseContractText } from '../src/core/contract/text.js';
 import type { ContractFacts } from '../src/core/contract/validate.js';
 
 const dir = fileURLToPath(new URL('./fixtures/contracts/', import.meta.url));

@@ -2,7 +2,8 @@
 // of schema failure with the field path as id (never the value or an unknown key's name).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseContract, parseContractText } from '../src/core/contract/schema.js';
+import { parseContract } from '../src/core/contract/schema.js';
+import { parseContractText } from '../src/core/contract/text.js';
 import { caught, fixturePath, specExample } from './contract-fixtures.js';
 
 const rawExample = (): Record<string, unknown> => JSON.parse(JSON.stringify(specExample().contract)) as Record<string, unknown>;

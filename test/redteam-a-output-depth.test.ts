@@ -1,11 +1,12 @@
 // Red team A: reviewer stdout nested deep enough to overflow JSON.stringify's recursion (well under
 // the policy's 1 MiB output cap). SPEC §7.2 / §9 step 7: any malformed output is a coded refusal
 // (`review_output_not_canonical`, run ABORTED with exit 9) — never a RangeError that surfaces as
-// `internal_error`. The same canonical-payload decoder serves the lean receipt path (SPEC §8), where
+// `internal_error`. The receipt verifier's canonical-payload decoder (SPEC §8) shares the rule:
 // a deep payload must be `payload_not_canonical`.
 import { describe, expect, it } from 'vitest';
 import { parseReviewOutput } from '../src/core/review-output.js';
-import { decodeCanonicalPayloadLean, IN_TOTO_PAYLOAD_TYPE_LEAN } from '../src/core/lean/receipt.js';
+import { IN_TOTO_PAYLOAD_TYPE } from '../src/core/dsse.js';
+import { decodeCanonicalPayload } from '../src/core/verify-receipt.js';
 import { isGovernedError } from '../src/core/errors.js';
 
 const DEPTH = 500_000; // 1,000,000 bytes of brackets: below max_output (1 MiB)
@@ -30,8 +31,8 @@ describe('redteam-a: deeply nested reviewer output / payload', () => {
     expect(codeOf(() => parseReviewOutput(stdout, coverage))).toBe('review_output_not_canonical');
   });
 
-  it('a deep in-toto payload is payload_not_canonical on the lean decoder', () => {
-    const env = { payloadType: IN_TOTO_PAYLOAD_TYPE_LEAN, payload: Buffer.from(deep), signatures: [] };
-    expect(codeOf(() => decodeCanonicalPayloadLean(env))).toBe('payload_not_canonical');
+  it('a deep in-toto payload is payload_not_canonical on the receipt payload decoder', () => {
+    const env = { payloadType: IN_TOTO_PAYLOAD_TYPE, payload: Buffer.from(deep), signatures: [] };
+    expect(codeOf(() => decodeCanonicalPayload(env))).toBe('payload_not_canonical');
   });
 });

@@ -1,5 +1,5 @@
 // review-run's drift check re-parses the bound contract with `parseBoundContract`
-// (src/flows/run/bound-contract.ts: the zod-free `contractShape` first, the zod reference parser
+// (src/flows/run/bound-contract.ts: the one `contractSchema` first, the reference parser
 // for anything it refuses). It must behave exactly like the reference `parseContractBytes`
 // (src/flows/unit-contract.ts) on every input: both accept with the same value (same canonical
 // bytes, same contract digest) or both refuse with the same error code and IDs — over the SPEC
@@ -15,7 +15,7 @@ import { parseBoundContract } from '../src/flows/run/bound-contract.js';
 import { parseContractBytes } from '../src/flows/unit-contract.js';
 import { fixturePath, specExample } from './contract-fixtures.js';
 import { contractDoc } from './issue-helpers.js';
-import { mutations, type Json } from './lean-helpers.js';
+import { mutations, type Json } from './schema-mutations.js';
 
 type Outcome = { ok: string; digest: string } | { code: string; ids: readonly string[] };
 

@@ -1,6 +1,6 @@
 // A policy that loads is a policy the sandbox accepts (SPEC §3 fail closed, §7.3, §9 step 5): the
 // sandbox bounds live in ONE place (src/core/sandbox-bounds.ts), read by the shared cross-field rules
-// of both loaders (src/core/policy-rules.ts) and by the sandbox (runner/sandbox/limits.ts, argv.ts).
+// of the policy loader (src/core/policy-rules.ts) and by the sandbox (runner/sandbox/limits.ts, argv.ts).
 // Each bound at its edge in BOTH loaders (same code, same field path, never the value), and a
 // differential over many values: the policy loads exactly when the sandbox's own checks pass.
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDurationSeconds, parseSizeBytes } from '../src/core/duration.js';
 import { isGovernedError } from '../src/core/errors.js';
-import { loadPolicyLean } from '../src/core/lean/policy.js';
 import { loadPolicy, type PolicyDocument } from '../src/core/policy.js';
 import { SANDBOX_BOUNDS } from '../src/core/sandbox-bounds.js';
 import { parseStructured } from '../src/core/strict-parse.js';
@@ -40,25 +39,22 @@ function withInterpreter(value: string): PolicyDocument {
   return d;
 }
 
-/** Both loaders, asserted to agree; returns their shared outcome. */
-function loadBoth(doc: PolicyDocument): Outcome {
-  const a = outcome(() => loadPolicy(structuredClone(doc)));
-  const b = outcome(() => loadPolicyLean(structuredClone(doc)));
-  expect(b).toEqual(a);
-  return a;
+/** The loader's outcome. */
+function loadOnce(doc: PolicyDocument): Outcome {
+  return outcome(() => loadPolicy(structuredClone(doc)));
 }
 
 function expectLoads(doc: PolicyDocument, label: string): void {
-  expect(loadBoth(doc), label).toEqual({ ok: true });
+  expect(loadOnce(doc), label).toEqual({ ok: true });
 }
 function expectRefused(doc: PolicyDocument, path: string, label: string, value: string): void {
-  const o = loadBoth(doc);
+  const o = loadOnce(doc);
   expect(o, label).toEqual({ code: 'policy_invalid', ids: [path] });
   // The field path, never the rejected value.
   if ('ids' in o) expect(o.ids.join(' ')).not.toContain(value);
 }
 
-describe('sandbox bounds at their edges, in loadPolicy and loadPolicyLean alike', () => {
+describe('sandbox bounds at their edges, in loadPolicy', () => {
   // [field, loads at the edge, refused one unit beyond]
   const edges: readonly [Field, string, string][] = [
     // timeout: the sandbox's max is 24 h in ms; a policy counts whole seconds.
@@ -90,8 +86,8 @@ describe('sandbox bounds at their edges, in loadPolicy and loadPolicyLean alike'
     expect(parseDurationSeconds('1s') * 1000).toBeGreaterThanOrEqual(SANDBOX_BOUNDS.timeoutMs[0]);
     expectLoads(withSandbox('timeout', '1s'), '1s');
     expectLoads(withSandbox('max_output', '1B'), '1B');
-    expect(loadBoth(withSandbox('timeout', '0s'))).toMatchObject({ code: 'policy_invalid' });
-    expect(loadBoth(withSandbox('max_output', '0B'))).toMatchObject({ code: 'policy_invalid' });
+    expect(loadOnce(withSandbox('timeout', '0s'))).toMatchObject({ code: 'policy_invalid' });
+    expect(loadOnce(withSandbox('max_output', '0B'))).toMatchObject({ code: 'policy_invalid' });
   });
 
   it('sizes far beyond a safe integer are refused, not wrapped (999999999GiB)', () => {
@@ -146,7 +142,7 @@ describe('the loaders and the sandbox can never disagree (differential over many
     let loaded = 0;
     let refused = 0;
     const check = (field: Field, value: string, limits: Parameters<typeof validateLimits>[0]): void => {
-      const o = loadBoth(withSandbox(field, value));
+      const o = loadOnce(withSandbox(field, value));
       const sandboxOk = sandboxAccepts(limits);
       expect('ok' in o, `${field}=${value}`).toBe(sandboxOk);
       if ('ok' in o) {
@@ -176,7 +172,7 @@ describe('the loaders and the sandbox can never disagree (differential over many
     let loaded = 0;
     let refused = 0;
     for (const p of paths) {
-      const o = loadBoth(withInterpreter(p));
+      const o = loadOnce(withInterpreter(p));
       const sandboxOk = 'ok' in outcome(() => validateInterpreterPath(p));
       expect('ok' in o, p).toBe(sandboxOk);
       if ('ok' in o) loaded++;
@@ -188,7 +184,7 @@ describe('the loaders and the sandbox can never disagree (differential over many
   });
 });
 
-describe('shipped policies still load in both loaders and the sandbox accepts them', () => {
+describe('shipped policies still load and the sandbox accepts them', () => {
   for (const rel of ['policies/default.yaml', 'policies/strict.yaml']) {
     it(rel, () => {
       const doc = parseStructured(readFileSync(join(REPO_ROOT, rel), 'utf8'), rel) as PolicyDocument;

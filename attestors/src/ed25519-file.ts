@@ -10,26 +10,16 @@
 import { readFileSync, openSync, fstatSync, readSync, closeSync, constants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
-// Only zod-free checks (src/core/lean/*): the attestor starts in about the time of a bare node
-// start instead of building zod schemas first (docs/runner.md "Attestors without zod"). Each lean
-// check is proven equal to its zod twin by differential tests (test/lean-attestor.test.ts,
-// test/lean-vsa.test.ts), so the attestor accepts exactly what it accepted before.
-import {
-  ATTESTOR_EXIT_REFUSED,
-  ATTESTOR_KINDS,
-  attestorConfigShape,
-  attestorRequestShape,
-  selfDigestField,
-  type AttestorConfigLean,
-  type AttestorRefusal,
-} from '../../src/core/lean/attestor-protocol.js';
+// The very schemas every other path uses (zod/mini: the attestor starts in about the time of a
+// bare node start, docs/architecture.md "One definition per format").
+import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, attestorConfigSchema, attestorRequestSchema, selfDigestField, type AttestorRefusal } from '../../src/core/attestor-protocol.js';
 import { pae } from '../../src/core/pae.js';
-import { jcs } from '../../src/core/canonical.js';
-import { genericStatementShape, IN_TOTO_PAYLOAD_TYPE_LEAN, predicateRuleViolationLean, receiptPredicateShape } from '../../src/core/lean/receipt.js';
-import { vsaPredicateShape, vsaRuleViolation } from '../../src/core/lean/vsa.js';
+import { canonicalJson, jcs } from '../../src/core/canonical.js';
+import { IN_TOTO_PAYLOAD_TYPE } from '../../src/core/dsse.js';
+import { statementSchema } from '../../src/core/intoto.js';
+import { predicateRuleViolation, reviewReceiptPredicateSchema } from '../../src/core/receipt-predicate.js';
+import { vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
-import type { ReviewReceiptPredicate } from '../../src/core/receipt-predicate.js';
-import type { VsaPredicate } from '../../src/core/vsa.js';
 import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
 
 // @noble/ed25519 takes its SHA-512 from this documented provider slot. node:crypto's (OpenSSL) is
@@ -107,8 +97,9 @@ function main(): void {
   } catch {
     refuse('config_invalid');
   }
-  if (attestorConfigShape(configValue, '$') !== null) return refuse('config_invalid');
-  const config = configValue as AttestorConfigLean;
+  const parsedConfig = attestorConfigSchema.safeParse(configValue);
+  if (!parsedConfig.success) return refuse('config_invalid');
+  const config = parsedConfig.data;
 
   // Key: PKCS#8 PEM, private to its owner, and it must be the key the config names.
   const seed = seedFromPkcs8Pem(readPrivateFile(config.key_ref).toString('utf8'));
@@ -123,9 +114,10 @@ function main(): void {
   } catch {
     refuse('request_invalid');
   }
-  if (attestorRequestShape(reqValue, '$') !== null) return refuse('request_invalid');
-  const req = reqValue as { payloadType: string; payload: string };
-  if (req.payloadType !== IN_TOTO_PAYLOAD_TYPE_LEAN) refuse('payload_type');
+  const parsedReq = attestorRequestSchema.safeParse(reqValue);
+  if (!parsedReq.success) return refuse('request_invalid');
+  const req = parsedReq.data;
+  if (req.payloadType !== IN_TOTO_PAYLOAD_TYPE) refuse('payload_type');
   const payload = Buffer.from(req.payload, 'base64');
   if (payload.toString('base64') !== req.payload) refuse('request_invalid');
 
@@ -140,16 +132,18 @@ function main(): void {
     if (e instanceof Refusal) throw e;
     refuse('payload_not_canonical');
   }
-  if (genericStatementShape(value, '$') !== null) return refuse('statement_invalid');
-  const st = value as { subject: { name: string; digest: { sha256: string } }[]; predicateType: string; predicate: Record<string, unknown> };
+  const parsedSt = statementSchema.safeParse(value);
+  if (!parsedSt.success) return refuse('statement_invalid');
+  const st = parsedSt.data;
   if (st.predicateType !== ATTESTOR_KINDS[config.kind]) refuse('foreign_kind');
 
   const field = selfDigestField(config.kind, config.credential);
   if (field === null) refuse('credential_role');
   if (config.kind === 'review-receipt') {
-    if (receiptPredicateShape(st.predicate, '$') !== null) return refuse('predicate_invalid');
-    const p = st.predicate as unknown as ReviewReceiptPredicate;
-    if (predicateRuleViolationLean(p) !== null) refuse('predicate_invalid');
+    const parsed = reviewReceiptPredicateSchema.safeParse(st.predicate);
+    if (!parsed.success) return refuse('predicate_invalid');
+    const p = parsed.data;
+    if (predicateRuleViolation(p, canonicalJson) !== null) refuse('predicate_invalid');
     // Its own sha256 inside the predicate: a receipt naming another attestor is not signed here.
     const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if ((p.attestors as Record<string, string>)[field as string] !== self) refuse('self_digest_mismatch');
@@ -157,8 +151,9 @@ function main(): void {
     // A decision (SLSA VSA, src/core/vsa.ts) is signed only by the gate credential (selfDigestField),
     // only when its closed predicate passes the schema and the cross-field rules (the outcome fields
     // agree, the subject is the commit content it names), and only when it names this program.
-    if (vsaPredicateShape(st.predicate, '$') !== null) return refuse('predicate_invalid');
-    const p = st.predicate as unknown as VsaPredicate;
+    const parsed = vsaPredicateSchema.safeParse(st.predicate);
+    if (!parsed.success) return refuse('predicate_invalid');
+    const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse('predicate_invalid');
     const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if (p.governed.attestor_sha256 !== self) refuse('self_digest_mismatch');

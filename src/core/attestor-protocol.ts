@@ -1,39 +1,77 @@
 // The attestor protocol (SPEC §8.1), shared by the host (runner/attestor-host.ts) and the
-// attestor programs (attestors/src/*.ts, bundled self-contained). Pure.
+// attestor programs (attestors/src/*.ts, bundled self-contained). One definition (zod/mini, so the
+// attestor's cold start stays near a bare node start: docs/architecture.md). Pure.
 //   config file : { credential, kind, key_id, key_ref }  (strict JSON, pinned by digest in the policy)
 //   stdin       : { payloadType, payload (base64) }
 //   stdout      : { keyid, sig (base64) }
 //   exit        : 0 signed; 3 refused (stderr: "refused:<code>"); anything else failed.
-// Vocabulary and zod-free twins of these schemas: ./lean/attestor-protocol.ts.
-import * as z from 'zod';
-import { ATTESTOR_KINDS, CREDENTIAL_RE, KEY_ID_RE, KEY_REF_RE, SIG_B64_RE, type AttestorKind } from './lean/attestor-protocol.js';
+import * as z from 'zod/mini';
+import { str } from './schema-primitives.js';
 
-// The vocabulary lives in the zod-free module (shared with the attestor program); the zod schemas
-// below stay the reference that test/lean-attestor.test.ts checks the lean shapes against.
-export {
-  ATTESTOR_EXIT_REFUSED,
-  ATTESTOR_KINDS,
-  ATTESTOR_REFUSALS,
-  CREDENTIAL_RE,
-  selfDigestField,
-  type AttestorKind,
-  type AttestorRefusal,
-} from './lean/attestor-protocol.js';
+/** The kinds of statement an attestor may sign, each with its predicate type. */
+export const ATTESTOR_KINDS = {
+  'review-receipt': 'https://governed.dev/review-receipt/v1',
+  // The gate's signed decision (SPEC §4.1 `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
+  decision: 'https://slsa.dev/verification_summary/v1',
+  // The log checkpoint (SPEC §4.1 `audit checkpoint`, src/core/checkpoint.ts).
+  checkpoint: 'https://governed.dev/log-checkpoint/v1',
+} as const;
+export type AttestorKind = keyof typeof ATTESTOR_KINDS;
+
+export const CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+export const KEY_ID_RE = /^[0-9a-f]{64}$/;
+/** Absolute path of the PKCS#8 PEM file. */
+export const KEY_REF_RE = /^\/[^\0]{1,4095}$/;
+/** A raw 64-byte Ed25519 signature in canonical, padded base64. */
+export const SIG_B64_RE = /^[A-Za-z0-9+/]{86}==$/;
+
+export const ATTESTOR_EXIT_REFUSED = 3;
+
+/** Refusal codes an attestor prints as `refused:<code>` (closed list; no values). */
+export const ATTESTOR_REFUSALS = [
+  'config_invalid',
+  'key_file_exposed',
+  'key_invalid',
+  'key_id_mismatch',
+  'request_invalid',
+  'payload_type',
+  'payload_not_canonical',
+  'statement_invalid',
+  'foreign_kind',
+  'predicate_invalid',
+  'self_digest_mismatch',
+  'credential_role',
+] as const;
+export type AttestorRefusal = (typeof ATTESTOR_REFUSALS)[number];
+
+/** Which predicate field carries this credential's own attestor sha256 (SPEC §8.1 "not blind"). */
+export function selfDigestField(kind: AttestorKind, credential: string): string | null {
+  if (kind === 'review-receipt') {
+    if (credential === 'reviewer') return 'reviewer_sha256';
+    if (credential === 'runner') return 'runner_sha256';
+  }
+  // Decisions are signed by the gate credential only (SPEC §8: never by reviewer or runner keys);
+  // its own digest is `predicate.governed.attestor_sha256`.
+  if (kind === 'decision' && credential === 'gate') return 'attestor_sha256';
+  // Checkpoints are signed by the log credential only; its own digest is `predicate.attestor_sha256`.
+  if (kind === 'checkpoint' && credential === 'log') return 'attestor_sha256';
+  return null;
+}
 
 export const attestorConfigSchema = z.strictObject({
-  credential: z.string().regex(CREDENTIAL_RE),
+  credential: str({ re: CREDENTIAL_RE }),
   kind: z.enum(Object.keys(ATTESTOR_KINDS) as [AttestorKind, ...AttestorKind[]]),
-  key_id: z.string().regex(KEY_ID_RE),
-  key_ref: z.string().regex(KEY_REF_RE), // absolute path of the PKCS#8 PEM file
+  key_id: str({ re: KEY_ID_RE }),
+  key_ref: str({ re: KEY_REF_RE }), // absolute path of the PKCS#8 PEM file
 });
 export type AttestorConfig = z.infer<typeof attestorConfigSchema>;
 
 export const attestorRequestSchema = z.strictObject({
-  payloadType: z.string().min(1).max(200),
-  payload: z.string().min(1),
+  payloadType: str({ min: 1, max: 200 }),
+  payload: str({ min: 1 }),
 });
 
 export const attestorResponseSchema = z.strictObject({
-  keyid: z.string().regex(KEY_ID_RE),
-  sig: z.string().regex(SIG_B64_RE),
+  keyid: str({ re: KEY_ID_RE }),
+  sig: str({ re: SIG_B64_RE }),
 });

@@ -3,30 +3,33 @@
 // Once a checkpoint has left the machine, a later rewrite of any entry at or before that position —
 // even with every hash recomputed and re-signed by a key-holding writer — no longer matches it:
 // `audit verify --checkpoint` compares the log's entry hash at `log_entries` with `log_head`.
-// Zod-free (the attestor program checks it too); this shape and rule are the only implementation. Pure.
-import { STATEMENT_TYPE_LEAN } from './lean/receipt.js';
-import { arr, int, lit, obj, str, isoSeconds, type Check } from './lean/shape.js';
+// One definition (zod/mini): the attestor program checks it too. Pure.
+import * as z from 'zod/mini';
+import { STATEMENT_TYPE_V1 } from './intoto.js';
+import { digestString as digest, hex64, int, isoSeconds, list } from './schema-primitives.js';
 
 export const CHECKPOINT_PREDICATE_TYPE = 'https://governed.dev/log-checkpoint/v1';
 /** The one subject of a checkpoint: the log, digested by its head entry hash. */
 export const CHECKPOINT_SUBJECT = 'governed-log';
 
-export interface CheckpointPredicate {
-  readonly trust_mode: 'co-located';
+export const checkpointPredicateSchema = z.strictObject({
+  trust_mode: z.literal('co-located'),
   /** Number of log entries covered: the head is the entry hash at this seq. */
-  readonly log_entries: number;
+  log_entries: int(1, Number.MAX_SAFE_INTEGER),
   /** `sha256:` entry hash of entry `log_entries`. */
-  readonly log_head: string;
+  log_head: digest,
   /** stateDigest of the store at that position (replay equal to the stored state when signed). */
-  readonly state_digest: string;
+  state_digest: digest,
   /** The pins in force at that position. */
-  readonly policy_digest: string;
-  readonly trust_digest: string;
+  policy_digest: digest,
+  trust_digest: digest,
   /** The log attestor that signed (SPEC §8.1: an attestor signs only what names it). */
-  readonly attestor_sha256: string;
+  attestor_sha256: hex64,
   /** When the checkpoint was made (ISO seconds, UTC). */
-  readonly made_at: string;
-}
+  made_at: isoSeconds,
+});
+
+export type CheckpointPredicate = Readonly<z.infer<typeof checkpointPredicateSchema>>;
 
 export interface CheckpointStatement {
   readonly _type: string;
@@ -35,25 +38,19 @@ export interface CheckpointStatement {
   readonly predicate: CheckpointPredicate;
 }
 
-const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
-const hex64 = str({ re: /^[0-9a-f]{64}$/ });
+const subjectSchema = list(z.strictObject({ name: z.literal(CHECKPOINT_SUBJECT), digest: z.strictObject({ sha256: hex64 }) }), 1, 1);
 
-export const checkpointPredicateShape: Check = obj({
-  trust_mode: lit('co-located'),
-  log_entries: int(1, Number.MAX_SAFE_INTEGER),
-  log_head: digest,
-  state_digest: digest,
-  policy_digest: digest,
-  trust_digest: digest,
-  attestor_sha256: hex64,
-  made_at: isoSeconds,
-});
-
-const subjectShape: Check = arr(obj({ name: lit(CHECKPOINT_SUBJECT), digest: obj({ sha256: hex64 }) }), 1, 1);
+/** The first failing field of `value` under `schema`, as `prefix.a.b`, or null. */
+function firstIssue(schema: z.ZodMiniType, value: unknown, prefix: string): string | null {
+  const r = schema.safeParse(value);
+  if (r.success) return null;
+  const path = r.error.issues[0]?.path.map(String).join('.') ?? '';
+  return path === '' ? prefix : `${prefix}.${path}`;
+}
 
 export function buildCheckpointStatement(p: CheckpointPredicate): CheckpointStatement {
   return {
-    _type: STATEMENT_TYPE_LEAN,
+    _type: STATEMENT_TYPE_V1,
     subject: [{ name: CHECKPOINT_SUBJECT, digest: { sha256: p.log_head.slice('sha256:'.length) } }],
     predicateType: CHECKPOINT_PREDICATE_TYPE,
     predicate: p,
@@ -67,9 +64,9 @@ export function buildCheckpointStatement(p: CheckpointPredicate): CheckpointStat
  */
 export function checkpointViolation(st: { subject: unknown; predicateType: unknown; predicate: unknown }): string | null {
   if (st.predicateType !== CHECKPOINT_PREDICATE_TYPE) return 'predicateType';
-  const bad = checkpointPredicateShape(st.predicate, 'predicate');
+  const bad = firstIssue(checkpointPredicateSchema, st.predicate, 'predicate');
   if (bad !== null) return bad;
-  if (subjectShape(st.subject, 'subject') !== null) return 'subject';
+  if (firstIssue(subjectSchema, st.subject, 'subject') !== null) return 'subject';
   const p = st.predicate as CheckpointPredicate;
   const [s] = st.subject as { digest: { sha256: string } }[];
   if (`sha256:${s?.digest.sha256}` !== p.log_head) return 'subject';

@@ -3,12 +3,14 @@
 // its digest or signature covers bytes the parsed value no longer holds; a closed schema (SPEC §3
 // "closed objects") refuses it. The strict JSON parser makes such a key an own property, so it can
 // arrive. Found twice (a policy map; a statement's predicate), tested in test/issue-init.test.ts and
-// test/redteam-a-statement-proto.test.ts.
-import * as z from 'zod';
+// test/redteam-a-statement-proto.test.ts. A JSON Schema cannot say this: the published schemas
+// (docs/schemas/) carry it in their description.
+import * as z from 'zod/mini';
 
-export function closedRecord<K extends z.ZodType<string, string>, V extends z.ZodType>(key: K, value: V) {
-  return z
-    .unknown()
-    .refine((v) => !(typeof v === 'object' && v !== null && Object.prototype.hasOwnProperty.call(v, '__proto__')), { message: 'unknown key' })
-    .pipe(z.record(key, value));
+const noOwnProto = z.unknown().check(
+  z.refine((v) => !(typeof v === 'object' && v !== null && Object.prototype.hasOwnProperty.call(v, '__proto__')), { message: 'unknown key' }),
+);
+
+export function closedRecord<K extends z.ZodMiniString<string>, V extends z.ZodMiniType>(key: K, value: V) {
+  return z.pipe(noOwnProto, z.record(key, value));
 }

@@ -2,8 +2,8 @@
 // one unit, no spaces: a policy means exactly one number.
 import { fail } from './errors.js';
 
-const DURATION_RE = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
-const SIZE_RE = /^([1-9][0-9]{0,8})(B|KiB|MiB|GiB)$/;
+export const DURATION_RE = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
+export const SIZE_RE = /^([1-9][0-9]{0,8})(B|KiB|MiB|GiB)$/;
 const DURATION_UNIT = { s: 1, m: 60, h: 3600, d: 86400 } as const;
 const SIZE_UNIT = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 } as const;
 

@@ -1,19 +1,20 @@
 // in-toto Statement v1 (research/attestation.md §2.1): the payload of every governed envelope.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { hex64, list, str } from './schema-primitives.js';
 import { closedRecord } from './closed-record.js';
 
 export const STATEMENT_TYPE_V1 = 'https://in-toto.io/Statement/v1';
 
 export const subjectSchema = z.strictObject({
-  name: z.string().min(1).max(256),
-  digest: z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+  name: str({ min: 1, max: 256 }),
+  digest: z.strictObject({ sha256: hex64 }),
 });
 
 /** The statement frame; `predicate` is checked by the schema of its predicateType. */
 export const statementSchema = z.strictObject({
   _type: z.literal(STATEMENT_TYPE_V1),
-  subject: z.array(subjectSchema).min(1).max(16),
-  predicateType: z.string().min(1),
+  subject: list(subjectSchema, 1, 16),
+  predicateType: str({ min: 1 }),
   // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
   predicate: closedRecord(z.string(), z.unknown()),
 });

@@ -1,7 +1,6 @@
-// The policy's cross-field rules and derived values (SPEC §13), without zod: ONE implementation for
-// both loaders — `loadPolicy` (src/core/policy.ts, after its zod schema) and `loadPolicyLean`
-// (src/core/lean/policy.ts, after its hand-written shape, on the gate's cold-start path). Each rule
-// has its own code and names the offending stage/slot/credential/field, never a value. Pure.
+// The policy's cross-field rules and derived values (SPEC §13), applied by `loadPolicy`
+// (src/core/policy.ts) after its closed schema. Each rule has its own code and names the
+// offending stage/slot/credential/field, never a value. Pure.
 import { digestOf } from './canonical.js';
 import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';

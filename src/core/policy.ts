@@ -1,10 +1,11 @@
 // The policy (SPEC §13): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { closedRecord } from './closed-record.js';
 import { fail } from './errors.js';
-import { isDuration, isSize } from './duration.js';
+import { DURATION_RE, SIZE_RE } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
+import { hex64, int, list, str } from './schema-primitives.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
 
@@ -23,28 +24,27 @@ export const KNOWN_CONTROLS = [
   'external_effect_gate',
 ] as const;
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const name = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
-const duration = z.string().refine(isDuration, { message: 'duration' });
-const size = z.string().refine(isSize, { message: 'size' });
-const relPath = z
-  .string()
-  .min(1)
-  .max(1024)
-  .refine((p) => p === '.' || (!p.startsWith('/') && !p.split('/').some((s) => s === '' || s === '.' || s === '..')), {
+const name = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const duration = str({ re: DURATION_RE });
+const size = str({ re: SIZE_RE });
+const relPath = str({ min: 1, max: 1024 }).check(
+  z.refine((p) => p === '.' || (!p.startsWith('/') && !p.split('/').some((s) => s === '' || s === '.' || s === '..')), {
     message: 'path',
-  });
+  }),
+  z.meta({ description: "'.' or a relative path with no empty, '.' or '..' segment" }),
+);
+const hexList = list(hex64, 1, 16);
 
 const stageSchema = z.strictObject({
   required: z.boolean(),
-  streak: z.number().int().min(2).max(100),
+  streak: int(2, 100),
   slots: closedRecord(name, name),
 });
 
 const credentialSchema = z.strictObject({
   key_id: hex64,
-  attestor_sha256: z.array(hex64).min(1).max(16),
-  attestor_config_sha256: z.array(hex64).min(1).max(16),
+  attestor_sha256: hexList,
+  attestor_config_sha256: hexList,
 });
 
 export const policySchema = z.strictObject({
@@ -53,32 +53,35 @@ export const policySchema = z.strictObject({
   trust_mode: z.literal('co-located'),
   accept_co_located: z.boolean(),
   challenge_ttl: duration,
-  max_runs_per_content: z.number().int().min(1).max(1000),
-  reuse_window: duration.optional(),
-  product_roots: z.array(relPath).min(1).max(64),
-  exclude: z.array(relPath).max(256),
-  preservation: z.union([z.literal('required'), z.strictObject({ waived: z.string().min(1).max(500) })]),
+  max_runs_per_content: int(1, 1000),
+  reuse_window: z.optional(duration),
+  product_roots: list(relPath, 1, 64),
+  exclude: list(relPath, 0, 256),
+  preservation: z.union([z.literal('required'), z.strictObject({ waived: str({ min: 1, max: 500 }) })]),
   stages: z
     .strictObject({
-      planning: stageSchema.optional(),
-      development: stageSchema.optional(),
-      test: stageSchema.optional(),
-      integration: stageSchema.optional(),
+      planning: z.optional(stageSchema),
+      development: z.optional(stageSchema),
+      test: z.optional(stageSchema),
+      integration: z.optional(stageSchema),
     })
-    .refine((s) => Object.keys(s).length > 0, { message: 'stages' }),
+    .check(z.refine((s) => Object.keys(s).length > 0, { message: 'stages' }), z.meta({ description: 'at least one stage' })),
   reviewers: closedRecord(
     name,
     z.strictObject({
       sha256: hex64,
-      interpreter: z.string().regex(/^\/usr\/[A-Za-z0-9._/+-]{1,200}$/).refine((p) => !p.split('/').includes('..'), { message: 'path' }),
-      env: closedRecord(z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/), z.string().max(4096)),
+      interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }).check(
+        z.refine((p) => !p.split('/').includes('..'), { message: 'path' }),
+        z.meta({ description: "an absolute path under /usr with no '..' segment" }),
+      ),
+      env: closedRecord(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: 4096 })),
     }),
   ),
   sandbox: z.strictObject({
-    bwrap_sha256: z.array(hex64).min(1).max(16),
-    profile_sha256: z.array(hex64).min(1).max(16),
-    seccomp_sha256: z.array(hex64).min(1).max(16),
-    uid: z.number().int().min(1000).max(4294967294),
+    bwrap_sha256: hexList,
+    profile_sha256: hexList,
+    seccomp_sha256: hexList,
+    uid: int(1000, 4294967294),
     timeout: duration,
     memory: size,
     max_output: size,
@@ -89,9 +92,9 @@ export const policySchema = z.strictObject({
     runner: credentialSchema,
     gate: credentialSchema,
     log: credentialSchema,
-    probe: credentialSchema.optional(),
+    probe: z.optional(credentialSchema),
   }),
-  controls: z.array(z.enum(KNOWN_CONTROLS)).max(KNOWN_CONTROLS.length),
+  controls: list(z.enum(KNOWN_CONTROLS), 0, KNOWN_CONTROLS.length),
 });
 
 export type PolicyDocument = z.infer<typeof policySchema>;

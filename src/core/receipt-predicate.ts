@@ -1,18 +1,13 @@
 // The review-receipt predicate (SPEC §8): everything a receipt binds. Closed at every level.
 // Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (SPEC §7.2, §8).
-import * as z from 'zod';
-import { isIsoSeconds } from './iso-time.js';
+import * as z from 'zod/mini';
+import { count, digestString, gitId, hex64, int, isoSeconds, list, str } from './schema-primitives.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
 
-export const digestString = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-export const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-/** Strict ISO seconds naming a real calendar instant (./iso-time.ts; no Feb 30, no 24:00). */
-export const isoSeconds = z.string().refine(isIsoSeconds, { message: 'iso_time' });
-const gitId = z.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/);
-const id = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
-const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export { digestString, hex64, isoSeconds };
+const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
 
 export { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES };
 
@@ -21,7 +16,7 @@ export const findingSchema = z.strictObject({
   code: z.enum(FINDING_CODES),
   class: z.enum(FINDING_CLASSES),
   severity: z.enum(SEVERITIES),
-  refs: z.array(id).min(1).max(4),
+  refs: list(id, 1, 4),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -30,23 +25,24 @@ export function isVeto(f: Finding): boolean {
   return f.severity === 'CRITICAL' && VETO_CLASSES.has(f.class);
 }
 
-export const processIdentitySchema = z.strictObject({
-  boot_id: z.string().regex(/^[0-9a-f-]{36}$/),
-  pid: z.number().int().min(1).max(4194304),
-  start_time: z.string().regex(/^\d{1,20}$/), // clock ticks since boot (/proc/<pid>/stat field 22)
-});
+const processIdentityShape = {
+  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  pid: int(1, 4194304),
+  start_time: str({ re: /^\d{1,20}$/ }), // clock ticks since boot (/proc/<pid>/stat field 22)
+};
+export const processIdentitySchema = z.strictObject(processIdentityShape);
 
 export const reviewReceiptPredicateSchema = z.strictObject({
   trust_mode: z.enum(['co-located', 'separated']),
-  unit: z.string().regex(/^UNIT-[0-9a-f]{32}$/),
+  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
   stage: z.enum(STAGES),
-  slot: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/),
-  challenge_id: z.string().regex(/^CHL-[0-9a-f]{32}$/),
-  run_id: z.string().regex(/^RUN-[0-9a-f]{32}$/),
-  execution_id: z.string().regex(/^EXE-[0-9a-f]{32}$/),
+  slot: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
+  challenge_id: str({ re: /^CHL-[0-9a-f]{32}$/ }),
+  run_id: str({ re: /^RUN-[0-9a-f]{32}$/ }),
+  execution_id: str({ re: /^EXE-[0-9a-f]{32}$/ }),
   verdict: z.enum(['CLEAN', 'DIRTY']),
-  findings: z.array(findingSchema).max(32),
-  vetoes: z.array(findingSchema).max(32),
+  findings: list(findingSchema, 0, 32),
+  vetoes: list(findingSchema, 0, 32),
   coverage_matched: z.literal(true),
   bundle_digest: digestString,
   view_digest: digestString,
@@ -64,22 +60,23 @@ export const reviewReceiptPredicateSchema = z.strictObject({
     work_revision: count,
   }),
   reviewer: z.strictObject({
-    name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/),
+    name: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
     sha256: hex64,
-    interpreter: z.string().regex(/^\/usr\/[A-Za-z0-9._/+-]{1,200}$/),
+    interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }),
   }),
   sandbox: z.strictObject({
     bwrap_sha256: hex64,
     profile_digest: digestString,
     seccomp_digest: digestString,
-    uid: z.number().int().min(0).max(4294967294),
+    uid: int(0, 4294967294),
     uid_separated: z.boolean(),
   }),
   attestors: z.strictObject({
     reviewer_sha256: hex64,
     runner_sha256: hex64,
   }),
-  reviewer_process: processIdentitySchema.extend({
+  reviewer_process: z.strictObject({
+    ...processIdentityShape,
     namespaces: z.strictObject({
       cgroup: count,
       ipc: count,
@@ -90,9 +87,7 @@ export const reviewReceiptPredicateSchema = z.strictObject({
       uts: count,
     }),
   }),
-  writers: z
-    .array(processIdentitySchema.extend({ writer_session: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/) }))
-    .max(64),
+  writers: list(z.strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
   times: z.strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
 });
 

@@ -1,5 +1,5 @@
 // The closed vocabulary of reviews (SPEC §7.2, §2): stages, finding codes, classes, severities.
-// Kept free of zod so the lean gate path (src/core/lean) can share it without loading zod.
+// Kept free of zod: the attestor, the coverage reviewer and every schema share this one vocabulary.
 export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
 export const FINDING_CODES = [
   'scope_omission',

@@ -7,6 +7,7 @@ import type * as YamlLib from 'yaml';
 import type { Node } from 'yaml';
 import { assertCanonicalDomain, type CanonicalValue } from './canonical.js';
 import { parseJsonStrict } from './strict-json.js';
+import { isJsonText } from './structured.js';
 
 export { parseJsonStrict };
 import { fail } from './errors.js';
@@ -95,8 +96,6 @@ export function parseYamlStrict(text: string): CanonicalValue {
 
 /** Parse by file name: `.json` strict JSON, `.yaml`/`.yml` strict YAML. */
 export function parseStructured(text: string, fileName: string): CanonicalValue {
-  if (/\.json$/i.test(fileName)) return parseJsonStrict(text);
-  if (/\.ya?ml$/i.test(fileName)) return parseYamlStrict(text);
-  // Anything else: JSON when it looks like JSON, YAML otherwise.
-  return /^\s*[{[]/.test(text) ? parseJsonStrict(text) : parseYamlStrict(text);
+  // By name, else JSON when it looks like JSON and YAML otherwise (./structured.ts, one rule).
+  return isJsonText(text, fileName) ? parseJsonStrict(text) : parseYamlStrict(text);
 }

@@ -1,14 +1,13 @@
-// The trust root's key rules and the TrustRoot value (SPEC §13), without zod: ONE implementation for
-// both loaders — `loadTrustRoot` (src/core/trust-root.ts, after its zod schema) and
-// `loadTrustRootLean` (src/core/lean/trust-root.ts, after its hand-written shape, on the gate's cold
-// path). Every key must be an acceptable Ed25519 SPKI whose id is the sha256 of its DER (so a key id
-// can never point at another key), ids unique, roles unique per key, not_before < not_after. Pure.
+// The trust root's key rules and the TrustRoot value (SPEC §13), applied by `loadTrustRoot`
+// (src/core/trust-root.ts) after its closed schema. Every key must be an acceptable Ed25519 SPKI
+// whose id is the sha256 of its DER (so a key id can never point at another key), ids unique,
+// roles unique per key, not_before < not_after. Pure.
 import { digestOf } from './canonical.js';
 import { publicKeyFromPem, type PublicKey } from './ed25519.js';
 import { fail } from './errors.js';
 import type { KeyRole, TrustedKey, TrustRoot } from './trust-root.js';
 
-/** A trust-root document that passed the closed schema (either loader's). */
+/** A trust-root document that passed the closed schema. */
 export interface TrustRootDoc {
   readonly expires: string;
   readonly keys: readonly {

@@ -1,29 +1,29 @@
 // The trust root (SPEC §13): which public keys count, for which roles, and when. Pure: callers
 // pass the parsed value and the time at which a record is judged (its log position's time, or
 // "now" offline).
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { fail } from './errors.js';
 import type { PublicKey } from './ed25519.js';
 import { trustRootFromDocument } from './trust-root-keys.js';
-import { isoSeconds, hex64 } from './receipt-predicate.js';
+import { hex64, isoSeconds, list, str } from './schema-primitives.js';
 
 export const KEY_ROLES = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authority'] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
 
 const trustKeySchema = z.strictObject({
   key_id: hex64,
-  public_key: z.string().min(1).max(1024),
-  roles: z.array(z.enum(KEY_ROLES)).min(1).max(KEY_ROLES.length),
+  public_key: str({ min: 1, max: 1024 }),
+  roles: list(z.enum(KEY_ROLES), 1, KEY_ROLES.length),
   not_before: isoSeconds,
   not_after: isoSeconds,
-  revoked_at: isoSeconds.optional(),
-  reason: z.string().max(200).optional(),
+  revoked_at: z.optional(isoSeconds),
+  reason: z.optional(str({ max: 200 })),
 });
 
 export const trustRootSchema = z.strictObject({
   version: z.literal(1),
   expires: isoSeconds,
-  keys: z.array(trustKeySchema).min(1).max(256),
+  keys: list(trustKeySchema, 1, 256),
 });
 
 export type TrustRootDocument = z.infer<typeof trustRootSchema>;
@@ -57,6 +57,11 @@ export function loadTrustRoot(value: unknown): TrustRoot {
 /** ISO seconds string of a Date (UTC, whole seconds; SPEC §7.2 "times in whole seconds"). */
 export function isoSecondsOf(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** ISO seconds (UTC, `YYYY-MM-DDTHH:MM:SSZ`) of whole seconds since the epoch. */
+export function isoOfSeconds(seconds: number): string {
+  return isoSecondsOf(new Date(seconds * 1000));
 }
 
 /** SPEC §13: the trust root itself must not have expired at `at`. */

@@ -1,6 +1,14 @@
-// Offline verification of one review receipt (SPEC §8). Pure and synchronous: bytes in, a
-// verified receipt or a coded error out. Each step cites the rule it enforces.
-import { canonicalJson, sha256Digest } from './canonical.js';
+// Offline verification of one review receipt (SPEC §8): the one receipt verifier, used by every
+// path (the full CLI, the cold gate, audit). Pure and synchronous: bytes in, a verified receipt or
+// a coded error out. Each step cites the rule it enforces:
+//   1. closed DSSE envelope, canonical base64 (envelope_invalid), in-toto payload type;
+//   2. signatures before anything else is parsed from the payload: every signature verifies over
+//      PAE with a trusted key, keys not revoked and inside their window at `at`, reviewer and runner
+//      held by two distinct keys (4 before 6, SPEC §4.2);
+//   3. the payload is exactly RFC 8785 (payload_not_canonical);
+//   4. closed statement and review-receipt predicate (statement_invalid / predicate_invalid);
+//   5. the predicate's cross-field rules, and the subject is the workspace the predicate binds.
+import { canonicalJson, isCanonicalJsonText, sha256Digest } from './canonical.js';
 import { parseEnvelopeBytes, IN_TOTO_PAYLOAD_TYPE, type DecodedEnvelope } from './dsse.js';
 import { fail } from './errors.js';
 import { statementSchema, type Statement } from './intoto.js';
@@ -12,7 +20,7 @@ import {
 } from './receipt-predicate.js';
 import type { KeyRole, TrustRoot } from './trust-root.js';
 import { verifySignatures, type SignedBy } from './verify-signatures.js';
-import { decodeCanonicalPayloadLean as decodeCanonicalPayload } from './lean/receipt.js';
+import * as z from 'zod/mini';
 
 export interface VerifyOptions {
   /** The time the record is judged at (ISO seconds): its log position's time, or now offline. */
@@ -43,16 +51,30 @@ export function decodeCanonicalStatement(env: DecodedEnvelope): Statement {
   return st.data;
 }
 
-/** The canonical JSON value of the payload (SPEC §8: exact RFC 8785 bytes, valid UTF-8): one
- * implementation, zod-free, shared with the lean receipt check. */
-export { decodeCanonicalPayload };
+/** Stateless when not streaming: one decoder serves every payload. A BOM is content (not canonical). */
+const UTF8_FATAL = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The canonical JSON value of the payload (SPEC §8: an in-toto payload type, exact RFC 8785
+ * bytes, valid UTF-8). */
+export function decodeCanonicalPayload(env: DecodedEnvelope): unknown {
+  if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) fail('payload_type_invalid', []);
+  let text: string;
+  try {
+    text = UTF8_FATAL.decode(env.payload);
+  } catch {
+    fail('payload_not_canonical', []);
+  }
+  const { canonical, value } = isCanonicalJsonText(text);
+  if (!canonical) fail('payload_not_canonical', []);
+  return value;
+}
 
 function issuePaths(issues: readonly { path: readonly PropertyKey[] }[]): string[] {
   return issues.slice(0, 4).map((i) => i.path.map(String).join('.') || '$');
 }
 
 // One schema pass over statement and predicate together (the hot path of bulk verification).
-const receiptStatementSchema = statementSchema.extend({ predicate: reviewReceiptPredicateSchema });
+export const receiptStatementSchema = z.extend(statementSchema, { predicate: reviewReceiptPredicateSchema });
 
 export { verifySignatures, type SignedBy };
 

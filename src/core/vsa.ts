@@ -13,9 +13,8 @@
 // preservation waiver shown in every decision, SPEC §11), with the attestor's own sha256: the gate
 // attestor is not blind either (SPEC §8.1) — it signs only a statement that passes this schema and
 // `vsaRuleViolation` and names its own digest.
-import * as z from 'zod';
-import { isoSeconds } from './receipt-predicate.js';
-import { VSA_BOUNDS } from './lean/vsa.js';
+import * as z from 'zod/mini';
+import { digestString as digest, gitId, hex64, isoSeconds, list, str } from './schema-primitives.js';
 
 export const VSA_PREDICATE_TYPE = 'https://slsa.dev/verification_summary/v1';
 export const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
@@ -23,35 +22,48 @@ export const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
 export const RELEASE_LEVEL = 'GOVERNED_RELEASE_ELIGIBLE';
 export const DECISION_SCHEMA_VERSION = 1;
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-const gitId = z.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/);
+/**
+ * The bounds of a VSA predicate, defined here once. Each is far above what the decision rules produce for a real unit (a
+ * `slot_blocked` reason lists every standing block of a slot; a `veto_standing` reason lists its
+ * receipt, its slot and every ref of up to 32 findings x 4 refs = 130 ids), and one reason at the
+ * bound (4096 ids of <= 200 characters, < 1 MiB) still fits the attestor's 16 MiB request. What
+ * the whole statement may weigh is `VSA_MAX_PAYLOAD_BYTES`; beyond any bound `gate --attest`
+ * fails with a coded error and attests nothing (docs/gate.md §3 "Bounds").
+ */
+export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 } as const;
+/**
+ * The RFC 8785 bytes of a whole VSA statement, at most: its envelope (base64, 4/3) must fit the
+ * 4 MiB `gate --export` reads back as vsa.json (src/flows/decide/export.ts) with room for the
+ * signature frame, and the attestor request (base64 too) its 16 MiB.
+ */
+export const VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
+
 const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 /** Reason codes and ids: closed alphabets only (SPEC §3 "No secrets in output"). */
-const reasonCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/);
-const reasonId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/);
+const reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
+const reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
 
 export const vsaPredicateSchema = z.strictObject({
-  verifier: z.strictObject({ id: z.literal(VSA_VERIFIER_ID), version: z.strictObject({ governed: z.string().regex(/^\d+\.\d+\.\d+$/) }) }),
+  verifier: z.strictObject({ id: z.literal(VSA_VERIFIER_ID), version: z.strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
   timeVerified: isoSeconds,
-  resourceUri: z.string().regex(/^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/),
+  resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
   policy: z.strictObject({ uri: z.literal('https://governed.dev/policy'), digest: z.strictObject({ sha256: hex64 }) }),
-  inputAttestations: z.array(z.strictObject({ uri: z.string().regex(INPUT_URI_RE), digest: z.strictObject({ sha256: hex64 }) })).max(VSA_BOUNDS.maxInputAttestations),
+  inputAttestations: list(z.strictObject({ uri: str({ re: INPUT_URI_RE }), digest: z.strictObject({ sha256: hex64 }) }), 0, VSA_BOUNDS.maxInputAttestations),
   verificationResult: z.enum(['PASSED', 'FAILED']),
-  verifiedLevels: z.array(z.literal(RELEASE_LEVEL)).max(1),
+  verifiedLevels: list(z.literal(RELEASE_LEVEL), 0, 1),
   slsaVersion: z.literal('1.0'),
   governed: z.strictObject({
     decision_schema: z.literal(DECISION_SCHEMA_VERSION),
-    unit: z.string().regex(/^UNIT-[0-9a-f]{32}$/),
+    unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
     state: z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY']),
-    reasons: z.array(z.strictObject({ code: reasonCode, ids: z.array(reasonId).max(VSA_BOUNDS.maxIdsPerReason) })).max(VSA_BOUNDS.maxReasons),
+    reasons: list(z.strictObject({ code: reasonCode, ids: list(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
     trust_mode: z.enum(['co-located', 'separated']),
     policy_digest: digest,
     trust_digest: digest,
     gate_trust_digest: digest,
     subject: z.strictObject({ commit: gitId, manifest_digest: digest }),
     current: z.strictObject({ planning_state_digest: digest, content_digest: digest, work_state_digest: digest }),
-    preservation_waiver: z.string().min(1).max(500).nullable(),
+    preservation_waiver: z.nullable(str({ min: 1, max: 500 })),
     attestor_sha256: hex64,
   }),
 });
@@ -128,10 +140,44 @@ export function buildVsaStatement(d: DecisionForVsa): VsaStatement {
   };
 }
 
-// The cross-field rules of a VSA statement (PASSED ⇔ RELEASE_ELIGIBLE ⇔ no reason ⇔ the release
-// level; the subject is the commit content the predicate names; one policy digest; inputs sorted and
-// unique) are zod-free and live with the lean shape, so the attestor program and this module share
-// ONE implementation.
-export { vsaRuleViolation } from './lean/vsa.js';
-// Its bounds too (one definition, shared with the attestor's lean check; docs/gate.md §3).
-export { VSA_BOUNDS, VSA_MAX_PAYLOAD_BYTES, vsaBoundExceeded } from './lean/vsa.js';
+/**
+ * The first count bound of `VSA_BOUNDS` a predicate of the right shape exceeds (its field path), or
+ * null. Lets the gate tell "this decision is too large to attest" (a coded refusal) from "this
+ * statement is malformed" (a bug) before anything is signed.
+ */
+export function vsaBoundExceeded(p: {
+  readonly inputAttestations: readonly unknown[];
+  readonly governed: { readonly reasons: readonly { readonly ids: readonly unknown[] }[] };
+}): string | null {
+  if (p.inputAttestations.length > VSA_BOUNDS.maxInputAttestations) return 'inputAttestations';
+  if (p.governed.reasons.length > VSA_BOUNDS.maxReasons) return 'governed.reasons';
+  if (p.governed.reasons.some((r) => r.ids.length > VSA_BOUNDS.maxIdsPerReason)) return 'governed.reasons.ids';
+  return null;
+}
+
+/**
+ * Cross-field rules of a VSA statement whose predicate passed `vsaPredicateSchema`: the outcome fields agree with each other, the subject is the commit content
+ * the predicate names, the policy digest is the one named twice, inputs are sorted and unique.
+ * Returns the first broken field, or null.
+ */
+export function vsaRuleViolation(statement: { subject: readonly { name: string; digest: { sha256: string } }[]; predicate: VsaPredicate }): string | null {
+  const p = statement.predicate;
+  const g = p.governed;
+  const eligible = g.state === 'RELEASE_ELIGIBLE';
+  if ((p.verificationResult === 'PASSED') !== eligible) return 'verificationResult';
+  if (eligible !== (g.reasons.length === 0)) return 'governed.reasons';
+  if (p.verifiedLevels.length !== (eligible ? 1 : 0)) return 'verifiedLevels';
+  if (p.resourceUri !== `git+commit:${g.subject.commit}`) return 'resourceUri';
+  if (`sha256:${p.policy.digest.sha256}` !== g.policy_digest) return 'policy';
+  const [subject, ...rest] = statement.subject;
+  if (subject === undefined || rest.length > 0 || subject.name !== 'workspace' || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest) {
+    return 'subject';
+  }
+  for (let i = 1; i < p.inputAttestations.length; i++) {
+    if (!((p.inputAttestations[i - 1]?.uri as string) < (p.inputAttestations[i]?.uri as string))) return 'inputAttestations';
+  }
+  for (const a of p.inputAttestations) {
+    if (a.uri.startsWith('governed:receipt:') && a.uri !== `governed:receipt:sha256:${a.digest.sha256}`) return 'inputAttestations';
+  }
+  return null;
+}

@@ -9,7 +9,8 @@
 // - A tombstone's authority is valid when its record was consumed for this unit with the matching
 //   operation (SPEC §11: judged once at consumption; later binds and challenges carry it as history).
 import { fail } from '../core/errors.js';
-import { parseContractText, type Contract } from '../core/contract/schema.js';
+import { type Contract } from '../core/contract/schema.js';
+import { parseContractText } from '../core/contract/text.js';
 import type { AuthorityValidator } from '../core/contract/tombstones.js';
 import { tombstoneAuthorityValidator } from './authority/consume.js';
 import type { Db } from '../store/index.js';

@@ -15,7 +15,8 @@ import { canonicalJson, digestOf, sha256Digest } from '../../src/core/canonical.
 import { entryHashOf } from '../../src/store/log.js';
 import { sourcesDigest } from '../../src/core/bundle/sources-digest.js';
 import { contractDigest } from '../../src/core/contract/digests.js';
-import { parseContractText, type Contract } from '../../src/core/contract/schema.js';
+import { type Contract } from '../../src/core/contract/schema.js';
+import { parseContractText } from '../../src/core/contract/text.js';
 import { loadPolicy, reviewerForSlot, type Stage } from '../../src/core/policy.js';
 import { initStore, readPin } from '../../src/store/pins.js';
 import { getScopeVersion, type BindScopeArgs } from '../../src/store/scope.js';

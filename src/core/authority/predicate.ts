@@ -6,9 +6,10 @@
 //
 // The subject names what the decision is about: the unit (at the state the human approves), or
 // for a policy/trust update the new document itself, so its digest is visible to any in-toto tool.
-import * as z from 'zod';
-import { digestString, isoSeconds } from '../receipt-predicate.js';
+import * as z from 'zod/mini';
+import { digestString, isoSeconds, list, str } from '../schema-primitives.js';
 import { statementSchema, buildStatement } from '../intoto.js';
+import { isoOfSeconds } from '../trust-root.js';
 import { AUTHORITY_OPERATIONS, OPERATION_RULES, pinKindOf } from './operations.js';
 import { COVERED_ID_RE, isSortedUnique, MAX_COVERED_IDS, NONCE_RE, REQUEST_ID_RE, UNIT_ID_RE } from './ids.js';
 
@@ -21,29 +22,26 @@ export const DEFAULT_TTL_SECONDS = 3600;
 
 export const authorityPredicateSchema = z.strictObject({
   operation: z.enum(AUTHORITY_OPERATIONS),
-  ids: z.array(z.string().regex(COVERED_ID_RE)).max(MAX_COVERED_IDS),
-  unit: z.string().regex(UNIT_ID_RE).nullable(),
-  state_before: digestString.nullable(),
-  state_after: digestString.nullable(),
-  nonce: z.string().regex(NONCE_RE),
-  request_id: z.string().regex(REQUEST_ID_RE),
+  ids: list(str({ re: COVERED_ID_RE }), 0, MAX_COVERED_IDS),
+  unit: z.nullable(str({ re: UNIT_ID_RE })),
+  state_before: z.nullable(digestString),
+  state_after: z.nullable(digestString),
+  nonce: str({ re: NONCE_RE }),
+  request_id: str({ re: REQUEST_ID_RE }),
   issued_at: isoSeconds,
   expires_at: isoSeconds,
 });
 
 export type AuthorityPredicate = z.infer<typeof authorityPredicateSchema>;
 
-export const authorityStatementSchema = statementSchema.extend({
+export const authorityStatementSchema = z.extend(statementSchema, {
   predicateType: z.literal(AUTHORITY_PREDICATE_TYPE),
   predicate: authorityPredicateSchema,
 });
 
 export type AuthorityStatement = z.infer<typeof authorityStatementSchema>;
 
-/** Whole seconds since the epoch → `YYYY-MM-DDTHH:MM:SSZ`. */
-export function isoOfSeconds(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { isoOfSeconds };
 
 /** `YYYY-MM-DDTHH:MM:SSZ` → whole seconds, or null for a string that is not a real instant. */
 export function secondsOfIso(iso: string): number | null {

@@ -18,19 +18,19 @@
 //     criteria, atoms, relations; §6.3). Its `disposes` names those removed IDs, none of which may
 //     still be live, and its authority must be valid for its own operation.
 //   No free-text reason field: text belongs in the signed authority record, never in IDs or output.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { fail } from '../errors.js';
-import { parseStructured } from '../strict-parse.js';
+import { int, list, str } from '../schema-primitives.js';
 
 // Caps bound the work every later rule does (spans, verbatim search) on hostile input.
 const MAX_TEXT = 65_536;
 const MAX_PATH = 4_096;
 const MAX_LIST = 4_096;
 
-const text = z.string().min(1).max(MAX_TEXT);
-const idRef = z.string().max(64);
-const idList = z.array(idRef).max(MAX_LIST);
-const pathList = z.array(z.string().min(1).max(MAX_PATH)).min(1).max(MAX_LIST);
+const text = str({ min: 1, max: MAX_TEXT });
+const idRef = str({ max: 64 });
+const idList = list(idRef, 0, MAX_LIST);
+const pathList = list(str({ min: 1, max: MAX_PATH }), 1, MAX_LIST);
 
 export const SOURCE_CLASSES = ['directive', 'context', 'reference'] as const;
 export const ATOM_KINDS = ['obligation', 'context'] as const;
@@ -42,16 +42,16 @@ export const AUTHORITY_OPERATIONS = ['authorize', 'add', 'replace', 'supersede',
 
 const atomSchema = z.strictObject({
   id: idRef,
-  span: z.tuple([z.int().min(0), z.int().min(0)]),
+  span: z.tuple([int(0), int(0)]),
   kind: z.enum(ATOM_KINDS),
   directives: idList,
 });
 
 const sourceSchema = z.strictObject({
   id: idRef,
-  path: z.string().min(1).max(MAX_PATH),
+  path: str({ min: 1, max: MAX_PATH }),
   class: z.enum(SOURCE_CLASSES),
-  atoms: z.array(atomSchema).max(MAX_LIST),
+  atoms: list(atomSchema, 0, MAX_LIST),
 });
 
 const targetSchema = z.strictObject({ id: idRef, paths: pathList });
@@ -63,8 +63,8 @@ const directiveSchema = z.strictObject({
   statement: text,
   state: z.enum(DIRECTIVE_STATES),
   sources: idList,
-  targets: z.array(targetSchema).max(MAX_LIST),
-  criteria: z.array(criterionSchema).max(MAX_LIST),
+  targets: list(targetSchema, 0, MAX_LIST),
+  criteria: list(criterionSchema, 0, MAX_LIST),
   implementations: idList,
   evidence: idList,
 });
@@ -76,27 +76,27 @@ const evidenceSchema = z.strictObject({ id: idRef, kind: z.enum(EVIDENCE_KINDS),
 const authoritySchema = z.strictObject({
   id: idRef,
   operation: z.enum(AUTHORITY_OPERATIONS),
-  record: z.string().max(128),
+  record: str({ max: 128 }),
 });
 
 const tombstoneSchema = z.strictObject({
   id: idRef,
-  directive: idRef.optional(),
+  directive: z.optional(idRef),
   authority: idRef,
   // Relation IDs are `FROM>TO`, so entries may be up to two IDs long.
-  disposes: z.array(z.string().max(130)).min(1).max(MAX_LIST * 4),
+  disposes: list(str({ max: 130 }), 1, MAX_LIST * 4),
 });
 
 export const contractSchema = z.strictObject({
   kind: z.literal('governed/request-contract'),
   version: z.literal(1),
   title: text,
-  sources: z.array(sourceSchema).max(256),
-  directives: z.array(directiveSchema).max(MAX_LIST),
-  implementations: z.array(implementationSchema).max(MAX_LIST),
-  evidence: z.array(evidenceSchema).max(MAX_LIST),
-  authorities: z.array(authoritySchema).max(MAX_LIST),
-  tombstones: z.array(tombstoneSchema).max(MAX_LIST),
+  sources: list(sourceSchema, 0, 256),
+  directives: list(directiveSchema, 0, MAX_LIST),
+  implementations: list(implementationSchema, 0, MAX_LIST),
+  evidence: list(evidenceSchema, 0, MAX_LIST),
+  authorities: list(authoritySchema, 0, MAX_LIST),
+  tombstones: list(tombstoneSchema, 0, MAX_LIST),
 });
 
 export type Contract = z.infer<typeof contractSchema>;
@@ -156,9 +156,4 @@ export function parseContract(value: unknown): Contract {
     default:
       return fail('contract_field_invalid', [where]);
   }
-}
-
-/** Strict text → contract: duplicate keys, YAML aliases and non-canonical values refused first. */
-export function parseContractText(textValue: string, fileName: string): Contract {
-  return parseContract(parseStructured(textValue, fileName));
 }

@@ -8,7 +8,7 @@
 //   policy.pinned.{json|yaml}, trust.pinned.{json|yaml}   the pinned bytes in force at the log head
 //   keys/<key id>.pub                       every public key of that trust root (SPKI PEM)
 import { fail } from '../../core/errors.js';
-import { isJsonText } from '../../core/lean/structured.js';
+import { isJsonText } from '../../core/structured.js';
 import { decodePayload, type LogRow } from '../../store/index.js';
 import { parsePinDocument } from '../challenge/pinned.js';
 

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../core/canonical.js';
 import { fail, GovernedError, highestPrecedence, isGovernedError } from '../../core/errors.js';
-import { arr, int, isPlainObject, lit, obj, str, union, isoSeconds, type Check } from '../../core/lean/shape.js';
+import { exportLogLineSchema, exportManifestSchema, type ExportManifest as Manifest } from '../../core/audit/export-schema.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
 import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, readLog, readPin, replayInto, verifyChain, type Db, type LogRow } from '../../store/index.js';
 import { readAllFd } from '../read-file.js';
@@ -48,10 +48,6 @@ export interface ExportAuditReport extends AuditReport {
   readonly export: ExportCheck;
 }
 
-const DIGEST = /^sha256:[0-9a-f]{64}$/;
-const UNIT_ID = /^UNIT-[0-9a-f]{32}$/;
-/** Every path an export can hold (export.ts): made of IDs only, so a path can be printed. */
-const FILE_PATH = /^(?:log\.jsonl|(?:policy|trust)\.pinned\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json|keys\/[0-9a-f]{64}\.pub)$/;
 const SUBDIRS = new Set(['receipts', 'authority', 'keys']);
 const MANIFEST = 'manifest.json';
 const LOG = 'log.jsonl';
@@ -69,38 +65,6 @@ const MAX_FILE_BYTES = bufferConstants.MAX_STRING_LENGTH;
 const MAX_EXPORT_BYTES = 2 * MAX_FILE_BYTES;
 /** A name found in DIR is printed only when it is plainly an identifier-like name (never arbitrary bytes). */
 const PRINTABLE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
-
-const manifestShape: Check = obj({
-  format: lit('governed/audit-export'),
-  version: lit(1),
-  made_at: isoSeconds,
-  unit: union(lit(null), str({ re: UNIT_ID })),
-  log: obj({ entries: int(0), head: str({ re: DIGEST }) }),
-  policy_digest: str({ re: DIGEST }),
-  trust_digest: str({ re: DIGEST }),
-  files: arr(obj({ path: str({ re: FILE_PATH }), sha256: str({ re: /^[0-9a-f]{64}$/ }) })),
-});
-
-interface Manifest {
-  readonly made_at: string;
-  readonly unit: string | null;
-  readonly log: { readonly entries: number; readonly head: string };
-  readonly policy_digest: string;
-  readonly trust_digest: string;
-  readonly files: readonly { readonly path: string; readonly sha256: string }[];
-}
-
-/** One `log.jsonl` line: exactly the fields export.ts writes. */
-const logLineShape: Check = obj({
-  seq: int(1),
-  time: int(0),
-  type: str({ min: 1, max: 64 }),
-  unit: union(lit(null), str({ min: 1 })),
-  payload: (v, path) => (isPlainObject(v) ? null : path),
-  payload_digest: str({ re: DIGEST }),
-  prev_hash: str({ re: DIGEST }),
-  entry_hash: str({ re: DIGEST }),
-});
 
 function exportFailure(code: 'audit_export_invalid' | 'audit_export_mismatch', ids: string[]): AuditFailure {
   const e = new GovernedError(code, { ids });
@@ -207,8 +171,9 @@ function parseManifest(bytes: Buffer | undefined): Manifest {
   } catch {
     fail('audit_export_invalid', [MANIFEST]);
   }
-  if (manifestShape(value, '$') !== null) fail('audit_export_invalid', [MANIFEST]);
-  const m = value as unknown as Manifest;
+  const parsed = exportManifestSchema.safeParse(value);
+  if (!parsed.success) fail('audit_export_invalid', [MANIFEST]);
+  const m: Manifest = parsed.data;
   // Sorted and unique, as written: one entry per path.
   for (let i = 1; i < m.files.length; i++) if (!((m.files[i - 1] as { path: string }).path < (m.files[i] as { path: string }).path)) fail('audit_export_invalid', [MANIFEST]);
   return m;
@@ -247,7 +212,7 @@ function parseLog(bytes: Buffer): LogRow[] {
     let payload: Buffer;
     try {
       value = parseJsonStrict(line);
-      if (logLineShape(value, '$') !== null) fail('audit_export_invalid', [LOG, at]);
+      if (!exportLogLineSchema.safeParse(value).success) fail('audit_export_invalid', [LOG, at]);
       payload = Buffer.from(canonicalJson((value as { payload: never }).payload), 'utf8');
     } catch {
       fail('audit_export_invalid', [LOG, at]);

@@ -22,9 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { receiptBindingMismatches, type ClaimFacts, type IssuedChallengeFacts, type RecordedReceiptFacts } from '../../core/audit/receipt-binding.js';
 import { EXIT_PRECEDENCE, GovernedError, isGovernedError, type ExitCode } from '../../core/errors.js';
-import { isoOfSeconds } from '../../core/lean/trust-root.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../core/checkpoint.js';
-import { isoSecondsOf, type TrustRoot } from '../../core/trust-root.js';
+import { isoOfSeconds, isoSecondsOf, type TrustRoot } from '../../core/trust-root.js';
 import { verifyReceiptBytes, verifyStatementEnvelope } from '../../core/verify-receipt.js';
 import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, trustRootInForce, verifyChain, type LogRow } from '../../store/index.js';
 

@@ -3,7 +3,7 @@
 // for the human who holds the authority key.
 import { fail } from '../../core/errors.js';
 import { parseDurationSeconds } from '../../core/duration.js';
-import { parseContractText } from '../../core/contract/schema.js';
+import { parseContractText } from '../../core/contract/text.js';
 import {
   authorityScopeDigest,
   DEFAULT_TTL_SECONDS,

@@ -62,7 +62,7 @@ export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   const files = gateAttestorFiles(args);
   const pinned = pinAttestor(files.program, files.config, { attestorSha256: gate.attestor_sha256, configSha256: gate.attestor_config_sha256 });
   const statement = buildVsaStatement({ ...args.decision, attestorSha256: pinned.programSha256 });
-  // A decision larger than the VSA's bounds (src/core/lean/vsa.ts `VSA_BOUNDS`) cannot be signed:
+  // A decision larger than the VSA's bounds (src/core/vsa.ts `VSA_BOUNDS`) cannot be signed:
   // a coded refusal before anything runs, like a deploy record asked for and not written
   // (docs/gate.md §3 "Bounds"): the gate then denies, never exit 0, and no file is written.
   const bound = vsaBoundExceeded(statement.predicate);

@@ -37,7 +37,7 @@ import type { Db } from '../../store/store.js';
 export interface RecordTools {
   /** The stored envelope bytes of a receipt (./facts.ts `receiptEnvelope`). */
   readonly receiptEnvelope: (db: Db, receiptId: string) => Buffer;
-  /** The gate's JSON-or-YAML rule for the --trust file (src/core/lean/structured.ts `isJsonText`). */
+  /** The gate's JSON-or-YAML rule for the --trust file (src/core/structured.ts `isJsonText`). */
   readonly isJsonText: (text: string, fileName: string) => boolean;
 }
 

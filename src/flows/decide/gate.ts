@@ -34,8 +34,8 @@ import { decideUnit } from './decide-unit.js';
 import { authorityPayloadDigest, hasAnyReceipt, loadUnitFacts, planningReceipts, receiptEnvelope, reviewedWorkspaces } from './facts.js';
 import { errorJson, GATE_SCHEMA_VERSION, type GateDecisionJson } from './gate-output.js';
 import { readInputFile } from '../read-file.js';
-import { decodeUtf8, isJsonText, parseStructuredLean } from '../../core/lean/structured.js';
-import { isoOfSeconds, loadTrustRootLean } from '../../core/lean/trust-root.js';
+import { decodeUtf8, isJsonText, parseStructuredLazy } from '../../core/structured.js';
+import { isoOfSeconds, loadTrustRoot } from '../../core/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustDigest } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
 import { currentDigests, planningDigestOf, readScope, readUnit, type UnitRow, type UnitScope } from './unit-state.js';
@@ -118,7 +118,7 @@ class Failures {
 /** The deploy side's trust root: strict JSON or YAML by name, closed schema, not expired at `nowIso`. */
 export async function loadDeployTrust(file: string, nowIso: string): Promise<{ trust: TrustRoot; bytes: Buffer }> {
   const bytes = readInputFile(file, MAX_TRUST_BYTES);
-  const trust = loadTrustRootLean(await parseStructuredLean(decodeUtf8(bytes, 'trust'), file));
+  const trust = loadTrustRoot(await parseStructuredLazy(decodeUtf8(bytes, 'trust'), file));
   if (!(nowIso < trust.expires)) fail('trust_root_expired', []);
   return { trust, bytes };
 }

@@ -1,14 +1,14 @@
 // The pinned policy and trust root in force (SPEC §4.1 init, §13), read for a decision. The pinned
 // bytes must still be the document whose digest was pinned (`pin_integrity_failed`, exit 4: the
-// store was edited); the policy is then loaded with the lean loader (same rule as `loadPolicy`).
+// store was edited); the policy is then loaded by `loadPolicy`.
 import { digestOf } from '../../core/canonical.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import type { Policy } from '../../core/policy.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import type { Db } from '../../store/store.js';
-import { loadPolicyLean } from '../../core/lean/policy.js';
-import { loadTrustRootLean } from '../../core/lean/trust-root.js';
-import { decodeUtf8, parseStructuredLean } from '../../core/lean/structured.js';
+import { loadPolicy } from '../../core/policy.js';
+import { loadTrustRoot } from '../../core/trust-root.js';
+import { decodeUtf8, parseStructuredLazy } from '../../core/structured.js';
 
 function pinRow(db: Db, kind: 'policy' | 'trust'): { digest: string; bytes: Buffer } {
   const row = db.prepare('SELECT digest, bytes FROM pins WHERE kind = ?').get(kind) as { digest: string; bytes: Buffer } | undefined;
@@ -21,13 +21,13 @@ export async function readPinnedPolicy(db: Db): Promise<Policy> {
   const row = pinRow(db, 'policy');
   let value: unknown;
   try {
-    value = await parseStructuredLean(decodeUtf8(row.bytes, 'policy'), '');
+    value = await parseStructuredLazy(decodeUtf8(row.bytes, 'policy'), '');
   } catch (e) {
     if (isGovernedError(e)) fail('pin_integrity_failed', ['policy']);
     throw e;
   }
   if (digestOf(value) !== row.digest) fail('pin_integrity_failed', ['policy']);
-  return loadPolicyLean(value);
+  return loadPolicy(value);
 }
 
 /**
@@ -47,13 +47,13 @@ export function readPinnedTrustBytes(db: Db): { digest: string; bytes: Buffer } 
 async function trustRootOfPinned(bytes: Buffer, digest: string): Promise<TrustRoot> {
   let value: unknown;
   try {
-    value = await parseStructuredLean(decodeUtf8(bytes, 'trust'), '');
+    value = await parseStructuredLazy(decodeUtf8(bytes, 'trust'), '');
   } catch (e) {
     if (isGovernedError(e)) fail('pin_integrity_failed', ['trust']);
     throw e;
   }
   if (digestOf(value) !== digest) fail('pin_integrity_failed', ['trust']);
-  return loadTrustRootLean(value);
+  return loadTrustRoot(value);
 }
 
 /**

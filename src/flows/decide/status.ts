@@ -15,8 +15,8 @@ import { computeWorkspaceManifest } from '../../workspace/manifest.js';
 import { NO_PRESERVATION } from './directives.js';
 import { decideUnit } from './decide-unit.js';
 import { loadUnitFacts } from './facts.js';
-import { decodeUtf8, parseStructuredLean } from '../../core/lean/structured.js';
-import { isoOfSeconds, loadTrustRootLean } from '../../core/lean/trust-root.js';
+import { decodeUtf8, parseStructuredLazy } from '../../core/structured.js';
+import { isoOfSeconds, loadTrustRoot } from '../../core/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustBytes, trustRootsByPosition } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
 import { STATUS_SCHEMA_VERSION, type StatusJson } from './status-output.js';
@@ -36,13 +36,13 @@ async function pinnedTrustRoot(db: Db): Promise<TrustRoot> {
   const row = readPinnedTrustBytes(db);
   let value: unknown;
   try {
-    value = await parseStructuredLean(decodeUtf8(row.bytes, 'trust'), '');
+    value = await parseStructuredLazy(decodeUtf8(row.bytes, 'trust'), '');
   } catch (e) {
     if (isGovernedError(e)) fail('pin_integrity_failed', ['trust']);
     throw e;
   }
   if (digestOf(value) !== row.digest) fail('pin_integrity_failed', ['trust']);
-  return loadTrustRootLean(value);
+  return loadTrustRoot(value);
 }
 
 export async function statusFlow(args: StatusArgs): Promise<StatusJson> {

@@ -11,7 +11,7 @@ import { sourcesDigest } from '../../core/bundle/sources-digest.js';
 import { fail } from '../../core/errors.js';
 import type { StateDigests } from '../../core/decision/index.js';
 import type { Db } from '../../store/store.js';
-import { loadStoredContract } from '../../core/lean/contract.js';
+import { loadStoredContract } from '../../core/contract/stored.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 

@@ -18,8 +18,8 @@ import type { ReviewReceiptPredicate } from '../../core/receipt-predicate.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import type { Db } from '../../store/store.js';
 import { receiptEnvelope, type UnitFacts } from './facts.js';
-import { verifyReceiptLean } from '../../core/lean/receipt.js';
-import { isoOfSeconds } from '../../core/lean/trust-root.js';
+import { verifyReceiptBytes } from '../../core/verify-receipt.js';
+import { isoOfSeconds } from '../../core/trust-root.js';
 import { prepared } from './statements.js';
 
 export interface VerifiedRecords {
@@ -64,7 +64,7 @@ function verifyReceipt(db: Db, unit: string, fact: UnitFacts['receipts'][number]
   if (entry.time !== fact.time || entry.payload.receipt !== id || entry.payload.envelope_b64 !== envelope.toString('base64')) {
     fail('decision_fact_mismatch', [id]);
   }
-  const v = verifyReceiptLean(envelope, trust, { at: isoOfSeconds(entry.time), offline: false });
+  const v = verifyReceiptBytes(envelope, trust, { at: isoOfSeconds(entry.time), offline: false });
   const p = v.predicate;
   const same =
     v.id === id &&

@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ATTESTOR_EXIT_REFUSED, attestorResponseShape } from '../../core/lean/attestor-protocol.js';
+import { ATTESTOR_EXIT_REFUSED, attestorResponseSchema } from '../../core/attestor-protocol.js';
 import { decodeBase64Strict } from '../../core/base64.js';
 import { pae } from '../../core/dsse.js';
 import { verifyEd25519 } from '../../core/ed25519.js';
@@ -102,9 +102,9 @@ export function startAttestor(signer: PinnedSigner, parentDir: string): StartedA
       } catch {
         return fail('attestor_failed', [signer.credential]);
       }
-      // Zod-free twin of attestorResponseSchema (test/lean-attestor.test.ts proves equal acceptance).
-      if (attestorResponseShape(value, '$') !== null) fail('attestor_failed', [signer.credential]);
-      const res = value as { keyid: string; sig: string };
+      const parsed = attestorResponseSchema.safeParse(value);
+      if (!parsed.success) fail('attestor_failed', [signer.credential]);
+      const res = parsed.data;
       const sig = decodeBase64Strict(res.sig, 'attestor_failed', 'sig');
       if (res.keyid !== signer.key.keyId) fail('attestor_signature_invalid', [res.keyid]);
       if (!verifyEd25519(signer.key, pae(payloadType, payload), sig)) fail('attestor_signature_invalid', [res.keyid]);

@@ -8,7 +8,7 @@
 // streamed from the path, so that a reviewer digest mismatch is refused before bwrap is even spawned
 // (the bundle never reaches any process) — the strongest reading of "nothing runs".
 import { fail, isGovernedError } from '../../core/errors.js';
-import { attestorConfigShape, type AttestorConfigLean } from '../../core/lean/attestor-protocol.js';
+import { attestorConfigSchema } from '../../core/attestor-protocol.js';
 import { reviewerForSlot } from '../../core/policy.js';
 import type { PublicKey } from '../../core/ed25519.js';
 import type { Challenge } from '../../store/index.js';
@@ -79,15 +79,14 @@ function pinSigner(loc: RunLocations, pinned: Pinned, credential: Credential): P
   }
   // The allowlisted config must be this credential's, for the policy's key (SPEC §8.1: the attestor
   // reads its credential and key from its own config, never from the request).
-  // Zod-free twin of attestorConfigSchema (test/lean-attestor.test.ts proves equal acceptance).
   let value: unknown;
   try {
     value = JSON.parse(a.config.toString('utf8'));
   } catch {
     return fail('attestor_config_invalid', [credential]);
   }
-  const config = value as AttestorConfigLean;
-  if (attestorConfigShape(value, '$') !== null || config.credential !== credential || config.key_id !== cred.key_id) {
+  const parsed = attestorConfigSchema.safeParse(value);
+  if (!parsed.success || parsed.data.credential !== credential || parsed.data.key_id !== cred.key_id) {
     fail('attestor_config_invalid', [credential]);
   }
   return { ...a, credential, key: key.publicKey };

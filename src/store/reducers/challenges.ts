@@ -12,8 +12,8 @@
 import * as z from 'zod';
 import { STAGES } from '../../core/receipt-predicate.js';
 import { isGovernedError } from '../../core/errors.js';
-import { decodeUtf8 } from '../../core/lean/structured.js';
-import { loadPolicyLean } from '../../core/lean/policy.js';
+import { decodeUtf8 } from '../../core/structured.js';
+import { loadPolicy } from '../../core/policy.js';
 import { ROLE_STAGES } from '../../core/policy-rules.js';
 import type { Policy } from '../../core/policy.js';
 import { parseStructured } from '../../core/strict-parse.js';
@@ -64,8 +64,7 @@ export type ChallengeIssuePayload = z.infer<typeof challengeIssuePayload>;
 
 /**
  * The policy held by pinned bytes, loaded as the live path loads it (flows/challenge/pinned.ts
- * `loadPinned`: strict JSON/YAML, the closed policy schema and its cross-field rules — here the
- * zod-free loader, differential-tested against `loadPolicy` in test/gate-lean-schemas.test.ts), or
+ * `loadPinned`: strict JSON/YAML, the closed policy schema and its cross-field rules, `loadPolicy`), or
  * null when the bytes hold no valid policy (the live path then refuses `pin_integrity_failed` and
  * issues nothing). One entry is cached by its exact bytes: a replay issues many challenges under the
  * same pin, and the result is a function of the bytes alone, so the reducer stays pure.
@@ -75,7 +74,7 @@ function policyOfPin(bytes: Buffer): Policy | null {
   if (lastPolicy !== null && lastPolicy.bytes.equals(bytes)) return lastPolicy.policy;
   let policy: Policy | null;
   try {
-    policy = loadPolicyLean(parseStructured(decodeUtf8(bytes, 'policy'), ''));
+    policy = loadPolicy(parseStructured(decodeUtf8(bytes, 'policy'), ''));
   } catch (e) {
     if (!isGovernedError(e)) throw e;
     policy = null;

@@ -1,7 +1,7 @@
-// The lean gate path (issue 5 item 3; research/perf.md §3.5): what `governed gate` loads at run
-// time, read from esbuild's metafile of the real CLI bundle — the static import closure of the CLI
-// entry and of the gate command chunk (dynamic imports are not followed: they load only when taken)
-// — holds no zod, no yaml and no execa. YAML (a .yaml trust root or pinned document), authority
+// The cold gate path (docs/architecture.md "One definition per format"): what `governed gate` loads
+// at run time, read from esbuild's metafile of the real CLI bundle — the static import closure of
+// the CLI entry and of the gate command chunk (dynamic imports are not followed: they load only when
+// taken) — holds the formats' one schema (zod/mini) but no classic zod, no yaml and no execa. YAML (a .yaml trust root or pinned document), authority
 // records and --attest load their modules on demand only.
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,13 +50,16 @@ function staticInputs(source: string, alsoEntries: readonly string[] = []): Set<
   return inputs;
 }
 
-const HEAVY = /^node_modules\/(zod|yaml|execa|@noble)\//;
+// Classic zod (its `zod/v4/classic` layer or the package root); zod/mini and zod's core are allowed.
+const HEAVY = /^node_modules\/(?:zod\/(?:v4\/classic\/|index\.js$|v4\/index\.js$)|yaml\/|execa\/|@noble\/)/;
+const MINI = /^node_modules\/zod\/v4\/mini\//;
 
-describe('the gate path loads no schema library, YAML parser, execa or noble', () => {
+describe('the gate path loads zod/mini only: no classic zod, YAML parser, execa or noble', () => {
   it('through the CLI entry (commander) and the gate command', () => {
     const inputs = staticInputs('src/cli/commands/gate.ts', ['src/cli/main.ts']);
     expect(inputs.has('src/flows/decide/gate.ts')).toBe(true);
-    expect(inputs.has('src/core/lean/receipt.ts')).toBe(true);
+    expect(inputs.has('src/core/verify-receipt.ts')).toBe(true);
+    expect([...inputs].some((i) => MINI.test(i))).toBe(true);
     expect([...inputs].filter((i) => HEAVY.test(i))).toEqual([]);
   });
 
@@ -70,9 +73,9 @@ describe('the gate path loads no schema library, YAML parser, execa or noble', (
     expect([...inputs].filter((i) => i.startsWith('node_modules/') || i.startsWith('src/cli/register/') || i.startsWith('src/flows/'))).toEqual([]);
   });
 
-  it('positive control: the same closure of `unit create` does hold zod (so the check can fail)', () => {
+  it('positive control: the same closure of `unit create` does hold classic zod (so the check can fail)', () => {
     const inputs = staticInputs('src/cli/commands/unit.ts', ['src/cli/main.ts']);
-    expect([...inputs].some((i) => i.startsWith('node_modules/zod/'))).toBe(true);
+    expect([...inputs].some((i) => HEAVY.test(i) && i.startsWith('node_modules/zod/'))).toBe(true);
   });
 
   it('the on-demand paths are dynamic imports: YAML, authority verification, attestation', () => {
@@ -80,30 +83,22 @@ describe('the gate path loads no schema library, YAML parser, execa or noble', (
       const holder = Object.values(meta.outputs).find((o) => Object.keys(o.inputs).includes(source));
       return (holder?.imports ?? []).filter((i) => i.kind === 'dynamic-import').map((i) => i.path);
     };
-    expect(dynamic('src/core/lean/structured.ts').length).toBeGreaterThan(0);
+    expect(dynamic('src/core/structured.ts').length).toBeGreaterThan(0);
     expect(dynamic('src/flows/decide/verify.ts').length).toBeGreaterThan(0);
     expect(dynamic('src/flows/decide/gate.ts').length).toBeGreaterThan(0);
   });
 });
 
-describe('source rule: the lean modules import nothing heavy at run time', () => {
+describe('source rule: the gate modules import nothing heavy at run time', () => {
   const dir = join(REPO_ROOT, 'src', 'flows', 'decide');
-  const leanDir = join(REPO_ROOT, 'src', 'core', 'lean');
-  const files = [
-    ...readdirSync(dir).filter((f) => f.endsWith('.ts')),
-    ...readdirSync(leanDir).map((f) => `../../core/lean/${f}`),
-    '../read-file.ts',
-  ];
+  const files = [...readdirSync(dir).filter((f) => f.endsWith('.ts')), '../read-file.ts'];
   const runtimeImports = (source: string): string[] =>
     [...source.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1] as string);
 
   it.each(files.filter((f) => f !== 'attest.ts' && f !== 'status.ts'))('%s', (file) => {
-    const imports = runtimeImports(readFileSync(join(dir, file), 'utf8')).map((spec) =>
-      // src/core/lean/* import their core siblings as '../x.js': name them as the flows do.
-      file.startsWith('../../core/lean/') && spec.startsWith('../') && !spec.startsWith('../../') ? `../../core/${spec.slice(3)}` : spec,
-    );
+    const imports = runtimeImports(readFileSync(join(dir, file), 'utf8'));
     for (const spec of imports) {
-      expect(spec, `${file} imports ${spec}`).not.toMatch(/^(zod|yaml|execa)$|strict-parse|core\/(policy|trust-root|dsse|intoto|receipt-predicate|verify-receipt|vsa|attestor-protocol)\.js$|store\/index\.js$|workspace\/index\.js$/);
+      expect(spec, `${file} imports ${spec}`).not.toMatch(/^(zod|yaml|execa)$|strict-parse|store\/index\.js$|workspace\/index\.js$/);
     }
   });
 });
@@ -120,10 +115,10 @@ describe('YAML documents take the lazy path and mean the same', () => {
     const yamlText = `# a comment and YAML layout do not change the digest\n${stringify(doc, { aliasDuplicateObjects: false })}`;
     const store = initStore(join(tempDir(), 'state'), { policyBytes: Buffer.from(yamlText), trustBytes: Buffer.from(JSON.stringify(trustDoc(keys))), now: 1_780_000_000 });
     try {
-      const lean = await readPinnedPolicy(store.db);
+      const pinned = await readPinnedPolicy(store.db);
       const ref = loadPolicy(structuredClone(doc));
-      expect(lean.digest).toBe(ref.digest);
-      expect(lean).toEqual(ref);
+      expect(pinned.digest).toBe(ref.digest);
+      expect(pinned).toEqual(ref);
     } finally {
       closeStore(store);
     }
@@ -139,7 +134,7 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
     gateMeta = await gateBundleMetafile();
   }, 60_000);
 
-  it('few files, no schema library, YAML, execa, noble or commander at load', () => {
+  it('few files, no classic zod, YAML, execa, noble or commander at load', () => {
     const outputs = gateMeta.outputs;
     const seen = staticClosure(gateMeta, [gateEntryOutput(gateMeta)]);
     const inputs = [...seen].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {}));
@@ -147,5 +142,20 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
     expect(inputs).toContain('node_modules/better-sqlite3/lib/database.js');
     expect(inputs.filter((i) => HEAVY.test(i) || i.startsWith('node_modules/commander/'))).toEqual([]);
     expect(seen.size).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('one schema language for every format module', () => {
+  // The formats of docs/schemas/ (and the cold paths' schemas) are zod/mini: classic zod in one of
+  // them would put classic zod back on the gate, review-run, attestor or reviewer start.
+  const FORMAT_MODULES = [
+    'src/core/policy.ts', 'src/core/trust-root.ts', 'src/core/receipt-predicate.ts', 'src/core/vsa.ts', 'src/core/dsse.ts',
+    'src/core/intoto.ts', 'src/core/attestor-protocol.ts', 'src/core/contract/schema.ts', 'src/core/checkpoint.ts',
+    'src/core/closed-record.ts', 'src/core/schema-primitives.ts', 'src/core/authority/predicate.ts', 'src/core/audit/export-schema.ts',
+    'src/core/verify-receipt.ts',
+  ];
+  it.each(FORMAT_MODULES)('%s imports zod/mini, never classic zod', (file) => {
+    const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+    expect(text).not.toMatch(/from 'zod'/);
   });
 });

@@ -1,0 +1,42 @@
+// The stored request contract (SPEC §6) read on the cold gate path. The bytes of a scope version
+// were fully validated when they were bound (`unit create` / `unit bind`: schema and every §6.1 rule
+// against the baseline sources); here the gate only needs them to be the very bytes that were bound
+// and of the shape the digest functions read. So: the exact bytes hash to the stored file digest,
+// the parsed value passes the one contract schema (./schema.ts), and its SPEC §3 digest is the
+// stored contract digest. Any difference is `scope_integrity_failed` (exit 4: the store was edited
+// behind governed). A tampered but well-formed contract gains nothing: every digest computed from
+// it is compared with the signed receipts' digests (SPEC §6.2), so receipts stop being current and
+// the gate denies. YAML is parsed only when the bytes are YAML (../structured.ts).
+import { digestOf, sha256Digest } from '../canonical.js';
+import { fail, isGovernedError } from '../errors.js';
+import { decodeUtf8, parseStructuredLazy } from '../structured.js';
+import { contractSchema, type Contract } from './schema.js';
+
+export interface StoredContract {
+  readonly bytes: Uint8Array;
+  /** `sha256:` of the exact bytes, as bound. */
+  readonly fileDigest: string;
+  /** SPEC §3 digest of the parsed contract, as bound. */
+  readonly contractDigest: string;
+  /** Scope version, for error ids. */
+  readonly version: number;
+}
+
+/** Parse a bound contract and prove it is the one that was bound (`scope_integrity_failed`). */
+export async function loadStoredContract(s: StoredContract): Promise<Contract> {
+  const where = `scope:${s.version}`;
+  if (sha256Digest(s.bytes) !== s.fileDigest) fail('scope_integrity_failed', [where]);
+  let value: unknown;
+  try {
+    // The stored bytes carry no file name: JSON when they look like JSON, YAML otherwise, exactly as
+    // `unit create` / `unit bind` parsed them (src/flows/unit-contract.ts).
+    value = await parseStructuredLazy(decodeUtf8(s.bytes, 'contract'), '');
+  } catch (e) {
+    if (isGovernedError(e)) fail('scope_integrity_failed', [where]);
+    throw e;
+  }
+  const parsed = contractSchema.safeParse(value);
+  if (!parsed.success) fail('scope_integrity_failed', [where]);
+  if (digestOf(value) !== s.contractDigest) fail('scope_integrity_failed', [where]);
+  return parsed.data;
+}
