@@ -60,6 +60,7 @@ await build({
   entryPoints: {
     governed: 'src/cli/main.ts',
     'gen-errors-doc': 'scripts/gen-errors-doc.ts',
+    'gen-schemas-doc': 'scripts/gen-schemas-doc.ts',
     'make-fixture-receipt': 'scripts/make-fixture-receipt.ts',
   },
   outdir: 'dist',

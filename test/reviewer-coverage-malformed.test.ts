@@ -1,5 +1,5 @@
 // The coverage reviewer fails closed (docs/reviewers.md): a bundle it cannot trust — not canonical,
-// not the closed shape of docs/bundle.schema.json, digests that do not match the bytes, an
+// not the closed shape of docs/schemas/bundle.schema.json, digests that do not match the bytes, an
 // incoherent view — makes it exit non-zero with NO stdout (the runner then records ABORTED, SPEC
 // §9 step 7), and its one stderr line never carries a path, a key or a value of the bundle. Each
 // case changes one thing of a real bundle and re-canonicalises it with governed's own canonicalJson,
@@ -140,6 +140,10 @@ const SHAPE_DEFECTS: Record<string, (b: Json) => void> = {
   },
   'a directive naming evidence the contract lacks': (b) => {
     b.sections.contract.directives[0].evidence = ['EVD-404'];
+  },
+  // The one timestamp rule (src/core/iso-time.ts), not a shape regex: Feb 30 has the shape.
+  'an impossible calendar date in the scope history': (b) => {
+    b.sections.scope_history[0].bound_at = '2026-02-30T00:00:00Z';
   },
   'a disposed directive naming an implementation the contract lacks': (b) => {
     b.sections.contract.directives[0].state = 'abandoned';

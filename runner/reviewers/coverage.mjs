@@ -55,7 +55,6 @@ var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 var HEX64_RE = /^[0-9a-f]{64}$/;
 var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 var SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-var ISO_SECONDS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 var BASE64_RE = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
 var id = (v) => str(v, ID_RE);
 var idOrRelation = (v) => {
@@ -71,6 +70,38 @@ var path = (v) => {
 
 // runner/reviewers/src/coverage/bundle.ts
 import { createHash } from "node:crypto";
+
+// src/core/iso-time.ts
+var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
+var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+function daysFromCivil(y, m, d) {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+function secondsOfIsoTime(text) {
+  if (typeof text !== "string") return null;
+  const m = ISO_SECONDS_RE.exec(text);
+  if (m === null) return null;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  if (month < 1 || month > 12) return null;
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (day < 1 || day > monthDays) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+}
+function isIsoSeconds(text) {
+  return secondsOfIsoTime(text) !== null;
+}
 
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
@@ -285,7 +316,7 @@ function scopeHistory(v) {
     int(o.work_revision);
     str(o.contract_digest, DIGEST_RE);
     str(o.sources_digest, DIGEST_RE);
-    str(o.bound_at, ISO_SECONDS_RE);
+    check(isIsoSeconds(str(o.bound_at)));
     arr(o.additions, idOrRelation);
     idList(o.progress);
     return {

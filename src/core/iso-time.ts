@@ -12,7 +12,7 @@
 
 const ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 
-/** The shape alone, for a published JSON Schema `pattern` (docs/bundle.schema.json): a JSON Schema
+/** The shape alone, for a published JSON Schema `pattern` (docs/schemas/bundle.schema.json): a JSON Schema
  * cannot say "a real calendar day", so consumers get the shape and governed checks the calendar. */
 export const ISO_SECONDS_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 

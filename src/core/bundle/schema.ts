@@ -1,5 +1,5 @@
 // The review bundle format (SPEC §7.1, §7.3): the one definition of what a reviewer reads at
-// $GOVERNED_BUNDLE. Closed at every level. docs/bundle.schema.json is generated from this schema
+// $GOVERNED_BUNDLE. Closed at every level. docs/schemas/bundle.schema.json is generated from this schema
 // (test/issue-bundle-schema.test.ts fails when it is stale) and docs/bundle.md explains it.
 //
 // The SPEC's `contract` section is split into `contract`, `authorities` and `tombstones`, and the
@@ -221,7 +221,7 @@ export type ScopeHistoryEntry = z.infer<typeof scopeHistoryEntrySchema>;
 export type PriorReceipt = z.infer<typeof priorReceiptSchema>;
 export type BaselineFiles = z.infer<typeof baselineFilesSchema>;
 
-/** The published JSON Schema (draft 2020-12) of the bundle: docs/bundle.schema.json. */
+/** The published JSON Schema (draft 2020-12) of the bundle: docs/schemas/bundle.schema.json. */
 export function bundleJsonSchema(): Record<string, unknown> {
   return {
     $id: 'https://governed.dev/schemas/review-bundle/v1.json',

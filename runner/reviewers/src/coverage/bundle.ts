@@ -1,5 +1,5 @@
 // Reading the review bundle at $GOVERNED_BUNDLE (SPEC §7.1, §7.3; docs/bundle.md and
-// docs/bundle.schema.json are the format). The reviewer trusts nothing it cannot check, so a bundle
+// docs/schemas/bundle.schema.json are the format). The reviewer trusts nothing it cannot check, so a bundle
 // is accepted only when:
 //   - its bytes are valid UTF-8 and exactly the RFC 8785 form of the parsed value (this also rules
 //     out duplicate keys, which JSON.parse would silently collapse);
@@ -13,6 +13,7 @@
 //     defined in the contract, and every coverage list is sorted and unique.
 // Anything else is `Malformed`: the reviewer then exits non-zero with no stdout (docs/reviewers.md).
 import { createHash } from 'node:crypto';
+import { isIsoSeconds } from '../../../../src/core/iso-time.js';
 import { canonicalJson, isSortedUnique } from './canonical.js';
 import {
   arr,
@@ -25,7 +26,6 @@ import {
   id,
   idOrRelation,
   int,
-  ISO_SECONDS_RE,
   malformed,
   nullable,
   obj,
@@ -283,7 +283,8 @@ function scopeHistory(v: unknown): ScopeVersion[] {
     int(o.work_revision);
     str(o.contract_digest, DIGEST_RE);
     str(o.sources_digest, DIGEST_RE);
-    str(o.bound_at, ISO_SECONDS_RE);
+    // The one timestamp rule (a real calendar instant, not just its shape): src/core/iso-time.ts.
+    check(isIsoSeconds(str(o.bound_at)));
     arr(o.additions, idOrRelation);
     idList(o.progress);
     return {

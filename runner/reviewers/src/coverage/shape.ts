@@ -1,6 +1,6 @@
 // Hand-written shape checks for the bundle reader (the reviewer imports no zod: SPEC §8.1 pins one
 // self-contained file, and its cold start counts against every run). Every object is closed: a
-// missing or unknown key is malformed, exactly as docs/bundle.schema.json says. The error never
+// missing or unknown key is malformed, exactly as docs/schemas/bundle.schema.json says. The error never
 // names the offending key or value (SPEC §3 "No secrets in output").
 
 /** The bundle is not one this reviewer can trust: exit non-zero with no stdout. */
@@ -58,7 +58,7 @@ export function nullable<T>(v: unknown, item: (x: unknown) => T): T | null {
   return v === null ? null : item(v);
 }
 
-// The ID alphabet of SPEC §6.1 and the relation form of §7.3 (docs/bundle.schema.json).
+// The ID alphabet of SPEC §6.1 and the relation form of §7.3 (docs/schemas/bundle.schema.json).
 export const ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 export const RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
 export const RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
@@ -66,7 +66,6 @@ export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 export const HEX64_RE = /^[0-9a-f]{64}$/;
 export const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 export const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-export const ISO_SECONDS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 export const BASE64_RE = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
 
 export const id = (v: unknown): string => str(v, ID_RE);
