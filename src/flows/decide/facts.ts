@@ -69,7 +69,7 @@ export function receiptEnvelope(db: Db, receiptId: string): Buffer {
 }
 
 /** The veto findings of a stored receipt, read from its payload (shape-checked; signatures later). */
-function vetoesOf(db: Db, receiptId: string): VetoFinding[] {
+export function vetoesOf(db: Db, receiptId: string): VetoFinding[] {
   const value = decodeCanonicalPayloadLean(parseEnvelopeLean(receiptEnvelope(db, receiptId)));
   const predicate = isPlainObject(value) ? value.predicate : undefined;
   if (receiptPredicateShape(predicate, 'predicate') !== null) fail('predicate_invalid', [receiptId]);
