@@ -2,11 +2,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertReplayMatches, stateDigest } from '../src/store/index.js';
-import { abortChallenge, type RecordedReceipt } from './helpers/store-receipts.js';
+import { abortChallenge, consumeAuthority, type RecordedReceipt } from './helpers/store-receipts.js';
 import type { Finding } from '../src/core/receipt-predicate.js';
 import { jsonOut } from './helpers/cli.js';
 import { challenge, newStory, review, status, type Story } from './gate-world.js';
-import { cleanupDirs, errorOf, expectRefused, gov, govOk, readDb, recordAuthorityFor } from './issue-helpers.js';
+import { cleanupDirs, errorOf, expectRefused, gov, govOk, readDb, recordAuthorityFor, storeDigest } from './issue-helpers.js';
 
 afterEach(cleanupDirs);
 
@@ -51,7 +51,7 @@ describe('unit dismiss', () => {
     const { s, dirty } = dirtyStory();
     expect(blockedSlots(s)).toEqual([{ code: 'slot_blocked', ids: ['planning.source_fidelity', dirty.receiptId] }]);
     const before = planned(s, 'dismiss', [dirty.receiptId]);
-    expect(before).toBe(dirty.predicate.content_digest);
+    expect(before).toBe(dirty.predicate.planning_state_digest);
     const rec = record(s, 'dismiss', [dirty.receiptId], before);
     const r = gov(s.w, ['unit', 'dismiss', '--unit', s.unit, '--authority', rec, '--json']);
     expect(r.code, r.stdout).toBe(0);
@@ -89,7 +89,7 @@ describe('unit dismiss', () => {
     // wrong kind: a dismiss_veto record for `unit dismiss`
     expectRefused(s.w, cmd(record(s, 'dismiss_veto', [dirty.receiptId], before)), 'authority_operation_mismatch', 4);
     // a CLEAN receipt is not a block
-    expectRefused(s.w, cmd(record(s, 'dismiss', [clean.receiptId], clean.predicate.content_digest)), 'authority_dismiss_target_invalid', 4);
+    expectRefused(s.w, cmd(record(s, 'dismiss', [clean.receiptId], clean.predicate.planning_state_digest)), 'authority_dismiss_target_invalid', 4);
     expectRefused(s.w, ['unit', 'dismiss', '--unit', s.unit, '--dry-run', '--ids', clean.receiptId], 'authority_dismiss_target_invalid', 4);
     // a state_before that is not the content the receipt was judged on
     expectRefused(s.w, cmd(record(s, 'dismiss', [dirty.receiptId], `sha256:${'e'.repeat(64)}`)), 'authority_state_mismatch', 4);
@@ -136,7 +136,7 @@ describe('unit dismiss-veto', () => {
 
   it('a record that would lift no finding, or names no vetoing receipt, is refused; store unchanged', () => {
     const { s, dirty } = dirtyStory([VETO]);
-    const before = dirty.predicate.content_digest;
+    const before = dirty.predicate.planning_state_digest;
     const verb = (rec: string): string[] => ['unit', 'dismiss-veto', '--unit', s.unit, '--authority', rec];
     // refs only: no receipt named
     expectRefused(s.w, verb(record(s, 'dismiss_veto', ['DIR-1'], before)), 'authority_dismiss_target_invalid', 4);
@@ -147,5 +147,35 @@ describe('unit dismiss-veto', () => {
     expectRefused(s.w, verb(record(s, 'dismiss_veto', [dirty.receiptId, 'DIR-1', 'DIR-2'], before)), 'authority_dismiss_target_invalid', 4);
     expect(standingVetoes(s)).toHaveLength(1);
     expect(errorOf(gov(s.w, ['unit', 'dismiss-veto', '--unit', s.unit, '--dry-run', '--ids', 'DIR-1', '--json'])).code).toBe('authority_dismiss_target_invalid');
+  });
+});
+
+describe('the store re-asserts the rule (authority_consume reducer, live and at replay)', () => {
+  it('a store-level consumption the command would refuse is log_entry_not_applicable; store unchanged; the valid one is accepted', () => {
+    const { s, dirty } = dirtyStory([VETO]);
+    const clean = review(s, 'planning', 'baseline_preservation');
+    const attempt = (operation: string, ids: string[], stateBefore: string): string => {
+      const rec = record(s, operation, ids, stateBefore);
+      const before = storeDigest(s.w);
+      let code = 'no-error';
+      try {
+        consumeAuthority(s.w.home, { recordId: rec, operation, ids, unit: s.unit, stateBefore, stateAfter: null });
+      } catch (e) {
+        code = (e as { code?: string }).code ?? 'not-coded';
+      }
+      if (code !== 'no-error') expect(storeDigest(s.w)).toBe(before);
+      return code;
+    };
+    const planningOf = (r: RecordedReceipt): string => r.predicate.planning_state_digest;
+    expect(attempt('dismiss', [clean.receiptId], planningOf(clean))).toBe('log_entry_not_applicable');
+    expect(attempt('dismiss', [dirty.receiptId], dirty.predicate.content_digest)).toBe('log_entry_not_applicable'); // not the reviewed content
+    expect(attempt('dismiss_veto', ['DIR-1'], planningOf(dirty))).toBe('log_entry_not_applicable');
+    expect(attempt('dismiss_veto', [clean.receiptId, 'DIR-1'], planningOf(clean))).toBe('log_entry_not_applicable');
+    // Positive controls: what the command accepts, the store accepts; replay agrees.
+    expect(attempt('dismiss', [dirty.receiptId], planningOf(dirty))).toBe('no-error');
+    expect(attempt('dismiss_veto', [dirty.receiptId, 'DIR-1'], planningOf(dirty))).toBe('no-error');
+    expect(blockedSlots(s)).toEqual([]);
+    expect(standingVetoes(s)).toEqual([]);
+    expectReplayAndAudit(s);
   });
 });

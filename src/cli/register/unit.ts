@@ -51,14 +51,14 @@ export function register(program: Command): void {
       'dismiss',
       'dismiss',
       'Lift the block of DIRTY receipts or ABORTED runs of a unit (SPEC §10.1) by consuming a signed `dismiss` authority ' +
-        'record that names them (receipt ids sha256:…, run ids RUN-…), all judged on one content digest (its state_before).',
+        'record that names them (receipt ids sha256:…, run ids RUN-…), all judged on one reviewed content (its state_before: the planning-state digest for planning, else the content digest).',
       'sha256:<receipt>,RUN-<run>',
     ],
     [
       'dismiss-veto',
       'dismiss_veto',
       'Lift veto findings of a receipt of a unit (SPEC §10.2) by consuming a signed `dismiss_veto` authority record that ' +
-        'names the receipt and every ref of each finding it dismisses; its state_before is the content digest the receipt was judged on.',
+        'names the receipt and every ref of each finding it dismisses; its state_before is the reviewed content the receipt was judged on.',
       'sha256:<receipt>,DIR-1,TGT-1',
     ],
   ] as const) {

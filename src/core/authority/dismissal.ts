@@ -2,11 +2,12 @@
 // pure, over the unit's candidates the caller read at THIS log position.
 //
 //   dismiss       every id is a DIRTY receipt or an ABORTED run of the unit (SPEC §10.1), all
-//                 judged on one content digest, which is the record's state_before;
+//                 judged on one reviewed content (the decision's `reviewedContentOf`:
+//                 planning-state digest for planning, else content digest), the record's state_before;
 //   dismiss_veto  at least one id is a receipt of the unit with veto findings (SPEC §10.2); every
 //                 other id is a ref of a veto finding of a named receipt; each named receipt has at
 //                 least one finding all of whose refs are named (so the record lifts something of
-//                 it: docs/decision.md §6); the named receipts share one content digest, the
+//                 it: docs/decision.md §6); the named receipts share one reviewed content, the
 //                 record's state_before.
 // A record that names anything else would be consumed for nothing or for something it does not
 // say, so it is refused (`authority_dismiss_target_invalid`, naming the first offending id, or
@@ -14,9 +15,9 @@
 import type { AuthorityOperation } from './operations.js';
 
 export interface DismissalCandidates {
-  /** DIRTY receipts and ABORTED runs of the unit: id → the content digest it was judged on. */
+  /** DIRTY receipts and ABORTED runs of the unit: id → the reviewed content it was judged on. */
   readonly blocks: ReadonlyMap<string, string>;
-  /** Receipts of the unit with veto findings: id → content digest and each finding's refs. */
+  /** Receipts of the unit with veto findings: id → reviewed content and each finding's refs. */
   readonly vetoes: ReadonlyMap<string, { readonly contentDigest: string; readonly findingRefs: readonly (readonly string[])[] }>;
 }
 

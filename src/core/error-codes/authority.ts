@@ -36,7 +36,7 @@ export const AUTHORITY_ERRORS = {
   authority_ids_mismatch: def(4, 'The authority record does not name exactly the IDs it is used for.'),
   authority_dismiss_target_invalid: def(
     4,
-    'A dismiss record must name only DIRTY receipts or ABORTED runs of the unit, a dismiss_veto record a receipt of the unit with veto findings and refs of them that lift a finding, all judged on one content digest.',
+    'A dismiss record must name only DIRTY receipts or ABORTED runs of the unit, a dismiss_veto record a receipt of the unit with veto findings and refs of them that lift a finding, all judged on one reviewed content (the state_before).',
   ),
   authority_unit_mismatch: def(4, 'The authority record is for a different unit than the one it is used for.'),
   authority_state_mismatch: def(4, 'The state digest before or after named by the authority record is not the one it is used for.'),

@@ -194,3 +194,22 @@ export function verifyReceiptLean(bytes: Uint8Array, trust: TrustRoot, opts: { r
   }
   return { id: sha256Digest(env.payload), predicate };
 }
+
+/** One veto finding as a stored receipt's predicate carries it (SPEC §7.2: codes and IDs only). */
+export interface StoredVetoLean {
+  readonly code: string;
+  readonly class: string;
+  readonly severity: string;
+  readonly refs: readonly string[];
+}
+
+/**
+ * The veto findings of a stored receipt envelope, from its payload shape-checked as a receipt
+ * predicate (`predicate_invalid` naming the receipt otherwise); signatures are verified elsewhere.
+ */
+export function storedVetoesLean(envelope: Uint8Array, receiptId: string): StoredVetoLean[] {
+  const value = decodeCanonicalPayloadLean(parseEnvelopeLean(envelope));
+  const predicate = isPlainObject(value) ? value.predicate : undefined;
+  if (receiptPredicateShape(predicate, 'predicate') !== null) fail('predicate_invalid', [receiptId]);
+  return ((predicate as { vetoes?: StoredVetoLean[] }).vetoes ?? []).map((v) => ({ code: v.code, class: v.class, severity: v.severity, refs: [...v.refs] }));
+}

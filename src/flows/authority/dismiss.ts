@@ -4,16 +4,16 @@
 // (`consumeAuthorityIn`: signature under the trust root in force now, operation, unit, IDs, state
 // digests, not replayed, not expired) with the IDs it names and the state_before those IDs imply;
 // and what it names must be dismissable now (`checkDismissal`: DIRTY receipts / ABORTED runs, or a
-// vetoing receipt and its refs, of this unit, on one content digest). Among several failures the
+// vetoing receipt and its refs, of this unit, on one reviewed content). Among several failures the
 // SPEC §4.2 precedence picks the code; any refusal rolls the consumption back (store unchanged).
 // The decision rules then read the consumption like every authority fact (docs/decision.md §3, §6).
 //
 // `dryRun` with `ids`: records nothing and prints the state_before an `authority request` for those
 // IDs must carry (the request names them; the command consumes the signed record later).
-import { checkDismissal, type DismissalCandidates, type DismissalOperation } from '../../core/authority/dismissal.js';
+import { checkDismissal, type DismissalOperation } from '../../core/authority/dismissal.js';
 import { fail, GovernedError, isGovernedError, worstError } from '../../core/errors.js';
-import { closeStore, consumeAuthorityIn, getAuthorityRecord, getUnit, mutate, openStore, type Db } from '../../store/index.js';
-import { vetoesOf } from '../decide/facts.js';
+import { closeStore, consumeAuthorityIn, getAuthorityRecord, getUnit, mutate, openStore } from '../../store/index.js';
+import { dismissalCandidates } from '../../store/dismissal.js';
 
 export interface DismissArgs {
   readonly home: string;
@@ -37,30 +37,13 @@ export interface DismissResult {
   readonly consumedSeq: number | null;
 }
 
-/** The unit's dismissable facts at this log position (read inside the caller's transaction). */
-function candidatesOf(db: Db, unit: string): DismissalCandidates {
-  const blocks = new Map<string, string>();
-  for (const r of db.prepare("SELECT id, content_digest FROM receipts WHERE unit = ? AND verdict = 'DIRTY'").all(unit) as { id: string; content_digest: string }[]) {
-    blocks.set(r.id, r.content_digest);
-  }
-  const aborted = db
-    .prepare("SELECT r.id, c.content_digest FROM runs r JOIN challenges c ON c.id = r.challenge_id WHERE r.unit = ? AND r.status = 'aborted'")
-    .all(unit) as { id: string; content_digest: string }[];
-  for (const r of aborted) blocks.set(r.id, r.content_digest);
-  const vetoes = new Map<string, { contentDigest: string; findingRefs: string[][] }>();
-  for (const r of db.prepare('SELECT id, content_digest FROM receipts WHERE unit = ? AND has_veto = 1').all(unit) as { id: string; content_digest: string }[]) {
-    vetoes.set(r.id, { contentDigest: r.content_digest, findingRefs: vetoesOf(db, r.id).map((v) => [...v.refs]) });
-  }
-  return { blocks, vetoes };
-}
-
 export function dismissFlow(args: DismissArgs): DismissResult {
   const store = openStore(args.home);
   try {
     if (args.dryRun) {
       getUnit(store, args.unit); // unit_unknown (7)
       const ids = [...(args.ids ?? [])];
-      const check = checkDismissal(args.operation, ids, candidatesOf(store.db, args.unit));
+      const check = checkDismissal(args.operation, ids, dismissalCandidates(store.db, args.unit));
       if (!check.ok) fail('authority_dismiss_target_invalid', check.ids);
       return { dryRun: true, operation: args.operation, unit: args.unit, recordId: null, ids, stateBefore: check.stateBefore, consumedSeq: null };
     }
@@ -69,7 +52,7 @@ export function dismissFlow(args: DismissArgs): DismissResult {
       getUnit(tx.db, args.unit); // unit_unknown (7)
       const info = getAuthorityRecord(tx.db, recordId);
       const ids = info?.ids ?? [];
-      const check = info === null ? null : checkDismissal(args.operation, ids, candidatesOf(tx.db, args.unit));
+      const check = info === null ? null : checkDismissal(args.operation, ids, dismissalCandidates(tx.db, args.unit));
       const errors: GovernedError[] = [];
       let consumedSeq: number | null = null;
       try {
@@ -84,7 +67,9 @@ export function dismissFlow(args: DismissArgs): DismissResult {
         }).consumedSeq;
       } catch (e) {
         if (!isGovernedError(e)) throw e;
-        errors.push(e);
+        // The authority_consume reducer re-asserts the same target rule (log_entry_not_applicable);
+        // when the live check below already failed, its own code is the one to report.
+        if (!(check !== null && !check.ok && e.code === 'log_entry_not_applicable')) errors.push(e);
       }
       if (check !== null && !check.ok) errors.push(new GovernedError('authority_dismiss_target_invalid', { ids: [recordId, ...check.ids] }));
       const failure = worstError(errors);

@@ -15,8 +15,7 @@
 import type { AbortedRunFact, AuthorityFact, LeaseFact, ReceiptFact, ResetFact, StateDigests, VetoFinding } from '../../core/decision/index.js';
 import { fail } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
-import { decodeCanonicalPayloadLean, parseEnvelopeLean, receiptPredicateShape } from '../../core/lean/receipt.js';
-import { isPlainObject } from '../../core/lean/shape.js';
+import { storedVetoesLean } from '../../core/lean/receipt.js';
 import { prepared } from './statements.js';
 
 export interface LoadedReceipt {
@@ -69,11 +68,8 @@ export function receiptEnvelope(db: Db, receiptId: string): Buffer {
 }
 
 /** The veto findings of a stored receipt, read from its payload (shape-checked; signatures later). */
-export function vetoesOf(db: Db, receiptId: string): VetoFinding[] {
-  const value = decodeCanonicalPayloadLean(parseEnvelopeLean(receiptEnvelope(db, receiptId)));
-  const predicate = isPlainObject(value) ? value.predicate : undefined;
-  if (receiptPredicateShape(predicate, 'predicate') !== null) fail('predicate_invalid', [receiptId]);
-  return ((predicate as { vetoes: VetoFinding[] }).vetoes ?? []).map((v) => ({ code: v.code, class: v.class, severity: v.severity, refs: [...v.refs] }));
+function vetoesOf(db: Db, receiptId: string): VetoFinding[] {
+  return storedVetoesLean(receiptEnvelope(db, receiptId), receiptId).map((v) => ({ ...v, refs: [...v.refs] }) as VetoFinding);
 }
 
 function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {
