@@ -52,6 +52,8 @@ export interface RepoSandboxSpec {
   readonly promptFile: Buffer | null;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
+  /** Receives the reviewer's stderr bytes as they are drained (the caller's own log); default: dropped. */
+  readonly stderrSink?: (chunk: Buffer) => void;
 }
 
 export type RepoSandboxStatus = 'exited' | 'timeout' | 'output_cap' | 'sandbox_failed';
@@ -228,6 +230,7 @@ export function runInRepoSandbox(spec: RepoSandboxSpec): Promise<RepoSandboxResu
     });
     child.stderr?.on('data', (c: Buffer) => {
       stderrBytes += c.length;
+      spec.stderrSink?.(c);
     });
     const statusStream = child.stdio[3] as NodeJS.ReadableStream | null;
     statusStream?.on('data', (c: Buffer) => {

@@ -2,6 +2,7 @@
 // (tsc --noEmit and ESLint, governed's own devDependencies, each run in a read-only bubblewrap view
 // of the repository). Standalone (`node scripts/demo-review-pass.mjs` after a build) and callable
 // from the main demo: `import { demoReviewPass } from './demo-review-pass.mjs'`.
+// Its three steps (numbered from `firstStep`):
 //   1. review the sample as shipped: the typo both tools see is CONFIRMED, the rest are escalations;
 //   2. the same reviewers as weave lanes: consensus, promotion, blind labels;
 //   3. the writer (this script — never the orchestrator) fixes the code; a new review converges
@@ -16,12 +17,15 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-export function demoReviewPass({ cli = process.env.GOVERNED_CLI ?? join(root, 'dist', 'governed.mjs'), out = process.stdout } = {}) {
+// `firstStep`: the number of this section's first step, so the main demo numbers its steps on from
+// its own (standalone: 1).
+export function demoReviewPass({ cli = process.env.GOVERNED_CLI ?? join(root, 'dist', 'governed.mjs'), out = process.stdout, firstStep = 1 } = {}) {
   const work = mkdtempSync(join(tmpdir(), 'governed-demo-review-pass-'));
   const config = join(root, 'examples', 'review-pass.yaml');
   let failures = 0;
   const say = (text = '') => out.write(`   ${text}\n`);
-  const step = (title) => out.write(`\n\u2501\u2501 ${title}\n`);
+  let next = firstStep;
+  const step = (title) => out.write(`\n\u2501\u2501 ${next++}. ${title}\n`);
   const governed = (repo, args, expectExit, tag) => {
     const outDir = join(work, tag);
     const full = ['review-pass', '--stage', 'development', '--config', config, '--out', outDir, ...args];
@@ -45,7 +49,7 @@ export function demoReviewPass({ cli = process.env.GOVERNED_CLI ?? join(root, 'd
     const sample = join(work, 'sample-repo');
     cpSync(join(root, 'examples', 'sample-repo'), sample, { recursive: true });
 
-    step('1. review-pass over examples/sample-repo: tsc and ESLint as the two reviewers');
+    step('review-pass over examples/sample-repo: tsc and ESLint as the two reviewers');
     say('Both tools run in a read-only sandbox of the repository (no network, no writes).');
     const first = governed(sample, [], 9, 'first');
     if (first) {
@@ -57,14 +61,14 @@ export function demoReviewPass({ cli = process.env.GOVERNED_CLI ?? join(root, 'd
       say(`health: ${first.health.map((h) => `${h.reviewer} ${h.health}`).join(', ')}; auto-fix: ${first.auto_fix}`);
     }
 
-    step('2. The same two reviewers as weave lanes: blind labels, consensus, severity promotion');
+    step('The same two reviewers as weave lanes: blind labels, consensus, severity promotion');
     const weave = governed(sample, ['--protocol', 'weave'], 9, 'weave');
     if (weave) {
       for (const f of weave.findings) say(`  ${f.issue_id} ${f.final_severity.padEnd(10)} ${f.tag.padEnd(28)} ${f.file}:${f.line} ${f.title}`);
       say(`labels: ${Object.entries(weave.label_map).map(([l, p]) => `${l}=${p}`).join(', ')}`);
     }
 
-    step('3. The writer fixes the code (the orchestrator never edits); a new review converges');
+    step('The writer fixes the code (the orchestrator never edits); a new review converges');
     const inv = join(sample, 'src', 'inventory.ts');
     writeFileSync(
       inv,

@@ -83,8 +83,8 @@ try {
 
   failures += governedStory({ root, cli, work: join(work, 'story') });
 
-  process.stdout.write('\n\u2501\u2501 15. Review protocols over a sample repository with two real tools (tsc, ESLint)\n');
-  failures += demoReviewPass({ cli });
+  // Steps 16–18: review protocols over a sample repository with two real tools (tsc, ESLint).
+  failures += demoReviewPass({ cli, firstStep: 16 });
 
   process.stdout.write(`\n${failures === 0 ? 'demo complete: every step behaved as expected' : `demo FAILED: ${failures} unexpected result(s)`}\n`);
 } finally {

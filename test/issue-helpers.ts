@@ -310,7 +310,7 @@ export function govAsync(w: World, args: readonly string[]): Promise<CliResult> 
  */
 export function recordAuthorityFor(
   w: World,
-  args: { unit: string; operation: string; ids: readonly string[]; stateBefore: string; stateAfter: string; ttlSeconds?: number },
+  args: { unit: string; operation: string; ids: readonly string[]; stateBefore: string; stateAfter: string | null; ttlSeconds?: number },
 ): string {
   const store = openStore(w.home);
   try {

@@ -39,7 +39,7 @@ function codeOf(f: () => unknown): string {
 }
 
 function reviewPass(slots: string[], rounds: GovernedRunRecord[][], streak = 2) {
-  const d = reviewPassDriver({ stage: 'development', slots, streak, preservationWaived: true }, steppingClock());
+  const d = reviewPassDriver({ stage: 'development', slots, streak, preservationWaived: true, pendingControls: [] }, steppingClock());
   for (const runs of rounds) {
     if (!d.running()) break;
     d.beforeRound();
@@ -79,21 +79,45 @@ describe('review-pass driver: the engine over opaque findings', () => {
   });
 
   it('a streak beyond the seed budget (8 rounds) is refused before anything runs', () => {
-    expect(codeOf(() => reviewPassDriver({ stage: 'development', slots: ['a', 'b'], streak: 9, preservationWaived: true }, steppingClock()))).toBe('orchestrator_governed_streak_unreachable');
-    expect(codeOf(() => reviewPassDriver({ stage: 'development', slots: ['a', 'b'], streak: 8, preservationWaived: true }, steppingClock()))).toBe('no-error');
+    expect(codeOf(() => reviewPassDriver({ stage: 'development', slots: ['a', 'b'], streak: 9, preservationWaived: true, pendingControls: [] }, steppingClock()))).toBe('orchestrator_governed_streak_unreachable');
+    expect(codeOf(() => reviewPassDriver({ stage: 'development', slots: ['a', 'b'], streak: 8, preservationWaived: true, pendingControls: [] }, steppingClock()))).toBe('no-error');
   });
 
   it.each([
     [true, true],
     [false, false],
   ])('planning (four roles): preservation waived %s → reviewers run %s', (waived, runs) => {
-    const d = reviewPassDriver({ stage: 'planning', slots: ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'], streak: 2, preservationWaived: waived }, steppingClock());
+    const d = reviewPassDriver({ stage: 'planning', slots: ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'], streak: 2, preservationWaived: waived, pendingControls: [] }, steppingClock());
     expect(d.running()).toBe(runs);
     if (!runs) expect(d.finish([]).reasons).toEqual(['review_pass_mandatory_inputs_missing']);
   });
 
+  // The report must not contradict `governed status`: pending controls are the pinned policy's (docs/review-pass.md).
+  it.each([
+    [[], [], 'no pending control is required by the pinned policy'],
+    [['cross_role_comparison'], ['control_pending:cross_role_comparison'], 'pending controls the pinned policy requires: cross_role_comparison'],
+    [['external_effect_gate'], ['control_pending:external_effect_gate'], 'pending controls the pinned policy requires: external_effect_gate'],
+  ] as const)('integration: pending controls %j → delivery reasons only those, as the decision has them', (pending, reasons, line) => {
+    const d = reviewPassDriver(
+      { stage: 'integration', slots: ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'], streak: 2, preservationWaived: true, pendingControls: [...pending] },
+      steppingClock(),
+    );
+    const clean = (): GovernedRunRecord[] => ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'].map((s) => rec(s, 'CLEAN'));
+    for (let i = 0; i < 2 && d.running(); i++) {
+      d.beforeRound();
+      d.recordRound(clean());
+    }
+    const r = d.finish([]);
+    const json = JSON.parse(r.result_json) as { delivery_reasons: string[]; pending_controls: string[] };
+    expect(r.result).toBe('CLEAN');
+    expect(json.delivery_reasons).toEqual(['advisory_result', ...reasons].sort());
+    expect(json.pending_controls).toEqual([...pending]);
+    expect(r.report_md).toContain(`**Controls**: ${line}`);
+    if (pending.length === 0) expect(r.result_json + r.report_md).not.toContain('control_pending');
+  });
+
   it('a receipt value that breaks the closed shape is refused by the engine adapter, never degraded', () => {
-    const d = reviewPassDriver({ stage: 'development', slots: ['a'], streak: 2, preservationWaived: true }, steppingClock());
+    const d = reviewPassDriver({ stage: 'development', slots: ['a'], streak: 2, preservationWaived: true, pendingControls: [] }, steppingClock());
     d.beforeRound();
     expect(codeOf(() => d.recordRound([rec('a', 'DIRTY', [F('correctness', 'correctness', 'HIGH', ['AC-2', 'AC-1'])])]))).toBe('review_pass_governed_output_invalid');
     expect(codeOf(() => d.recordRound([rec('a', 'DIRTY', [F('made_up', 'correctness', 'HIGH', ['AC-1'])])]))).toBe('review_pass_governed_output_invalid');

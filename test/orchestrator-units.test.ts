@@ -108,7 +108,7 @@ describe('review-pass wiring', () => {
     const c = resolveConfig({}, null);
     const x = (over: Partial<ReviewerExecution>): ReviewerExecution => ({
       reviewer: 'r', tool: 't', purpose: 'review', round: 1, execution_id: 'EXE-1', status: 'ok', failure: null,
-      attempts: 1, exit_code: 0, duration_ms: 1, stdout: 'x', network: false, ...over,
+      attempts: 1, exit_code: 0, exit_class: 'exited_zero', duration_ms: 1, stdout: 'x', network: false, ...over,
     });
     expect(engineRun(c.tools.gemini!, x({}))).toEqual({ slot: 'r', execution_id: 'EXE-1', status: 'ok', output: { strategy: 'text_fallback', text: 'x' } });
     expect(engineRun(c.tools.claude!, x({}))).toMatchObject({ output: { strategy: 'json' } });

@@ -47,6 +47,18 @@ async function main(): Promise<void> {
       outputError: () => undefined,
     });
   for (const group of groups) group.register(program);
+  const usage = async (): Promise<void> => {
+    const { GovernedError } = await import('../core/errors.js');
+    const { writeError } = await import('./output.js');
+    writeError(new GovernedError('usage_error', { ids: [] }), { json: argv.includes('--json') });
+    process.exitCode = EXIT.usage;
+  };
+  // An unknown command word is a usage error whatever follows it: commander would otherwise take
+  // `governed <unknown> --help` as help of the enclosing group and exit 0.
+  if (unknownCommandIn(program, argv)) {
+    await usage();
+    return;
+  }
   try {
     await program.parseAsync(process.argv);
   } catch (e) {
@@ -70,6 +82,30 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+}
+
+interface CommandNode {
+  readonly commands: readonly CommandNode[];
+  name(): string;
+  aliases(): string[];
+}
+
+/**
+ * Whether the command words of `args` leave the declared command tree: walking from the program,
+ * each word that is not an option must name a subcommand of the group reached so far (or `help`
+ * at the top). The walk stops at the first leaf command (its own words are its arguments).
+ */
+function unknownCommandIn(program: CommandNode, args: readonly string[]): boolean {
+  let node = program;
+  for (const word of args) {
+    if (node.commands.length === 0) return false;
+    if (word.startsWith('-')) continue;
+    if (node === program && word === 'help') return false;
+    const next = node.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (next === undefined) return true;
+    node = next;
+  }
+  return false;
 }
 
 if (argv[0] === 'gate' && !argv.slice(1).some((a) => a === '--help' || a === '-h')) {

@@ -109,3 +109,12 @@ export function highestPrecedence(exits: readonly ExitCode[]): ExitCode {
   for (const candidate of EXIT_PRECEDENCE) if (exits.includes(candidate)) return candidate;
   return EXIT.ok;
 }
+
+/** The error that wins among several (SPEC §4.2 precedence), the first one on a tie; null for none. */
+export function worstError(errors: readonly GovernedError[]): GovernedError | null {
+  for (const exit of EXIT_PRECEDENCE) {
+    const e = errors.find((x) => x.exit === exit);
+    if (e !== undefined) return e;
+  }
+  return errors[0] ?? null;
+}

@@ -126,3 +126,24 @@ export function verifyReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: Ve
   }
   return { id: sha256Digest(env.payload), payload: env.payload, statement, predicate, signedBy };
 }
+
+/** One veto finding as a stored receipt's predicate carries it (codes and IDs only). */
+export interface StoredVeto {
+  readonly code: string;
+  readonly class: string;
+  readonly severity: string;
+  readonly refs: readonly string[];
+}
+
+/**
+ * The veto findings of a stored receipt envelope, its payload shape-checked as a receipt predicate
+ * (`predicate_invalid` naming the receipt otherwise); signatures are verified elsewhere. The one
+ * reader for the decision loader and the store's dismissal rule.
+ */
+export function storedVetoes(envelope: Uint8Array, receiptId: string): StoredVeto[] {
+  const value = decodeCanonicalPayload(parseEnvelopeBytes(envelope));
+  const predicate = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { predicate?: unknown }).predicate : undefined;
+  const parsed = reviewReceiptPredicateSchema.safeParse(predicate);
+  if (!parsed.success) fail('predicate_invalid', [receiptId]);
+  return parsed.data.vetoes.map((v) => ({ code: v.code, class: v.class, severity: v.severity, refs: [...v.refs] }));
+}

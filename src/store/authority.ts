@@ -13,7 +13,7 @@
 // the trust root in force at its log position").
 import { randomBytes } from 'node:crypto';
 import { canonicalBytes, digestOf, sha256Digest } from '../core/canonical.js';
-import { EXIT_PRECEDENCE, fail, GovernedError, isGovernedError } from '../core/errors.js';
+import { fail, GovernedError, isGovernedError, worstError } from '../core/errors.js';
 import { parseEnvelopeBytes } from '../core/dsse.js';
 import { parseStructured, parseJsonStrict } from '../core/strict-parse.js';
 import { loadTrustRoot, type TrustRoot } from '../core/trust-root.js';
@@ -245,14 +245,6 @@ export interface ConsumedAuthority {
   readonly consumedAt: number;
 }
 
-/** The highest-precedence error of several (SPEC §4.2), the first one on a tie. */
-function worst(errors: readonly GovernedError[]): GovernedError | null {
-  for (const exit of EXIT_PRECEDENCE) {
-    const e = errors.find((x) => x.exit === exit);
-    if (e !== undefined) return e;
-  }
-  return errors[0] ?? null;
-}
 
 function predicateOfStoredEnvelope(envelope: Buffer): AuthorityPredicate {
   const payload = parseEnvelopeBytes(envelope).payload;
@@ -301,7 +293,7 @@ export function consumeAuthorityIn(tx: Tx, args: ConsumeAuthorityArgs): Consumed
     if (consumed !== undefined) errors.push(new GovernedError('authority_replayed', { ids: [args.recordId] }));
     if (isExpiredAt(p, tx.now)) errors.push(new GovernedError('authority_expired', { ids: [args.recordId] }));
   }
-  const failure = worst(errors);
+  const failure = worstError(errors);
   if (failure !== null) throw failure;
   if (p === null) fail('internal_error', ['authority_consume']);
   const row = tx.append('authority_consume', p.unit, { record: args.recordId, operation: p.operation, unit: p.unit, consumed_at: tx.now });

@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import { closeInheritedDescriptors } from '../../../runner/repo-sandbox.js';
 import { runGovernedMode, runReviewPass } from '../../flows/review-pass/index.js';
+import { fail } from '../../core/errors.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { ReviewPassCliOptions } from '../register/review-pass.js';
@@ -19,7 +20,11 @@ export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<Com
   // bwrap into every reviewer.
   closeInheritedDescriptors();
   const files = splitList(opts.files);
-  if (opts.unit !== undefined) return governedCommand(opts, files);
+  if (opts.unit !== undefined) {
+    // Governed reviewers run through review-run, whose stderr never leaves the sandbox host.
+    if (opts.toolLog !== undefined) fail('orchestrator_tool_log_invalid', ['tool-log']);
+    return governedCommand(opts, files);
+  }
   const run = await runReviewPass({
     protocol: opts.protocol,
     stage: opts.stage,
@@ -31,6 +36,7 @@ export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<Com
     light: opts.light === true,
     reqIds: splitList(opts.reqIds),
     deferredReqIds: splitList(opts.deferredReqIds),
+    ...(opts.toolLog === undefined ? {} : { toolLog: opts.toolLog }),
     env: process.env,
   });
   const o = run.outcome;
@@ -42,18 +48,22 @@ export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<Com
     failure: x.failure,
     attempts: x.attempts,
     exit_code: x.exit_code,
+    exit_class: x.exit_class,
     network: x.network,
   }));
   const counts = Object.entries(o.counts)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
-  const calls = o.executions.map((x) => `${x.reviewer}${x.purpose === 'review' ? '' : `/${x.purpose}`} ${x.status === 'ok' ? 'ok' : x.failure ?? x.status}`);
+  const calls = o.executions.map(
+    (x) => `${x.reviewer}${x.purpose === 'review' ? '' : `/${x.purpose}`} ${x.status === 'ok' ? 'ok' : x.failure ?? x.status}${x.exit_class === 'exited_zero' ? '' : ` (${x.exit_class})`}`,
+  );
   const human = [
     `${o.protocol} (${opts.stage}, non-governed): ${o.result}${o.reasons.length > 0 ? ` — ${o.reasons.join(', ')}` : ''}`,
     `rounds: ${o.rounds}; reviewer calls: ${calls.length > 0 ? calls.join(', ') : 'none'}`,
     counts.length > 0 ? `counts: ${counts}` : '',
     `report: ${run.files.report}`,
     `result: ${run.files.result}`,
+    opts.toolLog === undefined ? '' : `tool stderr logs: ${resolve(opts.toolLog)}`,
     'auto-fix is out of scope: the orchestrator never edits code',
   ].filter((l) => l.length > 0);
   return {

@@ -38,6 +38,7 @@ export function register(program: Command): void {
     .option('--config <file>', 'review-pass.yaml to use (default: <repo>/review-pass.yaml, <repo>/.review-pass.yaml, built-in defaults)')
     .option('--out <dir>', 'output directory (created 0700; default: a new temporary directory); never overwritten')
     .option('--repo <dir>', 'repository directory to review (default: the current directory)')
+    .option('--tool-log <dir>', "non-governed: keep each reviewer attempt's stderr in DIR/<execution id>-<attempt>.stderr (0600; DIR created 0700), never in stdout or the results")
     .option('--light', 'light mode: 1 clean round, first lens only (development/test, non-governed only)')
     .option('--unit <id>', 'governed mode: the unit under review (UNIT-<32 hex>)')
     .option('--writer-session <session>', 'governed mode: the registered writer session the challenges are issued for')
@@ -66,6 +67,7 @@ export interface ReviewPassCliOptions {
   readonly unit?: string;
   readonly reqIds?: string;
   readonly deferredReqIds?: string;
+  readonly toolLog?: string;
   readonly writerSession?: string;
   readonly reviewersDir?: string;
   readonly attestors?: string;

@@ -46,6 +46,51 @@ export function register(program: Command): void {
       },
     );
 
+  for (const [name, operation, what, ids] of [
+    [
+      'dismiss',
+      'dismiss',
+      'Lift the block of DIRTY receipts or ABORTED runs of a unit (SPEC §10.1) by consuming a signed `dismiss` authority ' +
+        'record that names them (receipt ids sha256:…, run ids RUN-…), all judged on one reviewed content (its state_before: the planning-state digest for planning, else the content digest).',
+      'sha256:<receipt>,RUN-<run>',
+    ],
+    [
+      'dismiss-veto',
+      'dismiss_veto',
+      'Lift veto findings of a receipt of a unit (SPEC §10.2) by consuming a signed `dismiss_veto` authority record that ' +
+        'names the receipt and every ref of each finding it dismisses; its state_before is the reviewed content the receipt was judged on.',
+      'sha256:<receipt>,DIR-1,TGT-1',
+    ],
+  ] as const) {
+    unit
+      .command(name)
+      .description(
+        `${what} The record is judged once, at this log position (signature, operation, unit, IDs, state digests, not ` +
+          'consumed, not expired) and consumed; the decision rules then count it (docs/decision.md). --dry-run --ids ' +
+          'records nothing and prints the state_before an `authority request` for those IDs needs. ' +
+          'Exit 0 consumed (or possible), 2 usage, 4 record or targets do not fit (wrong operation, unit, IDs, state; not ' +
+          'dismissable), 5 record expired or already consumed, 6 untrusted key, 7 unknown unit or record.',
+      )
+      .addHelpText(
+        'after',
+        '\nExample:\n' +
+          `  governed unit ${name} --unit UNIT-… --dry-run --ids ${ids}      # prints state_before\n` +
+          `  governed authority request --operation ${operation} --unit UNIT-… --ids ${ids} --state-before sha256:… --out r.json\n` +
+          '  governed authority sign --request r.json --key authority.key --out r.record.json   # where the key lives\n' +
+          '  governed authority record --record r.record.json                                    # prints REC-…\n' +
+          `  governed unit ${name} --unit UNIT-… --authority REC-…`,
+      )
+      .requiredOption('--unit <id>', 'unit id (UNIT-…)')
+      .option('--authority <record>', `the recorded ${operation} authority record (REC-…) to consume`)
+      .option('--ids <list>', 'with --dry-run: comma-separated IDs the record would name')
+      .option('--dry-run', 'check the IDs and print the state_before digest; record nothing')
+      .addOption(homeOption())
+      .addOption(jsonOption())
+      .action(async (opts: { unit: string; authority?: string; ids?: string; dryRun?: boolean; home?: string; json?: boolean }) => {
+        await runAction(opts, async () => (await import('../commands/unit-dismiss.js')).unitDismissCommand(operation, opts));
+      });
+  }
+
   const writer = program.command('writer').description('Writer sessions (SPEC §2).');
   writer
     .command('register')

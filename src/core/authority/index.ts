@@ -6,3 +6,4 @@ export * from './verify.js';
 export * from './judge.js';
 export * from './presentation.js';
 export * from './scope-digest.js';
+export * from './dismissal.js';

@@ -18,6 +18,17 @@ export function isNormalizedRelativePath(path: string): boolean {
   return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
+/**
+ * True when `path` names something inside git's own metadata: a segment is `.git` in any letter
+ * case (git itself refuses such a tree entry case-insensitively). The workspace never lists these
+ * (the repository's `.git` is skipped, a nested one is a refused submodule), so no contract item
+ * may name one: refused when a contract is bound (`assertContractPaths`) and again when a
+ * challenge reads the file (src/flows/challenge/evidence-files.ts).
+ */
+export function isGitMetadataPath(path: string): boolean {
+  return path.split('/').some((segment) => segment.toLowerCase() === '.git');
+}
+
 /** Product roots (policy `product_roots`): `.` (the whole repository) or a normalized directory path. */
 export function assertProductRoots(roots: readonly string[]): void {
   if (roots.length === 0) fail('contract_product_root_invalid', ['product_roots']);
@@ -40,6 +51,7 @@ export function assertContractPaths(paths: readonly string[], where: string, roo
   paths.forEach((path, i) => {
     const at = `${where}[${i}]`;
     if (!isNormalizedRelativePath(path)) fail('contract_path_invalid', [at]);
+    if (isGitMetadataPath(path)) fail('contract_path_git_metadata', [at]);
     if (seen.has(path)) fail('contract_path_duplicate', [at]);
     seen.add(path);
     if (!isInsideRoots(path, roots)) fail('contract_path_outside_roots', [at]);

@@ -34,6 +34,10 @@ export const AUTHORITY_ERRORS = {
   authority_request_mismatch: def(4, 'The signed statement differs from the statement this store issued for its request.'),
   authority_operation_mismatch: def(4, 'The authority record is for a different operation than the one it is used for.'),
   authority_ids_mismatch: def(4, 'The authority record does not name exactly the IDs it is used for.'),
+  authority_dismiss_target_invalid: def(
+    4,
+    'A dismiss record must name only DIRTY receipts or ABORTED runs of the unit, a dismiss_veto record a receipt of the unit with veto findings and refs of them that lift a finding, all judged on one reviewed content (the state_before).',
+  ),
   authority_unit_mismatch: def(4, 'The authority record is for a different unit than the one it is used for.'),
   authority_state_mismatch: def(4, 'The state digest before or after named by the authority record is not the one it is used for.'),
 

@@ -45,6 +45,7 @@ export const CONTRACT_ERRORS = {
 
   // --- paths (SPEC §6.1; file-ness and symlinks are checked by the workspace layer)
   contract_path_invalid: def(2, 'A path is not a normalized repository-relative path.'),
+  contract_path_git_metadata: def(2, "A path lies inside git's own metadata (a `.git` segment): it is never a workspace file."),
   contract_path_duplicate: def(2, 'A path list names the same path twice.'),
   contract_path_outside_roots: def(2, 'A path is not inside the product roots.'),
   contract_product_root_invalid: def(2, 'A product root is not "." or a normalized repository-relative path.'),

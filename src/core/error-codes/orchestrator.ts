@@ -27,6 +27,10 @@ export const ORCHESTRATOR_ERRORS = {
     2,
     '--files names a path that is not a repository-relative regular file inside the repository.',
   ),
+  orchestrator_tool_log_invalid: def(
+    2,
+    'The --tool-log directory cannot be used: not creatable, not a directory, a symlink, not owned by this user, open to group or others, or a log file already exists; --tool-log is for non-governed mode only.',
+  ),
   orchestrator_out_invalid: def(
     2,
     'The output directory cannot be created, or already holds a review-pass result (results are never overwritten).',

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import type { Contract } from '../../core/contract/schema.js';
+import { isGitMetadataPath } from '../../core/contract/paths.js';
 import type { FileInput } from '../../core/bundle/index.js';
 import { readCommitFiles, type ManifestEntry } from '../../workspace/index.js';
 
@@ -76,6 +77,7 @@ function isExcluded(path: string, exclude: readonly string[]): boolean {
 }
 
 function classify(path: string, owner: string, byPath: Manifested, dirs: Set<string>, exclude: readonly string[]): Classified | { kind: 'unlisted' } {
+  if (isGitMetadataPath(path)) fail('contract_path_git_metadata', [owner]);
   if (isExcluded(path, exclude)) fail('contract_path_not_file', [owner]);
   const entry = byPath.get(path);
   if (entry !== undefined) {

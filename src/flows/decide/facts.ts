@@ -15,9 +15,7 @@
 import type { AbortedRunFact, AuthorityFact, LeaseFact, ReceiptFact, ResetFact, StateDigests, VetoFinding } from '../../core/decision/index.js';
 import { fail } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
-import { parseEnvelopeBytes } from '../../core/dsse.js';
-import { reviewReceiptPredicateSchema } from '../../core/receipt-predicate.js';
-import { decodeCanonicalPayload } from '../../core/verify-receipt.js';
+import { storedVetoes } from '../../core/verify-receipt.js';
 import { prepared } from './statements.js';
 
 export interface LoadedReceipt {
@@ -71,11 +69,7 @@ export function receiptEnvelope(db: Db, receiptId: string): Buffer {
 
 /** The veto findings of a stored receipt, read from its payload (shape-checked; signatures later). */
 function vetoesOf(db: Db, receiptId: string): VetoFinding[] {
-  const value = decodeCanonicalPayload(parseEnvelopeBytes(receiptEnvelope(db, receiptId)));
-  const predicate = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { predicate?: unknown }).predicate : undefined;
-  const parsed = reviewReceiptPredicateSchema.safeParse(predicate);
-  if (!parsed.success) fail('predicate_invalid', [receiptId]);
-  return parsed.data.vetoes.map((v) => ({ code: v.code, class: v.class, severity: v.severity, refs: [...v.refs] }));
+  return storedVetoes(receiptEnvelope(db, receiptId), receiptId).map((v) => ({ ...v, refs: [...v.refs] }) as VetoFinding);
 }
 
 function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {

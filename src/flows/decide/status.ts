@@ -12,6 +12,7 @@ import type { TrustRoot } from '../../core/trust-root.js';
 import { closeStore, openStore } from '../../store/open.js';
 import type { Db } from '../../store/store.js';
 import { computeWorkspaceManifest } from '../../workspace/manifest.js';
+import { resolveBaseline } from '../../workspace/commit.js';
 import { NO_PRESERVATION } from './directives.js';
 import { decideUnit } from './decide-unit.js';
 import { loadUnitFacts } from './facts.js';
@@ -55,6 +56,10 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       const policy = await readPinnedPolicy(db);
       const trust = await pinnedTrustRoot(db);
       const scope = await readScope(db, unit.unit);
+      // A baseline git no longer has (pruned, or another repository) is refused as issuance refuses
+      // it (workspace_revision_unresolved): no challenge could be issued, and the state would
+      // otherwise read REVIEW_ONLY with no reason that says why.
+      await resolveBaseline(resolve(args.repo), unit.baselineCommit);
       const workspace = await computeWorkspaceManifest(resolve(args.repo), { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
       const current = currentDigests(unit, scope, workspace.digest);
       const facts = loadUnitFacts(db, unit.unit, current);

@@ -77,6 +77,8 @@ export interface ReviewPassDriverInput {
   readonly streak: number;
   /** The policy waives preservation (SPEC §11): the only way its inputs count as present today. */
   readonly preservationWaived: boolean;
+  /** The pinned policy's required controls still pending (the decision's control_pending reasons). */
+  readonly pendingControls: readonly string[];
 }
 
 export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): GovernedDriver {
@@ -89,6 +91,7 @@ export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): G
       mode: 'governed',
       reviewers: [...p.slots],
       convergence: p.streak,
+      pending_controls: [...p.pendingControls],
       // Planning/integration preflight (seed core rules): the unit's baseline commit and its
       // contract's sources are bound into every challenge's bundle (SPEC §6, §7.1); preservation
       // contracts and incident histories do not exist in this version (flows/decide/directives.ts

@@ -21,6 +21,7 @@
 import { fail, GovernedError, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
 import { verifyReceiptBytes } from '../../core/verify-receipt.js';
+import { CONTROL_REGISTRY, pendingControls } from '../../core/decision/controls.js';
 import type { Stage } from '../../protocols/review-pass/index.js';
 import { closeStore, getReceipt, openStore } from '../../store/index.js';
 import { issueChallengeFlow } from '../challenge.js';
@@ -100,6 +101,8 @@ interface PolicyStage {
   readonly streak: number;
   readonly reviewers: Record<string, string>;
   readonly preservationWaived: boolean;
+  /** The policy's required controls still pending: the decision's `control_pending:<name>` reasons. */
+  readonly pendingControls: readonly string[];
 }
 
 /** The policy's slots (sorted, a stable order), their reviewers and the streak for the plan's stage. */
@@ -116,6 +119,7 @@ function policyStage(o: GovernedRunOptions, plan: GovernedPlan): PolicyStage {
       streak: s.streak,
       reviewers: Object.fromEntries(slots.map((k) => [k, s.slots[k] as string])),
       preservationWaived: pinned.policy.doc.preservation !== 'required',
+      pendingControls: pendingControls(pinned.policy.doc.controls, CONTROL_REGISTRY),
     };
   } finally {
     closeStore(store);
@@ -214,7 +218,10 @@ export async function runGovernedReviewPass(o: GovernedRunOptions, plan: Governe
   const driver: GovernedDriver =
     plan.protocol === 'weave'
       ? weaveDriver({ stage: plan.stage, slots: policy.slots, streak: policy.streak }, o.random)
-      : reviewPassDriver({ stage: plan.stage, slots: policy.slots, streak: policy.streak, preservationWaived: policy.preservationWaived }, engineClock);
+      : reviewPassDriver(
+          { stage: plan.stage, slots: policy.slots, streak: policy.streak, preservationWaived: policy.preservationWaived, pendingControls: policy.pendingControls },
+          engineClock,
+        );
   const runs: GovernedRunRecord[] = [];
   const stop = new Set<GovernedStopReason>();
   let round = 0;

@@ -29,6 +29,7 @@ import { runTwoPassProtocol } from './protocol-two-pass.js';
 import { runWeaveProtocol } from './protocol-weave.js';
 import { defaultScope, validateFiles } from './repo-files.js';
 import { SandboxedCommandRunner, type RunReviewer } from './run-reviewer.js';
+import { ToolLog } from './tool-log.js';
 import { discardOutDir, prepareOutDir, writeResults } from './write-results.js';
 
 export { PROTOCOLS, type Protocol, type ProtocolOutcome } from './flow-types.js';
@@ -52,6 +53,8 @@ export interface ReviewPassOptions {
   readonly toolsDir?: string | null;
   readonly clock?: () => number;
   readonly random?: (n: number) => Buffer;
+  /** `--tool-log DIR`: keep each reviewer attempt's stderr there (tool-log.ts). */
+  readonly toolLog?: string;
 }
 
 export interface ReviewPassRun {
@@ -102,6 +105,7 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
     });
     requireWriterSession(plan, undefined);
   }
+  const toolLog = opts.toolLog === undefined ? null : ToolLog.prepare(opts.toolLog);
   const repoDir = repoDirOf(opts.repoDir);
   const config = loadConfig(repoDir, opts.config);
   const scope =
@@ -113,7 +117,7 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
 
   const toolsDir = opts.toolsDir === undefined ? governedToolsDir() : opts.toolsDir;
   const random = opts.random ?? ((n: number) => randomBytes(n));
-  const runner: RunReviewer = new SandboxedCommandRunner({ repoDir, toolsDir }, opts.env, () => `EXE-${random(16).toString('hex')}`);
+  const runner: RunReviewer = new SandboxedCommandRunner({ repoDir, toolsDir }, opts.env, () => `EXE-${random(16).toString('hex')}`, toolLog);
   const reqIds = [...(opts.reqIds ?? [])];
   const ctx: FlowContext = {
     repoDir,
@@ -139,7 +143,13 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
     discardOutDir(out);
     throw e;
   }
-  const files = writeResults(out.dir, outcome, { stage: opts.stage, mode: 'non-governed', config_source: config.source, files: scope.files.length });
+  const files = writeResults(out.dir, outcome, {
+    stage: opts.stage,
+    mode: 'non-governed',
+    config_source: config.source,
+    files: scope.files.length,
+    tool_log: toolLog !== null,
+  });
   return {
     exit: outcome.result === 'CLEAN' ? EXIT.ok : EXIT.not_clean,
     outcome,

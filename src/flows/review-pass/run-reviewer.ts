@@ -11,9 +11,39 @@ import { randomBytes } from 'node:crypto';
 import { runInRepoSandbox, type RepoSandboxResult } from '../../../runner/repo-sandbox.js';
 import { expandCommand, resolveProgram, type SandboxView } from './command.js';
 import type { ResolvedTool } from './config-load.js';
+import { isToolStrategy, toolReportOf } from './tool-findings.js';
+import type { ToolLog } from './tool-log.js';
 
 export type ExecutionStatus = 'ok' | 'timeout' | 'failed';
 export type ExecutionFailure = 'tool_missing' | 'exit_code' | 'output_cap' | 'sandbox_failed' | 'empty_output' | 'output_not_utf8';
+/**
+ * How the reviewer process ended (its last attempt), so a reviewer that scores health 0 says why:
+ * `not_run` (tool missing), `sandbox_failed`, `timed_out`, `output_capped`, `killed_by_signal`
+ * (bwrap reports 128 + the signal number: exit codes 129..192), `exited_nonzero`, `exited_zero`,
+ * or `unparsable_output` — it exited with an accepted code but a tool parser (tsc, ESLint) could
+ * not read its output (e.g. ESLint without a configuration).
+ */
+export type ExitClass =
+  | 'not_run'
+  | 'sandbox_failed'
+  | 'timed_out'
+  | 'output_capped'
+  | 'killed_by_signal'
+  | 'exited_nonzero'
+  | 'exited_zero'
+  | 'unparsable_output';
+
+/** Human wording of an exit class (report.md). */
+export const EXIT_CLASS_TEXT: Readonly<Record<ExitClass, string>> = {
+  not_run: 'not run (tool missing)',
+  sandbox_failed: 'sandbox failed',
+  timed_out: 'timed out',
+  output_capped: 'output over its cap',
+  killed_by_signal: 'killed by signal',
+  exited_nonzero: 'exited non-zero',
+  exited_zero: 'exited 0',
+  unparsable_output: 'unparsable output',
+};
 
 export interface ReviewerRequest {
   /** The reviewer (slot) name reported in logs and results. */
@@ -39,6 +69,7 @@ export interface ReviewerExecution {
   /** Calls made, retries included. */
   readonly attempts: number;
   readonly exit_code: number | null;
+  readonly exit_class: ExitClass;
   readonly duration_ms: number;
   /** stdout of the successful attempt; '' otherwise. Never printed by the CLI. */
   readonly stdout: string;
@@ -59,12 +90,23 @@ interface Attempt {
   readonly status: ExecutionStatus;
   readonly failure: ExecutionFailure | null;
   readonly exit_code: number | null;
+  readonly exit_class: ExitClass;
   readonly stdout: string;
   readonly duration_ms: number;
 }
 
+/** The exit class of one sandbox result (before its output is read). */
+export function exitClassOf(r: Pick<RepoSandboxResult, 'status' | 'exitCode'>): ExitClass {
+  if (r.status === 'sandbox_failed') return 'sandbox_failed';
+  if (r.status === 'timeout') return 'timed_out';
+  if (r.status === 'output_cap') return 'output_capped';
+  if (r.exitCode === null) return 'sandbox_failed';
+  if (r.exitCode === 0) return 'exited_zero';
+  return r.exitCode > 128 && r.exitCode <= 128 + 64 ? 'killed_by_signal' : 'exited_nonzero';
+}
+
 function judge(tool: ResolvedTool, r: RepoSandboxResult): Attempt {
-  const base = { exit_code: r.exitCode, duration_ms: r.durationMs, stdout: '' };
+  const base = { exit_code: r.exitCode, exit_class: exitClassOf(r), duration_ms: r.durationMs, stdout: '' };
   if (r.status === 'timeout') return { ...base, status: 'timeout', failure: null };
   if (r.status === 'output_cap') return { ...base, status: 'failed', failure: 'output_cap' };
   if (r.status === 'sandbox_failed') return { ...base, status: 'failed', failure: 'sandbox_failed' };
@@ -76,7 +118,9 @@ function judge(tool: ResolvedTool, r: RepoSandboxResult): Attempt {
     return { ...base, status: 'failed', failure: 'output_not_utf8' };
   }
   if (text.trim().length === 0) return { ...base, status: 'failed', failure: 'empty_output' };
-  return { ...base, status: 'ok', failure: null, stdout: text };
+  // Tool output the protocol's parser cannot read makes the run unusable there; say so here.
+  const unparsable = isToolStrategy(tool.parse) && toolReportOf(tool.parse, text) === null;
+  return { ...base, ...(unparsable ? { exit_class: 'unparsable_output' as const } : {}), status: 'ok', failure: null, stdout: text };
 }
 
 /** Non-governed reviewer calls: the configured command in the read-only repository sandbox. */
@@ -87,6 +131,8 @@ export class SandboxedCommandRunner implements RunReviewer {
     private readonly callerEnv: Readonly<Record<string, string | undefined>>,
     /** Execution ids: fresh random ones unless a test makes them reproducible. */
     private readonly newId: () => string = newExecutionId,
+    /** `--tool-log DIR`: where each attempt's stderr goes (null: drained and dropped). */
+    private readonly toolLog: ToolLog | null = null,
   ) {}
 
   async run(req: ReviewerRequest): Promise<ReviewerExecution> {
@@ -96,7 +142,7 @@ export class SandboxedCommandRunner implements RunReviewer {
     const program = resolveProgram(this.view, expandCommand(tool.command));
     if (!program.available) {
       // review-pass-v3 §10.4: a tool that is not installed is skipped, never a crash of the run.
-      return { ...common, status: 'failed', failure: 'tool_missing', attempts: 0, exit_code: null, duration_ms: 0, stdout: '' };
+      return { ...common, status: 'failed', failure: 'tool_missing', attempts: 0, exit_code: null, exit_class: 'not_run', duration_ms: 0, stdout: '' };
     }
     const env: Record<string, string> = { ...tool.env };
     for (const name of tool.env_passthrough) {
@@ -110,6 +156,7 @@ export class SandboxedCommandRunner implements RunReviewer {
     // review-pass-v3 §2.4/§7: a failed call is retried up to `retries` times, then degrades.
     for (let i = 0; i <= tool.retries; i++) {
       attempts++;
+      const log = this.toolLog?.open(execution_id, attempts, tool.max_output_bytes) ?? null;
       const r = await runInRepoSandbox({
         repoDir: this.view.repoDir,
         toolsDir: this.view.toolsDir,
@@ -120,13 +167,14 @@ export class SandboxedCommandRunner implements RunReviewer {
         promptFile: tool.prompt === 'file' ? prompt : null,
         timeoutMs: tool.timeout_ms ?? req.default_timeout_ms,
         maxOutputBytes: tool.max_output_bytes,
-      });
+        ...(log === null ? {} : { stderrSink: (c: Buffer) => log.write(c) }),
+      }).finally(() => log?.close());
       last = judge(tool, r);
       total += last.duration_ms;
       // A sandbox that cannot be built will not be built by retrying.
       if (last.status === 'ok' || last.failure === 'sandbox_failed') break;
     }
     const a = last as Attempt;
-    return { ...common, status: a.status, failure: a.failure, attempts, exit_code: a.exit_code, duration_ms: total, stdout: a.stdout };
+    return { ...common, status: a.status, failure: a.failure, attempts, exit_code: a.exit_code, exit_class: a.exit_class, duration_ms: total, stdout: a.stdout };
   }
 }

@@ -13,7 +13,7 @@ import { basename, join, resolve } from 'node:path';
 import { canonicalJson } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import type { ProtocolOutcome } from './flow-types.js';
-import type { ReviewerExecution } from './run-reviewer.js';
+import { EXIT_CLASS_TEXT, type ReviewerExecution } from './run-reviewer.js';
 
 export const RESULT_FILES = { result: 'result.json', report: 'report.md', executions: 'executions.json' } as const;
 export const EXECUTIONS_SCHEMA = 'governed.review-pass-executions/v1';
@@ -53,6 +53,8 @@ export interface RunDescription {
   readonly mode: 'non-governed';
   readonly config_source: string | null;
   readonly files: number;
+  /** Whether `--tool-log` kept the reviewers' stderr (its path is never written into the results). */
+  readonly tool_log?: boolean;
 }
 
 export function orchestratorSection(o: ProtocolOutcome, d: RunDescription): string {
@@ -65,14 +67,26 @@ export function orchestratorSection(o: ProtocolOutcome, d: RunDescription): stri
     `- Files in scope: ${d.files}`,
     '- Reviewers ran as child processes in a read-only bubblewrap view of the repository (mounted at /repo), with fresh /proc, /dev and /tmp, no capabilities, and no network unless the reviewer\'s entry says `network: true` (an egress path, marked below).',
     '- Auto-fix is out of scope: the orchestrator never edits code. Findings are for a human or writer to act on; a re-review after a change is a new run.',
-    '',
-    '| Round | Purpose | Reviewer | Status | Attempts | Exit code | Network |',
-    '|-------|---------|----------|--------|----------|-----------|---------|',
   ];
-  for (const x of o.executions) {
-    out.push(`| ${x.round} | ${x.purpose} | ${x.reviewer} | ${statusCell(x)} | ${x.attempts} | ${x.exit_code ?? '—'} | ${x.network ? 'yes (egress)' : 'no'} |`);
+  if (o.executions.some((x) => x.exit_class !== 'exited_zero' || x.status !== 'ok')) {
+    out.push(
+      '- A reviewer call that did not exit cleanly with usable output has no usable review (health 0, "consider different model" above): its exit status is in the table below. ' +
+        (d.tool_log
+          ? 'Each attempt\'s stderr is in the --tool-log directory (`<execution id>-<attempt>.stderr`, 0600), never in these results.'
+          : 'Run again with `--tool-log DIR` to keep each attempt\'s stderr in private 0600 files for you (never in these results).'),
+    );
   }
-  if (o.executions.length === 0) out.push('| — | — | — | no reviewer ran | — | — | — |');
+  out.push(
+    '',
+    '| Round | Purpose | Reviewer | Status | Attempts | Exit code | Exit status | Network |',
+    '|-------|---------|----------|--------|----------|-----------|-------------|---------|',
+  );
+  for (const x of o.executions) {
+    out.push(
+      `| ${x.round} | ${x.purpose} | ${x.reviewer} | ${statusCell(x)} | ${x.attempts} | ${x.exit_code ?? '—'} | ${EXIT_CLASS_TEXT[x.exit_class]} | ${x.network ? 'yes (egress)' : 'no'} |`,
+    );
+  }
+  if (o.executions.length === 0) out.push('| — | — | — | no reviewer ran | — | — | — | — |');
   return `${out.join('\n')}\n`;
 }
 
@@ -93,6 +107,7 @@ export function executionsJson(o: ProtocolOutcome, d: RunDescription): string {
       failure: x.failure,
       attempts: x.attempts,
       exit_code: x.exit_code,
+      exit_class: x.exit_class,
       duration_ms: x.duration_ms,
       network: x.network,
     })),

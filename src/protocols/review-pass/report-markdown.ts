@@ -51,6 +51,11 @@ export function renderReviewPassMarkdown(r: ReviewPassResult): string {
   out.push(`**Reviewers**: ${r.reviewers.join(', ')} (R=${r.r_actual})`);
   out.push(`**Result**: ${r.result}`);
   out.push(`**Delivery state**: ${r.delivery_state} (${r.delivery_reasons.join(', ')})`);
+  if (r.pending_controls !== undefined) {
+    out.push(
+      `**Controls**: ${r.pending_controls.length === 0 ? 'no pending control is required by the pinned policy' : `pending controls the pinned policy requires: ${r.pending_controls.join(', ')}`}`,
+    );
+  }
   out.push(`**Duration**: ${formatDuration(r.duration_ms)}`);
   out.push('');
   for (const n of r.notices) out.push(`> ${n}`);

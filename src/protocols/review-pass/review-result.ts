@@ -17,7 +17,18 @@ export const AUTO_FIX_NOTICE =
 export const ADVISORY_NOTICE =
   'This protocol result is advisory; the delivery state is decided by governed gate (SPEC §10) alone.';
 
-export type DeliveryReason = 'advisory_result' | 'review_not_clean' | 'control_pending:cross_role_comparison';
+export type DeliveryReason = 'advisory_result' | 'review_not_clean' | `control_pending:${string}`;
+
+/**
+ * The pending-control reasons of a result: in governed mode exactly the pinned policy's required
+ * controls that are still pending — the ones `governed status` reports, so the report never
+ * contradicts the decision; without a policy (non-governed), a role stage's cross-role comparison
+ * (SPEC §13 registry: pending).
+ */
+export function pendingControlReasons(config: { readonly pending_controls: readonly string[] | null; readonly role_stage: boolean }): DeliveryReason[] {
+  if (config.pending_controls !== null) return config.pending_controls.map((name) => `control_pending:${name}` as const);
+  return config.role_stage ? ['control_pending:cross_role_comparison'] : [];
+}
 
 export interface ReviewPassResult {
   readonly schema: typeof REVIEW_PASS_RESULT_SCHEMA;
@@ -29,6 +40,8 @@ export interface ReviewPassResult {
   readonly reasons: readonly NotCleanReason[];
   readonly delivery_state: 'REVIEW_ONLY';
   readonly delivery_reasons: readonly DeliveryReason[];
+  /** Governed mode only: the pinned policy's required controls still pending (absent: no policy governs). */
+  readonly pending_controls?: readonly string[];
   readonly rounds: number;
   readonly reviewers: readonly string[];
   readonly r_actual: number;
@@ -68,7 +81,7 @@ export function reviewResult(state: ReviewState): ReviewPassResult {
   const clean = state.status === 'CONVERGED';
   const delivery: DeliveryReason[] = ['advisory_result'];
   if (!clean) delivery.push('review_not_clean');
-  if (state.config.role_stage) delivery.push('control_pending:cross_role_comparison'); // SPEC §13 registry
+  delivery.push(...pendingControlReasons(state.config));
   const sum = (k: keyof RoundLogEntry['counts']): number => state.log.reduce((n, e) => n + e.counts[k], 0);
   return {
     schema: REVIEW_PASS_RESULT_SCHEMA,
@@ -80,6 +93,7 @@ export function reviewResult(state: ReviewState): ReviewPassResult {
     reasons: state.reasons,
     delivery_state: 'REVIEW_ONLY',
     delivery_reasons: delivery.sort(),
+    ...(state.config.pending_controls === null ? {} : { pending_controls: state.config.pending_controls }),
     rounds: state.log.length,
     reviewers: state.config.slots,
     r_actual: last?.r ?? 0,

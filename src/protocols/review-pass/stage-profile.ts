@@ -86,6 +86,13 @@ export const ReviewPassConfigSchema = z.strictObject({
     .optional(),
   req_ids: z.array(REQ).max(1000).optional(),
   deferred_req_ids: z.array(REQ).max(1000).optional(),
+  /**
+   * Governed mode: the controls the pinned policy requires that governed's registry does not mark
+   * implemented (`pendingControls`, src/core/decision/controls.ts) — exactly the decision's
+   * `control_pending:<name>` reasons. Absent (non-governed: no policy), a role stage reports the
+   * seed's pending cross-role comparison.
+   */
+  pending_controls: z.array(NAME).max(16).optional(),
   /** Product-preservation preflight inputs (planning/integration): present, immutable and valid. */
   preflight: z
     .strictObject({
@@ -114,6 +121,8 @@ export interface ReviewPassConfig {
   readonly lenses: readonly string[];
   /** Product-preservation preflight satisfied (always true for development/test). */
   readonly preflight_ok: boolean;
+  /** The policy's pending required controls (governed mode), or null when no policy governs. */
+  readonly pending_controls: readonly string[] | null;
   readonly warnings: readonly string[];
 }
 
@@ -188,6 +197,7 @@ export function normalizeConfig(input: unknown): ReviewPassConfig {
     deferred_req_ids: deferred,
     lenses: resolveLenses(c.stage, reqIds.length > 0, light),
     preflight_ok: preflightOk,
+    pending_controls: c.pending_controls === undefined ? null : [...new Set(c.pending_controls)].sort(),
     warnings,
   };
 }

@@ -27,6 +27,7 @@ import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import { assertPinDigest } from './pins.js';
 import type { Db } from '../store.js';
+import { dismissalApplies } from '../dismissal.js';
 
 const requestId = z.string().regex(REQUEST_ID_RE);
 const recordId = z.string().regex(RECORD_ID_RE);
@@ -162,6 +163,11 @@ export const AUTHORITY_REDUCERS = {
         )
         .run(p.consumed_at, p.record, p.operation, p.unit, p.consumed_at);
       expectChanges(r.changes, 1, p.record);
+      // A dismissal names only what was dismissable for the unit at this position (the live rule).
+      if ((p.operation === 'dismiss' || p.operation === 'dismiss_veto') && p.unit !== null) {
+        const rec = db.prepare('SELECT ids, state_before FROM authority_records WHERE id = ?').get(p.record) as { ids: string; state_before: string | null };
+        if (!dismissalApplies(db, p.operation, p.unit, JSON.parse(rec.ids) as string[], rec.state_before)) fail('log_entry_not_applicable', [p.record]);
+      }
     },
   }),
 
