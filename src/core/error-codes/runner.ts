@@ -18,8 +18,8 @@ export const RUNNER_ERRORS = {
   run_clock_invalid: def(1, 'The runner clock went backwards during the run (issued, started and finished times out of order); the run was recorded as ABORTED.'),
 
   // --- 2 usage / configuration ----------------------------------------------------------------
-  reviewer_file_unavailable: def(2, 'The policy reviewer program is not a readable regular file in the reviewers directory; the run was recorded as ABORTED.'),
-  attestor_file_unavailable: def(2, 'An attestor program or configuration is not a readable regular file in the attestors directory; the run was recorded as ABORTED.'),
+  reviewer_file_unavailable: def(2, 'The policy reviewer program is not a readable regular file in the reviewers directory (the IDs name the path looked at and where it came from). Found before the claim, nothing was recorded; found when it was read after the claim, the run was recorded as ABORTED.'),
+  attestor_file_unavailable: def(2, 'An attestor program or configuration is not a readable regular file in the attestors directory (the IDs name the path looked at and where it came from). Found before the claim, nothing was recorded; found when it was read after the claim, the run was recorded as ABORTED.'),
   receipt_output_exists: def(2, 'receipt show --out refuses to overwrite an existing file.'),
   receipt_output_unwritable: def(2, 'receipt show --out could not write the file whole (e.g. disk full); nothing of it was left behind.'),
 

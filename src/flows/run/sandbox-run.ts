@@ -21,6 +21,8 @@ import {
 } from '../../../runner/sandbox/index.js';
 import { validateInterpreterPath, validatePolicyEnv } from '../../../runner/sandbox/argv.js';
 import { validateLimits } from '../../../runner/sandbox/limits.js';
+import { SANDBOX_HELPERS } from '../../../runner/sandbox/profile.js';
+import { assertTrustedUsrExecutable } from '../../../runner/sandbox/trusted-file.js';
 import { NAMESPACES, readNamespaces } from '../../../runner/sandbox/proc.js';
 import type { Pinned } from '../challenge/pinned.js';
 import type { PolicyReviewer } from './pin.js';
@@ -46,7 +48,7 @@ export interface SandboxRunArgs {
 
 /**
  * Step 1 (before the claim): the sandbox's own input rules applied to the pinned policy's limits and
- * to the slot's reviewer. The policy loaders refuse such values now (src/core/sandbox-bounds.ts: a
+ * to the slot's reviewer, and its /usr programs checked where they are. The policy loaders refuse such values now (src/core/sandbox-bounds.ts: a
  * timeout over a day, a max_output over 256 MiB, memory under 16 MiB, an interpreter path with a `.`
  * or empty segment), so a pinned policy cannot carry them; this is defence in depth, kept because a
  * run refused here costs nothing, while one refused after its claim ends ABORTED and blocks the slot
@@ -58,6 +60,10 @@ export function assertSandboxAccepts(pinned: Pinned, reviewer: PolicyReviewer): 
   validateLimits(sandboxLimitsFromPolicy(pinned.policy));
   validateInterpreterPath(reviewer.interpreter);
   validatePolicyEnv(reviewer.env);
+  // The host programs the sandbox runs from /usr (the interpreter, sh, env, prlimit): present,
+  // root-owned, not group/other-writable, not setuid — the same check `prepareSandbox` repeats.
+  assertTrustedUsrExecutable(reviewer.interpreter, 'sandbox_interpreter_invalid', 'interpreter');
+  for (const helper of SANDBOX_HELPERS) assertTrustedUsrExecutable(helper, 'sandbox_helper_missing', helper);
 }
 
 /** Step 6: what the receipt will state about the sandbox, checked from outside before release. */
