@@ -50,6 +50,7 @@ export const RUNNER_ERRORS = {
   runner_gone: def(9, 'The runner process of a claimed run is gone (boot id, pid, start time); the run was recorded as ABORTED.'),
   review_lease_taken: def(9, 'A mutation lease was taken while the review ran; the run was recorded as ABORTED.'),
   review_post_launch_drift: def(9, 'Something bound at issuance changed while the review ran (contract, sources, workspace, policy, trust root, scope epoch, work revision or bundle); the run was recorded as ABORTED.'),
+  review_process_not_independent: def(9, 'The sandboxed reviewer\'s process identity is a registered writer\'s: the reviewer did not run independently of the writers; the run was recorded as ABORTED.'),
   reviewer_exit_nonzero: def(9, 'The reviewer exited non-zero or was killed by a signal; the run was recorded as ABORTED.'),
   reviewer_timeout: def(9, 'The reviewer exceeded the policy sandbox timeout and was killed; the run was recorded as ABORTED.'),
   reviewer_run_incomplete: def(9, 'The sandbox did not run the reviewer to a clean end (setup failed after release, or a process survived); the run was recorded as ABORTED.'),

@@ -30,7 +30,7 @@ import { assertLocationsUsable, resolveLocations } from './locations.js';
 import { pinPrograms, policyReviewer, SIGNING_CREDENTIALS } from './pin.js';
 import { reapAndClean } from './reap.js';
 import { makeScratch, removeScratch, sweepScratch } from './scratch.js';
-import { assertSandboxAccepts, runReviewer } from './sandbox-run.js';
+import { assertReviewerIndependent, assertSandboxAccepts, runReviewer } from './sandbox-run.js';
 import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
@@ -116,6 +116,10 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         bundleBytes: bundle.bytes,
         clock: args.clock,
       });
+      // The reviewer ran in a kernel process identity distinct from every writer's (docs/runner.md
+      // "Reviewer independence"). A process that exists only during the run cannot be registered
+      // after it, so this read, after the sandbox is gone, sees every registration of it.
+      assertReviewerIndependent(db, run.identity);
       const output = parseReviewOutput(run.stdout, bundle.coverage);
       await assertNoDrift({ db, bundlesDir: store.bundlesDir, challenge: c, repo: args.repo, now: args.clock(), pinned });
       const statement = buildReceiptStatement({

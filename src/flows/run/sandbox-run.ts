@@ -25,6 +25,7 @@ import { SANDBOX_HELPERS } from '../../../runner/sandbox/profile.js';
 import { assertTrustedUsrExecutable } from '../../../runner/sandbox/trusted-file.js';
 import { NAMESPACES, readNamespaces } from '../../../runner/sandbox/proc.js';
 import type { Pinned } from '../challenge/pinned.js';
+import { writersWithIdentity, type Db } from '../../store/index.js';
 import type { PolicyReviewer } from './pin.js';
 
 export interface ReviewerRun {
@@ -112,4 +113,15 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
   if (r.exitCode !== 0 || r.signal !== null) fail('reviewer_exit_nonzero');
   if (!r.cleanupVerified) fail('reviewer_run_incomplete', ['cleanup']);
   return { stdout: r.stdout, identity: sb.identity, facts: sb.facts, startedAt, finishedAt };
+}
+
+/**
+ * After the run: no registered writer, of any unit, has the reviewer's process identity (boot id,
+ * host pid, start time): `review_process_not_independent`, ABORTED. `writer register` refuses such
+ * a process itself; this catches a registration that bypassed that check (docs/runner.md
+ * "Reviewer independence").
+ */
+export function assertReviewerIndependent(db: Db, identity: SandboxIdentity): void {
+  const startTime = Number(identity.start_time);
+  if (writersWithIdentity(db, { bootId: identity.boot_id, pid: identity.pid, startTime }).length > 0) fail('review_process_not_independent', ['reviewer_process']);
 }
