@@ -364,7 +364,9 @@ async function gateWaiting(live: Live, pid: number): Promise<void> {
     try {
       exe = readlinkSync(`/proc/${pid}/exe`);
     } catch {
-      return; // gone (or a zombie): nothing to release
+      // Gone (or a zombie): nothing to release. An unreadable link (not expected: the process is
+      // governed's own uid or governed is root) degrades to the release without the wait.
+      return;
     }
     if (exe === gateShell() && (isBlockedReading(pid, 0) === true || isBlockedReading(pid, FD_NUMBERS.go) === true)) return;
     await sleep(1);

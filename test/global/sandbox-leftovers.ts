@@ -3,12 +3,13 @@
 // vitest globalSetup: `setup` notes when the run started, `teardown` runs once after all workers
 // ended. Sandboxes run as a uid of their own only when the tests run as root (the runner then
 // switches to the policy's sandbox.uid); otherwise they run as the test's own uid and cannot be
-// told apart, so the check prints that it is skipped. Processes that started before this run are
-// not this run's (the machine may be shared, and a run must not judge another's), and a process
-// is given 10 s to finish dying (a bound on a hang, not on speed). A leftover fails the run; under
-// CI (alone on its machine) it is also killed, elsewhere it is only named: it may be another
-// concurrent run's, and only its owner ends it.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+// told apart, so the check prints that it is skipped. The machine may be shared, and a run must
+// not judge another's: a process counts only if it started during this run and its session is this
+// run's own or one whose leader is gone (the sandbox's own session, once its bwrap died); another
+// run's live sandboxes, and leftovers in another live session, are not this run's. A process is
+// given 10 s to finish dying (a bound on a hang, not on speed). A leftover fails the run; under CI
+// (alone on its machine) it is also killed, elsewhere it is only named: only its owner ends it.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 
 /** Every uid a suite gives a sandbox or its unprivileged driver (64500 … 64599). */
 export const SANDBOX_UIDS = { first: 64500, last: 64599 } as const;
@@ -38,12 +39,20 @@ function liveSandboxProcesses(): Leftover[] {
       const state = fields[0];
       if (state === 'Z' || state === 'X') continue; // a zombie runs nothing; init reaps it
       if (Number(fields[19]) < startedTicks) continue; // started before this run
+      const sid = Number(fields[3]);
+      if (sid !== ownSession() && existsSync(`/proc/${sid}`)) continue; // another live session's
       out.push({ pid: Number(e), uid, ppid: Number(fields[1]), what: readFileSync(`/proc/${e}/cmdline`, 'latin1').split('\0')[0] ?? '?' });
     } catch {
       // gone meanwhile
     }
   }
   return out;
+}
+
+/** Field 6 of /proc/self/stat: the session this run (and every process it starts without setsid) is in. */
+function ownSession(): number {
+  const stat = readFileSync('/proc/self/stat', 'latin1');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
 }
 
 export function setup(): void {
