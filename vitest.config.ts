@@ -5,6 +5,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // After all files: no sandbox process may be left behind (test/global/sandbox-leftovers.ts).
+    globalSetup: ['test/global/sandbox-leftovers.ts'],
+    // Room for that check's 10 s wait on processes still dying (vitest's default is 10 s).
+    teardownTimeout: 30_000,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

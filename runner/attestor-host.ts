@@ -45,10 +45,14 @@ export interface PinnedAttestor {
   readonly configSha256: string;
 }
 
+/** The largest attestor program and attestor config accepted. */
+export const ATTESTOR_PROGRAM_MAX_BYTES = 8 * 1024 * 1024;
+export const ATTESTOR_CONFIG_MAX_BYTES = 64 * 1024;
+
 /** Hash and allowlist-check an attestor and its config. Nothing is executed here. */
 export function pinAttestor(attestorPath: string, configPath: string, allow: AttestorAllowlist): PinnedAttestor {
-  const program = readPinned(attestorPath, 8 * 1024 * 1024);
-  const config = readPinned(configPath, 64 * 1024);
+  const program = readPinned(attestorPath, ATTESTOR_PROGRAM_MAX_BYTES);
+  const config = readPinned(configPath, ATTESTOR_CONFIG_MAX_BYTES);
   if (!allow.attestorSha256.includes(program.sha256)) fail('attestor_not_allowlisted', ['attestor']);
   if (!allow.configSha256.includes(config.sha256)) fail('attestor_not_allowlisted', ['attestor_config']);
   let parsed: unknown;

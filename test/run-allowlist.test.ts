@@ -1,14 +1,15 @@
 // SPEC §9 step 4 through the built CLI: the reviewer, bwrap, the sandbox profile, the seccomp blob and
 // both attestors are pinned against the POLICY allowlist, and on a mismatch NOTHING runs. Marker files
 // prove it: a stand-in bwrap logs every invocation (even `--version`) before exec-ing the real one,
-// and a non-allowlisted attestor would write a marker if it ever ran. Each refusal happens after the
-// claim, so the store holds exactly the claim and its ABORTED entry.
+// and a non-allowlisted attestor would write a marker if it ever ran. Each digest refusal happens
+// after the claim, so the store holds exactly the claim and its ABORTED entry; a missing file is a
+// location mistake, refused before the claim with the store unchanged.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
 import { cleanupDirs, tempDir } from './issue-helpers.js';
-import { expectAborted, headSeq, issue, makeRunWorld, runReview, type RunWorld } from './run-helpers.js';
+import { expectAborted, expectRefusedBeforeClaim, headSeq, issue, makeRunWorld, runReview, type RunWorld } from './run-helpers.js';
 
 let w: RunWorld;
 const invocations = (world: RunWorld): string[] => readFileSync(world.marker, 'utf8').split('\n').filter((l) => l !== '');
@@ -43,16 +44,13 @@ describe('not allowlisted → ABORTED with its code, and nothing ran', () => {
     expect(invocations(w)).toEqual([]);
   });
 
-  it('reviewer file missing, or a symlink to the right bytes → reviewer_file_unavailable (2)', () => {
+  it('reviewer file missing, or a symlink to the right bytes → reviewer_file_unavailable (2), refused before the claim', () => {
+    // A location mistake is found before the claim (test/run-locations-before-claim.test.ts).
     const dir = tempDir('governed-run-no-reviewers-');
-    const id = issue(w, 'clean');
-    const before = headSeq(w);
-    expectAborted(w, before, runReview(w, id, ['--reviewers-dir', dir]), 'reviewer_file_unavailable', 2);
+    expectRefusedBeforeClaim(w, issue(w, 'clean'), 'reviewer_file_unavailable', 2, ['--reviewers-dir', dir]);
     // A symlink is never followed (the file read is the file hashed): even to the allowlisted bytes.
     symlinkSync(join(w.reviewersDir, 'clean.mjs'), join(dir, 'clean.mjs'));
-    const id2 = issue(w, 'clean');
-    const before2 = headSeq(w);
-    expectAborted(w, before2, runReview(w, id2, ['--reviewers-dir', dir]), 'reviewer_file_unavailable', 2);
+    expectRefusedBeforeClaim(w, issue(w, 'clean'), 'reviewer_file_unavailable', 2, ['--reviewers-dir', dir]);
   });
 
   it('bwrap not allowlisted → bwrap_not_allowlisted (6); the binary was not executed (not even --version)', () => {
@@ -93,13 +91,11 @@ describe('not allowlisted → ABORTED with its code, and nothing ran', () => {
     expect(invocations(w)).toEqual([]);
   });
 
-  it('attestor config missing → attestor_file_unavailable (2)', () => {
+  it('attestor config missing → attestor_file_unavailable (2), refused before the claim', () => {
     const dir = tempDir('governed-run-no-configs-');
     mkdirSync(join(dir, 'x'));
     copyFileSync(join(w.attestorsDir, 'reviewer.json'), join(dir, 'reviewer.json'));
-    const id = issue(w, 'clean');
-    const before = headSeq(w);
-    expectAborted(w, before, runReview(w, id, ['--attestors', dir]), 'attestor_file_unavailable', 2);
+    expectRefusedBeforeClaim(w, issue(w, 'clean'), 'attestor_file_unavailable', 2, ['--attestors', dir]);
     unlinkSync(join(dir, 'reviewer.json'));
   });
 

@@ -342,10 +342,15 @@ export function currentTrust(w: RunWorld): Record<string, unknown> {
 export { contractDoc, gov, govOk, storeDigest, readDb };
 
 /** Start `governed review-run --json` as its own OS process; resolves with its result. */
-export function runReviewAsync(w: RunWorld, challenge: string, extra: readonly string[] = []): { done: Promise<CliResult>; pid: () => number | undefined; kill: (sig: NodeJS.Signals) => void } {
-  const child = spawn(process.execPath, [CLI, ...runArgs(w, challenge, extra), '--json', '--home', w.home], {
+export function runReviewAsync(
+  w: RunWorld,
+  challenge: string,
+  extra: readonly string[] = [],
+  opts: { readonly nodeArgs?: readonly string[]; readonly env?: Record<string, string> } = {},
+): { done: Promise<CliResult>; pid: () => number | undefined; kill: (sig: NodeJS.Signals) => void } {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI, ...runArgs(w, challenge, extra), '--json', '--home', w.home], {
     cwd: w.repo.root,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -47,7 +47,7 @@ describe('parseProcStat', () => {
     tail[0] = 'S';
     tail[22 - 3] = '123456';
     const line = `4242 (x) (y z) 1 2 3) ${tail.join(' ')}\n`;
-    expect(parseProcStat(Buffer.from(line))).toEqual({ state: 'S', startTime: 123456 });
+    expect(parseProcStat(Buffer.from(line))).toEqual({ state: 'S', ppid: 4, startTime: 123456 });
     // Non-UTF-8 bytes in comm are fine too.
     const bytes = Buffer.concat([Buffer.from('7 ('), Buffer.from([0xff, 0x29, 0x20]), Buffer.from(`) ${tail.join(' ')}`)]);
     expect(parseProcStat(bytes).startTime).toBe(123456);

@@ -74,6 +74,21 @@ function statChecked(path: string): BigIntStats {
   return st;
 }
 
+/**
+ * The location checks of `inspectBwrap` without reading the file: a valid path, a regular file
+ * (not a symlink) with bwrap's mode rules, that opens for reading. review-run applies them before
+ * its claim (docs/runner.md); `inspectBwrap` applies them again when it hashes the file.
+ */
+export function assertBwrapLocation(path: string): void {
+  validatePath(path);
+  statChecked(path);
+  try {
+    closeSync(openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  } catch {
+    fail('bwrap_missing');
+  }
+}
+
 /** Check and hash bwrap by streaming it (constant memory). Nothing is executed. Synchronous reads
  * of one small regular file (checked before it is opened): review-run then never loads
  * node:fs/promises (≈ 1 ms of CPU per start, bench/runner); the API stays a promise. */

@@ -39,6 +39,10 @@ export const GO_FD = 8;
  * gate makes release positive: it execs the reviewer chain only after reading the line `go` that
  * release() writes, closes its descriptor first, and exits 125 on EOF (governed gone).
  */
+/** The POSIX shell of the /usr base: it runs the go-gate inside the sandbox, and the lifeline
+ * watcher outside it (lifeline.ts). A root-owned helper, checked before every spawn. */
+export const SHELL_PATH = '/usr/bin/sh';
+
 export const GO_GATE = `IFS= read -r go <&${GO_FD} && [ "$go" = go ] || exit 125; exec ${GO_FD}<&-; exec "$@"`;
 export type FdName = (typeof FD_NAMES)[number];
 
@@ -125,7 +129,7 @@ export const PROFILE_ARGV: readonly ProfileArg[] = [
   '--block-fd',
   fd('block'),
   '--',
-  '/usr/bin/sh',
+  SHELL_PATH,
   '-c',
   GO_GATE,
   'governed-gate',
@@ -148,7 +152,7 @@ export const PROFILE_ARGV: readonly ProfileArg[] = [
 ];
 
 /** Absolute helpers the template executes inside the sandbox (checked to exist before a run). */
-export const SANDBOX_HELPERS = ['/usr/bin/sh', '/usr/bin/env', '/usr/bin/prlimit'] as const;
+export const SANDBOX_HELPERS = [SHELL_PATH, '/usr/bin/env', '/usr/bin/prlimit'] as const;
 
 export const MIN_BWRAP_VERSION = [0, 8, 0] as const;
 

@@ -12,7 +12,7 @@
 // sandbox and waits on --block-fd, and the block is released only if that digest is the allowlisted
 // one — so the bytes that run are exactly the bytes that were hashed (research B.4).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import { constants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
@@ -23,9 +23,10 @@ import { assertSandboxArch, seccompBlob } from '../seccomp/index.js';
 import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv } from './argv.js';
 import { assertBwrapUnchanged, bwrapVersion, DEFAULT_BWRAP_PATH, inspectBwrap } from './bwrap.js';
 import { closeInheritedFds } from './fds.js';
+import { LIFELINE_FD, LIFELINE_SHELL, lifelineArgv } from './lifeline.js';
 import { validateLimits, type SandboxLimits } from './limits.js';
 import { isBlockedReading, namespaceMembers, NAMESPACES, readNamespaces, readPpid, type NamespaceIds } from './proc.js';
-import { SANDBOX_HELPERS, staticProfileDigest } from './profile.js';
+import { SHELL_PATH, SANDBOX_HELPERS, staticProfileDigest } from './profile.js';
 import { StatusParser } from './status.js';
 import { assertTrustedUsrExecutable } from './trusted-file.js';
 
@@ -255,11 +256,16 @@ interface Live {
 function spawnBwrap(pre: Awaited<ReturnType<typeof preflight>>, req: SandboxRequest): Live {
   closeInheritedFds();
   assertBwrapUnchanged(pre.bwrap);
-  const child = spawn(pre.bwrap.path, pre.argv, {
+  // bwrap runs under the lifeline watcher (lifeline.ts): the shell execs bwrap in place (same pid,
+  // descriptors 0–8, empty environment), in a new session whose process group the watcher kills
+  // when governed's end of fd 9 closes — whatever way governed ends.
+  const child = spawn(LIFELINE_SHELL, lifelineArgv(pre.bwrap.path, pre.argv), {
     env: {},
     cwd: '/',
-    // index = descriptor number inside bwrap (FD_NUMBERS); nothing else is passed.
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    // index = descriptor number inside bwrap (FD_NUMBERS); fd 9 is the lifeline, closed before
+    // bwrap is executed. Nothing else is passed.
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    detached: true,
     ...(pre.facts.uidSeparated ? { uid: pre.facts.uid, gid: pre.facts.gid } : {}),
   });
   let resolveClosed!: () => void;
@@ -300,8 +306,16 @@ function spawnBwrap(pre: Awaited<ReturnType<typeof preflight>>, req: SandboxRequ
       killAll(live, null);
     }
   });
-  for (const fd of Object.values(FD_NUMBERS)) (child.stdio[fd] as Readable | Writable).on('error', () => undefined);
+  const stdio = child.stdio as readonly (Readable | Writable | null | undefined)[];
+  for (const fd of [...Object.values(FD_NUMBERS), LIFELINE_FD]) stdio[fd]?.on('error', () => undefined);
+  // bwrap has exited: close governed's end of the lifeline, so the watcher kills whatever is left
+  // of the process group (nothing, on a normal end) and exits; until then Node's 'close' waits.
+  const cutLifeline = (): void => {
+    stdio[LIFELINE_FD]?.destroy();
+  };
+  child.on('exit', cutLifeline);
   child.on('error', () => {
+    cutLifeline();
     live.exited = true;
     resolveClosed();
   });
@@ -336,6 +350,34 @@ function killAll(live: Live, identity: SandboxIdentity | null): void {
     }
   }
   if (!live.exited) live.child.kill('SIGKILL');
+}
+
+/**
+ * Resolves once the sandbox's first process is the go-gate blocked reading its descriptor (dash
+ * reads `<&8` through fd 0), or the sandbox has ended (a failed setup, a kill). The release timer
+ * bounds the wait: it kills the sandbox, which ends it.
+ */
+async function gateWaiting(live: Live, pid: number): Promise<void> {
+  for (;;) {
+    if (live.exited) return;
+    let exe: string;
+    try {
+      exe = readlinkSync(`/proc/${pid}/exe`);
+    } catch {
+      // Gone (or a zombie): nothing to release. An unreadable link (not expected: the process is
+      // governed's own uid or governed is root) degrades to the release without the wait.
+      return;
+    }
+    if (exe === gateShell() && (isBlockedReading(pid, 0) === true || isBlockedReading(pid, FD_NUMBERS.go) === true)) return;
+    await sleep(1);
+  }
+}
+
+let gateShellPath: string | undefined;
+/** The real path of the go-gate's shell, as /proc/<pid>/exe names it. */
+function gateShell(): string {
+  gateShellPath ??= realpathSync(SHELL_PATH);
+  return gateShellPath;
 }
 
 /** Wait until no process is left in the PID namespace (the kernel reaps it after PID 1 dies). */
@@ -457,9 +499,14 @@ export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandb
       timedOut = true;
       killAll(live, fixedIdentity);
     }, req.limits.timeoutMs);
-    // The only bytes ever written to --block-fd and the go-gate: the reviewer starts now.
-    (live.child.stdio[FD_NUMBERS.go] as Writable).end('go\n');
+    // The only bytes ever written to --block-fd and the go-gate, in two steps. The block byte
+    // first: bwrap's first process leaves --block-fd, arms its parent-death signal (bound to the
+    // outer bwrap) and execs the go-gate. `go` only once the gate waits for it, so the reviewer
+    // never starts before that signal is armed: were governed to die in between, the gate reads
+    // EOF and exits 125 (docs/sandbox.md "Lifetime").
     (live.child.stdio[FD_NUMBERS.block] as Writable).end(Buffer.from([0x31]));
+    await gateWaiting(live, fixedIdentity.pid);
+    (live.child.stdio[FD_NUMBERS.go] as Writable).end('go\n');
     await live.closed;
     clearTimeout(timer);
     const durationMs = Date.now() - started;

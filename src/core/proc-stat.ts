@@ -9,6 +9,8 @@ export const BOOT_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 export interface ProcStat {
   /** Field 3: R, S, D, Z, T, t, X, ... */
   readonly state: string;
+  /** Field 4: the parent's pid (0 for a namespace's first process seen from inside). */
+  readonly ppid: number;
   readonly startTime: number;
 }
 
@@ -33,7 +35,9 @@ export function parseProcStat(raw: Uint8Array): ProcStat {
   if (start === undefined || !/^(0|[1-9][0-9]{0,15})$/.test(start)) fail('process_identity_invalid', ['stat:starttime']);
   const startTime = Number(start);
   if (!Number.isSafeInteger(startTime)) fail('process_identity_invalid', ['stat:starttime']);
-  return { state, startTime };
+  const ppidText = fields[1];
+  if (ppidText === undefined || !/^(0|[1-9][0-9]{0,9})$/.test(ppidText)) fail('process_identity_invalid', ['stat:ppid']);
+  return { state, ppid: Number(ppidText), startTime };
 }
 
 /** The trimmed text of /proc/sys/kernel/random/boot_id, checked (`process_identity_invalid`). */

@@ -20,7 +20,7 @@ export { REDUCERS, type EntryType, type PayloadOf } from './reducers.js';
 export { replayInto, assertReplayMatches, type ReplayResult } from './replay.js';
 export { stateDigest, tablesDigest } from './state-digest.js';
 export { createUnit, createUnitIn, getUnit, type Unit } from './units.js';
-export { registerWriter, registerWriterIn, getWriter, type Writer } from './writers.js';
+export { registerWriter, registerWriterIn, getWriter, writersWithIdentity, type Writer } from './writers.js';
 export {
   acquireLease,
   acquireLeaseIn,
@@ -38,6 +38,8 @@ export {
   readProcessIdentity,
   isProcessAlive,
   readBootId,
+  namespaceOutsideHost,
+  ancestry,
   type ProcessIdentity,
 } from './process-identity.js';
 export { newUnitId, newLeaseId, UNIT_ID_RE, LEASE_ID_RE } from './ids.js';
@@ -104,4 +106,4 @@ export {
   type StoredReceipt,
 } from './runs.js';
 // Runs domain, review-run's reads (issue 4; src/store/runs.ts).
-export { activeLeaseAt, unitWriters, challengeIssueEntry, challengeRunState, getReceipt, type RunWriter } from './runs.js';
+export { activeLeaseAt, unitWriters, claimedRunners, challengeIssueEntry, challengeRunState, getReceipt, type RunWriter } from './runs.js';

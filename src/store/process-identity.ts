@@ -2,7 +2,7 @@
 // and start time. A pid alone is recycled; (boot id, pid, start time) names one process for the
 // lifetime of the machine, so `isProcessAlive` can tell "that writer is still running" from "some
 // other process now has its pid".
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { fail } from '../core/errors.js';
 import { parseBootId, parseProcStat, type ProcStat } from '../core/proc-stat.js';
 
@@ -60,4 +60,50 @@ export function isProcessAlive(identity: ProcessIdentity): boolean {
   const stat = readStat(identity.pid);
   if (stat === null || stat.state === 'Z' || stat.state === 'X') return false;
   return stat.startTime === identity.startTime;
+}
+
+/** The namespaces a writer must share with the host that registers it (docs/runner.md "Reviewer independence"). */
+export const HOST_NAMESPACES = ['pid', 'user', 'mnt'] as const;
+
+/**
+ * The first of `HOST_NAMESPACES` in which process `pid` is not where this process is (`ns.<name>`),
+ * `ns.<name>.unreadable` when its link cannot be read (gone, or another uid's process when not
+ * root: fail closed), or null when the process shares all three with this host.
+ */
+export function namespaceOutsideHost(pid: number): string | null {
+  assertPid(pid);
+  for (const name of HOST_NAMESPACES) {
+    let own: string;
+    let theirs: string;
+    try {
+      own = readlinkSync(`/proc/self/ns/${name}`);
+      theirs = readlinkSync(`/proc/${pid}/ns/${name}`);
+    } catch {
+      return `ns.${name}.unreadable`;
+    }
+    if (own !== theirs) return `ns.${name}`;
+  }
+  return null;
+}
+
+/** How far `ancestry` walks up (a pid chain is far shorter; the bound only makes the walk finite). */
+const MAX_ANCESTRY = 4096;
+
+/**
+ * The identities of process `pid` and of each of its ancestors up to (not including) pid 1, from
+ * /proc (field 4, the parent pid; field 22, the start time). A process whose parent died was
+ * reparented and its former ancestors are not found: callers pair this with `namespaceOutsideHost`.
+ */
+export function ancestry(pid: number): ProcessIdentity[] {
+  assertPid(pid);
+  const bootId = readBootId();
+  const out: ProcessIdentity[] = [];
+  let current = pid;
+  for (let i = 0; i < MAX_ANCESTRY && current > 1; i++) {
+    const stat = readStat(current);
+    if (stat === null) break;
+    out.push({ bootId, pid: current, startTime: stat.startTime });
+    current = stat.ppid;
+  }
+  return out;
 }

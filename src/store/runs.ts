@@ -300,6 +300,17 @@ export interface RunWriter {
   readonly identity: ProcessIdentity;
 }
 
+/** The runner process of every run still claimed, in any unit (a live run's sandbox and attestors descend from it). */
+export function claimedRunners(x: Store | Db): { runId: string; runner: ProcessIdentity }[] {
+  const rows = dbOf(x).prepare("SELECT id, runner_boot_id, runner_pid, runner_start_time FROM runs WHERE status = 'claimed' ORDER BY id").all() as {
+    id: string;
+    runner_boot_id: string;
+    runner_pid: number;
+    runner_start_time: string;
+  }[];
+  return rows.map((r) => ({ runId: r.id, runner: { bootId: r.runner_boot_id, pid: r.runner_pid, startTime: Number(r.runner_start_time) } }));
+}
+
 /** Every registered writer of the unit with its host process identity, by session (SPEC §9 step 6). */
 export function unitWriters(x: Store | Db, unit: string): RunWriter[] {
   const rows = dbOf(x).prepare('SELECT session, boot_id, pid, start_time FROM writers WHERE unit = ? ORDER BY session').all(unit) as {

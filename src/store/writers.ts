@@ -83,3 +83,11 @@ export function getWriter(x: Store | Db, unit: string, writerSession: string): W
     registeredAt: row.registered_at,
   };
 }
+
+/** The writers, of any unit, registered with exactly this process identity (docs/runner.md "Reviewer independence"). */
+export function writersWithIdentity(x: Store | Db, identity: ProcessIdentity): { unit: string; writerSession: string }[] {
+  const rows = dbOf(x)
+    .prepare('SELECT unit, session FROM writers WHERE boot_id = ? AND pid = ? AND start_time = ? ORDER BY unit, session')
+    .all(identity.bootId, identity.pid, identity.startTime) as { unit: string; session: string }[];
+  return rows.map((r) => ({ unit: r.unit, writerSession: r.session }));
+}

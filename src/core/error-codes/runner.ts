@@ -18,8 +18,8 @@ export const RUNNER_ERRORS = {
   run_clock_invalid: def(1, 'The runner clock went backwards during the run (issued, started and finished times out of order); the run was recorded as ABORTED.'),
 
   // --- 2 usage / configuration ----------------------------------------------------------------
-  reviewer_file_unavailable: def(2, 'The policy reviewer program is not a readable regular file in the reviewers directory; the run was recorded as ABORTED.'),
-  attestor_file_unavailable: def(2, 'An attestor program or configuration is not a readable regular file in the attestors directory; the run was recorded as ABORTED.'),
+  reviewer_file_unavailable: def(2, 'The policy reviewer program is not a readable regular file in the reviewers directory (the IDs name the path looked at and where it came from). Found before the claim, nothing was recorded; found when it was read after the claim, the run was recorded as ABORTED.'),
+  attestor_file_unavailable: def(2, 'An attestor program or configuration is not a readable regular file in the attestors directory (the IDs name the path looked at and where it came from). Found before the claim, nothing was recorded; found when it was read after the claim, the run was recorded as ABORTED.'),
   receipt_output_exists: def(2, 'receipt show --out refuses to overwrite an existing file.'),
   receipt_output_unwritable: def(2, 'receipt show --out could not write the file whole (e.g. disk full); nothing of it was left behind.'),
 
@@ -50,6 +50,7 @@ export const RUNNER_ERRORS = {
   runner_gone: def(9, 'The runner process of a claimed run is gone (boot id, pid, start time); the run was recorded as ABORTED.'),
   review_lease_taken: def(9, 'A mutation lease was taken while the review ran; the run was recorded as ABORTED.'),
   review_post_launch_drift: def(9, 'Something bound at issuance changed while the review ran (contract, sources, workspace, policy, trust root, scope epoch, work revision or bundle); the run was recorded as ABORTED.'),
+  review_process_not_independent: def(9, 'The sandboxed reviewer\'s process identity is a registered writer\'s: the reviewer did not run independently of the writers; the run was recorded as ABORTED.'),
   reviewer_exit_nonzero: def(9, 'The reviewer exited non-zero or was killed by a signal; the run was recorded as ABORTED.'),
   reviewer_timeout: def(9, 'The reviewer exceeded the policy sandbox timeout and was killed; the run was recorded as ABORTED.'),
   reviewer_run_incomplete: def(9, 'The sandbox did not run the reviewer to a clean end (setup failed after release, or a process survived); the run was recorded as ABORTED.'),

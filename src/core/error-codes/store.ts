@@ -56,6 +56,7 @@ export const STORE_ERRORS = {
   writer_not_registered: def(8, 'The writer session is not registered for this unit.'),
   writer_already_registered: def(8, 'The writer session is already registered for this unit.'),
   writer_identity_in_use: def(8, 'This process identity is already registered for this unit under another session.'),
+  writer_process_not_independent: def(8, 'The process cannot be a writer: it is not in this host\'s pid, user and mount namespaces (a sandbox), or its namespaces cannot be read, or it descends from the runner of a live run (its sandbox or attestors). Nothing was registered.'),
   lease_held: def(8, 'A mutation lease is already active on this unit.'),
   lease_not_holder: def(8, 'Only the writer session holding a lease may release it.'),
   lease_not_active: def(8, 'The lease was already released.'),

@@ -15,10 +15,8 @@ import type { Challenge } from '../../store/index.js';
 import { pinAttestor, type PinnedAttestor } from '../../../runner/attestor-host.js';
 import { readPinned } from '../../../runner/pinned-file.js';
 import type { Pinned } from '../challenge/pinned.js';
-import { attestorFiles, reviewerFile, type Credential, type RunLocations } from './locations.js';
+import { attestorFiles, MAX_REVIEWER_BYTES, reviewerFile, type Credential, type RunLocations } from './locations.js';
 
-/** The largest reviewer program accepted (runner/sandbox's own cap). */
-export const MAX_REVIEWER_BYTES = 64 * 1024 * 1024;
 
 export interface PolicyReviewer {
   readonly name: string;
@@ -91,6 +89,9 @@ function pinSigner(loc: RunLocations, pinned: Pinned, credential: Credential): P
   }
   return { ...a, credential, key: key.publicKey };
 }
+
+/** The two credentials that sign a receipt (SPEC §8.1). */
+export const SIGNING_CREDENTIALS = ['reviewer', 'runner'] as const satisfies readonly Credential[];
 
 /** Step 4 for the programs governed runs itself: the reviewer and both attestors. */
 export function pinPrograms(loc: RunLocations, pinned: Pinned, reviewer: PolicyReviewer): PinnedPrograms {

@@ -14,7 +14,8 @@
 //
 // From the claim on, every failure is recorded as ABORTED with its code (abort.ts) and surfaces as
 // `RunAborted` carrying the run id and that code. The caller prints only {verdict, run_id,
-// receipt_id} — never a digest, a path, reviewer output or stderr.
+// receipt_id} — never a digest, reviewer output or stderr; a location refused before the claim
+// names the path looked at (what the user must fix), never its contents.
 import { GovernedError } from '../../core/errors.js';
 import { parseReviewOutput } from '../../core/review-output.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
@@ -25,11 +26,11 @@ import { claimChallenge } from './claim.js';
 import { commitReceipt } from './commit.js';
 import { assertNoDrift } from './drift.js';
 import { assertChallengeCurrent, assertClaimable, assertRowMatchesLog, challengeIdOrUnknown, loadBundle, requireChallenge } from './load-challenge.js';
-import { resolveLocations } from './locations.js';
-import { pinPrograms, policyReviewer } from './pin.js';
+import { assertLocationsUsable, resolveLocations } from './locations.js';
+import { pinPrograms, policyReviewer, SIGNING_CREDENTIALS } from './pin.js';
 import { reapAndClean } from './reap.js';
 import { makeScratch, removeScratch, sweepScratch } from './scratch.js';
-import { assertSandboxAccepts, runReviewer } from './sandbox-run.js';
+import { assertReviewerIndependent, assertSandboxAccepts, runReviewer } from './sandbox-run.js';
 import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
@@ -91,13 +92,17 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     assertCurrentIsPinned(pinned, { policyFile: args.policyFile, trustFile: args.trustFile });
     const reviewer = policyReviewer(pinned, c);
     assertSandboxAccepts(pinned, reviewer);
+    // Every location resolved and checked now (docs/runner.md "Where the pinned programs come
+    // from"): a wrong directory or bwrap path is refused with the store unchanged; only reading and
+    // hashing the bytes stays at step 4.
+    const loc = resolveLocations({ home: store.home, reviewersDir: args.reviewersDir, attestorsDir: args.attestorsDir, bwrapPath: args.bwrapPath });
+    assertLocationsUsable(loc, reviewer.name, SIGNING_CREDENTIALS);
     const bundle = loadBundle(db, store.bundlesDir, c, pinned.policy.maxBundleBytes);
 
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
     const signers: { reviewer?: StartedAttestor; runner?: StartedAttestor } = {};
     try {
-      const loc = resolveLocations({ home: store.home, reviewersDir: args.reviewersDir, attestorsDir: args.attestorsDir, bwrapPath: args.bwrapPath });
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
       const scratch = makeScratch(store.home, claimed.runId);
@@ -111,6 +116,10 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         bundleBytes: bundle.bytes,
         clock: args.clock,
       });
+      // The reviewer ran in a kernel process identity distinct from every writer's (docs/runner.md
+      // "Reviewer independence"). A process that exists only during the run cannot be registered
+      // after it, so this read, after the sandbox is gone, sees every registration of it.
+      assertReviewerIndependent(db, run.identity);
       const output = parseReviewOutput(run.stdout, bundle.coverage);
       await assertNoDrift({ db, bundlesDir: store.bundlesDir, challenge: c, repo: args.repo, now: args.clock(), pinned });
       const statement = buildReceiptStatement({

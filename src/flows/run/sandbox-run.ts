@@ -21,8 +21,11 @@ import {
 } from '../../../runner/sandbox/index.js';
 import { validateInterpreterPath, validatePolicyEnv } from '../../../runner/sandbox/argv.js';
 import { validateLimits } from '../../../runner/sandbox/limits.js';
+import { SANDBOX_HELPERS } from '../../../runner/sandbox/profile.js';
+import { assertTrustedUsrExecutable } from '../../../runner/sandbox/trusted-file.js';
 import { NAMESPACES, readNamespaces } from '../../../runner/sandbox/proc.js';
 import type { Pinned } from '../challenge/pinned.js';
+import { writersWithIdentity, type Db } from '../../store/index.js';
 import type { PolicyReviewer } from './pin.js';
 
 export interface ReviewerRun {
@@ -46,7 +49,7 @@ export interface SandboxRunArgs {
 
 /**
  * Step 1 (before the claim): the sandbox's own input rules applied to the pinned policy's limits and
- * to the slot's reviewer. The policy loaders refuse such values now (src/core/sandbox-bounds.ts: a
+ * to the slot's reviewer, and its /usr programs checked where they are. The policy loaders refuse such values now (src/core/sandbox-bounds.ts: a
  * timeout over a day, a max_output over 256 MiB, memory under 16 MiB, an interpreter path with a `.`
  * or empty segment), so a pinned policy cannot carry them; this is defence in depth, kept because a
  * run refused here costs nothing, while one refused after its claim ends ABORTED and blocks the slot
@@ -58,6 +61,10 @@ export function assertSandboxAccepts(pinned: Pinned, reviewer: PolicyReviewer): 
   validateLimits(sandboxLimitsFromPolicy(pinned.policy));
   validateInterpreterPath(reviewer.interpreter);
   validatePolicyEnv(reviewer.env);
+  // The host programs the sandbox runs from /usr (the interpreter, sh, env, prlimit): present,
+  // root-owned, not group/other-writable, not setuid — the same check `prepareSandbox` repeats.
+  assertTrustedUsrExecutable(reviewer.interpreter, 'sandbox_interpreter_invalid', 'interpreter');
+  for (const helper of SANDBOX_HELPERS) assertTrustedUsrExecutable(helper, 'sandbox_helper_missing', helper);
 }
 
 /** Step 6: what the receipt will state about the sandbox, checked from outside before release. */
@@ -106,4 +113,15 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
   if (r.exitCode !== 0 || r.signal !== null) fail('reviewer_exit_nonzero');
   if (!r.cleanupVerified) fail('reviewer_run_incomplete', ['cleanup']);
   return { stdout: r.stdout, identity: sb.identity, facts: sb.facts, startedAt, finishedAt };
+}
+
+/**
+ * After the run: no registered writer, of any unit, has the reviewer's process identity (boot id,
+ * host pid, start time): `review_process_not_independent`, ABORTED. `writer register` refuses such
+ * a process itself; this catches a registration that bypassed that check (docs/runner.md
+ * "Reviewer independence").
+ */
+export function assertReviewerIndependent(db: Db, identity: SandboxIdentity): void {
+  const startTime = Number(identity.start_time);
+  if (writersWithIdentity(db, { bootId: identity.boot_id, pid: identity.pid, startTime }).length > 0) fail('review_process_not_independent', ['reviewer_process']);
 }
