@@ -12,6 +12,10 @@ export const DECISION_ERRORS = {
   decision_fact_mismatch: def(4, 'A stored row contradicts the signed record or log entry it was derived from (edited behind governed).'),
   gate_policy_digest_mismatch: def(4, 'The pinned policy is not the policy the deploy side expects (--policy-digest).'),
   gate_subject_mismatch: def(4, 'The subject commit is not the content that was reviewed: its manifest differs from the reviewed workspace digest.'),
+  decision_table_log_mismatch: def(
+    4,
+    "A unit's table rows the decision reads (receipts, ABORTED runs, authority consumptions) are not the rows its log entries derive: a row deleted, added, edited or relabelled behind governed.",
+  ),
 
   // --- 2 usage: the deploy side must give all three anchors (SPEC §10.3) -------------------------
   gate_anchor_missing: def(2, 'gate needs --unit, --trust, --policy-digest and --subject from the deploy side.'),
