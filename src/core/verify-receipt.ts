@@ -11,7 +11,7 @@ import {
   type ReviewReceiptPredicate,
 } from './receipt-predicate.js';
 import type { KeyRole, TrustRoot } from './trust-root.js';
-import { verifySignatures, type SignedBy } from './verify-signatures.js';
+import { RECEIPT_ROLES, verifySignatures, type SignedBy } from './verify-signatures.js';
 import { decodeCanonicalPayloadLean as decodeCanonicalPayload } from './lean/receipt.js';
 
 export interface VerifyOptions {
@@ -56,7 +56,7 @@ const receiptStatementSchema = statementSchema.extend({ predicate: reviewReceipt
 
 export { verifySignatures, type SignedBy };
 
-export const RECEIPT_ROLES: readonly KeyRole[] = ['reviewer', 'runner'];
+export { RECEIPT_ROLES };
 
 /** Verify an envelope of any governed kind: structure, canonical statement, signatures. */
 export function verifyStatementEnvelope(

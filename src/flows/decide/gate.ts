@@ -40,6 +40,7 @@ import { readPinnedPolicy, readPinnedTrustDigest } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
 import { currentDigests, planningDigestOf, readScope, readUnit, type UnitRow, type UnitScope } from './unit-state.js';
 import { RecordVerifier, worstError } from './verify.js';
+import { receiptCredentialKeys } from '../../core/verify-signatures.js';
 import type { DeployRecord, DeployRecordRef } from './export.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
@@ -242,9 +243,11 @@ async function decideOnSnapshot(
     } else if (args.unit !== undefined && args.unit !== '') {
       f.run(() => fail('unit_unknown', []));
     }
-    if (unit !== undefined && trust !== undefined && f.list.length === 0) {
+    if (unit !== undefined && trust !== undefined && policy !== undefined && f.list.length === 0) {
       scope = await readScope(db, unit.unit);
-      verifier = new RecordVerifier(db, unit.unit, trust);
+      // Receipts bound to the pinned policy must be signed by its reviewer and runner keys in
+      // those roles, whatever roles the deploy trust root gives (docs/gate.md §4).
+      verifier = new RecordVerifier(db, unit.unit, trust, { policyDigest: policy.digest, keys: receiptCredentialKeys(policy.doc.credentials) });
       // Planning receipts on the current planning state do not depend on the subject: check their
       // signatures now (results cached; only the ones the decision relies on can fail it).
       verifier.preverify(planningReceipts(db, unit.unit, planningDigestOf(unit, scope)));
