@@ -22,6 +22,10 @@ export const DECISION_ERRORS = {
   gate_policy_digest_invalid: def(2, 'The expected policy digest must be sha256:<64 hex>.'),
   gate_subject_invalid: def(2, 'The subject must be the full hex id of a commit (40 or 64 hex), not a name or an abbreviation.'),
   gate_attest_output_exists: def(2, 'The --attest output file already exists; it is never overwritten.'),
+  gate_attestor_missing: def(
+    2,
+    'gate --attest: a file of the gate attestor is not there (ids: the credential, attestor_config or attestor, and where it was looked for: --attestor-config, --attestor, --attestors, GOVERNED_ATTESTORS_DIR or <home>/attestors).',
+  ),
   gate_attest_output_unwritable: def(2, 'The --attest output file could not be written.'),
   gate_export_output_exists: def(2, 'The --export directory already exists (or is a file or a symlink); a deploy record is never merged or overwritten.'),
   gate_export_output_unwritable: def(2, 'The --export deploy record could not be written whole; nothing of it was left behind and the gate does not allow.'),
