@@ -12,6 +12,10 @@ export const DECISION_ERRORS = {
   decision_fact_mismatch: def(4, 'A stored row contradicts the signed record or log entry it was derived from (edited behind governed).'),
   gate_policy_digest_mismatch: def(4, 'The pinned policy is not the policy the deploy side expects (--policy-digest).'),
   gate_subject_mismatch: def(4, 'The subject commit is not the content that was reviewed: its manifest differs from the reviewed workspace digest.'),
+  gate_subject_tracks_excluded: def(
+    4,
+    "The subject commit tracks a path under the policy's exclude (state or build outputs that never ship): content no receipt covers would ship.",
+  ),
   decision_table_log_mismatch: def(
     4,
     "A unit's table rows the decision reads (receipts, ABORTED runs, authority consumptions) are not the rows its log entries derive: a row deleted, added, edited or relabelled behind governed.",

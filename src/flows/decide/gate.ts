@@ -132,6 +132,11 @@ export async function loadDeployTrust(file: string, nowIso: string): Promise<{ t
  */
 async function subjectManifest(job: CommitManifestJob, policy: Policy): Promise<string> {
   const m = await job.manifest({ productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
+  // `exclude` names state and build outputs that never ship (the state directory, e.g. a committed
+  // `.governed/governed.db`): they are outside every manifest, so no receipt ever covered them. A
+  // subject that tracks one would ship unreviewed bytes (docs/gate.md §2 step 2).
+  const excluded = await job.trackedUnder(policy.doc.exclude);
+  if (excluded !== null) fail('gate_subject_tracks_excluded', [`exclude[${excluded}]`]);
   return m.digest;
 }
 
