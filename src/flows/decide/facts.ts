@@ -8,6 +8,10 @@
 // updates and the unit's open leases (expired-but-unswept included: they still block, §10.3).
 // So the work grows with the current state and the blocks, never with the history's length.
 //
+// The rows read are proven to be the rows the unit's log entries derive (docs/gate.md §5a): the
+// receipt subset is read again from the `run_receipt` entries by the same definition, the ABORTED
+// runs and authority consumptions are compared with their entries (`decision_table_log_mismatch`).
+//
 // Receipt facts come from the columns `commitReceiptIn` derived from the verified payload; the
 // veto findings (not a column) from the payload itself. Every receipt whose payload is read here and
 // every record the decision relies on is re-verified afterwards (./verify.ts), and its row checked

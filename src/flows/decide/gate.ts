@@ -9,9 +9,12 @@
 //      replace objects off, `rev-parse --verify <id>^{commit}`), so refs/replace cannot swap content;
 //   2. the unit's current state computed from the stored scope with the SUBJECT's manifest as the
 //      workspace (SPEC §6.2, §6.4): what counts is what was reviewed on exactly this content;
-//   3. the facts (indexed, only what a decision needs) and the pure rules (src/core/decision);
+//      A subject that tracks a path under the policy's `exclude` is refused (4);
+//   3. the facts (indexed, only what a decision needs, proven to be the rows the unit's log entries
+//      derive: docs/gate.md §5a) and the pure rules (src/core/decision);
 //   4. every record the decision relies on re-verified under the deploy-side trust root at its log
-//      position, and the rows checked against their signed bytes (./verify.ts);
+//      position, receipts bound to the pinned policy signed by its reviewer and runner keys, and
+//      the rows checked against their signed bytes (./verify.ts);
 //   5. the subject is the reviewed content: every proof receipt of a work stage bound the subject's
 //      manifest digest; a decision resting on no work-stage review is refused (7); when the work
 //      stages reviewed other content on the current scope and revision, the subject is refused (4);
