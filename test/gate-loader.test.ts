@@ -239,7 +239,7 @@ describe('the same subsets read from the log (migration 0007: the table-log cros
     [`${R} AND ${F('stage')} = 'planning' AND ${F('planning_state_digest')} = ? ORDER BY seq`, 'log_receipt_planning_state'],
     [`${R} AND ${F('work_state_digest')} = ? AND ${F('stage')} <> 'planning'`, 'log_receipt_work_state'],
     [`${R} AND ${F('verdict')} = 'DIRTY'`, 'log_receipt_verdict'],
-    [`${R} AND ${F('stage')} = ? AND ${F('slot')} = ? AND seq > ? AND ${F('verdict')} = 'CLEAN' ORDER BY seq LIMIT 1`, 'log_receipt_slot_seq'],
+    [`${R} AND ${F('stage')} = ? AND ${F('slot')} = ? AND ${F('verdict')} = 'CLEAN' AND seq > ? ORDER BY seq LIMIT 1`, 'log_receipt_slot_seq'],
     ["SELECT seq FROM log WHERE type = 'run_abort' AND unit = ? ORDER BY seq", 'log_unit_run_abort'],
     ["SELECT seq FROM log WHERE type = 'authority_consume' AND unit = ? ORDER BY seq", 'log_unit_authority_consume'],
   ])('%s uses %s', (sql, index) => {

@@ -138,25 +138,29 @@ const L = {
   content: logField('content_digest'),
   work: logField('work_state_digest'),
 };
+interface LogEntryRow {
+  readonly seq: number;
+  readonly payload: Buffer;
+}
 const LOG_RECEIPTS = "SELECT seq, payload FROM log WHERE type = 'run_receipt' AND unit = ?";
 const LOG_ABORTS = "SELECT seq, payload FROM log WHERE type = 'run_abort' AND unit = ? ORDER BY seq";
 const LOG_CONSUMPTIONS = "SELECT seq, payload FROM log WHERE type = 'authority_consume' AND unit = ? ORDER BY seq";
 
 function logSource(db: Db): ReceiptSource {
-  const rows = (entries: { seq: number; payload: Buffer }[]): ReceiptRow[] =>
-    entries.map((e) => receiptRowOfPayloadBytes(e.payload, e.seq) ?? fail('decision_table_log_mismatch', ['log', `seq:${e.seq}`]));
+  const rows = (entries: unknown[]): ReceiptRow[] =>
+    (entries as LogEntryRow[]).map((e) => receiptRowOfPayloadBytes(e.payload, e.seq) ?? fail('decision_table_log_mismatch', ['log', `seq:${e.seq}`]));
   return {
-    planningOn: (unit, digest) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.stage} = 'planning' AND ${L.planning} = ? ORDER BY seq`).all(unit, digest) as never),
-    workOn: (unit, digest) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.work} = ? AND ${L.stage} <> 'planning'`).all(unit, digest) as never),
-    dirty: (unit) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.verdict} = 'DIRTY'`).all(unit) as never),
+    planningOn: (unit, digest) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.stage} = 'planning' AND ${L.planning} = ? ORDER BY seq`).all(unit, digest)),
+    workOn: (unit, digest) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.work} = ? AND ${L.stage} <> 'planning'`).all(unit, digest)),
+    dirty: (unit) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.verdict} = 'DIRTY'`).all(unit)),
     firstCleanAfter: (unit, stage, slot, seq, content) =>
       rows(
         prepared(
           db,
-          `${LOG_RECEIPTS} AND ${L.stage} = ? AND ${L.slot} = ? AND seq > ? AND ${L.verdict} = 'CLEAN'
+          `${LOG_RECEIPTS} AND ${L.stage} = ? AND ${L.slot} = ? AND ${L.verdict} = 'CLEAN' AND seq > ?
              AND (CASE WHEN ${L.stage} = 'planning' THEN ${L.planning} ELSE ${L.content} END) <> ?
            ORDER BY seq LIMIT 1`,
-        ).all(unit, stage, slot, seq, content) as never,
+        ).all(unit, stage, slot, seq, content),
       )[0],
   };
 }
@@ -229,7 +233,7 @@ function jsonObjectOf(bytes: Buffer): Record<string, unknown> | null {
 function logEntriesOf(db: Db, unit: string, type: 'run_abort' | 'authority_consume'): Map<number, Record<string, unknown>> {
   const out = new Map<number, Record<string, unknown>>();
   const sql = type === 'run_abort' ? LOG_ABORTS : LOG_CONSUMPTIONS;
-  for (const e of prepared(db, sql).all(unit) as { seq: number; payload: Buffer }[]) {
+  for (const e of prepared(db, sql).all(unit) as LogEntryRow[]) {
     out.set(e.seq, jsonObjectOf(e.payload) ?? fail('decision_table_log_mismatch', ['log', `seq:${e.seq}`]));
   }
   return out;

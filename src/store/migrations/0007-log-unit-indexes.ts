@@ -10,6 +10,9 @@
 // 0.7 s at 100,000). The unit's `run_abort` and `authority_consume` entries are read whole, as the
 // ABORTED runs and consumed authority records are; their indexes are partial, because an index on
 // (unit, type) was the planner's choice for the DIRTY query too (a scan of every receipt entry).
+// The lifter index has the verdict before seq: "the first later CLEAN of the slot" is then a range
+// of the index, not a walk over every later DIRTY entry with its payload parsed (4,096 standing
+// blocks of one slot made that quadratic: minutes).
 import { logField } from '../receipt-entries.js';
 
 export const LOG_UNIT_INDEXES_SQL = `
@@ -18,5 +21,5 @@ export const LOG_UNIT_INDEXES_SQL = `
   CREATE INDEX log_receipt_work_state ON log(unit, ${logField('work_state_digest')}) WHERE type = 'run_receipt';
   CREATE INDEX log_receipt_planning_state ON log(unit, ${logField('stage')}, ${logField('planning_state_digest')}) WHERE type = 'run_receipt';
   CREATE INDEX log_receipt_verdict ON log(unit, ${logField('verdict')}, seq) WHERE type = 'run_receipt';
-  CREATE INDEX log_receipt_slot_seq ON log(unit, ${logField('stage')}, ${logField('slot')}, seq) WHERE type = 'run_receipt';
+  CREATE INDEX log_receipt_slot_seq ON log(unit, ${logField('stage')}, ${logField('slot')}, ${logField('verdict')}, seq) WHERE type = 'run_receipt';
 `;
