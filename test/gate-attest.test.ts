@@ -205,12 +205,18 @@ describe('governed gate --attest', () => {
     expect(existsSync(file)).toBe(true);
     // --attestors names another directory: nothing there, nothing signed.
     const empty = tempDir();
-    expectGateRefused(s, { home, extra: ['--attest', join(tempDir(), 'none.json'), '--attestors', empty] }, 'input_unreadable', 2);
+    const d = expectGateRefused(s, { home, extra: ['--attest', join(tempDir(), 'none.json'), '--attestors', empty] }, 'gate_attestor_missing', 2);
+    // It names what is missing (the gate credential's attestor config) and where it was looked for, never the path.
+    expect(d.error?.ids).toEqual(['credentials.gate', 'attestor_config', '--attestors/gate.json']);
+    expect(JSON.stringify(d)).not.toContain(empty);
   });
 
   it('refuses without an attestor config (2), an attestor or config not allowlisted (6), nothing run or written', () => {
     const file = join(tempDir(), 'x.json');
-    expectGateRefused(s, { extra: ['--attest', file, '--attestor', attestor] }, 'input_unreadable', 2);
+    const d = expectGateRefused(s, { extra: ['--attest', file, '--attestor', attestor] }, 'gate_attestor_missing', 2);
+    expect(d.error?.ids).toEqual(['credentials.gate', 'attestor_config', '<home>/attestors/gate.json']);
+    const p = expectGateRefused(s, { extra: attestArgs(file, gateCfg, join(tempDir(), 'absent.mjs')) }, 'gate_attestor_missing', 2);
+    expect(p.error?.ids).toEqual(['credentials.gate', 'attestor', '--attestor']);
     const copy = join(tempDir(), 'attestor-copy.mjs');
     writeFileSync(copy, Buffer.concat([readFileSync(attestor), Buffer.from('\n// not the pinned bytes\n')]));
     expectGateRefused(s, { extra: attestArgs(file, gateCfg, copy) }, 'attestor_not_allowlisted', 6);

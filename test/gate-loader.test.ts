@@ -10,6 +10,7 @@ import { sourcesDigest } from '../src/core/bundle/sources-digest.js';
 import { CONTROL_REGISTRY, decide, sufficientReceipts, type ReceiptFact, type StateDigests, type VetoFinding } from '../src/core/decision/index.js';
 import { loadPolicy, ROLES } from '../src/core/policy.js';
 import { loadAbortedRuns, loadReceipts, loadUnitFacts } from '../src/flows/decide/facts.js';
+import { logField } from '../src/store/receipt-entries.js';
 import {
   acquireLeaseIn,
   assertReplayMatches,
@@ -225,6 +226,27 @@ describe('indexed queries (migration 0006)', () => {
     const detail = plan(sql, ...params);
     expect(detail).toContain(index);
     expect(detail).not.toMatch(/SCAN (receipts|runs|authority_consumptions|challenges)\b(?! USING)/);
+  });
+});
+
+describe('the same subsets read from the log (migration 0007: the table-log cross-check stays indexed)', () => {
+  const plan = (sql: string, ...params: unknown[]): string =>
+    (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
+  const F = (n: Parameters<typeof logField>[0]): string => logField(n);
+  const R = "SELECT seq FROM log WHERE type = 'run_receipt' AND unit = ?";
+
+  it.each([
+    [`${R} AND ${F('stage')} = 'planning' AND ${F('planning_state_digest')} = ? ORDER BY seq`, 'log_receipt_planning_state'],
+    [`${R} AND ${F('work_state_digest')} = ? AND ${F('stage')} <> 'planning'`, 'log_receipt_work_state'],
+    [`${R} AND ${F('verdict')} = 'DIRTY'`, 'log_receipt_verdict'],
+    [`${R} AND ${F('stage')} = ? AND ${F('slot')} = ? AND ${F('verdict')} = 'CLEAN' AND seq > ? ORDER BY seq LIMIT 1`, 'log_receipt_slot_seq'],
+    ["SELECT seq FROM log WHERE type = 'run_abort' AND unit = ? ORDER BY seq", 'log_unit_run_abort'],
+    ["SELECT seq FROM log WHERE type = 'authority_consume' AND unit = ? ORDER BY seq", 'log_unit_authority_consume'],
+  ])('%s uses %s', (sql, index) => {
+    const params = Array.from({ length: (sql.match(/\?/g) ?? []).length }, (_, i) => (i === 0 ? u.unit : i === 3 ? 1 : 'x'));
+    const detail = plan(sql, ...params);
+    expect(detail).toContain(index);
+    expect(detail).not.toMatch(/SCAN log\b(?! USING)/);
   });
 });
 

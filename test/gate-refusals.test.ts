@@ -113,11 +113,11 @@ describe('missing or broken state', () => {
     expectGateRefused(s, { home }, 'scope_integrity_failed', 4);
   });
 
-  it('a corrupt receipt row (its recorded time moved): decision_fact_mismatch (4)', () => {
+  it('a corrupt receipt row (its recorded time moved): not the row its log entry derives (4)', () => {
     const home = cloneHome(s);
     const id = s.receipts.find((r) => r.predicate.stage === 'integration')?.receiptId;
     edit(home, 'UPDATE receipts SET recorded_at = recorded_at - 1 WHERE id = ?', id);
-    expectGateRefused(s, { home }, 'decision_fact_mismatch', 4);
+    expectGateRefused(s, { home }, 'decision_table_log_mismatch', 4);
   });
 
   it('a corrupt receipt row (envelope bytes garbage): decision_fact_mismatch (4)', () => {
@@ -127,13 +127,12 @@ describe('missing or broken state', () => {
     expectGateRefused(s, { home }, 'decision_fact_mismatch', 4);
   });
 
-  it('a counted receipt row edited to claim another trust root stops counting: REVIEW_ONLY (3), never 0', () => {
+  it('a counted receipt row edited to claim another trust root: tampering (4), never 0', () => {
     const home = cloneHome(s);
     const id = s.receipts.find((r) => r.predicate.stage === 'integration')?.receiptId;
     edit(home, "UPDATE receipts SET trust_digest = ? WHERE id = ?", `sha256:${'1'.repeat(64)}`, id);
-    // The row no longer claims the trust root in force, so it stops counting: never 0.
-    const r = gate(s, { home });
-    expect(r.code).toBe(3);
+    // The row is no longer the one its run_receipt entry derives (it once merely stopped counting: 3).
+    expectGateRefused(s, { home }, 'decision_table_log_mismatch', 4);
   });
 });
 

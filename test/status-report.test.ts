@@ -195,6 +195,7 @@ describe('blocks, vetoes and their lifts (SPEC §10.1, §10.2)', () => {
     }
     const r = status(s, home);
     expect(r.code).toBe(4);
-    expect((jsonOut(r) as { error: { code: string } }).error.code).toBe('decision_fact_mismatch');
+    // The row is no longer the one its run_receipt entry derives (docs/gate.md §5a).
+    expect((jsonOut(r) as { error: { code: string } }).error.code).toBe('decision_table_log_mismatch');
   });
 });

@@ -19,7 +19,7 @@ import {
   type ReviewReceiptPredicate,
 } from './receipt-predicate.js';
 import type { KeyRole, TrustRoot } from './trust-root.js';
-import { verifySignatures, type SignedBy } from './verify-signatures.js';
+import { RECEIPT_ROLES, verifySignatures, type SignedBy } from './verify-signatures.js';
 import * as z from 'zod/mini';
 
 export interface VerifyOptions {
@@ -78,7 +78,7 @@ export const receiptStatementSchema = z.extend(statementSchema, { predicate: rev
 
 export { verifySignatures, type SignedBy };
 
-export const RECEIPT_ROLES: readonly KeyRole[] = ['reviewer', 'runner'];
+export { RECEIPT_ROLES };
 
 /** Verify an envelope of any governed kind: structure, canonical statement, signatures. */
 export function verifyStatementEnvelope(

@@ -7,6 +7,9 @@ import { keyStatusAt } from './key-status.js';
 import type { DecodedEnvelope } from './dsse.js';
 import type { KeyRole, TrustRoot, TrustedKey } from './trust-root.js';
 
+/** The two signatures of a review receipt (SPEC §8): one reviewer key, one distinct runner key. */
+export const RECEIPT_ROLES: readonly KeyRole[] = ['reviewer', 'runner'];
+
 export interface SignedBy {
   readonly role: KeyRole;
   readonly keyId: string;
@@ -69,3 +72,25 @@ function assignRoles(keys: readonly TrustedKey[], roles: readonly KeyRole[]): Si
   return search(0) ? out : null;
 }
 
+
+/** The key a policy names for each signing role (`credentials.<role>.key_id`, docs/gate.md §4). */
+export type CredentialKeys = Readonly<Partial<Record<KeyRole, string>>>;
+
+/**
+ * After `verifySignatures`: each of `roles` must be signed by exactly the key the policy names for
+ * it, and the trust root must give that key that role. A trust root that swaps the roles of two
+ * real keys satisfies `verifySignatures` (each key holds *a* required role) but not this rule:
+ * the reviewer signature must be the policy's reviewer key, the runner's its runner key.
+ * `signers`: the key ids of the envelope's (verified) signatures.
+ */
+export function assertSignedByCredentials(signers: readonly string[], trust: TrustRoot, roles: readonly KeyRole[], credentials: CredentialKeys): void {
+  for (const role of roles) {
+    const keyId = credentials[role];
+    if (keyId === undefined || !signers.includes(keyId) || trust.keys.get(keyId)?.roles.has(role) !== true) fail('signature_not_credential_key', [role]);
+  }
+}
+
+/** The receipt signing keys a policy names (its `credentials.reviewer` and `credentials.runner`). */
+export function receiptCredentialKeys(credentials: { readonly reviewer: { readonly key_id: string }; readonly runner: { readonly key_id: string } }): CredentialKeys {
+  return { reviewer: credentials.reviewer.key_id, runner: credentials.runner.key_id };
+}

@@ -12,6 +12,7 @@
 // state directory (0700), `bundles/` (0700) and the database (0600, WAL, synchronous=FULL, foreign
 // keys, busy timeout), and pins both documents' digests and exact bytes in one logged transaction.
 // A second init is refused (`store_already_initialized`) and changes nothing.
+import { homeInGit } from '../workspace/home-ignored.js';
 import { fail } from '../core/errors.js';
 import { loadPolicy, type Policy } from '../core/policy.js';
 import { assertTrustRootCurrent, isoSecondsOf, keyStatusAt, loadTrustRoot, type KeyRole, type TrustRoot } from '../core/trust-root.js';
@@ -42,6 +43,19 @@ export function assertCredentialsTrusted(policy: Policy, trust: TrustRoot, atIso
     if (key === undefined || !key.roles.has(role as KeyRole) || keyStatusAt(key, atIso, false) !== 'ok') {
       fail('policy_credential_untrusted', [`credentials.${role}`]);
     }
+  }
+}
+
+/**
+ * init's advice (docs/state.md "init"): a state directory inside a git repository that does not
+ * ignore it would be committed by `git add -A` (the store, its bundles). Never fails init: when git
+ * cannot tell (an unreadable repository), the warning is given.
+ */
+export async function homeGitWarning(home: string): Promise<'home_not_git_ignored' | null> {
+  try {
+    return (await homeInGit(home)) === 'not_ignored' ? 'home_not_git_ignored' : null;
+  } catch {
+    return 'home_not_git_ignored';
   }
 }
 

@@ -1,7 +1,9 @@
 // `governed verify` (SPEC §4.1, §8): offline verification of receipt files under a trust root.
 import { fail, GovernedError, highestPrecedence, EXIT, type ExitCode } from '../core/errors.js';
 import { loadTrustRoot, assertTrustRootCurrent, isoSecondsOf, type TrustRoot } from '../core/trust-root.js';
-import { verifyReceiptBytes } from '../core/verify-receipt.js';
+import { verifyReceiptBytes, RECEIPT_ROLES } from '../core/verify-receipt.js';
+import { assertSignedByCredentials, receiptCredentialKeys, type CredentialKeys } from '../core/verify-signatures.js';
+import { loadPolicy } from '../core/policy.js';
 import { readInputFile, readStructuredFile } from './read-input.js';
 import { parseStructured } from '../core/strict-parse.js';
 import { openStoreReadOnly, closeStore, readPin } from '../store/index.js';
@@ -63,12 +65,22 @@ function trustRootFromValue(value: unknown, now: Date): TrustRoot {
   return trust;
 }
 
-export function verifyReceiptFiles(files: readonly string[], trust: TrustRoot, now: Date): VerifyReport {
+/**
+ * `--policy FILE`: the receipt signing keys it names (docs/gate.md §4). With them, every receipt's
+ * reviewer signature must be by the policy's reviewer key and its runner signature by its runner
+ * key, each holding that role in the trust root (`signature_not_credential_key`, 6).
+ */
+export function loadPolicyCredentialKeys(path: string): CredentialKeys {
+  return receiptCredentialKeys(loadPolicy(readStructuredFile(path, 1024 * 1024).value).doc.credentials);
+}
+
+export function verifyReceiptFiles(files: readonly string[], trust: TrustRoot, now: Date, credentials?: CredentialKeys): VerifyReport {
   const at = isoSecondsOf(now);
   const receipts: ReceiptVerdict[] = files.map((file) => {
     try {
       const bytes = readInputFile(file, MAX_RECEIPT_BYTES);
       const r = verifyReceiptBytes(bytes, trust, { at, offline: true });
+      if (credentials !== undefined) assertSignedByCredentials(r.signedBy.map((x) => x.keyId), trust, RECEIPT_ROLES, credentials);
       return {
         file,
         valid: true,

@@ -11,6 +11,7 @@ import { SCOPE_SQL } from './migrations/0003-scope.js';
 import { CHALLENGES_SQL } from './migrations/0004-challenges.js';
 import { RUNS_SQL } from './migrations/0005-runs.js';
 import { DECISION_INDEXES_SQL } from './migrations/0006-decision-indexes.js';
+import { LOG_UNIT_INDEXES_SQL } from './migrations/0007-log-unit-indexes.js';
 
 const GENESIS = `sha256:${'0'.repeat(64)}`;
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
@@ -100,6 +101,7 @@ export const MIGRATIONS: readonly string[] = [
   CHALLENGES_SQL,
   RUNS_SQL,
   DECISION_INDEXES_SQL,
+  LOG_UNIT_INDEXES_SQL,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,7 +7,7 @@ import { catFileBatch, CatFileSession } from './cat-file.js';
 import { requireRepository, runGit, splitNul, type GitRepo } from './git.js';
 import type { GitMode } from './hash-file.js';
 import { manifestOf, type Manifest } from './manifest-entries.js';
-import { decodePath, inScope, isNormalizedRelPath, makeScope, type ScopeOptions } from './scope.js';
+import { decodePath, inScope, isNormalizedRelPath, isUnder, makeScope, type ScopeOptions } from './scope.js';
 
 export interface Baseline {
   /** Full hex commit id (40 for SHA-1 repositories, 64 for SHA-256 ones). */
@@ -50,6 +50,12 @@ export async function computeCommitManifest(root: string, commitish: string, opt
 export interface CommitManifestJob {
   /** The manifest for a scope (once); rejects with the codes of `computeCommitManifest`. */
   manifest(options: ScopeOptions): Promise<Manifest>;
+  /**
+   * The index of the first of `prefixes` under which the commit tracks a path (a file or symlink
+   * at or below it; the walk refuses gitlinks), or null: the gate refuses a subject that tracks an excluded path
+   * (docs/gate.md §2). Rejects with the codes of `computeCommitManifest`'s walk.
+   */
+  trackedUnder(prefixes: readonly string[]): Promise<number | null>;
   /** Stop git if the manifest is not wanted after all; never throws. */
   cancel(): Promise<void>;
 }
@@ -90,6 +96,16 @@ export function beginCommitManifest(root: string, commitish: string): CommitMani
         });
         await s.close();
         return manifestOf(blobs.map((b) => ({ path: b.path, mode: b.mode, sha256: digests.get(b.oid) as string })));
+      } catch (e) {
+        await stop();
+        throw e;
+      }
+    },
+    async trackedUnder(prefixes: readonly string[]): Promise<number | null> {
+      try {
+        const paths = (await walked).map((b) => b.path);
+        const i = prefixes.findIndex((x) => paths.some((p) => isUnder(p, x)));
+        return i < 0 ? null : i;
       } catch (e) {
         await stop();
         throw e;

@@ -164,6 +164,19 @@ export function findRepository(root: string): GitRepo | null {
   }
 }
 
+/**
+ * The repository whose working tree holds `path` (an absolute path, which need not exist), found by
+ * the nearest ancestor with a `.git` entry, or null. For advice only (init's warning): unlike
+ * `findRepository`, any depth below the top level is accepted.
+ */
+export function findEnclosingRepository(path: string): GitRepo | null {
+  if (!isAbsolute(path)) fail('workspace_root_invalid');
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    if (lstatQuiet(join(dir, '.git')) !== null) return findRepository(dir);
+    if (dirname(dir) === dir) return null;
+  }
+}
+
 /** A repository for a directory that must be one (baselines, commits). */
 export function requireRepository(root: string): GitRepo {
   const repo = findRepository(root);

@@ -1,13 +1,14 @@
-import { loadTrustRootFile, loadPinnedTrustRoot, verifyReceiptFiles } from '../../flows/verify.js';
+import { loadPolicyCredentialKeys, loadTrustRootFile, loadPinnedTrustRoot, verifyReceiptFiles } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 
-export async function verifyCommand(files: string[], opts: { trust?: string; home?: string }): Promise<CommandResult> {
+export async function verifyCommand(files: string[], opts: { trust?: string; policy?: string; home?: string }): Promise<CommandResult> {
   // Without --trust the pinned trust root of the state directory is used (SPEC §4.1); without
   // either, verification is refused (trust_root_missing).
   const now = new Date();
   const trust = opts.trust !== undefined ? loadTrustRootFile(opts.trust, now) : loadPinnedTrustRoot(resolveHome(opts.home), now);
-  const report = verifyReceiptFiles(files, trust, now);
+  const credentials = opts.policy !== undefined ? loadPolicyCredentialKeys(opts.policy) : undefined;
+  const report = verifyReceiptFiles(files, trust, now, credentials);
   const lines = report.receipts.map((r) =>
     r.valid
       ? `VALID    ${r.file}\n         receipt ${r.receipt_id} ${r.verdict} ${r.stage}/${r.slot} ${r.unit} (trust mode ${r.trust_mode})`

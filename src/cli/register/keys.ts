@@ -29,9 +29,10 @@ export function register(program: Command): void {
     )
     .argument('<receipt...>', 'receipt files (DSSE envelope JSON)')
     .option('--trust <file>', 'trust root (JSON or YAML); defaults to the pinned one of the state directory')
+    .option('--policy <file>', "policy (JSON or YAML): each receipt must be signed by its credentials' reviewer and runner keys, in those roles")
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (receipts: string[], opts: { trust?: string; home?: string; json?: boolean }) => {
+    .action(async (receipts: string[], opts: { trust?: string; policy?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/verify.js')).verifyCommand(receipts, opts));
     });
 }

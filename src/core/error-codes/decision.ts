@@ -12,12 +12,24 @@ export const DECISION_ERRORS = {
   decision_fact_mismatch: def(4, 'A stored row contradicts the signed record or log entry it was derived from (edited behind governed).'),
   gate_policy_digest_mismatch: def(4, 'The pinned policy is not the policy the deploy side expects (--policy-digest).'),
   gate_subject_mismatch: def(4, 'The subject commit is not the content that was reviewed: its manifest differs from the reviewed workspace digest.'),
+  gate_subject_tracks_excluded: def(
+    4,
+    "The subject commit tracks a path under the policy's exclude (state or build outputs that never ship): content no receipt covers would ship.",
+  ),
+  decision_table_log_mismatch: def(
+    4,
+    "A unit's table rows the decision reads (receipts, ABORTED runs, authority consumptions) are not the rows its log entries derive: a row deleted, added, edited or relabelled behind governed.",
+  ),
 
   // --- 2 usage: the deploy side must give all three anchors (SPEC §10.3) -------------------------
   gate_anchor_missing: def(2, 'gate needs --unit, --trust, --policy-digest and --subject from the deploy side.'),
   gate_policy_digest_invalid: def(2, 'The expected policy digest must be sha256:<64 hex>.'),
   gate_subject_invalid: def(2, 'The subject must be the full hex id of a commit (40 or 64 hex), not a name or an abbreviation.'),
   gate_attest_output_exists: def(2, 'The --attest output file already exists; it is never overwritten.'),
+  gate_attestor_missing: def(
+    2,
+    'gate --attest: a file of the gate attestor is not there (ids: the credential, attestor_config or attestor, and where it was looked for: --attestor-config, --attestor, --attestors, GOVERNED_ATTESTORS_DIR or <home>/attestors).',
+  ),
   gate_attest_output_unwritable: def(2, 'The --attest output file could not be written.'),
   gate_export_output_exists: def(2, 'The --export directory already exists (or is a file or a symlink); a deploy record is never merged or overwritten.'),
   gate_export_output_unwritable: def(2, 'The --export deploy record could not be written whole; nothing of it was left behind and the gate does not allow.'),

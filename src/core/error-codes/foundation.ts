@@ -56,6 +56,10 @@ export const FOUNDATION_ERRORS = {
   key_revoked: def(6, 'A signature was made by a revoked key.'),
   key_outside_validity: def(6, 'A signature was made by a key outside its not_before/not_after window.'),
   key_wrong_role: def(6, 'A signature was made by a key whose roles do not include the role it signs for.'),
+  signature_not_credential_key: def(
+    6,
+    "A role's signature is not by the key the policy names for that credential, or the trust root does not give that key the role (e.g. a trust root that swaps the reviewer and runner keys).",
+  ),
   attestor_not_allowlisted: def(6, 'The attestor executable or its configuration is not on the allowlist; it was not run.'),
 } as const satisfies Record<string, ErrorDef>;
 

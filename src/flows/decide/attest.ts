@@ -45,14 +45,34 @@ export interface Attestation {
  * --attestors, else $GOVERNED_ATTESTORS_DIR, else `<home>/attestors`. --attestor-config and
  * --attestor name the files directly. No location is trusted: only the policy's digests count.
  */
-export function gateAttestorFiles(a: Pick<AttestArgs, 'home' | 'attestorsDir' | 'attestorPath' | 'attestorConfigPath'>): { program: string; config: string } {
+export function gateAttestorFiles(a: Pick<AttestArgs, 'home' | 'attestorsDir' | 'attestorPath' | 'attestorConfigPath'>): GateAttestorFiles {
   const env = process.env.GOVERNED_ATTESTORS_DIR ? process.env.GOVERNED_ATTESTORS_DIR : undefined;
+  const dirFrom = a.attestorsDir !== undefined ? '--attestors' : env !== undefined ? 'GOVERNED_ATTESTORS_DIR' : '<home>/attestors';
   const dir = resolve(a.attestorsDir ?? env ?? join(a.home, 'attestors'));
   const own = join(dir, 'gate.mjs');
   return {
     program: a.attestorPath ?? (existsSync(own) ? own : join(installRoot(), 'attestors', 'ed25519-file.mjs')),
+    programFrom: a.attestorPath !== undefined ? '--attestor' : existsSync(own) ? `${dirFrom}/gate.mjs` : 'shipped',
     config: a.attestorConfigPath ?? join(dir, 'gate.json'),
+    configFrom: a.attestorConfigPath !== undefined ? '--attestor-config' : `${dirFrom}/gate.json`,
   };
+}
+
+export interface GateAttestorFiles {
+  readonly program: string;
+  readonly config: string;
+  /** Where each path came from (an option, the environment, the convention): what an error names, never the path. */
+  readonly programFrom: string;
+  readonly configFrom: string;
+}
+
+/**
+ * A gate attestor file that is not there is named (`gate_attestor_missing`, 2: which file of the
+ * gate credential, and where it was looked for), not left to the reader's `input_unreadable`.
+ */
+function assertAttestorFilesPresent(files: GateAttestorFiles): void {
+  if (!existsSync(files.config)) fail('gate_attestor_missing', ['credentials.gate', 'attestor_config', files.configFrom]);
+  if (!existsSync(files.program)) fail('gate_attestor_missing', ['credentials.gate', 'attestor', files.programFrom]);
 }
 
 export async function attestDecision(args: AttestArgs): Promise<Attestation> {
@@ -60,6 +80,7 @@ export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   const expectedKey = trustedKeyFor(args.trust, args.policy.doc.credentials.gate.key_id, 'gate', args.atIso);
   const gate = args.policy.doc.credentials.gate;
   const files = gateAttestorFiles(args);
+  assertAttestorFilesPresent(files);
   const pinned = pinAttestor(files.program, files.config, { attestorSha256: gate.attestor_sha256, configSha256: gate.attestor_config_sha256 });
   const statement = buildVsaStatement({ ...args.decision, attestorSha256: pinned.programSha256 });
   // A decision larger than the VSA's bounds (src/core/vsa.ts `VSA_BOUNDS`) cannot be signed:

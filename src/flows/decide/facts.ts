@@ -8,6 +8,10 @@
 // updates and the unit's open leases (expired-but-unswept included: they still block, §10.3).
 // So the work grows with the current state and the blocks, never with the history's length.
 //
+// The rows read are proven to be the rows the unit's log entries derive (docs/gate.md §5a): the
+// receipt subset is read again from the `run_receipt` entries by the same definition, the ABORTED
+// runs and authority consumptions are compared with their entries (`decision_table_log_mismatch`).
+//
 // Receipt facts come from the columns `commitReceiptIn` derived from the verified payload; the
 // veto findings (not a column) from the payload itself. Every receipt whose payload is read here and
 // every record the decision relies on is re-verified afterwards (./verify.ts), and its row checked
@@ -17,6 +21,8 @@ import { fail } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
 import { storedVetoes } from '../../core/verify-receipt.js';
 import { prepared } from './statements.js';
+import { canonicalJson } from '../../core/canonical.js';
+import { logField, RECEIPT_ROW_COLUMNS, receiptRowOfPayloadBytes, type ReceiptRow } from '../../store/receipt-entries.js';
 
 export interface LoadedReceipt {
   readonly fact: ReceiptFact;
@@ -36,28 +42,19 @@ export interface UnitFacts {
   readonly openLeases: readonly (LeaseFact & { readonly session: string; readonly acquiredAt: number })[];
 }
 
-interface ReceiptRow {
-  id: string;
-  unit: string;
-  stage: string;
-  slot: string;
-  verdict: string;
-  has_veto: number;
-  planning_state_digest: string;
-  content_digest: string;
-  work_state_digest: string;
-  policy_digest: string;
-  trust_digest: string;
-  recorded_at: number;
-  log_seq: number;
-}
+const RECEIPT_COLUMNS = RECEIPT_ROW_COLUMNS;
 
-const RECEIPT_COLUMNS =
-  'id, unit, stage, slot, verdict, has_veto, planning_state_digest, content_digest, work_state_digest, policy_digest, trust_digest, recorded_at, log_seq';
-
-/** Whether the unit has at least one receipt (SPEC §4.2 exit 7: "a unit without a single receipt"). */
+/**
+ * Whether the unit has at least one receipt (SPEC §4.2 exit 7: "a unit without a single receipt"),
+ * asked of the log: a table emptied behind governed is tampering (exit 4, `loadUnitFacts`), not
+ * "no evidence".
+ */
 export function hasAnyReceipt(db: Db, unit: string): boolean {
-  return db.prepare('SELECT 1 FROM receipts WHERE unit = ? LIMIT 1').get(unit) !== undefined;
+  if (prepared(db, "SELECT 1 FROM log WHERE unit = ? AND type = 'run_receipt' LIMIT 1").get(unit) !== undefined) return true;
+  // No entry, yet a row: a receipt relabelled to this unit behind governed.
+  const row = prepared(db, 'SELECT log_seq FROM receipts WHERE unit = ? ORDER BY log_seq LIMIT 1').pluck().get(unit) as number | undefined;
+  if (row !== undefined) fail('decision_table_log_mismatch', ['receipts', `seq:${row}`]);
+  return false;
 }
 
 /** The exact stored envelope bytes of a receipt. */
@@ -94,56 +91,168 @@ function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {
   };
 }
 
-/** Planning receipts on a planning state (part 2 of the subset, for planning). */
-export function planningReceipts(db: Db, unit: string, planningStateDigest: string): LoadedReceipt[] {
-  return (
-    db
-      .prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND planning_state_digest = ? AND stage = 'planning' ORDER BY log_seq`)
-      .all(unit, planningStateDigest) as ReceiptRow[]
-  ).map((r) => toLoaded(db, r));
+/**
+ * Where receipt rows are read from: the `receipts` table (what the decision is computed from), or
+ * the unit's `run_receipt` log entries, each turned into the row its reducer inserts
+ * (`receiptRowOfEntry`). Both answer the same four questions with indexed queries (migrations 0006
+ * and 0007), so `sufficientRows` — one definition of the subset — runs on either.
+ */
+interface ReceiptSource {
+  planningOn(unit: string, planningStateDigest: string): ReceiptRow[];
+  workOn(unit: string, workStateDigest: string): ReceiptRow[];
+  dirty(unit: string): ReceiptRow[];
+  /** The first CLEAN receipt of (stage, slot) after `seq` whose reviewed content is not `content`. */
+  firstCleanAfter(unit: string, stage: string, slot: string, seq: number, content: string): ReceiptRow | undefined;
 }
 
-/** The receipts a decision needs (sufficientReceipts), one indexed query per part. */
-export function loadReceipts(db: Db, unit: string, current: StateDigests, aborted: readonly AbortedRunFact[]): LoadedReceipt[] {
-  const rows = new Map<string, ReceiptRow>();
-  const add = (list: readonly ReceiptRow[]): void => {
-    for (const r of list) rows.set(r.id, r);
+function tableSource(db: Db): ReceiptSource {
+  return {
+    planningOn: (unit, digest) =>
+      prepared(db, `SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND planning_state_digest = ? AND stage = 'planning' ORDER BY log_seq`).all(
+        unit,
+        digest,
+      ) as ReceiptRow[],
+    workOn: (unit, digest) =>
+      prepared(db, `SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND work_state_digest = ? AND stage <> 'planning'`).all(unit, digest) as ReceiptRow[],
+    dirty: (unit) => prepared(db, `SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND verdict = 'DIRTY'`).all(unit) as ReceiptRow[],
+    firstCleanAfter: (unit, stage, slot, seq, content) =>
+      prepared(
+        db,
+        `SELECT ${RECEIPT_COLUMNS} FROM receipts
+         WHERE unit = ? AND stage = ? AND slot = ? AND log_seq > ? AND verdict = 'CLEAN'
+           AND (CASE WHEN stage = 'planning' THEN planning_state_digest ELSE content_digest END) <> ?
+         ORDER BY log_seq LIMIT 1`,
+      ).get(unit, stage, slot, seq, content) as ReceiptRow | undefined,
   };
-  add(
-    db
-      .prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND planning_state_digest = ? AND stage = 'planning'`)
-      .all(unit, current.planningStateDigest) as ReceiptRow[],
-  );
-  add(
-    db
-      .prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND work_state_digest = ? AND stage <> 'planning'`)
-      .all(unit, current.workStateDigest) as ReceiptRow[],
-  );
-  const dirty = db.prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND verdict = 'DIRTY'`).all(unit) as ReceiptRow[];
+}
+
+const L = {
+  stage: logField('stage'),
+  slot: logField('slot'),
+  verdict: logField('verdict'),
+  planning: logField('planning_state_digest'),
+  content: logField('content_digest'),
+  work: logField('work_state_digest'),
+};
+interface LogEntryRow {
+  readonly seq: number;
+  readonly payload: Buffer;
+}
+const LOG_RECEIPTS = "SELECT seq, payload FROM log WHERE type = 'run_receipt' AND unit = ?";
+const LOG_ABORTS = "SELECT seq, payload FROM log WHERE type = 'run_abort' AND unit = ? ORDER BY seq";
+const LOG_CONSUMPTIONS = "SELECT seq, payload FROM log WHERE type = 'authority_consume' AND unit = ? ORDER BY seq";
+
+function logSource(db: Db): ReceiptSource {
+  const rows = (entries: unknown[]): ReceiptRow[] =>
+    (entries as LogEntryRow[]).map((e) => receiptRowOfPayloadBytes(e.payload, e.seq) ?? fail('decision_table_log_mismatch', ['log', `seq:${e.seq}`]));
+  return {
+    planningOn: (unit, digest) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.stage} = 'planning' AND ${L.planning} = ? ORDER BY seq`).all(unit, digest)),
+    workOn: (unit, digest) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.work} = ? AND ${L.stage} <> 'planning'`).all(unit, digest)),
+    dirty: (unit) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.verdict} = 'DIRTY'`).all(unit)),
+    firstCleanAfter: (unit, stage, slot, seq, content) =>
+      rows(
+        prepared(
+          db,
+          `${LOG_RECEIPTS} AND ${L.stage} = ? AND ${L.slot} = ? AND ${L.verdict} = 'CLEAN' AND seq > ?
+             AND (CASE WHEN ${L.stage} = 'planning' THEN ${L.planning} ELSE ${L.content} END) <> ?
+           ORDER BY seq LIMIT 1`,
+        ).all(unit, stage, slot, seq, content),
+      )[0],
+  };
+}
+
+/** The rows a decision needs (sufficientReceipts), one indexed query per part, keyed by log position. */
+function sufficientRows(src: ReceiptSource, unit: string, current: StateDigests, aborted: readonly AbortedRunFact[]): Map<number, ReceiptRow> {
+  const rows = new Map<number, ReceiptRow>();
+  const add = (list: readonly ReceiptRow[]): void => {
+    for (const r of list) rows.set(r.log_seq, r);
+  };
+  add(src.planningOn(unit, current.planningStateDigest));
+  add(src.workOn(unit, current.workStateDigest));
+  const dirty = src.dirty(unit);
   add(dirty);
   // The one receipt that can lift a block: the first later CLEAN of the slot on other content.
-  const lifter = db.prepare(
-    `SELECT ${RECEIPT_COLUMNS} FROM receipts
-     WHERE unit = ? AND stage = ? AND slot = ? AND log_seq > ? AND verdict = 'CLEAN'
-       AND (CASE WHEN stage = 'planning' THEN planning_state_digest ELSE content_digest END) <> ?
-     ORDER BY log_seq LIMIT 1`,
-  );
   const blocks = [
     ...dirty.map((r) => ({ stage: r.stage, slot: r.slot, seq: r.log_seq, content: r.stage === 'planning' ? r.planning_state_digest : r.content_digest })),
     ...aborted.map((a) => ({ stage: a.stage, slot: a.slot, seq: a.seq, content: a.stage === 'planning' ? a.planningStateDigest : a.contentDigest })),
   ];
   for (const b of blocks) {
-    const row = lifter.get(unit, b.stage, b.slot, b.seq, b.content) as ReceiptRow | undefined;
-    if (row !== undefined) rows.set(row.id, row);
+    const row = src.firstCleanAfter(unit, b.stage, b.slot, b.seq, b.content);
+    if (row !== undefined) rows.set(row.log_seq, row);
   }
+  return rows;
+}
+
+/**
+ * The table's subset must be exactly the log's (docs/gate.md §5a): the same log positions, and at
+ * each the very row its `run_receipt` entry derives. A receipt row deleted, added, edited (verdict,
+ * stage, slot, a digest) or relabelled to another unit changes one of the two subsets; the first
+ * differing log position is named.
+ */
+function assertSameRows(table: ReadonlyMap<number, ReceiptRow>, log: ReadonlyMap<number, ReceiptRow>): void {
+  const seqs = [...new Set([...table.keys(), ...log.keys()])].sort((a, b) => a - b);
+  for (const seq of seqs) {
+    const t = table.get(seq);
+    const l = log.get(seq);
+    if (t === undefined || l === undefined || canonicalJson({ ...t }) !== canonicalJson({ ...l })) fail('decision_table_log_mismatch', ['receipts', `seq:${seq}`]);
+  }
+}
+
+/** Planning receipts on a planning state (part 2 of the subset, for planning). */
+export function planningReceipts(db: Db, unit: string, planningStateDigest: string): LoadedReceipt[] {
+  return tableSource(db)
+    .planningOn(unit, planningStateDigest)
+    .map((r) => toLoaded(db, r));
+}
+
+/**
+ * The receipts a decision needs (sufficientReceipts), read from the table and proven equal to what
+ * the unit's log entries say (`decision_table_log_mismatch`, exit 4, otherwise).
+ */
+export function loadReceipts(db: Db, unit: string, current: StateDigests, aborted: readonly AbortedRunFact[]): LoadedReceipt[] {
+  const rows = sufficientRows(tableSource(db), unit, current, aborted);
+  assertSameRows(rows, sufficientRows(logSource(db), unit, current, aborted));
   return [...rows.values()].sort((a, b) => a.log_seq - b.log_seq).map((r) => toLoaded(db, r));
+}
+
+/** A stored payload as a JSON object, or null (the comparison that follows then fails). */
+function jsonObjectOf(bytes: Buffer): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(bytes.toString('utf8'));
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The unit's log entries of one type (migration 0007's partial indexes), as parsed payloads by log position. */
+function logEntriesOf(db: Db, unit: string, type: 'run_abort' | 'authority_consume'): Map<number, Record<string, unknown>> {
+  const out = new Map<number, Record<string, unknown>>();
+  const sql = type === 'run_abort' ? LOG_ABORTS : LOG_CONSUMPTIONS;
+  for (const e of prepared(db, sql).all(unit) as LogEntryRow[]) {
+    out.set(e.seq, jsonObjectOf(e.payload) ?? fail('decision_table_log_mismatch', ['log', `seq:${e.seq}`]));
+  }
+  return out;
+}
+
+/**
+ * Rows of `table` keyed by the log position that made them must be exactly the unit's entries of
+ * that type, each naming the row (`same`); the first differing position is named.
+ */
+function assertRowsAreEntries<R>(table: string, rows: ReadonlyMap<number, R>, entries: ReadonlyMap<number, Record<string, unknown>>, same: (r: R, p: Record<string, unknown>) => boolean): void {
+  const seqs = [...new Set([...rows.keys(), ...entries.keys()])].sort((a, b) => a - b);
+  for (const seq of seqs) {
+    const r = rows.get(seq);
+    const p = entries.get(seq);
+    if (r === undefined || p === undefined || !same(r, p)) fail('decision_table_log_mismatch', [table, `seq:${seq}`]);
+  }
 }
 
 /** Every ABORTED run of the unit, with the state its challenge was issued for (SPEC §9 step 3). */
 export function loadAbortedRuns(db: Db, unit: string): AbortedRunFact[] {
   const rows = db
     .prepare(
-      `SELECT r.id, r.unit, r.stage, r.slot, r.end_seq, r.ended_at, c.planning_state_digest, c.content_digest, c.work_state_digest
+      `SELECT r.id, r.unit, r.stage, r.slot, r.end_seq, r.ended_at, r.claim_seq, r.challenge_id, c.planning_state_digest, c.content_digest, c.work_state_digest
        FROM runs r JOIN challenges c ON c.id = r.challenge_id
        WHERE r.unit = ? AND r.status = 'aborted' ORDER BY r.end_seq`,
     )
@@ -154,10 +263,21 @@ export function loadAbortedRuns(db: Db, unit: string): AbortedRunFact[] {
     slot: string;
     end_seq: number;
     ended_at: number;
+    claim_seq: number;
+    challenge_id: string;
     planning_state_digest: string;
     content_digest: string;
     work_state_digest: string;
   }[];
+  // Each row is its `run_abort` entry's (run, challenge, time), and its stage and slot are its
+  // `run_claim` entry's: a row deleted, added, or moved to another slot is tampering.
+  assertRowsAreEntries('runs', new Map(rows.map((r) => [r.end_seq, r])), logEntriesOf(db, unit, 'run_abort'), (r, p) => {
+    if (p.run !== r.id || p.challenge !== r.challenge_id || p.aborted_at !== r.ended_at) return false;
+    const claim = prepared(db, "SELECT payload FROM log WHERE seq = ? AND type = 'run_claim' AND unit = ?").pluck().get(r.claim_seq, unit) as Buffer | undefined;
+    if (claim === undefined) return false;
+    const c = jsonObjectOf(claim);
+    return c !== null && c.run === r.id && c.stage === r.stage && c.slot === r.slot;
+  });
   return rows.map((r) => ({
     runId: r.id,
     unit: r.unit,
@@ -180,6 +300,12 @@ export function loadAuthorities(db: Db, unit: string): LoadedAuthority[] {
        WHERE c.unit = ? ORDER BY c.consumed_seq`,
     )
     .all(unit) as { record: string; consumed_seq: number; consumed_at: number; operation: string; ids: string; expires_at: number }[];
+  assertRowsAreEntries(
+    'authority_consumptions',
+    new Map(rows.map((r) => [r.consumed_seq, r])),
+    logEntriesOf(db, unit, 'authority_consume'),
+    (r, p) => p.record === r.record && p.operation === r.operation && p.consumed_at === r.consumed_at,
+  );
   return rows.map((r) => {
     let ids: unknown;
     try {

@@ -9,9 +9,12 @@
 //      replace objects off, `rev-parse --verify <id>^{commit}`), so refs/replace cannot swap content;
 //   2. the unit's current state computed from the stored scope with the SUBJECT's manifest as the
 //      workspace (SPEC §6.2, §6.4): what counts is what was reviewed on exactly this content;
-//   3. the facts (indexed, only what a decision needs) and the pure rules (src/core/decision);
+//      A subject that tracks a path under the policy's `exclude` is refused (4);
+//   3. the facts (indexed, only what a decision needs, proven to be the rows the unit's log entries
+//      derive: docs/gate.md §5a) and the pure rules (src/core/decision);
 //   4. every record the decision relies on re-verified under the deploy-side trust root at its log
-//      position, and the rows checked against their signed bytes (./verify.ts);
+//      position, receipts bound to the pinned policy signed by its reviewer and runner keys, and
+//      the rows checked against their signed bytes (./verify.ts);
 //   5. the subject is the reviewed content: every proof receipt of a work stage bound the subject's
 //      manifest digest; a decision resting on no work-stage review is refused (7); when the work
 //      stages reviewed other content on the current scope and revision, the subject is refused (4);
@@ -39,7 +42,8 @@ import { isoOfSeconds, loadTrustRoot } from '../../core/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustDigest } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
 import { currentDigests, planningDigestOf, readScope, readUnit, type UnitRow, type UnitScope } from './unit-state.js';
-import { RecordVerifier, worstError } from './verify.js';
+import { RecordVerifier, worstError, type VerifiedRecords } from './verify.js';
+import { receiptCredentialKeys } from '../../core/verify-signatures.js';
 import type { DeployRecord, DeployRecordRef } from './export.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
@@ -131,6 +135,11 @@ export async function loadDeployTrust(file: string, nowIso: string): Promise<{ t
  */
 async function subjectManifest(job: CommitManifestJob, policy: Policy): Promise<string> {
   const m = await job.manifest({ productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
+  // `exclude` names state and build outputs that never ship (the state directory, e.g. a committed
+  // `.governed/governed.db`): they are outside every manifest, so no receipt ever covered them. A
+  // subject that tracks one would ship unreviewed bytes (docs/gate.md §2 step 2).
+  const excluded = await job.trackedUnder(policy.doc.exclude);
+  if (excluded !== null) fail('gate_subject_tracks_excluded', [`exclude[${excluded}]`]);
   return m.digest;
 }
 
@@ -200,16 +209,19 @@ async function evaluate(args: GateArgs, now: number, k: Known): Promise<void> {
   }
 }
 
-async function decideOnSnapshot(
-  args: GateArgs,
-  store: Store,
-  job: CommitManifestJob | null,
-  now: number,
-  nowIso: string,
-  f: Failures,
-  k: Known,
-): Promise<void> {
-  const db = store.db;
+/** What the preflight established, every piece present (else it threw the worst failure). */
+interface Preflight {
+  readonly policy: Policy;
+  readonly trust: TrustRoot;
+  readonly unit: UnitRow;
+  readonly scope: UnitScope;
+  readonly verifier: RecordVerifier;
+  readonly manifestDigest: string;
+  readonly trustDigest: string;
+}
+
+/** The pinned policy, and whether it is the one the deploy side expects (`--policy-digest`). */
+async function checkPinnedPolicy(args: GateArgs, db: Store['db'], f: Failures, k: Known): Promise<Policy | undefined> {
   const policy = await f.runAsync(() => readPinnedPolicy(db));
   if (policy !== undefined) {
     k.policyDigest = policy.digest;
@@ -218,9 +230,17 @@ async function decideOnSnapshot(
       f.run(() => fail('gate_policy_digest_mismatch', ['policy']));
     }
   }
-  // The subject's manifest comes from the git process started in `evaluate`: ask for it now, and do
-  // the rest of the preflight (trust root, unit, scope, the planning receipts' signatures) while it
-  // hashes the blobs.
+  return policy;
+}
+
+/**
+ * Step 1, on the read snapshot: the pinned policy, the subject's manifest (from the git process
+ * `evaluate` started), the deploy trust root, the unit with its evidence and scope; the planning
+ * receipts' signatures are checked while git hashes the blobs. Every failure is collected and the
+ * worst thrown (SPEC §4.2 precedence).
+ */
+async function preflight(args: GateArgs, db: Store['db'], job: CommitManifestJob | null, nowIso: string, f: Failures, k: Known): Promise<Preflight> {
+  const policy = await checkPinnedPolicy(args, db, f, k);
   const manifest =
     policy !== undefined && job !== null && f.list.length === 0 ? f.runAsync(() => subjectManifest(job, policy)) : Promise.resolve(undefined);
   let trust: TrustRoot | undefined;
@@ -238,13 +258,15 @@ async function decideOnSnapshot(
     if (pinnedTrust !== undefined) k.trustDigest = pinnedTrust;
     if (k.unit !== null) {
       unit = f.run(() => readUnit(db, k.unit as string));
-      if (unit !== undefined && !hasAnyReceipt(db, unit.unit)) f.run(() => fail('gate_no_evidence', [unit?.unit ?? '']));
+      if (unit !== undefined && f.run(() => hasAnyReceipt(db, (unit as UnitRow).unit)) === false) f.run(() => fail('gate_no_evidence', [unit?.unit ?? '']));
     } else if (args.unit !== undefined && args.unit !== '') {
       f.run(() => fail('unit_unknown', []));
     }
-    if (unit !== undefined && trust !== undefined && f.list.length === 0) {
+    if (unit !== undefined && trust !== undefined && policy !== undefined && f.list.length === 0) {
       scope = await readScope(db, unit.unit);
-      verifier = new RecordVerifier(db, unit.unit, trust);
+      // Receipts bound to the pinned policy must be signed by its reviewer and runner keys in
+      // those roles, whatever roles the deploy trust root gives (docs/gate.md §4).
+      verifier = new RecordVerifier(db, unit.unit, trust, { policyDigest: policy.digest, keys: receiptCredentialKeys(policy.doc.credentials) });
       // Planning receipts on the current planning state do not depend on the subject: check their
       // signatures now (results cached; only the ones the decision relies on can fail it).
       verifier.preverify(planningReceipts(db, unit.unit, planningDigestOf(unit, scope)));
@@ -257,71 +279,97 @@ async function decideOnSnapshot(
   if (policy === undefined || trust === undefined || unit === undefined || scope === undefined || verifier === undefined || k.manifestDigest === null || k.trustDigest === null) {
     fail('internal_error', ['gate_preflight']);
   }
+  return { policy, trust, unit, scope, verifier, manifestDigest: k.manifestDigest, trustDigest: k.trustDigest };
+}
 
-  // 2-3. The current state on the subject's content, the facts, the rules.
-  const current = currentDigests(unit, scope, k.manifestDigest);
-  k.current = current;
-  const facts = loadUnitFacts(db, unit.unit, current);
-  const decision = decideUnit({ unit: unit.unit, now, policy, trustDigest: k.trustDigest, current, facts, scope });
-
-  // 4. Every relied-on record under the deploy-side trust root, rows against signed bytes.
-  const verified = await verifier.verifyDecision(facts, decision);
-
-  // 5. The thing deployed is the thing reviewed (SPEC §10.3).
+/**
+ * Step 5, the thing deployed is the thing reviewed (SPEC §10.3): for RELEASE_ELIGIBLE every proof
+ * receipt of a gating work stage bound the subject's manifest, and at least one exists; for
+ * REVIEW_ONLY, work-stage reviews of other content on the current scope and revision name the
+ * subject as not the reviewed content.
+ */
+function assertSubjectIsReviewed(db: Store['db'], p: Preflight, current: StateDigests, decision: Decision, verified: VerifiedRecords, subject: string): void {
   if (decision.state === 'RELEASE_ELIGIBLE') {
     const proof = decision.stages.filter((s) => s.gating && s.stage !== 'planning').flatMap((s) => s.proof);
-    if (proof.length === 0) fail('gate_subject_unreviewed', [k.subjectCommit as string]);
+    if (proof.length === 0) fail('gate_subject_unreviewed', [subject]);
     for (const id of proof) {
-      if (verified.receipts.get(id)?.inputs.workspace_digest !== k.manifestDigest) fail('gate_subject_mismatch', [k.subjectCommit as string]);
+      if (verified.receipts.get(id)?.inputs.workspace_digest !== p.manifestDigest) fail('gate_subject_mismatch', [subject]);
     }
-  } else {
-    const reviewed = reviewedWorkspaces(db, unit.unit, {
-      planningStateDigest: current.planningStateDigest,
-      contractDigest: scope.contractDigest,
-      workRevision: unit.workRevision,
-    });
-    if (reviewed.length > 0 && !reviewed.includes(k.manifestDigest)) fail('gate_subject_mismatch', [k.subjectCommit as string]);
+    return;
   }
+  const reviewed = reviewedWorkspaces(db, p.unit.unit, {
+    planningStateDigest: current.planningStateDigest,
+    contractDigest: p.scope.contractDigest,
+    workRevision: p.unit.workRevision,
+  });
+  if (reviewed.length > 0 && !reviewed.includes(p.manifestDigest)) fail('gate_subject_mismatch', [subject]);
+}
+
+/** Step 6, `--attest`: the decision signed as a VSA by the policy's gate credential (./attest.ts). */
+async function attest(args: GateArgs & { attest: string }, store: Store, p: Preflight, current: StateDigests, decision: Decision, nowIso: string, k: Known): Promise<void> {
+  const { attestDecision } = await import('./attest.js');
+  k.attestation = await attestDecision({
+    out: args.attest,
+    home: store.home,
+    attestorsDir: args.attestorsDir,
+    attestorPath: args.attestor,
+    attestorConfigPath: args.attestorConfig,
+    policy: p.policy,
+    trust: p.trust,
+    atIso: nowIso,
+    decision: {
+      version: args.version,
+      evaluatedAt: nowIso,
+      unit: p.unit.unit,
+      state: decision.state,
+      reasons: decision.reasons,
+      trustMode: decision.trustMode,
+      policyDigest: decision.policyDigest,
+      trustDigest: decision.trustDigest,
+      gateTrustDigest: p.trust.digest,
+      subject: { commit: k.subjectCommit as string, manifestDigest: p.manifestDigest },
+      current,
+      preservationWaiver: decision.preservationWaiver,
+      receipts: decision.reliedOn.receipts,
+      authorities: decision.reliedOn.authorities.map((id) => ({ recordId: id, payloadDigest: authorityPayloadDigest(store.db, id) })),
+    },
+  });
+}
+
+/** Steps 1–7 on one read snapshot (./snapshot.ts). */
+async function decideOnSnapshot(
+  args: GateArgs,
+  store: Store,
+  job: CommitManifestJob | null,
+  now: number,
+  nowIso: string,
+  f: Failures,
+  k: Known,
+): Promise<void> {
+  const db = store.db;
+  const p = await preflight(args, db, job, nowIso, f, k);
+
+  // 2-3. The current state on the subject's content, the facts (proven to be the log's), the rules.
+  const current = currentDigests(p.unit, p.scope, p.manifestDigest);
+  k.current = current;
+  const facts = loadUnitFacts(db, p.unit.unit, current);
+  const decision = decideUnit({ unit: p.unit.unit, now, policy: p.policy, trustDigest: p.trustDigest, current, facts, scope: p.scope });
+
+  // 4. Every relied-on record under the deploy-side trust root, rows against signed bytes.
+  const verified = await p.verifier.verifyDecision(facts, decision);
+  // 5. The thing deployed is the thing reviewed.
+  assertSubjectIsReviewed(db, p, current, decision, verified, k.subjectCommit as string);
   k.decision = decision;
 
-  // --export: its private directory first (an unwritable place fails before anything is signed), and
-  // the relied-on envelopes copied inside this read snapshot; written by `gateFlow` (./export.ts).
+  // 7 (begun). --export: its private directory first (an unwritable place fails before anything is
+  // signed), and the relied-on envelopes copied inside this read snapshot; written by `gateFlow`.
   if (args.export !== undefined) {
     const { DeployRecord } = await import('./export.js');
     k.record = DeployRecord.begin(args.export, { receiptEnvelope, isJsonText });
     k.record.addRecords(db, decision.reliedOn);
   }
-
   // 6. The signed decision.
-  if (args.attest !== undefined) {
-    const { attestDecision } = await import('./attest.js');
-    k.attestation = await attestDecision({
-      out: args.attest,
-      home: store.home,
-      attestorsDir: args.attestorsDir,
-      attestorPath: args.attestor,
-      attestorConfigPath: args.attestorConfig,
-      policy,
-      trust,
-      atIso: nowIso,
-      decision: {
-        version: args.version,
-        evaluatedAt: nowIso,
-        unit: unit.unit,
-        state: decision.state,
-        reasons: decision.reasons,
-        trustMode: decision.trustMode,
-        policyDigest: decision.policyDigest,
-        trustDigest: decision.trustDigest,
-        gateTrustDigest: trust.digest,
-        subject: { commit: k.subjectCommit as string, manifestDigest: k.manifestDigest },
-        current,
-        preservationWaiver: decision.preservationWaiver,
-        receipts: decision.reliedOn.receipts,
-        authorities: decision.reliedOn.authorities.map((id) => ({ recordId: id, payloadDigest: authorityPayloadDigest(db, id) })),
-      },
-    });
-  }
+  if (args.attest !== undefined) await attest({ ...args, attest: args.attest }, store, p, current, decision, nowIso, k);
 }
 
 /** Run the gate; never throws. Exit 0 only for RELEASE_ELIGIBLE with no error on the way. */

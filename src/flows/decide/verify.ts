@@ -20,6 +20,8 @@ import type { Db } from '../../store/store.js';
 import { receiptEnvelope, type UnitFacts } from './facts.js';
 import { verifyReceiptBytes } from '../../core/verify-receipt.js';
 import { isoOfSeconds } from '../../core/trust-root.js';
+import { parseEnvelopeBytes } from '../../core/dsse.js';
+import { assertSignedByCredentials, RECEIPT_ROLES, type CredentialKeys } from '../../core/verify-signatures.js';
 import { prepared } from './statements.js';
 
 export interface VerifiedRecords {
@@ -57,7 +59,24 @@ export function worstError(errors: readonly GovernedError[]): GovernedError | nu
   return errors[0] ?? null;
 }
 
-function verifyReceipt(db: Db, unit: string, fact: UnitFacts['receipts'][number]['fact'], trust: TrustRoot): ReviewReceiptPredicate {
+/**
+ * The credential keys of the policy a receipt is bound to, when the caller knows them: the gate
+ * knows the pinned policy's (`--policy-digest`), so every receipt bound to it must be signed by its
+ * reviewer and runner keys in those roles (docs/gate.md §4). A receipt bound to another policy is
+ * judged by the trust root's roles alone (the gate does not load earlier policies).
+ */
+export interface PolicyCredentials {
+  readonly policyDigest: string;
+  readonly keys: CredentialKeys;
+}
+
+function verifyReceipt(
+  db: Db,
+  unit: string,
+  fact: UnitFacts['receipts'][number]['fact'],
+  trust: TrustRoot,
+  credentials: PolicyCredentials | undefined,
+): ReviewReceiptPredicate {
   const id = fact.receiptId;
   const envelope = receiptEnvelope(db, id);
   const entry = logEntry(db, fact.seq, 'run_receipt', unit, id);
@@ -66,6 +85,10 @@ function verifyReceipt(db: Db, unit: string, fact: UnitFacts['receipts'][number]
   }
   const v = verifyReceiptBytes(envelope, trust, { at: isoOfSeconds(entry.time), offline: false });
   const p = v.predicate;
+  if (credentials !== undefined && p.inputs.policy_digest === credentials.policyDigest) {
+    const signers = parseEnvelopeBytes(envelope).signatures.map((sig) => sig.keyid);
+    assertSignedByCredentials(signers, trust, RECEIPT_ROLES, credentials.keys);
+  }
   const same =
     v.id === id &&
     p.unit === unit &&
@@ -121,6 +144,7 @@ export class RecordVerifier {
     private readonly db: Db,
     private readonly unit: string,
     trust: TrustRoot | ((seq: number) => TrustRoot),
+    private readonly credentials?: PolicyCredentials,
   ) {
     this.trustAt = typeof trust === 'function' ? trust : () => trust;
   }
@@ -130,7 +154,7 @@ export class RecordVerifier {
     if (cached !== undefined) return cached;
     let result: { ok: ReviewReceiptPredicate } | { error: GovernedError };
     try {
-      result = { ok: verifyReceipt(this.db, this.unit, fact, this.trustAt(fact.seq)) };
+      result = { ok: verifyReceipt(this.db, this.unit, fact, this.trustAt(fact.seq), this.credentials) };
     } catch (e) {
       if (!isGovernedError(e)) throw e;
       result = { error: e };

@@ -8,6 +8,7 @@ import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { bootId, digest, pid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
+import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry } from '../receipt-entries.js';
 
 const runId = z.string().regex(/^RUN-[0-9a-f]{32}$/);
 const executionId = z.string().regex(/^EXE-[0-9a-f]{32}$/);
@@ -168,29 +169,16 @@ export const RUN_REDUCERS = {
         .run(p.recorded_at, p.challenge, p.planning_state_digest, p.content_digest, p.work_state_digest, p.policy_digest, p.trust_digest);
       expectChanges(c.changes, 1, p.challenge);
       expectChanges(envelopeMatches(p) ? 1 : 0, 1, p.receipt);
+      // The row is `receiptRowOfEntry` (one definition: the decision loader checks the table against
+      // the log entries with it, src/flows/decide/facts.ts).
+      const row = receiptRowOfEntry(p, seq);
       const i = db
         .prepare(
-          `INSERT INTO receipts (id, run_id, unit, stage, slot, verdict, has_veto, planning_state_digest, content_digest,
-             work_state_digest, policy_digest, trust_digest, envelope, recorded_at, log_seq)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO receipts (${RECEIPT_ROW_COLUMNS}, envelope)
+           VALUES (@id, @run_id, @unit, @stage, @slot, @verdict, @has_veto, @planning_state_digest, @content_digest,
+             @work_state_digest, @policy_digest, @trust_digest, @recorded_at, @log_seq, @envelope)`,
         )
-        .run(
-          p.receipt,
-          p.run,
-          p.unit,
-          p.stage,
-          p.slot,
-          p.verdict,
-          p.has_veto ? 1 : 0,
-          p.planning_state_digest,
-          p.content_digest,
-          p.work_state_digest,
-          p.policy_digest,
-          p.trust_digest,
-          Buffer.from(p.envelope_b64, 'base64'),
-          p.recorded_at,
-          seq,
-        );
+        .run({ ...row, envelope: Buffer.from(p.envelope_b64, 'base64') });
       expectChanges(i.changes, 1, p.receipt);
     },
   }),
