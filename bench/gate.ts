@@ -22,9 +22,11 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { viewFor } from '../src/core/bundle/views.js';
 import { canonicalJson, digestOf, sha256Digest } from '../src/core/canonical.js';
 import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE, pae } from '../src/core/dsse.js';
 import { buildStatement } from '../src/core/intoto.js';
+import type { Stage } from '../src/core/policy.js';
 import { REVIEW_RECEIPT_PREDICATE_TYPE, type ReviewReceiptPredicate } from '../src/core/receipt-predicate.js';
 import { createUnitFlow } from '../src/flows/unit-create.js';
 import { currentDigests, readScope, readUnit } from '../src/flows/decide/unit-state.js';
@@ -46,7 +48,7 @@ import {
 import { computeCommitManifest } from '../src/workspace/index.js';
 
 /** Bump when the generated store's shape changes: old caches are then ignored. */
-const VERSION = 'gate-bench-v3';
+const VERSION = 'gate-bench-v4';
 const LARGE = Number(process.env.BENCH_RECEIPTS ?? 100_000);
 const SMALL = 1_000;
 /**
@@ -200,7 +202,7 @@ function addReceipt(
     slot,
     writer_session: SESSION,
     reviewer: { name: 'coverage', sha256: H('1'), interpreter: '/usr/bin/node' },
-    view: stage === 'development' ? 'full' : slot,
+    view: viewFor(stage as Stage, slot).name,
     bundle_digest: sha256Digest(`${challenge}-bundle`),
     bundle_size: 4096,
     view_digest: sha256Digest(`${challenge}-view`),
