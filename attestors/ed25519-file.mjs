@@ -739,6 +739,34 @@ var FINDING_CODES = [
 var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 
+// src/core/limits.ts
+var KiB = 1024;
+var MiB = 1024 * KiB;
+var PIN_DOCUMENT_MAX_BYTES = 1 * MiB;
+var CONTRACT_FILE_MAX_BYTES = 4 * MiB;
+var INPUT_FILE_MAX_BYTES = 16 * MiB;
+var RECEIPT_FILE_MAX_BYTES = 1 * MiB;
+var AUTHORITY_RECORD_MAX_BYTES = 1 * MiB;
+var AUTHORITY_PRESENTATION_MAX_BYTES = 4 * MiB;
+var AUTHORITY_PAYLOAD_MAX_CHARS = 2 * MiB;
+var AUTHORITY_RENDERING_MAX_CHARS = 1 * MiB;
+var PRIVATE_KEY_FILE_MAX_BYTES = 4 * KiB;
+var CHECKPOINT_FILE_MAX_BYTES = 1 * MiB;
+var VSA_FILE_MAX_BYTES = 4 * MiB;
+var REVIEW_PASS_CONFIG_MAX_BYTES = 1 * MiB;
+var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
+var VSA_MAX_PAYLOAD_BYTES = 3 * MiB - 4096;
+var REVIEWER_MAX_BYTES = 64 * MiB;
+var BWRAP_MAX_BYTES = 64 * MiB;
+var SANDBOX_BUNDLE_MAX_BYTES = 1024 * MiB;
+var SANDBOX_STATUS_MAX_BYTES = 64 * KiB;
+var GIT_OUTPUT_MAX_BYTES = 512 * MiB;
+var COMMIT_READ_MAX_BYTES = 384 * MiB;
+var REVIEW_PASS_FILE_MAX_BYTES = 4 * MiB;
+var REVIEW_PASS_ROUND_MAX_BYTES = 64 * MiB;
+var REVIEW_PASS_RUN_MAX_TEXT = 1 * MiB;
+var REVIEW_PASS_REVIEWER_JSON_MAX = 4 * MiB;
+
 // src/core/ed25519.ts
 var ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 var ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -872,8 +900,6 @@ function predicateRuleViolationLean(p) {
 var VSA_VERIFIER_ID = "https://governed.dev/gate/v1";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
-var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
-var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 var hex642 = str({ re: /^[0-9a-f]{64}$/ });
 var digest2 = str({ re: /^sha256:[0-9a-f]{64}$/ });
 var gitId2 = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
@@ -951,6 +977,16 @@ function checkpointViolation(st) {
   const [s] = st.subject;
   if (`sha256:${s?.digest.sha256}` !== p.log_head) return "subject";
   return null;
+}
+
+// src/core/utf8.ts
+var STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function utf8OrNull(bytes) {
+  try {
+    return STRICT.decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 // attestors/src/ed25519-file.ts
@@ -1041,7 +1077,7 @@ function main() {
   let text;
   let value;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(payload);
+    text = utf8OrNull(payload) ?? refuse("payload_not_canonical");
     value = JSON.parse(text);
     if (jcs(value) !== text) refuse("payload_not_canonical");
   } catch (e) {

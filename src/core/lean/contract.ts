@@ -13,9 +13,9 @@ import { fail, isGovernedError } from '../errors.js';
 import { arr, int, lit, obj, oneOf, opt, str, type Check } from './shape.js';
 import { decodeUtf8, parseStructuredLean } from './structured.js';
 
-const MAX_TEXT = 65_536;
-const MAX_PATH = 4_096;
-const MAX_LIST = 4_096;
+import { CONTRACT_MAX_TEXT as MAX_TEXT } from '../limits.js';
+import { CONTRACT_MAX_PATH as MAX_PATH } from '../limits.js';
+import { CONTRACT_MAX_LIST as MAX_LIST } from '../limits.js';
 
 const text = str({ min: 1, max: MAX_TEXT });
 const idRef = str({ max: 64 });

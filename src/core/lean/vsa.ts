@@ -19,13 +19,13 @@ const DECISION_SCHEMA_VERSION = 1;
  * the whole statement may weigh is `VSA_MAX_PAYLOAD_BYTES`; beyond any bound `gate --attest`
  * fails with a coded error and attests nothing (docs/gate.md §3 "Bounds").
  */
-export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 } as const;
+import { VSA_BOUNDS } from '../limits.js'; export { VSA_BOUNDS };
 /**
  * The RFC 8785 bytes of a whole VSA statement, at most: its envelope (base64, 4/3) must fit the
  * 4 MiB `gate --export` reads back as vsa.json (src/flows/decide/export.ts) with room for the
  * signature frame, and the attestor request (base64 too) its 16 MiB.
  */
-export const VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
+import { VSA_MAX_PAYLOAD_BYTES } from '../limits.js'; export { VSA_MAX_PAYLOAD_BYTES };
 
 const hex64 = str({ re: /^[0-9a-f]{64}$/ });
 const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });

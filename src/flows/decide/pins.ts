@@ -8,7 +8,8 @@ import type { TrustRoot } from '../../core/trust-root.js';
 import type { Db } from '../../store/store.js';
 import { loadPolicyLean } from '../../core/lean/policy.js';
 import { loadTrustRootLean } from '../../core/lean/trust-root.js';
-import { decodeUtf8, parseStructuredLean } from '../../core/lean/structured.js';
+import { parseStructuredLean } from '../../core/lean/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 
 function pinRow(db: Db, kind: 'policy' | 'trust'): { digest: string; bytes: Buffer } {
   const row = db.prepare('SELECT digest, bytes FROM pins WHERE kind = ?').get(kind) as { digest: string; bytes: Buffer } | undefined;

@@ -13,7 +13,7 @@
 // contracts and hundreds of mutations (same acceptance, same value, same error code and IDs).
 import type { Contract } from '../../core/contract/schema.js';
 import { contractShape } from '../../core/lean/contract.js';
-import { decodeUtf8 } from '../../core/lean/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { parseStructured } from '../../core/strict-parse.js';
 
 export async function parseBoundContract(bytes: Uint8Array): Promise<Contract> {

@@ -18,7 +18,7 @@ import type { Pinned } from '../challenge/pinned.js';
 import { attestorFiles, reviewerFile, type Credential, type RunLocations } from './locations.js';
 
 /** The largest reviewer program accepted (runner/sandbox's own cap). */
-export const MAX_REVIEWER_BYTES = 64 * 1024 * 1024;
+import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../core/limits.js';
 
 export interface PolicyReviewer {
   readonly name: string;
