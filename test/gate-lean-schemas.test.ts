@@ -22,7 +22,7 @@ import { policyDoc as decisionPolicyDoc } from './decision-fixtures.js';
 import { specExample } from './contract-fixtures.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { makeKey, payloadOf, receiptWorld, samplePredicate, signEnvelope, statementFor, tempDir, trustRootDoc, type ReceiptWorld } from './helpers/receipts.js';
-import { cleanupDirs, makeKeys, policyDoc as issuePolicyDoc } from './issue-helpers.js';
+import { cleanupDirs, makeKeys, policyDoc as issuePolicyDoc } from './state-helpers.js';
 
 import { mutations, type Json } from './lean-helpers.js';
 
