@@ -1,4 +1,4 @@
-// Pinning (SPEC §8.1, §9 step 4): a pinned program is read ONCE into memory, hashed, checked
+// Pinning (docs/formats.md#attestors, docs/runner.md#the-run-step-by-step step 4): a pinned program is read ONCE into memory, hashed, checked
 // against its allowlist, and only those exact bytes are ever executed (from a sealed private
 // copy) — never the on-disk path after hashing, which a writer could swap in between.
 import { openSync, fstatSync, readSync, closeSync, constants } from 'node:fs';
@@ -15,7 +15,7 @@ export function readPinned(path: string, maxBytes: number): PinnedBytes {
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO put where the program or config is expected must be refused below (not a
-    // regular file), never wait for a writer while the run holds its claim (SPEC §9 step 4, §3 fail
+    // regular file), never wait for a writer while the run holds its claim (docs/runner.md#the-run-step-by-step step 4, docs/threat-model.md#rules-that-hold-everywhere fail
     // closed). It changes nothing for a regular file.
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {

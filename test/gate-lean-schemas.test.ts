@@ -1,5 +1,5 @@
 // The lean gate path's hand-written checks (src/flows/decide/lean/*) have the SAME acceptance rule
-// as their zod twins in src/core (one acceptance rule, SPEC §3 "Closed objects"): over valid
+// as their zod twins in src/core (one acceptance rule, docs/threat-model.md#rules-that-hold-everywhere "Closed objects"): over valid
 // documents and systematic mutations of every field (removed, retyped, out of range, an unknown key
 // added at every level) both accept with equal results or both refuse with the same error code.
 import { readFileSync } from 'node:fs';
@@ -178,7 +178,7 @@ describe('receipts: verifyReceiptLean ≡ verifyReceiptBytes', () => {
     both('dirty', signed(statementFor(dirty)));
     const a = outcome(() => verifyReceiptLean(signed(statementFor(dirty)), trust, opts));
     expect('ok' in a).toBe(true);
-    // A policy slot name with a hyphen (SPEC §13 names: [a-z][a-z0-9_-]): the gate must count it.
+    // A policy slot name with a hyphen (docs/policy.md#policy-and-trust-root names: [a-z][a-z0-9_-]): the gate must count it.
     const hyphen = outcome(() => verifyReceiptLean(signed(statementFor(samplePredicate({ slot: 'lint-strict' }))), trust, opts));
     expect('ok' in hyphen).toBe(true);
   });

@@ -1,4 +1,4 @@
-// The lean gate path (issue 5 item 3; research/perf.md §3.5): what `governed gate` loads at run
+// The lean gate path (docs/gate.md#6-the-lean-gate-path): what `governed gate` loads at run
 // time, read from esbuild's metafile of the real CLI bundle — the static import closure of the CLI
 // entry and of the gate command chunk (dynamic imports are not followed: they load only when taken)
 // — holds no zod, no yaml and no execa. YAML (a .yaml trust root or pinned document), authority

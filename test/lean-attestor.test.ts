@@ -1,4 +1,4 @@
-// The attestor program's zod-free checks (SPEC §8.1: it is not blind) accept exactly what their zod
+// The attestor program's zod-free checks (docs/formats.md#attestors: it is not blind) accept exactly what their zod
 // references in src/core accept: the config, request and response messages
 // (src/core/lean/attestor-protocol.ts ≡ src/core/attestor-protocol.ts), the statement frame
 // (genericStatementShape ≡ intoto statementSchema) and the review-receipt predicate
@@ -153,7 +153,7 @@ describe('the shipped attestor bundle', () => {
     const text = committed.toString('utf8');
     expect(text).not.toMatch(/node_modules\/zod\//);
     expect(text).not.toMatch(/\b_zod\b/);
-    // Only Node built-ins are imported at run time (SPEC §8.1: one self-contained file).
+    // Only Node built-ins are imported at run time (docs/formats.md#attestors: one self-contained file).
     const imports = [...text.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1]);
     expect(imports.length).toBeGreaterThan(0);
     for (const i of imports) expect(i).toMatch(/^node:/);

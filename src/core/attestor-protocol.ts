@@ -1,4 +1,4 @@
-// The attestor protocol (SPEC §8.1), shared by the host (runner/attestor-host.ts) and the
+// The attestor protocol (docs/formats.md#attestors), shared by the host (runner/attestor-host.ts) and the
 // attestor programs (attestors/src/*.ts, bundled self-contained). Pure.
 //   config file : { credential, kind, key_id, key_ref }  (strict JSON, pinned by digest in the policy)
 //   stdin       : { payloadType, payload (base64) }

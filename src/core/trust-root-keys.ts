@@ -1,4 +1,4 @@
-// The trust root's key rules and the TrustRoot value (SPEC §13), without zod: ONE implementation for
+// The trust root's key rules and the TrustRoot value (docs/policy.md#policy-and-trust-root), without zod: ONE implementation for
 // both loaders — `loadTrustRoot` (src/core/trust-root.ts, after its zod schema) and
 // `loadTrustRootLean` (src/core/lean/trust-root.ts, after its hand-written shape, on the gate's cold
 // path). Every key must be an acceptable Ed25519 SPKI whose id is the sha256 of its DER (so a key id

@@ -1,4 +1,4 @@
-// Offline verification of one review receipt (SPEC §8). Pure and synchronous: bytes in, a
+// Offline verification of one review receipt (docs/formats.md#receipt). Pure and synchronous: bytes in, a
 // verified receipt or a coded error out. Each step cites the rule it enforces.
 import { canonicalJson, sha256Digest } from './canonical.js';
 import { parseEnvelopeBytes, IN_TOTO_PAYLOAD_TYPE, type DecodedEnvelope } from './dsse.js';
@@ -22,7 +22,7 @@ export interface VerifyOptions {
 }
 
 export interface VerifiedStatement {
-  /** `sha256:<hex>` of the payload bytes: the record's id (SPEC §8 receipt_id). */
+  /** `sha256:<hex>` of the payload bytes: the record's id (docs/formats.md#receipt receipt_id). */
   readonly id: string;
   readonly payload: Buffer;
   readonly statement: Statement;
@@ -35,7 +35,7 @@ export interface VerifiedReceipt extends VerifiedStatement {
 
 /**
  * Decode the payload and require it to be exactly the RFC 8785 form of its JSON value: one byte
- * string per statement, so no whitespace or duplicate-key channel exists (SPEC §3, §8).
+ * string per statement, so no whitespace or duplicate-key channel exists (docs/threat-model.md#rules-that-hold-everywhere, docs/formats.md#receipt).
  */
 export function decodeCanonicalStatement(env: DecodedEnvelope): Statement {
   const st = statementSchema.safeParse(decodeCanonicalPayload(env));
@@ -43,7 +43,7 @@ export function decodeCanonicalStatement(env: DecodedEnvelope): Statement {
   return st.data;
 }
 
-/** The canonical JSON value of the payload (SPEC §8: exact RFC 8785 bytes, valid UTF-8): one
+/** The canonical JSON value of the payload (docs/formats.md#receipt: exact RFC 8785 bytes, valid UTF-8): one
  * implementation, zod-free, shared with the lean receipt check. */
 export { decodeCanonicalPayload };
 
@@ -73,7 +73,7 @@ export function verifyStatementEnvelope(
   return { id: sha256Digest(env.payload), payload: env.payload, statement, signedBy };
 }
 
-/** Verify a review receipt (SPEC §8): two signatures, reviewer and runner, distinct keys. */
+/** Verify a review receipt (docs/formats.md#receipt): two signatures, reviewer and runner, distinct keys. */
 export function verifyReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: VerifyOptions): VerifiedReceipt {
   const env = parseEnvelopeBytes(bytes);
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) fail('payload_type_invalid', []);
@@ -92,7 +92,7 @@ export function verifyReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: Ve
   const predicate = statement.predicate;
   const broken = predicateRuleViolation(predicate, canonicalJson);
   if (broken !== null) fail('predicate_invalid', [broken]);
-  // The subject is the reviewed workspace, and it must be the one the predicate binds (SPEC §8).
+  // The subject is the reviewed workspace, and it must be the one the predicate binds (docs/formats.md#receipt).
   const [subject, ...rest] = statement.subject;
   if (
     subject === undefined ||

@@ -1,4 +1,4 @@
-// The policy (SPEC §13) loaded without zod, for the lean gate path. Same acceptance rule and the
+// The policy (docs/policy.md#policy-and-trust-root) loaded without zod, for the lean gate path. Same acceptance rule and the
 // same result as src/core/policy.ts `loadPolicy`: the closed schema, then the cross-field rules
 // (planning/integration slots are exactly the four roles, every slot's reviewer is listed, a policy
 // with integration has planning, no reviewer sets a fixed environment name, all credentials are
@@ -12,7 +12,7 @@ import { policyFromDocument, ROLES } from '../policy-rules.js';
 import type { Policy, PolicyDocument, Role, Stage } from '../policy.js';
 import { arr, bool, int, lit, obj, oneOf, opt, record, refine, str, union, type Check } from './shape.js';
 
-/** SPEC §2 (src/core/policy.ts ROLES, receipt-predicate STAGES, KNOWN_CONTROLS; equality tested). */
+/** docs/overview.md#words (src/core/policy.ts ROLES, receipt-predicate STAGES, KNOWN_CONTROLS; equality tested). */
 export const ROLES_LEAN: readonly Role[] = ROLES;
 export const STAGES_LEAN: readonly Stage[] = STAGE_ORDER;
 export const CONTROLS_LEAN = CONTROL_NAMES;

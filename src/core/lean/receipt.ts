@@ -1,10 +1,10 @@
-// Receipt verification (SPEC §8) without zod, for the lean gate path (issue 5 item 3). It is the
+// Receipt verification (docs/formats.md#receipt) without zod, for the lean gate path (docs/gate.md#6-the-lean-gate-path). It is the
 // same acceptance rule, in the same order and with the same error codes, as
 // src/core/verify-receipt.ts `verifyReceiptBytes` (whose modules build zod schemas at load):
 //   1. closed DSSE envelope, canonical base64 (envelope_invalid), in-toto payload type;
 //   2. signatures before anything else is parsed from the payload: every signature verifies over
 //      PAE with a trusted key, keys not revoked and inside their window at `at`, reviewer and runner
-//      held by two distinct keys (4 before 6, SPEC §4.2);
+//      held by two distinct keys (4 before 6, docs/commands.md#exit-codes);
 //   3. the payload is exactly RFC 8785 (payload_not_canonical);
 //   4. closed statement and review-receipt predicate (statement_invalid / predicate_invalid);
 //   5. the predicate's cross-field rules, and the subject is the workspace the predicate binds.
@@ -167,12 +167,12 @@ export function predicateRuleViolationLean(p: ReviewReceiptPredicate): string | 
 }
 
 export interface LeanVerifiedReceipt {
-  /** `sha256:<hex>` of the payload bytes (SPEC §8 receipt_id). */
+  /** `sha256:<hex>` of the payload bytes (docs/formats.md#receipt receipt_id). */
   readonly id: string;
   readonly predicate: ReviewReceiptPredicate;
 }
 
-/** Verify a review receipt (SPEC §8) exactly as `verifyReceiptBytes` does. */
+/** Verify a review receipt (docs/formats.md#receipt) exactly as `verifyReceiptBytes` does. */
 export function verifyReceiptLean(bytes: Uint8Array, trust: TrustRoot, opts: { readonly at: string; readonly offline: boolean }): LeanVerifiedReceipt {
   const env = parseEnvelopeLean(bytes);
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE_LEAN) fail('payload_type_invalid', []);

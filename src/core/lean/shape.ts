@@ -1,4 +1,4 @@
-// A tiny closed-shape checker for the lean gate path (issue 5 item 3; research/perf.md §3.5: zod
+// A tiny closed-shape checker for the lean gate path (docs/gate.md#6-the-lean-gate-path: zod
 // alone costs about +0.5x of a bare `node -e ''` start, the gate's whole budget). Pure: no I/O.
 //
 // Each checker mirrors one zod construct the schemas of src/core use (z.strictObject, z.string

@@ -1,4 +1,4 @@
-// Strict JSON or YAML text → canonical value, loading the YAML parser only for YAML (issue 5
+// Strict JSON or YAML text → canonical value, loading the YAML parser only for YAML (docs/gate.md
 // item 3: the gate path must not load yaml when its inputs are JSON). Same detection rule and the
 // same parsers as src/core/strict-parse.ts `parseStructured` (whose module imports yaml at load):
 // `.json` names are JSON, `.yaml`/`.yml` names are YAML, anything else is JSON when it starts with

@@ -1,4 +1,4 @@
-// The trust root (SPEC §13) loaded without zod, for the lean gate path. Same acceptance rule as
+// The trust root (docs/policy.md#policy-and-trust-root) loaded without zod, for the lean gate path. Same acceptance rule as
 // src/core/trust-root.ts `loadTrustRoot` (closed schema, every key an acceptable Ed25519 SPKI whose
 // id is the sha256 of its DER, unique ids, unique roles per key, not_before < not_after — those key
 // rules are ONE shared function, ../trust-root-keys.ts) and the same result type; test/gate-lean-schemas.test.ts runs both over the same valid and mutated

@@ -1,5 +1,5 @@
 // The signed decision's predicate (SLSA VSA v1, src/core/vsa.ts) checked without zod, for the
-// attestor program (SPEC §8.1: the gate attestor is not blind, it signs only a statement that passes
+// attestor program (docs/formats.md#attestors: the gate attestor is not blind, it signs only a statement that passes
 // this schema and the cross-field rules). The shape has the same acceptance rule as
 // `vsaPredicateSchema`, which stays the reference (test/lean-vsa.test.ts: valid predicates and
 // hundreds of mutations); the cross-field rules below are the only implementation. Pure.

@@ -1,14 +1,14 @@
 // `governed gate --unit U --trust FILE --policy-digest D --subject COMMIT [--repo DIR] [--attest FILE]`
-// (SPEC §10.3, §4.2; issue 5 item 4; docs/gate.md). The deploy gate trusts only what the deploy side
+// (docs/decision.md#8-delivery-state-and-reason-codes, docs/commands.md#exit-codes; docs/gate.md#2-governed-gate). The deploy gate trusts only what the deploy side
 // gives it, and exits 0 only for RELEASE_ELIGIBLE:
-//   1. preflight, every independent check evaluated and the SPEC §4.2 precedence applied among the
+//   1. preflight, every independent check evaluated and the docs/commands.md#exit-codes precedence applied among the
 //      failures: the three anchors present and well-formed (2); the deploy-side trust root readable,
 //      valid (2) and not expired (5); the store (2/4); the pinned policy intact (4) and equal to the
 //      expected digest (4); the unit known (7) with at least one receipt (7); the subject a commit
 //      of the repository (2), resolved with hardened git (empty environment, explicit GIT_DIR,
 //      replace objects off, `rev-parse --verify <id>^{commit}`), so refs/replace cannot swap content;
 //   2. the unit's current state computed from the stored scope with the SUBJECT's manifest as the
-//      workspace (SPEC §6.2, §6.4): what counts is what was reviewed on exactly this content;
+//      workspace (docs/contract.md#the-states-a-receipt-is-judged-against, docs/contract.md#workspace-digest): what counts is what was reviewed on exactly this content;
 //   3. the facts (indexed, only what a decision needs) and the pure rules (src/core/decision);
 //   4. every record the decision relies on re-verified under the deploy-side trust root at its log
 //      position, and the rows checked against their signed bytes (./verify.ts);
@@ -77,7 +77,7 @@ interface Known {
   gateTrustDigest: string | null;
   current: StateDigests | null;
   decision: Decision | null;
-  /** The pinned policy's preservation waiver, once the policy is loaded (SPEC §11: in every decision). */
+  /** The pinned policy's preservation waiver, once the policy is loaded (docs/authority.md#human-authority-records: in every decision). */
   waiver: string | null;
   attestation: { path: string; payloadDigest: string } | null;
   /** The exact `--trust` bytes the gate judged under, and the deploy record being built (--export). */
@@ -124,7 +124,7 @@ export async function loadDeployTrust(file: string, nowIso: string): Promise<{ t
 }
 
 /**
- * The subject's manifest digest from git objects (SPEC §6.4, §10.3): hardened git resolves
+ * The subject's manifest digest from git objects (docs/contract.md#workspace-digest, docs/decision.md#8-delivery-state-and-reason-codes): hardened git resolves
  * `<id>^{commit}` once (replace objects off) and the manifest is computed from that commit's tree,
  * in the pinned policy's scope. The tree walk was started by `evaluate` (./gate.ts) before the
  * store was opened; only its result, asked for here, can fail the gate.
@@ -187,7 +187,7 @@ async function evaluate(args: GateArgs, now: number, k: Known): Promise<void> {
     // would keep the process from exiting).
     store = f.run(() => openStoreReadOnly(args.home));
     if (store === undefined) {
-      // Still judge the trust root: its failure may take precedence over the store's (SPEC §4.2).
+      // Still judge the trust root: its failure may take precedence over the store's (docs/commands.md#exit-codes).
       if (args.trustFile) await f.runAsync(() => loadDeployTrust(args.trustFile as string, nowIso));
       f.throwWorst();
       return;
@@ -267,7 +267,7 @@ async function decideOnSnapshot(
   // 4. Every relied-on record under the deploy-side trust root, rows against signed bytes.
   const verified = await verifier.verifyDecision(facts, decision);
 
-  // 5. The thing deployed is the thing reviewed (SPEC §10.3).
+  // 5. The thing deployed is the thing reviewed (docs/decision.md#8-delivery-state-and-reason-codes).
   if (decision.state === 'RELEASE_ELIGIBLE') {
     const proof = decision.stages.filter((s) => s.gating && s.stage !== 'planning').flatMap((s) => s.proof);
     if (proof.length === 0) fail('gate_subject_unreviewed', [k.subjectCommit as string]);

@@ -1,4 +1,4 @@
-// Where review-run finds the programs it pins (SPEC §9 step 4; docs/runner.md "Where the pinned
+// Where review-run finds the programs it pins (docs/runner.md#the-run-step-by-step step 4; docs/runner.md "Where the pinned
 // programs come from"). None of these locations is trusted: every file found here is read once,
 // hashed, and used only if its sha256 is on the POLICY allowlist (the caller never picks what
 // runs — a wrong directory only makes the run fail closed).
