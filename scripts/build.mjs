@@ -155,4 +155,10 @@ if (existsSync('runner/reviewers/src')) {
     if (f.endsWith('.ts')) pinned.push([`runner/reviewers/src/${f}`, `runner/reviewers/${f.replace(/\.ts$/, '.mjs')}`]);
   }
 }
+// The egress broker (docs/egress.md): started by the runner outside the sandbox, pinned the same way.
+if (existsSync('runner/egress/src')) {
+  for (const f of readdirSync('runner/egress/src')) {
+    if (f.endsWith('.ts')) pinned.push([`runner/egress/src/${f}`, `runner/egress/${f.replace(/\.ts$/, '.mjs')}`]);
+  }
+}
 for (const [entry, outfile] of pinned) await buildPinned(entry, outfile);
