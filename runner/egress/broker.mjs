@@ -322,7 +322,7 @@ async function main() {
       });
       up.on("error", (e) => {
         if (finished) return;
-        const tls = typeof e.code === "string" && (e.code.startsWith("ERR_TLS") || e.code.includes("CERT") || e.code.startsWith("ERR_SSL") || e.code === "DEPTH_ZERO_SELF_SIGNED_CERT" || e.code === "SELF_SIGNED_CERT_IN_CHAIN");
+        const tls = cfg.transport === "tls" && typeof e.code === "string" && /CERT|UNABLE_TO|TLS|SSL|SELF_SIGNED|LEAF|ISSUER/.test(e.code);
         if (!res.headersSent) {
           res.writeHead(502, { connection: "close" });
           res.end();
@@ -335,7 +335,7 @@ async function main() {
       up.end(body);
     });
   }
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: cfg.caps.request_timeout_ms, headersTimeout: 1e4 }, (req, res) => {
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: cfg.caps.request_timeout_ms, headersTimeout: Math.min(1e4, cfg.caps.request_timeout_ms) }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { connection: "close" });
       res.end();
@@ -383,5 +383,5 @@ async function main() {
   });
 }
 main().catch(() => {
-  process.exitCode = 70;
+  process.exit(70);
 });

@@ -265,7 +265,8 @@ async function main(): Promise<void> {
       });
       up.on('error', (e: NodeJS.ErrnoException) => {
         if (finished) return;
-        const tls = typeof e.code === 'string' && (e.code.startsWith('ERR_TLS') || e.code.includes('CERT') || e.code.startsWith('ERR_SSL') || e.code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || e.code === 'SELF_SIGNED_CERT_IN_CHAIN');
+        // OpenSSL's verification codes (UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID, …).
+        const tls = cfg.transport === 'tls' && typeof e.code === 'string' && /CERT|UNABLE_TO|TLS|SSL|SELF_SIGNED|LEAF|ISSUER/.test(e.code);
         if (!res.headersSent) {
           res.writeHead(502, { connection: 'close' });
           res.end();
@@ -279,7 +280,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: cfg.caps.request_timeout_ms, headersTimeout: 10_000 }, (req, res) => {
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: cfg.caps.request_timeout_ms, headersTimeout: Math.min(10_000, cfg.caps.request_timeout_ms) }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { connection: 'close' });
       res.end();
@@ -332,5 +333,6 @@ async function main(): Promise<void> {
 }
 
 main().catch(() => {
-  process.exitCode = 70;
+  // Never linger (stdin is still being read): a broker that cannot run exits at once.
+  process.exit(70);
 });
