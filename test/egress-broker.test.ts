@@ -49,7 +49,9 @@ async function server(script: Script = () => ({ text: ANSWER }), tls?: { cert: s
   return s;
 }
 
-function config(port: number, over: Partial<BrokerStartConfig> & { caps?: Partial<BrokerStartConfig['caps']> } = {}): BrokerStartConfig {
+type ConfigOver = Partial<Omit<BrokerStartConfig, 'caps'>> & { caps?: Partial<BrokerStartConfig['caps']> };
+
+function config(port: number, over: ConfigOver = {}): BrokerStartConfig {
   const { caps, ...rest } = over;
   return {
     provider: 'anthropic',
@@ -68,7 +70,7 @@ function config(port: number, over: Partial<BrokerStartConfig> & { caps?: Partia
   };
 }
 
-async function broker(port: number, over: Parameters<typeof config>[1] = {}): Promise<StartedBroker> {
+async function broker(port: number, over: ConfigOver = {}): Promise<StartedBroker> {
   open.broker = await startBroker(BROKER, config(port, over));
   return open.broker;
 }
