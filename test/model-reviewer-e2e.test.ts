@@ -87,7 +87,8 @@ describe('review-challenge → review-run → verify with the model reviewer', (
     const c = challenge('development', 'claude');
     const r = await runModelReview(w, c);
     expectNoLeak(r);
-    expect(r.code, r.stdout).toBe(0);
+    // A DIRTY receipt exits 9 (docs/runner.md "Exit codes"), with its receipt id.
+    expect(r.code, r.stdout).toBe(9);
     const out = jsonOut(r);
     expect(out.verdict).toBe('DIRTY');
     // The server saw exactly one request, with the real key and never the phantom's owner mistaken.
@@ -242,6 +243,7 @@ describe('transcript tampering is detected by verify and audit verify', () => {
     expect(gov(w, ['audit', 'verify', '--json']).code).toBe(0);
     rewriteLog(w.home, seq, (p) => {
       p.envelope_b64 = forged.toString('base64');
+      p.receipt = `sha256:${createHash('sha256').update(payload).digest('hex')}`;
     });
     const a = jsonOut(gov(w, ['audit', 'verify', '--json'])) as { exit: number; failures: { code: string; ids: string[] }[] };
     expect(a.exit).not.toBe(0);
