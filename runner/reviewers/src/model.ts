@@ -2,7 +2,7 @@
 // the runner starts inside the sandbox like every reviewer, with the egress variables of its policy
 // entry added (docs/egress.md). It reads the bundle at $GOVERNED_BUNDLE (checked exactly as the
 // coverage reviewer checks it), builds the prompt of its stage and role from the view it was given,
-// asks the policy's model through the egress broker, and prints one review output (SPEC §7.2) made
+// asks the policy's model through the egress broker, and prints one review output (docs/formats.md, reviewer output) made
 // only of closed codes and IDs of the view. The same program serves every slot; the policy picks
 // the provider and model per reviewer entry, so a stage can mix models by configuration alone.
 //

@@ -1,4 +1,4 @@
-// Mapping a model's answer onto the closed review output (SPEC-level contract in docs/reviewers.md
+// Mapping a model's answer onto the closed review output (docs/reviewers.md
 // "The model reviewer"): only closed codes and IDs of this view survive; every other key, free
 // text, a path or an unknown ID is dropped and never printed. What cannot be mapped is an
 // `Unusable` answer — the reviewer then exits non-zero with no stdout, so the run is ABORTED; an
