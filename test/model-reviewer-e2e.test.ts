@@ -16,7 +16,7 @@ import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE, pae } from '../src/core/dsse.js';
 import { canonicalJson } from '../src/core/canonical.js';
 import { rewriteLog } from './audit-helpers.js';
 import { jsonOut } from './helpers/cli.js';
-import { startForbidden, startModelServer, type ModelServer, type RecordedRequest } from './helpers/model-server.js';
+import { makeTestPki, startForbidden, startModelServer, type ModelServer, type RecordedRequest } from './helpers/model-server.js';
 import { cleanupDirs, CONTEXT_CANARY, FILE_CANARY, gov, govOk, SOURCE_CANARY, tempDir } from './issue-helpers.js';
 import { egressEntry, makeModelWorld, promptIds, promptOf, REAL_KEY, runModelReview } from './model-helpers.js';
 import { errorCode, type RunWorld } from './run-helpers.js';
@@ -215,6 +215,37 @@ describe('the lane in a real run: refusals and a dead broker end the run ABORTED
   });
 });
 
+
+describe('TLS to a self-hosted gateway with a pinned CA', () => {
+  it('the CA file pinned by sha256: DIRTY receipt with the upstream certificate fingerprint; a CA whose digest differs is refused before the claim', async () => {
+    const pki = makeTestPki();
+    const tls = await startModelServer({ script: (req) => ({ text: JSON.stringify({ verdict: 'DIRTY', findings: [{ code: 'test_gap', class: 'correctness', severity: 'MEDIUM', refs: [promptIds(promptOf(req.body))[0]] }] }) }), tls: pki.leaf });
+    try {
+      const ca = { file: pki.caFile, sha256: createHash('sha256').update(readFileSync(pki.caFile)).digest('hex') };
+      const w3 = await makeModelWorld(tls.port, { egress: (p) => egressEntry(p, tls.port, { transport: 'tls', allow_loopback: true, ca }) });
+      const issue3 = (): string => govOk(w3, ['review-challenge', '--unit', w3.unit, '--writer-session', 'agent-1', '--stage', 'development', '--slot', 'claude']).challenge_id as string;
+      const r = await runModelReview(w3, issue3());
+      expect(r.code, r.stdout).toBe(9);
+      expect(jsonOut(r).verdict).toBe('DIRTY');
+      expect(tls.requests[0]!.headers['x-api-key']).toBe(REAL_KEY);
+      const out = join(tempDir('governed-model-tls-'), 'receipt.json');
+      expect(gov(w3, ['receipt', 'show', '--receipt', jsonOut(r).receipt_id as string, '--out', out, '--json']).code).toBe(0);
+      const p = predicateOf(out) as { egress: { transport: string; transcript: { records: { upstream_cert_sha256: string }[] } } };
+      expect(p.egress.transport).toBe('tls');
+      const der = new (await import('node:crypto')).X509Certificate(pki.leaf.cert).raw;
+      expect(p.egress.transcript.records[0]!.upstream_cert_sha256).toBe(createHash('sha256').update(der).digest('hex'));
+      // The CA file changed after the policy pinned it: refused before the claim, the challenge still usable.
+      writeFileSync(pki.caFile, readFileSync(pki.caFile, 'utf8') + '\n');
+      const c = issue3();
+      const bad = await runModelReview(w3, c);
+      expect(bad.code).toBe(2);
+      expect(errorCode(bad).code).toBe('egress_ca_invalid');
+    } finally {
+      await tls.close();
+      pki.cleanup();
+    }
+  });
+});
 
 describe('transcript tampering is detected by verify and audit verify', () => {
   it('a receipt re-signed with one transcript record changed: predicate_invalid (egress.transcript.head) from both', async () => {
