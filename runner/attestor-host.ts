@@ -28,6 +28,9 @@ export interface AttestorRun {
   readonly expectedKey: PublicKey;
   readonly payloadType: string;
   readonly payload: Uint8Array;
+  /** The bytes the signature must verify over; default the DSSE PAE of payloadType and payload
+   * (a C2SP note's signer signs the note body itself: runner/tlog-attestor-host.ts). */
+  readonly signedBytes?: Uint8Array;
   readonly timeoutMs?: number;
   readonly maxOutputBytes?: number;
 }
@@ -95,7 +98,7 @@ export async function runPinnedAttestor(
     if (!res.success) fail('attestor_failed', []);
     const sig = decodeBase64Strict(res.data.sig, 'attestor_failed', 'sig');
     if (res.data.keyid !== run.expectedKey.keyId) fail('attestor_signature_invalid', [res.data.keyid]);
-    if (!verifyEd25519(run.expectedKey, pae(run.payloadType, run.payload), sig)) {
+    if (!verifyEd25519(run.expectedKey, run.signedBytes ?? pae(run.payloadType, run.payload), sig)) {
       fail('attestor_signature_invalid', [res.data.keyid]);
     }
     return { keyid: res.data.keyid, sig, attestorSha256: pinned.programSha256 };

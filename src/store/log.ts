@@ -11,6 +11,7 @@ import { parseJsonStrict } from '../core/strict-parse.js';
 import { isEntryType, reducerOf, type EntryType, type PayloadOf } from './reducers.js';
 import { toGovernedError } from './sqlite-errors.js';
 import { dbOf, type Db, type Store } from './store.js';
+import { appendLeaf } from './tree.js';
 
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
 
@@ -134,6 +135,7 @@ export function writeEntry(db: Db, row: LogRow, payload: unknown): void {
   const field = ENTRY_TIME_FIELD[row.type as EntryType];
   if ((payload as Record<string, unknown>)[field] !== row.time) fail('log_entry_not_applicable', [`seq:${row.seq}`]);
   db.prepare(INSERT_LOG).run(row);
+  appendLeaf(db, row); // the Merkle tree grows in the same transaction (docs/audit.md "Transparency log")
   reducerOf(row.type as EntryType).apply(db, payload);
 }
 

@@ -12,6 +12,8 @@ import { CHALLENGES_SQL } from './migrations/0004-challenges.js';
 import { RUNS_SQL } from './migrations/0005-runs.js';
 import { DECISION_INDEXES_SQL } from './migrations/0006-decision-indexes.js';
 import { LOG_UNIT_INDEXES_SQL } from './migrations/0007-log-unit-indexes.js';
+import { TLOG_SQL } from './migrations/0008-tlog.js';
+import { backfillTree } from './tree.js';
 
 const GENESIS = `sha256:${'0'.repeat(64)}`;
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
@@ -102,7 +104,11 @@ export const MIGRATIONS: readonly string[] = [
   RUNS_SQL,
   DECISION_INDEXES_SQL,
   LOG_UNIT_INDEXES_SQL,
+  TLOG_SQL,
 ];
+
+/** Work a migration does beyond its SQL, run right after it in the same transaction. */
+const AFTER: { readonly [version: number]: (db: Database.Database) => void } = { 8: backfillTree };
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -121,6 +127,7 @@ export function applyMigrations(db: Database.Database): number {
       const sql = MIGRATIONS[v];
       if (sql === undefined) fail('internal_error', [`migration:${v + 1}`]);
       db.exec(sql);
+      AFTER[v + 1]?.(db);
     }
     if (current !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
     return SCHEMA_VERSION;

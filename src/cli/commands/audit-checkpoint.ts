@@ -12,6 +12,7 @@ export async function auditCheckpointCommand(opts: { out: string; attestors?: st
       `checkpoint written: ${r.path}`,
       `  log entries  ${r.log_entries}`,
       `  log head     ${r.log_head}`,
+      ...('origin' in r ? [`  origin       ${r.origin}`, `  tree size    ${r.tree_size}`, `  root hash    ${r.root_hash}`, `  log key      ${r.verifier_key}`] : []),
       `  state        ${r.state_digest}`,
       '  copy it off this machine; later: governed audit verify --checkpoint <file>',
     ].join('\n'),

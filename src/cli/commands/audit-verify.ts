@@ -5,6 +5,19 @@ import { readInputFile } from '../../flows/read-input.js';
 import { loadTrustRootFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import { parseVerifierKey } from '../../core/tlog-checkpoint.js';
+
+/** --witness-key K... [--witness-threshold N] (docs/audit.md "Witnesses"). */
+function witnessOptions(opts: { witnessKey?: string[]; witnessThreshold?: string }) {
+  if (opts.witnessKey === undefined) {
+    if (opts.witnessThreshold !== undefined) fail('usage_error', ['--witness-threshold']);
+    return {};
+  }
+  const keys = opts.witnessKey.map((k, i) => parseVerifierKey(k, `--witness-key:${i + 1}`));
+  const t = opts.witnessThreshold === undefined ? keys.length : Number(opts.witnessThreshold);
+  if (!Number.isSafeInteger(t) || t < 1 || t > keys.length || !/^[1-9][0-9]*$/.test(opts.witnessThreshold ?? '1')) fail('usage_error', ['--witness-threshold']);
+  return { witnesses: { keys, threshold: t } };
+}
 
 const CO_LOCATED_CAVEAT =
   'co-located trust mode (SPEC §3.1): a writer running as the uid that owns the keys and the store could ' +
@@ -30,7 +43,7 @@ function human(r: AuditReport, exportDir?: string): string {
   return lines.join('\n');
 }
 
-export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string; export?: string }): Promise<CommandResult> {
+export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string }): Promise<CommandResult> {
   // An export is audited without any store: a --home beside it would be ignored, so it is refused.
   if (opts.export !== undefined && opts.home !== undefined) fail('usage_error', ['--export', '--home']);
   const now = new Date();
@@ -41,6 +54,7 @@ export async function auditVerifyCommand(opts: { unit?: string; trust?: string; 
     ...(trust === undefined ? {} : { trust }),
     checkpoints,
     now,
+    ...witnessOptions(opts),
   };
   if (opts.export !== undefined) {
     const { auditVerifyExport } = await import('../../flows/audit/export-verify.js');

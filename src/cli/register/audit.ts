@@ -30,10 +30,12 @@ export function register(program: Command): void {
       '--checkpoint <file...>',
       'signed checkpoints (governed audit checkpoint) this log must extend: each must verify under a log key of the trust root (now, not revoked) and name the hash of the entry at its position',
     )
+    .option('--witness-key <key...>', 'witness verifier keys (name+hash+base64, Go note format) whose cosignatures each C2SP checkpoint must carry')
+    .option('--witness-threshold <n>', 'how many of the --witness-key cosignatures each checkpoint needs (default: all of them)')
     .option('--export <dir>', 'verify this `governed audit export` directory instead of a store (read-only; exclusive with --home)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string; export?: string; json?: boolean }) => {
+    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
     });
 
@@ -53,6 +55,26 @@ export function register(program: Command): void {
     .addOption(jsonOption())
     .action(async (opts: { out: string; attestors?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-checkpoint.js')).auditCheckpointCommand(opts));
+    });
+
+  audit
+    .command('prove')
+    .description(
+      'Print an inclusion proof of one log entry (--entry N, or the entry of --receipt R) in the tree of --checkpoint F ' +
+        '(default: the whole log now), or a consistency proof between two checkpoints (--from F1 --to F2). ' +
+        'The checkpoints must have the roots of this log (tlog_root_mismatch, tlog_log_truncated: 4). Formats: docs/audit.md "Proof files".',
+    )
+    .option('--receipt <id>', 'the receipt id (sha256:...) whose run_receipt entry to prove')
+    .option('--entry <seq>', 'the log entry (seq, from 1) to prove')
+    .option('--checkpoint <file>', 'the C2SP checkpoint whose tree the proof is for')
+    .option('--from <file>', 'the older checkpoint of a consistency proof')
+    .option('--to <file>', 'the newer checkpoint of a consistency proof')
+    .option('--out <file>', 'write the proof here (created, never overwritten) instead of printing it')
+    .option('--attestors <dir>', 'where log.json names the origin, when no --checkpoint is given')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { receipt?: string; entry?: string; checkpoint?: string; from?: string; to?: string; out?: string; attestors?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/audit-prove.js')).auditProveCommand(opts));
     });
 
   audit

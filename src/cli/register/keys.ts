@@ -27,12 +27,14 @@ export function register(program: Command): void {
         'runner key, key roles, validity windows and revocation in the trust root. ' +
         'Exit 0 all valid, 4 invalid, 6 untrusted key, 5 trust root expired, 2 usage.',
     )
-    .argument('<receipt...>', 'receipt files (DSSE envelope JSON)')
+    .argument('[receipt...]', 'receipt files (DSSE envelope JSON)')
     .option('--trust <file>', 'trust root (JSON or YAML); defaults to the pinned one of the state directory')
     .option('--policy <file>', "policy (JSON or YAML): each receipt must be signed by its credentials' reviewer and runner keys, in those roles")
+    .option('--inclusion-proof <file>', 'an inclusion proof (governed audit prove): its entry must be in the tree of --checkpoint and, with one receipt, record it (docs/audit.md "Proofs")')
+    .option('--checkpoint <file>', 'the C2SP checkpoint the inclusion proof is checked against (signed by a log key of the trust root)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (receipts: string[], opts: { trust?: string; policy?: string; home?: string; json?: boolean }) => {
+    .action(async (receipts: string[], opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/verify.js')).verifyCommand(receipts, opts));
     });
 }

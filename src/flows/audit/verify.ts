@@ -25,6 +25,9 @@ import { EXIT_PRECEDENCE, GovernedError, isGovernedError, type ExitCode } from '
 import { checkpointViolation, type CheckpointPredicate } from '../../core/checkpoint.js';
 import { isoOfSeconds, isoSecondsOf, type TrustRoot } from '../../core/trust-root.js';
 import { verifyReceiptBytes, verifyStatementEnvelope } from '../../core/verify-receipt.js';
+import { checkNoteCheckpoints, type WitnessPolicy } from './tlog-verify.js';
+import { isNoteCheckpoint } from '../../core/tlog-checkpoint.js';
+import { verifyTree } from '../../store/tree.js';
 import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, trustRootInForce, verifyChain, type LogRow } from '../../store/index.js';
 
 export interface AuditFailure {
@@ -56,6 +59,8 @@ export interface AuditOptions {
   readonly checkpoints?: readonly { readonly file: string; readonly bytes: Buffer }[];
   /** When the audit runs (checkpoint signatures are judged now, offline: valid and not revoked). */
   readonly now?: Date;
+  /** Witness keys whose cosignatures each C2SP checkpoint must carry (docs/audit.md "Witnesses"). */
+  readonly witnesses?: WitnessPolicy;
 }
 
 type Payload = Record<string, unknown>;
@@ -102,6 +107,13 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
       log = verifyChain(db);
       const replayed = assertReplayMatchesCollecting(db, join(scratch, 'replay.db'), failures);
       replay = replayed;
+      // The stored Merkle tree is re-derived from the log (docs/audit.md "Transparency log").
+      try {
+        verifyTree(db);
+      } catch (e) {
+        if (!isGovernedError(e)) throw e;
+        failures.push(failureOf(e));
+      }
       return readLog(db);
     });
     let rows: LogRow[];
@@ -170,7 +182,10 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
           break;
       }
     }
+    const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
+    checkpoints.push(...checkNoteCheckpoints(notes, rows, options.trust ?? trustRootInForce(db), options.now ?? new Date(), failures, options.witnesses));
     for (const c of options.checkpoints ?? []) {
+      if (isNoteCheckpoint(c.bytes)) continue;
       checkpoints.push(checkCheckpoint(c, rows, options.trust ?? trustRootInForce(db), options.now ?? new Date(), failures));
     }
     return report();
