@@ -47,9 +47,11 @@ export interface WitnessKey {
 
 /** Parse a verifier key string; `tlog_witness_state_invalid [id]` (usage) when it is not one. */
 export function parseVerifierKey(text: string, id: string): WitnessKey {
-  const parts = text.trim().split('+');
-  if (parts.length !== 3) fail('tlog_witness_state_invalid', [id]);
-  const [name, hash, key] = parts as [string, string, string];
+  // name+hash+key, split at the first two '+' (base64 may contain '+'), as Go's note.NewVerifier.
+  const i = text.indexOf('+');
+  const j = i < 0 ? -1 : text.indexOf('+', i + 1);
+  if (j < 0) fail('tlog_witness_state_invalid', [id]);
+  const [name, hash, key] = [text.slice(0, i), text.slice(i + 1, j), text.slice(j + 1)];
   const raw = Buffer.from(key, 'base64');
   if (!isKeyName(name) || !/^[0-9a-f]{8}$/.test(hash) || raw.toString('base64') !== key || raw.length !== 33 || raw[0] !== 0x01) {
     fail('tlog_witness_state_invalid', [id]);

@@ -78,6 +78,26 @@ export function register(program: Command): void {
     });
 
   audit
+    .command('cosign')
+    .description(
+      'As an independent witness, add your signature line to a C2SP checkpoint of a log you follow, after checking the ' +
+        "log's signature (--log-key) and consistency with the last checkpoint you cosigned (--state; --proof, a consistency " +
+        'proof from it, when the tree grew). A fork is refused (tlog_fork, 4) and nothing is written. Your key is your own ' +
+        'PKCS#8 PEM file, not a governed credential (docs/audit.md "Witnesses").',
+    )
+    .requiredOption('--checkpoint <file>', 'the checkpoint to cosign')
+    .requiredOption('--log-key <vkey>', "the log's verifier key (name+hash+base64, as audit checkpoint prints it)")
+    .requiredOption('--key <file>', 'your Ed25519 private key (PKCS#8 PEM, readable by you only)')
+    .requiredOption('--name <name>', 'your witness key name (printable, no spaces or +)')
+    .requiredOption('--state <file>', 'your state file: the last checkpoint you cosigned (created on first use)')
+    .option('--proof <file>', 'a consistency proof (audit prove --from --to) from your last cosigned checkpoint to this one')
+    .requiredOption('--out <file>', 'where to write the cosigned checkpoint (created, never overwritten)')
+    .addOption(jsonOption())
+    .action(async (opts: { checkpoint: string; logKey: string; key: string; name: string; state: string; proof?: string; out: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/audit-cosign.js')).auditCosignCommand(opts));
+    });
+
+  audit
     .command('export')
     .description(
       'Write what an auditor needs to re-check this store without it: log.jsonl (every log entry with its hashes), ' +

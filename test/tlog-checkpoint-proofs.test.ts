@@ -2,7 +2,8 @@
 // `audit checkpoint` writes a C2SP checkpoint, `audit prove` inclusion and consistency proofs, and
 // an independent verifier built on Go's golang.org/x/mod/sumdb/note and sumdb/tlog
 // (test/fixtures/tlog-verify/main.go) accepts them — and refuses each with one byte changed.
-// Then the tamper matrix, each with its exact code and the store unchanged by the audit.
+// Then the tamper matrix, each with its exact code and the store unchanged by the audit, and a
+// witness's cosignatures (audit cosign refuses a fork; audit verify --witness-key requires them).
 import { createHash, createPrivateKey, sign } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson, digestOf } from '../src/core/canonical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, jsonOut } from './helpers/cli.js';
+import { REPO_ROOT, jsonOut, runCli } from './helpers/cli.js';
 import { makeKey, tempDir, writeJson } from './helpers/receipts.js';
 import { edit, rewriteLog, truncateLog } from './audit-helpers.js';
 import { cleanupDirs, errorOf, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, type World } from './issue-helpers.js';
@@ -285,4 +286,48 @@ describe('tamper matrix (each with its exact code; the audit leaves the store un
     const ok = gov(w, ['verify', '--inclusion-proof', p, '--checkpoint', older, '--json']);
     expect(ok.code, ok.stdout).toBe(0);
   });
+});
+
+describe('witnesses: audit cosign and audit verify --witness-key', () => {
+  it('cosigns after a consistency check, refuses a fork, and audit verify requires the cosignature', () => {
+    const wdir = tempDir('governed-witness-');
+    const wkey = makeKey(wdir, 'witness');
+    const state = join(wdir, 'state.json');
+    const cosign = (cp: string, extra: string[] = []) => {
+      const f = file('cosigned.note');
+      const r = runCli(['audit', 'cosign', '--checkpoint', cp, '--log-key', vkey, '--key', wkey.privateKeyPath, '--name', 'witness.example', '--state', state, '--out', f, ...extra, '--json'], { cwd: w.repo.root });
+      return { r, f };
+    };
+    const cp1 = checkpoint();
+    const first = cosign(cp1);
+    expect(first.r.code, first.r.stdout).toBe(0);
+    const witnessKey = (jsonOut(first.r) as { witness_key: string }).witness_key;
+    addEntries(2);
+    const cp2 = checkpoint();
+    // The tree grew: a consistency proof from the cosigned one is required.
+    expect(errorOf(cosign(cp2).r).code).toBe('usage_error');
+    const proof = prove(['--from', cp1, '--to', cp2]);
+    const second = cosign(cp2, ['--proof', proof]);
+    expect(second.r.code, second.r.stdout).toBe(0);
+    // A fork of the same size as the one cosigned: refused, the state file unchanged.
+    const h = cloneState(w.home);
+    rewriteLog(h, seqOf(h, 'writer_register'), (p) => {
+      p.writer_session = 'agent-witness-fork';
+    });
+    const forked = file('fork.note');
+    expect(gov({ ...w, home: h }, ['audit', 'checkpoint', '--out', forked, '--attestors', attestorsDir, '--json']).code).toBe(0);
+    const stateBefore = readFileSync(state);
+    expect(errorOf(cosign(forked).r).code).toBe('tlog_fork');
+    expect(readFileSync(state).equals(stateBefore)).toBe(true);
+    // audit verify: the cosigned checkpoint passes with the witness key; the uncosigned one does not;
+    // a cosignature by an unknown key counts for nothing.
+    expect(audit(w.home, ['--checkpoint', second.f, '--witness-key', witnessKey]).code).toBe(0);
+    const a = audit(w.home, ['--checkpoint', cp2, '--witness-key', witnessKey]);
+    expect(a.out.failures.map((f) => f.code)).toEqual(['tlog_witness_insufficient']);
+    expect(a.code).toBe(6);
+    const stranger = makeKey(tempDir('governed-witness-2-'), 'stranger');
+    const sDer = Buffer.from(readFileSync(stranger.publicKeyPath, 'utf8').replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+    const b = audit(w.home, ['--checkpoint', second.f, '--witness-key', noteVerifierKey('witness.example', sDer.subarray(12))]);
+    expect(b.out.failures.map((f) => f.code)).toEqual(['tlog_witness_insufficient']);
+  }, 120_000);
 });
