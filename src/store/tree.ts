@@ -26,6 +26,7 @@ export function entryLeafHash(f: LeafFields): Hash {
 }
 
 const readers = new WeakMap<Db, HashReader>();
+const inserts = new WeakMap<Db, { run(...params: unknown[]): unknown }>();
 
 /** Reads stored hashes from the table; a missing one is `log_tree_mismatch` (the table was edited). */
 export function treeReader(x: Store | Db): HashReader {
@@ -49,8 +50,12 @@ export function appendLeaf(db: Db, f: LeafFields): void {
   const n = f.seq - 1;
   const hashes = storedHashesForLeaf(n, entryLeafHash(f), treeReader(db));
   const base = storedHashIndex(0, n);
-  const ins = db.prepare('INSERT INTO tlog_hashes (idx, hash) VALUES (?, ?)');
-  hashes.forEach((h, j) => ins.run(base + j, h));
+  let ins = inserts.get(db);
+  if (ins === undefined) {
+    ins = db.prepare('INSERT INTO tlog_hashes (idx, hash) VALUES (?, ?)');
+    inserts.set(db, ins);
+  }
+  for (let j = 0; j < hashes.length; j++) ins.run(base + j, hashes[j]);
 }
 
 /** Root hash of the tree of the first `size` entries, from the stored hashes. */
