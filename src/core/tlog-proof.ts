@@ -3,7 +3,9 @@
 // object, hashes in standard base64 (as in a checkpoint). The roots they carry are informative: a
 // verifier checks each proof against the root of a signed checkpoint it was given, never against
 // the file's own. Pure.
-import { canonicalJson, sha256Digest } from './canonical.js';
+import { sha256Digest } from './canonical.js';
+import { leafBytesOf } from './tlog-leaf.js';
+export { leafBytesOf } from './tlog-leaf.js';
 import { fail } from './errors.js';
 import { checkConsistency, checkInclusion, leafHash, type Hash } from './merkle.js';
 import { parseJsonStrict } from './strict-parse.js';
@@ -44,12 +46,6 @@ export interface ConsistencyProof {
   readonly new_size: number;
   readonly new_root: string;
   readonly hashes: readonly string[];
-}
-
-/** The leaf bytes of an entry: the RFC 8785 bytes the chain hashes into entry_hash (src/store/tree.ts). */
-export function leafBytesOf(e: ProofEntry): Buffer {
-  const { seq, time, type, unit, payload_digest, prev_hash } = e;
-  return Buffer.from(canonicalJson({ seq, time, type, unit, payload_digest, prev_hash }), 'utf8');
 }
 
 const b64 = (h: Hash): string => h.toString('base64');

@@ -28,7 +28,10 @@ function tableNames(db: Db, includeLog: boolean): string[] {
     .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
     .pluck()
     .all() as string[];
-  return names.filter((n) => includeLog || n !== 'log');
+  // The Merkle tree (tlog_hashes) is the log's own representation, a function of the log alone:
+  // like the log it is outside the state replay must reproduce, and audit verify re-derives it
+  // from the log instead (verifyTree, log_tree_mismatch; docs/audit.md "Transparency log").
+  return names.filter((n) => includeLog || (n !== 'log' && n !== 'tlog_hashes'));
 }
 
 function tableContent(db: Db, name: string): { name: string; columns: string[]; rows: Cell[][] } {

@@ -4,17 +4,10 @@
 // the chain hashes into entry_hash — so leaf hash = SHA-256(0x00 ‖ those bytes).
 import { fail } from '../core/errors.js';
 import { leafHash, storedHashCount, storedHashesForLeaf, storedHashIndex, treeHash, type Hash, type HashReader } from '../core/merkle.js';
-import { leafBytesOf } from '../core/tlog-proof.js';
+import { leafBytesOf, type LeafFields } from '../core/tlog-leaf.js';
 import { dbOf, type Db, type Store } from './store.js';
 
-export interface LeafFields {
-  readonly seq: number;
-  readonly time: number;
-  readonly type: string;
-  readonly unit: string | null;
-  readonly payload_digest: string;
-  readonly prev_hash: string;
-}
+export type { LeafFields };
 
 /** The leaf bytes of a log entry: canonicalJson({seq, time, type, unit, payload_digest, prev_hash}), UTF-8. */
 export function entryLeafBytes(f: LeafFields): Buffer {

@@ -62,7 +62,8 @@ export function register(program: Command): void {
     .description(
       'Print an inclusion proof of one log entry (--entry N, or the entry of --receipt R) in the tree of --checkpoint F ' +
         '(default: the whole log now), or a consistency proof between two checkpoints (--from F1 --to F2). ' +
-        'The checkpoints must have the roots of this log (tlog_root_mismatch, tlog_log_truncated: 4). Formats: docs/audit.md "Proof files".',
+        'The checkpoints must have the roots of this log (tlog_root_mismatch, tlog_log_truncated: 4). Formats: docs/audit.md "Proof files". ' +
+        'Exit 0 printed or written; 4 a checkpoint this log does not have; 7 no such entry or receipt; 2 usage or the output exists.',
     )
     .option('--receipt <id>', 'the receipt id (sha256:...) whose run_receipt entry to prove')
     .option('--entry <seq>', 'the log entry (seq, from 1) to prove')
@@ -83,7 +84,8 @@ export function register(program: Command): void {
       'As an independent witness, add your signature line to a C2SP checkpoint of a log you follow, after checking the ' +
         "log's signature (--log-key) and consistency with the last checkpoint you cosigned (--state; --proof, a consistency " +
         'proof from it, when the tree grew). A fork is refused (tlog_fork, 4) and nothing is written. Your key is your own ' +
-        'PKCS#8 PEM file, not a governed credential (docs/audit.md "Witnesses").',
+        'PKCS#8 PEM file, not a governed credential (docs/audit.md "Witnesses"). ' +
+        'Exit 0 cosigned; 4 a fork, a bad proof or checkpoint; 6 the log key did not sign it; 2 usage, a bad state file or the output exists.',
     )
     .requiredOption('--checkpoint <file>', 'the checkpoint to cosign')
     .requiredOption('--log-key <vkey>', "the log's verifier key (name+hash+base64, as audit checkpoint prints it)")
