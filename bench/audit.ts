@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { proveInclusion, treeHash } from '../src/core/merkle.js';
 import { appendLeaf, treeReader } from '../src/store/tree.js';
-import { TLOG_SQL } from '../src/store/migrations/0007-tlog.js';
+import { TLOG_SQL } from '../src/store/migrations/0008-tlog.js';
 
 const BIG = Number(process.env.BENCH_AUDIT_N ?? 100_000);
 const APPENDS = Number(process.env.BENCH_AUDIT_APPENDS ?? 2_000);

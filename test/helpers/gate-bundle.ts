@@ -1,6 +1,6 @@
 // The gate's own bundle as scripts/build.mjs builds dist/gate.mjs (the gate entry alone, split only
 // for its lazy paths), as an esbuild metafile, and the static-import closure of its outputs: what a
-// cold `governed gate` loads. Shared by test/gate-lean.test.ts and test/gate-export.test.ts.
+// cold `governed gate` loads. Shared by test/gate-cold-imports.test.ts and test/gate-export.test.ts.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

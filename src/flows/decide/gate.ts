@@ -22,7 +22,7 @@
 //   7. with --export DIR, the deploy record of the decision, all or nothing (./export.ts); a record
 //      asked for and not written is an error (never exit 0).
 // Read-only: the store is never written (expired leases are not swept here; they still block).
-// Lean: no zod, yaml or execa on this path for JSON inputs (bench/gate; test/gate-lean.test.ts).
+// Lean: no zod, yaml or execa on this path for JSON inputs (bench/gate; test/gate-cold-imports.test.ts).
 import { resolve } from 'node:path';
 import { lstatSync } from 'node:fs';
 import { DIGEST_RE } from '../../core/canonical.js';
