@@ -6,7 +6,7 @@ import { createRequire as __governedCreateRequire } from 'node:module'; const re
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 
-// ../../main/node_modules/@noble/ed25519/index.js
+// node_modules/@noble/ed25519/index.js
 var freeze = Object.freeze;
 var P = 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn;
 var N = 0x1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3edn;

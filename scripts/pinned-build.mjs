@@ -38,6 +38,9 @@ export async function buildPinned(entry, outfile, root = process.cwd(), extraPlu
     sourcemap: false,
     minify: false,
     absWorkingDir: root,
+    // Worktrees may reach node_modules through a symlink: keep the path as written so the bytes
+    // (esbuild names each bundled module's path in a comment) do not depend on the checkout.
+    preserveSymlinks: true,
     entryPoints: [entry],
     outfile,
     plugins: [pinnedErrors(resolve(root)), ...extraPlugins],
