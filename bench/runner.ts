@@ -20,8 +20,9 @@ import { seccompBlob } from '../runner/seccomp/index.js';
 import { issueChallengeFlow } from '../src/flows/challenge.js';
 import { keygen } from '../src/flows/keygen.js';
 import { bareRunMs, nodeBaselineMs } from './runner-bare.js';
+import { knob } from './lib/quick.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+const RUNS = knob('BENCH_RUNS', 25, 1);
 const CLI = resolve(process.env.GOVERNED_CLI ?? 'dist/governed.mjs');
 const ATTESTOR = resolve(process.env.GOVERNED_ATTESTOR ?? 'attestors/ed25519-file.mjs');
 

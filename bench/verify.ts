@@ -9,9 +9,10 @@ import { buildStatement } from '../src/core/intoto.js';
 import { REVIEW_RECEIPT_PREDICATE_TYPE, type ReviewReceiptPredicate } from '../src/core/receipt-predicate.js';
 import { loadTrustRoot } from '../src/core/trust-root.js';
 import { verifyReceiptBytes } from '../src/core/verify-receipt.js';
+import { knob } from './lib/quick.js';
 
-const N = Number(process.env.BENCH_RECEIPTS ?? 10_000);
-const REPS = Number(process.env.BENCH_REPS ?? 5);
+const N = knob('BENCH_RECEIPTS', 10_000, 200);
+const REPS = knob('BENCH_REPS', 5, 1);
 
 interface Signer {
   priv: KeyObject;

@@ -19,11 +19,12 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HashPoolStats } from '../src/workspace/hash-pool.js';
 import { computeWorkspaceManifest, workspaceStatus } from '../src/workspace/index.js';
+import { judgeBar, knob } from './lib/quick.js';
 
-const FILES = Number(process.env.BENCH_FILES ?? 10_000);
-const MB = Number(process.env.BENCH_MB ?? 200);
-const REPS_COLD = Number(process.env.BENCH_REPS_COLD ?? 5);
-const REPS_STATUS = Number(process.env.BENCH_REPS_STATUS ?? 15);
+const FILES = knob('BENCH_FILES', 10_000, 200);
+const MB = knob('BENCH_MB', 200, 4);
+const REPS_COLD = knob('BENCH_REPS_COLD', 5, 1);
+const REPS_STATUS = knob('BENCH_REPS_STATUS', 15, 1);
 const OPTS = { productRoots: ['.'], exclude: ['.governed'] };
 const GIT_ENV = {
   PATH: '/usr/bin:/bin',
@@ -184,7 +185,7 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
-    if (ratioFile < 0.7 || statusRatio > 8) process.exitCode = 1;
+    judgeBar(ratioFile >= 0.7 && statusRatio <= 8);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
