@@ -3,7 +3,7 @@
 // file that imports nothing beyond Node built-ins at run time (SPEC §8.1), so its SHA-256 covers
 // every line it runs. Output is deterministic: same sources, same bytes, same pinned digests.
 import { build } from 'esbuild';
-import { buildPinned } from './pinned-build.mjs';
+import { buildPinned, pinnedPrograms } from './pinned-build.mjs';
 import { rmSync, mkdirSync, existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
@@ -144,15 +144,4 @@ if (floors.length > 0) {
 }
 
 // Pinned programs: one file each, no splitting, no externals but node: built-ins.
-const pinned = [];
-if (existsSync('attestors/src')) {
-  for (const f of readdirSync('attestors/src')) {
-    if (f.endsWith('.ts')) pinned.push([`attestors/src/${f}`, `attestors/${f.replace(/\.ts$/, '.mjs')}`]);
-  }
-}
-if (existsSync('runner/reviewers/src')) {
-  for (const f of readdirSync('runner/reviewers/src')) {
-    if (f.endsWith('.ts')) pinned.push([`runner/reviewers/src/${f}`, `runner/reviewers/${f.replace(/\.ts$/, '.mjs')}`]);
-  }
-}
-for (const [entry, outfile] of pinned) await buildPinned(entry, outfile);
+for (const [entry, outfile] of pinnedPrograms()) await buildPinned(entry, outfile);

@@ -2,7 +2,22 @@
 // run time beyond Node built-ins, so its sha256 covers every line it runs. Deterministic: the same
 // sources give the same bytes (tests rebuild and compare). Used by scripts/build.mjs and tests.
 import { build } from 'esbuild';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+
+/** The pinned programs as [entry, outfile] pairs, repository-relative: each `attestors/src/*.ts` →
+ * `attestors/*.mjs`, each `runner/reviewers/src/*.ts` → `runner/reviewers/*.mjs`. One list for the
+ * build (scripts/build.mjs) and its guard (scripts/check-pinned.mjs). */
+export function pinnedPrograms(root = process.cwd()) {
+  const pinned = [];
+  for (const [src, out] of [['attestors/src', 'attestors'], ['runner/reviewers/src', 'runner/reviewers']]) {
+    if (!existsSync(join(root, src))) continue;
+    for (const f of readdirSync(join(root, src)).sort()) {
+      if (f.endsWith('.ts')) pinned.push([`${src}/${f}`, `${out}/${f.replace(/\.ts$/, '.mjs')}`]);
+    }
+  }
+  return pinned;
+}
 
 /**
  * Pinned programs get src/core/errors-pinned.ts wherever governed's code imports src/core/errors.ts:
