@@ -21,6 +21,7 @@ import { predicateRuleViolation, reviewReceiptPredicateSchema } from '../../src/
 import { vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
 import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
+import { utf8OrNull } from '../../src/core/utf8.js';
 
 // @noble/ed25519 takes its SHA-512 from this documented provider slot. node:crypto's (OpenSSL) is
 // used instead of the pure-JS @noble/hashes one: the same function, without a cold JIT of the
@@ -125,7 +126,7 @@ function main(): void {
   let text: string;
   let value: unknown;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload);
+    text = utf8OrNull(payload) ?? refuse('payload_not_canonical');
     value = JSON.parse(text);
     if (jcs(value) !== text) refuse('payload_not_canonical');
   } catch (e) {

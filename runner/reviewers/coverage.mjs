@@ -103,18 +103,47 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
+// src/core/limits.ts
+var KiB = 1024;
+var MiB = 1024 * KiB;
+var PIN_DOCUMENT_MAX_BYTES = 1 * MiB;
+var CONTRACT_FILE_MAX_BYTES = 4 * MiB;
+var INPUT_FILE_MAX_BYTES = 16 * MiB;
+var RECEIPT_FILE_MAX_BYTES = 1 * MiB;
+var AUTHORITY_RECORD_MAX_BYTES = 1 * MiB;
+var AUTHORITY_PRESENTATION_MAX_BYTES = 4 * MiB;
+var AUTHORITY_PAYLOAD_MAX_CHARS = 2 * MiB;
+var AUTHORITY_RENDERING_MAX_CHARS = 1 * MiB;
+var PRIVATE_KEY_FILE_MAX_BYTES = 4 * KiB;
+var CHECKPOINT_FILE_MAX_BYTES = 1 * MiB;
+var VSA_FILE_MAX_BYTES = 4 * MiB;
+var REVIEW_PASS_CONFIG_MAX_BYTES = 1 * MiB;
+var JSON_MAX_DEPTH = 64;
+var REVIEW_MAX_FINDINGS = 32;
+var REVIEW_MAX_REFS = 4;
+var VSA_MAX_PAYLOAD_BYTES = 3 * MiB - 4096;
+var REVIEWER_MAX_BYTES = 64 * MiB;
+var BWRAP_MAX_BYTES = 64 * MiB;
+var SANDBOX_BUNDLE_MAX_BYTES = 1024 * MiB;
+var SANDBOX_STATUS_MAX_BYTES = 64 * KiB;
+var GIT_OUTPUT_MAX_BYTES = 512 * MiB;
+var COMMIT_READ_MAX_BYTES = 384 * MiB;
+var REVIEW_PASS_FILE_MAX_BYTES = 4 * MiB;
+var REVIEW_PASS_ROUND_MAX_BYTES = 64 * MiB;
+var REVIEW_PASS_RUN_MAX_TEXT = 1 * MiB;
+var REVIEW_PASS_REVIEWER_JSON_MAX = 4 * MiB;
+
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
   constructor() {
     super("value_not_canonicalizable");
   }
 };
-var MAX_DEPTH = 64;
 function isWellFormed(s) {
   return s.isWellFormed();
 }
 function write(value, depth, out) {
-  if (depth > MAX_DEPTH) throw new NotCanonicalizable();
+  if (depth > JSON_MAX_DEPTH) throw new NotCanonicalizable();
   if (value === null || value === true || value === false) {
     out.push(String(value));
     return;
@@ -425,8 +454,6 @@ function readBundle(bytes) {
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 
 // runner/reviewers/src/coverage/findings.ts
-var MAX_FINDINGS = 32;
-var MAX_REFS = 4;
 var InvalidFinding = class extends Error {
   constructor() {
     super("invalid_finding");
@@ -434,7 +461,7 @@ var InvalidFinding = class extends Error {
 };
 function finding(code, cls, severity, refs) {
   const sorted = [...new Set(refs)].sort(compareUtf8);
-  if (sorted.length < 1 || sorted.length > MAX_REFS) throw new InvalidFinding();
+  if (sorted.length < 1 || sorted.length > REVIEW_MAX_REFS) throw new InvalidFinding();
   return { code, class: cls, severity, refs: sorted };
 }
 function finalizeFindings(all, visible) {
@@ -443,7 +470,7 @@ function finalizeFindings(all, visible) {
   for (const f of all) byText.set(canonicalJson(f), f);
   const rank = (f) => SEVERITIES.indexOf(f.severity);
   const byCanonical = (a, b) => compareUtf8(canonicalJson(a), canonicalJson(b));
-  const kept = [...byText.values()].sort((a, b) => rank(a) - rank(b) || byCanonical(a, b)).slice(0, MAX_FINDINGS);
+  const kept = [...byText.values()].sort((a, b) => rank(a) - rank(b) || byCanonical(a, b)).slice(0, REVIEW_MAX_FINDINGS);
   return kept.sort(byCanonical);
 }
 

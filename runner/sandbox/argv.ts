@@ -15,8 +15,8 @@ const ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
 const RESERVED_ENV = new Set([...FIXED_ENV.map(([k]) => k), 'PWD']);
 /** Same shape as the policy's reviewer interpreter (SPEC §7.3: a root-owned file under /usr). */
 const INTERPRETER_RE = /^\/usr\/[A-Za-z0-9._+-][A-Za-z0-9._/+-]{0,199}$/;
-export const MAX_ENV_VALUE = 4096;
-export const MAX_ENV_VARS = 64;
+import { REVIEWER_ENV_VALUE_MAX as MAX_ENV_VALUE } from '../../src/core/limits.js';
+import { REVIEWER_ENV_MAX_VARS as MAX_ENV_VARS } from '../../src/core/limits.js';
 
 export interface ArgvInputs {
   readonly interpreter: string;

@@ -11,7 +11,7 @@ import { fail } from '../../src/core/errors.js';
 import { MIN_BWRAP_VERSION } from './profile.js';
 
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
-const MAX_BWRAP_BYTES = 64 * 1024 * 1024;
+import { BWRAP_MAX_BYTES as MAX_BWRAP_BYTES } from '../../src/core/limits.js';
 const CHUNK = 1024 * 1024;
 
 /** What identifies the file that was hashed; re-checked right before bwrap is spawned. */

@@ -120,8 +120,8 @@ export interface PreparedSandbox {
   abort(): Promise<void>;
 }
 
-const MAX_REVIEWER_BYTES = 64 * 1024 * 1024;
-const MAX_BUNDLE_BYTES = 1024 * 1024 * 1024;
+import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../src/core/limits.js';
+import { SANDBOX_BUNDLE_MAX_BYTES as MAX_BUNDLE_BYTES } from '../../src/core/limits.js';
 /** How long bwrap may take to build the sandbox before it is considered failed. */
 const SETUP_TIMEOUT_MS = 30_000;
 const CHUNK = 1024 * 1024;

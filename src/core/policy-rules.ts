@@ -44,7 +44,7 @@ const ENV_DENIED_PREFIXES = [
 ] as const;
 /** At most this many policy variables per reviewer: the sandbox's own bound (runner/sandbox/argv.ts
  * MAX_ENV_VARS), so a policy that loads never fails at every run instead. */
-const MAX_REVIEWER_ENV = 64;
+import { REVIEWER_ENV_MAX_VARS as MAX_REVIEWER_ENV } from './limits.js';
 
 /** Whether a policy may set `name` for a reviewer (the schemas already require `[A-Z][A-Z0-9_]{0,63}`). */
 export function reviewerEnvNameAllowed(name: string): boolean {

@@ -20,10 +20,11 @@ import { canonicalJson, isCanonicalJsonText } from './canonical.js';
 import { fail } from './errors.js';
 import { CONTRACT_ID_RE, compareUtf8 } from './contract/ids.js';
 import { FINDING_CLASSES, FINDING_CODES, SEVERITIES, isVeto, type Finding } from './receipt-predicate.js';
+import { utf8OrNull } from './utf8.js';
 
 export const REVIEW_OUTPUT_SCHEMA = 'governed.review-output/v1';
-export const MAX_FINDINGS = 32;
-export const MAX_REFS = 4;
+import { REVIEW_MAX_FINDINGS as MAX_FINDINGS } from './limits.js';
+import { REVIEW_MAX_REFS as MAX_REFS } from './limits.js';
 const OUTPUT_KEYS = ['coverage', 'findings', 'schema', 'verdict'] as const;
 const FINDING_KEYS = ['class', 'code', 'refs', 'severity'] as const;
 const VERDICTS = ['CLEAN', 'DIRTY'] as const;
@@ -62,13 +63,8 @@ function decodeCanonical(stdout: Uint8Array): Record<string, unknown> {
   let bytes = stdout;
   if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0a) bytes = bytes.subarray(0, bytes.length - 1);
   if (bytes.length === 0) fail('review_output_not_canonical');
-  let text: string;
-  try {
-    // ignoreBOM keeps a leading U+FEFF in the text (a BOM is not part of any canonical form).
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return fail('review_output_not_canonical');
-  }
+  const text = utf8OrNull(bytes);
+  if (text === null) fail('review_output_not_canonical');
   const { canonical, value } = isCanonicalJsonText(text);
   if (!canonical) fail('review_output_not_canonical');
   if (!isPlainObject(value)) fail('review_output_schema_invalid', ['$']);

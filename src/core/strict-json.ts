@@ -4,7 +4,7 @@
 import { isWellFormedString, type CanonicalValue } from './canonical.js';
 import { fail } from './errors.js';
 
-const MAX_DEPTH = 64;
+import { JSON_MAX_DEPTH as MAX_DEPTH } from './limits.js';
 
 /**
  * A small RFC 8259 parser that refuses duplicate object keys (JSON.parse silently keeps the last

@@ -8,6 +8,7 @@
 //   3. the payload is exactly RFC 8785 (payload_not_canonical);
 //   4. closed statement and review-receipt predicate (statement_invalid / predicate_invalid);
 //   5. the predicate's cross-field rules, and the subject is the workspace the predicate binds.
+import { utf8OrNull } from './utf8.js';
 import { canonicalJson, isCanonicalJsonText, sha256Digest } from './canonical.js';
 import { parseEnvelopeBytes, IN_TOTO_PAYLOAD_TYPE, type DecodedEnvelope } from './dsse.js';
 import { fail } from './errors.js';
@@ -52,18 +53,11 @@ export function decodeCanonicalStatement(env: DecodedEnvelope): Statement {
 }
 
 /** Stateless when not streaming: one decoder serves every payload. A BOM is content (not canonical). */
-const UTF8_FATAL = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /** The canonical JSON value of the payload (SPEC §8: an in-toto payload type, exact RFC 8785
  * bytes, valid UTF-8). */
 export function decodeCanonicalPayload(env: DecodedEnvelope): unknown {
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) fail('payload_type_invalid', []);
-  let text: string;
-  try {
-    text = UTF8_FATAL.decode(env.payload);
-  } catch {
-    fail('payload_not_canonical', []);
-  }
+  const text = utf8OrNull(env.payload) ?? fail('payload_not_canonical', []);
   const { canonical, value } = isCanonicalJsonText(text);
   if (!canonical) fail('payload_not_canonical', []);
   return value;

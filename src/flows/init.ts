@@ -17,7 +17,8 @@ import { fail } from '../core/errors.js';
 import { loadPolicy, type Policy } from '../core/policy.js';
 import { assertTrustRootCurrent, isoSecondsOf, keyStatusAt, loadTrustRoot, type KeyRole, type TrustRoot } from '../core/trust-root.js';
 import { closeStore, initStore } from '../store/index.js';
-import { MAX_PIN_FILE_BYTES, parsePinDocument } from './challenge/pinned.js';
+import { PIN_DOCUMENT_MAX_BYTES } from '../core/limits.js';
+import { parsePinDocument } from '../core/pin-document.js';
 import { readInputFile } from './read-input.js';
 
 export interface InitArgs {
@@ -60,8 +61,8 @@ export async function homeGitWarning(home: string): Promise<'home_not_git_ignore
 }
 
 export function initFlow(args: InitArgs): InitResult {
-  const policyBytes = readInputFile(args.policyFile, MAX_PIN_FILE_BYTES);
-  const trustBytes = readInputFile(args.trustFile, MAX_PIN_FILE_BYTES);
+  const policyBytes = readInputFile(args.policyFile, PIN_DOCUMENT_MAX_BYTES);
+  const trustBytes = readInputFile(args.trustFile, PIN_DOCUMENT_MAX_BYTES);
   const policy = loadPolicy(parsePinDocument(policyBytes, 'policy').value);
   const trust = loadTrustRoot(parsePinDocument(trustBytes, 'trust').value);
   const at = isoSecondsOf(new Date(args.now * 1000));

@@ -3,8 +3,9 @@
 // structured reader is src/flows/read-input.ts.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { fail } from '../core/errors.js';
+import { INPUT_FILE_MAX_BYTES } from '../core/limits.js';
 
-export const DEFAULT_INPUT_CAP = 16 * 1024 * 1024;
+export const DEFAULT_INPUT_CAP = INPUT_FILE_MAX_BYTES;
 
 /** Every byte of an open file of `size` bytes (a file that shrank while read ends where it ends). */
 export function readAllFd(fd: number, size: number): Buffer {

@@ -14,18 +14,15 @@ import { parseContractText } from '../core/contract/text.js';
 import type { AuthorityValidator } from '../core/contract/tombstones.js';
 import { tombstoneAuthorityValidator } from './authority/consume.js';
 import type { Db } from '../store/index.js';
+import { utf8OrNull } from '../core/utf8.js';
 import { readInputFile } from './read-input.js';
 
 /** Contract files are small human documents; the cap bounds hostile input (SPEC §3 fail closed). */
-export const MAX_CONTRACT_BYTES = 4 * 1024 * 1024;
+import { CONTRACT_FILE_MAX_BYTES as MAX_CONTRACT_BYTES } from '../core/limits.js';
 
 export function parseContractBytes(bytes: Uint8Array): Contract {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return fail('input_unreadable', ['contract']);
-  }
+  const text = utf8OrNull(bytes);
+  if (text === null) fail('input_unreadable', ['contract']);
   return parseContractText(text, '');
 }
 

@@ -28,10 +28,10 @@ export interface VerifyReport {
   readonly receipts: readonly ReceiptVerdict[];
 }
 
-export const MAX_RECEIPT_BYTES = 1024 * 1024;
+import { PIN_DOCUMENT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES } from '../core/limits.js';
 
 export function loadTrustRootFile(path: string, now: Date): TrustRoot {
-  const { value } = readStructuredFile(path, 1024 * 1024);
+  const { value } = readStructuredFile(path, PIN_DOCUMENT_MAX_BYTES);
   return trustRootFromValue(value, now);
 }
 

@@ -12,11 +12,13 @@
 // root is the one pinned at that position (SPEC §5: "the key validity that applies to a record is
 // the trust root in force at its log position").
 import { randomBytes } from 'node:crypto';
-import { canonicalBytes, digestOf, sha256Digest } from '../core/canonical.js';
+import { canonicalBytes, sha256Digest } from '../core/canonical.js';
 import { fail, GovernedError, isGovernedError, worstError } from '../core/errors.js';
 import { parseEnvelopeBytes } from '../core/dsse.js';
+import { parsePinDocument } from '../core/pin-document.js';
 import { parseStructured, parseJsonStrict } from '../core/strict-parse.js';
 import { loadTrustRoot, type TrustRoot } from '../core/trust-root.js';
+import { utf8OrNull } from '../core/utf8.js';
 import {
   AUTHORITY_PREDICATE_TYPE,
   authorityPredicateViolation,
@@ -59,12 +61,8 @@ export function trustRootInForce(x: Store | Db): TrustRoot {
 }
 
 function trustRootOfBytes(bytes: Buffer): TrustRoot {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    fail('trust_root_invalid', []);
-  }
+  const text = utf8OrNull(bytes);
+  if (text === null) fail('trust_root_invalid', []);
   return loadTrustRoot(parseStructured(text, ''));
 }
 
@@ -428,7 +426,7 @@ export function replacePinIn(tx: Tx, args: ReplacePinArgs): PinUpdate {
   const current = readPin(tx.db, args.kind);
   let digest: string;
   try {
-    digest = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(args.bytes), ''));
+    digest = parsePinDocument(args.bytes, args.kind).digest;
   } catch (e) {
     if (isGovernedError(e)) throw e;
     fail('input_unreadable', [args.kind]);

@@ -12,6 +12,7 @@ import { isEntryType, reducerOf, type EntryType, type PayloadOf } from './reduce
 import { toGovernedError } from './sqlite-errors.js';
 import { dbOf, type Db, type Store } from './store.js';
 import { appendLeaf } from './tree.js';
+import { utf8OrNull } from '../core/utf8.js';
 
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
 
@@ -62,12 +63,8 @@ export function logHead(x: Store | Db): LogHead {
 export function decodePayload(seq: number, type: string, unit: string | null, payload: Buffer): unknown {
   const id = `seq:${seq}`;
   if (!isEntryType(type)) fail('log_payload_invalid', [id]);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload);
-  } catch {
-    fail('log_payload_invalid', [id]);
-  }
+  const text = utf8OrNull(payload);
+  if (text === null) fail('log_payload_invalid', [id]);
   let value: unknown;
   try {
     value = parseJsonStrict(text);

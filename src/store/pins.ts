@@ -5,9 +5,8 @@
 // RFC 8785 bytes of the strictly parsed document (so YAML formatting does not change it, and
 // `gate --policy-digest` compares meaning, not whitespace). Schema validation of the policy and
 // trust root belongs to their own modules and is the caller's job before pinning.
-import { digestOf } from '../core/canonical.js';
 import { fail } from '../core/errors.js';
-import { parseStructured } from '../core/strict-parse.js';
+import { parsePinDocument } from '../core/pin-document.js';
 import { mutate } from './log.js';
 import { openStore } from './open.js';
 import { dbOf, type Db, type Store } from './store.js';
@@ -22,13 +21,7 @@ export interface Pin {
 
 /** Canonical digest of a policy or trust-root document (strict JSON or YAML, auto-detected). */
 export function pinDigestOf(bytes: Uint8Array, kind: PinKind): string {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    fail('input_unreadable', [kind]);
-  }
-  return digestOf(parseStructured(text, ''));
+  return parsePinDocument(bytes, kind).digest;
 }
 
 export interface PinInitArgs {

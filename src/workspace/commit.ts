@@ -16,7 +16,7 @@ export interface Baseline {
 }
 
 const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-const REV_MAX = 256;
+import { GIT_REV_MAX as REV_MAX } from '../core/limits.js';
 
 interface TreeBlob {
   readonly path: string;
@@ -119,7 +119,7 @@ export function beginCommitManifest(root: string, commitish: string): CommitMani
  * Backstop for a caller without a limit of its own: no bundle can carry more raw bytes than this
  * (a bundle is one JSON string, V8 strings stop at 2^29 characters, and base64 turns 3 bytes into 4).
  */
-const READ_MAX_BYTES = 384 * 1024 * 1024;
+import { COMMIT_READ_MAX_BYTES as READ_MAX_BYTES } from '../core/limits.js';
 
 /**
  * What a reader of blob bytes may hold: `admit` is told each blob's size (from git's object header)
@@ -224,7 +224,7 @@ async function listTree(repo: GitRepo, commit: string): Promise<TreeBlob[]> {
 }
 
 /** The cap of `runGit`'s output, applied to the `ls-tree -r` records the walk stands for. */
-const LIST_MAX_BYTES = 512 * 1024 * 1024;
+import { GIT_OUTPUT_MAX_BYTES as LIST_MAX_BYTES } from '../core/limits.js';
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFLNK = 0o120000;

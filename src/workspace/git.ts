@@ -72,7 +72,7 @@ export interface RunGitOptions {
   readonly timeoutMs?: number;
 }
 
-const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+import { GIT_OUTPUT_MAX_BYTES as DEFAULT_MAX_BYTES } from '../core/limits.js';
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**

@@ -2,6 +2,7 @@
 import { fail } from '../../core/errors.js';
 import { auditVerify, type AuditReport } from '../../flows/audit/verify.js';
 import { readInputFile } from '../../flows/read-input.js';
+import { CHECKPOINT_FILE_MAX_BYTES } from '../../core/limits.js';
 import { loadTrustRootFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
@@ -48,7 +49,7 @@ export async function auditVerifyCommand(opts: { unit?: string; trust?: string; 
   if (opts.export !== undefined && opts.home !== undefined) fail('usage_error', ['--export', '--home']);
   const now = new Date();
   const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, now);
-  const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, 1024 * 1024) }));
+  const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, CHECKPOINT_FILE_MAX_BYTES) }));
   const options = {
     ...(opts.unit === undefined ? {} : { unit: opts.unit }),
     ...(trust === undefined ? {} : { trust }),

@@ -22,7 +22,7 @@ const ITEM = '[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}';
  * an opaque governed id (`RUN-<hex>`, `CHL-<hex>`) or a receipt id (`sha256:<64 hex>`, SPEC §8).
  */
 export const COVERED_ID_RE = new RegExp(`^(?:${ITEM}(?:>${ITEM})?|sha256:[0-9a-f]{64})$`);
-export const MAX_COVERED_IDS = 4096;
+export { AUTHORITY_MAX_COVERED_IDS as MAX_COVERED_IDS } from '../limits.js';
 
 export function recordIdOf(payload: Uint8Array): string {
   return `REC-${sha256Hex(payload).slice(0, 24)}`;

@@ -22,7 +22,7 @@ import { recordIdOf } from './ids.js';
 
 export const AUTHORITY_ROLES = ['authority'] as const;
 /** An authority record is a small JSON file; anything bigger is refused before parsing. */
-export const MAX_AUTHORITY_RECORD_BYTES = 1024 * 1024;
+import { AUTHORITY_RECORD_MAX_BYTES as MAX_AUTHORITY_RECORD_BYTES } from '../limits.js';
 
 export interface VerifiedAuthority {
   /** `REC-<24 hex>` (ids.ts). */

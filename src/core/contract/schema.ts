@@ -23,9 +23,9 @@ import { fail } from '../errors.js';
 import { int, list, str } from '../schema-primitives.js';
 
 // Caps bound the work every later rule does (spans, verbatim search) on hostile input.
-const MAX_TEXT = 65_536;
-const MAX_PATH = 4_096;
-const MAX_LIST = 4_096;
+import { CONTRACT_MAX_TEXT as MAX_TEXT } from '../limits.js';
+import { CONTRACT_MAX_PATH as MAX_PATH } from '../limits.js';
+import { CONTRACT_MAX_LIST as MAX_LIST } from '../limits.js';
 
 const text = str({ min: 1, max: MAX_TEXT });
 const idRef = str({ max: 64 });

@@ -9,7 +9,8 @@
 // the gate denies. YAML is parsed only when the bytes are YAML (../structured.ts).
 import { digestOf, sha256Digest } from '../canonical.js';
 import { fail, isGovernedError } from '../errors.js';
-import { decodeUtf8, parseStructuredLazy } from '../structured.js';
+import { parseStructuredLazy } from '../structured.js';
+import { decodeUtf8 } from '../utf8.js';
 import { contractSchema, type Contract } from './schema.js';
 
 export interface StoredContract {

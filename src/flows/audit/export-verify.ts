@@ -30,6 +30,7 @@ import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, read
 import { readAllFd } from '../read-file.js';
 import { exportLayout } from './export-layout.js';
 import { auditVerify, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
+import { utf8OrNull } from '../../core/utf8.js';
 
 /** What the export part of the report says (docs/audit.md "audit verify --export"). */
 export interface ExportCheck {
@@ -165,7 +166,7 @@ function parseManifest(bytes: Buffer | undefined): Manifest {
   if (bytes === undefined) fail('audit_export_invalid', [MANIFEST]);
   let value: unknown;
   try {
-    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    const text = utf8OrNull(bytes) ?? fail('audit_export_invalid', [MANIFEST]);
     value = parseJsonStrict(text);
     if (`${canonicalJson(value as never)}\n` !== text) fail('audit_export_invalid', [MANIFEST]);
   } catch {
@@ -197,12 +198,8 @@ function manifestFailures(m: Manifest, files: ReadonlyMap<string, Buffer>): Audi
  * fields; the payload bytes are the RFC 8785 text of `payload` (the chain then checks their digest).
  */
 function parseLog(bytes: Buffer): LogRow[] {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    fail('audit_export_invalid', [LOG]);
-  }
+  const text = utf8OrNull(bytes);
+  if (text === null) fail('audit_export_invalid', [LOG]);
   if (text === '') return [];
   if (!text.endsWith('\n')) fail('audit_export_invalid', [LOG, 'last line']);
   const lines = text.slice(0, -1).split('\n');

@@ -6,6 +6,7 @@
 // (pin_updates.seq): receipts before it stop counting, so every streak restarts (SPEC §6.2).
 import { closeStore, mutate, openStore, replacePinIn, type PinKind, type PinUpdate } from '../../store/index.js';
 import { readInputFile } from '../read-input.js';
+import { PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
 import { validatePinDocument } from './pin-document.js';
 
 export interface PinUpdateOptions {
@@ -17,7 +18,7 @@ export interface PinUpdateOptions {
 }
 
 export function pinUpdateFlow(opts: PinUpdateOptions): PinUpdate {
-  const bytes = readInputFile(opts.file, 4 * 1024 * 1024);
+  const bytes = readInputFile(opts.file, PIN_DOCUMENT_MAX_BYTES);
   validatePinDocument(opts.kind, bytes, opts.now);
   const store = openStore(opts.home);
   try {

@@ -8,7 +8,7 @@ import { fail } from '../../core/errors.js';
 import { ED25519_PKCS8_PREFIX, publicKeyFromSpkiDer, type PublicKey } from '../../core/ed25519.js';
 import { readAllFd } from '../read-file.js';
 
-const MAX_KEY_FILE_BYTES = 4096;
+import { PRIVATE_KEY_FILE_MAX_BYTES as MAX_KEY_FILE_BYTES } from '../../core/limits.js';
 
 export interface SigningKey {
   readonly privateKey: KeyObject;

@@ -10,7 +10,7 @@ import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { fail } from '../../core/errors.js';
 
-const MAX_ANSWER_BYTES = 256;
+import { TERMINAL_ANSWER_MAX_BYTES as MAX_ANSWER_BYTES } from '../../core/limits.js';
 
 export interface Terminal {
   write(text: string): void;

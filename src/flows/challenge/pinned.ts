@@ -11,15 +11,13 @@
 // GOVERNED_TRUST); when given, their canonical digests must equal the pinned ones, else the command
 // is refused (`policy_not_pinned` / `trust_not_pinned`, exit 4). Changing either takes
 // `governed policy update` / `trust update` with a signed authority record (SPEC §13).
-import { digestOf } from '../../core/canonical.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import { loadPolicy, type Policy } from '../../core/policy.js';
-import { parseStructured } from '../../core/strict-parse.js';
+import { PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
+import { parsePinDocument } from '../../core/pin-document.js';
 import { assertTrustRootCurrent, isoSecondsOf, loadTrustRoot, type TrustRoot } from '../../core/trust-root.js';
 import { readPin, type Db, type Store } from '../../store/index.js';
 import { readInputFile } from '../read-input.js';
-
-export const MAX_PIN_FILE_BYTES = 1024 * 1024;
 
 export interface Pinned {
   readonly policy: Policy;
@@ -28,23 +26,6 @@ export interface Pinned {
   readonly trustDigest: string;
   /** The exact pinned bytes these were loaded from (a later check compares bytes, not parses). */
   readonly bytes: { readonly policy: Buffer; readonly trust: Buffer };
-}
-
-function decodeUtf8(bytes: Uint8Array, what: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return fail('input_unreadable', [what]);
-  }
-}
-
-/**
- * Parse policy or trust-root bytes exactly as the pin does (`pinDigestOf`: strict JSON or YAML,
- * auto-detected), so the document validated is the document whose digest is pinned.
- */
-export function parsePinDocument(bytes: Uint8Array, what: 'policy' | 'trust'): { value: unknown; digest: string } {
-  const value = parseStructured(decodeUtf8(bytes, what), '');
-  return { value, digest: digestOf(value) };
 }
 
 function integrity<T>(what: 'policy' | 'trust', fn: () => T): T {
@@ -105,11 +86,11 @@ export interface CurrentFiles {
 /** Refuse when a given current policy / trust root is not the pinned one (exit 4). */
 export function assertCurrentIsPinned(pinned: Pinned, current: CurrentFiles): void {
   if (current.policyFile !== undefined) {
-    const { digest } = parsePinDocument(readInputFile(current.policyFile, MAX_PIN_FILE_BYTES), 'policy');
+    const { digest } = parsePinDocument(readInputFile(current.policyFile, PIN_DOCUMENT_MAX_BYTES), 'policy');
     if (digest !== pinned.policyDigest) fail('policy_not_pinned');
   }
   if (current.trustFile !== undefined) {
-    const { digest } = parsePinDocument(readInputFile(current.trustFile, MAX_PIN_FILE_BYTES), 'trust');
+    const { digest } = parsePinDocument(readInputFile(current.trustFile, PIN_DOCUMENT_MAX_BYTES), 'trust');
     if (digest !== pinned.trustDigest) fail('trust_not_pinned');
   }
 }

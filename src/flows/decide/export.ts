@@ -53,7 +53,7 @@ export interface DeployRecordRef {
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
 /** An envelope the gate itself just wrote is small; anything larger is not it. */
-const MAX_VSA_BYTES = 4 * 1024 * 1024;
+import { VSA_FILE_MAX_BYTES as MAX_VSA_BYTES } from '../../core/limits.js';
 
 /** The decision fields the manifest repeats (the rest is in decision.json, which it hashes). */
 export interface RecordDecision {

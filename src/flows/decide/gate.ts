@@ -37,7 +37,9 @@ import { decideUnit } from './decide-unit.js';
 import { authorityPayloadDigest, hasAnyReceipt, loadUnitFacts, planningReceipts, receiptEnvelope, reviewedWorkspaces } from './facts.js';
 import { errorJson, GATE_SCHEMA_VERSION, type GateDecisionJson } from './gate-output.js';
 import { readInputFile } from '../read-file.js';
-import { decodeUtf8, isJsonText, parseStructuredLazy } from '../../core/structured.js';
+import { PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
+import { isJsonText, parseStructuredLazy } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { isoOfSeconds, loadTrustRoot } from '../../core/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustDigest } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
@@ -49,7 +51,6 @@ import type { DeployRecord, DeployRecordRef } from './export.js';
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** A trust root is a small document; anything larger is refused before parsing. */
-const MAX_TRUST_BYTES = 1024 * 1024;
 
 export interface GateArgs {
   readonly home: string;
@@ -121,7 +122,7 @@ class Failures {
 
 /** The deploy side's trust root: strict JSON or YAML by name, closed schema, not expired at `nowIso`. */
 export async function loadDeployTrust(file: string, nowIso: string): Promise<{ trust: TrustRoot; bytes: Buffer }> {
-  const bytes = readInputFile(file, MAX_TRUST_BYTES);
+  const bytes = readInputFile(file, PIN_DOCUMENT_MAX_BYTES);
   const trust = loadTrustRoot(await parseStructuredLazy(decodeUtf8(bytes, 'trust'), file));
   if (!(nowIso < trust.expires)) fail('trust_root_expired', []);
   return { trust, bytes };

@@ -8,7 +8,8 @@ import type { TrustRoot } from '../../core/trust-root.js';
 import type { Db } from '../../store/store.js';
 import { loadPolicy } from '../../core/policy.js';
 import { loadTrustRoot } from '../../core/trust-root.js';
-import { decodeUtf8, parseStructuredLazy } from '../../core/structured.js';
+import { parseStructuredLazy } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 
 function pinRow(db: Db, kind: 'policy' | 'trust'): { digest: string; bytes: Buffer } {
   const row = db.prepare('SELECT digest, bytes FROM pins WHERE kind = ?').get(kind) as { digest: string; bytes: Buffer } | undefined;

@@ -25,7 +25,7 @@ import { PRESETS } from './presets.js';
 import { ROLES, STAGES, type Role, type Stage } from '../../protocols/review-pass/index.js';
 
 export const CONFIG_FILE_NAMES = ['review-pass.yaml', '.review-pass.yaml'] as const;
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+import { REVIEW_PASS_CONFIG_MAX_BYTES as MAX_CONFIG_BYTES } from '../../core/limits.js';
 export const DEFAULT_PARALLEL = 2;
 
 export type PromptDelivery = 'stdin' | 'file' | 'none';

@@ -43,7 +43,7 @@ import type { ReviewerExecution } from './run-reviewer.js';
 import { isToolStrategy, reviewPassOutputText, toolReportOf } from './tool-findings.js';
 
 /** The engine accepts at most 1 MiB of reviewer text per run (adjudicate-round.ts RunOutputSchema). */
-const ENGINE_MAX_TEXT = 1024 * 1024;
+import { REVIEW_PASS_RUN_MAX_TEXT as ENGINE_MAX_TEXT } from '../../core/limits.js';
 
 type EngineRun =
   | { slot: string; execution_id: string; status: 'ok'; output: ReviewerRunOutput }

@@ -8,6 +8,7 @@
 // The value is then validated by the protocol engine's own strict schema; a failure here or there
 // means the reviewer output is unusable (never partially accepted).
 import { parseDocument } from 'yaml';
+import { REVIEW_PASS_REVIEWER_JSON_MAX } from '../../core/limits.js';
 
 const FENCE = /```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n```/g;
 
@@ -22,7 +23,7 @@ export function extractJsonText(stdout: string): string | null {
 /** Parse a reviewer's JSON answer; null when it is not exactly one JSON object without duplicate keys. */
 export function parseReviewerJson(stdout: string): Record<string, unknown> | null {
   const text = extractJsonText(stdout);
-  if (text === null || text.length > 4 * 1024 * 1024) return null;
+  if (text === null || text.length > REVIEW_PASS_REVIEWER_JSON_MAX) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -7,7 +7,7 @@
 // the error-classifying `parseContract` loaded only then), so a refusal keeps its exact code and IDs.
 // test/run-perf-bound-contract.test.ts checks this function against `parseContractBytes`.
 import { contractSchema, type Contract } from '../../core/contract/schema.js';
-import { decodeUtf8 } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { parseStructured } from '../../core/strict-parse.js';
 
 export async function parseBoundContract(bytes: Uint8Array): Promise<Contract> {

@@ -19,6 +19,7 @@
 // Only reading and hashing the bytes stays at step 4 (a file that changes in between still ends the
 // run ABORTED there). The refusal names the path it looked at and where that path came from
 // (option, environment variable or default): that is what the user must fix. Never file contents.
+import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../core/limits.js';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fail, isGovernedError, type ErrorCode } from '../../core/errors.js';
@@ -40,8 +41,6 @@ export interface RunLocations {
   readonly origin: { readonly reviewersDir: LocationOrigin; readonly attestorsDir: LocationOrigin; readonly bwrapPath: LocationOrigin };
 }
 
-/** The largest reviewer program accepted (runner/sandbox's own cap). */
-export const MAX_REVIEWER_BYTES = 64 * 1024 * 1024;
 
 /** The installation root: the directory above the CLI entry file (`<root>/dist/governed.mjs`). */
 export function installRoot(): string {

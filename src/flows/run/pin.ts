@@ -15,8 +15,8 @@ import type { Challenge } from '../../store/index.js';
 import { pinAttestor, type PinnedAttestor } from '../../../runner/attestor-host.js';
 import { readPinned } from '../../../runner/pinned-file.js';
 import type { Pinned } from '../challenge/pinned.js';
-import { attestorFiles, MAX_REVIEWER_BYTES, reviewerFile, type Credential, type RunLocations } from './locations.js';
-
+import { attestorFiles, reviewerFile, type Credential, type RunLocations } from './locations.js';
+import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../core/limits.js';
 
 export interface PolicyReviewer {
   readonly name: string;

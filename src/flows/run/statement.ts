@@ -20,7 +20,7 @@ import type { PinnedPrograms, PolicyReviewer } from './pin.js';
 import type { ReviewerRun } from './sandbox-run.js';
 
 /** The predicate schema caps the writers a receipt names. */
-export const MAX_RECEIPT_WRITERS = 64;
+import { RECEIPT_MAX_WRITERS as MAX_RECEIPT_WRITERS } from '../../core/limits.js';
 
 export interface StatementInput {
   readonly trustMode: 'co-located';

@@ -11,9 +11,9 @@ export const VERDICTS = ['confirmed', 'demoted', 'rejected'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Bounds that keep one reviewer's output from flooding the report (not in the seed; a safe cap). */
-export const MAX_FINDINGS = 500;
-export const MAX_CHECKS = 2000;
-export const MAX_TEXT = 20_000;
+import { TWO_PASS_MAX_FINDINGS as MAX_FINDINGS } from '../../core/limits.js';
+import { TWO_PASS_MAX_CHECKS as MAX_CHECKS } from '../../core/limits.js';
+import { TWO_PASS_MAX_TEXT as MAX_TEXT } from '../../core/limits.js';
 
 const text = z.string().max(MAX_TEXT);
 const line = z.int().min(1);

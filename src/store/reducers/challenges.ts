@@ -12,7 +12,7 @@
 import * as z from 'zod';
 import { STAGES } from '../../core/receipt-predicate.js';
 import { isGovernedError } from '../../core/errors.js';
-import { decodeUtf8 } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { loadPolicy } from '../../core/policy.js';
 import { ROLE_STAGES } from '../../core/policy-rules.js';
 import type { Policy } from '../../core/policy.js';

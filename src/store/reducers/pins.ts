@@ -1,9 +1,8 @@
 // Reducer of `store_init` (SPEC §4.1 init, §13): pin the policy and trust root, digest and bytes.
 // Later `policy_update` / `trust_update` entries replace these rows (issue 3 item 1).
 import * as z from 'zod';
-import { digestOf } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
-import { parseStructured } from '../../core/strict-parse.js';
+import { parsePinDocument } from '../../core/pin-document.js';
 import { digest, seconds } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 
@@ -15,7 +14,7 @@ import { expectChanges, reducer } from './reducer.js';
 export function assertPinDigest(bytes: Buffer, recorded: string, kind: 'policy' | 'trust'): void {
   let actual: string;
   try {
-    actual = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), ''));
+    actual = parsePinDocument(bytes, kind).digest;
   } catch {
     fail('log_entry_not_applicable', [kind]);
   }

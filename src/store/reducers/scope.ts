@@ -15,7 +15,7 @@ import { CONTRACT_ID_RE, isRelationId, sortedUnique } from '../../core/contract/
 import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
 import { canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { isGovernedError } from '../../core/errors.js';
-import { decodeUtf8 } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { diffScope, requireAuthorityForNarrowing } from '../../core/contract/scope-diff.js';
 import { AUTHORITY_OPERATIONS, type Contract } from '../../core/contract/schema.js';
 import { parseContractText } from '../../core/contract/text.js';

@@ -18,7 +18,7 @@ export class NotCanonicalizable extends Error {
   }
 }
 
-const MAX_DEPTH = 64;
+import { JSON_MAX_DEPTH as MAX_DEPTH } from '../../../../src/core/limits.js';
 
 function isWellFormed(s: string): boolean {
   // String.prototype.isWellFormed is native in Node 20 (V8 >= 11.1).

@@ -10,8 +10,8 @@ import { canonicalJson, compareUtf8 } from './canonical.js';
 import { FINDING_CODES, FINDING_CLASSES, SEVERITIES } from '../../../../src/core/review-vocabulary.js';
 
 export { FINDING_CODES, FINDING_CLASSES, SEVERITIES };
-export const MAX_FINDINGS = 32;
-export const MAX_REFS = 4;
+import { REVIEW_MAX_FINDINGS as MAX_FINDINGS } from '../../../../src/core/limits.js';
+import { REVIEW_MAX_REFS as MAX_REFS } from '../../../../src/core/limits.js';
 
 export interface Finding {
   readonly code: (typeof FINDING_CODES)[number];
