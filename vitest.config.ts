@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 // Tests run real child processes (the bundled CLI, attestors, openssl, bwrap): give them room,
 // and keep concurrency modest on the 2-core machines this runs on.
+// Tests that import src/ directly see the version the build injects (src/core/version.ts).
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+
 export default defineConfig({
+  define: { __GOVERNED_VERSION__: JSON.stringify(version) },
   test: {
     include: ['test/**/*.test.ts'],
     // After all files: no sandbox process may be left behind (test/global/sandbox-leftovers.ts).

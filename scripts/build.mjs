@@ -4,7 +4,7 @@
 // every line it runs. Output is deterministic: same sources, same bytes, same pinned digests.
 import { build } from 'esbuild';
 import { buildPinned, pinnedPrograms } from './pinned-build.mjs';
-import { rmSync, mkdirSync, existsSync, readdirSync } from 'node:fs';
+import { rmSync, mkdirSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
 
@@ -13,7 +13,10 @@ process.chdir(root);
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist', { recursive: true });
 
+// governed's version, from package.json (src/core/version.ts): signed into every VSA.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const common = {
+  define: { __GOVERNED_VERSION__: JSON.stringify(version) },
   bundle: true,
   platform: 'node',
   target: 'node20',

@@ -163,6 +163,8 @@ describe('governed gate --attest', () => {
       gate_trust_digest: d.gateTrustDigest,
     });
     expect(st.predicate.inputAttestations.map((a) => `sha256:${a.digest.sha256}`).sort()).toEqual([...(d.reliedOn?.receipts ?? [])].sort());
+    // The signed verifier version is package.json's (src/core/version.ts, injected by the build).
+    expect(st.predicate.verifier.version.governed).toBe((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
   });
 
   it('the VSA verifies with a standard tool too (openssl pkeyutl -rawin over the PAE bytes)', () => {

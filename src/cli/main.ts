@@ -10,6 +10,8 @@
 // a static import here would put them on the gate's path; so would the error tables, which the
 // gate bundle carries itself). `governed review-run` (run once per review, bench/runner) takes the
 // same kind of early route when its argv is one its own parser owns.
+import { GOVERNED_VERSION } from '../core/version.js';
+
 const argv = process.argv.slice(2);
 
 async function main(): Promise<void> {
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
         'Exit codes: 0 ok, 1 internal, 2 usage, 3 REVIEW_ONLY, 4 verification, 5 stale/replayed, ' +
         '6 untrusted, 7 no evidence, 8 refused by state, 9 review not clean (see docs/errors.md).',
     )
-    .version('0.1.0')
+    .version(GOVERNED_VERSION)
     .exitOverride()
     .showHelpAfterError(false)
     .configureOutput({
