@@ -11,13 +11,13 @@ import { FOUNDATION_ERRORS, FOUNDATION_REASONS } from './error-codes/foundation.
 import { WORKSPACE_ERRORS, WORKSPACE_REASONS } from './error-codes/workspace.js';
 import { CONTRACT_ERRORS, CONTRACT_REASONS } from './error-codes/contract.js';
 import { STORE_ERRORS, STORE_REASONS } from './error-codes/store.js';
-import { PROTOCOLS_ERRORS, PROTOCOLS_REASONS } from './error-codes/protocols.js';
-import { PROTOCOLS_PEER_ERRORS, PROTOCOLS_PEER_REASONS } from './error-codes/protocols-peer.js';
-import { ORCHESTRATOR_ERRORS, ORCHESTRATOR_REASONS } from './error-codes/orchestrator.js';
+import { PROTOCOLS_REVIEW_PASS_ERRORS, PROTOCOLS_REVIEW_PASS_REASONS } from './error-codes/protocols-review-pass.js';
+import { PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_ERRORS, PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_REASONS } from './error-codes/protocols-two-pass-weave-simple.js';
+import { REVIEW_PASS_ERRORS, REVIEW_PASS_REASONS } from './error-codes/review-pass.js';
 import { DECISION_ERRORS, DECISION_REASONS } from './error-codes/decision.js';
 import { RUNNER_ERRORS, RUNNER_REASONS } from './error-codes/runner.js';
 import { SANDBOX_ERRORS, SANDBOX_REASONS } from './error-codes/sandbox.js';
-import { ISSUE_ERRORS, ISSUE_REASONS } from './error-codes/issue.js';
+import { CHALLENGE_ERRORS, CHALLENGE_REASONS } from './error-codes/challenge.js';
 import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
 import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
 import { TLOG_ERRORS, TLOG_REASONS } from './error-codes/tlog.js';
@@ -42,19 +42,20 @@ export const EXIT_PRECEDENCE: readonly ExitCode[] = [1, 4, 6, 5, 8, 7, 2, 3];
 
 
 // Each domain owns one table under ./error-codes/ (so parallel work never edits one shared
-// object); a code may appear in exactly one table (test/errors.test.ts checks it).
+// object, each named after the source folder it serves); a code may appear in exactly one table
+// (test/error-tables-disjoint.test.ts checks it: spread objects would let a later table win silently).
 export const ERROR_CODES = {
   ...FOUNDATION_ERRORS,
   ...WORKSPACE_ERRORS,
   ...CONTRACT_ERRORS,
   ...STORE_ERRORS,
-  ...PROTOCOLS_ERRORS,
-  ...PROTOCOLS_PEER_ERRORS,
-  ...ORCHESTRATOR_ERRORS,
+  ...PROTOCOLS_REVIEW_PASS_ERRORS,
+  ...PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_ERRORS,
+  ...REVIEW_PASS_ERRORS,
   ...DECISION_ERRORS,
   ...RUNNER_ERRORS,
   ...SANDBOX_ERRORS,
-  ...ISSUE_ERRORS,
+  ...CHALLENGE_ERRORS,
   ...AUTHORITY_ERRORS,
   ...AUDIT_ERRORS,
   ...TLOG_ERRORS,
@@ -67,13 +68,13 @@ export const REASON_CODES = {
   ...WORKSPACE_REASONS,
   ...CONTRACT_REASONS,
   ...STORE_REASONS,
-  ...PROTOCOLS_REASONS,
-  ...PROTOCOLS_PEER_REASONS,
-  ...ORCHESTRATOR_REASONS,
+  ...PROTOCOLS_REVIEW_PASS_REASONS,
+  ...PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_REASONS,
+  ...REVIEW_PASS_REASONS,
   ...DECISION_REASONS,
   ...RUNNER_REASONS,
   ...SANDBOX_REASONS,
-  ...ISSUE_REASONS,
+  ...CHALLENGE_REASONS,
   ...AUTHORITY_REASONS,
   ...AUDIT_REASONS,
   ...TLOG_REASONS,

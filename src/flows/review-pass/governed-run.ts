@@ -68,7 +68,7 @@ export interface GovernedRunRecord {
   readonly findings: readonly GovernedFinding[];
 }
 
-/** Why the orchestrator stopped a governed review (orchestrator.ts reasons). */
+/** Why the orchestrator stopped a governed review (error-codes/review-pass.ts reasons). */
 export type GovernedStopReason = Extract<
   ReasonCode,
   'orchestrator_governed_dirty' | 'orchestrator_governed_aborted' | 'orchestrator_governed_budget_exhausted'

@@ -20,13 +20,13 @@
 //     that finishes after the time budget is adjudicated (its vetoes are reported) but cannot converge.
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
-import type { PROTOCOLS_REASONS } from '../../core/error-codes/protocols.js';
+import type { PROTOCOLS_REVIEW_PASS_REASONS } from '../../core/error-codes/protocols-review-pass.js';
 import { adjudicateRound, type ClassifiedGroup, type ReqCoverageLine, type RoundAdjudication } from './adjudicate-round.js';
 import type { HealthScore } from './health-score.js';
 import { makeKnownIssue, type KnownIssue } from './known-issues.js';
 import { normalizeConfig, type ReviewPassConfig } from './stage-profile.js';
 
-export type NotCleanReason = keyof typeof PROTOCOLS_REASONS;
+export type NotCleanReason = keyof typeof PROTOCOLS_REVIEW_PASS_REASONS;
 export type ReviewStatus = 'RUNNING' | 'CONVERGED' | 'NOT_CLEAN';
 
 export interface GroupSummary {

@@ -1,4 +1,4 @@
-// Error and reason codes owned by the issue domain (SPEC §4.2): `init`, units and scope binds,
+// Error and reason codes of src/flows/challenge and the flows around it (SPEC §4.2): `init`, units and scope binds,
 // writers and leases at the CLI, and `review-challenge` with its bundle. Add entries here only.
 //
 // Exit-code choices (SPEC §4.2):
@@ -12,7 +12,7 @@
 //   over the policy's cap, a view with nothing in it, a state that moved while issuing) is 8.
 import { def, type ErrorDef } from './def.js';
 
-export const ISSUE_ERRORS = {
+export const CHALLENGE_ERRORS = {
   // --- 1 internal -----------------------------------------------------------------------------
   bundle_write_failed: def(1, 'The review bundle could not be written (exclusive create, mode 0600); nothing was recorded.'),
   prior_receipts_unavailable: def(1, 'A stored receipt of an earlier stage does not fit the bundle schema; the bundle is refused, never incomplete.'),
@@ -45,4 +45,4 @@ export const ISSUE_ERRORS = {
   bundle_view_empty: def(8, 'The evidence view for this slot would show nothing; an empty view is refused.'),
 } as const satisfies Record<string, ErrorDef>;
 
-export const ISSUE_REASONS = {} as const satisfies Record<string, string>;
+export const CHALLENGE_REASONS = {} as const satisfies Record<string, string>;

@@ -1,8 +1,8 @@
-// Error and reason codes owned by the protocols domain (SPEC §4.2, §12: the review-pass protocol).
+// Error and reason codes of src/protocols/review-pass, the review-pass protocol (SPEC §4.2, §12).
 // Add entries here only.
 import { def, type ErrorDef } from './def.js';
 
-export const PROTOCOLS_ERRORS = {
+export const PROTOCOLS_REVIEW_PASS_ERRORS = {
   // --- 2 usage / configuration -----------------------------------------------------------
   review_pass_config_invalid: def(2, 'The review-pass configuration does not match its strict schema.'),
   review_pass_light_forbidden_stage: def(
@@ -40,7 +40,7 @@ export const PROTOCOLS_ERRORS = {
 
 // Reasons a review-pass result is NOT_CLEAN (review-pass-v3 §6.1, §7, §15). They explain an advisory
 // result; SPEC §10 alone decides the delivery state.
-export const PROTOCOLS_REASONS = {
+export const PROTOCOLS_REVIEW_PASS_REASONS = {
   review_pass_veto: 'A CRITICAL preservation, scope, authority or release finding is a blocking veto.',
   review_pass_confirmed_findings: 'CONFIRMED findings need a code change; the orchestrator never edits code.',
   review_pass_contested_unresolved: 'A CONTESTED finding was not resolved by an arbiter or the user.',

@@ -1,8 +1,8 @@
-// Error and reason codes owned by the orchestrator domain: `governed review-pass` (SPEC §4.2, §12).
+// Error and reason codes of src/flows/review-pass: `governed review-pass` (SPEC §4.2, §12).
 // Add entries here only. Summaries are fixed text: a rejected value never appears in them.
 import { def, type ErrorDef } from './def.js';
 
-export const ORCHESTRATOR_ERRORS = {
+export const REVIEW_PASS_ERRORS = {
   // --- 2 usage / configuration -----------------------------------------------------------
   orchestrator_config_unreadable: def(
     2,
@@ -68,7 +68,7 @@ export const ORCHESTRATOR_ERRORS = {
 
 // Why a two-pass, weave or simple run is NOT_CLEAN (the review-pass protocol has its own reasons in
 // protocols.ts). They explain an advisory result; SPEC §10 alone decides the delivery state.
-export const ORCHESTRATOR_REASONS = {
+export const REVIEW_PASS_REASONS = {
   orchestrator_reviewer_unavailable: 'A reviewer the protocol needs timed out, failed, or was missing.',
   orchestrator_output_invalid: 'A reviewer output broke its protocol contract, so the protocol could not be adjudicated.',
   orchestrator_p0p1_remaining: 'Two-pass: P0/P1 findings remain after verification.',

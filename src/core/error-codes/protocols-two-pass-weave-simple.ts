@@ -1,9 +1,9 @@
-// Error and reason codes owned by the two-pass, weave and simple protocols (SPEC §4.2, §12).
+// Error and reason codes of src/protocols/two-pass, src/protocols/weave and src/protocols/simple (SPEC §4.2, §12).
 // Exit 9 ("review not clean ... bad output") for a reviewer or verifier output that breaks its
 // protocol's contract; exit 2 for protocol configuration and lead-side inputs that are invalid.
 import { def, type ErrorDef } from './def.js';
 
-export const PROTOCOLS_PEER_ERRORS = {
+export const PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_ERRORS = {
   // --- two-pass (two-pass-review.txt) ------------------------------------------------------
   two_pass_output_invalid: def(9, 'A two-pass ReviewOutput does not match the strict ReviewOutput v1 / Finding schema.'),
   two_pass_finding_ids_not_sequential: def(9, 'Pass 1 finding ids are not sequential numbers starting from 1.'),
@@ -50,4 +50,4 @@ export const PROTOCOLS_PEER_ERRORS = {
   simple_pair_link_invalid: def(2, 'A same-issue link must join one finding of each reviewer, each finding at most once.'),
 } as const satisfies Record<string, ErrorDef>;
 
-export const PROTOCOLS_PEER_REASONS = {} as const satisfies Record<string, string>;
+export const PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_REASONS = {} as const satisfies Record<string, string>;
