@@ -30,8 +30,8 @@ export const SANDBOX_PROMPT_DIR = '/prompt';
 export const SANDBOX_PROMPT = '/prompt/prompt.md';
 
 /** Default sizes (research/sandbox.md B.6): bounded scratch space and shared memory. */
-export const TMPFS_BYTES = 256 * 1024 * 1024;
-export const SHM_BYTES = 16 * 1024 * 1024;
+import { REPO_SANDBOX_TMP_BYTES as TMPFS_BYTES } from '../src/core/limits.js';
+import { SANDBOX_DEV_SHM_BYTES as SHM_BYTES } from '../src/core/limits.js';
 
 /** Host files a networked reviewer needs for DNS and TLS (the documented egress path). */
 const NETWORK_ETC = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates', '/etc/pki'];

@@ -52,7 +52,7 @@ export type PrlimitName = (typeof PRLIMIT_NAMES)[number];
 export type LimitName = PrlimitName | 'tmpfs';
 
 /** /dev/shm is sized by the profile itself: nothing a reviewer needs lives there. */
-export const DEV_SHM_BYTES = 16 * 1024 * 1024;
+import { SANDBOX_DEV_SHM_BYTES as DEV_SHM_BYTES } from '../../src/core/limits.js';
 
 export type ProfileArg =
   | string

@@ -35,6 +35,14 @@ export const VSA_FILE_MAX_BYTES = 4 * MiB;
 /** review-pass's config file (review-pass.yaml). */
 export const REVIEW_PASS_CONFIG_MAX_BYTES = 1 * MiB;
 
+// --- Durations --------------------------------------------------------------------------------
+
+/** A mutation lease's default time to live (`lease acquire --ttl`): long enough for one editing
+ * session, short enough that a crashed writer's lease lapses. */
+export const LEASE_DEFAULT_TTL = '30m';
+/** The longest lease (7 days), on the live path and on replay. */
+export const LEASE_MAX_TTL_SECONDS = 7 * 24 * 3600;
+
 // --- Parsing --------------------------------------------------------------------------------
 
 /** Nesting depth of strict JSON: deep enough for every governed document, shallow enough that a
@@ -75,6 +83,11 @@ export const BWRAP_MAX_BYTES = 64 * MiB;
 export const SANDBOX_BUNDLE_MAX_BYTES = 1024 * MiB;
 /** bwrap's --json-status-fd output: a few small JSON lines. */
 export const SANDBOX_STATUS_MAX_BYTES = 64 * KiB;
+/** /dev/shm in both sandboxes (review-run's static profile and review-pass's repository sandbox):
+ * nothing a reviewer needs lives there. Part of the profile, so its digest covers it. */
+export const SANDBOX_DEV_SHM_BYTES = 16 * MiB;
+/** /tmp of review-pass's repository sandbox: bounded scratch space. */
+export const REPO_SANDBOX_TMP_BYTES = 256 * MiB;
 /** One reviewer environment value, bytes. */
 export const REVIEWER_ENV_VALUE_MAX = 4096;
 /** Policy variables per reviewer: the sandbox's own bound, so a policy that loads never fails at

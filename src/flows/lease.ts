@@ -13,9 +13,6 @@ import { isDuration, parseDurationSeconds } from '../core/duration.js';
 import { assertLeaseAllowedFor } from './decide/lease-guard.js';
 import { acquireLease, closeStore, getUnit, listLeases, openStore, releaseLease, type Lease } from '../store/index.js';
 
-/** Default lease TTL: long enough for one editing session, short enough that a crashed writer's lease lapses. */
-export const DEFAULT_LEASE_TTL = '30m';
-
 export function parseLeaseTtl(text: string): number {
   if (!isDuration(text)) fail('lease_ttl_unparseable');
   return parseDurationSeconds(text, 'ttl');

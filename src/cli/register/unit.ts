@@ -1,6 +1,7 @@
 // Units, writers and leases (SPEC §4.1): `unit create`, `unit bind`, `writer register`,
 // `lease acquire | release | list`. Each action lazily imports its command module.
 import type { Command } from 'commander';
+import { LEASE_DEFAULT_TTL } from '../../core/limits.js';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
 
@@ -118,7 +119,7 @@ export function register(program: Command): void {
     )
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--writer-session <id>', 'registered writer session')
-    .option('--ttl <duration>', 'time to live, e.g. 30m, 2h, 1d (max 7d)', '30m')
+    .option('--ttl <duration>', 'time to live, e.g. 30m, 2h, 1d (max 7d)', LEASE_DEFAULT_TTL)
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: { unit: string; writerSession: string; ttl: string; home?: string; json?: boolean }) => {

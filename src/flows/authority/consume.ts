@@ -83,8 +83,3 @@ export function tombstoneAuthorityValidator(x: Store | Db, unit: string): Author
     return covers.every((id) => named.has(id));
   };
 }
-
-/** Convenience for callers that only hold the record id: its operation, or null when unknown. */
-export function recordedOperationOf(x: Store | Db, recordId: string): AuthorityOperation | null {
-  return getAuthorityRecord(x, recordId)?.operation ?? null;
-}

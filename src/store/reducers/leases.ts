@@ -11,7 +11,7 @@ import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
 
 /** SPEC §4.1 `lease acquire --ttl`: the cap, one constant for the live check (store/leases.ts) and replay. */
-export const MAX_LEASE_TTL_SECONDS = 7 * 24 * 3600;
+import { LEASE_MAX_TTL_SECONDS as MAX_LEASE_TTL_SECONDS } from '../../core/limits.js'; export { MAX_LEASE_TTL_SECONDS };
 
 function bumpWorkRevision(db: Db, unit: string): void {
   const r = db.prepare('UPDATE units SET work_revision = work_revision + 1 WHERE id = ?').run(unit);
