@@ -2535,33 +2535,6 @@ function canonicalJson(value) {
   return jcs(value);
 }
 
-// src/core/limits.ts
-var KiB = 1024;
-var MiB = 1024 * KiB;
-var PIN_DOCUMENT_MAX_BYTES = 1 * MiB;
-var CONTRACT_FILE_MAX_BYTES = 4 * MiB;
-var INPUT_FILE_MAX_BYTES = 16 * MiB;
-var RECEIPT_FILE_MAX_BYTES = 1 * MiB;
-var AUTHORITY_RECORD_MAX_BYTES = 1 * MiB;
-var AUTHORITY_PRESENTATION_MAX_BYTES = 4 * MiB;
-var AUTHORITY_PAYLOAD_MAX_CHARS = 2 * MiB;
-var AUTHORITY_RENDERING_MAX_CHARS = 1 * MiB;
-var PRIVATE_KEY_FILE_MAX_BYTES = 4 * KiB;
-var CHECKPOINT_FILE_MAX_BYTES = 1 * MiB;
-var VSA_FILE_MAX_BYTES = 4 * MiB;
-var REVIEW_PASS_CONFIG_MAX_BYTES = 1 * MiB;
-var VSA_MAX_PAYLOAD_BYTES = 3 * MiB - 4096;
-var REVIEWER_MAX_BYTES = 64 * MiB;
-var BWRAP_MAX_BYTES = 64 * MiB;
-var SANDBOX_BUNDLE_MAX_BYTES = 1024 * MiB;
-var SANDBOX_STATUS_MAX_BYTES = 64 * KiB;
-var GIT_OUTPUT_MAX_BYTES = 512 * MiB;
-var COMMIT_READ_MAX_BYTES = 384 * MiB;
-var REVIEW_PASS_FILE_MAX_BYTES = 4 * MiB;
-var REVIEW_PASS_ROUND_MAX_BYTES = 64 * MiB;
-var REVIEW_PASS_RUN_MAX_TEXT = 1 * MiB;
-var REVIEW_PASS_REVIEWER_JSON_MAX = 4 * MiB;
-
 // src/core/dsse.ts
 var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
 var signatureSchema = strictObject({
@@ -2710,7 +2683,7 @@ var VSA_VERIFIER_ID = "https://governed.dev/gate/v1";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
 var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
-var VSA_MAX_PAYLOAD_BYTES2 = 3 * 1024 * 1024 - 4096;
+var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });

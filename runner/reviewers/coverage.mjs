@@ -104,37 +104,9 @@ function isIsoSeconds(text) {
 }
 
 // src/core/limits.ts
-var KiB = 1024;
-var MiB = 1024 * KiB;
-var PIN_DOCUMENT_MAX_BYTES = 1 * MiB;
-var CONTRACT_FILE_MAX_BYTES = 4 * MiB;
-var INPUT_FILE_MAX_BYTES = 16 * MiB;
-var RECEIPT_FILE_MAX_BYTES = 1 * MiB;
-var AUTHORITY_RECORD_MAX_BYTES = 1 * MiB;
-var AUTHORITY_PRESENTATION_MAX_BYTES = 4 * MiB;
-var AUTHORITY_PAYLOAD_MAX_CHARS = 2 * MiB;
-var AUTHORITY_RENDERING_MAX_CHARS = 1 * MiB;
-var PRIVATE_KEY_FILE_MAX_BYTES = 4 * KiB;
-var CHECKPOINT_FILE_MAX_BYTES = 1 * MiB;
-var VSA_FILE_MAX_BYTES = 4 * MiB;
-var REVIEW_PASS_CONFIG_MAX_BYTES = 1 * MiB;
-var LEASE_MAX_TTL_SECONDS = 7 * 24 * 3600;
 var JSON_MAX_DEPTH = 64;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
-var VSA_MAX_PAYLOAD_BYTES = 3 * MiB - 4096;
-var REVIEWER_MAX_BYTES = 64 * MiB;
-var BWRAP_MAX_BYTES = 64 * MiB;
-var SANDBOX_BUNDLE_MAX_BYTES = 1024 * MiB;
-var SANDBOX_STATUS_MAX_BYTES = 64 * KiB;
-var SANDBOX_DEV_SHM_BYTES = 16 * MiB;
-var REPO_SANDBOX_TMP_BYTES = 256 * MiB;
-var GIT_OUTPUT_MAX_BYTES = 512 * MiB;
-var COMMIT_READ_MAX_BYTES = 384 * MiB;
-var REVIEW_PASS_FILE_MAX_BYTES = 4 * MiB;
-var REVIEW_PASS_ROUND_MAX_BYTES = 64 * MiB;
-var REVIEW_PASS_RUN_MAX_TEXT = 1 * MiB;
-var REVIEW_PASS_REVIEWER_JSON_MAX = 4 * MiB;
 
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
@@ -200,9 +172,12 @@ function isSortedUnique(list) {
   return true;
 }
 
+// src/core/review-vocabulary.ts
+var STAGES = ["planning", "development", "test", "integration"];
+var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
+
 // runner/reviewers/src/coverage/bundle.ts
 var BUNDLE_SCHEMA_ID = "governed.review-bundle/v1";
-var STAGES = ["planning", "development", "test", "integration"];
 var SECTION_NAMES = [
   "sources",
   "source_map",
@@ -452,9 +427,6 @@ function readBundle(bytes) {
   check(present.length === included.length && present.every((s, i) => s === included[i]));
   return { stage, slot, view: { name, included }, sections, coverage: coverageOf(o.coverage) };
 }
-
-// src/core/review-vocabulary.ts
-var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 
 // runner/reviewers/src/coverage/findings.ts
 var InvalidFinding = class extends Error {

@@ -1,39 +1,39 @@
 // Every size and count limit of governed in one table (docs/architecture.md "Limits"): what each
 // bounds and why. A limit that two places must agree on is one constant here, so they cannot drift
 // (e.g. a policy that `policy update` accepted and `gate` then refused). Pure values, no imports:
-// the CLI, the runner and the pinned programs all read this file.
-const KiB = 1024;
-const MiB = 1024 * KiB;
+// the CLI, the runner and the pinned programs all read this file. Each value is a plain
+// numeric literal (esbuild keeps any arithmetic, even `4 * 1024`, as a possible side effect) so it can drop the unused ones from a pinned bundle,
+// whose sha256 then changes only with the limits it uses.
 
 // --- Documents a caller names on the command line ---------------------------------------------
 
 /** A policy or trust-root file, read by init, policy/trust update, authority request, review-challenge
  * and gate alike (one limit, so a document accepted by one is never refused by another). */
-export const PIN_DOCUMENT_MAX_BYTES = 1 * MiB;
+export const PIN_DOCUMENT_MAX_BYTES = 1_048_576; // 1 MiB
 /** A request contract file (unit create, scope bind, authority request --contract): a human document. */
-export const CONTRACT_FILE_MAX_BYTES = 4 * MiB;
+export const CONTRACT_FILE_MAX_BYTES = 4_194_304; // 4 MiB
 /** Any other caller-named input file without a limit of its own: bounds hostile input. */
-export const INPUT_FILE_MAX_BYTES = 16 * MiB;
+export const INPUT_FILE_MAX_BYTES = 16_777_216; // 16 MiB
 /** A receipt envelope handed to `verify`: a few KiB in practice. */
-export const RECEIPT_FILE_MAX_BYTES = 1 * MiB;
+export const RECEIPT_FILE_MAX_BYTES = 1_048_576; // 1 MiB
 /** An authority record envelope: a small JSON file, refused before parsing beyond this. */
-export const AUTHORITY_RECORD_MAX_BYTES = 1 * MiB;
+export const AUTHORITY_RECORD_MAX_BYTES = 1_048_576; // 1 MiB
 /** An authority presentation (`authority sign`): the payload (≤ 2 MiB base64) and its rendering. */
-export const AUTHORITY_PRESENTATION_MAX_BYTES = 4 * MiB;
+export const AUTHORITY_PRESENTATION_MAX_BYTES = 4_194_304; // 4 MiB
 /** The payload of a presentation, base64 characters. */
-export const AUTHORITY_PAYLOAD_MAX_CHARS = 2 * MiB;
+export const AUTHORITY_PAYLOAD_MAX_CHARS = 2_097_152; // 2 MiB
 /** The human rendering of a presentation, characters. */
-export const AUTHORITY_RENDERING_MAX_CHARS = 1 * MiB;
+export const AUTHORITY_RENDERING_MAX_CHARS = 1_048_576; // 1 MiB
 /** An Ed25519 PKCS#8 PEM private-key file: ~120 bytes; anything far larger is not one. */
-export const PRIVATE_KEY_FILE_MAX_BYTES = 4 * KiB;
+export const PRIVATE_KEY_FILE_MAX_BYTES = 4_096; // 4 KiB
 /** One typed confirmation answer read from the terminal. */
 export const TERMINAL_ANSWER_MAX_BYTES = 256;
 /** A signed checkpoint file handed to `audit verify --checkpoint`. */
-export const CHECKPOINT_FILE_MAX_BYTES = 1 * MiB;
+export const CHECKPOINT_FILE_MAX_BYTES = 1_048_576; // 1 MiB
 /** A VSA envelope the gate just wrote, re-read for the deploy record: anything larger is not it. */
-export const VSA_FILE_MAX_BYTES = 4 * MiB;
+export const VSA_FILE_MAX_BYTES = 4_194_304; // 4 MiB
 /** review-pass's config file (review-pass.yaml). */
-export const REVIEW_PASS_CONFIG_MAX_BYTES = 1 * MiB;
+export const REVIEW_PASS_CONFIG_MAX_BYTES = 1_048_576; // 1 MiB
 
 // --- Durations --------------------------------------------------------------------------------
 
@@ -41,7 +41,7 @@ export const REVIEW_PASS_CONFIG_MAX_BYTES = 1 * MiB;
  * session, short enough that a crashed writer's lease lapses. */
 export const LEASE_DEFAULT_TTL = '30m';
 /** The longest lease (7 days), on the live path and on replay. */
-export const LEASE_MAX_TTL_SECONDS = 7 * 24 * 3600;
+export const LEASE_MAX_TTL_SECONDS = 604_800; // 7 days
 
 // --- Parsing --------------------------------------------------------------------------------
 
@@ -70,24 +70,24 @@ export const AUTHORITY_MAX_COVERED_IDS = 4096;
 export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 } as const;
 /** The whole VSA statement, bytes: under the attestor protocol's 4 MiB frame with room for the
  * envelope around it. */
-export const VSA_MAX_PAYLOAD_BYTES = 3 * MiB - 4096;
+export const VSA_MAX_PAYLOAD_BYTES = 3_141_632; // 3 MiB − 4 KiB
 
 // --- The runner and its sandbox ------------------------------------------------------------------
 
 /** A reviewer program (pinned by sha256; read whole to hash it). */
-export const REVIEWER_MAX_BYTES = 64 * MiB;
+export const REVIEWER_MAX_BYTES = 67_108_864; // 64 MiB
 /** The bwrap binary, read whole to hash it. */
-export const BWRAP_MAX_BYTES = 64 * MiB;
+export const BWRAP_MAX_BYTES = 67_108_864; // 64 MiB
 /** A bundle handed to the sandboxed reviewer: the sandbox's own ceiling (the policy's max_bundle
  * is lower). */
-export const SANDBOX_BUNDLE_MAX_BYTES = 1024 * MiB;
+export const SANDBOX_BUNDLE_MAX_BYTES = 1_073_741_824; // 1 GiB
 /** bwrap's --json-status-fd output: a few small JSON lines. */
-export const SANDBOX_STATUS_MAX_BYTES = 64 * KiB;
+export const SANDBOX_STATUS_MAX_BYTES = 65_536; // 64 KiB
 /** /dev/shm in both sandboxes (review-run's static profile and review-pass's repository sandbox):
  * nothing a reviewer needs lives there. Part of the profile, so its digest covers it. */
-export const SANDBOX_DEV_SHM_BYTES = 16 * MiB;
+export const SANDBOX_DEV_SHM_BYTES = 16_777_216; // 16 MiB
 /** /tmp of review-pass's repository sandbox: bounded scratch space. */
-export const REPO_SANDBOX_TMP_BYTES = 256 * MiB;
+export const REPO_SANDBOX_TMP_BYTES = 268_435_456; // 256 MiB
 /** One reviewer environment value, bytes. */
 export const REVIEWER_ENV_VALUE_MAX = 4096;
 /** Policy variables per reviewer: the sandbox's own bound, so a policy that loads never fails at
@@ -102,23 +102,23 @@ export const GIT_REV_MAX = 256;
 export const GIT_HEADER_MAX = 256;
 /** The output of one git command (runGit), and so the `ls-tree -r` records and commit/tree objects
  * a cat-file session reads. */
-export const GIT_OUTPUT_MAX_BYTES = 512 * MiB;
+export const GIT_OUTPUT_MAX_BYTES = 536_870_912; // 512 MiB
 /** Blob bytes read from a commit by a caller without a budget of its own: no bundle can carry more
  * (one JSON string, V8 strings stop at 2^29 characters, base64 turns 3 bytes into 4). */
-export const COMMIT_READ_MAX_BYTES = 384 * MiB;
+export const COMMIT_READ_MAX_BYTES = 402_653_184; // 384 MiB
 
 // --- review-pass --------------------------------------------------------------------------------
 
 /** One repository file review-pass reads into a prompt. */
-export const REVIEW_PASS_FILE_MAX_BYTES = 4 * MiB;
+export const REVIEW_PASS_FILE_MAX_BYTES = 4_194_304; // 4 MiB
 /** Files of the default scope listed in a prompt (a prompt is not the place for a whole monorepo). */
 export const REVIEW_PASS_SCOPE_MAX_FILES = 5000;
 /** Text read for one review-pass round: reviewer-named files must not exhaust memory. */
-export const REVIEW_PASS_ROUND_MAX_BYTES = 64 * MiB;
+export const REVIEW_PASS_ROUND_MAX_BYTES = 67_108_864; // 64 MiB
 /** Reviewer text the engine accepts per run, characters (adjudicate-round.ts RunOutputSchema). */
-export const REVIEW_PASS_RUN_MAX_TEXT = 1 * MiB;
+export const REVIEW_PASS_RUN_MAX_TEXT = 1_048_576; // 1 MiB
 /** Reviewer JSON output parsed per run, characters. */
-export const REVIEW_PASS_REVIEWER_JSON_MAX = 4 * MiB;
+export const REVIEW_PASS_REVIEWER_JSON_MAX = 4_194_304; // 4 MiB
 /** Findings of one review-pass tool report (the JSON reviewer output schema's bound); the most
  * severe are kept. */
 export const REVIEW_PASS_MAX_FINDINGS = 1000;

@@ -1,5 +1,6 @@
 // `governed review-pass` (SPEC §4.1, §12). The action lazily imports its command module.
 import { Option, type Command } from 'commander';
+import { STAGES } from '../../core/review-vocabulary.js';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
 
@@ -33,7 +34,7 @@ export function register(program: Command): void {
     .addOption(
       new Option('--protocol <protocol>', 'review protocol').choices(['review-pass', 'two-pass', 'weave', 'simple']).default('review-pass'),
     )
-    .addOption(new Option('--stage <stage>', 'review stage').choices(['planning', 'development', 'test', 'integration']).makeOptionMandatory())
+    .addOption(new Option('--stage <stage>', 'review stage').choices([...STAGES]).makeOptionMandatory())
     .option('--files <paths...>', 'repository-relative files to review (space- or comma-separated; default: the workspace file set)')
     .option('--config <file>', 'review-pass.yaml to use (default: <repo>/review-pass.yaml, <repo>/.review-pass.yaml, built-in defaults)')
     .option('--out <dir>', 'output directory (created 0700; default: a new temporary directory); never overwritten')
@@ -58,7 +59,7 @@ export function register(program: Command): void {
 
 export interface ReviewPassCliOptions {
   readonly protocol: 'review-pass' | 'two-pass' | 'weave' | 'simple';
-  readonly stage: 'planning' | 'development' | 'test' | 'integration';
+  readonly stage: (typeof STAGES)[number];
   readonly files?: string[];
   readonly config?: string;
   readonly out?: string;

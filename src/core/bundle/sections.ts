@@ -4,6 +4,7 @@
 import { sha256Digest } from '../canonical.js';
 import { fail } from '../errors.js';
 import type { Stage } from '../policy.js';
+import { STAGES } from '../review-vocabulary.js';
 import { compareUtf8, relationId, sortedUnique } from '../contract/ids.js';
 import { planningView } from '../contract/digests.js';
 import type { Contract } from '../contract/schema.js';
@@ -199,7 +200,7 @@ export function buildStageSections(input: SectionInputs): Sections {
   if (names.has('baseline_files')) out.baseline_files = baselineSection(input.baseline, wanted);
   if (names.has('prior_receipts')) {
     // Only receipts of stages before this one (SPEC §7.1 "of earlier stages only").
-    const order: Stage[] = ['planning', 'development', 'test', 'integration'];
+    const order: readonly Stage[] = STAGES;
     const before = new Set(order.slice(0, order.indexOf(input.stage)));
     if (input.priorReceipts.some((r) => !before.has(r.stage))) fail('internal_error', ['prior_receipts']);
     out.prior_receipts = [...input.priorReceipts].sort((a, b) => compareUtf8(a.receipt_id, b.receipt_id));

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 
-export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
+import { STAGES } from '../../core/review-vocabulary.js'; export { STAGES };
 export type Stage = (typeof STAGES)[number];
 
 /** §1.1 / §10.2: the four separated roles of planning and integration. */

@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { sha256Digest } from '../../core/canonical.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
+import { STAGES } from '../../core/review-vocabulary.js';
 import { bootId, digest, pid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
@@ -13,7 +14,7 @@ import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry } from '../receipt-entries.js';
 const runId = z.string().regex(/^RUN-[0-9a-f]{32}$/);
 const executionId = z.string().regex(/^EXE-[0-9a-f]{32}$/);
 const challengeId = z.string().regex(/^CHL-[0-9a-f]{32}$/);
-const stage = z.enum(['planning', 'development', 'test', 'integration']);
+const stage = z.enum(STAGES);
 const slot = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 /** Closed failure codes an ABORTED run records (error codes of SPEC §4.2, never free text). */

@@ -38,7 +38,7 @@ import {
 } from './shape.js';
 
 export const BUNDLE_SCHEMA_ID = 'governed.review-bundle/v1';
-export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
+import { STAGES } from '../../../../src/core/review-vocabulary.js'; export { STAGES };
 export const SECTION_NAMES = [
   'sources',
   'source_map',
