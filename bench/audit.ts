@@ -16,10 +16,11 @@ import Database from 'better-sqlite3';
 import { proveInclusion, treeHash } from '../src/core/merkle.js';
 import { appendLeaf, treeReader } from '../src/store/tree.js';
 import { TLOG_SQL } from '../src/store/migrations/0008-tlog.js';
+import { judgeBar, knob } from './lib/quick.js';
 
-const BIG = Number(process.env.BENCH_AUDIT_N ?? 100_000);
-const APPENDS = Number(process.env.BENCH_AUDIT_APPENDS ?? 2_000);
-const REPS = Number(process.env.BENCH_REPS ?? 5);
+const BIG = knob('BENCH_AUDIT_N', 100_000, 5_000);
+const APPENDS = knob('BENCH_AUDIT_APPENDS', 2_000, 100);
+const REPS = knob('BENCH_REPS', 5, 1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const digest = (s: string | Buffer): string => `sha256:${createHash('sha256').update(s).digest('hex')}`;
 
@@ -62,6 +63,8 @@ try {
   }
   const ratio = median(a) / median(b);
   console.log(`append: with tree ${median(a).toFixed(4)} ms, without ${median(b).toFixed(4)} ms per append (medians of ${REPS}×${APPENDS}); ratio ${ratio.toFixed(3)} (bar ≤ 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'})`);
+  console.log(`ratio append with tree / without ${ratio.toFixed(3)}`);
+  judgeBar(ratio <= 1.1);
 
   // Inclusion proofs: trees of 1,000 and BIG leaves built through appendLeaf (one transaction).
   function tree(size: number): { db: Database.Database; buildMs: number } {
@@ -96,6 +99,8 @@ try {
   const growth = median(pb) / median(ps);
   console.log(`tree build: 1,000 leaves ${small.buildMs.toFixed(0)} ms, ${BIG} leaves ${big.buildMs.toFixed(0)} ms`);
   console.log(`inclusion proof: ${median(ps).toFixed(4)} ms at 1,000, ${median(pb).toFixed(4)} ms at ${BIG}; growth ${growth.toFixed(2)}× (bar ≤ 2: ${growth <= 2 ? 'met' : 'NOT met'})`);
+  console.log(`ratio proof(${BIG}) / proof(1000) ${growth.toFixed(3)}`);
+  judgeBar(growth <= 2);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
