@@ -25,6 +25,9 @@ const common = {
   logLevel: 'warning',
   sourcemap: false,
   minify: false,
+  // A checkout may reach node_modules through a symlink (a git worktree): keep module paths as
+  // written so bundles and their metafiles do not depend on where the checkout lives.
+  preserveSymlinks: true,
 };
 
 // The CLI. better-sqlite3's JavaScript is bundled like any dependency (loading it through Node's

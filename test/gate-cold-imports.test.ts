@@ -17,6 +17,7 @@ beforeAll(async () => {
   const outdir = mkdtempSync(join(tmpdir(), 'governed-gate-lean-'));
   const r = await build({
     absWorkingDir: REPO_ROOT,
+    preserveSymlinks: true, // node_modules may be a symlink (a worktree): keep paths as written
     entryPoints: ['src/cli/main.ts', 'src/cli/commands/gate-argv.ts'],
     bundle: true,
     platform: 'node',

@@ -12,6 +12,7 @@ export const GATE_ENTRY = 'src/cli/commands/gate-argv.ts';
 export async function gateBundleMetafile(): Promise<Metafile> {
   const r = await build({
     absWorkingDir: REPO_ROOT,
+    preserveSymlinks: true, // node_modules may be a symlink (a worktree): keep paths as written
     entryPoints: { gate: GATE_ENTRY },
     bundle: true,
     platform: 'node',
