@@ -12,7 +12,7 @@ import { buildCheckpointStatement, type CheckpointPredicate } from '../src/core/
 import { IN_TOTO_PAYLOAD_TYPE, pae } from '../src/core/dsse.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { makeKey, tempDir, writeJson, type TestKey } from './helpers/receipts.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 
 const ATTESTOR = join(REPO_ROOT, 'attestors', 'ed25519-file.mjs');
 const SELF = createHash('sha256').update(readFileSync(ATTESTOR)).digest('hex');

@@ -13,7 +13,7 @@ import { CHECKPOINT_PREDICATE_TYPE } from '../src/core/checkpoint.js';
 import { REPO_ROOT, jsonOut } from './helpers/cli.js';
 import { makeKey, tempDir, trustRootDoc, writeJson } from './helpers/receipts.js';
 import { rewriteLog, truncateLog } from './audit-helpers.js';
-import { cleanupDirs, errorOf, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, type World } from './issue-helpers.js';
+import { cleanupDirs, errorOf, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, type World } from './state-helpers.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 

@@ -16,7 +16,7 @@ import { entryHashOf } from '../src/store/index.js';
 import { jsonOut, runCli, type CliResult } from './helpers/cli.js';
 import { makeKey, payloadOf, signEnvelope, tempDir, trustRootDoc } from './helpers/receipts.js';
 import { eligibleStory, type Story } from './gate-world.js';
-import { assertNoSecrets, gov, recordAuthorityFor } from './issue-helpers.js';
+import { assertNoSecrets, gov, recordAuthorityFor } from './state-helpers.js';
 import type { LogLine } from './audit-helpers.js';
 
 interface Failure {

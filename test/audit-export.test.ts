@@ -11,7 +11,7 @@ import { jsonOut } from './helpers/cli.js';
 import { tempDir } from './helpers/receipts.js';
 import { edit } from './audit-helpers.js';
 import { cloneHome, eligibleStory, storeDigestAt, type Story } from './gate-world.js';
-import { errorOf, gov } from './issue-helpers.js';
+import { errorOf, gov } from './state-helpers.js';
 
 let story: Story;
 

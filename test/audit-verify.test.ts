@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
 import { makeKey, signEnvelope, tempDir, trustRootDoc } from './helpers/receipts.js';
 import { cloneHome, eligibleStory, storeDigestAt, type Story } from './gate-world.js';
-import { gov } from './issue-helpers.js';
+import { gov } from './state-helpers.js';
 import { edit, rewriteLog } from './audit-helpers.js';
 
 interface AuditJson {

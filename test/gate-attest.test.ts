@@ -17,7 +17,7 @@ import { IN_TOTO_PAYLOAD_TYPE, pae } from '../src/core/dsse.js';
 import { buildVsaStatement, VSA_PREDICATE_TYPE, type DecisionForVsa } from '../src/core/vsa.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { sampleDecisionForVsa, samplePredicate, statementFor, trustRootDoc, writeJson } from './helpers/receipts.js';
-import { cleanupDirs, govOk, makeKeys, policyDoc, tempDir, trustDoc, type Keys } from './issue-helpers.js';
+import { cleanupDirs, govOk, makeKeys, policyDoc, tempDir, trustDoc, type Keys } from './state-helpers.js';
 import { cloneHome, eligibleStory, expectGateRefused, gate, gateJson, SESSION, storeDigestAt, type Story } from './gate-world.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');

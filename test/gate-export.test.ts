@@ -20,11 +20,11 @@ import { buildPinned } from '../scripts/pinned-build.mjs';
 import { canonicalJson, isCanonicalJsonText } from '../src/core/canonical.js';
 import { jsonOut, REPO_ROOT, runCli } from './helpers/cli.js';
 import { writeJson } from './helpers/receipts.js';
-import { cleanupDirs, CONTEXT_CANARY, FILE_CANARY, makeKeys, policyDoc, SOURCE_CANARY, tempDir, type Keys } from './issue-helpers.js';
+import { cleanupDirs, CONTEXT_CANARY, FILE_CANARY, makeKeys, policyDoc, SOURCE_CANARY, tempDir, type Keys } from './state-helpers.js';
 import { challenge, cloneHome, eligibleStory, expectGateRefused, gate, gateJson, newStory, rounds, SESSION, status, storeDigestAt, type GateJson, type Story } from './gate-world.js';
 import { abortChallenge, consumeAuthority } from './helpers/store-receipts.js';
 import Database from 'better-sqlite3';
-import { govOk, recordAuthorityFor } from './issue-helpers.js';
+import { govOk, recordAuthorityFor } from './state-helpers.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 

@@ -27,7 +27,7 @@ import {
 } from '../src/store/index.js';
 import { syntheticAbortIn, syntheticReceiptIn, type SyntheticState, type SyntheticUnit } from './helpers/store-receipts.js';
 import { specExample } from './contract-fixtures.js';
-import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc } from './issue-helpers.js';
+import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc } from './state-helpers.js';
 
 const T0 = 1_780_000_000;
 let store: Store;

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GIT } from './helpers/git-repo.js';
 import { makeKey, trustRootDoc } from './helpers/receipts.js';
-import { cleanupDirs, govOk, tempDir, trustDoc, writeJsonFile } from './issue-helpers.js';
+import { cleanupDirs, govOk, tempDir, trustDoc, writeJsonFile } from './state-helpers.js';
 import { cloneHome, eligibleStory, expectGateRefused, gate, gateJson, SESSION, type Story } from './gate-world.js';
 
 let s: Story;

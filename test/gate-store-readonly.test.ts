@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isGovernedError } from '../src/core/errors.js';
 import { closeStore, initStore, openStore, tablesDigest } from '../src/store/index.js';
 import { openStoreReadOnly } from '../src/store/open.js';
-import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc } from './issue-helpers.js';
+import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc } from './state-helpers.js';
 
 afterEach(() => cleanupDirs());
 

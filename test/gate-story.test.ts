@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_REGISTRY } from '../src/core/decision/index.js';
 import { jsonOut } from './helpers/cli.js';
 import { join } from 'node:path';
-import { assertNoSecrets, cleanupDirs, gov, govOk, makeKeys, policyDoc, writeJsonFile } from './issue-helpers.js';
+import { assertNoSecrets, cleanupDirs, gov, govOk, makeKeys, policyDoc, writeJsonFile } from './state-helpers.js';
 import { doneContract, gate, gateJson, implement, newStory, rounds, status, storeDigestAt, SESSION, type Story } from './gate-world.js';
 
 const WAIVER = 'preservation arrives with a later issue';

@@ -12,7 +12,7 @@ import { ROLES } from '../src/core/policy.js';
 import { jsonOut, type CliResult } from './helpers/cli.js';
 import { makeTempRepo } from './helpers/git-repo.js';
 import { recordReceipt, type RecordedReceipt, type ReceiptOptions } from './helpers/store-receipts.js';
-import { assertNoSecrets, contractDoc, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, tempDir, writeJsonFile, type Keys, type World } from './issue-helpers.js';
+import { assertNoSecrets, contractDoc, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, tempDir, writeJsonFile, type Keys, type World } from './state-helpers.js';
 
 export const SESSION = 'agent-1';
 

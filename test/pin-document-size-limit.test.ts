@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PIN_DOCUMENT_MAX_BYTES } from '../src/core/limits.js';
 import { loadDeployTrust } from '../src/flows/decide/gate.js';
 import { jsonOut, type CliResult } from './helpers/cli.js';
-import { cleanupDirs, gov, makeWorld, setupUnit, storeDigest, type World } from './issue-helpers.js';
+import { cleanupDirs, gov, makeWorld, setupUnit, storeDigest, type World } from './state-helpers.js';
 
 let w: World;
 let unit: string;

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltBundle } from '../src/core/bundle/index.js';
 import { runSandboxed } from '../runner/sandbox/run.js';
 import { REPO_ROOT } from './helpers/cli.js';
-import { cleanupDirs, govOk, makeWorld, setupUnit, type World } from './issue-helpers.js';
+import { cleanupDirs, govOk, makeWorld, setupUnit, type World } from './state-helpers.js';
 import {
   BUILT_REVIEWER,
   buildReviewer,

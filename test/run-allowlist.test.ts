@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkS
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { expectAborted, expectRefusedBeforeClaim, headSeq, issue, makeRunWorld, runReview, type RunWorld } from './run-helpers.js';
 
 let w: RunWorld;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueChallengeFlow } from '../src/flows/challenge.js';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 import { challengeStatus, expectLogSound, gov, makeRunWorld, readDb, runReviewAsync, trials, waitForStatus, type RunWorld } from './run-helpers.js';
 
 const CRASH_TRIALS = trials('crash', 200);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLease, closeStore, openStore, releaseLease } from '../src/store/index.js';
-import { cleanupDirs, writeJsonFile } from './issue-helpers.js';
+import { cleanupDirs, writeJsonFile } from './state-helpers.js';
 import {
   contractDoc,
   currentPolicy,

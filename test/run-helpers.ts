@@ -36,7 +36,7 @@ import {
   writeJsonFile,
   type Keys,
   type World,
-} from './issue-helpers.js';
+} from './state-helpers.js';
 
 export const REVIEWER_FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'run', 'reviewer.mjs');
 export const BWRAP = '/usr/bin/bwrap';

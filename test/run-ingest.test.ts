@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLease, claimRun, closeStore, openStore, readProcessIdentity, releaseLease } from '../src/store/index.js';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 import {
   challengeStatus,
   countRows,

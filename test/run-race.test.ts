@@ -18,7 +18,7 @@ import {
   type Challenge,
 } from '../src/store/index.js';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { errorCode, expectLogSound, issue, makeRunWorld, readDb, runReviewAsync, sha256, trials, type RunWorld } from './run-helpers.js';
 
 const CLAIM_TRIALS = trials('claim', 1000);

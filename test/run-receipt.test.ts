@@ -10,7 +10,7 @@ import { staticProfileDigest } from '../runner/sandbox/profile.js';
 import { seccompDigest } from '../runner/seccomp/index.js';
 import { claimRun, closeStore, openStore, readProcessIdentity } from '../src/store/index.js';
 import { CLI, jsonOut } from './helpers/cli.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { challengeStatus, errorCode, gov, issue, makeRunWorld, readDb, runReview, sha256, storeDigest, type RunWorld } from './run-helpers.js';
 
 let w: RunWorld;

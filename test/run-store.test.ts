@@ -24,7 +24,7 @@ import {
   type Store,
 } from '../src/store/index.js';
 import { payloadOf, samplePredicate, signEnvelope, statementFor } from './helpers/receipts.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { issue, makeRunWorld, type RunWorld } from './run-helpers.js';
 import { isGovernedError } from '../src/core/errors.js';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
 import { trustRootDoc } from './helpers/receipts.js';
 import { abortChallenge, consumeAuthority } from './helpers/store-receipts.js';
-import { assertNoSecrets, cleanupDirs, gov, makeKeys, policyDoc, recordAuthorityFor, tempDir, writeJsonFile } from './issue-helpers.js';
+import { assertNoSecrets, cleanupDirs, gov, makeKeys, policyDoc, recordAuthorityFor, tempDir, writeJsonFile } from './state-helpers.js';
 import { challenge, cloneHome, gate, gateJson, newStory, review, rounds, status, storeDigestAt, type Story } from './gate-world.js';
 
 interface StatusJson {

@@ -18,7 +18,7 @@ export function renderErrorsDoc(): string {
   const lines: string[] = [];
   lines.push('# Error and reason codes');
   lines.push('');
-  lines.push('<!-- GENERATED from src/core/errors.ts by `npm run errors:doc`; test/errors-doc.test.ts fails when stale. -->');
+  lines.push('<!-- GENERATED from src/core/errors.ts by `npm run errors:doc`; test/errors.test.ts fails when stale. -->');
   lines.push('');
   lines.push('Every non-zero exit code means *deny*. Error codes stop a command and map to exactly one exit');
   lines.push('code; reason codes explain a `REVIEW_ONLY` decision (exit 3). Messages never contain the rejected');

@@ -1,6 +1,6 @@
 // The two code lists of SPEC §4.2: error codes (stop a command, one exit code each) and reason
 // codes (explain REVIEW_ONLY, always exit 3). docs/errors.md is generated from this file
-// (scripts/gen-errors-doc.ts); test/errors-doc.test.ts fails when the doc is stale.
+// (scripts/gen-errors-doc.ts); test/errors.test.ts fails when the doc is stale.
 //
 // Messages never contain a rejected value (SPEC §3 "No secrets in output"): a GovernedError
 // carries a fixed summary from this table plus IDs the caller vouches are identifiers.

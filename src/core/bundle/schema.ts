@@ -1,6 +1,6 @@
 // The review bundle format (SPEC §7.1, §7.3): the one definition of what a reviewer reads at
 // $GOVERNED_BUNDLE. Closed at every level. docs/schemas/bundle.schema.json is generated from this schema
-// (test/issue-bundle-schema.test.ts fails when it is stale) and docs/bundle.md explains it.
+// (test/bundle-builder.test.ts fails when it is stale) and docs/bundle.md explains it.
 //
 // The SPEC's `contract` section is split into `contract`, `authorities` and `tombstones`, and the
 // atom→directive edges get their own `source_map` section, so that every role view of §7.1 is an

@@ -88,7 +88,7 @@ const own = <T>(o: Readonly<Record<string, T>>, k: string): T | undefined => (Ob
 /**
  * The view the live path builds for (stage, slot) — core/bundle/views.ts `viewFor(stage, slot).name`:
  * a role stage's slot sees its role's view, any other stage the complete view. Restated here so the
- * store does not load the bundle schema at start; test/s4-replay-challenge.test.ts checks it equals
+ * store does not load the bundle schema at start; test/store-replay-challenge.test.ts checks it equals
  * `viewFor` for every stage and slot.
  */
 export function viewNameOf(stage: string, slot: string): string {
