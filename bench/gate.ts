@@ -1,4 +1,4 @@
-// bench/gate (issue 5 "Must show"; research/perf.md §3.5, T4): cold start of `governed gate` — the
+// bench/gate (docs/gate.md#7-measurements-benchgate; docs/gate.md#6-the-cold-gate-path): cold start of `governed gate` — the
 // built CLI as a real child process — on a store with 1,000 and with 100,000 receipts, against
 // `node -e ''` in the same run, the three interleaved round-robin and medians reported.
 //   Bars: gate(1,000) / node ≤ 1.5;  gate(100,000) / gate(1,000) ≤ 1.2.
@@ -473,7 +473,7 @@ async function main(): Promise<void> {
   }
   const times = cases.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++) {
-    // Rotate the order every round so drift hits every case alike (research/perf.md §1).
+    // Rotate the order every round so drift hits every case alike (docs/performance.md#performance).
     for (let j = 0; j < cases.length; j++) {
       const i = (j + round) % cases.length;
       const c = cases[i] as (typeof cases)[number];
@@ -490,7 +490,7 @@ async function main(): Promise<void> {
         cases.slice(offset, offset + 4).map((c, i) => `  ${c.name.padEnd(28)} ${(med[offset + i] as number).toFixed(1)} ms\n`).join('') +
         `  gate(${small.receipts}) / node -e ''           ${(g1 / base).toFixed(3)}\n` +
         `  gate(${large.receipts}) / gate(${small.receipts})     ${(g2 / g1).toFixed(3)}\n` +
-        `  floor / node -e ''                ${(floor / base).toFixed(3)}  (SPEC §10.3's I/O and signatures alone, no governed logic)\n`,
+        `  floor / node -e ''                ${(floor / base).toFixed(3)}  (docs/decision.md#8-delivery-state-and-reason-codes's I/O and signatures alone, no governed logic)\n`,
     );
     return { ratio: g1 / base, growth: g2 / g1 };
   };

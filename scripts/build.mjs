@@ -1,6 +1,6 @@
 // Build: the CLI bundled with esbuild (code-split so each command loads its heavy modules lazily,
-// research/perf.md §3.5), and every pinned program (attestors, reviewers) as ONE self-contained
-// file that imports nothing beyond Node built-ins at run time (SPEC §8.1), so its SHA-256 covers
+// docs/gate.md#6-the-cold-gate-path), and every pinned program (attestors, reviewers) as ONE self-contained
+// file that imports nothing beyond Node built-ins at run time (docs/formats.md#attestors), so its SHA-256 covers
 // every line it runs. Output is deterministic: same sources, same bytes, same pinned digests.
 import { build } from 'esbuild';
 import { buildPinned, pinnedPrograms } from './pinned-build.mjs';
@@ -44,7 +44,7 @@ const external = ['bindings'];
 // here each parser is an entry of its own, so its static closure is that file and the few chunks
 // it shares with its own lazy paths instead of the ~18–40 chunks shared with every command (each
 // one an ESM resolve, read, compile and link).
-//  - `gate`: the deploy gate, started cold on every release (SPEC §10.3, bench/gate);
+//  - `gate`: the deploy gate, started cold on every release (docs/decision.md#8-delivery-state-and-reason-codes, bench/gate);
 //  - `review-run`: started once per review (bench/runner; the refused-at-once start-up measured
 //    121 → 91 ms wall, 104 → 80 ms CPU, interleaved). When review-run-argv hands an argv back to
 //    commander (help, an unknown option), nothing of that bundle's state is used by the main one.

@@ -1,4 +1,4 @@
-// The `checkpoint` kind of the shipped attestor program (SPEC §8.1: not blind): it signs a log
+// The `checkpoint` kind of the shipped attestor program (docs/formats.md#attestors: not blind): it signs a log
 // checkpoint only with the `log` credential, only when the statement is a closed checkpoint whose
 // one subject is the head it names, and only when it names this program's own sha256. The
 // signature it returns verifies under node:crypto over the DSSE PAE.

@@ -1,4 +1,4 @@
-// `governed audit checkpoint` and `audit verify --checkpoint` (SPEC §3.1, §4.1, §5) through the
+// `governed audit checkpoint` and `audit verify --checkpoint` (docs/threat-model.md#trust-modes, docs/commands.md#what-each-command-guarantees, docs/state.md#the-store) through the
 // built CLI with the real shipped attestor program (the `log` credential, pinned by the policy):
 // a checkpoint that left the machine makes a CONSISTENT rewrite of the entries it covers detectable
 // — the attack the plain audit cannot see in co-located mode — and a truncated history too; later

@@ -1,4 +1,4 @@
-// `governed audit verify` (SPEC §4.1, §5) through the built CLI, on a real store (the gate tests'
+// `governed audit verify` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store) through the built CLI, on a real store (the gate tests'
 // story: init, unit, writer, challenges, leases by the CLI; receipts committed at store level as
 // the runner does) — and attacks on copies of it: a row edited behind governed, a log rewritten with
 // every hash recomputed and the tables rebuilt to match (what a same-uid attacker without the keys

@@ -33,7 +33,7 @@ export function cleanupDirs(): void {
 
 const cred = (c: string): Record<string, unknown> => ({ key_id: H(c), attestor_sha256: [H('e')], attestor_config_sha256: [H('f')] });
 
-/** A policy that passes loadPolicy (SPEC §13). `note` changes its digest without changing its meaning. */
+/** A policy that passes loadPolicy (docs/policy.md#policy-and-trust-root). `note` changes its digest without changing its meaning. */
 export function policyDoc(note = 'preservation arrives with a later issue'): Record<string, unknown> {
   return {
     kind: 'governed/policy',

@@ -1,4 +1,4 @@
-// The pure bundle builder (SPEC §7.1, §7.3): stage sections, role views, the coverage object, the
+// The pure bundle builder (docs/bundle.md#views, docs/reviewers.md#the-reviewers-world): stage sections, role views, the coverage object, the
 // view digest, refusals, and the published JSON Schema (docs/schemas/bundle.schema.json).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -76,7 +76,7 @@ function codeOf(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-describe('views (SPEC §7.1 table)', () => {
+describe('views (docs/bundle.md#views table)', () => {
   it('role stages: each role sees exactly its sections among those the stage has', () => {
     expect(viewFor('planning', 'source_fidelity')).toEqual({
       name: 'source_fidelity',

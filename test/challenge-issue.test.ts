@@ -1,4 +1,4 @@
-// `governed review-challenge` (SPEC §7, §10.1; issue 3 item 8) through the built CLI: what it binds,
+// `governed review-challenge` (docs/bundle.md#the-review-bundle, docs/decision.md#the-rules-in-short; docs/state.md#review-challenge) through the built CLI: what it binds,
 // what the bundle holds for each view, and every refusal with its code, an unchanged store and no
 // secret in the output.
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 // a policy whose development slot is named `code-review` (valid by the
-// policy grammar, SPEC §13) must be decidable by `status` and `gate` (SPEC §10.3). Before the fix
+// policy grammar, docs/policy.md#policy-and-trust-root) must be decidable by `status` and `gate` (docs/decision.md#8-delivery-state-and-reason-codes). Before the fix
 // (src/core/decision/validate-input.ts SLOT_RE without `-`) both refused every such unit with
 // `decision_input_invalid` (exit 4, "facts inconsistent": an honest store reported as tampered).
 import { describe, expect, it } from 'vitest';

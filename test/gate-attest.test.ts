@@ -1,4 +1,4 @@
-// The signed decision (SPEC §4.1 `gate --attest`, §8, §8.1, §13; acceptance tests of deploy_gate):
+// The signed decision (docs/commands.md#what-each-command-guarantees `gate --attest`, docs/formats.md#receipt, docs/formats.md#attestors, docs/policy.md#policy-and-trust-root; acceptance tests of deploy_gate):
 // the `decision` kind of the Ed25519 file-key attestor — bundled here from attestors/src exactly as
 // scripts/build.mjs bundles it (one self-contained file) — signs only a SLSA VSA whose fields it can
 // check, with the gate credential, naming its own sha256; the review-receipt path is unchanged; and
@@ -52,7 +52,7 @@ function sign(statement: unknown, cfg = gateCfg): { code: number | null; stdout:
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe('the decision kind of the attestor (SPEC §8.1: not blind)', () => {
+describe('the decision kind of the attestor (docs/formats.md#attestors: not blind)', () => {
   it('signs a VSA of its kind with the gate key; the signature verifies under node:crypto', () => {
     const statement = buildVsaStatement(decision());
     const r = sign(statement);

@@ -1,4 +1,4 @@
-// `governed gate ... --export DIR` (SPEC §4.1 table, §10.3; docs/gate.md "`--export DIR`: the deploy
+// `governed gate ... --export DIR` (docs/commands.md#what-each-command-guarantees table, docs/decision.md#8-delivery-state-and-reason-codes; docs/gate.md "`--export DIR`: the deploy
 // record"): the record of a reached decision — decision.json (the printed object minus its `export`
 // field), the exact envelopes the gate re-verified, the --trust bytes, the VSA, manifest.json —
 // written all or nothing by the built CLI over a real store and a real repository; every exported

@@ -1,4 +1,4 @@
-// The gate opens its store read-only (src/store/open.ts `openStoreReadOnly`; SPEC §10.3: the gate
+// The gate opens its store read-only (src/store/open.ts `openStoreReadOnly`; docs/decision.md#8-delivery-state-and-reason-codes: the gate
 // never writes): on an initialised, current store the connection is read-only and nothing on disk
 // changes — not the tables, not the file; every other case is decided by `openStore`, with its
 // exact codes (missing, unsafe permissions, not SQLite, newer schema).

@@ -1,5 +1,5 @@
-// `governed init` (SPEC §4.1, §5, §13; issue 3 item 1) through the built CLI, and the shipped
-// example policies and trust root (issue 3 item 2).
+// `governed init` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store, docs/policy.md#policy-and-trust-root; docs/state.md#init) through the built CLI, and the shipped
+// example policies and trust root (docs/policy.md#policy).
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ afterEach(cleanupDirs);
 
 const load = (rel: string): unknown => parseStructured(readFileSync(join(REPO_ROOT, rel), 'utf8'), rel);
 
-describe('shipped policies and example trust root (issue 3 item 2)', () => {
+describe('shipped policies and example trust root (docs/policy.md#policy)', () => {
   it('policies/default.yaml: co-located accepted, preservation waived with a reason, planning + integration required with the four roles, development optional', () => {
     const p = loadPolicy(load('policies/default.yaml'));
     expect(p.doc.accept_co_located).toBe(true);

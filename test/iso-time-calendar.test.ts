@@ -1,4 +1,4 @@
-// Impossible calendar dates (SPEC §8 times in whole seconds, §13 trust-root times):
+// Impossible calendar dates (docs/formats.md#receipt times in whole seconds, docs/policy.md#policy-and-trust-root trust-root times):
 // `2026-02-30T00:00:00Z` has the shape every schema's regex asked for, and `Date.parse` rolls it over
 // to Mar 2. src/core/iso-time.ts is the ONE check; the one schema of every format that accepts a time
 // (src/core/schema-primitives.ts `isoSeconds`) refuses them with the codes it already uses. The rule itself is checked

@@ -1,4 +1,4 @@
-// Two pin refusals through the BUILT CLI (SPEC §4.2 exit codes, §7.3, §8, §13): `init` refuses a
+// Two pin refusals through the BUILT CLI (docs/commands.md#exit-codes exit codes, docs/reviewers.md#the-reviewers-world, docs/formats.md#receipt, docs/policy.md#policy-and-trust-root): `init` refuses a
 // policy whose reviewer env steers the loader and a trust root with an impossible date, creating
 // nothing; `policy update` / `trust update` refuse them on an initialised store, leaving every table
 // unchanged (tablesDigest); `verify` refuses a signed receipt whose times are an impossible date.

@@ -1,5 +1,5 @@
-// Loader- and interpreter-influencing reviewer environment (SPEC §7.3 the reviewer's
-// environment, §8.1 "its SHA-256 covers every line it runs"). A policy's `reviewers.<name>.env` may not
+// Loader- and interpreter-influencing reviewer environment (docs/reviewers.md#the-reviewers-world the reviewer's
+// environment, docs/formats.md#attestors "its SHA-256 covers every line it runs"). A policy's `reviewers.<name>.env` may not
 // set a variable that makes the loader, libc or the interpreter run code the pinned sha256 does not
 // cover. The rule is ONE function (src/core/policy-rules.ts), applied by the one
 // loader `loadPolicy`, which refuses those names with one code and path. The last suite is the positive control that the
@@ -60,7 +60,7 @@ const DENIED = [
   'OPENSSL_CONF', 'OPENSSL_MODULES', 'OPENSSL_ENGINES', 'OPENSSL_IA32CAP', 'GIT_CONFIG_PARAMETERS', 'GIT_EXEC_PATH', 'GIT_SSH_COMMAND',
   'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', 'CLASSPATH', 'TCLLIBPATH', 'PHPRC', 'PHP_INI_SCAN_DIR', 'LUA_INIT', 'LUA_PATH', 'GUILE_LOAD_PATH',
   'GEM_PATH', 'ERL_AFLAGS', 'DENO_DIR', 'BUN_OPTIONS', 'NPM_CONFIG_NODE_OPTIONS', 'COREPACK_HOME',
-  // the fixed environment (SPEC §7.3) and the sandbox's own start gate's PWD
+  // the fixed environment (docs/reviewers.md#the-reviewers-world) and the sandbox's own start gate's PWD
   'GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG', 'PWD',
 ];
 const ALLOWED = ['TZ', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS', 'REVIEW_LEVEL', 'GOVERNED_REVIEW_MODE', 'NODEX', 'LDAP_URI', 'LANGX', 'ENVIRONMENT', 'USER', 'TERM'];

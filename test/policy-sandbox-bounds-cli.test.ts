@@ -1,4 +1,4 @@
-// `governed init` refuses a policy the sandbox would refuse at every run (SPEC §3 fail closed, §9
+// `governed init` refuses a policy the sandbox would refuse at every run (docs/threat-model.md#rules-that-hold-everywhere fail closed, docs/runner.md#the-run-step-by-step
 // step 5): before this, init pinned it and every challenge it issued could never run. Through the
 // built CLI: policy_invalid (exit 2) naming the field, never the value, and nothing created.
 import { existsSync } from 'node:fs';

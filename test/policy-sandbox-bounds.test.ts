@@ -1,4 +1,4 @@
-// A policy that loads is a policy the sandbox accepts (SPEC §3 fail closed, §7.3, §9 step 5): the
+// A policy that loads is a policy the sandbox accepts (docs/threat-model.md#rules-that-hold-everywhere fail closed, docs/reviewers.md#the-reviewers-world, docs/runner.md#the-run-step-by-step step 5): the
 // sandbox bounds live in ONE place (src/core/sandbox-bounds.ts), read by the shared cross-field rules
 // of the policy loader (src/core/policy-rules.ts) and by the sandbox (runner/sandbox/limits.ts, argv.ts).
 // Each bound at its edge in BOTH loaders (same code, same field path, never the value), and a

@@ -1,4 +1,4 @@
-// review-pass.yaml tool environments (SPEC §12 non-governed mode, §3 fail closed with a
+// review-pass.yaml tool environments (docs/review-pass.md#review-protocols non-governed mode, docs/threat-model.md#rules-that-hold-everywhere fail closed with a
 // stable code). A NUL inside a tool's `env` value cannot be passed by execve; before the fix the
 // configuration loaded and the sandbox builder threw mid-run, which the CLI reported as
 // internal_error (exit 1). It must be refused as orchestrator_config_invalid (exit 2), by field,

@@ -153,7 +153,7 @@ stages:
   });
 });
 
-describe('no reviewer text on stdout or stderr (SPEC §3)', () => {
+describe('no reviewer text on stdout or stderr (docs/threat-model.md#rules-that-hold-everywhere)', () => {
   it('a reviewer echoing repository text and writing stderr: neither reaches governed\'s output', () => {
     const canary = 'CANARY-5b1d9e-source-text';
     const config = `

@@ -1,4 +1,4 @@
-// Golden reports of the orchestrator (SPEC §12 "a JSON result and a Markdown report in the seeds'
+// Golden reports of the orchestrator (docs/review-pass.md#review-protocols "a JSON result and a Markdown report in the seeds'
 // shapes"): the flow run in-process with scripted reviewers in the real sandbox, a stepping clock
 // and a seeded random source, so result.json and report.md (the engine's shape plus the
 // orchestrator's section) are byte-for-byte reproducible. UPDATE_GOLDEN=1 rewrites them.

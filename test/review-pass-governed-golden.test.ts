@@ -1,4 +1,4 @@
-// Golden reports of governed mode (SPEC §12, issue 6 item 3): `runGovernedMode` in-process over REAL
+// Golden reports of governed mode (docs/review-pass.md#review-protocols, docs/review-pass.md#governed-mode---unit): `runGovernedMode` in-process over REAL
 // review-challenge + review-run pairs (real git repository, SQLite store, bundled attestor,
 // bubblewrap; the scripted run reviewer as policy reviewers). The protocol engines' clock and the
 // weave label randomness are injected; the ids the store mints (unit, challenge, run, execution,
@@ -88,7 +88,7 @@ describe('governed golden reports (seed shape + governed section)', () => {
     golden('governed-review-pass-clean.json', normaliseIds(result));
   }, 60_000);
 
-  it('review-pass: an ABORTED run degrades the round and halts the review (the slot is blocked, SPEC §10.1)', async () => {
+  it('review-pass: an ABORTED run degrades the round and halts the review (the slot is blocked, docs/decision.md#the-rules-in-short)', async () => {
     const w = await slotWorld(['clean', 'free-text'], { clean: 'clean', other: 'clean', talker: 'free-text' });
     const { r, result, report } = await run(w, 'review-pass');
     expect(r.exit).toBe(9);

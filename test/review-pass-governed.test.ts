@@ -1,4 +1,4 @@
-// Governed review-pass (SPEC §12, issue 6 item 3) end to end through the BUILT CLI (GOVERNED_CLI for a
+// Governed review-pass (docs/review-pass.md#review-protocols, docs/review-pass.md#governed-mode---unit) end to end through the BUILT CLI (GOVERNED_CLI for a
 // private build): a real git repository and SQLite store (test/run-helpers.ts), the real bundled
 // attestor, real bubblewrap, and as reviewers the scripted run fixture (CLEAN / DIRTY by policy env)
 // and the real coverage reviewer (runner/reviewers/coverage.mjs). Every reviewer call must leave a
@@ -87,7 +87,7 @@ describe('governed review-pass over real review-runs', () => {
     const report = readFileSync(out.files.report, 'utf8');
     expect(report).toContain('## Review Pass Report');
     expect(report).toContain('### Reviewer Health Scores');
-    expect(report).toContain('decided by governed status / governed gate (SPEC §10)');
+    expect(report).toContain('decided by governed status / governed gate (docs/decision.md#the-rules-in-short)');
     for (const x of out.runs) expect(report).toContain(`| ${x.run_id} | ${x.receipt_id} | CLEAN |`);
     expect(statSync(out.files.result).mode & 0o777).toBe(0o600);
     expectLogSound(w);

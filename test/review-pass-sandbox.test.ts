@@ -1,4 +1,4 @@
-// The read-only repository sandbox of non-governed reviewers (runner/repo-sandbox.ts, SPEC §12):
+// The read-only repository sandbox of non-governed reviewers (runner/repo-sandbox.ts, docs/review-pass.md#review-protocols):
 // the reviewer reads the repository and cannot write it, cannot reach the network (with a positive
 // control outside, and inside with `network: true`), sees only its fixed environment, is killed at
 // its timeout and at its output cap, and runs with no capabilities. Network probes target only
@@ -9,7 +9,7 @@ import { buildRepoSandboxArgs, bwrapUsable, runInRepoSandbox, type RepoSandboxSp
 import { scriptedRepo, treeDigest } from './review-pass-helpers.js';
 import type { TempRepo } from './helpers/git-repo.js';
 
-// A missing bwrap must fail this suite, never skip it (research/sandbox.md §4).
+// A missing bwrap must fail this suite, never skip it (docs/sandbox.md#the-invocation).
 it('bubblewrap is usable on this machine', () => expect(bwrapUsable()).toBe(true));
 
 let repo: TempRepo;
@@ -38,7 +38,7 @@ async function run(script: string, over: Partial<RepoSandboxSpec> = {}): Promise
   return { status: r.status, exitCode: r.exitCode, out: text.length > 0 ? JSON.parse(text) : null };
 }
 
-describe('argument list (research/sandbox.md §3)', () => {
+describe('argument list (docs/sandbox.md#the-invocation)', () => {
   it('has every isolation flag, the read-only repository, and "--" before the command', () => {
     const args = buildRepoSandboxArgs(spec('1'), { statusFd: 3, promptFd: null });
     for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--as-pid-1', '--clearenv']) {

@@ -3,7 +3,7 @@
 //     private build) from a real git repository holding the fixture project;
 //   - inside real bubblewrap through runner/sandbox (runSandboxed), as `review-run` starts it: the
 //     reviewer bytes and the bundle only through descriptors, the fixed environment, the sandbox uid;
-//   - as the pinned, self-contained file SPEC §8.1 requires: its import graph is exactly its own
+//   - as the pinned, self-contained file docs/formats.md#attestors requires: its import graph is exactly its own
 //     sources plus Node built-ins (no zod, no yaml), and the build script's output is this build.
 // A missing bwrap fails this suite; it never skips.
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
@@ -117,7 +117,7 @@ describe('inside real bubblewrap', () => {
   }, 60_000);
 });
 
-describe('a pinned, self-contained program (SPEC §8.1)', () => {
+describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
   it('its import graph is its own sources, the shared vocabulary, the one timestamp rule, the limits table and Node built-ins only', async () => {
     const r = await build({
       bundle: true,

@@ -2,7 +2,7 @@
 // docs/reviewers.md "F names P when P's repository-relative path appears in F as a whole token").
 // Before the fix a `/` before the match was always accepted, so a test that runs ANOTHER file whose
 // path merely ends with the implementation's path (`vendor/bin/tool.mjs`, `legacy/src/export.ts`)
-// counted as referencing the implementation: CLEAN on a real trace gap (SPEC §7.2 trace_gap). A `/`
+// counted as referencing the implementation: CLEAN on a real trace gap (docs/reviewers.md#reviewer-output trace_gap). A `/`
 // is accepted only after `.` / `..` (a relative spelling) or at a root (`/bin/tool.mjs`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namesPath, ReferenceGraph } from '../runner/reviewers/src/coverage/references.js';

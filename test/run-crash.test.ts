@@ -1,4 +1,4 @@
-// Crash safety (SPEC §9 step 3, §3 "Nothing half-done"): `governed review-run` processes are SIGKILLed
+// Crash safety (docs/runner.md#the-run-step-by-step step 3, docs/threat-model.md#rules-that-hold-everywhere "Nothing half-done"): `governed review-run` processes are SIGKILLed
 // at pseudo-random points of their run (before the claim, while the reviewer runs in bwrap, while the
 // attestors sign, around the commit). After `governed run reap`, every claimed challenge has ended as
 // exactly ONE receipt or ONE ABORTED run; the ones killed before claiming are then run to the end;

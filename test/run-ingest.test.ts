@@ -1,5 +1,5 @@
-// `governed review-run` (SPEC §9) against real bwrap, the real attestor and the built CLI: the honest
-// runs, then the ingestion attacks of issue 4, each with its code. After each attack the store holds
+// `governed review-run` (docs/runner.md#the-run-step-by-step) against real bwrap, the real attestor and the built CLI: the honest
+// runs, then the ingestion attacks of docs/runner.md#the-run-step-by-step, each with its code. After each attack the store holds
 // exactly the claim and its ABORTED entry (refused after the claim), or nothing at all (refused
 // before the claim), and no secret reaches stdout or stderr.
 import { accessSync, constants, readFileSync, unlinkSync, writeFileSync } from 'node:fs';

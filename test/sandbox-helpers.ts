@@ -1,4 +1,4 @@
-// Shared setup for the sandbox suites (research/sandbox.md §4): the real bwrap allowlist, test
+// Shared setup for the sandbox suites (docs/sandbox.md#the-invocation): the real bwrap allowlist, test
 // limits, the C probe compiled with gcc, the stand-alone driver bundled with esbuild, and /proc
 // scans. A missing bwrap or gcc FAILS these suites (assertToolchain) — they never skip.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';

@@ -68,7 +68,7 @@ const ROLE_SLOTS = {
   authority_release: 'coverage',
 };
 
-/** A policy valid under SPEC §13 whose credentials are `keys`. `over` replaces top-level fields. */
+/** A policy valid under docs/policy.md#policy-and-trust-root whose credentials are `keys`. `over` replaces top-level fields. */
 export function policyDoc(keys: Keys, over: Record<string, unknown> = {}): Record<string, unknown> {
   const cred = (k: TestKey, c: string): Record<string, unknown> => ({ key_id: k.keyId, attestor_sha256: [H(c)], attestor_config_sha256: [H(c)] });
   return {
@@ -301,7 +301,7 @@ export function govAsync(w: World, args: readonly string[]): Promise<CliResult> 
   });
 }
 
-// --- authority records (SPEC §11), made through the authority domain's store API --------------
+// --- authority records (docs/authority.md#human-authority-records), made through the authority domain's store API --------------
 
 /**
  * Request, sign (with the world's authority key, exactly as `authority sign` does: Ed25519 over the

@@ -1,5 +1,5 @@
 // Replay checks each `challenge_issue` against the policy and trust root pinned AT ITS LOG POSITION
-// (docs/audit.md "Replay builds only what the live path could have built"; SPEC §5, §7.1, §7.2, §13):
+// (docs/audit.md "Replay builds only what the live path could have built"; docs/state.md#the-store, docs/bundle.md#views, docs/reviewers.md#reviewer-output, docs/policy.md#policy-and-trust-root):
 // the digests are the pins in force, the stage and slot are the policy's, the reviewer (name, sha256,
 // interpreter) is the slot's, the TTL is exactly `challenge_ttl`, the ordinal within
 // `max_runs_per_content`. Each test rewrites ONE entry consistently (payload digest and every later

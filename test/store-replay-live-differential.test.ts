@@ -1,4 +1,4 @@
-// live vs replay differentials of the store's log (SPEC §5: replay rebuilds every
+// live vs replay differentials of the store's log (docs/state.md#the-store: replay rebuilds every
 // table; an audit refuses a log the live path could not have written). An attacker with the store
 // file (or an export, whose log is unsigned and whose chain is recomputable) rewrites one entry and
 // recomputes every later hash; the tables are patched to what the forged log replays to, so before
@@ -130,7 +130,7 @@ describe('payload time differs from the entry time', () => {
   });
 });
 
-describe('scope_bind: authority and file digest as the live bind guarantees them (SPEC §6.3, §11)', () => {
+describe('scope_bind: authority and file digest as the live bind guarantees them (docs/contract.md#scope-history, docs/authority.md#human-authority-records)', () => {
   const D = (c: string): string => `sha256:${c.repeat(64)}`;
 
   /**

@@ -1,5 +1,5 @@
 // Replay recomputes what the live `unit create` / `unit bind` derive from the contract bytes
-// (docs/audit.md "Replay builds only what the live path could have built"; SPEC §5, §6.3): the
+// (docs/audit.md "Replay builds only what the live path could have built"; docs/state.md#the-store, docs/contract.md#scope-history): the
 // contract digest, the sources digest and list, and the diff / scope_changed from the previous bound
 // contract. Each test rewrites ONE scope_bind entry consistently (payload digest and every later hash
 // recomputed, the tables patched to what the rewritten log replays to): before the fix chain and
@@ -29,7 +29,7 @@ afterEach(cleanupDirs);
 const NO_DIFF = { additions: [], narrowing: [], progress: [] };
 const digestOfBytes = (b: Buffer): string => contractDigest(parseContractText(b.toString('utf8'), ''));
 
-/** DIR-2 loses its target TGT-2: a narrowing (SPEC §6.3), which needs signed authority. */
+/** DIR-2 loses its target TGT-2: a narrowing (docs/contract.md#scope-history), which needs signed authority. */
 const narrowed = (c: Contract): void => {
   const d2 = c.directives.find((d) => d.id === 'DIR-2') as { targets: { id: string; paths: string[] }[] };
   (d2.targets[0] as { paths: string[] }).paths = ['src/other.ts'];

@@ -1,4 +1,4 @@
-// Store side of scope versions and challenges (SPEC §5, §6.3, §7.1): the reducers rebuild the
+// Store side of scope versions and challenges (docs/state.md#the-store, docs/contract.md#scope-history, docs/bundle.md#views): the reducers rebuild the
 // tables on replay, refuse entries that do not apply at their log position, and the live checks
 // (lease, state, budget) hold under the write lock.
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
-// YAML keys that are distinct YAML nodes but the same JS property (SPEC §6.1 "YAML is
-// parsed with duplicate keys refused"; §3 "no rejected value appears in output").
+// YAML keys that are distinct YAML nodes but the same JS property (docs/contract.md#validation-rules "YAML is
+// parsed with duplicate keys refused"; docs/threat-model.md#rules-that-hold-everywhere "no rejected value appears in output").
 import { describe, expect, it, vi } from 'vitest';
 import { parseYamlStrict } from '../src/core/strict-parse.js';
 import { GovernedError } from '../src/core/errors.js';

@@ -1,4 +1,4 @@
-// `governed unit create` and `governed unit bind` (SPEC §6, §6.1, §6.3; issue 3 item 4) through the
+// `governed unit create` and `governed unit bind` (docs/contract.md#the-request-contract, docs/contract.md#validation-rules, docs/contract.md#scope-history; docs/state.md#commands) through the
 // built CLI, with real git baselines and real authority records.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -124,7 +124,7 @@ describe('unit create', () => {
   });
 });
 
-describe('unit bind (SPEC §6.3)', () => {
+describe('unit bind (docs/contract.md#scope-history)', () => {
   it('pure additions bind freely: scope_epoch and work_revision increment', () => {
     const w = makeWorld();
     const unit = setupUnit(w);

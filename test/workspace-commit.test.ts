@@ -1,4 +1,4 @@
-// SPEC §6.2/§6.4: baselines, commit manifests and baseline file bytes come from git objects.
+// docs/contract.md#the-states-a-receipt-is-judged-against, docs/contract.md#workspace-digest: baselines, commit manifests and baseline file bytes come from git objects.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

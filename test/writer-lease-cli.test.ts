@@ -1,4 +1,4 @@
-// `governed writer register` and `governed lease acquire | release | list` (SPEC §4.1; issue 3
+// `governed writer register` and `governed lease acquire | release | list` (docs/commands.md#what-each-command-guarantees; docs/state.md#state-the-store-units-and-scope-versions-writers-leases-review-challenges
 // item 7) through the built CLI: the thin layer over the store's writer and lease API.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
-// The two code lists of SPEC §4.2: error codes (stop a command, one exit code each) and reason
+// The two code lists of docs/commands.md#exit-codes: error codes (stop a command, one exit code each) and reason
 // codes (explain REVIEW_ONLY, always exit 3). docs/errors.md is generated from this file
 // (scripts/gen-errors-doc.ts); test/errors.test.ts fails when the doc is stale.
 //
-// Messages never contain a rejected value (SPEC §3 "No secrets in output"): a GovernedError
+// Messages never contain a rejected value (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"): a GovernedError
 // carries a fixed summary from this table plus IDs the caller vouches are identifiers.
 
 import type { ErrorDef, ExitCode } from './error-codes/def.js';
@@ -37,7 +37,7 @@ export const EXIT = {
   not_clean: 9,
 } as const;
 
-/** Precedence when several codes apply (SPEC §4.2): 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. */
+/** Precedence when several codes apply (docs/commands.md#exit-codes): 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. */
 export const EXIT_PRECEDENCE: readonly ExitCode[] = [1, 4, 6, 5, 8, 7, 2, 3];
 
 
@@ -108,13 +108,13 @@ export function isGovernedError(e: unknown): e is GovernedError {
   return e instanceof GovernedError;
 }
 
-/** Pick the exit code that wins among several failures (SPEC §4.2 precedence). */
+/** Pick the exit code that wins among several failures (docs/commands.md#exit-codes precedence). */
 export function highestPrecedence(exits: readonly ExitCode[]): ExitCode {
   for (const candidate of EXIT_PRECEDENCE) if (exits.includes(candidate)) return candidate;
   return EXIT.ok;
 }
 
-/** The error that wins among several (SPEC §4.2 precedence), the first one on a tie; null for none. */
+/** The error that wins among several (docs/commands.md#exit-codes precedence), the first one on a tie; null for none. */
 export function worstError(errors: readonly GovernedError[]): GovernedError | null {
   for (const exit of EXIT_PRECEDENCE) {
     const e = errors.find((x) => x.exit === exit);

@@ -1,4 +1,4 @@
-// Strict JSON parsing (SPEC §3 "Closed objects", §6.1): duplicate keys are refused and the value
+// Strict JSON parsing (docs/threat-model.md#rules-that-hold-everywhere "Closed objects", docs/contract.md#validation-rules): duplicate keys are refused and the value
 // must be in governed's canonical domain (safe integers, well-formed strings). Kept apart from the
 // YAML parser so pinned programs that only need JSON do not bundle a YAML library.
 import { isWellFormedString, type CanonicalValue } from './canonical.js';
@@ -23,7 +23,7 @@ export function parseJsonStrict(text: string): CanonicalValue {
 const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
-/** One parse: the text and the offset reached. Domain checks happen while parsing (SPEC §3): one
+/** One parse: the text and the offset reached. Domain checks happen while parsing (docs/threat-model.md#rules-that-hold-everywhere): one
  * pass, and every error names the offset only. */
 class StrictJsonParser {
   i = 0;

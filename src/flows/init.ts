@@ -1,4 +1,4 @@
-// `governed init --policy FILE --trust FILE [--home DIR]` (SPEC §4.1, §5, §13; issue 3 item 1).
+// `governed init --policy FILE --trust FILE [--home DIR]` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store, docs/policy.md#policy-and-trust-root; docs/state.md#init).
 //
 // Both files are required (docs/state.md "init"): a default policy would pin a document whose
 // reviewer, attestor and sandbox digests are placeholders, so nothing could ever run under it, and
@@ -36,7 +36,7 @@ export interface InitResult {
   readonly acceptCoLocated: boolean;
 }
 
-/** SPEC §13 "credentials: public keys live in the trust root": each credential's key, with its role, valid now. */
+/** docs/policy.md#policy-and-trust-root "credentials: public keys live in the trust root": each credential's key, with its role, valid now. */
 export function assertCredentialsTrusted(policy: Policy, trust: TrustRoot, atIso: string): void {
   for (const [role, credential] of Object.entries(policy.doc.credentials)) {
     if (credential === undefined) continue;

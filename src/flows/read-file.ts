@@ -1,5 +1,5 @@
 // Reading caller-named input files: capped, regular files only, errors coded without the path or
-// the contents (SPEC §3). No parser is imported here, so the lean gate path can use it too; the
+// the contents (docs/threat-model.md#rules-that-hold-everywhere). No parser is imported here, so the lean gate path can use it too; the
 // structured reader is src/flows/read-input.ts.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { fail } from '../core/errors.js';

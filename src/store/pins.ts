@@ -1,7 +1,7 @@
-// Pinning the policy and trust root at init (SPEC §4.1 `init`, §13): their canonical digests and
+// Pinning the policy and trust root at init (docs/commands.md#what-each-command-guarantees `init`, docs/policy.md#policy-and-trust-root): their canonical digests and
 // their exact bytes, as the first log entry.
 //
-// The digest of a policy or trust root is the SPEC §3 digest of structured data: SHA-256 over the
+// The digest of a policy or trust root is the docs/threat-model.md#rules-that-hold-everywhere digest of structured data: SHA-256 over the
 // RFC 8785 bytes of the strictly parsed document (so YAML formatting does not change it, and
 // `gate --policy-digest` compares meaning, not whitespace). Schema validation of the policy and
 // trust root belongs to their own modules and is the caller's job before pinning.

@@ -1,4 +1,4 @@
-// Streaming reader for `git cat-file --batch` (SPEC §6.4 "For a commit ... computed from git
+// Streaming reader for `git cat-file --batch` (docs/contract.md#workspace-digest "For a commit ... computed from git
 // objects"). Blob bytes are handed to the caller chunk by chunk, so a commit with large files is
 // hashed in constant memory. --batch without --filters/--textconv prints raw object bytes and runs
 // no repository-configured program.

@@ -1,5 +1,5 @@
-// Manifests and file bytes from git objects (SPEC §6.2 planning bundles come from the baseline
-// tree, never the workspace; §6.4 "For a commit (used by `gate --subject`) the same manifest is
+// Manifests and file bytes from git objects (docs/contract.md#the-states-a-receipt-is-judged-against planning bundles come from the baseline
+// tree, never the workspace; docs/contract.md#workspace-digest "For a commit (used by `gate --subject`) the same manifest is
 // computed from git objects of that commit"). Revisions are resolved once to full object ids with
 // replace objects disabled, so `refs/replace/*` cannot substitute another commit or tree.
 import { fail, isGovernedError } from '../core/errors.js';
@@ -133,7 +133,7 @@ export interface BlobLimit {
 
 /**
  * Bytes of `paths` as stored in `commit` (a full id, typically a unit's baseline). Each path must be
- * a regular file of the commit's tree (not a symlink, tree or gitlink): SPEC §6.1 paths name files,
+ * a regular file of the commit's tree (not a symlink, tree or gitlink): docs/contract.md#validation-rules paths name files,
  * "not through a symlink". `limit` admits each blob by its size before its bytes are read (index =
  * position in `paths`); the bytes delivered are exactly the size admitted (cat-file protocol).
  * Whatever the limit, READ_MAX_BYTES in all is never exceeded.

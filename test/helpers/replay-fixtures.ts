@@ -5,7 +5,7 @@
 // `review-challenge` issues them.
 //   - `newReviewStore`: a store whose pinned policy is a complete one (store-helpers' POLICY_YAML is
 //     not a loadable policy: the live path could never issue a challenge under it);
-//   - `scopeArgs`: the bind arguments of a real contract (the SPEC §6.1 two-directive example),
+//   - `scopeArgs`: the bind arguments of a real contract (the docs/contract.md#validation-rules two-directive example),
 //     its digest and sources digest computed as the live flows compute them;
 //   - `issueArgsFor`: the challenge arguments review-challenge would pass (the slot's reviewer, the
 //     pinned digests, TTL and run budget), the state digests left to the test.
@@ -80,7 +80,7 @@ export interface ContractShape {
   readonly edit?: (c: Contract) => void;
 }
 
-/** The SPEC §6.1 two-directive example (both active), shaped; exact JSON bytes as a file would hold. */
+/** The docs/contract.md#validation-rules two-directive example (both active), shaped; exact JSON bytes as a file would hold. */
 export function contractBytes(shape: ContractShape = {}): Buffer {
   const c = structuredClone(deferralExample(false).contract) as Contract;
   for (let i = 0; i < (shape.extraEvidence ?? 0); i++) {

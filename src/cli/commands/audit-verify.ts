@@ -1,4 +1,4 @@
-// `governed audit verify [--export DIR]` (SPEC §4.1, §5): wiring only. Exit 0 only when every check passed.
+// `governed audit verify [--export DIR]` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store): wiring only. Exit 0 only when every check passed.
 import { fail } from '../../core/errors.js';
 import { auditVerify, type AuditReport } from '../../flows/audit/verify.js';
 import { readInputFile } from '../../flows/read-input.js';
@@ -21,7 +21,7 @@ function witnessOptions(opts: { witnessKey?: string[]; witnessThreshold?: string
 }
 
 const CO_LOCATED_CAVEAT =
-  'co-located trust mode (SPEC §3.1): a writer running as the uid that owns the keys and the store could ' +
+  'co-located trust mode (docs/threat-model.md#trust-modes): a writer running as the uid that owns the keys and the store could ' +
   'rewrite the log and re-sign it consistently; only entries covered by a checkpoint that left the machine ' +
   '(audit verify --checkpoint) are safe from that.';
 

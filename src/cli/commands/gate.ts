@@ -1,4 +1,4 @@
-// `governed gate` (SPEC §10.3): wiring only. The flow never throws; its decision object is printed
+// `governed gate` (docs/decision.md#8-delivery-state-and-reason-codes): wiring only. The flow never throws; its decision object is printed
 // as is (--json: exactly one object, also on failure), and an error is also named on stderr.
 import { gateFlow } from '../../flows/decide/gate.js';
 import { gateHuman } from '../../flows/decide/gate-output.js';

@@ -1,4 +1,4 @@
-// `governed review-challenge` (SPEC §4.1, §7, §10.1). The action lazily imports its command module.
+// `governed review-challenge` (docs/commands.md#what-each-command-guarantees, docs/bundle.md#the-review-bundle, docs/decision.md#the-rules-in-short). The action lazily imports its command module.
 import type { Command } from 'commander';
 import { STAGES } from '../../core/review-vocabulary.js';
 import { runAction } from '../output.js';

@@ -1,4 +1,4 @@
-// The presentation of an authority request (SPEC §11): the exact canonical statement to sign plus a
+// The presentation of an authority request (docs/authority.md#human-authority-records): the exact canonical statement to sign plus a
 // human-readable rendering of it. `authority request` writes it; `authority sign` reads it, renders
 // the statement AGAIN from the payload bytes and refuses a file whose stored rendering differs — so
 // what the human is shown is always derived from what they sign, never from text beside it.

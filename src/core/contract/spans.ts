@@ -1,4 +1,4 @@
-// Atom spans (SPEC §6.1): half-open byte ranges [start, end) on UTF-8 character boundaries that tile
+// Atom spans (docs/contract.md#validation-rules): half-open byte ranges [start, end) on UTF-8 character boundaries that tile
 // the source's bytes exactly — no gap, no overlap, nothing out of range. The bytes are the ones read
 // at issuance (the caller passes them in), so the partition a reviewer sees is the partition of the
 // very bytes whose digest is bound.

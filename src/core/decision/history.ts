@@ -1,4 +1,4 @@
-// Blocks and vetoes over the unit's whole history, walked once in log order (SPEC §10.1, §10.2).
+// Blocks and vetoes over the unit's whole history, walked once in log order (docs/decision.md#the-rules-in-short, docs/decision.md#6-vetoes).
 //
 // - A DIRTY receipt or an ABORTED run *blocks its slot*. The block is lifted by the first later
 //   CLEAN receipt of the same stage and slot whose reviewed content differs from the block's, or by
@@ -66,7 +66,7 @@ type Event =
   | { readonly seq: number; readonly kind: 'aborted'; readonly fact: AbortedRunFact }
   | { readonly seq: number; readonly kind: 'authority'; readonly fact: AuthorityFact };
 
-/** SPEC §11: an authority has effect only if consumed (its log time) before its expiry. */
+/** docs/authority.md#human-authority-records: an authority has effect only if consumed (its log time) before its expiry. */
 export function authorityInForce(a: AuthorityFact): boolean {
   return a.time < a.expiresAt;
 }

@@ -1,7 +1,7 @@
-// Error and reason codes of src/flows/challenge and the flows around it (SPEC §4.2): `init`, units and scope binds,
+// Error and reason codes of src/flows/challenge and the flows around it (docs/commands.md#exit-codes): `init`, units and scope binds,
 // writers and leases at the CLI, and `review-challenge` with its bundle. Add entries here only.
 //
-// Exit-code choices (SPEC §4.2):
+// Exit-code choices (docs/commands.md#exit-codes):
 // - inputs that are wrong whatever the state (a source missing from the baseline, a contract path
 //   that names a directory or symlink, the state directory inside the reviewed workspace) are
 //   usage/configuration errors: 2;

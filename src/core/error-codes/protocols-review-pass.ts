@@ -1,4 +1,4 @@
-// Error and reason codes of src/protocols/review-pass, the review-pass protocol (SPEC §4.2, §12).
+// Error and reason codes of src/protocols/review-pass, the review-pass protocol (docs/commands.md#exit-codes, docs/review-pass.md#review-protocols).
 // Add entries here only.
 import { def, type ErrorDef } from './def.js';
 
@@ -17,7 +17,7 @@ export const PROTOCOLS_REVIEW_PASS_ERRORS = {
   review_pass_output_invalid: def(2, 'A reviewer output does not match the review-pass JSON output schema.'),
   review_pass_governed_output_invalid: def(
     2,
-    'An opaque governed reviewer output does not match its strict schema (SPEC §7.2).',
+    'An opaque governed reviewer output does not match its strict schema (docs/reviewers.md#reviewer-output).',
   ),
   review_pass_round_invalid: def(
     2,
@@ -39,7 +39,7 @@ export const PROTOCOLS_REVIEW_PASS_ERRORS = {
 } as const satisfies Record<string, ErrorDef>;
 
 // Reasons a review-pass result is NOT_CLEAN (review-pass-v3 §6.1, §7, §15). They explain an advisory
-// result; SPEC §10 alone decides the delivery state.
+// result; docs/decision.md#the-rules-in-short alone decides the delivery state.
 export const PROTOCOLS_REVIEW_PASS_REASONS = {
   review_pass_veto: 'A CRITICAL preservation, scope, authority or release finding is a blocking veto.',
   review_pass_confirmed_findings: 'CONFIRMED findings need a code change; the orchestrator never edits code.',
@@ -52,5 +52,5 @@ export const PROTOCOLS_REVIEW_PASS_REASONS = {
   review_pass_no_reviewers: 'No reviewer produced a usable output.',
   review_pass_budget_rounds: 'The maximum number of rounds was reached before convergence.',
   review_pass_budget_time: 'The total time budget was exceeded before convergence.',
-  review_pass_halted: 'Governed: the orchestrator stopped before convergence (a slot blocked by a DIRTY or ABORTED run, SPEC §10.1, or the policy run budget); its own reasons say which.',
+  review_pass_halted: 'Governed: the orchestrator stopped before convergence (a slot blocked by a DIRTY or ABORTED run, docs/decision.md#the-rules-in-short, or the policy run budget); its own reasons say which.',
 } as const satisfies Record<string, string>;

@@ -1,4 +1,4 @@
-// Error and reason codes of src/protocols/two-pass, src/protocols/weave and src/protocols/simple (SPEC §4.2, §12).
+// Error and reason codes of src/protocols/two-pass, src/protocols/weave and src/protocols/simple (docs/commands.md#exit-codes, docs/review-pass.md#review-protocols).
 // Exit 9 ("review not clean ... bad output") for a reviewer or verifier output that breaks its
 // protocol's contract; exit 2 for protocol configuration and lead-side inputs that are invalid.
 import { def, type ErrorDef } from './def.js';

@@ -1,4 +1,4 @@
-// Error and reason codes of src/flows/review-pass: `governed review-pass` (SPEC §4.2, §12).
+// Error and reason codes of src/flows/review-pass: `governed review-pass` (docs/commands.md#exit-codes, docs/review-pass.md#review-protocols).
 // Add entries here only. Summaries are fixed text: a rejected value never appears in them.
 import { def, type ErrorDef } from './def.js';
 
@@ -12,7 +12,7 @@ export const REVIEW_PASS_ERRORS = {
   orchestrator_tool_unknown: def(2, 'A stage or protocol names a reviewer tool that the configuration does not define.'),
   orchestrator_prompt_in_argv: def(
     2,
-    'A reviewer command would put the prompt in its argument list; prompts go through stdin or a file only (SPEC §12).',
+    'A reviewer command would put the prompt in its argument list; prompts go through stdin or a file only (docs/review-pass.md#review-protocols).',
   ),
   orchestrator_command_invalid: def(
     2,
@@ -42,7 +42,7 @@ export const REVIEW_PASS_ERRORS = {
   orchestrator_unit_invalid: def(2, '--unit is not a unit id (UNIT- followed by 32 lowercase hex digits).'),
   orchestrator_protocol_not_governed: def(
     2,
-    'two-pass and simple need a verifier that sees another reviewer\'s findings, which governed mode forbids (SPEC §7.1, §12).',
+    'two-pass and simple need a verifier that sees another reviewer\'s findings, which governed mode forbids (docs/bundle.md#views, docs/review-pass.md#review-protocols).',
   ),
   orchestrator_governed_config_refused: def(
     2,
@@ -67,7 +67,7 @@ export const REVIEW_PASS_ERRORS = {
 } as const satisfies Record<string, ErrorDef>;
 
 // Why a two-pass, weave or simple run is NOT_CLEAN (the review-pass protocol has its own reasons in
-// protocols.ts). They explain an advisory result; SPEC §10 alone decides the delivery state.
+// protocols.ts). They explain an advisory result; docs/decision.md#the-rules-in-short alone decides the delivery state.
 export const REVIEW_PASS_REASONS = {
   orchestrator_reviewer_unavailable: 'A reviewer the protocol needs timed out, failed, or was missing.',
   orchestrator_output_invalid: 'A reviewer output broke its protocol contract, so the protocol could not be adjudicated.',

@@ -1,4 +1,4 @@
-// Validating a new policy or trust root before it may replace the pinned one (SPEC §13). The
+// Validating a new policy or trust root before it may replace the pinned one (docs/policy.md#policy-and-trust-root). The
 // document is parsed exactly as the pin parses it (auto-detected strict JSON or YAML), so the digest
 // computed here is the digest the store pins and the digest the authority record must name.
 import { fail } from '../../core/errors.js';

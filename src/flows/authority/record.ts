@@ -1,4 +1,4 @@
-// `governed authority record` (SPEC §11): bring a signed record back to the pipeline machine. It is
+// `governed authority record` (docs/authority.md#human-authority-records): bring a signed record back to the pipeline machine. It is
 // verified against the pinned trust root at the current log position (role authority, key valid
 // then), its nonce must be one this store issued, unused and unexpired, its statement must be the
 // one issued; then its exact envelope bytes are stored (logged). Judging what it is used for

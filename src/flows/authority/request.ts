@@ -1,4 +1,4 @@
-// `governed authority request` (SPEC §4.1, §11): on the pipeline machine, issue a one-time nonce
+// `governed authority request` (docs/commands.md#what-each-command-guarantees, docs/authority.md#human-authority-records): on the pipeline machine, issue a one-time nonce
 // (logged) and write the presentation — the exact canonical statement to sign plus its rendering —
 // for the human who holds the authority key.
 import { fail } from '../../core/errors.js';

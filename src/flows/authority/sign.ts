@@ -1,4 +1,4 @@
-// `governed authority sign` (SPEC §11): runs where the human's authority key lives. It reads the
+// `governed authority sign` (docs/authority.md#human-authority-records): runs where the human's authority key lives. It reads the
 // presentation, re-derives everything it shows from the statement bytes it will sign, shows it on
 // the controlling terminal, asks for the typed confirmation code there, and only then signs
 // (pure Ed25519 over the DSSE PAE bytes, node:crypto) and writes the envelope.

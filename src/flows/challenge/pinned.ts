@@ -1,4 +1,4 @@
-// The policy and trust root a command works under (SPEC §4.1 init, §13; issue 3 item 8).
+// The policy and trust root a command works under (docs/commands.md#what-each-command-guarantees init, docs/policy.md#policy-and-trust-root; docs/state.md#review-challenge).
 //
 // The store holds the pinned bytes (`pins`), so the store is the source of the policy and trust root
 // in force: nothing is re-read from wherever the files were at init. Before use, the pinned bytes
@@ -10,7 +10,7 @@
 // deployment passes the files it holds with `--policy FILE` / `--trust FILE` (or GOVERNED_POLICY /
 // GOVERNED_TRUST); when given, their canonical digests must equal the pinned ones, else the command
 // is refused (`policy_not_pinned` / `trust_not_pinned`, exit 4). Changing either takes
-// `governed policy update` / `trust update` with a signed authority record (SPEC §13).
+// `governed policy update` / `trust update` with a signed authority record (docs/policy.md#policy-and-trust-root).
 import { fail, isGovernedError } from '../../core/errors.js';
 import { loadPolicy, type Policy } from '../../core/policy.js';
 import { PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
@@ -59,7 +59,7 @@ export function loadPinned(x: Store | Db, now: number): Pinned {
 /**
  * The pins in force now, when they are byte for byte (digest column included) the ones `earlier`
  * was loaded and verified from: the same bytes parse to the same document and digest, so the
- * parse, canonical form and schema checks are not repeated (review-run's drift check, SPEC §9
+ * parse, canonical form and schema checks are not repeated (review-run's drift check, docs/runner.md#the-run-step-by-step
  * step 8). The trust root's expiry is re-checked at `now`. Any difference: the full `loadPinned`,
  * with its own codes.
  */

@@ -1,5 +1,5 @@
 // Reading the repository from the orchestrator's side (host), read-only:
-//   - the review scope: `--files` (validated) or, by default, the workspace file set of SPEC §6.4
+//   - the review scope: `--files` (validated) or, by default, the workspace file set of docs/contract.md#workspace-digest
 //     (what git tracks or would track; every regular file outside a repository);
 //   - the current text of files that findings and known issues name (review-pass-v3 §9 suppress
 //     hashes, the weave/simple lead's bounded checks). A reviewer-supplied path is confined to the
@@ -99,7 +99,7 @@ export function validateFiles(repoDir: string, files: readonly string[]): string
   return [...new Set(out)];
 }
 
-/** The default scope: the workspace file set (SPEC §6.4), capped for prompts. */
+/** The default scope: the workspace file set (docs/contract.md#workspace-digest), capped for prompts. */
 export async function defaultScope(repoDir: string): Promise<{ files: string[]; truncated: boolean }> {
   const manifest = await computeWorkspaceManifest(repoDir, { productRoots: ['.'], exclude: ['.governed'] });
   const all = manifest.entries.map((e) => e.path);

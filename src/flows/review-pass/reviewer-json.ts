@@ -1,7 +1,7 @@
 // Reading the JSON a reviewer prints for the two-pass, weave and simple protocols.
 //   - The answer is the whole stdout, or — because model CLIs like to wrap answers — the one
 //     fenced ```json block in it (exactly one: two blocks are ambiguous and refused).
-//   - Duplicate keys are refused (SPEC §3: two readers of one file must never disagree).
+//   - Duplicate keys are refused (docs/threat-model.md#rules-that-hold-everywhere: two readers of one file must never disagree).
 //     governed's own strict parser refuses non-integers, but the two-pass schema carries a 0.0-1.0
 //     `confidence`, so this reader checks JSON validity with JSON.parse and duplicate keys with the
 //     YAML parser (YAML 1.2 is a superset of JSON and reports duplicate keys), and both must agree.

@@ -2,10 +2,10 @@
 //
 // `RunReviewer` is the only thing the loops call. Non-governed mode (this file) runs the configured
 // command in the read-only repository sandbox (runner/repo-sandbox.ts) with a per-call timeout,
-// retries and an output cap (review-pass-v3 §2.3-§2.5). Governed mode (SPEC §12: "every run is a
-// review-run of §9") will implement the same interface by issuing a challenge and running
+// retries and an output cap (review-pass-v3 §2.3-§2.5). Governed mode (docs/review-pass.md#review-protocols: "every run is a
+// review-run of docs/runner.md#the-run-step-by-step") will implement the same interface by issuing a challenge and running
 // `governed review-run` for the policy's reviewer of a slot; its result is the opaque reviewer
-// output of SPEC §7.2, adjudicated by the engines' `governed` strategy. That runner does not exist
+// output of docs/reviewers.md#reviewer-output, adjudicated by the engines' `governed` strategy. That runner does not exist
 // in this version, so governed mode stops before anything runs (governed-mode.ts).
 import { randomBytes } from 'node:crypto';
 import { runInRepoSandbox, type RepoSandboxResult } from '../../../runner/repo-sandbox.js';

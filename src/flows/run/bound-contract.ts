@@ -1,4 +1,4 @@
-// SPEC §9 step 8, "contract": the bound contract re-parsed from its stored exact bytes, for drift.ts.
+// docs/runner.md#the-run-step-by-step step 8, "contract": the bound contract re-parsed from its stored exact bytes, for drift.ts.
 //
 // Same acceptance as `parseContractBytes` (src/flows/unit-contract.ts: strict UTF-8, strict JSON or
 // YAML by content, then the one `contractSchema`), on the fast path: the text is parsed by the very

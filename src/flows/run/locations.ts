@@ -1,4 +1,4 @@
-// Where review-run finds the programs it pins (SPEC §9 step 4; docs/runner.md "Where the pinned
+// Where review-run finds the programs it pins (docs/runner.md#the-run-step-by-step step 4; docs/runner.md "Where the pinned
 // programs come from"). None of these locations is trusted: every file found here is read once,
 // hashed, and used only if its sha256 is on the POLICY allowlist (the caller never picks what
 // runs — a wrong directory only makes the run fail closed).
@@ -15,7 +15,7 @@
 // Every location is resolved and checked BEFORE the claim (`assertLocationsUsable`): exists, is a
 // regular file (no symlink, no FIFO), opens for reading, within its size cap, and bwrap's mode rules.
 // A wrong or missing location found after the claim would end the run ABORTED, and an ABORTED run
-// blocks its slot until the content changes (SPEC §10.1), which fixing the command does not do.
+// blocks its slot until the content changes (docs/decision.md#the-rules-in-short), which fixing the command does not do.
 // Only reading and hashing the bytes stays at step 4 (a file that changes in between still ends the
 // run ABORTED there). The refusal names the path it looked at and where that path came from
 // (option, environment variable or default): that is what the user must fix. Never file contents.

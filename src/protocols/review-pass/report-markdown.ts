@@ -1,5 +1,5 @@
 // Markdown report in the shape of review-pass-v3 §12 "Final Report Format". Deviations, all required
-// by SPEC §12: the CONFIRMED line says the findings were *not* auto-fixed (the orchestrator never edits
+// by docs/review-pass.md#review-protocols: the CONFIRMED line says the findings were *not* auto-fixed (the orchestrator never edits
 // code), the report states that auto-fix is out of scope, and the delivery state is REVIEW_ONLY with
 // its reasons because the protocol result is advisory.
 import { PROTOCOLS_REVIEW_PASS_REASONS } from '../../core/error-codes/protocols-review-pass.js';

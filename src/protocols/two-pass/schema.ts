@@ -1,5 +1,5 @@
 // The two-pass protocol's wire formats, exactly as two-pass-review.txt "Output Schema" defines
-// them: `Finding` and its `ReviewOutput` envelope (schema_version "v1"). Closed objects (SPEC §3):
+// them: `Finding` and its `ReviewOutput` envelope (schema_version "v1"). Closed objects (docs/threat-model.md#rules-that-hold-everywhere):
 // an unknown key is an error. Cross-field rules that need the protocol's context (sequential ids,
 // reviewer form, criterion for P0/P1) are checked by pass1.ts / verify.ts with their own codes.
 import * as z from 'zod';
