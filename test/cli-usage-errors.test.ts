@@ -5,10 +5,9 @@
 // echoed. `--help` of every command exits 0 and says what it does and its exit codes.
 import { describe, expect, test } from 'vitest';
 import { Command } from 'commander';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CliResult } from './helpers/cli.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const GROUPS = ['keys', 'store', 'unit', 'authority', 'challenge', 'run', 'sandbox', 'decide', 'audit', 'review-pass'];
 
@@ -25,8 +24,8 @@ async function leafCommands(): Promise<{ path: string[]; args: number }[]> {
 }
 
 const SECRET = 'S3CRET-rejected-word';
-const home = mkdtempSync(join(tmpdir(), 'rtd-cli-'));
-const cwd = mkdtempSync(join(tmpdir(), 'rtd-cwd-'));
+const home = makeTempDir('governed-cli-usage-home-');
+const cwd = makeTempDir('governed-cli-usage-cwd-');
 const run = (args: string[]): CliResult => runCli(args, { cwd, env: { GOVERNED_HOME: join(home, 'none') } });
 
 /** The one coded usage error: exit 2, one JSON line, nothing echoed, no stack. */

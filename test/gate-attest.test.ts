@@ -6,8 +6,7 @@
 // trust root (node:crypto and openssl), for exactly the decision it printed.
 import { spawnSync, execFileSync } from 'node:child_process';
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs build script without type declarations
@@ -19,6 +18,7 @@ import { REPO_ROOT } from './helpers/cli.js';
 import { sampleDecisionForVsa, samplePredicate, statementFor, trustRootDoc, writeJson } from './helpers/receipts.js';
 import { cleanupDirs, govOk, makeKeys, policyDoc, tempDir, trustDoc, type Keys } from './state-helpers.js';
 import { cloneHome, eligibleStory, expectGateRefused, gate, gateJson, SESSION, storeDigestAt, type Story } from './gate-world.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 let attestor: string;
@@ -29,7 +29,7 @@ let dir: string;
 
 beforeAll(async () => {
   // The pinned program, built like scripts/build.mjs builds attestors/ed25519-file.mjs.
-  const out = mkdtempSync(join(tmpdir(), 'governed-attestor-build-'));
+  const out = makeTempDir('governed-attestor-build-');
   attestor = join(out, 'ed25519-file.mjs');
   await buildPinned('attestors/src/ed25519-file.ts', attestor, REPO_ROOT);
   attestorSha = sha(readFileSync(attestor));

@@ -3,18 +3,18 @@
 // the CLI entry and of the gate command chunk (dynamic imports are not followed: they load only when
 // taken) — holds the formats' one schema (zod/mini) but no classic zod, no yaml and no execa. YAML (a .yaml trust root or pinned document), authority
 // records and --attest load their modules on demand only.
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { gateBundleMetafile, gateEntryOutput, staticClosure } from './helpers/gate-bundle.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/cli.js';
+import { makeTempDir } from './helpers/temp.js';
 
 let meta: Metafile;
 
 beforeAll(async () => {
-  const outdir = mkdtempSync(join(tmpdir(), 'governed-gate-lean-'));
+  const outdir = makeTempDir('governed-gate-lean-');
   const r = await build({
     absWorkingDir: REPO_ROOT,
     preserveSymlinks: true, // node_modules may be a symlink (a worktree): keep paths as written

@@ -8,8 +8,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { gateBundleMetafile, gateEntryOutput, staticClosure, staticImports } from './helpers/gate-bundle.js';
@@ -25,6 +23,7 @@ import { challenge, cloneHome, eligibleStory, expectGateRefused, gate, gateJson,
 import { abortChallenge, consumeAuthority } from './helpers/store-receipts.js';
 import Database from 'better-sqlite3';
 import { govOk, recordAuthorityFor } from './state-helpers.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
@@ -51,7 +50,7 @@ let s: Story;
 beforeAll(async () => {
   // The pinned gate attestor, built like scripts/build.mjs builds attestors/ed25519-file.mjs (as
   // test/gate-attest.test.ts does), so --attest and --export can be combined.
-  const out = mkdtempSync(join(tmpdir(), 'governed-export-attestor-'));
+  const out = makeTempDir('governed-export-attestor-');
   attestor = join(out, 'ed25519-file.mjs');
   await buildPinned('attestors/src/ed25519-file.ts', attestor, REPO_ROOT);
   const dir = tempDir('governed-gate-export-');

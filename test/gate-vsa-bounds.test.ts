@@ -10,8 +10,7 @@
 // (test/helpers/store-receipts.ts, as the runner commits them), the gate attestor built from
 // attestors/src exactly as scripts/pinned-build.mjs builds the shipped one.
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs build script without type declarations
@@ -31,6 +30,7 @@ import { sampleDecisionForVsa, writeJson } from './helpers/receipts.js';
 import { syntheticReceiptIn, type SyntheticUnit } from './helpers/store-receipts.js';
 import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc, type Keys } from './state-helpers.js';
 import { cloneHome, eligibleStory, expectGateRefused, gate, gateJson, SESSION, storeDigestAt, type Story } from './gate-world.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -43,7 +43,7 @@ let policy: Record<string, unknown>;
 let s: Story;
 
 beforeAll(async () => {
-  const out = mkdtempSync(join(tmpdir(), 'governed-vsa-attestor-'));
+  const out = makeTempDir('governed-vsa-attestor-');
   attestor = join(out, 'ed25519-file.mjs');
   await buildPinned('attestors/src/ed25519-file.ts', attestor, REPO_ROOT);
   attestorSha = sha(readFileSync(attestor));

@@ -2,8 +2,7 @@
 // FIFO for reading blocks until a writer appears): caller-named inputs (src/flows/read-file.ts),
 // `authority sign --key`, and the files review-run opens after its claim (docs/threat-model.md#fail-closed).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeStore, initStore } from '../src/store/index.js';
@@ -12,6 +11,7 @@ import { bytesOf, cleanupDirs as cleanupAuthorityDirs, policyDoc, tempDir as aut
 import { cleanupDirs, tempDir } from './state-helpers.js';
 import { errorCode, expectAborted, expectNoSecrets, headSeq, issue, makeRunWorld, runReviewAsync, storeDigest, waitForStatus, type RunWorld } from './run-helpers.js';
 import { probePinned, readPinned } from '../runner/pinned-file.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 function fifoIn(): { dir: string; fifo: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'governed-fifo-'));
+  const dir = makeTempDir('governed-fifo-');
   dirs.push(dir);
   const fifo = join(dir, 'input.fifo');
   execFileSync('mkfifo', ['-m', '0600', fifo]);

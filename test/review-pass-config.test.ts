@@ -1,7 +1,6 @@
 // review-pass.yaml (review-pass-v3 §10): strict schema, search order, merge, presets whose prompt is
 // never in argv, command validation, and tool resolution against what the sandbox can see.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GovernedError } from '../src/core/errors.js';
@@ -11,10 +10,11 @@ import { PRESETS, PRESET_NAMES } from '../src/flows/review-pass/presets.js';
 import { SandboxedCommandRunner } from '../src/flows/review-pass/run-reviewer.js';
 import { governedToolsDir } from '../src/flows/review-pass/index.js';
 import { parseYamlStrict } from '../src/core/strict-parse.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'governed-orch-cfg-'));
+  const d = makeTempDir('governed-orch-cfg-');
   dirs.push(d);
   return d;
 }

@@ -1,7 +1,6 @@
 // Small units of the orchestrator: confined repository reads, the lead's deterministic checks, the
 // reviewer-JSON reader, the arbiter's answer, and how an execution becomes an engine run.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkLocation, crossReference, sameIssue, snippetOccurs } from '../src/flows/review-pass/lead.js';
@@ -12,9 +11,10 @@ import { resolveConfig } from '../src/flows/review-pass/config-load.js';
 import { mapBounded } from '../src/flows/review-pass/pool.js';
 import type { ReviewerExecution } from '../src/flows/review-pass/run-reviewer.js';
 import { GovernedError } from '../src/core/errors.js';
+import { makeTempDir } from './helpers/temp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'governed-orch-units-'));
-const outside = mkdtempSync(join(tmpdir(), 'governed-orch-units-out-'));
+const root = makeTempDir('governed-orch-units-');
+const outside = makeTempDir('governed-orch-units-out-');
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });

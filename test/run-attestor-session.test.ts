@@ -3,9 +3,6 @@
 // the session must return a verified signature or one coded error, within its timeout, and never
 // echo what the attestor printed.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IN_TOTO_PAYLOAD_TYPE } from '../src/core/dsse.js';
 import { publicKeyFromRaw } from '../src/core/ed25519.js';
@@ -13,6 +10,7 @@ import { isGovernedError } from '../src/core/errors.js';
 import { ATTESTOR_TIMEOUT_MS, startAttestor } from '../src/flows/run/attestor-session.js';
 import type { PinnedSigner } from '../src/flows/run/pin.js';
 import { runPinnedAttestor } from '../runner/attestor-host.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(12);
@@ -48,7 +46,7 @@ function signer(body: string): PinnedSigner {
 }
 
 async function attempt(body: string): Promise<{ code: string | null; ms: number; text: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'governed-rtg-att-'));
+  const dir = makeTempDir('governed-attestor-session-');
   const a = startAttestor(signer(body), dir);
   const t0 = Date.now();
   try {

@@ -4,8 +4,7 @@
 // strings so every test can assert that no secret reaches stdout or stderr.
 import { spawn } from 'node:child_process';
 import { sign as nodeSign } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
@@ -14,6 +13,7 @@ import { closeStore, openStore, recordAuthority, requestAuthority, tablesDigest 
 import { CLI, jsonOut, runCli, type CliResult } from './helpers/cli.js';
 import { makeTempRepo, type TempRepo } from './helpers/git-repo.js';
 import { makeKey, trustRootDoc, type TestKey } from './helpers/receipts.js';
+import { makeTempDir } from './helpers/temp.js';
 
 export const SOURCE_CANARY = 'CANARY-SOURCE-5f1e0c';
 export const FILE_CANARY = 'CANARY-FILE-a93b27';
@@ -21,7 +21,7 @@ export const CONTEXT_CANARY = 'CANARY-CONTEXT-77d0';
 
 const dirs: string[] = [];
 export function tempDir(prefix = 'governed-issue-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
+  const d = makeTempDir(prefix);
   dirs.push(d);
   return d;
 }
