@@ -29,7 +29,7 @@ export function register(program: Command): void {
   program
     .command('gate')
     .description(
-      'Deploy gate (docs/decision.md#8-delivery-state-and-reason-codes): exit 0 only when the unit is RELEASE_ELIGIBLE for exactly the commit being shipped. ' +
+      'Deploy gate (docs/gate.md#2-governed-gate): exit 0 only when the unit is RELEASE_ELIGIBLE for exactly the commit being shipped. ' +
         'All three anchors come from the deploy side and are required: --trust (the trust root the deploy environment ' +
         'holds, JSON or YAML), --policy-digest (the policy it expects; the pinned policy must match) and --subject (the full ' +
         'commit id about to ship). The commit\'s manifest is computed from git objects (empty environment, explicit GIT_DIR, ' +

@@ -11,7 +11,7 @@ export function register(program: Command): void {
     .command('create')
     .description(
       'Register a unit: resolve --baseline once to a commit id and tree id (hardened git, never re-resolved), parse the ' +
-        'request contract strictly, validate every docs/contract.md#validation-rules rule against the source bytes of the baseline tree, and bind ' +
+        'request contract strictly, validate every rule of docs/contract.md#validation-rules against the source bytes of the baseline tree, and bind ' +
         'scope version 1 (exact contract bytes and digests) in one transaction. Prints the unit id. ' +
         'Exit 0 created, 2 invalid contract/baseline/input (each rule its own code), 4 tampered store, 8 refused by state.',
     )
