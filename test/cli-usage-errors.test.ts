@@ -1,4 +1,4 @@
-// the command-line surface of EVERY command (docs/commands.md#common-behaviour, docs/commands.md#exit-codes, docs/threat-model.md#rules-that-hold-everywhere). Commander's own
+// The command-line surface of EVERY command (docs/commands.md#common-behaviour, docs/commands.md#exit-codes, docs/threat-model.md#rules-that-hold-everywhere). Commander's own
 // errors (unknown option or command, excess argument, rejected choice, missing option or
 // subcommand) must still follow the product's rules: under --json exactly ONE JSON object on
 // stdout with the stable code `usage_error`, exit 2, no stack trace, and the rejected word never

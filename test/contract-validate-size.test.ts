@@ -1,4 +1,4 @@
-// validation time of a contract inside the 4 MiB cap (docs/contract.md#validation-rules "verbatim": every
+// Validation time of a contract inside the 4 MiB cap (docs/contract.md#validation-rules "verbatim": every
 // obligation atom's bytes appear byte-exact in its directive's statement or a criterion). The check
 // re-encoded every surface of the directive for every atom, so 4,000 one-byte atoms mapped to one
 // directive whose 55 criteria of 65,000 characters hold the atom text only in the last one cost

@@ -1,4 +1,4 @@
-// a policy whose development slot is named `code-review` (valid by the
+// A policy whose development slot is named `code-review` (valid by the
 // policy grammar, docs/policy.md#policy-and-trust-root) must be decidable by `status` and `gate` (docs/decision.md#8-delivery-state-and-reason-codes). Before the fix
 // (src/core/decision/validate-input.ts SLOT_RE without `-`) both refused every such unit with
 // `decision_input_invalid` (exit 4, "facts inconsistent": an honest store reported as tampered).

@@ -1,4 +1,4 @@
-// a policy slot name may contain `-` (docs/policy.md#policy-and-trust-root policy `name` grammar
+// A policy slot name may contain `-` (docs/policy.md#policy-and-trust-root policy `name` grammar
 // `^[a-z][a-z0-9_-]{0,31}$`, the same as the receipt predicate's `slot`), so the decision rules must
 // accept facts of such a slot. Before the fix, src/core/decision/validate-input.ts refused them as
 // `decision_input_invalid` (exit 4, "edited behind governed"): a valid story could never be decided.

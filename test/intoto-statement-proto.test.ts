@@ -1,4 +1,4 @@
-// a signed statement whose predicate carries an own `__proto__` key (docs/threat-model.md#rules-that-hold-everywhere "Closed
+// A signed statement whose predicate carries an own `__proto__` key (docs/threat-model.md#rules-that-hold-everywhere "Closed
 // objects"). zod's z.record (the generic statement frame, src/core/intoto.ts) drops that key
 // silently, so the closed checks callers run on the *parsed* statement (e.g. checkpointViolation in
 // `audit verify --checkpoint`) never saw it and a non-closed checkpoint verified — while the log

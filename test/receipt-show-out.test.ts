@@ -1,4 +1,4 @@
-// (docs/threat-model.md#rules-that-hold-everywhere "nothing half-recorded", docs/commands.md#exit-codes coded errors): `governed receipt show --out F`
+// `governed receipt show --out F` (docs/threat-model.md#nothing-half-done, docs/commands.md#exit-codes)
 // whose write fails part-way — a full disk: F on a 4 KiB tmpfs, mounted in a private mount namespace
 // (`unshare -m`, root only) — must not leave a truncated receipt file behind and must exit with a
 // code. Before the fix: a 4096-byte prefix of the envelope stayed in F and the command exited 1 with

@@ -1,4 +1,4 @@
-// reviewer stdout nested deep enough to overflow JSON.stringify's recursion (well under
+// Reviewer stdout nested deep enough to overflow JSON.stringify's recursion (well under
 // the policy's 1 MiB output cap). docs/reviewers.md#reviewer-output, docs/runner.md#the-run-step-by-step step 7: any malformed output is a coded refusal
 // (`review_output_not_canonical`, run ABORTED with exit 9) — never a RangeError that surfaces as
 // `internal_error`. The receipt verifier's canonical-payload decoder (docs/formats.md#receipt) shares the rule:

@@ -10,6 +10,7 @@ import { resolveConfig } from '../src/flows/review-pass/config-load.js';
 import { isGovernedError } from '../src/core/errors.js';
 import { makeTempRepo } from './helpers/git-repo.js';
 import { runCli } from './helpers/cli.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const SECRET = 'S3CRET-env-value';
 
@@ -38,13 +39,14 @@ describe('review-pass tool env values', () => {
   });
 
   it('the CLI exits 2 with the coded error, one JSON object, no value echoed, no output directory', () => {
-    const repo = makeTempRepo({ prefix: 'rtd-rp-' });
+    const repo = makeTempRepo({ prefix: 'governed-review-pass-env-repo-' });
     try {
       repo.write('a.js', 'export const a = 1;\n');
       repo.commitAll();
-      const cfg = join(repo.root, '..', `${repo.root.split('/').pop()}-cfg.json`);
+      const side = makeTempDir('governed-review-pass-env-'); // outside the repository, removed after the file
+      const cfg = join(side, 'cfg.json');
       writeFileSync(cfg, JSON.stringify(config({ FOO: `a\u0000${SECRET}` })));
-      const out = join(repo.root, '..', `${repo.root.split('/').pop()}-out`);
+      const out = join(side, 'out');
       const r = runCli(['review-pass', '--stage', 'development', '--config', cfg, '--repo', repo.root, '--out', out, '--json'], { cwd: repo.root });
       expect(r.code, r.stderr).toBe(2);
       const lines = r.stdout.trim().split('\n');

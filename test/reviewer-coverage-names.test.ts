@@ -1,4 +1,4 @@
-// the coverage reviewer's "F names P" rule (runner/reviewers/src/coverage/references.ts,
+// The coverage reviewer's "F names P" rule (runner/reviewers/src/coverage/references.ts,
 // docs/reviewers.md "F names P when P's repository-relative path appears in F as a whole token").
 // Before the fix a `/` before the match was always accepted, so a test that runs ANOTHER file whose
 // path merely ends with the implementation's path (`vendor/bin/tool.mjs`, `legacy/src/export.ts`)

@@ -1,4 +1,4 @@
-// (docs/formats.md#attestors, docs/runner.md#the-run-step-by-step step 9): the attestors started ahead (src/flows/run/attestor-session.ts)
+// The attestors started ahead (src/flows/run/attestor-session.ts; docs/formats.md#attestors, docs/runner.md#the-run-step-by-step step 9)
 // facing hostile or odd pinned programs. Each program here is what an allowlisted attestor could do;
 // the session must return a verified signature or one coded error, within its timeout, and never
 // echo what the attestor printed.

@@ -1,4 +1,4 @@
-// (docs/runner.md#the-run-step-by-step steps 1–5, docs/decision.md#the-rules-in-short, docs/threat-model.md#rules-that-hold-everywhere fail closed): a pinned policy whose sandbox settings the
+// A pinned policy (docs/runner.md#the-run-step-by-step steps 1–5, docs/threat-model.md#fail-closed) whose sandbox settings the
 // sandbox refuses (src/core/sandbox-bounds.ts: the ranges of runner/sandbox/limits.ts and the
 // interpreter rule of argv.ts) can never run a review. Before the first fix every `review-run` of
 // such a policy CLAIMED the challenge and then recorded it ABORTED (`sandbox_argument_invalid`): an

@@ -1,4 +1,4 @@
-// a log entry's `time` is judged as an instant (receipts and authority records are
+// A log entry's `time` is judged as an instant (receipts and authority records are
 // verified with keys valid AT their entry's log time, src/flows/audit/verify.ts), but the chain check
 // accepted any non-negative integer. An export (its manifest is unsigned; the chain recomputable)
 // whose `run_receipt` entry says time 9e15 — replay uses the payload's `recorded_at`, so it still

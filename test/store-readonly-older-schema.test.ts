@@ -1,4 +1,4 @@
-// a read-only command must not write the store it judges (docs/decision.md#8-delivery-state-and-reason-codes; docs/audit.md
+// A read-only command must not write the store it judges (docs/decision.md#8-delivery-state-and-reason-codes; docs/audit.md
 // "read-only"). Before the fix `openStoreReadOnly` handed a store at an older schema version to
 // `openStore`, which migrated it (CREATE INDEX …, user_version bumped, in an IMMEDIATE transaction):
 // `audit verify`, `audit export`, `audit checkpoint` and `gate` changed the database file they

@@ -1,4 +1,4 @@
-// live vs replay differentials of the store's log (docs/state.md#the-store: replay rebuilds every
+// Live vs replay differentials of the store's log (docs/state.md#the-store: replay rebuilds every
 // table; an audit refuses a log the live path could not have written). An attacker with the store
 // file (or an export, whose log is unsigned and whose chain is recomputable) rewrites one entry and
 // recomputes every later hash; the tables are patched to what the forged log replays to, so before

@@ -21,6 +21,7 @@ export default function setup(): () => void {
     const stray = readdirSync(root).filter((n) => n !== 'leaks.txt');
     rmSync(root, { recursive: true, force: true });
     if (leaks !== '' || stray.length > 0) {
+      process.exitCode = 1; // vitest reports an error thrown here but would still exit 0
       throw new Error(`tests left temporary files behind (now removed):\n${leaks}${stray.length > 0 ? `not removed by their file: ${stray.join(' ')}\n` : ''}`);
     }
   };
