@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { addressAllowed, addressClass, bodyViolation, chainRecords, transcriptTotals, transcriptViolation, type EgressRecord } from '../src/core/egress-rules.js';
 import { egressPolicySchema } from '../src/core/egress-schema.js';
 import { loadPolicy } from '../src/core/policy.js';
-import { makeKeys, policyDoc } from './issue-helpers.js';
+import { makeKeys, policyDoc } from './state-helpers.js';
 
 describe('addresses the broker may dial', () => {
   it.each([

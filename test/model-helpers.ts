@@ -13,7 +13,7 @@ import { inspectBwrap } from '../runner/sandbox/bwrap.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { seccompBlob } from '../runner/seccomp/index.js';
 import { ATTESTOR, REPO_ROOT, type CliResult } from './helpers/cli.js';
-import { FILE_CANARY, makeKeys, makeWorld, policyDoc, setupUnit, tempDir, type Keys, type World } from './issue-helpers.js';
+import { FILE_CANARY, makeKeys, makeWorld, policyDoc, setupUnit, tempDir, type Keys, type World } from './state-helpers.js';
 import { runReviewAsync, type RunWorld } from './run-helpers.js';
 
 export const MODEL_REVIEWER = join(REPO_ROOT, 'runner', 'reviewers', 'model.mjs');

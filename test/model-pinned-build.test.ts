@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error the build helper is plain JavaScript
 import { buildPinned } from '../scripts/pinned-build.mjs';
 import { REPO_ROOT } from './helpers/cli.js';
-import { tempDir } from './issue-helpers.js';
+import { tempDir } from './state-helpers.js';
 
 const PROGRAMS = [
   ['runner/reviewers/src/model.ts', 'runner/reviewers/model.mjs'],

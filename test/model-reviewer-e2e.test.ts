@@ -17,7 +17,7 @@ import { canonicalJson } from '../src/core/canonical.js';
 import { rewriteLog } from './audit-helpers.js';
 import { jsonOut } from './helpers/cli.js';
 import { makeTestPki, startForbidden, startModelServer, type ModelServer, type RecordedRequest } from './helpers/model-server.js';
-import { cleanupDirs, CONTEXT_CANARY, FILE_CANARY, gov, govOk, SOURCE_CANARY, tempDir } from './issue-helpers.js';
+import { cleanupDirs, CONTEXT_CANARY, FILE_CANARY, gov, govOk, SOURCE_CANARY, tempDir } from './state-helpers.js';
 import { egressEntry, makeModelWorld, promptIds, promptOf, REAL_KEY, runModelReview } from './model-helpers.js';
 import { errorCode, type RunWorld } from './run-helpers.js';
 

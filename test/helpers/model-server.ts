@@ -4,12 +4,12 @@
 // request (method, path, headers, body) and counts every connection. `startForbidden` is the second
 // server of every test: it must see ZERO connections.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
+import { makeTempDir } from './temp.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -45,7 +45,7 @@ function openssl(args: string[], cwd: string): void {
 
 /** A test CA and two leaves, made by openssl now (never checked in). */
 export function makeTestPki(): TestPki {
-  const dir = mkdtempSync(join(tmpdir(), 'gvd-model-pki-'));
+  const dir = makeTempDir('gvd-model-pki-');
   openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=gvd-model test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign'], dir);
   const leaf = (name: string, san: string): { cert: string; key: string } => {
     openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`], dir);

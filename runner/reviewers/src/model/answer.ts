@@ -3,7 +3,8 @@
 // text, a path or an unknown ID is dropped and never printed. What cannot be mapped is an
 // `Unusable` answer — the reviewer then exits non-zero with no stdout, so the run is ABORTED; an
 // unusable answer is never turned into CLEAN.
-import { FINDING_CLASSES, FINDING_CODES, SEVERITIES, MAX_REFS, finalizeFindings, type Finding } from '../coverage/findings.js';
+import { FINDING_CLASSES, FINDING_CODES, SEVERITIES, finalizeFindings, type Finding } from '../coverage/findings.js';
+import { REVIEW_MAX_REFS as MAX_REFS } from '../../../../src/core/limits.js';
 import { compareUtf8 } from '../coverage/canonical.js';
 
 export class Unusable extends Error {
