@@ -2660,6 +2660,11 @@ function sha256Digest(bytes) {
   return `sha256:${sha256Hex(bytes)}`;
 }
 
+// src/core/limits.ts
+var EGRESS_MAX_REQUESTS = 64;
+var EGRESS_MAX_CONNECTIONS = 16;
+var EGRESS_MAX_ROUTES = 4;
+
 // src/core/dsse.ts
 var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
 var signatureSchema = strictObject({
@@ -2769,13 +2774,13 @@ var envName = str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ });
 var absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(refine((p) => !p.split("/").includes(".."), { message: "path" }));
 var egressCapsSchema = strictObject({
   /** Requests per run (also bounds the transcript in the receipt). */
-  requests: int2(1, 64),
+  requests: int2(1, EGRESS_MAX_REQUESTS),
   request_bytes: str({ re: SIZE_RE }),
   response_bytes: str({ re: SIZE_RE }),
   total_up: str({ re: SIZE_RE }),
   total_down: str({ re: SIZE_RE }),
   request_timeout: str({ re: DURATION_RE }),
-  connections: int2(1, 16)
+  connections: int2(1, EGRESS_MAX_CONNECTIONS)
 });
 var egressPolicySchema = strictObject({
   provider: _enum(EGRESS_PROVIDERS),
@@ -2788,7 +2793,7 @@ var egressPolicySchema = strictObject({
   ca: optional(strictObject({ file: absPath, sha256: hex64 })),
   /** TLS to an endpoint whose name resolves to loopback (a local gateway); refused otherwise. */
   allow_loopback: optional(boolean2()),
-  routes: list(strictObject({ method: literal("POST"), path: routePath }), 1, 4),
+  routes: list(strictObject({ method: literal("POST"), path: routePath }), 1, EGRESS_MAX_ROUTES),
   credential: union([strictObject({ env: envName }), strictObject({ file: absPath })]),
   /** The pinned broker program (runner/egress/broker.mjs) the runner may start. */
   broker_sha256: list(hex64, 1, 16),
@@ -2800,7 +2805,7 @@ var egressRecordSchema = strictObject({
   at_ms: count,
   outcome: _enum(EGRESS_OUTCOMES),
   method: _enum(RECORD_METHODS),
-  route: nullable(int2(0, 3)),
+  route: nullable(int2(0, EGRESS_MAX_ROUTES - 1)),
   request: strictObject({ sha256: nullable(hex64), bytes: count }),
   response: strictObject({ status: nullable(int2(100, 599)), sha256: nullable(hex64), bytes: count }),
   upstream_cert_sha256: nullable(hex64)
@@ -2816,7 +2821,7 @@ var egressReceiptSchema = strictObject({
   broker_sha256: hex64,
   transcript: strictObject({
     head: digestString,
-    records: list(egressRecordSchema, 0, 64),
+    records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),
     requests: count,
     refused: count,
     bytes_up: count,

@@ -14,6 +14,7 @@ import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EGRESS_OUTCOMES, RECORD_METHODS, type EgressRecord } from '../../src/core/egress-rules.js';
+import { EGRESS_MAX_ROUTES } from '../../src/core/limits.js';
 
 export type RawEgressRecord = Omit<EgressRecord, 'seq' | 'prev'>;
 
@@ -73,7 +74,7 @@ export function parseRecord(v: unknown): RawEgressRecord | null {
   const req = r.request as Record<string, unknown> | null;
   const res = r.response as Record<string, unknown> | null;
   if (!isCount(r.at_ms) || !(EGRESS_OUTCOMES as readonly unknown[]).includes(r.outcome) || !(RECORD_METHODS as readonly unknown[]).includes(r.method)) return null;
-  if (!(r.route === null || (Number.isSafeInteger(r.route) && (r.route as number) >= 0 && (r.route as number) <= 3))) return null;
+  if (!(r.route === null || (Number.isSafeInteger(r.route) && (r.route as number) >= 0 && (r.route as number) < EGRESS_MAX_ROUTES))) return null;
   if (req === null || typeof req !== 'object' || Object.keys(req).sort().join(',') !== 'bytes,sha256' || !isHexOrNull(req.sha256) || !isCount(req.bytes)) return null;
   if (res === null || typeof res !== 'object' || Object.keys(res).sort().join(',') !== 'bytes,sha256,status' || !isHexOrNull(res.sha256) || !isCount(res.bytes)) return null;
   if (!(res.status === null || (Number.isSafeInteger(res.status) && (res.status as number) >= 100 && (res.status as number) <= 599))) return null;

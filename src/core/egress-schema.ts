@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import { SIZE_RE, DURATION_RE } from './duration.js';
 import { EGRESS_OUTCOMES, EGRESS_PROVIDERS, RECORD_METHODS } from './egress-rules.js';
 import { count, digestString, hex64, int, list, str } from './schema-primitives.js';
+import { EGRESS_MAX_CONNECTIONS, EGRESS_MAX_REQUESTS, EGRESS_MAX_ROUTES } from './limits.js';
 
 /** A DNS name with at least one letter in its last label (never an IP literal), lowercase. */
 export const egressHost = str({ re: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/ });
@@ -17,13 +18,13 @@ const absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(z.refine((p) =
 
 export const egressCapsSchema = z.strictObject({
   /** Requests per run (also bounds the transcript in the receipt). */
-  requests: int(1, 64),
+  requests: int(1, EGRESS_MAX_REQUESTS),
   request_bytes: str({ re: SIZE_RE }),
   response_bytes: str({ re: SIZE_RE }),
   total_up: str({ re: SIZE_RE }),
   total_down: str({ re: SIZE_RE }),
   request_timeout: str({ re: DURATION_RE }),
-  connections: int(1, 16),
+  connections: int(1, EGRESS_MAX_CONNECTIONS),
 });
 
 export const egressPolicySchema = z.strictObject({
@@ -37,7 +38,7 @@ export const egressPolicySchema = z.strictObject({
   ca: z.optional(z.strictObject({ file: absPath, sha256: hex64 })),
   /** TLS to an endpoint whose name resolves to loopback (a local gateway); refused otherwise. */
   allow_loopback: z.optional(z.boolean()),
-  routes: list(z.strictObject({ method: z.literal('POST'), path: routePath }), 1, 4),
+  routes: list(z.strictObject({ method: z.literal('POST'), path: routePath }), 1, EGRESS_MAX_ROUTES),
   credential: z.union([z.strictObject({ env: envName }), z.strictObject({ file: absPath })]),
   /** The pinned broker program (runner/egress/broker.mjs) the runner may start. */
   broker_sha256: list(hex64, 1, 16),
@@ -51,7 +52,7 @@ export const egressRecordSchema = z.strictObject({
   at_ms: count,
   outcome: z.enum(EGRESS_OUTCOMES),
   method: z.enum(RECORD_METHODS),
-  route: z.nullable(int(0, 3)),
+  route: z.nullable(int(0, EGRESS_MAX_ROUTES - 1)),
   request: z.strictObject({ sha256: z.nullable(hex64), bytes: count }),
   response: z.strictObject({ status: z.nullable(int(100, 599)), sha256: z.nullable(hex64), bytes: count }),
   upstream_cert_sha256: z.nullable(hex64),
@@ -69,7 +70,7 @@ export const egressReceiptSchema = z.strictObject({
   broker_sha256: hex64,
   transcript: z.strictObject({
     head: digestString,
-    records: list(egressRecordSchema, 0, 64),
+    records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),
     requests: count,
     refused: count,
     bytes_up: count,
