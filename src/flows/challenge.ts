@@ -54,6 +54,7 @@ import { loadPriorReceipts } from './challenge/prior-receipts.js';
 import { readBaselineSources } from './challenge/baseline-sources.js';
 import { assertStateDirOutsideWorkspace } from './challenge/state-dir.js';
 import { consumedAuthorityValidator, parseContractBytes } from './unit-contract.js';
+import { preservationPlanningInput } from '../store/preservation-state.js';
 
 /** A slot is an identifier of the policy (SPEC §13 names); anything else is never echoed. */
 const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -195,6 +196,7 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
     sourceDigests: new Map(sources.digests.map((s) => [s.id, s.digest])),
     contract,
     baseline: { commit: unit.baselineCommit, tree: unit.baselineTree },
+    ...preservationPlanningInput(db, unit.unitId),
   });
   const content = contentDigest({ planningStateDigest: planning, contract, workspaceDigest: work.digest });
   const workState = workStateDigest({ contentDigest: content, workRevision: unit.workRevision });

@@ -127,6 +127,8 @@ const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
   run_claim: 'claimed_at',
   run_receipt: 'recorded_at',
   run_abort: 'aborted_at',
+  preservation_set: 'bound_at',
+  incident_correction: 'recorded_at',
 };
 
 /** Write one already-checked row and apply its reducer: the code shared by append and replay. */

@@ -12,6 +12,7 @@ import { CHALLENGES_SQL } from './migrations/0004-challenges.js';
 import { RUNS_SQL } from './migrations/0005-runs.js';
 import { DECISION_INDEXES_SQL } from './migrations/0006-decision-indexes.js';
 import { LOG_UNIT_INDEXES_SQL } from './migrations/0007-log-unit-indexes.js';
+import { PRESERVATION_SQL } from './migrations/0008-preservation.js';
 
 const GENESIS = `sha256:${'0'.repeat(64)}`;
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
@@ -102,6 +103,7 @@ export const MIGRATIONS: readonly string[] = [
   RUNS_SQL,
   DECISION_INDEXES_SQL,
   LOG_UNIT_INDEXES_SQL,
+  PRESERVATION_SQL,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

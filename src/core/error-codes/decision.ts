@@ -69,4 +69,13 @@ export const DECISION_REASONS = {
   preservation_contract_missing: 'The policy requires preservation and the unit has no preservation contract (SPEC §11).',
   incident_history_missing: 'The policy requires preservation and the unit has no incident history (SPEC §11).',
   preservation_unsatisfied: 'A surface of the preservation contract is not satisfied (SPEC §11).',
+  preservation_inventory_missing: 'No surface inventory of the baseline was derived by the allowlisted project adapter (docs/preservation.md#surface-inventory).',
+  preservation_surface_undisclosed: 'The project adapter discovered a baseline surface the preservation contract gives no disposition (ids: the entries).',
+  preservation_surface_missing: 'A surface of the preservation contract does not exist in the baseline inventory (ids: the surfaces).',
+  preservation_probe_missing: 'A surface has no signed probe of the required phase on the current sealed snapshot (ids: the surface and the phase).',
+  preservation_capability_lost: 'A preserve or extend surface is not reachable now with every capability it had at the baseline (ids: the surface and the lost capabilities).',
+  preservation_destructive_unauthorized: 'A destructive disposition has no consumed authority naming the surface, or its expected diff digest is not the real diff of the surface paths (ids: the surface).',
+  preservation_change_uncovered: 'A changed path falls under no surface of the preservation contract (ids: the count of such paths; writer-side output names them).',
+  preservation_test_uncovered: 'A changed test file belongs to no preserve or extend surface (ids: the count of such paths).',
+  preservation_vendor_unattested: 'An import or preserve vendor source has no origin tree digest verified at check time (ids: the vendor source).',
 } as const satisfies Record<string, string>;
