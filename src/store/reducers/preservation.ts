@@ -35,7 +35,8 @@ export const incidentCorrectionPayload = z.strictObject({
   recorded_at: seconds,
 });
 
-const DISPOSITION_OPERATIONS = new Set(['replace', 'remove', 'disable', 'redirect', 'migrate']);
+// The destructive dispositions, and `authorize` for the narrowing of a bound contract.
+const BINDING_OPERATIONS = new Set(['replace', 'remove', 'disable', 'redirect', 'migrate', 'authorize']);
 
 function currentSeq(db: Db): number {
   return db.prepare('SELECT MAX(seq) FROM log').pluck().get() as number;
@@ -59,11 +60,11 @@ export const PRESERVATION_REDUCERS = {
         if (!isGovernedError(e)) throw e;
       }
       expectChanges(ok ? 1 : 0, 1, where);
-      // Each record was consumed for this unit, by a destructive disposition, in this transaction.
+      // Each record was consumed for this unit, by a disposition or `authorize`, in this transaction.
       const consumed = db.prepare('SELECT operation FROM authority_consumptions WHERE record = ? AND unit = ? AND consumed_at = ?').pluck();
       for (const record of p.authorities) {
         const op = consumed.get(record, p.unit, p.bound_at) as string | undefined;
-        expectChanges(op !== undefined && DISPOSITION_OPERATIONS.has(op) ? 1 : 0, 1, where);
+        expectChanges(op !== undefined && BINDING_OPERATIONS.has(op) ? 1 : 0, 1, where);
       }
       // The history is the log's own: recomputed here, on the live path and on replay alike.
       const seq = currentSeq(db);
