@@ -137,6 +137,7 @@ describe('governed sandbox profile (built CLI)', () => {
       bwrap: { path: '/usr/bin/bwrap', sha256: info.sha256, version: info.version },
       profile: JSON.parse(JSON.stringify(staticProfile())),
       profile_digest: staticProfileDigest(),
+      check_profile_digest: staticProfileDigest('check'),
       seccomp_digest: seccompDigest(),
       policy: { bwrap_sha256: [info.sha256], profile_sha256: [staticProfileSha256()], seccomp_sha256: [seccompDigest().slice(7)] },
     });
