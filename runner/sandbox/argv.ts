@@ -5,11 +5,11 @@
 import { fail } from '../../src/core/errors.js';
 import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
 import { interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
-import { FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
+import { CHECK_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, SANDBOX_PATHS, type FdName, type ProfileKind } from './profile.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
 /** Descriptor numbers inside bwrap: the index in the spawn stdio array (0–2 are stdio). */
-export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: GO_FD };
+export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: GO_FD, snapshot: 10, dependencies: 11 };
 
 const ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
 const RESERVED_ENV = new Set([...FIXED_ENV.map(([k]) => k), 'PWD']);
@@ -23,6 +23,19 @@ export interface ArgvInputs {
   /** Policy-supplied reviewer variables (never the caller's environment). */
   readonly env: Readonly<Record<string, string>>;
   readonly limits: SandboxLimits;
+  /** Which pinned template to expand (default: the reviewer profile). */
+  readonly profile?: ProfileKind;
+  /** Check profile: the policy's dependency root (a relative path), or null when none is declared. */
+  readonly dependencyRoot?: string | null;
+}
+
+/** The policy's dependency root becomes one destination path under /snapshot: a relative path with
+ * no empty, `.`, `..` or option-like segment (the policy schema refuses the rest; checked again). */
+export function validateDependencyRoot(p: unknown): asserts p is string {
+  if (typeof p !== 'string' || p.length === 0 || p.length > 256 || p.includes('\0') || p.startsWith('/')) fail('sandbox_argument_invalid', ['dependency_root']);
+  if (!/^[A-Za-z0-9._@+/-]+$/.test(p) || p.split('/').some((s) => s === '' || s === '.' || s === '..' || s.startsWith('-'))) {
+    fail('sandbox_argument_invalid', ['dependency_root']);
+  }
 }
 
 export function validateInterpreterPath(p: unknown): asserts p is string {
@@ -60,9 +73,15 @@ export function buildBwrapArgv(inputs: ArgvInputs): string[] {
   const envArgs = Object.keys(inputs.env)
     .sort()
     .flatMap((k) => ['--setenv', k, inputs.env[k] as string]);
+  const check = inputs.profile === 'check';
+  const dep = check ? (inputs.dependencyRoot ?? null) : null;
+  if (dep !== null) validateDependencyRoot(dep);
   const out: string[] = [];
-  for (const arg of PROFILE_ARGV) {
+  for (const arg of check ? CHECK_PROFILE_ARGV : PROFILE_ARGV) {
     if (typeof arg === 'string') out.push(arg);
+    else if ('bind' in arg) {
+      if (dep !== null) out.push('--ro-bind-fd', String(FD_NUMBERS.dependencies), `${SANDBOX_PATHS.snapshot}/${dep}`);
+    }
     else if ('fd' in arg) out.push(String(FD_NUMBERS[arg.fd]));
     else if ('env' in arg) out.push(...envArgs);
     else if ('interpreter' in arg) out.push(inputs.interpreter);

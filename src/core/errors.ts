@@ -21,6 +21,7 @@ import { ISSUE_ERRORS, ISSUE_REASONS } from './error-codes/issue.js';
 import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
 import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
 import { PRESERVATION_ERRORS, PRESERVATION_REASONS } from './error-codes/preservation.js';
+import { CHECKS_ERRORS, CHECKS_REASONS } from './error-codes/checks.js';
 
 export type { ExitCode } from './error-codes/def.js';
 
@@ -58,6 +59,7 @@ export const ERROR_CODES = {
   ...AUTHORITY_ERRORS,
   ...AUDIT_ERRORS,
   ...PRESERVATION_ERRORS,
+  ...CHECKS_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -77,6 +79,7 @@ export const REASON_CODES = {
   ...AUTHORITY_REASONS,
   ...AUDIT_REASONS,
   ...PRESERVATION_REASONS,
+  ...CHECKS_REASONS,
 } as const satisfies Record<string, string>;
 
 export type ReasonCode = keyof typeof REASON_CODES;

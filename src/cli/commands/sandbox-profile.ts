@@ -11,6 +11,8 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
   const bwrap = await bwrapInfo(opts.bwrap ?? DEFAULT_BWRAP_PATH);
   const profile = staticProfile();
   const profileDigest = staticProfileDigest();
+  // The check profile (docs/sandbox.md "Check profile"): allowlist it too when the policy has check reviewers.
+  const checkProfileDigest = staticProfileDigest('check');
   const policy = {
     bwrap_sha256: [bwrap.sha256],
     profile_sha256: [profileDigest.slice('sha256:'.length)],
@@ -20,11 +22,12 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
     `bwrap    ${bwrap.path} (bubblewrap ${bwrap.version})`,
     `         sha256 ${bwrap.sha256}`,
     `profile  ${profileDigest}`,
+    `check    ${checkProfileDigest} (check reviewers: docs/reviewers.md#check-reviewers)`,
     `seccomp  ${seccomp}`,
     '',
     'Paste into the policy (sandbox section):',
     `  bwrap_sha256: ["${policy.bwrap_sha256[0]}"]`,
-    `  profile_sha256: ["${policy.profile_sha256[0]}"]`,
+    `  profile_sha256: ["${policy.profile_sha256[0]}"]   # add "${checkProfileDigest.slice('sha256:'.length)}" for check reviewers`,
     `  seccomp_sha256: ["${policy.seccomp_sha256[0]}"]`,
     '',
     'Static profile (bwrap arguments; {…} marks the per-run parts):',
@@ -37,6 +40,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
       bwrap: { path: bwrap.path, sha256: bwrap.sha256, version: bwrap.version },
       profile,
       profile_digest: profileDigest,
+      check_profile_digest: checkProfileDigest,
       seccomp_digest: seccomp,
       policy,
     },
