@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { planningStateDigest } from '../src/core/contract/digests.js';
 import { specExample } from './contract-fixtures.js';
 import { preservationDigest } from '../src/core/preservation/text.js';
-import { closeStore, createUnit, openStore, recordAuthority, replayInto, requestAuthority, tablesDigest, stateDigest, type Store } from '../src/store/index.js';
+import { closeStore, createUnit, recordAuthority, replayInto, requestAuthority, tablesDigest, stateDigest, type Store } from '../src/store/index.js';
 import { getPreservation, verifyIncidentBinding } from '../src/store/preservation.js';
 import { setPreservationFlow } from '../src/flows/preservation/set.js';
 import { correctIncidentFlow } from '../src/flows/preservation/correct.js';

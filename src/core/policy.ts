@@ -95,6 +95,19 @@ export const policySchema = z.strictObject({
     probe: z.optional(credentialSchema),
   }),
   controls: list(z.enum(KNOWN_CONTROLS), 0, KNOWN_CONTROLS.length),
+  // The allowlisted project/probe adapters of preservation (docs/preservation.md#adapter-protocol):
+  // the sha256 of each adapter program that may run, its interpreter, and the dependency root
+  // (e.g. node_modules) sealed and bound read-only under the snapshot while it runs.
+  preservation_adapters: z.optional(
+    z.strictObject({
+      sha256: hexList,
+      interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }).check(
+        z.refine((p) => !p.split('/').includes('..'), { message: 'path' }),
+        z.meta({ description: "an absolute path under /usr with no '..' segment" }),
+      ),
+      dependency_root: z.optional(relPath),
+    }),
+  ),
 });
 
 export type PolicyDocument = z.infer<typeof policySchema>;

@@ -129,6 +129,8 @@ const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
   run_abort: 'aborted_at',
   preservation_set: 'bound_at',
   incident_correction: 'recorded_at',
+  surface_inventory: 'recorded_at',
+  probe_record: 'recorded_at',
 };
 
 /** Write one already-checked row and apply its reducer: the code shared by append and replay. */

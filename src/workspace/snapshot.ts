@@ -40,6 +40,7 @@ import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { fail } from '../core/errors.js';
 import { computeWorkspaceManifest, type ScopeOptions } from './manifest.js';
+import { computeCommitManifest, readCommitFiles } from './commit.js';
 import { manifestOf, type Manifest, type ManifestEntry } from './manifest-entries.js';
 import type { GitMode } from './hash-file.js';
 
@@ -141,13 +142,18 @@ function assertRel(p: string): void {
 
 /** Copy `(path → source file)` into a fresh `into` directory, hashing the very bytes written. */
 function copyTree(sourceOf: (rel: string) => string, paths: readonly string[], into: string, mountPoints: readonly string[]): ManifestEntry[] {
+  return copyEntries((rel) => readEntry(sourceOf(rel)), paths, into, mountPoints);
+}
+
+/** Copy `(path → entry bytes)` into a fresh `into` directory, hashing the very bytes written. */
+function copyEntries(entryOf: (rel: string) => ReadEntry, paths: readonly string[], into: string, mountPoints: readonly string[]): ManifestEntry[] {
   mkdirSync(into, { mode: 0o755 });
   const made = new Set<string>();
   const entries: ManifestEntry[] = [];
   try {
     for (const rel of paths) {
       assertRel(rel);
-      const e = readEntry(sourceOf(rel));
+      const e = entryOf(rel);
       ensureParents(into, rel, made);
       writeEntry(into, rel, e);
       entries.push({ path: rel, mode: e.mode, sha256: sha256Hex(e.bytes) });
@@ -187,6 +193,52 @@ export async function sealWorkspace(o: {
   if (m.digest !== o.expectedDigest) {
     removeSealed(o.into);
     fail('review_post_launch_drift', ['workspace']);
+  }
+  return { dir: o.into, digest: m.digest, entries: m.entries, mountPoints };
+}
+
+/**
+ * Materialise a COMMIT's tree (the policy's product roots and excludes) from git objects: the
+ * baseline of a unit, for preservation probes (docs/preservation.md#probes). The bytes written are
+ * the blobs read once from the object store; their manifest must equal `expectedDigest` (the commit
+ * manifest, SPEC §6.4 form), else `review_post_launch_drift` [baseline].
+ */
+export async function sealCommit(o: {
+  readonly repo: string;
+  readonly commit: string;
+  readonly scope: ScopeOptions;
+  readonly into: string;
+  readonly expectedDigest: string;
+  readonly mountPoints?: readonly string[];
+}): Promise<SealedTree> {
+  const listed = await computeCommitManifest(o.repo, o.commit, o.scope);
+  const mountPoints = o.mountPoints ?? [];
+  for (const m of mountPoints) {
+    if (listed.entries.some((e) => e.path === m || e.path.startsWith(`${m}/`))) fail('check_dependency_root_in_workspace', [m]);
+  }
+  const modes = new Map(listed.entries.map((e) => [e.path, e.mode]));
+  // Blobs are read as regular files (readCommitFiles refuses symlinks and trees): a baseline holding
+  // a symlink is refused here rather than materialised differently from its manifest.
+  const blobs = await readCommitFiles(o.repo, o.commit, listed.entries.map((e) => e.path), {
+    admit(_index, size) {
+      if (size > MAX_SEALED_FILE_BYTES) fail('workspace_file_unreadable');
+    },
+  });
+  const entries = copyEntries(
+    (rel) => {
+      const bytes = blobs.get(rel);
+      const mode = modes.get(rel);
+      if (bytes === undefined || mode === undefined) return fail('workspace_file_unreadable');
+      return { mode, bytes };
+    },
+    listed.entries.map((e) => e.path),
+    o.into,
+    mountPoints,
+  );
+  const m = manifestOf(entries);
+  if (m.digest !== o.expectedDigest) {
+    removeSealed(o.into);
+    fail('review_post_launch_drift', ['baseline']);
   }
   return { dir: o.into, digest: m.digest, entries: m.entries, mountPoints };
 }

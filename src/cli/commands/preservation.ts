@@ -1,6 +1,8 @@
 import { checkPreservationFlow, parseOrigins } from '../../flows/preservation/check.js';
 import { correctIncidentFlow } from '../../flows/preservation/correct.js';
 import { setPreservationFlow } from '../../flows/preservation/set.js';
+import { probePreservationFlow } from '../../flows/preservation/probe.js';
+import { fail } from '../../core/errors.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 
@@ -83,5 +85,35 @@ export async function preservationCheckCommand(opts: { unit: string; origin?: st
       reasons: violations.map((v) => ({ code: v.code, ids: v.ids })),
     },
     human: lines.join('\n'),
+  };
+}
+
+export async function preservationProbeCommand(opts: { unit: string; phase: string; adapter: string; surface?: string; attestors?: string; repo?: string; home?: string }): Promise<CommandResult> {
+  if (opts.phase !== 'baseline' && opts.phase !== 'current') fail('usage_error', ['--phase']);
+  const r = await probePreservationFlow({
+    home: resolveHome(opts.home),
+    unit: opts.unit,
+    repo: opts.repo ?? process.cwd(),
+    phase: opts.phase,
+    surface: opts.surface ?? null,
+    adapter: opts.adapter,
+    ...(opts.attestors !== undefined ? { attestorsDir: opts.attestors } : {}),
+    now: now(),
+  });
+  return {
+    exit: 0,
+    json: {
+      ok: true,
+      unit: r.unit,
+      phase: r.phase,
+      snapshot_digest: r.snapshotDigest,
+      inventory: r.inventory,
+      probes: r.probes.map((p) => ({ surface: p.surface, receipt: p.receipt, exit_code: p.exitCode, capabilities: p.capabilities })),
+    },
+    human: [
+      `probed ${r.probes.length} surface(s) of ${r.unit} on the ${r.phase} snapshot ${r.snapshotDigest}`,
+      ...(r.inventory !== null ? [`  inventory: ${r.inventory} surface(s) discovered`] : []),
+      ...r.probes.map((p) => `  ${p.surface} exit ${p.exitCode} capabilities ${p.capabilities.length} receipt ${p.receipt}`),
+    ].join('\n'),
   };
 }

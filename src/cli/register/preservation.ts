@@ -46,6 +46,27 @@ export function register(program: Command): void {
       await runAction(opts, async () => (await import('../commands/preservation.js')).preservationCorrectCommand(opts));
     });
   pres
+    .command('probe')
+    .description(
+      'Run the real entry of each surface (or --surface S) in the check sandbox on a sealed snapshot of the baseline commit ' +
+        'or of the current workspace, with the allowlisted adapter (--adapter, its sha256 on preservation_adapters.sha256); ' +
+        'for the baseline also derive the surface inventory. Each result is signed by the probe credential (DSSE, attestor ' +
+        'kind probe) and recorded. No command accepts probe JSON from anyone else. Exit 0 recorded, 2 usage or not ' +
+        'configured, 4 snapshot altered, 6 adapter not allowlisted or untrusted key, 8 no contract bound, 9 adapter failed.',
+    )
+    .addHelpText('after', '\nExample:\n  governed preservation probe --unit UNIT-… --phase baseline --adapter runner/preservation/node-adapter.mjs\n')
+    .requiredOption('--unit <id>', 'unit id (UNIT-…)')
+    .requiredOption('--phase <phase>', 'baseline | current')
+    .requiredOption('--adapter <file>', 'the adapter program (allowlisted by sha256 in the policy)')
+    .option('--surface <id>', 'probe only this surface')
+    .option('--attestors <dir>', 'directory of probe.json (and probe.mjs) (default: <home>/attestors)')
+    .option('--repo <dir>', 'repository top level (default: the current directory)')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { unit: string; phase: string; adapter: string; surface?: string; attestors?: string; repo?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/preservation.js')).preservationProbeCommand(opts));
+    });
+  pres
     .command('check')
     .description(
       'Judge the bound preservation contract against the baseline and the workspace (docs/preservation.md#rules) and report ' +

@@ -65,6 +65,13 @@ export const PRESERVATION_ERRORS = {
     "The origin given for a vendor source is the product's own repository (the local copy), not an independent origin (ids: the vendor source).",
   ),
 
+  // --- probes and the surface inventory --------------------------------------------------------
+  preservation_adapter_not_configured: def(2, 'The policy names no preservation adapter (preservation_adapters) or no probe credential (credentials.probe); nothing ran.'),
+  preservation_adapter_not_allowlisted: def(6, "The adapter program's sha256 is not on the policy's preservation_adapters.sha256 allowlist; nothing ran."),
+  preservation_adapter_failed: def(9, 'The adapter did not run to a result in the sandbox (setup failure, timeout, output cap, or a non-zero exit); nothing was recorded.'),
+  preservation_adapter_output_invalid: def(9, "The adapter's stdout is not one closed JSON object of the adapter protocol (or answers another entry); nothing was recorded."),
+  preservation_surface_unknown: def(2, 'The surface named with --surface is not a probe-able surface of the bound preservation contract (ids: the surface).'),
+
   // --- 2 usage: incident corrections ------------------------------------------------------------
   incident_correction_invalid: def(2, 'An incident correction must be a non-empty UTF-8 text file within the size bound.'),
 } as const satisfies Record<string, ErrorDef>;

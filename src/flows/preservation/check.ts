@@ -7,7 +7,7 @@ import { fail } from '../../core/errors.js';
 import { checkPreservation, type PreservationReport, type ProbeFact, type VendorOriginFact } from '../../core/preservation/rules.js';
 import { closeStore, getUnit, openStoreReadOnly, type Db } from '../../store/index.js';
 import { dispositionConsumptions, getPreservation, verifyIncidentBinding, type PreservationBinding } from '../../store/preservation.js';
-import { changedPaths } from '../../workspace/index.js';
+import { computeCommitManifest, computeWorkspaceManifest, diffManifests } from '../../workspace/index.js';
 import { originDigest } from '../../workspace/vendor-origin.js';
 import { loadPinned } from '../challenge/pinned.js';
 import { inventoryOf, probeFactsOf } from './evidence.js';
@@ -45,11 +45,24 @@ export function parseOrigins(entries: readonly string[]): Map<string, string> {
 /** The facts and the report for one unit (shared with the delivery state). */
 export async function preservationReportOf(
   db: Db,
-  args: { unit: string; baselineCommit: string; repo: string; productRoots: readonly string[]; exclude: readonly string[]; origins: ReadonlyMap<string, string>; binding: PreservationBinding },
+  args: {
+    unit: string;
+    baselineCommit: string;
+    repo: string;
+    productRoots: readonly string[];
+    exclude: readonly string[];
+    origins: ReadonlyMap<string, string>;
+    binding: PreservationBinding;
+    /** The policy's preservation_adapters.sha256 (empty: no adapter, so no evidence counts). */
+    adapterAllowlist: readonly string[];
+  },
 ): Promise<{ report: PreservationReport; uncovered: string[] }> {
   const b = args.binding;
   const { incidentsNow } = verifyIncidentBinding(db, b);
-  const changes = await changedPaths(args.repo, args.baselineCommit, { productRoots: args.productRoots, exclude: args.exclude });
+  const scope = { productRoots: args.productRoots, exclude: args.exclude };
+  const [base, work] = await Promise.all([computeCommitManifest(args.repo, args.baselineCommit, scope), computeWorkspaceManifest(args.repo, scope)]);
+  const changes = diffManifests(base.entries, work.entries);
+  const snapshots = { baseline: base.digest, current: work.digest };
   const authorities = dispositionConsumptions(db, args.unit).map((c) => ({
     recordId: c.recordId,
     operation: c.operation,
@@ -71,10 +84,10 @@ export async function preservationReportOf(
     });
     vendorOrigins.set(v.id, { treeDigest });
   }
-  const probes: ProbeFact[] = probeFactsOf(db, args.unit, b);
+  const probes: ProbeFact[] = probeFactsOf(db, args.unit, b, snapshots, args.adapterAllowlist);
   const report = checkPreservation({
     contract: b.contract,
-    inventory: inventoryOf(db, args.unit),
+    inventory: inventoryOf(db, args.unit, snapshots, args.adapterAllowlist),
     probes,
     changes,
     authorities,
@@ -105,6 +118,7 @@ export async function checkPreservationFlow(args: PreservationCheckArgs): Promis
       exclude: pinned.policy.doc.exclude,
       origins: args.origins,
       binding: b,
+      adapterAllowlist: pinned.policy.doc.preservation_adapters?.sha256 ?? [],
     });
     return {
       unit: unit.unitId,

@@ -1,35 +1,54 @@
 // The preservation evidence governed itself recorded for a unit: the baseline surface inventory of the
 // allowlisted project adapter and the signed probe receipts (docs/preservation.md#probes). There is no
-// command that ingests either from outside: both are written only by governed's own adapter runs.
+// command that ingests either from outside: both are written only by governed's own adapter runs
+// (`preservation probe`), and each counts only for the exact sealed snapshot it ran on and while its
+// adapter is still on the policy's allowlist.
 import type { InventoryEntry, ProbeFact } from '../../core/preservation/rules.js';
 import type { Db } from '../../store/index.js';
 import type { PreservationBinding } from '../../store/preservation.js';
+import { probePredicateOfEnvelope } from '../../store/reducers/preservation.js';
 
-/** The latest baseline inventory of the unit, or null when none was derived. */
-export function inventoryOf(db: Db, unit: string): InventoryEntry[] | null {
-  const row = db.prepare('SELECT entries FROM surface_inventories WHERE unit = ? ORDER BY log_seq DESC LIMIT 1').get(unit) as { entries: string } | undefined;
+export interface SnapshotDigests {
+  /** Manifest digest of the baseline commit (what a baseline probe must have run on). */
+  readonly baseline: string;
+  /** Manifest digest of the workspace now (what a current probe must have run on). */
+  readonly current: string;
+}
+
+/** The latest baseline inventory of an allowlisted adapter on the baseline snapshot, or null. */
+export function inventoryOf(db: Db, unit: string, snapshots: SnapshotDigests, allowlist: readonly string[]): InventoryEntry[] | null {
+  const rows = db.prepare('SELECT entries, snapshot_digest, adapter_sha256 FROM surface_inventories WHERE unit = ? ORDER BY log_seq DESC').all(unit) as {
+    entries: string;
+    snapshot_digest: string;
+    adapter_sha256: string;
+  }[];
+  const row = rows.find((r) => r.snapshot_digest === snapshots.baseline && allowlist.includes(r.adapter_sha256));
   if (row === undefined) return null;
   return (JSON.parse(row.entries) as { entry: string; kind: string }[]).map((e) => ({ entry: e.entry, kind: e.kind }));
 }
 
 /**
- * The newest probe receipt per surface and phase, for surfaces of the bound contract. The current
- * phase counts only on the current snapshot (the caller passes its digest once probes exist).
+ * The newest probe receipt per surface and phase, for probe-able surfaces of the bound contract, that
+ * ran on the snapshot of its phase (a probe of a stale snapshot does not count), names the surface's
+ * evidence id and its real entry, and was made by an adapter still allowlisted. The row's fields are
+ * re-read from the stored envelope, not trusted from the table.
  */
-export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, currentSnapshot: string | null = null): ProbeFact[] {
-  const rows = db
-    .prepare('SELECT id, surface, phase, snapshot_digest, exit_code, capabilities, output_digest FROM probe_receipts WHERE unit = ? ORDER BY log_seq DESC')
-    .all(unit) as { id: string; surface: string; phase: 'baseline' | 'current'; snapshot_digest: string; exit_code: number; capabilities: string; output_digest: string }[];
-  const ids = new Set(b.contract.surfaces.map((s) => s.id));
+export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snapshots: SnapshotDigests, allowlist: readonly string[]): ProbeFact[] {
+  const rows = db.prepare('SELECT id, envelope FROM probe_receipts WHERE unit = ? ORDER BY log_seq DESC').all(unit) as { id: string; envelope: Buffer }[];
+  const bySurface = new Map(b.contract.surfaces.filter((s) => s.probe !== undefined).map((s) => [s.id, s]));
   const seen = new Set<string>();
   const out: ProbeFact[] = [];
   for (const r of rows) {
-    if (!ids.has(r.surface)) continue;
-    if (r.phase === 'current' && r.snapshot_digest !== currentSnapshot) continue;
-    const key = `${r.surface}/${r.phase}`;
+    const p = probePredicateOfEnvelope(r.envelope);
+    if (p === null || p.unit !== unit) continue;
+    const s = bySurface.get(p.surface);
+    if (s === undefined || p.entry !== s.probe || !allowlist.includes(p.adapter_sha256)) continue;
+    if (p.snapshot_digest !== (p.phase === 'baseline' ? snapshots.baseline : snapshots.current)) continue;
+    if (p.evidence_id !== (p.phase === 'baseline' ? s.baseline_evidence_id : s.current_evidence_id)) continue;
+    const key = `${p.surface}/${p.phase}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ receiptId: r.id, surface: r.surface, phase: r.phase, exitCode: r.exit_code, capabilities: JSON.parse(r.capabilities) as string[], outputDigest: r.output_digest });
+    out.push({ receiptId: r.id, surface: p.surface, phase: p.phase, exitCode: p.exit_code, capabilities: p.capabilities, outputDigest: p.output_digest });
   }
   return out;
 }

@@ -9,6 +9,9 @@ import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
 import { isGovernedError } from '../../core/errors.js';
 import { parsePreservationBytes, preservationDigest } from '../../core/preservation/text.js';
 import { incidentHistoryAt } from '../incident-history.js';
+import { parseEnvelopeBytes } from '../../core/dsse.js';
+import { statementSchema } from '../../core/intoto.js';
+import { ENTRY_RE, PROBE_PREDICATE_TYPE, probePredicateSchema, probeRuleViolation, SURFACE_KIND_TOKENS, type ProbePredicate } from '../../core/preservation/probe.js';
 import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
@@ -27,6 +30,35 @@ export const preservationSetPayload = z.strictObject({
   incident_upto: z.int().min(0),
   bound_at: seconds,
 });
+
+export const surfaceInventoryPayload = z.strictObject({
+  unit: unitId,
+  snapshot_digest: digest,
+  adapter_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  entries: z.array(z.strictObject({ entry: z.string().regex(ENTRY_RE), kind: z.enum(SURFACE_KIND_TOKENS) })).max(4096),
+  recorded_at: seconds,
+});
+
+export const probeRecordPayload = z.strictObject({
+  unit: unitId,
+  receipt: digest,
+  envelope_b64: z.base64().min(1),
+  recorded_at: seconds,
+});
+
+/** The probe predicate an envelope carries, or null when it carries none (checked, not trusted). */
+export function probePredicateOfEnvelope(envelope: Buffer): ProbePredicate | null {
+  try {
+    const payload = parseEnvelopeBytes(envelope).payload;
+    const st = statementSchema.safeParse(JSON.parse(payload.toString('utf8')));
+    if (!st.success || st.data.predicateType !== PROBE_PREDICATE_TYPE) return null;
+    const p = probePredicateSchema.safeParse(st.data.predicate);
+    if (!p.success || probeRuleViolation(p.data) !== null) return null;
+    return p.data;
+  } catch {
+    return null;
+  }
+}
 
 export const incidentCorrectionPayload = z.strictObject({
   unit: unitId,
@@ -78,6 +110,40 @@ export const PRESERVATION_REDUCERS = {
         )
         .run(p.unit, p.version, bytes, p.contract_digest, canonicalJson(p.authorities), p.incident_history, p.incident_upto, p.bound_at);
       expectChanges(r.changes, 1, where);
+    },
+  }),
+  surface_inventory: reducer({
+    payload: surfaceInventoryPayload,
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      const r = db
+        .prepare('INSERT INTO surface_inventories (unit, log_seq, snapshot_digest, adapter_sha256, entries, recorded_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(p.unit, currentSeq(db), p.snapshot_digest, p.adapter_sha256, canonicalJson(p.entries), p.recorded_at);
+      expectChanges(r.changes, 1, `${p.unit}:inventory`);
+    },
+  }),
+  probe_record: reducer({
+    payload: probeRecordPayload,
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      // The row is derived from the signed statement itself: a forged entry naming other fields, or
+      // an envelope whose payload is not a probe statement of this unit, does not apply.
+      const envelope = Buffer.from(p.envelope_b64, 'base64');
+      const q = probePredicateOfEnvelope(envelope);
+      let id = '';
+      try {
+        id = sha256Digest(parseEnvelopeBytes(envelope).payload);
+      } catch {
+        id = '';
+      }
+      expectChanges(q !== null && q.unit === p.unit && id === p.receipt ? 1 : 0, 1, p.receipt);
+      const r = db
+        .prepare(
+          `INSERT INTO probe_receipts (id, unit, surface, phase, snapshot_digest, exit_code, capabilities, output_digest, envelope, recorded_at, log_seq)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(p.receipt, p.unit, q?.surface, q?.phase, q?.snapshot_digest, q?.exit_code, canonicalJson(q?.capabilities ?? []), q?.output_digest, envelope, p.recorded_at, currentSeq(db));
+      expectChanges(r.changes, 1, p.receipt);
     },
   }),
   incident_correction: reducer({
