@@ -55,12 +55,17 @@ export async function preservationReportOf(
     binding: PreservationBinding;
     /** The policy's preservation_adapters.sha256 (empty: no adapter, so no evidence counts). */
     adapterAllowlist: readonly string[];
+    /** Judge a commit (the gate's subject) instead of the workspace. */
+    currentCommit?: string;
   },
 ): Promise<{ report: PreservationReport; uncovered: string[] }> {
   const b = args.binding;
   const { incidentsNow } = verifyIncidentBinding(db, b);
   const scope = { productRoots: args.productRoots, exclude: args.exclude };
-  const [base, work] = await Promise.all([computeCommitManifest(args.repo, args.baselineCommit, scope), computeWorkspaceManifest(args.repo, scope)]);
+  const [base, work] = await Promise.all([
+    computeCommitManifest(args.repo, args.baselineCommit, scope),
+    args.currentCommit === undefined ? computeWorkspaceManifest(args.repo, scope) : computeCommitManifest(args.repo, args.currentCommit, scope),
+  ]);
   const changes = diffManifests(base.entries, work.entries);
   const snapshots = { baseline: base.digest, current: work.digest };
   const authorities = dispositionConsumptions(db, args.unit).map((c) => ({
