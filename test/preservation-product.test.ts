@@ -27,7 +27,7 @@ import { makeSealRoot, removeSealed, sealCommit, verifySealed } from '../src/wor
 import { originDigest } from '../src/workspace/vendor-origin.js';
 import { setPreservationFlow } from '../src/flows/preservation/set.js';
 import { probePreservationFlow } from '../src/flows/preservation/probe.js';
-import { checkPreservationFlow } from '../src/flows/preservation/check.js';
+import { checkPreservationFlow, vendorAttestFlow } from '../src/flows/preservation/check.js';
 import { buildAuthorityStatement } from '../src/core/authority/predicate.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { inspectBwrap } from '../runner/sandbox/bwrap.js';
@@ -346,5 +346,30 @@ describe.skipIf(!IS_ROOT)('preservation on a real product', () => {
     // A local copy that drifted from the origin: the origin's digest is unchanged by it.
     copyFileSync(join(origin, 'src', 'pad.js'), join(origin, 'src', 'pad2.js'));
     expect(await originDigest({ vendor: 'VND-pad', originDir: origin, commit, path: 'src', productRoot: repo, productBaseline: baseline })).toBe(d);
+  });
+
+  it('vendor-attest: a recorded origin verification counts; a wrong digest or the local copy is refused and records nothing', async () => {
+    const w = await world();
+    const origin = tmp('vorigin');
+    mkdirSync(join(origin, 'src'));
+    writeFileSync(join(origin, 'src', 'pad.js'), 'export default 1;\n');
+    git(origin, 'init', '-q', '-b', 'main');
+    git(origin, 'add', '-A');
+    git(origin, 'commit', '-q', '-m', 'o');
+    const commit = git(origin, 'rev-parse', 'HEAD');
+    const digest = await originDigest({ vendor: 'VND-pad', originDir: origin, commit, path: 'src', productRoot: w.repo, productBaseline: w.baseline });
+    const withVendor = (treeDigest: string) => ({ ...contract(w.baseline), vendor_sources: [{ id: 'VND-pad', path: 'vendor/pad', disposition: 'import', origin: { repository: 'https://example.invalid/pad.git', commit, path: 'src', tree_digest: treeDigest } }] });
+    setContract(w, withVendor(digest));
+    const attest = (dirOf: string) => vendorAttestFlow({ home: w.home, unit: w.unit, repo: w.repo, origins: new Map([['VND-pad', dirOf]]), now: NOW() });
+    expect((await codes(w)).some((v) => v.code === 'preservation_vendor_unattested')).toBe(true);
+    await refusedUnchanged(w, 'vendor_origin_is_local_copy', () => attest(w.repo));
+    await attest(origin);
+    expect((await codes(w)).some((v) => v.code === 'preservation_vendor_unattested')).toBe(false);
+    // A contract whose tree digest is the digest of a (modified) local copy, not of the origin tree.
+    const w2 = await world();
+    const local = `sha256:${'3'.repeat(64)}`;
+    setContract(w2, { ...withVendor(local), baseline: w2.baseline });
+    await refusedUnchanged(w2, 'vendor_origin_unverifiable', () => vendorAttestFlow({ home: w2.home, unit: w2.unit, repo: w2.repo, origins: new Map([['VND-pad', origin]]), now: NOW() }));
+    expect((await codes(w2)).some((v) => v.code === 'preservation_vendor_unattested')).toBe(true);
   });
 });

@@ -131,6 +131,7 @@ const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
   incident_correction: 'recorded_at',
   surface_inventory: 'recorded_at',
   probe_record: 'recorded_at',
+  vendor_attest: 'recorded_at',
 };
 
 /** Write one already-checked row and apply its reducer: the code shared by append and replay. */

@@ -1,4 +1,4 @@
-import { checkPreservationFlow, parseOrigins } from '../../flows/preservation/check.js';
+import { checkPreservationFlow, parseOrigins, vendorAttestFlow } from '../../flows/preservation/check.js';
 import { correctIncidentFlow } from '../../flows/preservation/correct.js';
 import { setPreservationFlow } from '../../flows/preservation/set.js';
 import { probePreservationFlow } from '../../flows/preservation/probe.js';
@@ -116,4 +116,9 @@ export async function preservationProbeCommand(opts: { unit: string; phase: stri
       ...r.probes.map((p) => `  ${p.surface} exit ${p.exitCode} capabilities ${p.capabilities.length} receipt ${p.receipt}`),
     ].join('\n'),
   };
+}
+
+export async function preservationVendorAttestCommand(opts: { unit: string; origin: string[]; repo?: string; home?: string }): Promise<CommandResult> {
+  const r = await vendorAttestFlow({ home: resolveHome(opts.home), unit: opts.unit, repo: opts.repo ?? process.cwd(), origins: parseOrigins(opts.origin), now: now() });
+  return { exit: 0, json: { ok: true, unit: r.unit, vendors: r.vendors }, human: `attested vendor origin(s) of ${r.unit}: ${r.vendors.join(' ')}` };
 }

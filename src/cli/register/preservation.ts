@@ -67,6 +67,23 @@ export function register(program: Command): void {
       await runAction(opts, async () => (await import('../commands/preservation.js')).preservationProbeCommand(opts));
     });
   pres
+    .command('vendor-attest')
+    .description(
+      "Verify vendor sources against their origin repositories (a clone or mirror given here): the tree digest is computed " +
+        "from the origin's own objects at the contract's commit and must equal the contract's tree_digest; the product itself " +
+        '(or a copy of it) is refused as an origin. Records the verification (the delivery state counts it). Exit 0 recorded, ' +
+        '2 usage, 4 digest mismatch or local copy, 7 unknown unit, 8 no contract bound.',
+    )
+    .addHelpText('after', '\nExample:\n  governed preservation vendor-attest --unit UNIT-… --origin VND-lib=/src/lib-origin\n')
+    .requiredOption('--unit <id>', 'unit id (UNIT-…)')
+    .requiredOption('--origin <vendor=dir...>', 'origin repository of a vendor source')
+    .option('--repo <dir>', 'repository top level (default: the current directory)')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { unit: string; origin: string[]; repo?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/preservation.js')).preservationVendorAttestCommand(opts));
+    });
+  pres
     .command('check')
     .description(
       'Judge the bound preservation contract against the baseline and the workspace (docs/preservation.md#rules) and report ' +

@@ -76,6 +76,12 @@ export async function preservationReportOf(
     inForce: c.expiresAt === null || c.consumedAt < c.expiresAt,
   }));
   const vendorOrigins = new Map<string, VendorOriginFact>();
+  // Recorded verifications (preservation vendor-attest) of exactly the contract's origin and commit.
+  const recorded = db.prepare('SELECT tree_digest FROM vendor_attestations WHERE unit = ? AND vendor = ? AND repository = ? AND git_commit = ? ORDER BY log_seq DESC LIMIT 1').pluck();
+  for (const v of b.contract.vendor_sources) {
+    const d = v.origin?.commit === undefined ? undefined : (recorded.get(args.unit, v.id, v.origin.repository, v.origin.commit) as string | undefined);
+    if (d !== undefined) vendorOrigins.set(v.id, { treeDigest: d });
+  }
   for (const v of b.contract.vendor_sources) {
     const dir = args.origins.get(v.id);
     if (dir === undefined || v.origin?.commit === undefined) continue;
@@ -133,6 +139,37 @@ export async function checkPreservationFlow(args: PreservationCheckArgs): Promis
       report,
       uncoveredPaths: uncovered,
     };
+  } finally {
+    closeStore(store);
+  }
+}
+
+/**
+ * `preservation vendor-attest --unit U --origin VND=DIR ...`: compute each named vendor source's
+ * tree digest from its origin repository now and, when every one equals the contract's, record them
+ * (one transaction). A mismatch, an unreadable origin, or the product itself as "origin" is refused
+ * and nothing is recorded.
+ */
+export async function vendorAttestFlow(args: { home: string; unit: string; repo: string; origins: ReadonlyMap<string, string>; now: number }): Promise<{ unit: string; vendors: string[] }> {
+  const { openStore, mutate } = await import('../../store/index.js');
+  const store = openStore(args.home);
+  try {
+    const unit = getUnit(store.db, args.unit);
+    const b = getPreservation(store.db, unit.unitId);
+    if (b === null) fail('preservation_not_bound', [unit.unitId]);
+    const rows: { vendor: string; repository: string; commit: string; digest: string }[] = [];
+    for (const [vendor, dir] of args.origins) {
+      const v = b.contract.vendor_sources.find((x) => x.id === vendor);
+      if (v === undefined || v.origin?.commit === undefined || v.origin.tree_digest === undefined) fail('preservation_surface_unknown', []);
+      const digest = await originDigest({ vendor: v.id, originDir: resolve(dir), commit: v.origin.commit, path: v.origin.path ?? '.', productRoot: resolve(args.repo), productBaseline: unit.baselineCommit });
+      if (digest !== v.origin.tree_digest) fail('vendor_origin_unverifiable', [v.id]);
+      rows.push({ vendor: v.id, repository: v.origin.repository, commit: v.origin.commit, digest });
+    }
+    if (rows.length === 0) fail('usage_error', ['--origin']);
+    return mutate(store, args.now, (tx) => {
+      for (const r of rows) tx.append('vendor_attest', unit.unitId, { unit: unit.unitId, vendor: r.vendor, repository: r.repository, commit: r.commit, tree_digest: r.digest, recorded_at: tx.now });
+      return { unit: unit.unitId, vendors: rows.map((r) => r.vendor) };
+    });
   } finally {
     closeStore(store);
   }

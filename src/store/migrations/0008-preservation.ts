@@ -44,6 +44,19 @@ export const PRESERVATION_SQL = `
     PRIMARY KEY (unit, log_seq)
   ) STRICT;
 
+  -- Vendor origins verified at check time (preservation vendor-attest): the tree digest governed
+  -- computed from the origin repository's own objects at the named commit.
+  CREATE TABLE vendor_attestations (
+    unit        TEXT    NOT NULL REFERENCES units(id),
+    log_seq     INTEGER NOT NULL CHECK (log_seq >= 1),
+    vendor      TEXT    NOT NULL CHECK (length(vendor) BETWEEN 3 AND 33),
+    repository  TEXT    NOT NULL CHECK (length(repository) BETWEEN 1 AND 1024),
+    git_commit  TEXT    NOT NULL CHECK (length(git_commit) IN (40, 64) AND git_commit NOT GLOB '*[^0-9a-f]*'),
+    tree_digest TEXT    NOT NULL CHECK (tree_digest GLOB '${DIGEST_GLOB}'),
+    recorded_at INTEGER NOT NULL CHECK (recorded_at >= 0),
+    PRIMARY KEY (unit, log_seq)
+  ) STRICT;
+
   -- Signed probe receipts (exact DSSE envelope bytes) and the fields the rules read from them.
   CREATE TABLE probe_receipts (
     id              TEXT    PRIMARY KEY CHECK (id GLOB '${DIGEST_GLOB}'),

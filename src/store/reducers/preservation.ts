@@ -60,6 +60,15 @@ export function probePredicateOfEnvelope(envelope: Buffer): ProbePredicate | nul
   }
 }
 
+export const vendorAttestPayload = z.strictObject({
+  unit: unitId,
+  vendor: z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/),
+  repository: z.string().min(1).max(1024),
+  commit: z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/),
+  tree_digest: digest,
+  recorded_at: seconds,
+});
+
 export const incidentCorrectionPayload = z.strictObject({
   unit: unitId,
   correction_b64: z.base64().min(1),
@@ -144,6 +153,16 @@ export const PRESERVATION_REDUCERS = {
         )
         .run(p.receipt, p.unit, q?.surface, q?.phase, q?.snapshot_digest, q?.exit_code, canonicalJson(q?.capabilities ?? []), q?.output_digest, envelope, p.recorded_at, currentSeq(db));
       expectChanges(r.changes, 1, p.receipt);
+    },
+  }),
+  vendor_attest: reducer({
+    payload: vendorAttestPayload,
+    unitOf: (p) => p.unit,
+    apply(db, p) {
+      const r = db
+        .prepare('INSERT INTO vendor_attestations (unit, log_seq, vendor, repository, git_commit, tree_digest, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(p.unit, currentSeq(db), p.vendor, p.repository, p.commit, p.tree_digest, p.recorded_at);
+      expectChanges(r.changes, 1, `${p.unit}:vendor`);
     },
   }),
   incident_correction: reducer({
