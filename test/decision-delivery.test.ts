@@ -71,8 +71,13 @@ describe('leases (SPEC §10.3)', () => {
 });
 
 describe('controls (SPEC §13 registry)', () => {
-  it('the registry marks only deploy_gate implemented (its acceptance tests: test/gate-*.test.ts)', () => {
-    expect(Object.entries(CONTROL_REGISTRY).filter(([, status]) => status === 'implemented').map(([c]) => c)).toEqual(['deploy_gate']);
+  it('the registry marks deploy_gate and the three preservation controls implemented (acceptance tests: test/gate-*.test.ts, test/preservation-*.test.ts)', () => {
+    expect(Object.entries(CONTROL_REGISTRY).filter(([, status]) => status === 'implemented').map(([c]) => c)).toEqual([
+      'deploy_gate',
+      'real_entry_probes',
+      'vendor_origin_attestation',
+      'incident_history',
+    ]);
   });
 
   it.each([

@@ -50,10 +50,9 @@ export const DECISION_ERRORS = {
 export const DECISION_REASONS = {
   trust_mode_not_accepted: 'The trust mode is not accepted by the policy (co-located needs accept_co_located: true, SPEC §3.1).',
   'control_pending:deploy_gate': 'The policy requires the deploy_gate control, which this version does not implement yet (SPEC §13).',
-  'control_pending:real_entry_probes': 'The policy requires the real_entry_probes control, which this version does not implement yet (SPEC §13).',
-  'control_pending:vendor_origin_attestation':
-    'The policy requires the vendor_origin_attestation control, which this version does not implement yet (SPEC §13).',
-  'control_pending:incident_history': 'The policy requires the incident_history control, which this version does not implement yet (SPEC §13).',
+  'control_pending:real_entry_probes': 'The policy requires the real_entry_probes control; kept for policies judged by an older registry (this version implements it).',
+  'control_pending:vendor_origin_attestation': 'The policy requires the vendor_origin_attestation control; kept for policies judged by an older registry (this version implements it).',
+  'control_pending:incident_history': 'The policy requires the incident_history control; kept for policies judged by an older registry (this version implements it).',
   'control_pending:cross_role_comparison':
     'The policy requires the cross_role_comparison control, which this version does not implement yet (SPEC §13).',
   'control_pending:external_effect_gate':
