@@ -2357,7 +2357,9 @@ var ATTESTOR_KINDS = {
   // The gate's signed decision (SPEC §4.1 `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
   decision: "https://slsa.dev/verification_summary/v1",
   // The log checkpoint (SPEC §4.1 `audit checkpoint`, src/core/checkpoint.ts).
-  checkpoint: "https://governed.dev/log-checkpoint/v1"
+  checkpoint: "https://governed.dev/log-checkpoint/v1",
+  // A preservation probe receipt (src/core/preservation/probe.ts, docs/preservation.md#probes).
+  probe: "https://governed.dev/probe-receipt/v1"
 };
 var CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 var KEY_ID_RE = /^[0-9a-f]{64}$/;
@@ -2371,6 +2373,7 @@ function selfDigestField(kind, credential) {
   }
   if (kind === "decision" && credential === "gate") return "attestor_sha256";
   if (kind === "checkpoint" && credential === "log") return "attestor_sha256";
+  if (kind === "probe" && credential === "probe") return "attestor_sha256";
   return null;
 }
 var attestorConfigSchema = strictObject({
@@ -2770,6 +2773,56 @@ function checkpointViolation(st) {
   return null;
 }
 
+// src/core/contract/ids.ts
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+
+// src/core/preservation/probe.ts
+var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
+var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
+var MAX_INVENTORY = 4096;
+var MAX_CAPABILITIES = 1024;
+var inventoryOutputSchema = strictObject({
+  kind: literal("governed/surface-inventory"),
+  version: literal(1),
+  surfaces: list(strictObject({ entry: str({ re: ENTRY_RE }), kind: _enum(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY)
+});
+var probeOutputSchema = strictObject({
+  kind: literal("governed/probe-result"),
+  version: literal(1),
+  entry: str({ re: ENTRY_RE }),
+  exit_code: int2(0, 255),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString
+});
+var adapterRequestSchema = strictObject({
+  kind: literal("governed/adapter-request"),
+  version: literal(1),
+  mode: _enum(["inventory", "probe"]),
+  entry: nullable(str({ re: ENTRY_RE }))
+});
+var probePredicateSchema = strictObject({
+  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  surface: str({ re: CONTRACT_ID_RE }),
+  evidence_id: str({ re: CONTRACT_ID_RE }),
+  phase: _enum(["baseline", "current"]),
+  entry: str({ re: ENTRY_RE }),
+  /** The sealed snapshot the entry ran on, and the sealed dependency root (null: none). */
+  snapshot_digest: digestString,
+  dependency_digest: nullable(digestString),
+  /** The allowlisted adapter that ran it, and the probe attestor that signs (not blind). */
+  adapter_sha256: hex64,
+  attestor_sha256: hex64,
+  exit_code: int2(0, 255),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString,
+  probed_at: isoSeconds
+});
+function probeRuleViolation(p) {
+  for (let i = 1; i < p.capabilities.length; i++) if (!(p.capabilities[i - 1] < p.capabilities[i])) return "capabilities";
+  return null;
+}
+
 // src/core/ed25519.ts
 var ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 var ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -2906,6 +2959,15 @@ function main() {
     if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (st.predicate.attestor_sha256 !== self) refuse("self_digest_mismatch");
+  } else if (config2.kind === "probe") {
+    const parsed = probePredicateSchema.safeParse(st.predicate);
+    if (!parsed.success) return refuse("predicate_invalid");
+    const p = parsed.data;
+    if (probeRuleViolation(p) !== null) refuse("predicate_invalid");
+    const subject = st.subject;
+    if (subject.length !== 1 || subject[0]?.name !== `snapshot:${p.phase}` || subject[0]?.digest.sha256 !== p.snapshot_digest.slice(7)) refuse("predicate_invalid");
+    const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
+    if (p.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else {
     refuse("foreign_kind");
   }
