@@ -39,7 +39,7 @@ describe('capabilities and reachability', () => {
 
 describe('destructive dispositions', () => {
   const removal = (digest: string) => contract([{ ...cli, disposition: 'remove', authority_id: 'REC-1', expected_diff_digest: digest }]).surfaces[0];
-  const changes = [{ path: 'bin/greet.js', baseline: '1'.repeat(64), current: null }];
+  const changes: { path: string; baseline: string | null; current: string | null }[] = [{ path: 'bin/greet.js', baseline: '1'.repeat(64), current: null }];
   const real = surfaceDiffDigest({ id: 'SURF-cli', paths: ['bin'] }, changes);
   const rec = (over: Record<string, unknown> = {}) => ({ recordId: 'REC-1', operation: 'remove', ids: ['SURF-cli'], stateAfter: real, inForce: true, ...over });
   it('valid only with a consumed, in-force record of that operation naming the surface, over the real diff', () => {
@@ -58,7 +58,7 @@ describe('destructive dispositions', () => {
   it('the diff digest names the surface and every changed path under it, nothing else', () => {
     expect(surfaceDiffDigest({ id: 'SURF-cli', paths: ['bin'] }, [...changes, { path: 'lib/x.js', baseline: null, current: '2'.repeat(64) }])).toBe(real);
     expect(surfaceDiffDigest({ id: 'SURF-x', paths: ['bin'] }, changes)).not.toBe(real);
-    expect(surfaceDiffDigest({ id: 'SURF-cli', paths: ['bin'] }, [{ ...changes[0], current: '3'.repeat(64) } as (typeof changes)[0]])).not.toBe(real);
+    expect(surfaceDiffDigest({ id: 'SURF-cli', paths: ['bin'] }, [{ path: 'bin/greet.js', baseline: '1'.repeat(64), current: '3'.repeat(64) }])).not.toBe(real);
   });
 });
 

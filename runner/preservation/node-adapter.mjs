@@ -4,6 +4,8 @@
 // read-only at /snapshot, its dependency root at /snapshot/node_modules, no network, /tmp scratch.
 // Input: the request at $GOVERNED_BUNDLE. Output: ONE closed JSON object on stdout (the protocol of
 // src/core/preservation/probe.ts); nothing else is printed. Exit 0 when it produced that object.
+// One run probes every requested entry (each in its own child process), in request order; an entry
+// the package does not have is reported with exit 127.
 //
 //   inventory: package.json `bin` commands (cli_command), `exports` entry points (or `main`) as
 //              library_export, and the lifecycle scripts that run on a consumer's install
@@ -93,18 +95,20 @@ if (req.mode === 'inventory') {
   out({ kind: 'governed/surface-inventory', version: 1, surfaces });
 }
 
-if (req.mode !== 'probe' || typeof req.entry !== 'string') die('request');
-const entry = req.entry;
+if (req.mode !== 'probe' || !Array.isArray(req.entries) || !req.entries.every((e) => typeof e === 'string' && e.includes(':'))) die('request');
+const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', NO_COLOR: '1' };
+const status = (r) => (r.status !== null ? Math.min(r.status, 255) : 255);
+out({ kind: 'governed/probe-results', version: 1, results: req.entries.map(probeOne) });
+
+function probeOne(entry) {
 const colon = entry.indexOf(':');
 const type = entry.slice(0, colon);
 const name = entry.slice(colon + 1);
-const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', NO_COLOR: '1' };
-const result = (exit, capabilities, bytes) => out({ kind: 'governed/probe-result', version: 1, entry, exit_code: exit, capabilities, output_digest: sha(bytes) });
-const status = (r) => (r.status !== null ? Math.min(r.status, 255) : 255);
+const result = (exit, capabilities, bytes) => ({ kind: 'governed/probe-result', version: 1, entry, exit_code: exit, capabilities, output_digest: sha(bytes) });
 
 if (type === 'bin') {
   const rel = bins(pkg)[name];
-  if (!safePath(rel)) result(127, [], Buffer.alloc(0));
+  if (!safePath(rel)) return result(127, [], Buffer.alloc(0));
   const r = spawnSync(process.execPath, [`${ROOT}/${rel}`, '--help'], { cwd: ROOT, env, timeout: 20_000, maxBuffer: 1 << 20 });
   const text = (r.stdout ?? Buffer.alloc(0)).toString('utf8');
   const found = [];
@@ -118,12 +122,12 @@ if (type === 'bin') {
     }
     for (const o of line.matchAll(/(?:^|\s)(--[a-z][a-z0-9-]*)/g)) found.push(`option:${o[1]}`);
   }
-  result(status(r), caps(found), r.stdout ?? Buffer.alloc(0));
+  return result(status(r), caps(found), r.stdout ?? Buffer.alloc(0));
 }
 
 if (type === 'export') {
   const rel = exportsMap(pkg)[name];
-  if (!safePath(rel)) result(127, [], Buffer.alloc(0));
+  if (!safePath(rel)) return result(127, [], Buffer.alloc(0));
   const url = pathToFileURL(`${ROOT}/${rel.replace(/^\.\//, '')}`).href;
   const code = `const m = await import(${JSON.stringify(url)}); process.stdout.write(JSON.stringify(Object.keys(m).sort()));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, env, timeout: 20_000, maxBuffer: 1 << 20 });
@@ -134,12 +138,13 @@ if (type === 'export') {
   } catch {
     names = [];
   }
-  result(status(r), caps(names), r.stdout ?? Buffer.alloc(0));
+  return result(status(r), caps(names), r.stdout ?? Buffer.alloc(0));
 }
 
 if (type === 'script') {
   const defined = shippedScripts(pkg).includes(name);
-  result(defined ? 0 : 1, defined ? ['defined'] : [], Buffer.from(defined ? pkg.scripts[name] : ''));
+  return result(defined ? 0 : 1, defined ? ['defined'] : [], Buffer.from(defined ? pkg.scripts[name] : ''));
 }
 
-die('entry');
+return result(127, [], Buffer.alloc(0));
+}

@@ -36,12 +36,20 @@ export const probeOutputSchema = z.strictObject({
 });
 export type ProbeOutput = z.infer<typeof probeOutputSchema>;
 
+/** One sandbox run probes every requested entry, in request order (one result per entry). */
+export const probeBatchOutputSchema = z.strictObject({
+  kind: z.literal('governed/probe-results'),
+  version: z.literal(1),
+  results: list(probeOutputSchema, 0, MAX_INVENTORY),
+});
+
 /** What governed asks the adapter (the bundle the sandbox delivers at its fixed path). */
 export const adapterRequestSchema = z.strictObject({
   kind: z.literal('governed/adapter-request'),
   version: z.literal(1),
   mode: z.enum(['inventory', 'probe']),
-  entry: z.nullable(str({ re: ENTRY_RE })),
+  /** The entries to probe (empty for `inventory`). */
+  entries: list(str({ re: ENTRY_RE }), 0, MAX_INVENTORY),
 });
 export type AdapterRequest = z.infer<typeof adapterRequestSchema>;
 

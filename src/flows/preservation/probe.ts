@@ -27,7 +27,7 @@ import {
   adapterRequestSchema,
   buildProbeStatement,
   inventoryOutputSchema,
-  probeOutputSchema,
+  probeBatchOutputSchema,
   type InventoryOutput,
   type ProbeOutput,
   type ProbePredicate,
@@ -186,16 +186,21 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
     // 2. Run.
     let inventory: InventoryOutput | null = null;
     if (args.phase === 'baseline') {
-      const parsed = inventoryOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'inventory', entry: null }));
+      const parsed = inventoryOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'inventory', entries: [] }));
       if (!parsed.success) fail('preservation_adapter_output_invalid', ['inventory']);
       inventory = parsed.data;
     }
+    // One sandbox run for every surface (the adapter runs each entry in its own child process).
     const results: { surface: string; evidence: string; output: ProbeOutput }[] = [];
-    for (const s of surfaces) {
-      const entry = s.probe as string;
-      const parsed = probeOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'probe', entry }));
-      if (!parsed.success || parsed.data.entry !== entry) fail('preservation_adapter_output_invalid', [s.id]);
-      results.push({ surface: s.id, evidence: args.phase === 'baseline' ? s.baseline_evidence_id : s.current_evidence_id, output: parsed.data });
+    if (surfaces.length > 0) {
+      const entries = surfaces.map((s) => s.probe as string);
+      const parsed = probeBatchOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'probe', entries }));
+      if (!parsed.success || parsed.data.results.length !== entries.length) fail('preservation_adapter_output_invalid', ['probe']);
+      surfaces.forEach((s, i) => {
+        const output = parsed.data.results[i] as ProbeOutput;
+        if (output.entry !== entries[i]) fail('preservation_adapter_output_invalid', [s.id]);
+        results.push({ surface: s.id, evidence: args.phase === 'baseline' ? s.baseline_evidence_id : s.current_evidence_id, output });
+      });
     }
 
     // 3. Re-verify what ran.
