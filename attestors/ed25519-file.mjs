@@ -2795,31 +2795,42 @@ var probeOutputSchema = strictObject({
   capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
   output_digest: digestString
 });
+var probeBatchOutputSchema = strictObject({
+  kind: literal("governed/probe-results"),
+  version: literal(1),
+  results: list(probeOutputSchema, 0, MAX_INVENTORY)
+});
 var adapterRequestSchema = strictObject({
   kind: literal("governed/adapter-request"),
   version: literal(1),
   mode: _enum(["inventory", "probe"]),
-  entry: nullable(str({ re: ENTRY_RE }))
+  /** The entries to probe (empty for `inventory`). */
+  entries: list(str({ re: ENTRY_RE }), 0, MAX_INVENTORY)
+});
+var probeResultSchema = strictObject({
+  surface: str({ re: CONTRACT_ID_RE }),
+  evidence_id: str({ re: CONTRACT_ID_RE }),
+  entry: str({ re: ENTRY_RE }),
+  exit_code: int2(0, 255),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString
 });
 var probePredicateSchema = strictObject({
   unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
-  surface: str({ re: CONTRACT_ID_RE }),
-  evidence_id: str({ re: CONTRACT_ID_RE }),
   phase: _enum(["baseline", "current"]),
-  entry: str({ re: ENTRY_RE }),
-  /** The sealed snapshot the entry ran on, and the sealed dependency root (null: none). */
+  /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
   snapshot_digest: digestString,
   dependency_digest: nullable(digestString),
-  /** The allowlisted adapter that ran it, and the probe attestor that signs (not blind). */
+  /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
   adapter_sha256: hex64,
   attestor_sha256: hex64,
-  exit_code: int2(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
-  output_digest: digestString,
+  results: list(probeResultSchema, 1, MAX_INVENTORY),
   probed_at: isoSeconds
 });
+var ascending = (xs) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
 function probeRuleViolation(p) {
-  for (let i = 1; i < p.capabilities.length; i++) if (!(p.capabilities[i - 1] < p.capabilities[i])) return "capabilities";
+  if (!ascending(p.results.map((r) => r.surface))) return "results";
+  for (const r of p.results) if (!ascending(r.capabilities)) return "capabilities";
   return null;
 }
 

@@ -55,28 +55,37 @@ export type AdapterRequest = z.infer<typeof adapterRequestSchema>;
 
 export const PROBE_PREDICATE_TYPE = 'https://governed.dev/probe-receipt/v1';
 
-export const probePredicateSchema = z.strictObject({
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+const probeResultSchema = z.strictObject({
   surface: str({ re: CONTRACT_ID_RE }),
   evidence_id: str({ re: CONTRACT_ID_RE }),
-  phase: z.enum(['baseline', 'current']),
   entry: str({ re: ENTRY_RE }),
-  /** The sealed snapshot the entry ran on, and the sealed dependency root (null: none). */
-  snapshot_digest: digestString,
-  dependency_digest: z.nullable(digestString),
-  /** The allowlisted adapter that ran it, and the probe attestor that signs (not blind). */
-  adapter_sha256: hex64,
-  attestor_sha256: hex64,
   exit_code: int(0, 255),
   capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
   output_digest: digestString,
+});
+
+/** One probe receipt per adapter run: every surface probed on one sealed snapshot. */
+export const probePredicateSchema = z.strictObject({
+  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  phase: z.enum(['baseline', 'current']),
+  /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
+  snapshot_digest: digestString,
+  dependency_digest: z.nullable(digestString),
+  /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
+  adapter_sha256: hex64,
+  attestor_sha256: hex64,
+  results: list(probeResultSchema, 1, MAX_INVENTORY),
   probed_at: isoSeconds,
 });
 export type ProbePredicate = z.infer<typeof probePredicateSchema>;
+export type ProbeResult = ProbePredicate['results'][number];
 
-/** The cross-field rule beyond the schema: capabilities sorted and unique (one spelling per set). */
+const ascending = (xs: readonly string[]): boolean => xs.every((x, i) => i === 0 || (xs[i - 1] as string) < x);
+
+/** The cross-field rules beyond the schema: results sorted by surface, capabilities sorted, both unique. */
 export function probeRuleViolation(p: ProbePredicate): string | null {
-  for (let i = 1; i < p.capabilities.length; i++) if (!((p.capabilities[i - 1] as string) < (p.capabilities[i] as string))) return 'capabilities';
+  if (!ascending(p.results.map((r) => r.surface))) return 'results';
+  for (const r of p.results) if (!ascending(r.capabilities)) return 'capabilities';
   return null;
 }
 

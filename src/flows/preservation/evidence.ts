@@ -40,15 +40,17 @@ export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snaps
   const out: ProbeFact[] = [];
   for (const r of rows) {
     const p = probePredicateOfEnvelope(r.envelope);
-    if (p === null || p.unit !== unit) continue;
-    const s = bySurface.get(p.surface);
-    if (s === undefined || p.entry !== s.probe || !allowlist.includes(p.adapter_sha256)) continue;
+    if (p === null || p.unit !== unit || !allowlist.includes(p.adapter_sha256)) continue;
     if (p.snapshot_digest !== (p.phase === 'baseline' ? snapshots.baseline : snapshots.current)) continue;
-    if (p.evidence_id !== (p.phase === 'baseline' ? s.baseline_evidence_id : s.current_evidence_id)) continue;
-    const key = `${p.surface}/${p.phase}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ receiptId: r.id, surface: p.surface, phase: p.phase, exitCode: p.exit_code, capabilities: p.capabilities, outputDigest: p.output_digest });
+    for (const x of p.results) {
+      const s = bySurface.get(x.surface);
+      if (s === undefined || x.entry !== s.probe) continue;
+      if (x.evidence_id !== (p.phase === 'baseline' ? s.baseline_evidence_id : s.current_evidence_id)) continue;
+      const key = `${x.surface}/${p.phase}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ receiptId: r.id, surface: x.surface, phase: p.phase, exitCode: x.exit_code, capabilities: x.capabilities, outputDigest: x.output_digest });
+    }
   }
   return out;
 }

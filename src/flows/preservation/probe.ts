@@ -207,29 +207,36 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
     verifySealed(snapshot);
     if (deps !== null) verifySealed(deps);
 
-    // 4. Sign.
-    const envelopes: { receipt: string; envelope: Buffer; row: ProbeResultRow }[] = [];
-    for (const r of results) {
-      const predicate: ProbePredicate = {
-        unit: unit.unitId,
-        surface: r.surface,
-        evidence_id: r.evidence,
-        phase: args.phase,
-        entry: r.output.entry,
-        snapshot_digest: snapshot.digest,
-        dependency_digest: deps?.digest ?? null,
-        adapter_sha256: adapterSha256,
-        attestor_sha256: attestor.programSha256,
-        exit_code: r.output.exit_code,
-        capabilities: [...new Set(r.output.capabilities)].sort(),
-        output_digest: r.output.output_digest,
-        probed_at: at,
-      };
+    // 4. Sign: one probe receipt for this run, every surface's result in it.
+    const predicate: ProbePredicate = {
+      unit: unit.unitId,
+      phase: args.phase,
+      snapshot_digest: snapshot.digest,
+      dependency_digest: deps?.digest ?? null,
+      adapter_sha256: adapterSha256,
+      attestor_sha256: attestor.programSha256,
+      results: results
+        .map((r) => ({
+          surface: r.surface,
+          evidence_id: r.evidence,
+          entry: r.output.entry,
+          exit_code: r.output.exit_code,
+          capabilities: [...new Set(r.output.capabilities)].sort(),
+          output_digest: r.output.output_digest,
+        }))
+        .sort((a, b) => (a.surface < b.surface ? -1 : 1)),
+      probed_at: at,
+    };
+    let signedReceipt: { receipt: string; envelope: Buffer } | null = null;
+    if (predicate.results.length > 0) {
       const payload = canonicalBytes(buildProbeStatement(predicate));
       const signed = await runPinnedAttestor(attestor, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload });
-      const envelope = Buffer.from(JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }])));
-      envelopes.push({ receipt: sha256Digest(payload), envelope, row: { surface: r.surface, receipt: sha256Digest(payload), exitCode: predicate.exit_code, capabilities: predicate.capabilities } });
+      signedReceipt = {
+        receipt: sha256Digest(payload),
+        envelope: Buffer.from(JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))),
+      };
     }
+    const rows: ProbeResultRow[] = predicate.results.map((r) => ({ surface: r.surface, receipt: signedReceipt?.receipt ?? '', exitCode: r.exit_code, capabilities: r.capabilities }));
 
     // 5. Record, in one transaction, against the binding that was probed.
     return mutate(store, args.now, (tx) => {
@@ -244,10 +251,10 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
           recorded_at: tx.now,
         });
       }
-      for (const e of envelopes) {
-        tx.append('probe_record', unit.unitId, { unit: unit.unitId, receipt: e.receipt, envelope_b64: e.envelope.toString('base64'), recorded_at: tx.now });
+      if (signedReceipt !== null) {
+        tx.append('probe_record', unit.unitId, { unit: unit.unitId, receipt: signedReceipt.receipt, envelope_b64: signedReceipt.envelope.toString('base64'), recorded_at: tx.now });
       }
-      return { unit: unit.unitId, phase: args.phase, snapshotDigest: snapshot.digest, inventory: inventory?.surfaces.length ?? null, probes: envelopes.map((e) => e.row) };
+      return { unit: unit.unitId, phase: args.phase, snapshotDigest: snapshot.digest, inventory: inventory?.surfaces.length ?? null, probes: rows };
     });
   } finally {
     removeSealed(sealRoot);

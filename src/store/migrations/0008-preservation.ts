@@ -57,16 +57,13 @@ export const PRESERVATION_SQL = `
     PRIMARY KEY (unit, log_seq)
   ) STRICT;
 
-  -- Signed probe receipts (exact DSSE envelope bytes) and the fields the rules read from them.
+  -- Signed probe receipts (exact DSSE envelope bytes): one per adapter run, every surface's result in
+  -- its statement (the rules re-read them from the envelope).
   CREATE TABLE probe_receipts (
     id              TEXT    PRIMARY KEY CHECK (id GLOB '${DIGEST_GLOB}'),
     unit            TEXT    NOT NULL REFERENCES units(id),
-    surface         TEXT    NOT NULL CHECK (length(surface) BETWEEN 3 AND 33),
     phase           TEXT    NOT NULL CHECK (phase IN ('baseline', 'current')),
     snapshot_digest TEXT    NOT NULL CHECK (snapshot_digest GLOB '${DIGEST_GLOB}'),
-    exit_code       INTEGER NOT NULL,
-    capabilities    TEXT    NOT NULL CHECK (json_valid(capabilities) AND json_type(capabilities) = 'array'),
-    output_digest   TEXT    NOT NULL CHECK (output_digest GLOB '${DIGEST_GLOB}'),
     envelope        BLOB    NOT NULL,
     recorded_at     INTEGER NOT NULL CHECK (recorded_at >= 0),
     log_seq         INTEGER NOT NULL UNIQUE CHECK (log_seq >= 1)

@@ -148,10 +148,10 @@ export const PRESERVATION_REDUCERS = {
       expectChanges(q !== null && q.unit === p.unit && id === p.receipt ? 1 : 0, 1, p.receipt);
       const r = db
         .prepare(
-          `INSERT INTO probe_receipts (id, unit, surface, phase, snapshot_digest, exit_code, capabilities, output_digest, envelope, recorded_at, log_seq)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO probe_receipts (id, unit, phase, snapshot_digest, envelope, recorded_at, log_seq)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(p.receipt, p.unit, q?.surface, q?.phase, q?.snapshot_digest, q?.exit_code, canonicalJson(q?.capabilities ?? []), q?.output_digest, envelope, p.recorded_at, currentSeq(db));
+        .run(p.receipt, p.unit, q?.phase, q?.snapshot_digest, envelope, p.recorded_at, currentSeq(db));
       expectChanges(r.changes, 1, p.receipt);
     },
   }),
