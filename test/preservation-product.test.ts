@@ -21,13 +21,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPinned } from '../scripts/pinned-build.mjs';
 import { isGovernedError } from '../src/core/errors.js';
 import { surfaceDiffDigest } from '../src/core/preservation/rules.js';
-import { closeStore, createUnit, initStore, openStore, recordAuthority, requestAuthority, tablesDigest } from '../src/store/index.js';
-import { resolveBaseline, computeCommitManifest, computeWorkspaceManifest, diffManifests } from '../src/workspace/index.js';
+import { closeStore, initStore, openStore, recordAuthority, requestAuthority, tablesDigest } from '../src/store/index.js';
+import { computeCommitManifest, computeWorkspaceManifest, diffManifests } from '../src/workspace/index.js';
 import { makeSealRoot, removeSealed, sealCommit, verifySealed } from '../src/workspace/snapshot.js';
 import { originDigest } from '../src/workspace/vendor-origin.js';
 import { setPreservationFlow } from '../src/flows/preservation/set.js';
 import { probePreservationFlow } from '../src/flows/preservation/probe.js';
 import { checkPreservationFlow, vendorAttestFlow } from '../src/flows/preservation/check.js';
+import { statusFlow } from '../src/flows/decide/status.js';
+import { createUnitFlow } from '../src/flows/unit-create.js';
 import { buildAuthorityStatement } from '../src/core/authority/predicate.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { inspectBwrap } from '../runner/sandbox/bwrap.js';
@@ -108,9 +110,11 @@ async function world(): Promise<World> {
     trustBytes: Buffer.from(JSON.stringify(trustRootDoc([{ key: keys.human, roles: ['authority'] }, { key: keys.probe, roles: ['probe'] }]))),
     now,
   });
-  const b = await resolveBaseline(repo, baseline);
-  const { unitId } = createUnit(store, { baselineCommit: b.commit, baselineTree: b.tree, now: now + 1 });
   closeStore(store);
+  // `unit create` with an empty request contract (this test is about preservation): unit + scope version 1.
+  const rc = join(tmp('rc'), 'contract.json');
+  writeFileSync(rc, JSON.stringify({ kind: 'governed/request-contract', version: 1, title: 'greeter', sources: [], directives: [], implementations: [], evidence: [], authorities: [], tombstones: [] }));
+  const { unitId } = await createUnitFlow({ home, contractFile: rc, baseline, repo, now: now + 1 });
   return { repo, baseline, home, unit: unitId };
 }
 
@@ -223,6 +227,14 @@ describe.skipIf(!IS_ROOT)('preservation on a real product', () => {
     await probe(w, 'current');
     const lost = await codes(w);
     expect(lost).toEqual([{ code: 'preservation_capability_lost', ids: ['SURF-cli', 'reachability', 'capability:command:bye', 'capability:command:hello', 'capability:option:--loud'] }]);
+    // The delivery state carries it (status: REVIEW_ONLY with the preservation reasons).
+    const st = await statusFlow({ home: w.home, unit: w.unit, repo: w.repo, clock: NOW });
+    expect(st.state).toBe('REVIEW_ONLY');
+    expect(st.reasons.filter((r) => r.code.startsWith('preservation'))).toEqual([
+      { code: 'preservation_unsatisfied', ids: ['SURF-cli'] },
+      { code: 'preservation_capability_lost', ids: ['SURF-cli', 'reachability', 'capability:command:bye', 'capability:command:hello', 'capability:option:--loud'] },
+    ]);
+    expect(st.preservation).toMatchObject({ required: true, contract: true, incidentHistory: true, unsatisfiedSurfaces: ['SURF-cli'] });
 
     // The same removal with a signed `remove` record over the real diff digest: accepted.
     const scope = { productRoots: ['.'], exclude: ['.governed', 'node_modules'] };
