@@ -21,7 +21,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPinned } from '../scripts/pinned-build.mjs';
 import { isGovernedError } from '../src/core/errors.js';
 import { surfaceDiffDigest } from '../src/core/preservation/rules.js';
-import { closeStore, initStore, openStore, recordAuthority, requestAuthority, tablesDigest } from '../src/store/index.js';
+import { buildProbeStatement } from '../src/core/preservation/probe.js';
+import { canonicalBytes, sha256Digest } from '../src/core/canonical.js';
+import { closeStore, initStore, mutate, openStore, recordAuthority, requestAuthority, tablesDigest } from '../src/store/index.js';
 import { computeCommitManifest, computeWorkspaceManifest, diffManifests } from '../src/workspace/index.js';
 import { makeSealRoot, removeSealed, sealCommit, verifySealed } from '../src/workspace/snapshot.js';
 import { originDigest } from '../src/workspace/vendor-origin.js';
@@ -277,6 +279,31 @@ describe.skipIf(!IS_ROOT)('preservation on a real product', () => {
     const before = storeDigest(w);
     await probe(w, 'baseline');
     expect(storeDigest(w)).not.toBe(before);
+    // A probe receipt slipped into the log that the probe key did not sign does not count, even with
+    // the right snapshot, adapter and entries; the same statement signed by the probe key does.
+    const scope = { productRoots: ['.'], exclude: ['.governed', 'node_modules'] };
+    const current = (await computeWorkspaceManifest(w.repo, scope)).digest;
+    const forged = (key: TestKey, probedAt: string) => {
+      const st = buildProbeStatement({
+        unit: w.unit, phase: 'current', snapshot_digest: current, dependency_digest: null, adapter_sha256: sha(readFileSync(ADAPTER)), attestor_sha256: 'a'.repeat(64),
+        results: [
+          { surface: 'SURF-cli', evidence_id: 'EVD-cli-c', entry: 'bin:greet', exit_code: 0, capabilities: ['command:bye', 'command:hello', 'option:--loud'], output_digest: `sha256:${'1'.repeat(64)}` },
+          { surface: 'SURF-lib', evidence_id: 'EVD-lib-c', entry: 'export:.', exit_code: 0, capabilities: ['export:VERSION', 'export:greet'], output_digest: `sha256:${'2'.repeat(64)}` },
+        ],
+        probed_at: probedAt,
+      });
+      const payload = canonicalBytes(st);
+      const s = openStore(w.home);
+      try {
+        mutate(s, NOW(), (tx) => tx.append('probe_record', w.unit, { unit: w.unit, receipt: sha256Digest(payload), envelope_b64: signPayload(payload, [key]).toString('base64'), recorded_at: tx.now }));
+      } finally {
+        closeStore(s);
+      }
+    };
+    forged(keys.human, '2026-12-01T00:00:00Z');
+    expect((await codes(w)).map((v) => v.code)).toEqual(['preservation_probe_missing', 'preservation_probe_missing']);
+    forged(keys.probe, '2026-12-01T00:00:01Z');
+    expect(await codes(w)).toEqual([]);
   }, 120_000);
 
   it('undisclosed and missing surfaces; a moved baseline branch changes nothing', async () => {

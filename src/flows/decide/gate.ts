@@ -363,6 +363,7 @@ async function decideOnSnapshot(
           baselineCommit: p.unit.baselineCommit,
           repo: resolve(args.repo),
           policy: p.policy,
+          now,
           currentCommit: k.subjectCommit,
         });
   const decision = decideUnit({

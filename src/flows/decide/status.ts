@@ -68,7 +68,7 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       const preservation =
         scope.preservation.preservation === undefined
           ? NO_PRESERVATION
-          : await (await import('../preservation/fact.js')).preservationFactOf(db, { unit: unit.unit, baselineCommit: unit.baselineCommit, repo: resolve(args.repo), policy });
+          : await (await import('../preservation/fact.js')).preservationFactOf(db, { unit: unit.unit, baselineCommit: unit.baselineCommit, repo: resolve(args.repo), policy, now });
       const decision = decideUnit({ unit: unit.unit, now, policy, trustDigest: trust.digest, current, facts, scope, preservation });
       // Each record judged under the trust root in force at its log position (SPEC §5).
       await verifyDecisionRecords(db, unit.unit, facts, decision, await trustRootsByPosition(db));

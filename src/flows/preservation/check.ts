@@ -10,7 +10,16 @@ import { dispositionConsumptions, getPreservation, verifyIncidentBinding, type P
 import { computeCommitManifest, computeWorkspaceManifest, diffManifests } from '../../workspace/index.js';
 import { originDigest } from '../../workspace/vendor-origin.js';
 import { loadPinned } from '../challenge/pinned.js';
-import { inventoryOf, probeFactsOf } from './evidence.js';
+import { inventoryOf, probeFactsOf, type ProbeSigner } from './evidence.js';
+import { trustRootInForce } from '../../store/index.js';
+import { isoOfSeconds } from '../../core/trust-root.js';
+import type { Policy } from '../../core/policy.js';
+
+/** The probe signer of the pinned policy under the trust root in force at `now`. */
+export function probeSignerOf(db: Db, policy: Policy, now: number): ProbeSigner | null {
+  const probe = policy.doc.credentials.probe;
+  return probe === undefined ? null : { trust: trustRootInForce(db), keyId: probe.key_id, at: isoOfSeconds(now) };
+}
 
 export interface PreservationCheckArgs {
   readonly home: string;
@@ -57,6 +66,8 @@ export async function preservationReportOf(
     adapterAllowlist: readonly string[];
     /** Judge a commit (the gate's subject) instead of the workspace. */
     currentCommit?: string;
+    /** The probe key probe receipts must verify under (null: the policy names none, so none count). */
+    signer: ProbeSigner | null;
   },
 ): Promise<{ report: PreservationReport; uncovered: string[] }> {
   const b = args.binding;
@@ -95,7 +106,7 @@ export async function preservationReportOf(
     });
     vendorOrigins.set(v.id, { treeDigest });
   }
-  const probes: ProbeFact[] = probeFactsOf(db, args.unit, b, snapshots, args.adapterAllowlist);
+  const probes: ProbeFact[] = probeFactsOf(db, args.unit, b, snapshots, args.adapterAllowlist, args.signer);
   const report = checkPreservation({
     contract: b.contract,
     inventory: inventoryOf(db, args.unit, snapshots, args.adapterAllowlist),
@@ -130,6 +141,7 @@ export async function checkPreservationFlow(args: PreservationCheckArgs): Promis
       origins: args.origins,
       binding: b,
       adapterAllowlist: pinned.policy.doc.preservation_adapters?.sha256 ?? [],
+      signer: probeSignerOf(store.db, pinned.policy, args.now),
     });
     return {
       unit: unit.unitId,

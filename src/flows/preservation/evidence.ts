@@ -7,6 +7,27 @@ import type { InventoryEntry, ProbeFact } from '../../core/preservation/rules.js
 import type { Db } from '../../store/index.js';
 import type { PreservationBinding } from '../../store/preservation.js';
 import { probePredicateOfEnvelope } from '../../store/reducers/preservation.js';
+import { isGovernedError } from '../../core/errors.js';
+import type { TrustRoot } from '../../core/trust-root.js';
+import { verifyStatementEnvelope } from '../../core/verify-receipt.js';
+
+/** Who must have signed a probe receipt: the policy's probe key, valid in this trust root at `at`. */
+export interface ProbeSigner {
+  readonly trust: TrustRoot;
+  readonly keyId: string;
+  readonly at: string;
+}
+
+/** The envelope verifies under the trust root with role `probe`, signed by exactly the policy's probe key. */
+function signedByProbeKey(envelope: Buffer, signer: ProbeSigner): boolean {
+  try {
+    const v = verifyStatementEnvelope(envelope, signer.trust, ['probe'], { at: signer.at, offline: false });
+    return v.signedBy.length === 1 && v.signedBy[0]?.keyId === signer.keyId;
+  } catch (e) {
+    if (isGovernedError(e)) return false;
+    throw e;
+  }
+}
 
 export interface SnapshotDigests {
   /** Manifest digest of the baseline commit (what a baseline probe must have run on). */
@@ -30,10 +51,11 @@ export function inventoryOf(db: Db, unit: string, snapshots: SnapshotDigests, al
 /**
  * The newest probe receipt per surface and phase, for probe-able surfaces of the bound contract, that
  * ran on the snapshot of its phase (a probe of a stale snapshot does not count), names the surface's
- * evidence id and its real entry, and was made by an adapter still allowlisted. The row's fields are
- * re-read from the stored envelope, not trusted from the table.
+ * evidence id and its real entry, was made by an adapter still allowlisted, and whose envelope verifies
+ * under the trust root with the policy's probe key. The fields are re-read from the stored envelope,
+ * not trusted from the table.
  */
-export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snapshots: SnapshotDigests, allowlist: readonly string[]): ProbeFact[] {
+export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snapshots: SnapshotDigests, allowlist: readonly string[], signer: ProbeSigner | null): ProbeFact[] {
   const rows = db.prepare('SELECT id, envelope FROM probe_receipts WHERE unit = ? ORDER BY log_seq DESC').all(unit) as { id: string; envelope: Buffer }[];
   const bySurface = new Map(b.contract.surfaces.filter((s) => s.probe !== undefined).map((s) => [s.id, s]));
   const seen = new Set<string>();
@@ -42,6 +64,8 @@ export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snaps
     const p = probePredicateOfEnvelope(r.envelope);
     if (p === null || p.unit !== unit || !allowlist.includes(p.adapter_sha256)) continue;
     if (p.snapshot_digest !== (p.phase === 'baseline' ? snapshots.baseline : snapshots.current)) continue;
+    // Re-verified here, not trusted from the table: signed by the policy's probe key, valid now.
+    if (signer === null || !signedByProbeKey(r.envelope, signer)) continue;
     for (const x of p.results) {
       const s = bySurface.get(x.surface);
       if (s === undefined || x.entry !== s.probe) continue;

@@ -7,11 +7,11 @@ import type { Policy } from '../../core/policy.js';
 import { sortedUnique } from '../../core/contract/ids.js';
 import type { Db } from '../../store/index.js';
 import { getPreservation } from '../../store/preservation.js';
-import { preservationReportOf } from './check.js';
+import { preservationReportOf, probeSignerOf } from './check.js';
 
 export async function preservationFactOf(
   db: Db,
-  a: { unit: string; baselineCommit: string; repo: string; policy: Policy; currentCommit?: string },
+  a: { unit: string; baselineCommit: string; repo: string; policy: Policy; now: number; currentCommit?: string },
 ): Promise<PreservationFact> {
   const binding = getPreservation(db, a.unit);
   if (binding === null) return { contract: false, incidentHistory: false, unsatisfiedSurfaces: [], violations: [] };
@@ -24,6 +24,7 @@ export async function preservationFactOf(
     origins: new Map(),
     binding,
     adapterAllowlist: a.policy.doc.preservation_adapters?.sha256 ?? [],
+    signer: probeSignerOf(db, a.policy, a.now),
     ...(a.currentCommit !== undefined ? { currentCommit: a.currentCommit } : {}),
   });
   return {
