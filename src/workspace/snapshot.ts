@@ -19,7 +19,7 @@
 // neither list, rename nor write it). The sandbox reaches it through a descriptor bound read-only
 // (bwrap --ro-bind-fd; bwrap resolves that descriptor's path as the sandbox uid, which is why the
 // root must be traversable and cannot live under governed's 0700 state directory). Special files are refused (`workspace_special_file_refused`); symlinks are copied as
-// symlinks (their target text is what is hashed, SPEC §6.4), never followed.
+// symlinks (their target text is what is hashed, docs/contract.md#workspace-digest), never followed.
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -47,7 +47,7 @@ import type { GitMode } from './hash-file.js';
 export interface SealedTree {
   /** Absolute path of the sealed copy (private; read-only). */
   readonly dir: string;
-  /** `sha256:<hex>`: the manifest digest of the sealed bytes (SPEC §6.4 form). */
+  /** `sha256:<hex>`: the manifest digest of the sealed bytes (docs/contract.md#workspace-digest). */
   readonly digest: string;
   readonly entries: readonly ManifestEntry[];
   /** Empty directories left in the tree as mount points (relative paths), excluded from the digest. */
@@ -201,7 +201,7 @@ export async function sealWorkspace(o: {
  * Materialise a COMMIT's tree (the policy's product roots and excludes) from git objects: the
  * baseline of a unit, for preservation probes (docs/preservation.md#probes). The bytes written are
  * the blobs read once from the object store; their manifest must equal `expectedDigest` (the commit
- * manifest, SPEC §6.4 form), else `review_post_launch_drift` [baseline].
+ * manifest, docs/contract.md#workspace-digest), else `review_post_launch_drift` [baseline].
  */
 export async function sealCommit(o: {
   readonly repo: string;

@@ -1,5 +1,5 @@
 // Changing a bound preservation contract follows the request contract's narrowing rules
-// (docs/preservation.md#changing-the-contract): pure additions bind freely; any other edit of an
+// (docs/preservation.md#binding-a-contract): pure additions bind freely; any other edit of an
 // existing surface or vendor source — removed, a fixed field edited, a path dropped, extend→preserve,
 // a destructive disposition moved again — is narrowing and needs an `authorize` record naming exactly
 // those ids. A surface that only turns from preserve/extend to a destructive disposition is not
