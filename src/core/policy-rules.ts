@@ -6,7 +6,7 @@ import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';
 import { fail } from './errors.js';
 import type { Policy, PolicyDocument, Stage } from './policy.js';
-import { interpreterSegmentsAllowed, SANDBOX_BOUNDS, withinBound } from './sandbox-bounds.js';
+import { checkProgramAllowed, interpreterSegmentsAllowed, SANDBOX_BOUNDS, withinBound } from './sandbox-bounds.js';
 
 /** The four review roles (SPEC §7.1): the slots of planning and integration. */
 export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
@@ -65,6 +65,9 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     }
     for (const [slot, reviewer] of Object.entries(s.slots)) {
       if (!Object.prototype.hasOwnProperty.call(doc.reviewers, reviewer)) fail('policy_reviewer_unknown', [`stages.${stage}.slots.${slot}`]);
+      // A check reviewer runs the project's command on the sealed content: it serves the complete
+      // view of development and test slots, never a role view (docs/reviewers.md "Check reviewers").
+      if (ROLE_STAGES.has(stage) && doc.reviewers[reviewer]?.check !== undefined) fail('policy_invalid', [`stages.${stage}.slots.${slot}`]);
     }
   }
   // Integration requires the planning stage sealed (SPEC §10.1): a policy with integration needs planning.
@@ -78,6 +81,11 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     // schemas' regex admits `/usr/bin/./node`, `/usr/bin/`, `/usr/-x`; the segment rule is the
     // sandbox's own (./sandbox-bounds.ts).
     if (!interpreterSegmentsAllowed(r.interpreter)) fail('policy_invalid', [`reviewers.${reviewer}.interpreter`]);
+    if (r.check !== undefined) {
+      const [program, ...args] = r.check.command;
+      if (program === undefined || !checkProgramAllowed(program)) fail('policy_invalid', [`reviewers.${reviewer}.check.command`]);
+      if (args.some((a) => a.includes('\0'))) fail('policy_invalid', [`reviewers.${reviewer}.check.command`]);
+    }
     const env = Object.entries(r.env);
     if (env.length > MAX_REVIEWER_ENV) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     for (const [k, v] of env) {
