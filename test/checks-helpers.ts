@@ -127,17 +127,37 @@ export interface CheckWorldOptions {
   readonly extraReviewers?: Record<string, Record<string, unknown>>;
   readonly slots?: Record<string, string>;
   readonly timeout?: string;
+  /** More files of the baseline commit. */
+  readonly files?: Record<string, string>;
+}
+
+export type AdapterName = 'check-tests' | 'check-tsc' | 'check-eslint';
+
+/** The sha256 of each built adapter (runner/reviewers/check-*.mjs). */
+export function adapterDigests(): Record<AdapterName, string> {
+  return {
+    'check-tests': sha256(readFileSync(join(REVIEWERS_DIR, 'check-tests.mjs'))),
+    'check-tsc': sha256(readFileSync(join(REVIEWERS_DIR, 'check-tsc.mjs'))),
+    'check-eslint': sha256(readFileSync(join(REVIEWERS_DIR, 'check-eslint.mjs'))),
+  };
+}
+
+/** A policy reviewer entry for a check (dependency root: node_modules). */
+export function checkEntry(
+  adapters: Record<AdapterName, string>,
+  adapter: AdapterName,
+  command: readonly string[],
+  report?: string,
+  env: Record<string, string> = {},
+): Record<string, unknown> {
+  return { sha256: adapters[adapter], interpreter: NODE, env, check: { adapter, command, dependency_root: 'node_modules', ...(report === undefined ? {} : { report }) } };
 }
 
 export async function makeCheckWorld(o: CheckWorldOptions = {}): Promise<CheckWorld> {
   const dir = tempDir('governed-checks-');
   const keys = makeKeys(join(dir, 'keys'));
   const attestors = attestorsDir(dir, keys);
-  const adapters = {
-    'check-tests': sha256(readFileSync(join(REVIEWERS_DIR, 'check-tests.mjs'))),
-    'check-tsc': sha256(readFileSync(join(REVIEWERS_DIR, 'check-tsc.mjs'))),
-    'check-eslint': sha256(readFileSync(join(REVIEWERS_DIR, 'check-eslint.mjs'))),
-  };
+  const adapters = adapterDigests();
   const attestorSha = sha256(readFileSync(ATTESTOR));
   const cfgSha = (cred: string): string => sha256(readFileSync(join(attestors, `${cred}.json`)));
   const cred = (k: { keyId: string }, c: string): Record<string, unknown> => ({
@@ -147,12 +167,8 @@ export async function makeCheckWorld(o: CheckWorldOptions = {}): Promise<CheckWo
   });
   const bw = await inspectBwrap('/usr/bin/bwrap');
   const base = policyDoc(keys);
-  const entry = (adapter: keyof typeof adapters, command: readonly string[], report?: string): Record<string, unknown> => ({
-    sha256: adapters[adapter],
-    interpreter: NODE,
-    env: {},
-    check: { adapter, command, dependency_root: 'node_modules', ...(report === undefined ? {} : { report }) },
-  });
+  const entryOf = (adapter: keyof typeof adapters, command: readonly string[], report?: string, env: Record<string, string> = {}): Record<string, unknown> =>
+    checkEntry(adapters, adapter, command, report, env);
   const policy = {
     ...base,
     stages: {
@@ -161,9 +177,9 @@ export async function makeCheckWorld(o: CheckWorldOptions = {}): Promise<CheckWo
     },
     reviewers: {
       ...(base.reviewers as Record<string, unknown>),
-      'node-tests': entry('check-tests', COMMANDS.tests, 'tap'),
-      tsc: entry('check-tsc', COMMANDS.types),
-      eslint: entry('check-eslint', COMMANDS.lint),
+      'node-tests': entryOf('check-tests', COMMANDS.tests, 'tap'),
+      tsc: entryOf('check-tsc', COMMANDS.types),
+      eslint: entryOf('check-eslint', COMMANDS.lint),
       ...o.extraReviewers,
     },
     sandbox: {
@@ -182,7 +198,7 @@ export async function makeCheckWorld(o: CheckWorldOptions = {}): Promise<CheckWo
     keys,
     policy,
     contract: checkContract('done'),
-    baselineFiles: { ...PACKAGE_FILES, 'src/sum.js': sumSource('good'), 'test/sum.test.js': SUM_TEST },
+    baselineFiles: { ...PACKAGE_FILES, 'src/sum.js': sumSource('good'), 'test/sum.test.js': SUM_TEST, ...o.files },
   });
   mkdirSync(join(w.repo.root, 'node_modules'));
   cpSync(dependencyCache(), join(w.repo.root, 'node_modules'), { recursive: true, verbatimSymlinks: true });
