@@ -105,7 +105,7 @@ describe('the project code under check is contained', () => {
     expect(allReceiptBytes()).not.toContain(CHECK_CANARY);
   }, 300_000);
 
-  it('positive control: on the host the same suite fails and reaches the loopback server', () => {
+  it('positive control: on the host the same suite fails and reaches the loopback server', async () => {
     const dir = tempDir('governed-checks-control-');
     mkdirSync(join(dir, 'test'));
     copyFileSync(join(w.repo.root, 'test', 'hostile.test.js'), join(dir, 'test', 'hostile.test.js'));
@@ -118,6 +118,8 @@ describe('the project code under check is contained', () => {
       timeout: 60_000,
     });
     expect(r.status).not.toBe(0);
+    // spawnSync held the event loop: let the server see the accepted connection.
+    await new Promise((res) => setTimeout(res, 300));
     expect(connections).toBe(before + 1);
   }, 120_000);
 });
