@@ -7,7 +7,9 @@
 // never CLEAN.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeStore, openStore } from '../src/store/index.js';
+import { sweepSealed } from '../src/flows/run/check-run.js';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -122,6 +124,28 @@ describe('the project code under check is contained', () => {
     await new Promise((res) => setTimeout(res, 300));
     expect(connections).toBe(before + 1);
   }, 120_000);
+});
+
+describe('sealed trees a killed runner left behind', () => {
+  it('are swept for ended runs of this store only; a claimed run and foreign names are kept', () => {
+    const db = new Database(join(w.home, 'governed.db'), { readonly: true });
+    const ended = db.prepare("SELECT id FROM runs WHERE status <> 'claimed' LIMIT 1").pluck().get() as string;
+    db.close();
+    const other = `RUN-${'e'.repeat(32)}`; // not a run of this store
+    const a = mkdtempSync(`/tmp/governed-sealed-${ended}-`);
+    const b = mkdtempSync(`/tmp/governed-sealed-${other}-`);
+    mkdirSync(join(a, 'snapshot'));
+    chmodSync(join(a, 'snapshot'), 0o555);
+    const store = openStore(w.home);
+    try {
+      expect(sweepSealed(store)).toBeGreaterThanOrEqual(1);
+    } finally {
+      closeStore(store);
+    }
+    expect(existsSync(a)).toBe(false);
+    expect(existsSync(b)).toBe(true);
+    rmSync(b, { recursive: true, force: true });
+  });
 });
 
 describe('drift and failures are ABORTED, never CLEAN', () => {

@@ -8,13 +8,15 @@
 //                    [dependency_root]); the sandbox sees both read-only through descriptors;
 //  after the run     both sealed trees are re-verified in full (`snapshot_altered`), and the
 //                    adapter's no-verdict statuses become their codes (ABORTED, never CLEAN).
-import { closeSync } from 'node:fs';
+import { closeSync, lstatSync, readdirSync } from 'node:fs';
+import { getRun, type Store } from '../../store/index.js';
 import { join } from 'node:path';
 import { fail, type ErrorCode } from '../../core/errors.js';
 import { checkInputsSchema, type CheckInputs } from '../../core/bundle/schema.js';
 import type { ScopeOptions } from '../../workspace/index.js';
-import { makeSealRoot, openSealedDir, removeSealed, sealDirectory, sealWorkspace, verifySealed, type SealedTree } from '../../workspace/snapshot.js';
+import { makeSealRoot, openSealedDir, removeSealed, SEAL_PARENT, sealDirectory, sealWorkspace, verifySealed, type SealedTree } from '../../workspace/snapshot.js';
 import type { PolicyReviewer } from './pin.js';
+import { staticProfileSha256 } from '../../../runner/sandbox/profile.js';
 
 export interface CheckPlan {
   readonly inputs: CheckInputs;
@@ -41,6 +43,15 @@ export function checkPlanOf(reviewer: PolicyReviewer, bundleBytes: Buffer): Chec
     fail('check_bundle_invalid', [reviewer.name]);
   }
   return { inputs: i };
+}
+
+/**
+ * Before the claim: a check slot runs under the check profile, whose digest the policy must list
+ * (docs/sandbox.md "The check profile"). Refused now, with the store unchanged, rather than after
+ * the claim, where the refusal would be an ABORTED run blocking the slot until the content changes.
+ */
+export function assertCheckProfileAllowed(profileSha256: readonly string[]): void {
+  if (!profileSha256.includes(staticProfileSha256('check'))) fail('sandbox_profile_not_allowlisted', ['check']);
 }
 
 export interface SealedCheck {
@@ -105,6 +116,39 @@ function closeFds(s: SealedCheck): void {
 export function removeSealedCheck(s: SealedCheck): void {
   closeFds(s);
   removeSealed(s.root);
+}
+
+const SEALED_RE = /^governed-sealed-(RUN-[0-9a-f]{32})-[A-Za-z0-9]{6}$/;
+
+/**
+ * Remove the sealed trees a killed runner left behind (`/tmp/governed-sealed-<run>-*`): only
+ * directories owned by this process's uid whose run is one of THIS store's and has ended (a run
+ * still claimed keeps its trees). Like `sweepScratch`, run before each review-run. Never throws.
+ */
+export function sweepSealed(store: Store): number {
+  let names: string[];
+  try {
+    names = readdirSync(SEAL_PARENT);
+  } catch {
+    return 0;
+  }
+  const uid = process.geteuid?.() ?? -1;
+  let removed = 0;
+  for (const name of names) {
+    const m = SEALED_RE.exec(name);
+    if (m === null) continue;
+    try {
+      const st = lstatSync(join(SEAL_PARENT, name));
+      if (!st.isDirectory() || st.uid !== uid) continue;
+      const run = getRun(store.db, m[1] as string);
+      if (run === null || run.status === 'claimed') continue;
+      removeSealed(join(SEAL_PARENT, name));
+      removed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return removed;
 }
 
 /** A check adapter's no-verdict statuses (runner/reviewers/src/check/run.ts) and their codes. */

@@ -36,7 +36,7 @@ import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
 import { resolve } from 'node:path';
-import { checkPlanOf, closeAndVerify, removeSealedCheck, sealForCheck, type SealedCheck } from './check-run.js';
+import { assertCheckProfileAllowed, checkPlanOf, closeAndVerify, sweepSealed, removeSealedCheck, sealForCheck, type SealedCheck } from './check-run.js';
 
 export interface ReviewRunArgs {
   readonly home: string;
@@ -87,6 +87,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     // claim, instead of a run whose receipt could never count.
     sweepExpired(store, args.clock());
     sweepScratch(store);
+    sweepSealed(store);
     const c = requireChallenge(db, id);
     const now = args.clock();
     assertClaimable(c, now);
@@ -103,6 +104,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     const bundle = loadBundle(db, store.bundlesDir, c, pinned.policy.maxBundleBytes);
     // A check slot: the bundle's check inputs are the policy reviewer's (check-run.ts), refused now.
     const checkPlan = checkPlanOf(reviewer, bundle.bytes);
+    if (checkPlan !== null) assertCheckProfileAllowed(pinned.policy.doc.sandbox.profile_sha256);
 
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
