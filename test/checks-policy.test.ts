@@ -70,3 +70,25 @@ describe('policy check reviewers', () => {
     expect(e).toEqual({ code: 'policy_invalid', ids: ['stages.planning.slots.source_fidelity'] });
   });
 });
+
+describe('integration check slots', () => {
+  const stagesWith = (stage: 'planning' | 'integration', extra: Record<string, string>): Record<string, unknown> => {
+    const stages = policyDoc(keys).stages as Record<string, { slots: Record<string, string> }>;
+    return { ...stages, [stage]: { ...stages[stage], slots: { ...stages[stage]?.slots, ...extra } } };
+  };
+  it('integration may add check slots beside its four roles; they see the complete view', async () => {
+    const p = loadPolicy(doc(check(), stagesWith('integration', { tests: 'node-tests' })));
+    expect(reviewerForSlot(p, 'integration', 'tests').check?.adapter).toBe('check-tests');
+    const { viewFor } = await import('../src/core/bundle/views.js');
+    const { viewNameOf } = await import('../src/store/reducers/challenges.js');
+    expect(viewFor('integration', 'tests').name).toBe('complete');
+    expect(viewNameOf('integration', 'tests')).toBe('complete');
+    expect(viewNameOf('integration', 'source_fidelity')).toBe('source_fidelity');
+  });
+  it('refuses an extra slot that is not a check, and any extra slot in planning', () => {
+    const base = policyDoc(keys);
+    expect(refusal(doc(check(), stagesWith('integration', { extra: 'coverage' })))).toEqual({ code: 'policy_roles_incomplete', ids: ['stages.integration'] });
+    expect(refusal(doc(check(), stagesWith('planning', { tests: 'node-tests' })))).toEqual({ code: 'policy_roles_incomplete', ids: ['stages.planning'] });
+    void base;
+  });
+});

@@ -59,15 +59,23 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     if (s === undefined) continue;
     const slots = Object.keys(s.slots);
     if (slots.length === 0) fail('policy_invalid', [`stages.${stage}.slots`]);
-    // Planning and integration slots are exactly the four roles (SPEC §7.1, §10.1).
-    if (ROLE_STAGES.has(stage) && (slots.length !== ROLES.length || !ROLES.every((r) => slots.includes(r)))) {
-      fail('policy_roles_incomplete', [`stages.${stage}`]);
+    // Planning and integration slots include the four roles (docs/policy: the review roles).
+    if (ROLE_STAGES.has(stage) && !ROLES.every((r) => slots.includes(r))) fail('policy_roles_incomplete', [`stages.${stage}`]);
+    // Beyond the four roles, integration may list check slots (docs/reviewers.md "Check reviewers");
+    // planning reviews the baseline only and has exactly the roles.
+    for (const slot of slots) {
+      if (!ROLE_STAGES.has(stage) || (ROLES as readonly string[]).includes(slot)) continue;
+      const reviewer = doc.reviewers[s.slots[slot] as string];
+      if (stage === 'planning' || reviewer === undefined || reviewer.check === undefined) fail('policy_roles_incomplete', [`stages.${stage}`]);
     }
     for (const [slot, reviewer] of Object.entries(s.slots)) {
       if (!Object.prototype.hasOwnProperty.call(doc.reviewers, reviewer)) fail('policy_reviewer_unknown', [`stages.${stage}.slots.${slot}`]);
       // A check reviewer runs the project's command on the sealed content: it serves the complete
-      // view of development and test slots, never a role view (docs/reviewers.md "Check reviewers").
-      if (ROLE_STAGES.has(stage) && doc.reviewers[reviewer]?.check !== undefined) fail('policy_invalid', [`stages.${stage}.slots.${slot}`]);
+      // view of a development, test or integration check slot, never a role slot (docs/reviewers.md
+      // "Check reviewers").
+      if ((ROLES as readonly string[]).includes(slot) && ROLE_STAGES.has(stage) && doc.reviewers[reviewer]?.check !== undefined) {
+        fail('policy_invalid', [`stages.${stage}.slots.${slot}`]);
+      }
     }
   }
   // Integration requires the planning stage sealed (SPEC §10.1): a policy with integration needs planning.
