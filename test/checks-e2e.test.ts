@@ -1,4 +1,4 @@
-// Check reviewers end to end (docs/reviewers.md "Check reviewers"): a real small npm package, its
+// Check reviewers end to end (docs/reviewers.md#check-reviewers): a real small npm package, its
 // own node:test suite, tsc (checkJs) and ESLint run by the pinned check adapters through the real
 // runner (bwrap, seccomp, sealed snapshot and dependency root, both attestors). A change that breaks
 // a test, a type or a lint rule gets a DIRTY receipt from its slot, the slot is blocked and the unit
@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 import { parseEnvelopeBytes } from '../src/core/dsse.js';
 import { jsonOut } from './helpers/cli.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';

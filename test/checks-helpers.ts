@@ -1,4 +1,4 @@
-// Fixtures of the check-reviewer tests (docs/reviewers.md "Check reviewers"): a real small npm
+// Fixtures of the check-reviewer tests (docs/reviewers.md#check-reviewers): a real small npm
 // package generated in a git repository — JavaScript with JSDoc types checked by the real
 // TypeScript (checkJs), linted by the real ESLint (flat config, JSON formatter), tested by
 // node:test with its TAP reporter — whose node_modules (the policy's dependency root, ignored by
@@ -11,7 +11,7 @@ import { inspectBwrap } from '../runner/sandbox/bwrap.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { seccompBlob } from '../runner/seccomp/index.js';
 import { ATTESTOR, REPO_ROOT } from './helpers/cli.js';
-import { contractDoc, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, tempDir, writeJsonFile, type World } from './issue-helpers.js';
+import { contractDoc, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, tempDir, writeJsonFile, type World } from './state-helpers.js';
 import { attestorsDir, sha256 } from './run-helpers.js';
 import type { CliResult } from './helpers/cli.js';
 

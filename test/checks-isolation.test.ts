@@ -1,5 +1,5 @@
-// The project's own code is untrusted while a check runs it (docs/reviewers.md "Check reviewers",
-// docs/sandbox.md "Check profile"). A hostile test suite, run by the pinned check-tests adapter
+// The project's own code is untrusted while a check runs it (docs/reviewers.md#check-reviewers,
+// docs/sandbox.md#the-check-profile-check-reviewers). A hostile test suite, run by the pinned check-tests adapter
 // through the real runner, tries the walls and asserts from inside that each one holds — so the run
 // is CLEAN exactly when they all hold; the positive control runs the same file on the host, where it
 // fails and reaches the loopback server. Also: a dependency root swapped between issue and run is
@@ -13,7 +13,7 @@ import { sweepSealed } from '../src/flows/run/check-run.js';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { jsonOut } from './helpers/cli.js';
 import { adapterDigests, CHECK_CANARY, checkEntry, issueCheck, makeCheckWorld, NODE, runCheck, type CheckWorld } from './checks-helpers.js';
 

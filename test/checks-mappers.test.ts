@@ -1,4 +1,4 @@
-// The check adapters' pure parts (docs/reviewers.md "Check reviewers"): the TAP reader, the three
+// The check adapters' pure parts (docs/reviewers.md#check-reviewers): the TAP reader, the three
 // mappers' CLEAN / DIRTY / no-verdict rules, the refs rule, and the bundle reader's refusals. Every
 // way a run can fail to reach a verdict must be a coded status, never CLEAN.
 import { describe, expect, it } from 'vitest';

@@ -1,10 +1,10 @@
-// Check reviewers in the policy (docs/reviewers.md "Check reviewers"): the closed `check` object,
+// Check reviewers in the policy (docs/reviewers.md#check-reviewers): the closed `check` object,
 // its rules (program under /usr, dependency-root path rule, report enum), development/test slots
 // only, and the adapter name that picks the pinned file.
 import { describe, expect, it } from 'vitest';
 import { loadPolicy, reviewerForSlot, reviewerProgramName } from '../src/core/policy.js';
 import { isGovernedError } from '../src/core/errors.js';
-import { makeKeys, policyDoc } from './issue-helpers.js';
+import { makeKeys, policyDoc } from './state-helpers.js';
 
 const keys = makeKeys();
 const H = (c: string): string => c.repeat(64);

@@ -1,10 +1,10 @@
-// governed review-pass in governed mode with a check slot (docs/reviewers.md "Check reviewers"):
+// governed review-pass in governed mode with a check slot (docs/reviewers.md#check-reviewers):
 // the policy's test stage slot is served by the pinned check-tests adapter through a real
 // review-challenge + review-run, like any policy reviewer; a failing test ends the review NOT_CLEAN
 // with the DIRTY receipt the store holds, and no test output reaches the review's output.
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { cleanupDirs, gov, readDb, tempDir } from './issue-helpers.js';
+import { cleanupDirs, gov, readDb, tempDir } from './state-helpers.js';
 import { jsonOut } from './helpers/cli.js';
 import { CHECK_CANARY, makeCheckWorld, REVIEWERS_DIR, SESSION, sumSource } from './checks-helpers.js';
 

@@ -1,5 +1,5 @@
-// Demo section: the project's own tests as a gating check reviewer (docs/reviewers.md "Check
-// reviewers"). policies/default.yaml's commented test stage, switched on: the pinned check-tests
+// Demo section: the project's own tests as a gating check reviewer (docs/reviewers.md#check-reviewers).
+// policies/default.yaml's commented test stage, switched on: the pinned check-tests
 // adapter runs `node --test --test-reporter=tap` on a sealed snapshot of the reviewed content. A
 // change whose test fails gets a DIRTY receipt and keeps the unit REVIEW_ONLY (slot_blocked) until
 // the code is fixed; then two CLEAN rounds lift the block.

@@ -1,4 +1,4 @@
-// The policy (SPEC §13): strict, closed, one clear error per field. Its digest is pinned at init
+// The policy (docs/policy.md#policy-and-trust-root): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
 import * as z from 'zod/mini';
 import { closedRecord } from './closed-record.js';
@@ -7,6 +7,7 @@ import { DURATION_RE, SIZE_RE } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
 import { hex64, int, list, str } from './schema-primitives.js';
 import { dependencyRootAllowed } from './sandbox-bounds.js';
+import { CHECK_COMMAND_MAX_ARGS } from './limits.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
 
@@ -14,7 +15,7 @@ export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
 export type Stage = (typeof STAGES)[number];
 
-/** Control names a policy may require (SPEC §13). Which of them this version implements is the
+/** Control names a policy may require (docs/policy.md#policy-and-trust-root). Which of them this version implements is the
  * registry in src/core/decision/controls.ts; a required pending control keeps a unit REVIEW_ONLY. */
 export const KNOWN_CONTROLS = [
   'deploy_gate',
@@ -48,7 +49,7 @@ const checkSchema = z.strictObject({
   /** The pinned adapter program (`<reviewers dir>/<adapter>.mjs`; default: the reviewer's own name),
    * so that several check reviewers can share one adapter with different commands. */
   adapter: z.optional(name),
-  command: list(str({ min: 1, max: 4096 }), 1, 64).check(
+  command: list(str({ min: 1, max: 4096 }), 1, CHECK_COMMAND_MAX_ARGS).check(
     z.meta({ description: "argv; argv[0] an absolute program path under /usr (e.g. /usr/bin/node), run with cwd /snapshot" }),
   ),
   dependency_root: z.optional(
@@ -101,7 +102,7 @@ export const policySchema = z.strictObject({
         z.meta({ description: "an absolute path under /usr with no '..' segment" }),
       ),
       env: closedRecord(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: 4096 })),
-      /** A check reviewer (docs/reviewers.md "Check reviewers"): the command its pinned adapter runs
+      /** A check reviewer (docs/reviewers.md#check-reviewers): the command its pinned adapter runs
        * on the sealed snapshot, the dependency root bound beside it, the report format. */
       check: z.optional(checkSchema),
     }),
@@ -130,7 +131,7 @@ export type PolicyDocument = z.infer<typeof policySchema>;
 
 export interface Policy {
   readonly doc: PolicyDocument;
-  /** sha256 over the RFC 8785 form of the parsed document (SPEC §3): YAML and JSON agree. */
+  /** sha256 over the RFC 8785 form of the parsed document (docs/threat-model.md#rules-that-hold-everywhere): YAML and JSON agree. */
   readonly digest: string;
   readonly challengeTtlSeconds: number;
   readonly reuseWindowSeconds: number | null;
@@ -152,7 +153,7 @@ export function loadPolicy(value: unknown): Policy {
   return policyFromDocument(parsed.data);
 }
 
-/** The reviewer the policy assigns to a stage's slot (the caller never picks it, SPEC §10.1). */
+/** The reviewer the policy assigns to a stage's slot (the caller never picks it, docs/decision.md#the-rules-in-short). */
 export function reviewerForSlot(
   policy: Policy,
   stage: Stage,

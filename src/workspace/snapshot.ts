@@ -1,4 +1,4 @@
-// Sealed snapshots (docs/sandbox.md "Sealed snapshots"): the reviewed content, materialised into a
+// Sealed snapshots (docs/sandbox.md#sealed-snapshots): the reviewed content, materialised into a
 // private directory from the very bytes that are hashed, so that what a check (or a probe) runs on
 // is provably the content a challenge bound — never the live working tree, which the writer can
 // still change while the run goes on.
@@ -19,7 +19,7 @@
 // neither list, rename nor write it). The sandbox reaches it through a descriptor bound read-only
 // (bwrap --ro-bind-fd; bwrap resolves that descriptor's path as the sandbox uid, which is why the
 // root must be traversable and cannot live under governed's 0700 state directory). Special files are refused (`workspace_special_file_refused`); symlinks are copied as
-// symlinks (their target text is what is hashed, SPEC §6.4), never followed.
+// symlinks (their target text is what is hashed, docs/contract.md#workspace-digest), never followed.
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -39,6 +39,7 @@ import {
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { fail } from '../core/errors.js';
+import { SEALED_FILE_MAX_BYTES } from '../core/limits.js';
 import { computeWorkspaceManifest, type ScopeOptions } from './manifest.js';
 import { manifestOf, type Manifest, type ManifestEntry } from './manifest-entries.js';
 import type { GitMode } from './hash-file.js';
@@ -46,7 +47,7 @@ import type { GitMode } from './hash-file.js';
 export interface SealedTree {
   /** Absolute path of the sealed copy (private; read-only). */
   readonly dir: string;
-  /** `sha256:<hex>`: the manifest digest of the sealed bytes (SPEC §6.4 form). */
+  /** `sha256:<hex>`: the manifest digest of the sealed bytes (docs/contract.md#workspace-digest form). */
   readonly digest: string;
   readonly entries: readonly ManifestEntry[];
   /** Empty directories left in the tree as mount points (relative paths), excluded from the digest. */
@@ -55,7 +56,7 @@ export interface SealedTree {
 
 const FILE_MODE: Record<GitMode, number> = { '100644': 0o444, '100755': 0o555, '120000': 0 };
 /** Bytes of one file held in memory while it is copied (larger files are refused). */
-export const MAX_SEALED_FILE_BYTES = 512 * 1024 * 1024;
+export const MAX_SEALED_FILE_BYTES = SEALED_FILE_MAX_BYTES;
 
 interface ReadEntry {
   readonly mode: GitMode;

@@ -1,4 +1,4 @@
-// Building a review bundle (SPEC §7.1, §7.3): the stage's sections, the slot's view of them, the
+// Building a review bundle (docs/bundle.md#views, docs/reviewers.md#the-reviewers-world): the stage's sections, the slot's view of them, the
 // view's coverage object and digest, and the canonical bytes written to `bundles/<challenge>.json`.
 // Pure. Refusals: an empty view (`bundle_view_empty`) and a bundle over the policy cap
 // (`bundle_too_large`, never truncated).
@@ -20,7 +20,7 @@ export interface BundleInput extends SectionInputs {
   readonly slot: string;
   /** The policy's `sandbox.max_bundle` in bytes. */
   readonly maxBytes: number;
-  /** A check slot's inputs (docs/reviewers.md "Check reviewers"); absent for every other reviewer. */
+  /** A check slot's inputs (docs/reviewers.md#check-reviewers); absent for every other reviewer. */
   readonly check?: CheckInputs | undefined;
 }
 

@@ -1,17 +1,18 @@
-// A check slot's inputs, fixed at issuance (docs/reviewers.md "Check reviewers"): the policy's
+// A check slot's inputs, fixed at issuance (docs/reviewers.md#check-reviewers): the policy's
 // command and report format, the adapter's time budget, and the dependency root's digest, read now
 // from the repository. They go into the bundle, whose digest the challenge binds — so the run can
 // prove that the dependency tree it seals is the one bound here (a swapped tree is
 // `review_post_launch_drift` [dependency_root]).
 import { join } from 'node:path';
 import { fail } from '../../core/errors.js';
+import { CHECK_BUDGET_PER_MILLE } from '../../core/limits.js';
 import type { CheckInputs } from '../../core/bundle/schema.js';
 import type { CheckConfig } from '../../core/policy.js';
 import { digestDirectory } from '../../workspace/snapshot.js';
 
 /** The command's share of the sandbox timeout: the adapter must report a timeout before it is killed. */
 export function checkBudgetMs(sandboxTimeoutSeconds: number): number {
-  return Math.max(1000, Math.floor(sandboxTimeoutSeconds * 900));
+  return Math.max(1000, Math.floor(sandboxTimeoutSeconds * CHECK_BUDGET_PER_MILLE));
 }
 
 /** The dependency root must hold no file of the reviewed workspace (it is bound over the snapshot). */

@@ -1,4 +1,4 @@
-// A check slot's run (docs/reviewers.md "Check reviewers", docs/sandbox.md "Sealed snapshots"):
+// A check slot's run (docs/reviewers.md#check-reviewers, docs/sandbox.md#sealed-snapshots):
 //
 //  before the claim  the bundle's `check` object must be exactly what the pinned policy's reviewer
 //                    fixes (command, report, dependency-root path), else `check_bundle_invalid`;
@@ -47,7 +47,7 @@ export function checkPlanOf(reviewer: PolicyReviewer, bundleBytes: Buffer): Chec
 
 /**
  * Before the claim: a check slot runs under the check profile, whose digest the policy must list
- * (docs/sandbox.md "The check profile"). Refused now, with the store unchanged, rather than after
+ * (docs/sandbox.md#the-check-profile-check-reviewers). Refused now, with the store unchanged, rather than after
  * the claim, where the refusal would be an ABORTED run blocking the slot until the content changes.
  */
 export function assertCheckProfileAllowed(profileSha256: readonly string[]): void {

@@ -1,4 +1,4 @@
-// A check adapter's view of its bundle (docs/reviewers.md "Check reviewers"): the review bundle of
+// A check adapter's view of its bundle (docs/reviewers.md#check-reviewers): the review bundle of
 // the slot, read as strictly as the coverage reviewer reads it (../coverage/bundle.ts), plus the
 // top-level `check` object the runner adds for a check slot — the command the policy fixes, the
 // sealed snapshot's path, the dependency root the challenge bound, the report format and the

@@ -1,4 +1,4 @@
-// The ESLint mapper: see ./mappers.ts for the rule table (docs/reviewers.md "Check reviewers").
+// The ESLint mapper: see ./mappers.ts for the rule table (docs/reviewers.md#check-reviewers).
 import { parseEslintJson } from '../../adapters/eslint.js';
 import type { Finding } from '../coverage/findings.js';
 import type { CheckInputs } from './bundle.js';

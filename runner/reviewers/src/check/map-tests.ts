@@ -1,4 +1,4 @@
-// The tests mapper: see ./mappers.ts for the rule table (docs/reviewers.md "Check reviewers").
+// The tests mapper: see ./mappers.ts for the rule table (docs/reviewers.md#check-reviewers).
 import type { Finding } from '../coverage/findings.js';
 import type { CheckInputs } from './bundle.js';
 import type { RefMap } from './refs.js';

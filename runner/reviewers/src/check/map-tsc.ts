@@ -1,4 +1,4 @@
-// The tsc mapper: see ./mappers.ts for the rule table (docs/reviewers.md "Check reviewers").
+// The tsc mapper: see ./mappers.ts for the rule table (docs/reviewers.md#check-reviewers).
 import { parseTscOutput } from '../../adapters/tsc.js';
 import type { Finding } from '../coverage/findings.js';
 import type { CheckInputs } from './bundle.js';

@@ -1,4 +1,4 @@
-// The three shipped mappers, one module each so each adapter bundles only its own parser (docs/reviewers.md "Check reviewers" has the table): exit status and
+// The three shipped mappers, one module each so each adapter bundles only its own parser (docs/reviewers.md#check-reviewers has the table): exit status and
 // stdout of the policy's command → findings, or NoVerdict. Pure.
 //
 //   tests (tap)        exit 0, TAP version line, a plan met, ≥ 1 point, no failed point   → CLEAN

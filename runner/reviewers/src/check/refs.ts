@@ -1,4 +1,4 @@
-// Where a check's failure points (docs/reviewers.md "Check reviewers", severity and refs rules):
+// Where a check's failure points (docs/reviewers.md#check-reviewers, severity and refs rules):
 // a repository path the tool named becomes the IDs of the view whose paths hold it — evidence
 // first, then implementations, then targets (an exact path, or a directory path above it) — at
 // most four. A failure that names no mapped path (a crash of one test with no location, a summary
@@ -6,7 +6,7 @@
 // contract says the change is for. Only IDs leave the adapter; the path itself never does.
 import { compareUtf8 } from '../coverage/canonical.js';
 import type { Bundle, FullContract } from '../coverage/bundle.js';
-import { MAX_REFS } from '../coverage/findings.js';
+import { REVIEW_MAX_REFS as MAX_REFS } from '../../../../src/core/limits.js';
 
 const covers = (owned: string, p: string): boolean => p === owned || p.startsWith(owned.endsWith('/') ? owned : `${owned}/`) || owned === '.';
 

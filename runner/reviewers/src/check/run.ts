@@ -1,6 +1,6 @@
-// The part every check adapter shares (docs/reviewers.md "Check reviewers"): read the bundle, run
+// The part every check adapter shares (docs/reviewers.md#check-reviewers): read the bundle, run
 // the policy's command inside the sandbox on the sealed snapshot, let the adapter's mapper turn its
-// exit status and stdout into findings, print one review output (SPEC §7.2) — or exit with a fixed
+// exit status and stdout into findings, print one review output (docs/reviewers.md#reviewer-output) — or exit with a fixed
 // status and no stdout when the check did not reach a verdict. Nothing the command printed ever
 // leaves this process: stdout is parsed and dropped, stderr is not even read.
 //
@@ -14,6 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../coverage/canonical.js';
+import { CHECK_COMMAND_MAX_STDOUT } from '../../../../src/core/limits.js';
 import { finalizeFindings, type Finding } from '../coverage/findings.js';
 import { Malformed } from '../coverage/shape.js';
 import { readCheckBundle, type CheckInputs } from './bundle.js';
@@ -43,7 +44,7 @@ export interface Adapter {
 }
 
 /** The most the command may print on stdout before the run is unparsable. */
-export const MAX_COMMAND_STDOUT = 64 * 1024 * 1024;
+export const MAX_COMMAND_STDOUT = CHECK_COMMAND_MAX_STDOUT;
 
 function runCommand(inputs: CheckInputs): CommandResult {
   const env: Record<string, string> = {};
@@ -111,7 +112,7 @@ export function main(adapter: Adapter): number {
   }
 }
 
-/** A finding of a check: class `correctness` always (a check never vetoes, SPEC §7.2). */
+/** A finding of a check: class `correctness` always (a check never vetoes, docs/reviewers.md#reviewer-output). */
 export function checkFinding(code: 'correctness' | 'other', severity: 'HIGH' | 'MEDIUM', refs: readonly string[]): Finding {
   if (refs.length === 0) throw new NoVerdict(EXIT.unparsable); // a view with nothing to refer to cannot carry a failure
   return { code, class: 'correctness', severity, refs: [...new Set(refs)].sort() };
