@@ -1859,6 +1859,34 @@ var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
     return payload;
   };
 });
+function handleOptionalResult(payload, result) {
+  payload.value = result.issues.length ? void 0 : result.value;
+  return payload;
+}
+var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+  inst._zod.optout = "optional";
+  defineLazyInternal(inst, "values", (zod) => {
+    const values = zod.def.innerType._zod.values;
+    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === void 0) {
+      if (def.innerType._zod.optin !== "defaulted")
+        return payload;
+      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+      if (result instanceof Promise)
+        return result.then((result2) => handleOptionalResult(payload, result2));
+      return handleOptionalResult(payload, result);
+    }
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
 var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
@@ -2259,6 +2287,17 @@ function literal(value, params) {
     type: "literal",
     values: Array.isArray(value) ? value : [value],
     ...normalizeParams(params)
+  });
+}
+var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function optional(innerType) {
+  return new ZodMiniOptional({
+    type: "optional",
+    innerType
   });
 }
 var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
@@ -2664,7 +2703,18 @@ var reviewReceiptPredicateSchema = strictObject({
     })
   }),
   writers: list(strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
-  times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds })
+  times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
+  /** Check reviewers only (docs/reviewers.md#check-reviewers): the pinned adapter, the command the
+   * policy fixed, the sealed snapshot's digest (= inputs.workspace_digest) and the dependency root
+   * sealed beside it (null when the policy declares none). */
+  check: optional(
+    strictObject({
+      adapter_sha256: hex64,
+      command: list(str({ min: 1, max: 4096 }), 1, 64),
+      snapshot_digest: digestString,
+      dependency_root: nullable(strictObject({ path: str({ min: 1, max: 256 }), digest: digestString }))
+    })
+  )
 });
 function predicateRuleViolation(p, canonical) {
   if (p.verdict === "CLEAN" !== (p.findings.length === 0)) return "verdict";
@@ -2678,6 +2728,7 @@ function predicateRuleViolation(p, canonical) {
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return "vetoes";
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
+  if (p.check !== void 0 && (p.check.snapshot_digest !== p.inputs.workspace_digest || p.check.adapter_sha256 !== p.reviewer.sha256)) return "check";
   return null;
 }
 

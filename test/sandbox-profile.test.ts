@@ -170,7 +170,7 @@ describe('governed sandbox profile (built CLI)', () => {
   });
 });
 
-describe('the check profile (docs/sandbox.md "Check profile")', () => {
+describe('the check profile (docs/sandbox.md#the-check-profile-check-reviewers)', () => {
   const base = { interpreter: '/usr/bin/node', env: {}, limits: { ...DEFAULT_LIMITS, timeoutMs: 20_000, memoryBytes: 2 * 1024 ** 3, maxOutputBytes: 1 << 20 } };
   it('is the reviewer profile plus the two read-only descriptor binds before the root is remounted, with its own digest', () => {
     const reviewer = buildBwrapArgv(base);

@@ -1,4 +1,4 @@
-// Sealed snapshots (docs/sandbox.md "Sealed snapshots", "Check profile"): the reviewed bytes copied
+// Sealed snapshots (docs/sandbox.md#sealed-snapshots, "Check profile"): the reviewed bytes copied
 // into a private read-only tree whose manifest digest must be the expected workspace digest, a
 // dependency root sealed the same way, re-verification after sealing, and the check profile's walls
 // (read-only snapshot and dependency root, /tmp the only writable place, no network) tried from

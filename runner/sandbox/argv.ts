@@ -4,7 +4,7 @@
 // and the output is a deterministic function of its inputs.
 import { fail } from '../../src/core/errors.js';
 import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
-import { interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
+import { dependencyRootAllowed, interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
 import { CHECK_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, SANDBOX_PATHS, type FdName, type ProfileKind } from './profile.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
@@ -32,10 +32,7 @@ export interface ArgvInputs {
 /** The policy's dependency root becomes one destination path under /snapshot: a relative path with
  * no empty, `.`, `..` or option-like segment (the policy schema refuses the rest; checked again). */
 export function validateDependencyRoot(p: unknown): asserts p is string {
-  if (typeof p !== 'string' || p.length === 0 || p.length > 256 || p.includes('\0') || p.startsWith('/')) fail('sandbox_argument_invalid', ['dependency_root']);
-  if (!/^[A-Za-z0-9._@+/-]+$/.test(p) || p.split('/').some((s) => s === '' || s === '.' || s === '..' || s.startsWith('-'))) {
-    fail('sandbox_argument_invalid', ['dependency_root']);
-  }
+  if (typeof p !== 'string' || !dependencyRootAllowed(p)) fail('sandbox_argument_invalid', ['dependency_root']);
 }
 
 export function validateInterpreterPath(p: unknown): asserts p is string {

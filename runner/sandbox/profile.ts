@@ -16,7 +16,7 @@ export const SANDBOX_PATHS = {
   bundle: '/bundle/review-bundle.json',
   reviewer: '/opt/reviewer/reviewer',
   tmp: '/tmp',
-  /** Check profile only: the sealed snapshot, read-only (docs/sandbox.md "Sealed snapshots"). */
+  /** Check profile only: the sealed snapshot, read-only (docs/sandbox.md#sealed-snapshots). */
   snapshot: '/snapshot',
 } as const;
 
@@ -161,7 +161,7 @@ export const PROFILE_ARGV: readonly ProfileArg[] = [
 const REMOUNT_ROOT = PROFILE_ARGV.findIndex((a, i) => a === '--remount-ro' && PROFILE_ARGV[i + 1] === '/');
 
 /**
- * The check profile (docs/sandbox.md "Check profile"): the reviewer profile plus, just before the
+ * The check profile (docs/sandbox.md#the-check-profile-check-reviewers): the reviewer profile plus, just before the
  * root is remounted read-only, the sealed snapshot at /snapshot and the sealed dependency root on
  * its mount point inside it, both read-only binds of descriptors governed opened on its private
  * copies. Nothing else differs: same namespaces, seccomp, limits, /tmp (the only writable place),

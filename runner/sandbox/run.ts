@@ -58,7 +58,7 @@ export interface SandboxRequest {
   readonly gid: number;
   readonly limits: SandboxLimits;
   /**
-   * A check run (docs/sandbox.md "Check profile"): the check profile's template, with the sealed
+   * A check run (docs/sandbox.md#the-check-profile-check-reviewers): the check profile's template, with the sealed
    * snapshot's directory descriptor bound read-only at /snapshot and the sealed dependency root's
    * (when the policy declares one) at /snapshot/<dependencyRoot>. The descriptors stay the
    * caller's (it closes them after the run).

@@ -20,9 +20,9 @@ import { SANDBOX_ERRORS, SANDBOX_REASONS } from './error-codes/sandbox.js';
 import { CHALLENGE_ERRORS, CHALLENGE_REASONS } from './error-codes/challenge.js';
 import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
 import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
-import { PRESERVATION_ERRORS, PRESERVATION_REASONS } from './error-codes/preservation.js';
-import { CHECKS_ERRORS, CHECKS_REASONS } from './error-codes/checks.js';
 import { TLOG_ERRORS, TLOG_REASONS } from './error-codes/tlog.js';
+import { CHECKS_ERRORS, CHECKS_REASONS } from './error-codes/checks.js';
+import { PRESERVATION_ERRORS, PRESERVATION_REASONS } from './error-codes/preservation.js';
 
 export type { ExitCode } from './error-codes/def.js';
 
@@ -60,9 +60,9 @@ export const ERROR_CODES = {
   ...CHALLENGE_ERRORS,
   ...AUTHORITY_ERRORS,
   ...AUDIT_ERRORS,
-  ...PRESERVATION_ERRORS,
-  ...CHECKS_ERRORS,
   ...TLOG_ERRORS,
+  ...CHECKS_ERRORS,
+  ...PRESERVATION_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -81,9 +81,9 @@ export const REASON_CODES = {
   ...CHALLENGE_REASONS,
   ...AUTHORITY_REASONS,
   ...AUDIT_REASONS,
-  ...PRESERVATION_REASONS,
-  ...CHECKS_REASONS,
   ...TLOG_REASONS,
+  ...CHECKS_REASONS,
+  ...PRESERVATION_REASONS,
 } as const satisfies Record<string, string>;
 
 export type ReasonCode = keyof typeof REASON_CODES;

@@ -89,6 +89,17 @@ export const reviewReceiptPredicateSchema = z.strictObject({
   }),
   writers: list(z.strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
   times: z.strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
+  /** Check reviewers only (docs/reviewers.md#check-reviewers): the pinned adapter, the command the
+   * policy fixed, the sealed snapshot's digest (= inputs.workspace_digest) and the dependency root
+   * sealed beside it (null when the policy declares none). */
+  check: z.optional(
+    z.strictObject({
+      adapter_sha256: hex64,
+      command: list(str({ min: 1, max: 4096 }), 1, 64),
+      snapshot_digest: digestString,
+      dependency_root: z.nullable(z.strictObject({ path: str({ min: 1, max: 256 }), digest: digestString })),
+    }),
+  ),
 });
 
 export type ReviewReceiptPredicate = z.infer<typeof reviewReceiptPredicateSchema>;
@@ -110,5 +121,6 @@ export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v:
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return 'vetoes';
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return 'times';
+  if (p.check !== undefined && (p.check.snapshot_digest !== p.inputs.workspace_digest || p.check.adapter_sha256 !== p.reviewer.sha256)) return 'check';
   return null;
 }

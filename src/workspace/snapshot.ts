@@ -1,4 +1,4 @@
-// Sealed snapshots (docs/sandbox.md "Sealed snapshots"): the reviewed content, materialised into a
+// Sealed snapshots (docs/sandbox.md#sealed-snapshots): the reviewed content, materialised into a
 // private directory from the very bytes that are hashed, so that what a check (or a probe) runs on
 // is provably the content a challenge bound — never the live working tree, which the writer can
 // still change while the run goes on.
@@ -39,6 +39,7 @@ import {
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { fail } from '../core/errors.js';
+import { SEALED_FILE_MAX_BYTES } from '../core/limits.js';
 import { computeWorkspaceManifest, type ScopeOptions } from './manifest.js';
 import { computeCommitManifest, readCommitFiles } from './commit.js';
 import { manifestOf, type Manifest, type ManifestEntry } from './manifest-entries.js';
@@ -47,7 +48,7 @@ import type { GitMode } from './hash-file.js';
 export interface SealedTree {
   /** Absolute path of the sealed copy (private; read-only). */
   readonly dir: string;
-  /** `sha256:<hex>`: the manifest digest of the sealed bytes (docs/contract.md#workspace-digest). */
+  /** `sha256:<hex>`: the manifest digest of the sealed bytes (docs/contract.md#workspace-digest form). */
   readonly digest: string;
   readonly entries: readonly ManifestEntry[];
   /** Empty directories left in the tree as mount points (relative paths), excluded from the digest. */
@@ -56,7 +57,7 @@ export interface SealedTree {
 
 const FILE_MODE: Record<GitMode, number> = { '100644': 0o444, '100755': 0o555, '120000': 0 };
 /** Bytes of one file held in memory while it is copied (larger files are refused). */
-export const MAX_SEALED_FILE_BYTES = 512 * 1024 * 1024;
+export const MAX_SEALED_FILE_BYTES = SEALED_FILE_MAX_BYTES;
 
 interface ReadEntry {
   readonly mode: GitMode;

@@ -11,7 +11,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
   const bwrap = await bwrapInfo(opts.bwrap ?? DEFAULT_BWRAP_PATH);
   const profile = staticProfile();
   const profileDigest = staticProfileDigest();
-  // The check profile (docs/sandbox.md "Check profile"): allowlist it too when the policy has check reviewers.
+  // The check profile (docs/sandbox.md#the-check-profile-check-reviewers): allowlist it too when the policy has check reviewers.
   const checkProfileDigest = staticProfileDigest('check');
   const policy = {
     bwrap_sha256: [bwrap.sha256],

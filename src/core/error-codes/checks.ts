@@ -1,5 +1,5 @@
-// Error codes owned by sealed snapshots and check reviewers (docs/sandbox.md "Sealed snapshots",
-// docs/reviewers.md "Check reviewers"). After a claim every one of them is recorded as ABORTED (a
+// Error codes owned by sealed snapshots and check reviewers (docs/sandbox.md#sealed-snapshots,
+// docs/reviewers.md#check-reviewers). After a claim every one of them is recorded as ABORTED (a
 // check that could not say CLEAN or DIRTY is never CLEAN). The IDs name a check or a policy field,
 // never tool output, a path of the reviewed content, or a value.
 import { def, type ErrorDef } from './def.js';

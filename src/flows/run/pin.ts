@@ -9,7 +9,7 @@
 // (the bundle never reaches any process) — the strongest reading of "nothing runs".
 import { fail, isGovernedError } from '../../core/errors.js';
 import { attestorConfigSchema } from '../../core/attestor-protocol.js';
-import { reviewerForSlot } from '../../core/policy.js';
+import { reviewerForSlot, reviewerProgramName, type CheckConfig } from '../../core/policy.js';
 import type { PublicKey } from '../../core/ed25519.js';
 import type { Challenge } from '../../store/index.js';
 import { pinAttestor, type PinnedAttestor } from '../../../runner/attestor-host.js';
@@ -23,6 +23,8 @@ export interface PolicyReviewer {
   readonly sha256: string;
   readonly interpreter: string;
   readonly env: Readonly<Record<string, string>>;
+  /** A check reviewer's command, dependency root and report (docs/reviewers.md#check-reviewers). */
+  readonly check?: CheckConfig | undefined;
 }
 
 /**
@@ -34,7 +36,7 @@ export function policyReviewer(pinned: Pinned, c: Challenge): PolicyReviewer {
   if (r.name !== c.reviewer.name || r.sha256 !== c.reviewer.sha256 || r.interpreter !== c.reviewer.interpreter) {
     fail('challenge_tampered', [c.challengeId]);
   }
-  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env };
+  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env, ...(r.check === undefined ? {} : { check: r.check }) };
 }
 
 export interface PinnedSigner extends PinnedAttestor {
@@ -53,7 +55,7 @@ export interface PinnedPrograms {
 function pinReviewer(loc: RunLocations, reviewer: PolicyReviewer): Buffer {
   let pinned;
   try {
-    pinned = readPinned(reviewerFile(loc, reviewer.name), MAX_REVIEWER_BYTES);
+    pinned = readPinned(reviewerFile(loc, reviewerProgramName(reviewer)), MAX_REVIEWER_BYTES);
   } catch (e) {
     if (isGovernedError(e)) fail('reviewer_file_unavailable', [reviewer.name]);
     throw e;
