@@ -17,7 +17,7 @@ const node = Object.fromEntries(
 );
 
 export default [
-  { ignores: ['node_modules/**', 'dist/**', 'attestors/*.mjs', 'runner/reviewers/*.mjs', 'examples/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'attestors/*.mjs', 'runner/reviewers/*.mjs', 'runner/egress/*.mjs', 'examples/**'] },
   js.configs.recommended,
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],

@@ -2473,7 +2473,9 @@ var ATTESTOR_KINDS = {
   // The gate's signed decision (docs/commands.md#what-each-command-guarantees `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
   decision: "https://slsa.dev/verification_summary/v1",
   // The log checkpoint (docs/commands.md#what-each-command-guarantees `audit checkpoint`, src/core/checkpoint.ts).
-  checkpoint: "https://governed.dev/log-checkpoint/v1"
+  checkpoint: "https://governed.dev/log-checkpoint/v1",
+  // A preservation probe receipt (src/core/preservation/probe.ts, docs/preservation.md#probes).
+  probe: "https://governed.dev/probe-receipt/v1"
 };
 var CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 var KEY_ID_RE = /^[0-9a-f]{64}$/;
@@ -2487,6 +2489,7 @@ function selfDigestField(kind, credential) {
   }
   if (kind === "decision" && credential === "gate") return "attestor_sha256";
   if (kind === "checkpoint" && credential === "log") return "attestor_sha256";
+  if (kind === "probe" && credential === "probe") return "attestor_sha256";
   return null;
 }
 var attestorConfigSchema = strictObject({
@@ -2923,7 +2926,18 @@ var reviewReceiptPredicateSchema = strictObject({
   writers: list(strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
   times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
   /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
-  egress: optional(egressReceiptSchema)
+  egress: optional(egressReceiptSchema),
+  /** Check reviewers only (docs/reviewers.md#check-reviewers): the pinned adapter, the command the
+   * policy fixed, the sealed snapshot's digest (= inputs.workspace_digest) and the dependency root
+   * sealed beside it (null when the policy declares none). */
+  check: optional(
+    strictObject({
+      adapter_sha256: hex64,
+      command: list(str({ min: 1, max: 4096 }), 1, 64),
+      snapshot_digest: digestString,
+      dependency_root: nullable(strictObject({ path: str({ min: 1, max: 256 }), digest: digestString }))
+    })
+  )
 });
 function predicateRuleViolation(p, canonical) {
   if (p.verdict === "CLEAN" !== (p.findings.length === 0)) return "verdict";
@@ -2937,6 +2951,7 @@ function predicateRuleViolation(p, canonical) {
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return "vetoes";
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
+  if (p.check !== void 0 && (p.egress !== void 0 || p.check.snapshot_digest !== p.inputs.workspace_digest || p.check.adapter_sha256 !== p.reviewer.sha256)) return "check";
   if (p.egress !== void 0) return transcriptViolation(p.egress.transcript);
   return null;
 }
@@ -3030,6 +3045,67 @@ function checkpointViolation(st) {
   const p = st.predicate;
   const [s] = st.subject;
   if (`sha256:${s?.digest.sha256}` !== p.log_head) return "subject";
+  return null;
+}
+
+// src/core/contract/ids.ts
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+
+// src/core/preservation/probe.ts
+var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
+var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
+var MAX_INVENTORY = 4096;
+var MAX_CAPABILITIES = 1024;
+var inventoryOutputSchema = strictObject({
+  kind: literal("governed/surface-inventory"),
+  version: literal(1),
+  surfaces: list(strictObject({ entry: str({ re: ENTRY_RE }), kind: _enum(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY)
+});
+var probeOutputSchema = strictObject({
+  kind: literal("governed/probe-result"),
+  version: literal(1),
+  entry: str({ re: ENTRY_RE }),
+  exit_code: int2(0, 255),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString
+});
+var probeBatchOutputSchema = strictObject({
+  kind: literal("governed/probe-results"),
+  version: literal(1),
+  results: list(probeOutputSchema, 0, MAX_INVENTORY)
+});
+var adapterRequestSchema = strictObject({
+  kind: literal("governed/adapter-request"),
+  version: literal(1),
+  mode: _enum(["inventory", "probe"]),
+  /** The entries to probe (empty for `inventory`). */
+  entries: list(str({ re: ENTRY_RE }), 0, MAX_INVENTORY)
+});
+var probeResultSchema = strictObject({
+  surface: str({ re: CONTRACT_ID_RE }),
+  evidence_id: str({ re: CONTRACT_ID_RE }),
+  entry: str({ re: ENTRY_RE }),
+  exit_code: int2(0, 255),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString
+});
+var probePredicateSchema = strictObject({
+  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  phase: _enum(["baseline", "current"]),
+  /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
+  snapshot_digest: digestString,
+  dependency_digest: nullable(digestString),
+  /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
+  adapter_sha256: hex64,
+  attestor_sha256: hex64,
+  results: list(probeResultSchema, 1, MAX_INVENTORY),
+  probed_at: isoSeconds
+});
+var ascending = (xs) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
+function probeRuleViolation(p) {
+  if (!ascending(p.results.map((r) => r.surface))) return "results";
+  for (const r of p.results) if (!ascending(r.capabilities)) return "capabilities";
   return null;
 }
 
@@ -3179,6 +3255,15 @@ function main() {
     if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
     const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
     if (st.predicate.attestor_sha256 !== self) refuse("self_digest_mismatch");
+  } else if (config2.kind === "probe") {
+    const parsed = probePredicateSchema.safeParse(st.predicate);
+    if (!parsed.success) return refuse("predicate_invalid");
+    const p = parsed.data;
+    if (probeRuleViolation(p) !== null) refuse("predicate_invalid");
+    const subject = st.subject;
+    if (subject.length !== 1 || subject[0]?.name !== `snapshot:${p.phase}` || subject[0]?.digest.sha256 !== p.snapshot_digest.slice(7)) refuse("predicate_invalid");
+    const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
+    if (p.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else {
     refuse("foreign_kind");
   }

@@ -1,7 +1,8 @@
 // The governed demo (`npm run demo`): real keys, real receipts, real refusals, readable output.
 // It grows with every capability: keys and offline verification (openssl as a second verifier),
 // then one unit of work from nothing to RELEASE_ELIGIBLE through the real sandbox and reviewer
-// (scripts/demo/governed-story.mjs), then the review protocols with real tools.
+// (scripts/demo/governed-story.mjs), then the review protocols with real tools, then the project's
+// own tests as a check reviewer that keeps a unit REVIEW_ONLY until a failing test is fixed.
 import { spawnSync } from 'node:child_process';
 import { createHash, createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync, copyFileSync } from 'node:fs';
@@ -11,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { governedStory } from './demo/governed-story.mjs';
 import { demoReviewPass } from './demo-review-pass.mjs';
 import { demoModelReviewer } from './demo/model-reviewer.mjs';
+import { checkStory } from './demo/check-story.mjs';
+import { preservationStory } from './demo/preservation-story.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'governed.mjs');
@@ -87,8 +90,12 @@ try {
   // Steps 16–18: review protocols over a sample repository with two real tools (tsc, ESLint).
   failures += demoReviewPass({ cli, firstStep: 16 });
 
-  // Steps 19–22: the pinned model reviewer against a local model server, through the egress broker.
-  failures += await demoModelReviewer({ root, cli, work: join(work, 'model'), firstStep: 19 });
+  // Steps 19–21: the project's own tests as a gating check reviewer (docs/reviewers.md#check-reviewers).
+  failures += checkStory({ root, cli, work: join(work, 'checks'), firstStep: 19 });
+  // Steps 22–26: preservation on a real Node product (probes in the sandbox, a silent removal refused).
+  failures += preservationStory({ root, cli, work: join(work, 'preservation'), firstStep: 22 });
+  // Steps 27–30: the pinned model reviewer against a local model server, through the egress broker.
+  failures += await demoModelReviewer({ root, cli, work: join(work, 'model'), firstStep: 27 });
 
   process.stdout.write(`\n${failures === 0 ? 'demo complete: every step behaved as expected' : `demo FAILED: ${failures} unexpected result(s)`}\n`);
 } finally {

@@ -71,8 +71,13 @@ describe('leases (docs/decision.md#8-delivery-state-and-reason-codes)', () => {
 });
 
 describe('controls (docs/policy.md#policy-and-trust-root registry)', () => {
-  it('the registry marks only deploy_gate implemented (its acceptance tests: test/gate-*.test.ts)', () => {
-    expect(Object.entries(CONTROL_REGISTRY).filter(([, status]) => status === 'implemented').map(([c]) => c)).toEqual(['deploy_gate']);
+  it('the registry marks deploy_gate and the three preservation controls implemented (acceptance tests: test/gate-*.test.ts, test/preservation-*.test.ts)', () => {
+    expect(Object.entries(CONTROL_REGISTRY).filter(([, status]) => status === 'implemented').map(([c]) => c)).toEqual([
+      'deploy_gate',
+      'real_entry_probes',
+      'vendor_origin_attestation',
+      'incident_history',
+    ]);
   });
 
   it.each([

@@ -51,7 +51,7 @@ describe('inside the egress sandbox', () => {
     });
     let stopped: Awaited<ReturnType<typeof broker.stop>> | null = null;
     try {
-      const allow = { ...(await realAllow(sha256(PROBE))), profileSha256: [staticProfileSha256(true)] };
+      const allow = { ...(await realAllow(sha256(PROBE))), profileSha256: [staticProfileSha256('egress')] };
       const bundle = Buffer.from(JSON.stringify({ key: KEY, forbiddenPort: forbidden.port, upstreamPort: upstream.port }));
       const r = await runSandboxed({
         allow,
@@ -128,6 +128,6 @@ describe('inside the egress sandbox', () => {
         egress: { socket: '/tmp/none.sock', env: { GOVERNED_EGRESS_SOCKET: '/run/governed/egress.sock', GOVERNED_EGRESS_TOKEN: 'x', GOVERNED_MODEL_PROVIDER: 'anthropic', GOVERNED_MODEL: 'm', GOVERNED_EGRESS_PATH: '/v1/messages' } },
       }),
     ).rejects.toMatchObject({ code: 'sandbox_profile_not_allowlisted' });
-    expect(staticProfileSha256(true)).not.toBe(staticProfileSha256());
+    expect(staticProfileSha256('egress')).not.toBe(staticProfileSha256());
   });
 });

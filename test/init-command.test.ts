@@ -29,10 +29,10 @@ afterEach(cleanupDirs);
 const load = (rel: string): unknown => parseStructured(readFileSync(join(REPO_ROOT, rel), 'utf8'), rel);
 
 describe('shipped policies and example trust root (docs/policy.md#policy)', () => {
-  it('policies/default.yaml: co-located accepted, preservation waived with a reason, planning + integration required with the four roles, development optional', () => {
+  it('policies/default.yaml: co-located accepted, preservation required, planning + integration required with the four roles, development optional', () => {
     const p = loadPolicy(load('policies/default.yaml'));
     expect(p.doc.accept_co_located).toBe(true);
-    expect(p.doc.preservation).toEqual({ waived: expect.stringMatching(/\S{10,}/) });
+    expect(p.doc.preservation).toBe('required');
     const roles = ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'];
     for (const stage of ['planning', 'integration'] as const) {
       expect(p.doc.stages[stage]?.required).toBe(true);

@@ -78,7 +78,7 @@ export async function makeModelWorld(port: number, o: { egress?: (provider: 'ant
     },
     sandbox: {
       bwrap_sha256: [bw.sha256],
-      profile_sha256: [staticProfileSha256(), staticProfileSha256(true)],
+      profile_sha256: [staticProfileSha256(), staticProfileSha256('egress')],
       seccomp_sha256: [sha256(seccompBlob())],
       uid: 64560,
       timeout: '60s',

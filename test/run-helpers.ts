@@ -95,7 +95,7 @@ export interface RunWorldOptions {
 }
 
 /** Attestor configs + programs (copies of the real bundled attestor) for the reviewer and runner keys. */
-function attestorsDir(dir: string, keys: Keys): string {
+export function attestorsDir(dir: string, keys: Keys): string {
   const d = join(dir, 'attestors');
   mkdirSync(d, { recursive: true });
   for (const cred of ['reviewer', 'runner'] as const) {

@@ -66,7 +66,7 @@ describe('argv builder (property 18)', () => {
       '/usr/bin/node', '/opt/reviewer/reviewer',
     ]);
     expect(buildBwrapArgv({ ...base, env: { ALPHA: '-looks-like-an-option', ZED: 'last' } })).toEqual(argv);
-    expect(FD_NUMBERS).toEqual({ seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: 8 });
+    expect(FD_NUMBERS).toEqual({ seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: 8, snapshot: 10, dependencies: 11 });
     expect(GO_GATE).toBe('IFS= read -r go <&8 && [ "$go" = go ] || exit 125; exec 8<&-; exec "$@"');
   });
 
@@ -137,6 +137,7 @@ describe('governed sandbox profile (built CLI)', () => {
       bwrap: { path: '/usr/bin/bwrap', sha256: info.sha256, version: info.version },
       profile: JSON.parse(JSON.stringify(staticProfile())),
       profile_digest: staticProfileDigest(),
+      check_profile_digest: staticProfileDigest('check'),
       seccomp_digest: seccompDigest(),
       policy: { bwrap_sha256: [info.sha256], profile_sha256: [staticProfileSha256()], seccomp_sha256: [seccompDigest().slice(7)] },
     });
@@ -166,5 +167,29 @@ describe('governed sandbox profile (built CLI)', () => {
     expect(r.stdout).toMatch(/profile_sha256/);
     expect(r.stdout).toMatch(/--bwrap <path>/);
     expect(r.stdout).toMatch(/Exit 0/);
+  });
+});
+
+describe('the check profile (docs/sandbox.md#the-check-profile-check-reviewers)', () => {
+  const base = { interpreter: '/usr/bin/node', env: {}, limits: { ...DEFAULT_LIMITS, timeoutMs: 20_000, memoryBytes: 2 * 1024 ** 3, maxOutputBytes: 1 << 20 } };
+  it('is the reviewer profile plus the two read-only descriptor binds before the root is remounted, with its own digest', () => {
+    const reviewer = buildBwrapArgv(base);
+    const check = buildBwrapArgv({ ...base, profile: 'check', dependencyRoot: 'node_modules' });
+    const at = reviewer.findIndex((a, i) => a === '--remount-ro' && reviewer[i + 1] === '/');
+    expect(check).toEqual([...reviewer.slice(0, at), '--ro-bind-fd', '10', '/snapshot', '--ro-bind-fd', '11', '/snapshot/node_modules', ...reviewer.slice(at)]);
+    expect(buildBwrapArgv({ ...base, profile: 'check', dependencyRoot: null })).toEqual([...reviewer.slice(0, at), '--ro-bind-fd', '10', '/snapshot', ...reviewer.slice(at)]);
+    expect(staticProfileSha256('check')).not.toBe(staticProfileSha256());
+    expect(staticProfile('check').spawn.extra_fds).toEqual(['seccomp', 'status', 'block', 'bundle', 'reviewer', 'go', 'snapshot', 'dependencies']);
+  });
+  it('refuses a dependency root that could become an option or leave /snapshot', () => {
+    for (const bad of ['', '/abs', '../up', 'a/../b', '-x', 'a/-x', 'a//b', 'a b', 'a\n']) {
+      let code = '';
+      try {
+        buildBwrapArgv({ ...base, profile: 'check', dependencyRoot: bad });
+      } catch (e) {
+        code = isGovernedError(e) ? e.code : 'other';
+      }
+      expect(code).toBe('sandbox_argument_invalid');
+    }
   });
 });

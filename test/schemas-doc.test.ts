@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCheckpointStatement } from '../src/core/checkpoint.js';
 import { publishedJsonSchemas } from '../src/core/json-schemas.js';
 import { buildVsaStatement } from '../src/core/vsa.js';
+import { buildProbeStatement } from '../src/core/preservation/probe.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { sampleDecisionForVsa, tempDir } from './helpers/receipts.js';
 import { eligibleStory, type Story } from './gate-world.js';
@@ -62,6 +63,24 @@ beforeAll(() => {
       trust_mode: 'co-located', log_entries: 3, log_head: `sha256:${'a'.repeat(64)}`, state_digest: `sha256:${'b'.repeat(64)}`,
       policy_digest: `sha256:${'c'.repeat(64)}`, trust_digest: `sha256:${'d'.repeat(64)}`, attestor_sha256: 'e'.repeat(64), made_at: '2026-11-30T00:00:00Z',
     }).predicate,
+    // Preservation: documents as docs/preservation.md shows them (the product builds the probe
+    // statement with buildProbeStatement; test/preservation-product.test.ts runs it for real).
+    'preservation-contract': {
+      kind: 'governed/preservation-contract', version: 1, baseline: 'a'.repeat(40), intent: 'keep',
+      surfaces: [{ id: 'SURF-cli', kind: 'cli_command', paths: ['bin'], disposition: 'remove', probe: 'bin:greet', baseline_evidence_id: 'EVD-1', current_evidence_id: 'EVD-2', authority_id: 'REC-1', expected_diff_digest: `sha256:${'d'.repeat(64)}` }],
+      vendor_sources: [{ id: 'VND-pad', path: 'vendor/pad', disposition: 'import', origin: { repository: 'https://example.invalid/pad.git', commit: 'b'.repeat(40), path: 'src', tree_digest: `sha256:${'e'.repeat(64)}` } }],
+    },
+    'probe-predicate': buildProbeStatement({
+      unit: `UNIT-${'a'.repeat(32)}`, phase: 'baseline', snapshot_digest: `sha256:${'b'.repeat(64)}`, dependency_digest: null, adapter_sha256: 'c'.repeat(64), attestor_sha256: 'd'.repeat(64),
+      results: [{ surface: 'SURF-cli', evidence_id: 'EVD-1', entry: 'bin:greet', exit_code: 0, capabilities: ['command:hello'], output_digest: `sha256:${'e'.repeat(64)}` }],
+      probed_at: '2026-11-30T00:00:00Z',
+    }).predicate,
+    'adapter-request': { kind: 'governed/adapter-request', version: 1, mode: 'probe', entries: ['bin:greet'] },
+    'adapter-inventory': { kind: 'governed/surface-inventory', version: 1, surfaces: [{ entry: 'bin:greet', kind: 'cli_command' }] },
+    'adapter-probe-results': {
+      kind: 'governed/probe-results', version: 1,
+      results: [{ kind: 'governed/probe-result', version: 1, entry: 'bin:greet', exit_code: 0, capabilities: ['command:hello'], output_digest: `sha256:${'e'.repeat(64)}` }],
+    },
     'authority-predicate': {
       operation: 'authorize', ids: ['DIR-1'], unit: `UNIT-${'a'.repeat(32)}`, state_before: `sha256:${'b'.repeat(64)}`, state_after: null,
       nonce: 'a'.repeat(64), request_id: `ARQ-${'c'.repeat(32)}`, issued_at: '2026-11-30T00:00:00Z', expires_at: '2026-11-30T01:00:00Z',
@@ -81,6 +100,11 @@ const MUTATIONS: Record<string, (d: Json) => void> = {
   'dsse-envelope': (d) => (d.signatures = 'none'),
   'export-manifest': (d) => ((d.log as Json).head = 'sha256:xyz'),
   bundle: (d) => (d.schema = 'governed.review-bundle/v0'),
+  'preservation-contract': (d) => ((d.surfaces as Json[])[0]!.disposition = 'REMOVE'),
+  'probe-predicate': (d) => (d.phase = 'later'),
+  'adapter-request': (d) => (d.mode = 'exec'),
+  'adapter-inventory': (d) => ((d.surfaces as Json[])[0]!.entry = 'no colon'),
+  'adapter-probe-results': (d) => ((d.results as Json[])[0]!.extra = 1),
 };
 
 describe('ajv (draft 2020-12) judges real documents by the published schemas', () => {

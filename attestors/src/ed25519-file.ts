@@ -20,6 +20,7 @@ import { statementSchema } from '../../src/core/intoto.js';
 import { predicateRuleViolation, reviewReceiptPredicateSchema } from '../../src/core/receipt-predicate.js';
 import { vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
+import { probePredicateSchema, probeRuleViolation } from '../../src/core/preservation/probe.js';
 import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
 import { utf8OrNull } from '../../src/core/utf8.js';
 
@@ -164,6 +165,17 @@ function main(): void {
     if (checkpointViolation(st) !== null) return refuse('predicate_invalid');
     const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if ((st.predicate as unknown as CheckpointPredicate).attestor_sha256 !== self) refuse('self_digest_mismatch');
+  } else if (config.kind === 'probe') {
+    // A probe receipt is signed by the probe credential only, only when its closed predicate passes
+    // the schema and its rule, its subject is the snapshot it names, and it names this program.
+    const parsed = probePredicateSchema.safeParse(st.predicate);
+    if (!parsed.success) return refuse('predicate_invalid');
+    const p = parsed.data;
+    if (probeRuleViolation(p) !== null) refuse('predicate_invalid');
+    const subject = st.subject;
+    if (subject.length !== 1 || subject[0]?.name !== `snapshot:${p.phase}` || subject[0]?.digest.sha256 !== p.snapshot_digest.slice(7)) refuse('predicate_invalid');
+    const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
+    if (p.attestor_sha256 !== self) refuse('self_digest_mismatch');
   } else {
     refuse('foreign_kind');
   }

@@ -4,13 +4,13 @@
 // and the output is a deterministic function of its inputs.
 import { fail } from '../../src/core/errors.js';
 import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
-import { interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
-import { EGRESS_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
+import { dependencyRootAllowed, interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
+import { CHECK_PROFILE_ARGV, EGRESS_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, SANDBOX_PATHS, type FdName, type ProfileKind } from './profile.js';
 import { EGRESS_ENV_NAMES } from '../../src/core/egress-rules.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
 /** Descriptor numbers inside bwrap: the index in the spawn stdio array (0–2 are stdio). */
-export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: GO_FD };
+export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: GO_FD, snapshot: 10, dependencies: 11 };
 
 const ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
 const RESERVED_ENV = new Set([...FIXED_ENV.map(([k]) => k), 'PWD']);
@@ -32,6 +32,16 @@ export interface ArgvInputs {
   /** Policy-supplied reviewer variables (never the caller's environment). */
   readonly env: Readonly<Record<string, string>>;
   readonly limits: SandboxLimits;
+  /** Which pinned template to expand (default: the reviewer profile). */
+  readonly profile?: ProfileKind;
+  /** Check profile: the policy's dependency root (a relative path), or null when none is declared. */
+  readonly dependencyRoot?: string | null;
+}
+
+/** The policy's dependency root becomes one destination path under /snapshot: a relative path with
+ * no empty, `.`, `..` or option-like segment (the policy schema refuses the rest; checked again). */
+export function validateDependencyRoot(p: unknown): asserts p is string {
+  if (typeof p !== 'string' || !dependencyRootAllowed(p)) fail('sandbox_argument_invalid', ['dependency_root']);
 }
 
 export function validateInterpreterPath(p: unknown): asserts p is string {
@@ -80,15 +90,23 @@ export function buildBwrapArgv(inputs: ArgvInputs): string[] {
   const envArgs = Object.keys(inputs.env)
     .sort()
     .flatMap((k) => ['--setenv', k, inputs.env[k] as string]);
+  const check = inputs.profile === 'check';
+  // A check reviewer never has egress: the two variable parts belong to different templates.
+  if (check && inputs.egress !== undefined) fail('sandbox_argument_invalid', ['profile']);
+  const dep = check ? (inputs.dependencyRoot ?? null) : null;
+  if (dep !== null) validateDependencyRoot(dep);
   if (inputs.egress !== undefined) validateEgressWiring(inputs.egress);
   const egressEnv = inputs.egress === undefined ? [] : Object.keys(inputs.egress.env).sort().flatMap((k) => ['--setenv', k, (inputs.egress as EgressWiring).env[k] as string]);
   const out: string[] = [];
-  for (const arg of inputs.egress === undefined ? PROFILE_ARGV : EGRESS_PROFILE_ARGV) {
+  for (const arg of check ? CHECK_PROFILE_ARGV : inputs.egress === undefined ? PROFILE_ARGV : EGRESS_PROFILE_ARGV) {
     if (typeof arg === 'string') out.push(arg);
     else if ('egress' in arg) {
       if (inputs.egress === undefined) fail('internal_error', ['profile']);
       if (arg.egress === 'socket') out.push(inputs.egress.socket);
       else out.push(...egressEnv);
+    }
+    else if ('bind' in arg) {
+      if (dep !== null) out.push('--ro-bind-fd', String(FD_NUMBERS.dependencies), `${SANDBOX_PATHS.snapshot}/${dep}`);
     }
     else if ('fd' in arg) out.push(String(FD_NUMBERS[arg.fd]));
     else if ('env' in arg) out.push(...envArgs);

@@ -17,6 +17,8 @@ export const SANDBOX_PATHS = {
   bundle: '/bundle/review-bundle.json',
   reviewer: '/opt/reviewer/reviewer',
   tmp: '/tmp',
+  /** Check profile only: the sealed snapshot, read-only (docs/sandbox.md#sealed-snapshots). */
+  snapshot: '/snapshot',
 } as const;
 
 /** The fixed environment of docs/reviewers.md#the-reviewers-world, in this order; policy variables follow it. */
@@ -45,7 +47,10 @@ export const GO_FD = 8;
 export const SHELL_PATH = '/usr/bin/sh';
 
 export const GO_GATE = `IFS= read -r go <&${GO_FD} && [ "$go" = go ] || exit 125; exec ${GO_FD}<&-; exec "$@"`;
-export type FdName = (typeof FD_NAMES)[number];
+/** The check profile's two more descriptors: directory descriptors of the sealed snapshot and the
+ * sealed dependency root (bwrap --ro-bind-fd), numbers 10 and 11 (9 is the lifeline). */
+export const CHECK_FD_NAMES = ['snapshot', 'dependencies'] as const;
+export type FdName = (typeof FD_NAMES)[number] | (typeof CHECK_FD_NAMES)[number];
 
 /** prlimit resources set from SandboxLimits (core is fixed at 0 in the template). */
 export const PRLIMIT_NAMES = ['as', 'cpu', 'fsize', 'nofile', 'nproc'] as const;
@@ -61,7 +66,9 @@ export type ProfileArg =
   | { readonly env: 'policy' }
   | { readonly limit: LimitName }
   | { readonly interpreter: 'policy' }
-  | { readonly egress: 'socket' | 'env' };
+  | { readonly egress: 'socket' | 'env' }
+  /** Check profile only: `--ro-bind-fd <dependencies fd> /snapshot/<policy dependency_root>`, or nothing when the policy declares none. */
+  | { readonly bind: 'dependency_root' };
 
 const fd = (name: FdName): ProfileArg => ({ fd: name });
 const limit = (name: LimitName): ProfileArg => ({ limit: name });
@@ -171,6 +178,27 @@ export const EGRESS_PROFILE_ARGV: readonly ProfileArg[] = (() => {
   return out;
 })();
 
+const REMOUNT_ROOT = PROFILE_ARGV.findIndex((a, i) => a === '--remount-ro' && PROFILE_ARGV[i + 1] === '/');
+
+/**
+ * The check profile (docs/sandbox.md#the-check-profile-check-reviewers): the reviewer profile plus, just before the
+ * root is remounted read-only, the sealed snapshot at /snapshot and the sealed dependency root on
+ * its mount point inside it, both read-only binds of descriptors governed opened on its private
+ * copies. Nothing else differs: same namespaces, seccomp, limits, /tmp (the only writable place),
+ * go-gate and command. Its digest is pinned like the reviewer profile's (`profile_sha256`).
+ */
+export const CHECK_PROFILE_ARGV: readonly ProfileArg[] = [
+  ...PROFILE_ARGV.slice(0, REMOUNT_ROOT),
+  '--ro-bind-fd',
+  fd('snapshot'),
+  SANDBOX_PATHS.snapshot,
+  { bind: 'dependency_root' },
+  ...PROFILE_ARGV.slice(REMOUNT_ROOT),
+];
+
+/** The three static profiles: a reviewer's, a check reviewer's (sealed snapshot), a model reviewer's (egress socket). */
+export type ProfileKind = 'reviewer' | 'check' | 'egress';
+
 /** Absolute helpers the template executes inside the sandbox (checked to exist before a run). */
 export const SANDBOX_HELPERS = [SHELL_PATH, '/usr/bin/env', '/usr/bin/prlimit'] as const;
 
@@ -193,7 +221,11 @@ export interface StaticProfile {
   readonly argv: readonly ProfileArg[];
 }
 
-export function staticProfile(egress = false): StaticProfile {
+export function staticProfile(kind: ProfileKind = 'reviewer'): StaticProfile {
+  if (kind === 'check') {
+    const base = staticProfile('reviewer');
+    return { ...base, spawn: { ...base.spawn, extra_fds: [...FD_NAMES, ...CHECK_FD_NAMES] }, argv: CHECK_PROFILE_ARGV };
+  }
   return {
     kind: 'governed/sandbox-profile',
     version: 1,
@@ -207,16 +239,16 @@ export function staticProfile(egress = false): StaticProfile {
       inherited_fds: 'closed',
       uid: 'policy sandbox.uid when euid is 0, else unchanged',
     },
-    argv: egress ? EGRESS_PROFILE_ARGV : PROFILE_ARGV,
+    argv: kind === 'egress' ? EGRESS_PROFILE_ARGV : PROFILE_ARGV,
   };
 }
 
-/** `sha256:<hex>` over the RFC 8785 bytes of staticProfile() (the egress profile's when `egress`). */
-export function staticProfileDigest(egress = false): string {
-  return sha256Digest(canonicalJson(staticProfile(egress)));
+/** `sha256:<hex>` over the RFC 8785 bytes of staticProfile(kind). */
+export function staticProfileDigest(kind: ProfileKind = 'reviewer'): string {
+  return sha256Digest(canonicalJson(staticProfile(kind)));
 }
 
 /** The bare hex form the policy's `sandbox.profile_sha256` lists. */
-export function staticProfileSha256(egress = false): string {
-  return digestHex(staticProfileDigest(egress));
+export function staticProfileSha256(kind: ProfileKind = 'reviewer'): string {
+  return digestHex(staticProfileDigest(kind));
 }

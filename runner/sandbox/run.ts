@@ -59,6 +59,13 @@ export interface SandboxRequest {
   readonly limits: SandboxLimits;
   /** The egress broker's socket and variables (docs/egress.md); the egress profile is used then. */
   readonly egress?: EgressWiring | undefined;
+  /**
+   * A check run (docs/sandbox.md#the-check-profile-check-reviewers): the check profile's template, with the sealed
+   * snapshot's directory descriptor bound read-only at /snapshot and the sealed dependency root's
+   * (when the policy declares one) at /snapshot/<dependencyRoot>. The descriptors stay the
+   * caller's (it closes them after the run).
+   */
+  readonly check?: { readonly snapshotFd: number; readonly dependencyFd: number | null; readonly dependencyRoot: string | null };
 }
 
 /** Reviewer process identity, measured from outside (the receipt's `reviewer_process` shape). */
@@ -154,10 +161,19 @@ function validateRequest(req: SandboxRequest): void {
 async function preflight(req: SandboxRequest): Promise<{ facts: Omit<SandboxFacts, 'reviewerSha256'>; argv: string[]; blob: Buffer; bwrap: Awaited<ReturnType<typeof inspectBwrap>> }> {
   assertSandboxArch();
   validateRequest(req);
-  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits, egress: req.egress });
+  const check = req.check;
+  if (check !== undefined) {
+    const fdOk = (n: unknown): boolean => Number.isSafeInteger(n) && (n as number) > 2;
+    if (!fdOk(check.snapshotFd) || (check.dependencyFd === null) !== (check.dependencyRoot === null) || (check.dependencyFd !== null && !fdOk(check.dependencyFd))) {
+      fail('sandbox_argument_invalid', ['check']);
+    }
+  }
+  if (check !== undefined && req.egress !== undefined) fail('sandbox_argument_invalid', ['check']);
+  const kind = check !== undefined ? 'check' : req.egress !== undefined ? 'egress' : 'reviewer';
+  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits, profile: check === undefined ? 'reviewer' : 'check', dependencyRoot: check?.dependencyRoot ?? null, egress: req.egress });
   const bwrap = await inspectBwrap(req.bwrapPath ?? DEFAULT_BWRAP_PATH);
   if (!req.allow.bwrapSha256.includes(bwrap.sha256)) fail('bwrap_not_allowlisted');
-  const profileDigest = staticProfileDigest(req.egress !== undefined);
+  const profileDigest = staticProfileDigest(kind);
   if (!req.allow.profileSha256.includes(profileDigest.slice(7))) fail('sandbox_profile_not_allowlisted');
   const blob = seccompBlob();
   const seccompHex = sha256Hex(blob);
@@ -261,12 +277,15 @@ function spawnBwrap(pre: Awaited<ReturnType<typeof preflight>>, req: SandboxRequ
   // bwrap runs under the lifeline watcher (lifeline.ts): the shell execs bwrap in place (same pid,
   // descriptors 0–8, empty environment), in a new session whose process group the watcher kills
   // when governed's end of fd 9 closes — whatever way governed ends.
-  const child = spawn(LIFELINE_SHELL, lifelineArgv(pre.bwrap.path, pre.argv), {
+  const checkFds: ('ignore' | number)[] = req.check === undefined ? [] : [req.check.snapshotFd, req.check.dependencyFd ?? 'ignore'];
+  const child: ChildProcess = spawn(LIFELINE_SHELL, lifelineArgv(pre.bwrap.path, pre.argv), {
     env: {},
     cwd: '/',
     // index = descriptor number inside bwrap (FD_NUMBERS); fd 9 is the lifeline, closed before
     // bwrap is executed. Nothing else is passed.
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    // A check run adds the two directory descriptors at 10 and 11 (FD_NUMBERS), dup'ed from the
+    // caller's; 'ignore' when there is no dependency root.
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...checkFds],
     detached: true,
     ...(pre.facts.uidSeparated ? { uid: pre.facts.uid, gid: pre.facts.gid } : {}),
   });

@@ -77,7 +77,9 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
     .replace(/"dba56b56[0-9a-f]{56}"/, `"${cfg.runner.keyId}"`)
     .replace(/"d58f5414[0-9a-f]{56}"/, `"${cfg.gate.keyId}"`)
     .replace(/"48409aea[0-9a-f]{56}"/, `"${logKey}"`)
-    .replace('exclude: [".governed"]', 'exclude: []');
+    .replace('exclude: [".governed"]', 'exclude: []')
+    // This story is about reviews; preservation is walked in its own step (scripts/demo/preservation-story.mjs).
+    .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface; preservation is shown in its own step" }');
   writeFileSync(join(work, 'policy.yaml'), policy);
   say('policy.yaml = policies/default.yaml with THIS machine\'s digests: bwrap, sandbox profile, seccomp blob');
   say('(from `governed sandbox profile`), the coverage reviewer, the attestor program and its configs,');

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     import('./register/decide.js'),
     import('./register/audit.js'),
     import('./register/review-pass.js'),
+    import('./register/preservation.js'),
   ]);
   const program = new Command();
   program

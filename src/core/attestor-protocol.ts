@@ -15,6 +15,8 @@ export const ATTESTOR_KINDS = {
   decision: 'https://slsa.dev/verification_summary/v1',
   // The log checkpoint (docs/commands.md#what-each-command-guarantees `audit checkpoint`, src/core/checkpoint.ts).
   checkpoint: 'https://governed.dev/log-checkpoint/v1',
+  // A preservation probe receipt (src/core/preservation/probe.ts, docs/preservation.md#probes).
+  probe: 'https://governed.dev/probe-receipt/v1',
 } as const;
 export type AttestorKind = keyof typeof ATTESTOR_KINDS;
 
@@ -55,6 +57,8 @@ export function selfDigestField(kind: AttestorKind, credential: string): string 
   if (kind === 'decision' && credential === 'gate') return 'attestor_sha256';
   // Checkpoints are signed by the log credential only; its own digest is `predicate.attestor_sha256`.
   if (kind === 'checkpoint' && credential === 'log') return 'attestor_sha256';
+  // Probe receipts are signed by the probe credential only; its own digest is `predicate.attestor_sha256`.
+  if (kind === 'probe' && credential === 'probe') return 'attestor_sha256';
   return null;
 }
 

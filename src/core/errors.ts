@@ -22,6 +22,8 @@ import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js'
 import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
 import { EGRESS_ERRORS, EGRESS_REASONS } from './error-codes/egress.js';
 import { TLOG_ERRORS, TLOG_REASONS } from './error-codes/tlog.js';
+import { CHECKS_ERRORS, CHECKS_REASONS } from './error-codes/checks.js';
+import { PRESERVATION_ERRORS, PRESERVATION_REASONS } from './error-codes/preservation.js';
 
 export type { ExitCode } from './error-codes/def.js';
 
@@ -61,6 +63,8 @@ export const ERROR_CODES = {
   ...AUDIT_ERRORS,
   ...EGRESS_ERRORS,
   ...TLOG_ERRORS,
+  ...CHECKS_ERRORS,
+  ...PRESERVATION_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -81,6 +85,8 @@ export const REASON_CODES = {
   ...AUDIT_REASONS,
   ...EGRESS_REASONS,
   ...TLOG_REASONS,
+  ...CHECKS_REASONS,
+  ...PRESERVATION_REASONS,
 } as const satisfies Record<string, string>;
 
 export type ReasonCode = keyof typeof REASON_CODES;

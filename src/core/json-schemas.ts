@@ -14,6 +14,8 @@ import { policySchema } from './policy.js';
 import { reviewReceiptPredicateSchema } from './receipt-predicate.js';
 import { trustRootSchema } from './trust-root.js';
 import { vsaPredicateSchema } from './vsa.js';
+import { preservationContractSchema } from './preservation/schema.js';
+import { adapterRequestSchema, inventoryOutputSchema, probeBatchOutputSchema, probePredicateSchema } from './preservation/probe.js';
 
 const COMMON_RULES =
   'Every time is UTC seconds naming a real calendar instant (src/core/iso-time.ts); map keys named __proto__ are refused (src/core/closed-record.ts).';
@@ -54,6 +56,31 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     schema: vsaPredicateSchema,
     title: 'governed decision: SLSA verification summary v1 predicate',
     rules: 'Beyond this schema (src/core/vsa.ts vsaRuleViolation): PASSED iff RELEASE_ELIGIBLE iff no reason iff the one release level, resourceUri names governed.subject.commit, the policy digest agrees, inputAttestations sorted and unique, a receipt input named by its own digest. docs/gate.md.',
+  },
+  'preservation-contract': {
+    schema: preservationContractSchema,
+    title: 'governed preservation contract v1',
+    rules: 'Beyond this schema (src/core/preservation/validate.ts): id syntax and one namespace for surfaces, vendor sources and evidence ids; paths normalized inside the product roots; kind other needs na_reason; a supported kind names its probe entry; destructive dispositions need authority_id and expected_diff_digest, the others must not; a vendor source needs origin commit and tree_digest. docs/preservation.md.',
+  },
+  'probe-predicate': {
+    schema: probePredicateSchema,
+    title: 'governed probe receipt predicate v1 (https://governed.dev/probe-receipt/v1)',
+    rules: 'Beyond this schema (src/core/preservation/probe.ts probeRuleViolation): results sorted by surface and unique, capabilities sorted and unique; the subject is snapshot:<phase> with the snapshot digest. docs/preservation.md#probes.',
+  },
+  'adapter-request': {
+    schema: adapterRequestSchema,
+    title: 'governed preservation adapter request v1',
+    rules: 'Delivered at $GOVERNED_BUNDLE inside the check sandbox. docs/preservation.md#adapter-protocol.',
+  },
+  'adapter-inventory': {
+    schema: inventoryOutputSchema,
+    title: 'governed preservation adapter output: surface inventory v1',
+    rules: 'One closed JSON object on stdout. docs/preservation.md#adapter-protocol.',
+  },
+  'adapter-probe-results': {
+    schema: probeBatchOutputSchema,
+    title: 'governed preservation adapter output: probe results v1',
+    rules: 'One closed JSON object on stdout; one result per requested entry, in request order. docs/preservation.md#adapter-protocol.',
   },
   checkpoint: {
     schema: checkpointPredicateSchema,

@@ -139,3 +139,14 @@ export const EGRESS_MAX_REQUESTS = 64;
 export const EGRESS_MAX_CONNECTIONS = 16;
 /** Routes of one egress entry. */
 export const EGRESS_MAX_ROUTES = 4;
+
+// --- Sealed snapshots and check reviewers (docs/sandbox.md#sealed-snapshots, docs/reviewers.md#check-reviewers)
+
+/** One file of a sealed snapshot or dependency root, held in memory while it is hashed and copied. */
+export const SEALED_FILE_MAX_BYTES = 536_870_912; // 512 MiB
+/** What a check command may print on stdout before its run is unparsable (never kept, only parsed). */
+export const CHECK_COMMAND_MAX_STDOUT = 67_108_864; // 64 MiB
+/** The check command's share of the sandbox timeout, in thousandths: the adapter reports a timeout before the sandbox is killed. */
+export const CHECK_BUDGET_PER_MILLE = 900;
+/** Arguments of one check command (the policy's `check.command`). */
+export const CHECK_COMMAND_MAX_ARGS = 64;

@@ -7,7 +7,7 @@ import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';
 import { fail } from './errors.js';
 import type { Policy, PolicyDocument, Stage } from './policy.js';
-import { interpreterSegmentsAllowed, SANDBOX_BOUNDS, withinBound } from './sandbox-bounds.js';
+import { checkProgramAllowed, interpreterSegmentsAllowed, SANDBOX_BOUNDS, withinBound } from './sandbox-bounds.js';
 
 /** The four review roles (docs/bundle.md#views): the slots of planning and integration. */
 export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
@@ -60,12 +60,23 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     if (s === undefined) continue;
     const slots = Object.keys(s.slots);
     if (slots.length === 0) fail('policy_invalid', [`stages.${stage}.slots`]);
-    // Planning and integration slots are exactly the four roles (docs/bundle.md#views, docs/decision.md#the-rules-in-short).
-    if (ROLE_STAGES.has(stage) && (slots.length !== ROLES.length || !ROLES.every((r) => slots.includes(r)))) {
-      fail('policy_roles_incomplete', [`stages.${stage}`]);
+    // Planning and integration slots include the four roles (docs/bundle.md#views, docs/decision.md#the-rules-in-short).
+    if (ROLE_STAGES.has(stage) && !ROLES.every((r) => slots.includes(r))) fail('policy_roles_incomplete', [`stages.${stage}`]);
+    // Beyond the four roles, integration may list check slots (docs/reviewers.md#check-reviewers);
+    // planning reviews the baseline only and has exactly the roles.
+    for (const slot of slots) {
+      if (!ROLE_STAGES.has(stage) || (ROLES as readonly string[]).includes(slot)) continue;
+      const reviewer = doc.reviewers[s.slots[slot] as string];
+      if (stage === 'planning' || reviewer === undefined || reviewer.check === undefined) fail('policy_roles_incomplete', [`stages.${stage}`]);
     }
     for (const [slot, reviewer] of Object.entries(s.slots)) {
       if (!Object.prototype.hasOwnProperty.call(doc.reviewers, reviewer)) fail('policy_reviewer_unknown', [`stages.${stage}.slots.${slot}`]);
+      // A check reviewer runs the project's command on the sealed content: it serves the complete
+      // view of a development, test or integration check slot, never a role slot (docs/reviewers.md
+      // "Check reviewers").
+      if ((ROLES as readonly string[]).includes(slot) && ROLE_STAGES.has(stage) && doc.reviewers[reviewer]?.check !== undefined) {
+        fail('policy_invalid', [`stages.${stage}.slots.${slot}`]);
+      }
     }
   }
   // Integration requires the planning stage sealed (docs/decision.md#the-rules-in-short): a policy with integration needs planning.
@@ -79,6 +90,13 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     // schemas' regex admits `/usr/bin/./node`, `/usr/bin/`, `/usr/-x`; the segment rule is the
     // sandbox's own (./sandbox-bounds.ts).
     if (!interpreterSegmentsAllowed(r.interpreter)) fail('policy_invalid', [`reviewers.${reviewer}.interpreter`]);
+    if (r.check !== undefined) {
+      // A check reviewer runs the project's code with no way out; egress belongs to model reviewers only.
+      if (r.egress !== undefined) fail('policy_invalid', [`reviewers.${reviewer}.egress`]);
+      const [program, ...args] = r.check.command;
+      if (program === undefined || !checkProgramAllowed(program)) fail('policy_invalid', [`reviewers.${reviewer}.check.command`]);
+      if (args.some((a) => a.includes('\0'))) fail('policy_invalid', [`reviewers.${reviewer}.check.command`]);
+    }
     const env = Object.entries(r.env);
     if (env.length > MAX_REVIEWER_ENV) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     for (const [k, v] of env) {

@@ -7,6 +7,8 @@ import { DURATION_RE, SIZE_RE } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
 import { hex64, int, list, str } from './schema-primitives.js';
 import { egressPolicySchema, type EgressPolicy } from './egress-schema.js';
+import { dependencyRootAllowed } from './sandbox-bounds.js';
+import { CHECK_COMMAND_MAX_ARGS } from './limits.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
 
@@ -35,6 +37,31 @@ const relPath = str({ min: 1, max: 1024 }).check(
   z.meta({ description: "'.' or a relative path with no empty, '.' or '..' segment" }),
 );
 const hexList = list(hex64, 1, 16);
+
+/** The program file a policy reviewer runs: its check adapter, or its own name. */
+export function reviewerProgramName(r: { readonly name: string; readonly check?: { readonly adapter?: string | undefined } | undefined }): string {
+  return r.check?.adapter ?? r.name;
+}
+
+/** The report format a check command prints (the tests adapter reads TAP, or only the exit status). */
+export const CHECK_REPORTS = ['tap', 'exit-code'] as const;
+
+const checkSchema = z.strictObject({
+  /** The pinned adapter program (`<reviewers dir>/<adapter>.mjs`; default: the reviewer's own name),
+   * so that several check reviewers can share one adapter with different commands. */
+  adapter: z.optional(name),
+  command: list(str({ min: 1, max: 4096 }), 1, CHECK_COMMAND_MAX_ARGS).check(
+    z.meta({ description: "argv; argv[0] an absolute program path under /usr (e.g. /usr/bin/node), run with cwd /snapshot" }),
+  ),
+  dependency_root: z.optional(
+    str({ min: 1, max: 256 }).check(
+      z.refine(dependencyRootAllowed, { message: 'path' }),
+      z.meta({ description: 'a relative directory of the repository (e.g. node_modules), outside the workspace manifest' }),
+    ),
+  ),
+  report: z.optional(z.enum(CHECK_REPORTS)),
+});
+export type CheckConfig = z.infer<typeof checkSchema>;
 
 const stageSchema = z.strictObject({
   required: z.boolean(),
@@ -78,6 +105,9 @@ export const policySchema = z.strictObject({
       env: closedRecord(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: 4096 })),
       /** The one model endpoint this reviewer may reach through the egress broker (docs/egress.md). */
       egress: z.optional(egressPolicySchema),
+      /** A check reviewer (docs/reviewers.md#check-reviewers): the command its pinned adapter runs
+       * on the sealed snapshot, the dependency root bound beside it, the report format. */
+      check: z.optional(checkSchema),
     }),
   ),
   sandbox: z.strictObject({
@@ -98,6 +128,19 @@ export const policySchema = z.strictObject({
     probe: z.optional(credentialSchema),
   }),
   controls: list(z.enum(KNOWN_CONTROLS), 0, KNOWN_CONTROLS.length),
+  // The allowlisted project/probe adapters of preservation (docs/preservation.md#adapter-protocol):
+  // the sha256 of each adapter program that may run, its interpreter, and the dependency root
+  // (e.g. node_modules) sealed and bound read-only under the snapshot while it runs.
+  preservation_adapters: z.optional(
+    z.strictObject({
+      sha256: hexList,
+      interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }).check(
+        z.refine((p) => !p.split('/').includes('..'), { message: 'path' }),
+        z.meta({ description: "an absolute path under /usr with no '..' segment" }),
+      ),
+      dependency_root: z.optional(relPath),
+    }),
+  ),
 });
 
 export type PolicyDocument = z.infer<typeof policySchema>;
@@ -127,7 +170,11 @@ export function loadPolicy(value: unknown): Policy {
 }
 
 /** The reviewer the policy assigns to a stage's slot (the caller never picks it, docs/decision.md#the-rules-in-short). */
-export function reviewerForSlot(policy: Policy, stage: Stage, slot: string): { name: string; sha256: string; interpreter: string; env: Record<string, string>; egress?: EgressPolicy | undefined } {
+export function reviewerForSlot(
+  policy: Policy,
+  stage: Stage,
+  slot: string,
+): { name: string; sha256: string; interpreter: string; env: Record<string, string>; egress?: EgressPolicy | undefined; check?: CheckConfig | undefined } {
   const s = policy.doc.stages[stage];
   if (s === undefined) fail('stage_not_in_policy', [stage]);
   const reviewer = Object.prototype.hasOwnProperty.call(s.slots, slot) ? s.slots[slot] : undefined;

@@ -93,6 +93,17 @@ export const reviewReceiptPredicateSchema = z.strictObject({
   times: z.strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
   /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
   egress: z.optional(egressReceiptSchema),
+  /** Check reviewers only (docs/reviewers.md#check-reviewers): the pinned adapter, the command the
+   * policy fixed, the sealed snapshot's digest (= inputs.workspace_digest) and the dependency root
+   * sealed beside it (null when the policy declares none). */
+  check: z.optional(
+    z.strictObject({
+      adapter_sha256: hex64,
+      command: list(str({ min: 1, max: 4096 }), 1, 64),
+      snapshot_digest: digestString,
+      dependency_root: z.nullable(z.strictObject({ path: str({ min: 1, max: 256 }), digest: digestString })),
+    }),
+  ),
 });
 
 export type ReviewReceiptPredicate = z.infer<typeof reviewReceiptPredicateSchema>;
@@ -114,6 +125,8 @@ export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v:
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return 'vetoes';
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return 'times';
+  // A check reviewer has no egress; its adapter is the reviewer and it ran on the reviewed snapshot.
+  if (p.check !== undefined && (p.egress !== undefined || p.check.snapshot_digest !== p.inputs.workspace_digest || p.check.adapter_sha256 !== p.reviewer.sha256)) return 'check';
   // The egress transcript: the chain re-derived from the records equals the signed head, the
   // totals are their sums, and every record was forwarded (docs/egress.md "Transcript").
   if (p.egress !== undefined) return transcriptViolation(p.egress.transcript);

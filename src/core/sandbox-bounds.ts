@@ -40,3 +40,23 @@ export function interpreterSegmentsAllowed(p: string): boolean {
     .slice(1)
     .some((s) => s === '' || s === '.' || s === '..' || s.startsWith('-'));
 }
+
+/**
+ * A check reviewer's dependency root (docs/reviewers.md#check-reviewers): one relative path that
+ * becomes the destination `/snapshot/<path>` of a read-only bind — plain segments of
+ * `[A-Za-z0-9._@+-]`, none empty, `.`, `..` or starting with `-`, at most 256 characters. The policy
+ * loaders and the sandbox's argv builder apply this one rule.
+ */
+export function dependencyRootAllowed(p: string): boolean {
+  return (
+    p.length >= 1 &&
+    p.length <= 256 &&
+    /^[A-Za-z0-9._@+/-]+$/.test(p) &&
+    !p.split('/').some((s) => s === '' || s === '.' || s === '..' || s.startsWith('-'))
+  );
+}
+
+/** A check command's program: an absolute path under /usr with the interpreter's segment rule. */
+export function checkProgramAllowed(p: string): boolean {
+  return /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/.test(p) && interpreterSegmentsAllowed(p);
+}

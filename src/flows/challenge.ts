@@ -24,7 +24,8 @@ import { fail, GovernedError, highestPrecedence, isGovernedError } from '../core
 import { contractDigest, contentDigest, planningStateDigest, workStateDigest } from '../core/contract/digests.js';
 import { checkChangeCoverage } from '../core/contract/coverage.js';
 import { validateContract } from '../core/contract/validate.js';
-import { reviewerForSlot, type Stage } from '../core/policy.js';
+import { reviewerForSlot, type CheckConfig, type Stage } from '../core/policy.js';
+import { checkInputsAtIssue } from './challenge/check-inputs.js';
 import { STAGES } from '../core/receipt-predicate.js';
 import { buildBundle, evidencePaths, sourcesDigest, type BuiltBundle } from '../core/bundle/index.js';
 import {
@@ -54,6 +55,7 @@ import { loadPriorReceipts } from './challenge/prior-receipts.js';
 import { readBaselineSources } from './challenge/baseline-sources.js';
 import { assertStateDirOutsideWorkspace } from './challenge/state-dir.js';
 import { consumedAuthorityValidator, parseContractBytes } from './unit-contract.js';
+import { preservationPlanningInput } from '../store/preservation-state.js';
 
 /** A slot is an identifier of the policy (docs/policy.md#policy-and-trust-root names); anything else is never echoed. */
 const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -94,6 +96,8 @@ interface Preflight {
   readonly stage: Stage;
   readonly pinned: Pinned;
   readonly reviewer: { name: string; sha256: string; interpreter: string };
+  /** The slot's reviewer is a check reviewer (docs/reviewers.md#check-reviewers). */
+  readonly check: CheckConfig | undefined;
 }
 
 /** Step 1: record expired leases and challenges, then delete the swept challenges' bundle files. */
@@ -142,7 +146,7 @@ function preflight(store: Store, args: ChallengeArgs, now: number): Preflight {
     throw errors.find((e) => e.exit === exit) ?? errors[0];
   }
   if (unit === undefined || stage === undefined || pinned === undefined || reviewer === undefined) fail('internal_error', ['preflight']);
-  return { unit, stage, pinned, reviewer: { name: reviewer.name, sha256: reviewer.sha256, interpreter: reviewer.interpreter } };
+  return { unit, stage, pinned, reviewer: { name: reviewer.name, sha256: reviewer.sha256, interpreter: reviewer.interpreter }, check: reviewer.check };
 }
 
 interface Prepared {
@@ -195,6 +199,7 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
     sourceDigests: new Map(sources.digests.map((s) => [s.id, s.digest])),
     contract,
     baseline: { commit: unit.baselineCommit, tree: unit.baselineTree },
+    ...preservationPlanningInput(db, unit.unitId),
   });
   const content = contentDigest({ planningStateDigest: planning, contract, workspaceDigest: work.digest });
   const workState = workStateDigest({ contentDigest: content, workRevision: unit.workRevision });
@@ -230,6 +235,10 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
     baseline: { commit: unit.baselineCommit, tree: unit.baselineTree, manifest: base.entries, files: baselineFiles },
     priorReceipts: loadPriorReceipts(db, unit.unitId, stage),
     maxBytes: policy.maxBundleBytes,
+    check:
+      pre.check === undefined
+        ? undefined
+        : checkInputsAtIssue({ root, check: pre.check, workspace: work.entries, sandboxTimeoutSeconds: policy.sandboxTimeoutSeconds }),
   });
   return {
     built,

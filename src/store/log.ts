@@ -125,6 +125,11 @@ const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
   run_claim: 'claimed_at',
   run_receipt: 'recorded_at',
   run_abort: 'aborted_at',
+  preservation_set: 'bound_at',
+  incident_correction: 'recorded_at',
+  surface_inventory: 'recorded_at',
+  probe_record: 'recorded_at',
+  vendor_attest: 'recorded_at',
 };
 
 /** Write one already-checked row and apply its reducer: the code shared by append and replay. */

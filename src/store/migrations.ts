@@ -14,6 +14,7 @@ import { DECISION_INDEXES_SQL } from './migrations/0006-decision-indexes.js';
 import { LOG_UNIT_INDEXES_SQL } from './migrations/0007-log-unit-indexes.js';
 import { TLOG_SQL } from './migrations/0008-tlog.js';
 import { backfillTree } from './tree.js';
+import { PRESERVATION_SQL } from './migrations/0009-preservation.js';
 
 const GENESIS = `sha256:${'0'.repeat(64)}`;
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
@@ -105,6 +106,7 @@ export const MIGRATIONS: readonly string[] = [
   DECISION_INDEXES_SQL,
   LOG_UNIT_INDEXES_SQL,
   TLOG_SQL,
+  PRESERVATION_SQL,
 ];
 
 /** Work a migration does beyond its SQL, run right after it in the same transaction. */

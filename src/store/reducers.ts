@@ -13,6 +13,7 @@ import { AUTHORITY_REDUCERS } from './reducers/authority.js';
 import { SCOPE_REDUCERS } from './reducers/scope.js';
 import { CHALLENGE_REDUCERS } from './reducers/challenges.js';
 import { RUN_REDUCERS } from './reducers/runs.js';
+import { PRESERVATION_REDUCERS } from './reducers/preservation.js';
 import type { Reducer } from './reducers/reducer.js';
 
 export const REDUCERS = {
@@ -24,6 +25,7 @@ export const REDUCERS = {
   ...SCOPE_REDUCERS,
   ...CHALLENGE_REDUCERS,
   ...RUN_REDUCERS,
+  ...PRESERVATION_REDUCERS,
 } as const;
 
 export type EntryType = keyof typeof REDUCERS;

@@ -12,7 +12,9 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
   const profile = staticProfile();
   const profileDigest = staticProfileDigest();
   // The egress profile (docs/egress.md "Sandbox"): add it to profile_sha256 for model reviewers.
-  const egressProfileDigest = staticProfileDigest(true);
+  const egressProfileDigest = staticProfileDigest('egress');
+  // The check profile (docs/sandbox.md#the-check-profile-check-reviewers): allowlist it too when the policy has check reviewers.
+  const checkProfileDigest = staticProfileDigest('check');
   const policy = {
     bwrap_sha256: [bwrap.sha256],
     profile_sha256: [profileDigest.slice('sha256:'.length)],
@@ -23,11 +25,12 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
     `         sha256 ${bwrap.sha256}`,
     `profile  ${profileDigest}`,
     `egress   ${egressProfileDigest} (the profile of reviewers with an egress entry, docs/egress.md)`,
+    `check    ${checkProfileDigest} (check reviewers: docs/reviewers.md#check-reviewers)`,
     `seccomp  ${seccomp}`,
     '',
     'Paste into the policy (sandbox section):',
     `  bwrap_sha256: ["${policy.bwrap_sha256[0]}"]`,
-    `  profile_sha256: ["${policy.profile_sha256[0]}"]`,
+    `  profile_sha256: ["${policy.profile_sha256[0]}"]   # add "${checkProfileDigest.slice('sha256:'.length)}" for check reviewers`,
     `  seccomp_sha256: ["${policy.seccomp_sha256[0]}"]`,
     '',
     'Static profile (bwrap arguments; {…} marks the per-run parts):',
@@ -41,6 +44,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
       profile,
       profile_digest: profileDigest,
       egress_profile_digest: egressProfileDigest,
+      check_profile_digest: checkProfileDigest,
       seccomp_digest: seccomp,
       policy,
     },

@@ -10,7 +10,7 @@ import { canonicalBytes, digestOf, sha256Digest } from '../canonical.js';
 import { fail } from '../errors.js';
 import type { Stage } from '../policy.js';
 import { coverageOf, isEmptySections } from './coverage.js';
-import { BUNDLE_SCHEMA_ID, type Bundle, type Coverage, type SectionName, type Sections } from './schema.js';
+import { BUNDLE_SCHEMA_ID, type Bundle, type CheckInputs, type Coverage, type SectionName, type Sections } from './schema.js';
 import { buildStageSections, type SectionInputs } from './sections.js';
 import { viewFor, type ViewPlan } from './views.js';
 
@@ -20,6 +20,8 @@ export interface BundleInput extends SectionInputs {
   readonly slot: string;
   /** The policy's `sandbox.max_bundle` in bytes. */
   readonly maxBytes: number;
+  /** A check slot's inputs (docs/reviewers.md#check-reviewers); absent for every other reviewer. */
+  readonly check?: CheckInputs | undefined;
 }
 
 export interface BuiltBundle {
@@ -79,6 +81,7 @@ export function buildBundle(input: BundleInput): BuiltBundle {
     view: { name: view.name, included: view.included, withheld: view.withheld, digest: viewDigest },
     sections,
     coverage,
+    ...(input.check === undefined ? {} : { check: input.check }),
   };
   const bytes = canonicalBytes(bundle);
   if (bytes.length > input.maxBytes) fail('bundle_too_large', [`${input.stage}.${input.slot}`]);

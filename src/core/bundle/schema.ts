@@ -193,6 +193,21 @@ export const sectionsSchema = z.strictObject({
 
 const sectionName = z.enum(SECTION_NAMES);
 
+/**
+ * Check slots only (docs/reviewers.md#check-reviewers): what the check adapter runs, fixed by the
+ * policy and the challenge — the command (cwd /snapshot), the sealed snapshot's path, the dependency
+ * root with the digest bound at issuance (null when the policy declares none), the report format,
+ * and the adapter's time budget for the command (below the sandbox timeout).
+ */
+export const checkInputsSchema = z.strictObject({
+  command: z.array(z.string().min(1).max(4096)).min(1).max(64),
+  snapshot: z.literal('/snapshot'),
+  dependency_root: z.union([z.null(), z.strictObject({ path: z.string().min(1).max(256), digest })]),
+  report: z.enum(['tap', 'exit-code']),
+  timeout_ms: z.int().min(1000),
+});
+export type CheckInputs = z.infer<typeof checkInputsSchema>;
+
 export const bundleSchema = z.strictObject({
   schema: z.literal(BUNDLE_SCHEMA_ID),
   challenge_id: z.string().regex(/^CHL-[0-9a-f]{32}$/),
@@ -209,6 +224,7 @@ export const bundleSchema = z.strictObject({
   }),
   sections: sectionsSchema,
   coverage: coverageSchema,
+  check: checkInputsSchema.optional(),
 });
 
 export type Bundle = z.infer<typeof bundleSchema>;

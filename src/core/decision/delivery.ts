@@ -85,6 +85,8 @@ function preservationReasons(input: DecisionInput): Reason[] {
   if (!p.contract) reasons.push({ code: 'preservation_contract_missing', ids: [] });
   if (!p.incidentHistory) reasons.push({ code: 'incident_history_missing', ids: [] });
   if (p.unsatisfiedSurfaces.length > 0) reasons.push({ code: 'preservation_unsatisfied', ids: sortedUnique(p.unsatisfiedSurfaces) });
+  // Every reason the preservation check gave, as it gave it (validate-input: codes of the table).
+  for (const v of p.violations ?? []) reasons.push({ code: v.code as ReasonCode, ids: [...v.ids] });
   return reasons;
 }
 

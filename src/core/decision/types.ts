@@ -108,6 +108,8 @@ export interface PreservationFact {
   readonly incidentHistory: boolean;
   /** Surface ids whose disposition is not satisfied (probe failed, authority missing, ...). */
   readonly unsatisfiedSurfaces: readonly string[];
+  /** Every preservation reason the check gave (docs/preservation.md#rules), each `{code, ids}`. */
+  readonly violations?: readonly { readonly code: string; readonly ids: readonly string[] }[];
 }
 
 /**

@@ -32,6 +32,18 @@ function isTime(n: unknown): n is number {
 }
 
 const isDigest = (value: unknown): boolean => typeof value === 'string' && DIGEST_RE.test(value);
+/** The reason codes a preservation check may give (docs/preservation.md#rules). */
+const PRESERVATION_REASON_CODES: ReadonlySet<string> = new Set([
+  'preservation_inventory_missing',
+  'preservation_surface_undisclosed',
+  'preservation_surface_missing',
+  'preservation_probe_missing',
+  'preservation_capability_lost',
+  'preservation_destructive_unauthorized',
+  'preservation_change_uncovered',
+  'preservation_test_uncovered',
+  'preservation_vendor_unattested',
+]);
 const isNonEmpty = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
 
 function digest(value: unknown, path: string): void {
@@ -155,6 +167,10 @@ export function validateDecisionInput(input: DecisionInput): void {
   const surfaces = new Set<string>();
   p.unsatisfiedSurfaces.forEach((s, i) => {
     if (!isNonEmpty(s) || !fresh(surfaces, s)) bad(`preservation.unsatisfied_surfaces.${i}`);
+  });
+  (p.violations ?? []).forEach((v, i) => {
+    if (typeof v.code !== 'string' || !PRESERVATION_REASON_CODES.has(v.code)) bad(`preservation.violations.${i}.code`);
+    if (!Array.isArray(v.ids) || !v.ids.every(isNonEmpty)) bad(`preservation.violations.${i}.ids`);
   });
   // Without a contract there are no surfaces to be unsatisfied: a loader saying otherwise is confused.
   if (!p.contract && p.unsatisfiedSurfaces.length > 0) bad('preservation.unsatisfied_surfaces');

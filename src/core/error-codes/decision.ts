@@ -50,10 +50,10 @@ export const DECISION_ERRORS = {
 export const DECISION_REASONS = {
   trust_mode_not_accepted: 'The trust mode is not accepted by the policy (co-located needs accept_co_located: true, docs/threat-model.md#trust-modes).',
   'control_pending:deploy_gate': 'The policy requires the deploy_gate control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
-  'control_pending:real_entry_probes': 'The policy requires the real_entry_probes control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
+  'control_pending:real_entry_probes': 'The policy requires the real_entry_probes control; kept for policies judged by an older registry (this version implements it, docs/preservation.md).',
   'control_pending:vendor_origin_attestation':
-    'The policy requires the vendor_origin_attestation control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
-  'control_pending:incident_history': 'The policy requires the incident_history control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
+    'The policy requires the vendor_origin_attestation control; kept for policies judged by an older registry (this version implements it, docs/preservation.md).',
+  'control_pending:incident_history': 'The policy requires the incident_history control; kept for policies judged by an older registry (this version implements it, docs/preservation.md).',
   'control_pending:cross_role_comparison':
     'The policy requires the cross_role_comparison control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
   'control_pending:external_effect_gate':
@@ -66,7 +66,16 @@ export const DECISION_REASONS = {
   veto_standing: 'A CRITICAL preservation/scope/authority/release finding stands (docs/decision.md#6-vetoes).',
   directive_not_done: 'A directive is still active; only done or disposed directives let a unit become eligible (docs/contract.md#validation-rules).',
   deferral_not_disposed: 'A deferred, superseded or abandoned directive has no tombstone resting on a valid authority of the matching operation.',
-  preservation_contract_missing: 'The policy requires preservation and the unit has no preservation contract (docs/authority.md#human-authority-records).',
-  incident_history_missing: 'The policy requires preservation and the unit has no incident history (docs/authority.md#human-authority-records).',
-  preservation_unsatisfied: 'A surface of the preservation contract is not satisfied (docs/authority.md#human-authority-records).',
+  preservation_contract_missing: 'The policy requires preservation and the unit has no preservation contract (docs/preservation.md).',
+  incident_history_missing: 'The policy requires preservation and the unit has no incident history (docs/preservation.md).',
+  preservation_unsatisfied: 'A surface of the preservation contract is not satisfied (docs/preservation.md).',
+  preservation_inventory_missing: 'No surface inventory of the baseline was derived by the allowlisted project adapter (docs/preservation.md#surface-inventory).',
+  preservation_surface_undisclosed: 'The project adapter discovered a baseline surface the preservation contract gives no disposition (ids: the entries).',
+  preservation_surface_missing: 'A surface of the preservation contract does not exist in the baseline inventory (ids: the surfaces).',
+  preservation_probe_missing: 'A surface has no signed probe of the required phase on the current sealed snapshot (ids: the surface and the phase).',
+  preservation_capability_lost: 'A preserve or extend surface is not reachable now with every capability it had at the baseline (ids: the surface and the lost capabilities).',
+  preservation_destructive_unauthorized: 'A destructive disposition has no consumed authority naming the surface, or its expected diff digest is not the real diff of the surface paths (ids: the surface).',
+  preservation_change_uncovered: 'A changed path falls under no surface of the preservation contract (ids: the count of such paths; writer-side output names them).',
+  preservation_test_uncovered: 'A changed test file belongs to no preserve or extend surface (ids: the count of such paths).',
+  preservation_vendor_unattested: 'An import or preserve vendor source has no origin tree digest verified at check time (ids: the vendor source).',
 } as const satisfies Record<string, string>;

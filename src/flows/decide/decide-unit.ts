@@ -1,7 +1,7 @@
 // The decision over a unit's loaded facts (docs/decision.md#the-rules-in-short): one place that turns the facts `status` and
 // `gate` load into the pure rules' input, so the two commands can never judge the same state
 // differently. Preservation is not built (NO_PRESERVATION) and the trust mode is co-located (§3.1).
-import { CONTROL_REGISTRY, decide, type Decision, type StateDigests } from '../../core/decision/index.js';
+import { CONTROL_REGISTRY, decide, type Decision, type PreservationFact, type StateDigests } from '../../core/decision/index.js';
 import type { Policy } from '../../core/policy.js';
 import { directiveFacts, NO_PRESERVATION } from './directives.js';
 import type { UnitFacts } from './facts.js';
@@ -15,6 +15,8 @@ export function decideUnit(args: {
   readonly current: StateDigests;
   readonly facts: UnitFacts;
   readonly scope: UnitScope;
+  /** The preservation check's fact (flows/preservation/fact.ts); none bound: NO_PRESERVATION. */
+  readonly preservation?: PreservationFact;
 }): Decision {
   const { facts } = args;
   return decide({
@@ -30,7 +32,7 @@ export function decideUnit(args: {
     trustMode: 'co-located',
     openLeases: facts.openLeases.map((l) => ({ leaseId: l.leaseId, expiresAt: l.expiresAt })),
     directives: directiveFacts(args.scope.contract),
-    preservation: NO_PRESERVATION,
+    preservation: args.preservation ?? NO_PRESERVATION,
     controls: CONTROL_REGISTRY,
   });
 }

@@ -354,7 +354,29 @@ async function decideOnSnapshot(
   const current = currentDigests(p.unit, p.scope, p.manifestDigest);
   k.current = current;
   const facts = loadUnitFacts(db, p.unit.unit, current);
-  const decision = decideUnit({ unit: p.unit.unit, now, policy: p.policy, trustDigest: p.trustDigest, current, facts, scope: p.scope });
+  // Preservation on the subject commit (docs/preservation.md#delivery-state), only when a contract is
+  // bound: the lean path loads none of it otherwise.
+  const preservation =
+    p.scope.preservation.preservation === undefined || k.subjectCommit === null
+      ? undefined
+      : await (await import('../preservation/fact.js')).preservationFactOf(db, {
+          unit: p.unit.unit,
+          baselineCommit: p.unit.baselineCommit,
+          repo: resolve(args.repo),
+          policy: p.policy,
+          now,
+          currentCommit: k.subjectCommit,
+        });
+  const decision = decideUnit({
+    unit: p.unit.unit,
+    now,
+    policy: p.policy,
+    trustDigest: p.trustDigest,
+    current,
+    facts,
+    scope: p.scope,
+    ...(preservation !== undefined ? { preservation } : {}),
+  });
 
   // 4. Every relied-on record under the deploy-side trust root, rows against signed bytes.
   const verified = await p.verifier.verifyDecision(facts, decision);

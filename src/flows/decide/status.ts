@@ -64,7 +64,13 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       const workspace = await computeWorkspaceManifest(resolve(args.repo), { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
       const current = currentDigests(unit, scope, workspace.digest);
       const facts = loadUnitFacts(db, unit.unit, current);
-      const decision = decideUnit({ unit: unit.unit, now, policy, trustDigest: trust.digest, current, facts, scope });
+      // Preservation (docs/preservation.md#delivery-state): judged only when a contract is bound; the
+      // check's modules load only then.
+      const preservation =
+        scope.preservation.preservation === undefined
+          ? NO_PRESERVATION
+          : await (await import('../preservation/fact.js')).preservationFactOf(db, { unit: unit.unit, baselineCommit: unit.baselineCommit, repo: resolve(args.repo), policy, now });
+      const decision = decideUnit({ unit: unit.unit, now, policy, trustDigest: trust.digest, current, facts, scope, preservation });
       // Each record judged under the trust root in force at its log position (docs/state.md#the-store).
       await verifyDecisionRecords(db, unit.unit, facts, decision, await trustRootsByPosition(db));
       const total = db.prepare('SELECT COUNT(*) FROM receipts WHERE unit = ?').pluck().get(unit.unit) as number;
@@ -89,9 +95,9 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
         preservation: {
           required: policy.doc.preservation === 'required',
           waiver: decision.preservationWaiver,
-          contract: NO_PRESERVATION.contract,
-          incidentHistory: NO_PRESERVATION.incidentHistory,
-          unsatisfiedSurfaces: [...NO_PRESERVATION.unsatisfiedSurfaces],
+          contract: preservation.contract,
+          incidentHistory: preservation.incidentHistory,
+          unsatisfiedSurfaces: [...preservation.unsatisfiedSurfaces],
         },
         stages: decision.stages.map((s) => ({
           stage: s.stage,

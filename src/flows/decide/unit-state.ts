@@ -12,6 +12,7 @@ import { fail } from '../../core/errors.js';
 import type { StateDigests } from '../../core/decision/index.js';
 import type { Db } from '../../store/store.js';
 import { loadStoredContract } from '../../core/contract/stored.js';
+import { preservationPlanningInput, type PreservationPlanningInput } from '../../store/preservation-state.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 
@@ -38,6 +39,8 @@ export interface UnitScope {
   readonly contract: Contract;
   readonly contractDigest: string;
   readonly sourceDigests: ReadonlyMap<string, string>;
+  /** The preservation contract and incident history digests the planning state binds (when set). */
+  readonly preservation: PreservationPlanningInput;
 }
 
 /** The latest scope version, proved to be the bytes and sources that were bound. */
@@ -68,7 +71,13 @@ export async function readScope(db: Db, unit: string): Promise<UnitScope> {
     return fail('scope_integrity_failed', [where]);
   }
   if (bound !== row.sources_digest) fail('scope_integrity_failed', [where]);
-  return { version: row.version, contract, contractDigest: row.contract_digest, sourceDigests: new Map(sources.map((s) => [s.source, s.digest])) };
+  return {
+    version: row.version,
+    contract,
+    contractDigest: row.contract_digest,
+    sourceDigests: new Map(sources.map((s) => [s.source, s.digest])),
+    preservation: preservationPlanningInput(db, unit),
+  };
 }
 
 /** The planning-state digest (docs/contract.md#the-states-a-receipt-is-judged-against): from the store alone (no workspace needed). */
@@ -78,6 +87,7 @@ export function planningDigestOf(unit: UnitRow, scope: UnitScope): string {
       sourceDigests: scope.sourceDigests,
       contract: scope.contract,
       baseline: { commit: unit.baselineCommit, tree: unit.baselineTree },
+      ...scope.preservation,
     });
   } catch {
     return fail('scope_integrity_failed', [`scope:${scope.version}`]);

@@ -26,6 +26,7 @@ import { computeWorkspaceManifest } from '../../workspace/index.js';
 import { readBaselineSources } from '../challenge/baseline-sources.js';
 import { reloadPinned, type Pinned } from '../challenge/pinned.js';
 import { parseBoundContract } from './bound-contract.js';
+import { preservationPlanningInput } from '../../store/preservation-state.js';
 import { readBundleFile } from './load-challenge.js';
 
 export interface DriftArgs {
@@ -76,6 +77,7 @@ export async function assertNoDrift(a: DriftArgs): Promise<void> {
     sourceDigests: new Map(sources.digests.map((s) => [s.id, s.digest])),
     contract,
     baseline: { commit: c.baseline.commit, tree: c.baseline.tree },
+    ...preservationPlanningInput(a.db, c.unit),
   });
   const content = contentDigest({ planningStateDigest: planning, contract, workspaceDigest: work.digest });
   const workState = workStateDigest({ contentDigest: content, workRevision: unit.workRevision });

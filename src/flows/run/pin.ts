@@ -9,7 +9,7 @@
 // (the bundle never reaches any process) — the strongest reading of "nothing runs".
 import { fail, isGovernedError } from '../../core/errors.js';
 import { attestorConfigSchema } from '../../core/attestor-protocol.js';
-import { reviewerForSlot } from '../../core/policy.js';
+import { reviewerForSlot, reviewerProgramName, type CheckConfig } from '../../core/policy.js';
 import type { PublicKey } from '../../core/ed25519.js';
 import type { EgressPolicy } from '../../core/egress-schema.js';
 import type { Challenge } from '../../store/index.js';
@@ -26,6 +26,8 @@ export interface PolicyReviewer {
   readonly env: Readonly<Record<string, string>>;
   /** The one model endpoint this reviewer may reach (docs/egress.md), if any. */
   readonly egress?: EgressPolicy | undefined;
+  /** A check reviewer's command, dependency root and report (docs/reviewers.md#check-reviewers). */
+  readonly check?: CheckConfig | undefined;
 }
 
 /**
@@ -37,7 +39,7 @@ export function policyReviewer(pinned: Pinned, c: Challenge): PolicyReviewer {
   if (r.name !== c.reviewer.name || r.sha256 !== c.reviewer.sha256 || r.interpreter !== c.reviewer.interpreter) {
     fail('challenge_tampered', [c.challengeId]);
   }
-  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env, egress: r.egress };
+  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env, egress: r.egress, ...(r.check === undefined ? {} : { check: r.check }) };
 }
 
 export interface PinnedSigner extends PinnedAttestor {
@@ -56,7 +58,7 @@ export interface PinnedPrograms {
 function pinReviewer(loc: RunLocations, reviewer: PolicyReviewer): Buffer {
   let pinned;
   try {
-    pinned = readPinned(reviewerFile(loc, reviewer.name), MAX_REVIEWER_BYTES);
+    pinned = readPinned(reviewerFile(loc, reviewerProgramName(reviewer)), MAX_REVIEWER_BYTES);
   } catch (e) {
     if (isGovernedError(e)) fail('reviewer_file_unavailable', [reviewer.name]);
     throw e;

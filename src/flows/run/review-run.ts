@@ -17,6 +17,7 @@
 // receipt_id} — never a digest, reviewer output or stderr; a location refused before the claim
 // names the path looked at (what the user must fix), never its contents.
 import { GovernedError } from '../../core/errors.js';
+import { reviewerProgramName } from '../../core/policy.js';
 import { parseReviewOutput } from '../../core/review-output.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
 import { closeStore, openStore, sweepExpired, unitWriters } from '../../store/index.js';
@@ -35,6 +36,8 @@ import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
 import { assertEgressUsable, startEgress, type EgressSession } from './egress.js';
+import { resolve } from 'node:path';
+import { assertCheckProfileAllowed, checkPlanOf, closeAndVerify, sweepSealed, removeSealedCheck, sealForCheck, type SealedCheck } from './check-run.js';
 
 export interface ReviewRunArgs {
   readonly home: string;
@@ -85,6 +88,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     // claim, instead of a run whose receipt could never count.
     sweepExpired(store, args.clock());
     sweepScratch(store);
+    sweepSealed(store);
     const c = requireChallenge(db, id);
     const now = args.clock();
     assertClaimable(c, now);
@@ -100,19 +104,34 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     // from"): a wrong directory or bwrap path is refused with the store unchanged; only reading and
     // hashing the bytes stays at step 4.
     const loc = resolveLocations({ home: store.home, reviewersDir: args.reviewersDir, attestorsDir: args.attestorsDir, bwrapPath: args.bwrapPath });
-    assertLocationsUsable(loc, reviewer.name, SIGNING_CREDENTIALS);
+    assertLocationsUsable(loc, reviewerProgramName(reviewer), SIGNING_CREDENTIALS);
     const bundle = loadBundle(db, store.bundlesDir, c, pinned.policy.maxBundleBytes);
+    // A check slot: the bundle's check inputs are the policy reviewer's (check-run.ts), refused now.
+    const checkPlan = checkPlanOf(reviewer, bundle.bytes);
+    if (checkPlan !== null) assertCheckProfileAllowed(pinned.policy.doc.sandbox.profile_sha256);
 
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
     const signers: { reviewer?: StartedAttestor; runner?: StartedAttestor } = {};
     let egress: EgressSession | null = null;
+    let sealed: SealedCheck | null = null;
     try {
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
       const scratch = makeScratch(store.home, claimed.runId);
       signers.reviewer = startAttestor(programs.reviewerSigner, scratch);
       signers.runner = startAttestor(programs.runnerSigner, scratch);
+      // A check slot runs on the sealed content (docs/sandbox.md#sealed-snapshots).
+      if (checkPlan !== null) {
+        const policy = pinned.policy.doc;
+        sealed = await sealForCheck({
+          repo: resolve(args.repo),
+          scope: { productRoots: policy.product_roots, exclude: policy.exclude },
+          runId: claimed.runId,
+          workspaceDigest: c.workspaceDigest,
+          plan: checkPlan,
+        });
+      }
       if (reviewer.egress !== undefined) {
         egress = await startEgress(reviewer.egress, { sandboxUid: pinned.policy.doc.sandbox.uid, timeoutSeconds: pinned.policy.sandboxTimeoutSeconds });
       }
@@ -126,6 +145,10 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
           bundleBytes: bundle.bytes,
           clock: args.clock,
           egress: egress?.wiring,
+          check:
+            sealed === null || checkPlan === null
+              ? undefined
+              : { snapshotFd: sealed.snapshotFd, dependencyFd: sealed.dependencyFd, dependencyRoot: checkPlan.inputs.dependency_root?.path ?? null },
         });
       } catch (e) {
         // The broker's verdict first: a reviewer that failed because its request was refused (or
@@ -134,6 +157,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         throw e;
       }
       const egressReceipt = egress === null ? undefined : await egress.finish();
+      if (sealed !== null) closeAndVerify(sealed);
       // The reviewer ran in a kernel process identity distinct from every writer's (docs/runner.md
       // "Reviewer independence"). A process that exists only during the run cannot be registered
       // after it, so this read, after the sandbox is gone, sees every registration of it.
@@ -150,6 +174,10 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         output,
         writers: unitWriters(db, c.unit),
         egress: egressReceipt,
+        check:
+          sealed === null || checkPlan === null
+            ? undefined
+            : { command: checkPlan.inputs.command, snapshotDigest: sealed.snapshot.digest, dependencyRoot: checkPlan.inputs.dependency_root },
       });
       const signed = await signReceipt(statement, signers as Signers, pinned.trust, isoSecondsOf(new Date(args.clock() * 1000)));
       commitReceipt(store, args.clock(), c, claimed.runId, output, signed);
@@ -165,6 +193,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       throw new RunAborted(claimed.runId, error);
     } finally {
       await Promise.all([signers.reviewer?.stop(), signers.runner?.stop(), egress?.finish().catch(() => undefined)]);
+      if (sealed !== null) removeSealedCheck(sealed);
       removeScratch(store.home, claimed.runId);
     }
   } finally {

@@ -27,6 +27,7 @@ import { NAMESPACES, readNamespaces } from '../../../runner/sandbox/proc.js';
 import type { Pinned } from '../challenge/pinned.js';
 import { writersWithIdentity, type Db } from '../../store/index.js';
 import type { PolicyReviewer } from './pin.js';
+import { adapterStatusCode } from './check-run.js';
 
 export interface ReviewerRun {
   /** Reviewer stdout, at most the policy's max_output bytes. */
@@ -47,6 +48,8 @@ export interface SandboxRunArgs {
   readonly clock: () => number;
   /** The egress broker's socket and variables (docs/egress.md), for a reviewer with an egress entry. */
   readonly egress?: EgressWiring | undefined;
+  /** A check run: the sealed trees' descriptors and the dependency root's path (check-run.ts). */
+  readonly check?: { readonly snapshotFd: number; readonly dependencyFd: number | null; readonly dependencyRoot: string | null } | undefined;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
     gid: sandbox.uid,
     limits: sandboxLimitsFromPolicy(a.pinned.policy),
     egress: a.egress,
+    ...(a.check === undefined ? {} : { check: a.check }),
   });
   try {
     assertIdentity(sb, a);
@@ -113,6 +117,9 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
   if (r.timedOut) fail('reviewer_timeout');
   if (r.outputOverflow) fail('review_output_too_large');
   if (r.setupFailed) fail('reviewer_run_incomplete', ['setup']);
+  // A check adapter that reached no verdict says why with a fixed status (check-run.ts).
+  const checkCode = a.check === undefined || r.signal !== null ? null : adapterStatusCode(r.exitCode);
+  if (checkCode !== null) fail(checkCode);
   if (r.exitCode !== 0 || r.signal !== null) fail('reviewer_exit_nonzero');
   if (!r.cleanupVerified) fail('reviewer_run_incomplete', ['cleanup']);
   return { stdout: r.stdout, identity: sb.identity, facts: sb.facts, startedAt, finishedAt };

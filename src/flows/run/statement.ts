@@ -34,6 +34,8 @@ export interface StatementInput {
   readonly writers: readonly RunWriter[];
   /** The egress section (docs/egress.md), when the reviewer reached a model endpoint. */
   readonly egress?: EgressReceipt | undefined;
+  /** A check run: the command, the sealed snapshot's digest and the dependency root bound (docs/reviewers.md#check-reviewers). */
+  readonly check?: { readonly command: readonly string[]; readonly snapshotDigest: string; readonly dependencyRoot: { readonly path: string; readonly digest: string } | null } | undefined;
 }
 
 export interface BuiltStatement {
@@ -112,6 +114,16 @@ export function buildReceiptStatement(i: StatementInput): BuiltStatement {
     })),
     times: { issued_at: iso(c.issuedAt), started_at: iso(i.run.startedAt), finished_at: iso(i.run.finishedAt) },
     ...(i.egress === undefined ? {} : { egress: i.egress }),
+    ...(i.check === undefined
+      ? {}
+      : {
+          check: {
+            adapter_sha256: i.run.facts.reviewerSha256,
+            command: [...i.check.command],
+            snapshot_digest: i.check.snapshotDigest,
+            dependency_root: i.check.dependencyRoot === null ? null : { path: i.check.dependencyRoot.path, digest: i.check.dependencyRoot.digest },
+          },
+        }),
   };
   // The statement is checked against the very schema and rules every verifier applies before any
   // attestor sees it: a predicate governed cannot vouch for is never sent for signing.

@@ -14,7 +14,7 @@ import { STAGES } from '../../core/receipt-predicate.js';
 import { isGovernedError } from '../../core/errors.js';
 import { decodeUtf8 } from '../../core/utf8.js';
 import { loadPolicy } from '../../core/policy.js';
-import { ROLE_STAGES } from '../../core/policy-rules.js';
+import { ROLES, ROLE_STAGES } from '../../core/policy-rules.js';
 import type { Policy } from '../../core/policy.js';
 import { parseStructured } from '../../core/strict-parse.js';
 import type { Db } from '../store.js';
@@ -92,7 +92,8 @@ const own = <T>(o: Readonly<Record<string, T>>, k: string): T | undefined => (Ob
  * `viewFor` for every stage and slot.
  */
 export function viewNameOf(stage: string, slot: string): string {
-  return ROLE_STAGES.has(stage as never) ? slot : 'complete';
+  // Integration's check slots (beside its roles) see the complete view, as viewFor builds it.
+  return ROLE_STAGES.has(stage as never) && (ROLES as readonly string[]).includes(slot) ? slot : 'complete';
 }
 
 /**

@@ -1,0 +1,8 @@
+// The `check-tests` adapter (docs/reviewers.md#check-reviewers): a pinned, self-contained program the
+// runner starts in the check sandbox like any reviewer; it runs the policy's command on the sealed
+// snapshot at /snapshot and maps the result (./check/mappers.ts). scripts/build.mjs bundles it into
+// runner/reviewers/check-tests.mjs, which imports only Node built-ins. Exit statuses: ./check/run.ts.
+import { mapTests } from './check/map-tests.js';
+import { main } from './check/run.js';
+
+process.exitCode = main({ name: 'check-tests', map: mapTests });

@@ -1,0 +1,95 @@
+// The project/probe adapter protocol and the probe receipt (docs/preservation.md#adapter-protocol,
+// #probes). One definition (zod/mini): governed parses adapter stdout with it, the pinned attestor
+// checks the probe statement with it. Pure.
+//
+// Adapter stdout is ONE closed JSON object (like the reviewer output): for `inventory`, the surfaces
+// the adapter discovered in the baseline snapshot; for `probe`, the result of running one surface's
+// real entry. Capabilities are closed tokens (subcommand names, export names), never free text; the
+// raw output itself never leaves the sandbox — only its digest.
+import * as z from 'zod/mini';
+import { buildStatement } from '../intoto.js';
+import { digestString, hex64, int, isoSeconds, list, str } from '../schema-primitives.js';
+import { CONTRACT_ID_RE } from '../contract/ids.js';
+
+/** The entry names an adapter uses: `bin:NAME`, `export:SUBPATH`, `script:NAME`. */
+export const ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
+/** A capability token: a subcommand, an option or an export name. */
+export const CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+export const SURFACE_KIND_TOKENS = ['cli_command', 'library_export', 'package_target'] as const;
+export const MAX_INVENTORY = 4_096;
+export const MAX_CAPABILITIES = 1_024;
+
+export const inventoryOutputSchema = z.strictObject({
+  kind: z.literal('governed/surface-inventory'),
+  version: z.literal(1),
+  surfaces: list(z.strictObject({ entry: str({ re: ENTRY_RE }), kind: z.enum(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY),
+});
+export type InventoryOutput = z.infer<typeof inventoryOutputSchema>;
+
+export const probeOutputSchema = z.strictObject({
+  kind: z.literal('governed/probe-result'),
+  version: z.literal(1),
+  entry: str({ re: ENTRY_RE }),
+  exit_code: int(0, 255),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString,
+});
+export type ProbeOutput = z.infer<typeof probeOutputSchema>;
+
+/** One sandbox run probes every requested entry, in request order (one result per entry). */
+export const probeBatchOutputSchema = z.strictObject({
+  kind: z.literal('governed/probe-results'),
+  version: z.literal(1),
+  results: list(probeOutputSchema, 0, MAX_INVENTORY),
+});
+
+/** What governed asks the adapter (the bundle the sandbox delivers at its fixed path). */
+export const adapterRequestSchema = z.strictObject({
+  kind: z.literal('governed/adapter-request'),
+  version: z.literal(1),
+  mode: z.enum(['inventory', 'probe']),
+  /** The entries to probe (empty for `inventory`). */
+  entries: list(str({ re: ENTRY_RE }), 0, MAX_INVENTORY),
+});
+export type AdapterRequest = z.infer<typeof adapterRequestSchema>;
+
+export const PROBE_PREDICATE_TYPE = 'https://governed.dev/probe-receipt/v1';
+
+const probeResultSchema = z.strictObject({
+  surface: str({ re: CONTRACT_ID_RE }),
+  evidence_id: str({ re: CONTRACT_ID_RE }),
+  entry: str({ re: ENTRY_RE }),
+  exit_code: int(0, 255),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString,
+});
+
+/** One probe receipt per adapter run: every surface probed on one sealed snapshot. */
+export const probePredicateSchema = z.strictObject({
+  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  phase: z.enum(['baseline', 'current']),
+  /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
+  snapshot_digest: digestString,
+  dependency_digest: z.nullable(digestString),
+  /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
+  adapter_sha256: hex64,
+  attestor_sha256: hex64,
+  results: list(probeResultSchema, 1, MAX_INVENTORY),
+  probed_at: isoSeconds,
+});
+export type ProbePredicate = z.infer<typeof probePredicateSchema>;
+export type ProbeResult = ProbePredicate['results'][number];
+
+const ascending = (xs: readonly string[]): boolean => xs.every((x, i) => i === 0 || (xs[i - 1] as string) < x);
+
+/** The cross-field rules beyond the schema: results sorted by surface, capabilities sorted, both unique. */
+export function probeRuleViolation(p: ProbePredicate): string | null {
+  if (!ascending(p.results.map((r) => r.surface))) return 'results';
+  for (const r of p.results) if (!ascending(r.capabilities)) return 'capabilities';
+  return null;
+}
+
+/** The statement: subject = the sealed snapshot the probe ran on. */
+export function buildProbeStatement(p: ProbePredicate) {
+  return buildStatement([{ name: `snapshot:${p.phase}`, digest: { sha256: p.snapshot_digest.slice(7) } }], PROBE_PREDICATE_TYPE, p);
+}

@@ -1,0 +1,115 @@
+// The preservation contract's closed schema (docs/preservation.md#the-contract) and its parser: the
+// one definition of the format, serving `preservation set`, replay, the check and the published
+// JSON Schema. Shape only; the cross-field rules (ids, destructive fields, N/A reasons, paths) are in
+// ./validate.ts, each with its own code. IDs are plain strings here so that a malformed one is
+// reported as `preservation_id_invalid` with its field path, not as a generic type error.
+import * as z from 'zod/mini';
+import { fail } from '../errors.js';
+import { fieldPath } from '../contract/schema.js';
+import { gitId, list, str } from '../schema-primitives.js';
+
+const MAX_TEXT = 65_536;
+const MAX_PATH = 4_096;
+const MAX_SURFACES = 4_096;
+
+const text = str({ min: 1, max: MAX_TEXT });
+const idRef = str({ max: 64 });
+const pathList = list(str({ min: 1, max: MAX_PATH }), 1, 1_024);
+
+/** What a surface is. `other` is the explicit escape hatch and needs an `na_reason`. */
+export const SURFACE_KINDS = [
+  'cli_command',
+  'api',
+  'library_export',
+  'data_schema',
+  'ui_route',
+  'job',
+  'package_target',
+  'ops_path',
+  'other',
+] as const;
+
+/** Lowercase dispositions. The first two keep the surface; the other five are destructive. */
+export const DISPOSITIONS = ['preserve', 'extend', 'replace', 'remove', 'disable', 'redirect', 'migrate'] as const;
+export const DESTRUCTIVE_DISPOSITIONS = ['replace', 'remove', 'disable', 'redirect', 'migrate'] as const;
+export type Disposition = (typeof DISPOSITIONS)[number];
+export type DestructiveDisposition = (typeof DESTRUCTIVE_DISPOSITIONS)[number];
+
+export function isDestructive(d: Disposition): d is DestructiveDisposition {
+  return (DESTRUCTIVE_DISPOSITIONS as readonly string[]).includes(d);
+}
+
+/** Vendor sources the product imports or keeps from a third party; both need an attested origin. */
+export const VENDOR_DISPOSITIONS = ['import', 'preserve'] as const;
+
+const surfaceSchema = z.strictObject({
+  id: idRef,
+  kind: z.enum(SURFACE_KINDS),
+  /** Kind `other` only: why none of the supported kinds applies (shown to reviewers, not in output). */
+  na_reason: z.optional(text),
+  paths: pathList,
+  disposition: z.enum(DISPOSITIONS),
+  /** The real entry the project adapter names (`bin:NAME`, `export:SUBPATH`, `script:NAME`). */
+  probe: z.optional(str({ min: 1, max: 256, re: /^[a-z]+:[\x21-\x7e]{1,250}$/ })),
+  baseline_evidence_id: idRef,
+  current_evidence_id: idRef,
+  authority_id: z.optional(str({ max: 128 })),
+  expected_diff_digest: z.optional(str({ max: 80 })),
+});
+
+const originSchema = z.strictObject({
+  /** The origin repository's identity (e.g. its canonical URL); identity only, never fetched. */
+  repository: str({ min: 1, max: 1024 }),
+  commit: z.optional(str({ max: 80 })),
+  /** Directory inside the origin tree that was vendored ('.' for the whole tree). */
+  path: z.optional(str({ min: 1, max: MAX_PATH })),
+  /** Digest of the origin tree at `commit` (docs/preservation.md#vendor-sources). */
+  tree_digest: z.optional(str({ max: 80 })),
+});
+
+const vendorSchema = z.strictObject({
+  id: idRef,
+  /** Directory of the local copy inside the product. */
+  path: str({ min: 1, max: MAX_PATH }),
+  disposition: z.enum(VENDOR_DISPOSITIONS),
+  origin: z.optional(originSchema),
+});
+
+export const preservationContractSchema = z.strictObject({
+  kind: z.literal('governed/preservation-contract'),
+  version: z.literal(1),
+  /** The unit's baseline commit the surfaces are stated against (must equal the unit's). */
+  baseline: gitId,
+  intent: text,
+  surfaces: list(surfaceSchema, 0, MAX_SURFACES),
+  vendor_sources: list(vendorSchema, 0, 1_024),
+});
+
+export type PreservationContract = z.infer<typeof preservationContractSchema>;
+export type Surface = PreservationContract['surfaces'][number];
+export type SurfaceKind = Surface['kind'];
+export type VendorSource = PreservationContract['vendor_sources'][number];
+
+function present(root: unknown, path: readonly PropertyKey[]): boolean {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object' || !Object.prototype.hasOwnProperty.call(cur, key)) return false;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return true;
+}
+
+/** Shape check of a parsed document: the first issue decides the one code; its id is the field path. */
+export function parsePreservationContract(value: unknown): PreservationContract {
+  const result = preservationContractSchema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (issue === undefined) fail('preservation_field_invalid', ['$']);
+  const where = fieldPath(issue.path);
+  if (issue.path.length > 0 && !present(value, issue.path)) fail('preservation_field_missing', [where]);
+  if (issue.path.length === 1 && issue.path[0] === 'kind') fail('preservation_kind_invalid', [where]);
+  if (issue.path.length === 1 && issue.path[0] === 'version') fail('preservation_version_unsupported', [where]);
+  if (issue.code === 'unrecognized_keys') fail('preservation_field_unknown', [where]);
+  if (issue.code === 'too_big') fail('preservation_field_too_large', [where]);
+  return fail('preservation_field_invalid', [where]);
+}

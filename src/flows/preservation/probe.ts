@@ -1,0 +1,263 @@
+// `governed preservation probe --unit U [--surface S] --phase baseline|current --adapter FILE`
+// (docs/preservation.md#probes).
+//
+//  1. The tree is sealed: the baseline from git objects of the unit's baseline commit (never the
+//     branch it came from), or the current workspace; each must be exactly the manifest digest
+//     computed now, and the policy's dependency root (e.g. node_modules) is sealed beside it.
+//  2. The adapter program must be on the policy's preservation_adapters allowlist (sha256); it runs
+//     in the check sandbox (no network, snapshot read-only at /snapshot) — for the baseline first in
+//     `inventory` mode (the surfaces it discovers, independently of the contract), then in `probe`
+//     mode once per surface, running the surface's real entry.
+//  3. Both sealed trees are re-verified after the runs (`snapshot_altered`), then removed.
+//  4. Each result becomes a probe statement signed by the policy's `probe` credential through its
+//     pinned attestor (kind `probe`, which checks the statement and names itself), verified under the
+//     trust root in force, and recorded with the inventory in one transaction.
+// Nothing here reads probe JSON from anyone: the only results recorded are the adapter's, parsed
+// from the sandbox's stdout by governed itself.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { canonicalBytes, sha256Digest } from '../../core/canonical.js';
+import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../../core/dsse.js';
+import { fail } from '../../core/errors.js';
+import { trustedKeyFor } from '../../core/key-status.js';
+import { parseJsonStrict } from '../../core/strict-json.js';
+import { isoOfSeconds } from '../../core/trust-root.js';
+import {
+  adapterRequestSchema,
+  buildProbeStatement,
+  inventoryOutputSchema,
+  probeBatchOutputSchema,
+  type InventoryOutput,
+  type ProbeOutput,
+  type ProbePredicate,
+} from '../../core/preservation/probe.js';
+import type { ProbePhase } from '../../core/preservation/rules.js';
+import { closeStore, getUnit, mutate, openStore, trustRootInForce } from '../../store/index.js';
+import { getPreservation } from '../../store/preservation.js';
+import { computeCommitManifest, computeWorkspaceManifest } from '../../workspace/index.js';
+import { digestDirectory, makeSealRoot, openSealedDir, removeSealed, sealCommit, sealDirectory, sealWorkspace, verifySealed, type SealedTree } from '../../workspace/snapshot.js';
+import { runSandboxed } from '../../../runner/sandbox/run.js';
+import { sandboxLimitsFromPolicy } from '../../../runner/sandbox/limits.js';
+import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js';
+import { installRoot } from '../run/locations.js';
+import { loadPinned, type Pinned } from '../challenge/pinned.js';
+import { closeSync } from 'node:fs';
+
+export const MAX_ADAPTER_BYTES = 8 * 1024 * 1024;
+
+export interface ProbeArgs {
+  readonly home: string;
+  readonly unit: string;
+  readonly repo: string;
+  readonly phase: ProbePhase;
+  readonly surface: string | null;
+  readonly adapter: string;
+  readonly attestorsDir?: string;
+  readonly bwrapPath?: string;
+  readonly now: number;
+}
+
+export interface ProbeResultRow {
+  readonly surface: string;
+  readonly receipt: string;
+  readonly exitCode: number;
+  readonly capabilities: readonly string[];
+}
+
+export interface ProbeFlowResult {
+  readonly unit: string;
+  readonly phase: ProbePhase;
+  readonly snapshotDigest: string;
+  readonly inventory: number | null;
+  readonly probes: readonly ProbeResultRow[];
+}
+
+const hex = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+/** The probe attestor by review-run's convention: `<attestors dir>/probe.json` and `probe.mjs` (else the shipped program). */
+function probeAttestorFiles(home: string, attestorsDir: string | undefined): { program: string; config: string } {
+  const dir = resolve(attestorsDir ?? process.env.GOVERNED_ATTESTORS_DIR ?? join(home, 'attestors'));
+  const own = join(dir, 'probe.mjs');
+  return { program: existsSync(own) ? own : join(installRoot(), 'attestors', 'ed25519-file.mjs'), config: join(dir, 'probe.json') };
+}
+
+interface Sandboxed {
+  readonly pinned: Pinned;
+  readonly adapterBytes: Buffer;
+  readonly adapterSha256: string;
+  readonly interpreter: string;
+  readonly snapshot: SealedTree;
+  readonly deps: SealedTree | null;
+  readonly dependencyRoot: string | null;
+  readonly bwrapPath: string | undefined;
+}
+
+async function runAdapter(s: Sandboxed, request: unknown): Promise<unknown> {
+  const req = adapterRequestSchema.parse(request);
+  const sandbox = s.pinned.policy.doc.sandbox;
+  const snapshotFd = openSealedDir(s.snapshot);
+  const dependencyFd = s.deps === null ? null : openSealedDir(s.deps);
+  let r;
+  try {
+    r = await runSandboxed({
+      ...(s.bwrapPath !== undefined ? { bwrapPath: s.bwrapPath } : {}),
+      allow: {
+        bwrapSha256: sandbox.bwrap_sha256,
+        profileSha256: sandbox.profile_sha256,
+        seccompSha256: sandbox.seccomp_sha256,
+        reviewerSha256: s.adapterSha256,
+      },
+      interpreter: s.interpreter,
+      reviewer: { bytes: s.adapterBytes },
+      bundleBytes: Buffer.from(JSON.stringify(req)),
+      env: {},
+      uid: sandbox.uid,
+      gid: sandbox.uid,
+      limits: sandboxLimitsFromPolicy(s.pinned.policy),
+      check: { snapshotFd, dependencyFd, dependencyRoot: s.deps === null ? null : s.dependencyRoot },
+    });
+  } finally {
+    closeSync(snapshotFd);
+    if (dependencyFd !== null) closeSync(dependencyFd);
+  }
+  if (r.timedOut || r.outputOverflow || r.setupFailed || r.exitCode !== 0) fail('preservation_adapter_failed', [req.mode]);
+  try {
+    return parseJsonStrict(r.stdout.toString('utf8'));
+  } catch {
+    return fail('preservation_adapter_output_invalid', [req.mode]);
+  }
+}
+
+export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowResult> {
+  const store = openStore(args.home);
+  const sealRoot = makeSealRoot('probe');
+  try {
+    const pinned = loadPinned(store, args.now);
+    const unit = getUnit(store.db, args.unit);
+    const binding = getPreservation(store.db, unit.unitId);
+    if (binding === null) fail('preservation_not_bound', [unit.unitId]);
+    const cfg = pinned.policy.doc.preservation_adapters;
+    const cred = pinned.policy.doc.credentials.probe;
+    if (cfg === undefined || cred === undefined) fail('preservation_adapter_not_configured', []);
+    const surfaces = binding.contract.surfaces.filter((s) => s.probe !== undefined && (args.surface === null || s.id === args.surface));
+    if (args.surface !== null && surfaces.length === 0) fail('preservation_surface_unknown', [args.surface]);
+
+    // The adapter: exactly an allowlisted program (nothing else ever runs).
+    let adapterBytes: Buffer;
+    try {
+      adapterBytes = readFileSync(args.adapter);
+    } catch {
+      return fail('input_unreadable', ['adapter']);
+    }
+    if (adapterBytes.length > MAX_ADAPTER_BYTES) fail('input_too_large', ['adapter']);
+    const adapterSha256 = hex(adapterBytes);
+    if (!cfg.sha256.includes(adapterSha256)) fail('preservation_adapter_not_allowlisted', ['adapter']);
+
+    // The probe credential, as the trust root in force holds it; its pinned attestor.
+    const at = isoOfSeconds(args.now);
+    const expectedKey = trustedKeyFor(trustRootInForce(store), cred.key_id, 'probe', at);
+    const files = probeAttestorFiles(store.home, args.attestorsDir);
+    if (!existsSync(files.config)) fail('preservation_adapter_not_configured', ['credentials.probe', 'attestor_config']);
+    const attestor = pinAttestor(files.program, files.config, { attestorSha256: cred.attestor_sha256, configSha256: cred.attestor_config_sha256 });
+
+    // 1. Seal.
+    const repo = resolve(args.repo);
+    const scope = { productRoots: pinned.policy.doc.product_roots, exclude: pinned.policy.doc.exclude };
+    const dependencyRoot = cfg.dependency_root ?? null;
+    const mountPoints = dependencyRoot === null ? [] : [dependencyRoot];
+    const snapshot =
+      args.phase === 'baseline'
+        ? await sealCommit({
+            repo,
+            commit: unit.baselineCommit,
+            scope,
+            into: join(sealRoot, 'snapshot'),
+            expectedDigest: (await computeCommitManifest(repo, unit.baselineCommit, scope)).digest,
+            mountPoints,
+          })
+        : await sealWorkspace({ repo, scope, into: join(sealRoot, 'snapshot'), expectedDigest: (await computeWorkspaceManifest(repo, scope)).digest, mountPoints });
+    const deps =
+      dependencyRoot === null || !existsSync(join(repo, dependencyRoot))
+        ? null
+        : sealDirectory({ source: join(repo, dependencyRoot), into: join(sealRoot, 'deps'), expectedDigest: digestDirectory(join(repo, dependencyRoot)).digest, driftId: 'dependency_root' });
+    const sb: Sandboxed = { pinned, adapterBytes, adapterSha256, interpreter: cfg.interpreter, snapshot, deps, dependencyRoot, bwrapPath: args.bwrapPath };
+
+    // 2. Run.
+    let inventory: InventoryOutput | null = null;
+    if (args.phase === 'baseline') {
+      const parsed = inventoryOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'inventory', entries: [] }));
+      if (!parsed.success) fail('preservation_adapter_output_invalid', ['inventory']);
+      inventory = parsed.data;
+    }
+    // One sandbox run for every surface (the adapter runs each entry in its own child process).
+    const results: { surface: string; evidence: string; output: ProbeOutput }[] = [];
+    if (surfaces.length > 0) {
+      const entries = surfaces.map((s) => s.probe as string);
+      const parsed = probeBatchOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'probe', entries }));
+      if (!parsed.success || parsed.data.results.length !== entries.length) fail('preservation_adapter_output_invalid', ['probe']);
+      surfaces.forEach((s, i) => {
+        const output = parsed.data.results[i] as ProbeOutput;
+        if (output.entry !== entries[i]) fail('preservation_adapter_output_invalid', [s.id]);
+        results.push({ surface: s.id, evidence: args.phase === 'baseline' ? s.baseline_evidence_id : s.current_evidence_id, output });
+      });
+    }
+
+    // 3. Re-verify what ran.
+    verifySealed(snapshot);
+    if (deps !== null) verifySealed(deps);
+
+    // 4. Sign: one probe receipt for this run, every surface's result in it.
+    const predicate: ProbePredicate = {
+      unit: unit.unitId,
+      phase: args.phase,
+      snapshot_digest: snapshot.digest,
+      dependency_digest: deps?.digest ?? null,
+      adapter_sha256: adapterSha256,
+      attestor_sha256: attestor.programSha256,
+      results: results
+        .map((r) => ({
+          surface: r.surface,
+          evidence_id: r.evidence,
+          entry: r.output.entry,
+          exit_code: r.output.exit_code,
+          capabilities: [...new Set(r.output.capabilities)].sort(),
+          output_digest: r.output.output_digest,
+        }))
+        .sort((a, b) => (a.surface < b.surface ? -1 : 1)),
+      probed_at: at,
+    };
+    let signedReceipt: { receipt: string; envelope: Buffer } | null = null;
+    if (predicate.results.length > 0) {
+      const payload = canonicalBytes(buildProbeStatement(predicate));
+      const signed = await runPinnedAttestor(attestor, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload });
+      signedReceipt = {
+        receipt: sha256Digest(payload),
+        envelope: Buffer.from(JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))),
+      };
+    }
+    const rows: ProbeResultRow[] = predicate.results.map((r) => ({ surface: r.surface, receipt: signedReceipt?.receipt ?? '', exitCode: r.exit_code, capabilities: r.capabilities }));
+
+    // 5. Record, in one transaction, against the binding that was probed.
+    return mutate(store, args.now, (tx) => {
+      const now = getPreservation(tx.db, unit.unitId);
+      if (now === null || now.version !== binding.version) fail('unit_scope_moved', [unit.unitId]);
+      if (inventory !== null) {
+        tx.append('surface_inventory', unit.unitId, {
+          unit: unit.unitId,
+          snapshot_digest: snapshot.digest,
+          adapter_sha256: adapterSha256,
+          entries: inventory.surfaces.map((x) => ({ entry: x.entry, kind: x.kind })),
+          recorded_at: tx.now,
+        });
+      }
+      if (signedReceipt !== null) {
+        tx.append('probe_record', unit.unitId, { unit: unit.unitId, receipt: signedReceipt.receipt, envelope_b64: signedReceipt.envelope.toString('base64'), recorded_at: tx.now });
+      }
+      return { unit: unit.unitId, phase: args.phase, snapshotDigest: snapshot.digest, inventory: inventory?.surfaces.length ?? null, probes: rows };
+    });
+  } finally {
+    removeSealed(sealRoot);
+    closeStore(store);
+  }
+}
