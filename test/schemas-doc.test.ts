@@ -45,6 +45,7 @@ let docs: Record<string, unknown>;
 /** Further real documents judged by a schema that already has one above (stem, what, document). */
 let extra: [string, string, unknown][];
 
+const REVIEW_PASS_GOLDEN = join(REPO_ROOT, 'test', 'fixtures', 'protocols', 'review-pass');
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
@@ -156,6 +157,9 @@ beforeAll(async () => {
     'review-challenge': challenge,
     'audit-verify': ok(['audit', 'verify']),
     'command-error': jsonOut(err),
+    // The protocol's real results over scripted reviewer answers, as test/protocols-review-pass-loop.test.ts
+    // renders them (it fails when these golden files differ from what the code writes).
+    'review-pass-result': JSON.parse(readFileSync(join(REVIEW_PASS_GOLDEN, 'veto-development.json'), 'utf8')),
   };
   extra = [
     ['gate-decision', 'a refused gate (error set)', jsonOut(refused)],
@@ -163,6 +167,7 @@ beforeAll(async () => {
     ['verify', 'verify --inclusion-proof --checkpoint', vi],
     ['verify', 'verify of a file that is not a receipt', jsonOut(vBad)],
     ['review-run', 'a run recorded ABORTED', jsonOut(aborted)],
+    ['review-pass-result', 'a CLEAN review-pass result', JSON.parse(readFileSync(join(REVIEW_PASS_GOLDEN, 'clean-development.json'), 'utf8'))],
     ['audit-verify', 'audit verify --export', exportAudit],
   ];
 }, 600_000);
@@ -190,6 +195,7 @@ const MUTATIONS: Record<string, (d: Json) => void> = {
   'review-challenge': (d) => (d.bundle_path = '/tmp/bundle.json'),
   'audit-verify': (d) => ((d.log as Json).head = 'sha256:xyz'),
   'command-error': (d) => ((d.error as Json).code = 'not_a_code'),
+  'review-pass-result': (d) => (d.delivery_state = 'RELEASE_ELIGIBLE'),
 };
 
 describe('ajv (draft 2020-12) judges real documents by the published schemas', () => {

@@ -18,6 +18,7 @@ import { auditVerifySchema, commandErrorSchema, gateDecisionSchema, reviewChalle
 import { deployRecordManifestSchema } from './deploy-record.js';
 import { reviewOutputSchema } from './review-output.js';
 import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
+import { reviewPassResultSchema } from './review-pass-result.js';
 
 const COMMON_RULES =
   'Every time is UTC seconds naming a real calendar instant (src/core/iso-time.ts); map keys named __proto__ are refused (src/core/closed-record.ts).';
@@ -97,6 +98,11 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     schema: consistencyProofSchema,
     title: 'governed transparency-log consistency proof v1 (audit prove --from --to)',
     rules: 'Beyond this schema (src/core/tlog-proof.ts): each hash is canonical base64 of 32 bytes; duplicate JSON keys are refused; the roots are informative (checked against two signed checkpoints). docs/audit.md#proof-files.',
+  },
+  'review-pass-result': {
+    schema: reviewPassResultSchema,
+    title: 'governed review-pass result v1 (review-pass --json-out)',
+    rules: 'Advisory: delivery_state is always REVIEW_ONLY (only governed gate decides eligibility); written as RFC 8785 canonical text. docs/review-pass.md#review-protocols.',
   },
   'gate-decision': {
     output: true,
