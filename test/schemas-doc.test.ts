@@ -1,19 +1,26 @@
 // The published JSON Schemas (docs/schemas/*.schema.json) are generated from the one definition of
 // each format and not stale, and an independent validator (ajv, draft 2020-12) accepts the real
 // documents a real store and real CLI runs produce (`governed audit export` of a world that went
-// through init, unit create, challenges and receipts) and refuses one mutated document per schema.
-import { readdirSync, readFileSync } from 'node:fs';
+// through init, unit create, challenges and receipts; the `--json` objects of gate, status, verify,
+// audit verify, review-challenge and review-run — the last two through the real sandbox — a
+// deploy record of `gate --export`, proof files of `audit prove`, the real coverage reviewer's
+// output) and refuses one mutated document per schema; the one definition (zod/mini) accepts every
+// real document too.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCheckpointStatement } from '../src/core/checkpoint.js';
-import { publishedJsonSchemas } from '../src/core/json-schemas.js';
+import { publishedDefinition, publishedJsonSchemas } from '../src/core/json-schemas.js';
 import { buildVsaStatement } from '../src/core/vsa.js';
 import { buildProbeStatement } from '../src/core/preservation/probe.js';
-import { REPO_ROOT } from './helpers/cli.js';
-import { sampleDecisionForVsa, tempDir } from './helpers/receipts.js';
-import { eligibleStory, type Story } from './gate-world.js';
-import { gov } from './state-helpers.js';
+import { jsonOut, REPO_ROOT, runCli } from './helpers/cli.js';
+import { sampleDecisionForVsa, tempDir, writeJson } from './helpers/receipts.js';
+import { gate, implement, newStory, planningRequiredPolicy, rounds, status, type Story } from './gate-world.js';
+import { gov, govOk, makeKeys } from './state-helpers.js';
+import { issue, makeRunWorld, runReview } from './run-helpers.js';
 
 const DIR = join(REPO_ROOT, 'docs', 'schemas');
 const generated = publishedJsonSchemas();
@@ -36,9 +43,36 @@ const valid = (stem: string, doc: unknown): boolean => validators[stem]?.(doc) =
 
 let story: Story;
 let docs: Record<string, unknown>;
+/** Further real documents judged by a schema that already has one above (stem, what, document). */
+let extra: [string, string, unknown][];
 
-beforeAll(() => {
-  story = eligibleStory();
+const REVIEW_PASS_GOLDEN = join(REPO_ROOT, 'test', 'fixtures', 'protocols', 'review-pass');
+const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+
+beforeAll(async () => {
+  // The story of a unit up to RELEASE_ELIGIBLE, its policy naming a log key and attestor so that
+  // `audit checkpoint` signs C2SP checkpoints (before and after the change) and `audit prove` proves.
+  const keys = makeKeys();
+  const attestors = tempDir('governed-schemas-att-');
+  const cfg = writeJson(join(attestors, 'log.json'), { credential: 'log', kind: 'tlog-checkpoint', key_id: keys.log.keyId, key_ref: keys.log.privateKeyPath, origin: 'governed.example/schemas' });
+  const program = readFileSync(join(REPO_ROOT, 'attestors', 'tlog-note.mjs'));
+  writeFileSync(join(attestors, 'log.mjs'), program);
+  const policy = planningRequiredPolicy(keys) as { credentials: Record<string, unknown> };
+  policy.credentials.log = { key_id: keys.log.keyId, attestor_sha256: [sha(program)], attestor_config_sha256: [sha(readFileSync(cfg))] };
+  story = newStory({ policy, keys });
+  const work = tempDir('governed-schemas-work-');
+  const ok = (args: string[]): Record<string, unknown> => {
+    const r = gov(story.w, [...args, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    return jsonOut(r);
+  };
+  rounds(story, 'planning', 2);
+  ok(['audit', 'checkpoint', '--out', join(work, 'cp1.note'), '--attestors', attestors]);
+  implement(story);
+  rounds(story, 'development', 2);
+  rounds(story, 'integration', 2);
+  ok(['audit', 'checkpoint', '--out', join(work, 'cp2.note'), '--attestors', attestors]);
+
   const out = join(tempDir('governed-schemas-export-'), 'audit');
   const r = gov(story.w, ['audit', 'export', '--out', out, '--json']);
   expect(r.code, r.stderr).toBe(0);
@@ -48,6 +82,52 @@ beforeAll(() => {
   const statement = JSON.parse(Buffer.from(receipt.payload, 'base64').toString('utf8')) as { predicate: unknown };
   const bundleDir = join(story.w.home, 'bundles');
   const bundleFile = readdirSync(bundleDir).find((f) => f.endsWith('.json')) as string;
+
+  // gate --json --export: the decision object and the deploy record's manifest.
+  const record = join(tempDir('governed-schemas-record-'), 'record');
+  const g = gate(story, { extra: ['--export', record] });
+  expect(g.code, g.stderr).toBe(0);
+  // A refused gate (an unknown unit) still prints its decision object, with error set.
+  const refused = gate(story, { unit: `UNIT-${'0'.repeat(32)}` });
+  expect(refused.code).not.toBe(0);
+
+  // verify --json of a stored receipt, alone and with an inclusion proof against a signed checkpoint.
+  const r1 = story.receipts[0] as (typeof story.receipts)[0];
+  const receiptFile = join(work, 'receipt.json');
+  writeFileSync(receiptFile, r1.envelope);
+  const proof = join(work, 'receipt.proof.json');
+  ok(['audit', 'prove', '--receipt', r1.receiptId, '--checkpoint', join(work, 'cp2.note'), '--out', proof]);
+  const consistency = join(work, 'week.proof.json');
+  ok(['audit', 'prove', '--from', join(work, 'cp1.note'), '--to', join(work, 'cp2.note'), '--out', consistency]);
+  const v = ok(['verify', receiptFile, '--trust', story.w.trustFile]);
+  const vi = ok(['verify', receiptFile, '--trust', story.w.trustFile, '--inclusion-proof', proof, '--checkpoint', join(work, 'cp2.note')]);
+  const vBad = gov(story.w, ['verify', join(bundleDir, bundleFile), '--trust', story.w.trustFile, '--json']);
+  expect(vBad.code).not.toBe(0);
+
+  // The real coverage reviewer (runner/reviewers/coverage.mjs) on a real bundle: its stdout.
+  const reviewer = spawnSync(process.execPath, [join(REPO_ROOT, 'runner', 'reviewers', 'coverage.mjs')], {
+    env: { PATH: process.env.PATH ?? '', GOVERNED_BUNDLE: join(bundleDir, bundleFile) },
+    encoding: 'utf8',
+  });
+  expect(reviewer.status, reviewer.stderr).toBe(0);
+
+  // review-challenge and review-run --json through the real sandbox: a CLEAN run and an ABORTED one.
+  const rw = await makeRunWorld({ modes: ['clean', 'exit-nonzero'] });
+  const challenge = govOk(rw, ['review-challenge', '--unit', rw.unit, '--writer-session', 'agent-1', '--stage', 'development', '--slot', 'clean']);
+  const run = runReview(rw, challenge.challenge_id as string);
+  expect(run.code, run.stderr).toBe(0);
+  const aborted = runReview(rw, issue(rw, 'exit-nonzero'));
+  expect(aborted.code).toBe(9);
+
+  // A coded error of an ordinary command (status of a unit that does not exist).
+  const err = gov(story.w, ['status', '--unit', `UNIT-${'0'.repeat(32)}`, '--json']);
+  expect(err.code).not.toBe(0);
+
+  // audit verify --export audits the export with no store (a --home beside it is refused).
+  const ea = runCli(['audit', 'verify', '--export', out, '--json']);
+  expect(ea.code, ea.stderr).toBe(0);
+  const exportAudit = jsonOut(ea);
+
   docs = {
     'export-manifest': read('manifest.json'),
     policy: read(files.find((f) => f.startsWith('policy.pinned.json')) as string),
@@ -85,8 +165,31 @@ beforeAll(() => {
       operation: 'authorize', ids: ['DIR-1'], unit: `UNIT-${'a'.repeat(32)}`, state_before: `sha256:${'b'.repeat(64)}`, state_after: null,
       nonce: 'a'.repeat(64), request_id: `ARQ-${'c'.repeat(32)}`, issued_at: '2026-11-30T00:00:00Z', expires_at: '2026-11-30T01:00:00Z',
     },
+    'reviewer-output': JSON.parse(reviewer.stdout),
+    'deploy-record-manifest': JSON.parse(readFileSync(join(record, 'manifest.json'), 'utf8')),
+    'tlog-inclusion-proof': JSON.parse(readFileSync(proof, 'utf8')),
+    'tlog-consistency-proof': JSON.parse(readFileSync(consistency, 'utf8')),
+    'gate-decision': jsonOut(g),
+    status: jsonOut(status(story)),
+    verify: v,
+    'review-run': jsonOut(run),
+    'review-challenge': challenge,
+    'audit-verify': ok(['audit', 'verify']),
+    'command-error': jsonOut(err),
+    // The protocol's real results over scripted reviewer answers, as test/protocols-review-pass-loop.test.ts
+    // renders them (it fails when these golden files differ from what the code writes).
+    'review-pass-result': JSON.parse(readFileSync(join(REVIEW_PASS_GOLDEN, 'veto-development.json'), 'utf8')),
   };
-}, 300_000);
+  extra = [
+    ['gate-decision', 'a refused gate (error set)', jsonOut(refused)],
+    ['deploy-record-manifest', "decision.json is the printed decision minus `export`", JSON.parse(readFileSync(join(record, 'decision.json'), 'utf8'))],
+    ['verify', 'verify --inclusion-proof --checkpoint', vi],
+    ['verify', 'verify of a file that is not a receipt', jsonOut(vBad)],
+    ['review-run', 'a run recorded ABORTED', jsonOut(aborted)],
+    ['review-pass-result', 'a CLEAN review-pass result', JSON.parse(readFileSync(join(REVIEW_PASS_GOLDEN, 'clean-development.json'), 'utf8'))],
+    ['audit-verify', 'audit verify --export', exportAudit],
+  ];
+}, 600_000);
 
 /** One mutation per schema that the one definition refuses and ajv must refuse too. */
 const MUTATIONS: Record<string, (d: Json) => void> = {
@@ -105,6 +208,18 @@ const MUTATIONS: Record<string, (d: Json) => void> = {
   'adapter-request': (d) => (d.mode = 'exec'),
   'adapter-inventory': (d) => ((d.surfaces as Json[])[0]!.entry = 'no colon'),
   'adapter-probe-results': (d) => ((d.results as Json[])[0]!.extra = 1),
+  'reviewer-output': (d) => (d.verdict = 'MAYBE'),
+  'deploy-record-manifest': (d) => ((d.files as Json[])[0]!.path = '../outside.json'),
+  'tlog-inclusion-proof': (d) => (d.root = 'not a hash'),
+  'tlog-consistency-proof': (d) => (d.old_size = -1),
+  'gate-decision': (d) => delete d.export,
+  status: (d) => (d.state = 'ALLOW'),
+  verify: (d) => ((d.receipts as Json[])[0]!.valid = 'yes'),
+  'review-run': (d) => (d.receipt_id = 'RUN-1'),
+  'review-challenge': (d) => (d.bundle_path = '/tmp/bundle.json'),
+  'audit-verify': (d) => ((d.log as Json).head = 'sha256:xyz'),
+  'command-error': (d) => ((d.error as Json).code = 'not_a_code'),
+  'review-pass-result': (d) => (d.delivery_state = 'RELEASE_ELIGIBLE'),
 };
 
 describe('ajv (draft 2020-12) judges real documents by the published schemas', () => {
@@ -119,5 +234,22 @@ describe('ajv (draft 2020-12) judges real documents by the published schemas', (
     const d = structuredClone(docs[stem]) as Json;
     MUTATIONS[stem]!(d);
     expect(valid(stem, d)).toBe(false);
+    const def = publishedDefinition(stem);
+    if (def !== undefined) expect(def.safeParse(d).success).toBe(false);
+  });
+  it('further real documents of the same formats are valid too', () => {
+    for (const [stem, what, doc] of extra) {
+      // decision.json holds the decision without its `export` field: judged with it put back as null.
+      const d = what.startsWith('decision.json') ? { ...(doc as Json), export: null } : doc;
+      const s = what.startsWith('decision.json') ? 'gate-decision' : stem;
+      expect(valid(s, d), `${what}: ${JSON.stringify(validators[s]?.errors?.slice(0, 2))}`).toBe(true);
+    }
+  });
+});
+
+describe('the one definition (zod/mini) accepts every real document it publishes a schema for', () => {
+  it.each(Object.keys(generated).filter((s) => publishedDefinition(s) !== undefined))('%s', (stem) => {
+    const r = publishedDefinition(stem)!.safeParse(docs[stem]);
+    expect(r.success, JSON.stringify(r.error?.issues.slice(0, 2))).toBe(true);
   });
 });

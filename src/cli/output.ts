@@ -2,6 +2,7 @@
 // also on failure; otherwise a short human summary on stdout and diagnostics on stderr. An error
 // prints its stable code, fixed summary and IDs, never a rejected value (docs/threat-model.md#rules-that-hold-everywhere).
 import { GovernedError, isGovernedError, EXIT, type ExitCode } from '../core/errors.js';
+import type { CommandErrorJson } from '../core/command-output.js';
 
 export interface CommandResult {
   readonly exit: ExitCode;
@@ -25,7 +26,8 @@ export function writeResult(result: CommandResult, opts: OutputOptions): void {
 export function writeError(err: GovernedError, opts: OutputOptions): void {
   const ids = err.ids.length > 0 ? ` [${err.ids.join(', ')}]` : '';
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ ok: false, error: err.toJSON() })}\n`);
+    const body: CommandErrorJson = { ok: false, error: { ...err.toJSON(), ids: [...err.ids] } };
+    process.stdout.write(`${JSON.stringify(body)}\n`);
   }
   const label = useColor() ? `\u001b[31merror\u001b[0m` : 'error';
   process.stderr.write(`governed: ${label} ${err.code}: ${err.message}${ids}\n`);

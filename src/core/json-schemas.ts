@@ -16,6 +16,11 @@ import { trustRootSchema } from './trust-root.js';
 import { vsaPredicateSchema } from './vsa.js';
 import { preservationContractSchema } from './preservation/schema.js';
 import { adapterRequestSchema, inventoryOutputSchema, probeBatchOutputSchema, probePredicateSchema } from './preservation/probe.js';
+import { auditVerifySchema, commandErrorSchema, gateDecisionSchema, reviewChallengeSchema, reviewRunSchema, statusSchema, verifySchema } from './command-output.js';
+import { deployRecordManifestSchema } from './deploy-record.js';
+import { reviewOutputSchema } from './review-output.js';
+import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
+import { reviewPassResultSchema } from './review-pass-result.js';
 
 const COMMON_RULES =
   'Every time is UTC seconds naming a real calendar instant (src/core/iso-time.ts); map keys named __proto__ are refused (src/core/closed-record.ts).';
@@ -24,7 +29,11 @@ interface Entry {
   readonly schema: z.ZodMiniType;
   readonly title: string;
   readonly rules: string;
+  /** An object governed writes and never reads (a `--json` output): only the time rule applies. */
+  readonly output?: true;
 }
+
+const OUTPUT_RULES = 'Every time is UTC seconds naming a real calendar instant.';
 
 const ENTRIES: Readonly<Record<string, Entry>> = {
   policy: {
@@ -97,7 +106,79 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     title: 'governed audit export manifest v1 (manifest.json)',
     rules: 'files sorted by path and unique; the manifest is its own RFC 8785 bytes plus a newline. docs/audit.md.',
   },
+  'reviewer-output': {
+    schema: reviewOutputSchema,
+    title: 'governed reviewer output v1 (a reviewer\'s stdout)',
+    rules: 'Beyond this schema (src/core/review-output.ts): exactly the RFC 8785 bytes of the object, one trailing newline allowed; coverage equal to the bundle\'s coverage object, each list sorted by UTF-8 bytes and unique; every ref an ID the view shows, refs sorted and unique; findings sorted and unique by their canonical bytes; CLEAN iff no findings. docs/reviewers.md#reviewer-output.',
+  },
+  'deploy-record-manifest': {
+    schema: deployRecordManifestSchema,
+    title: 'governed deploy record manifest v1 (gate --export DIR: manifest.json)',
+    rules: 'files sorted by path and unique, each the sha256 of that file of DIR; the manifest is its own RFC 8785 bytes and its sha256 is the decision\'s export.manifestDigest. docs/gate.md.',
+  },
+  'tlog-inclusion-proof': {
+    schema: inclusionProofSchema,
+    title: 'governed transparency-log inclusion proof v1 (audit prove --entry | --receipt)',
+    rules: 'Beyond this schema (src/core/tlog-proof.ts): entry.seq = leaf_index + 1; each hash is canonical base64 of 32 bytes; duplicate JSON keys are refused; the root is informative (a verifier checks the path against a signed checkpoint\'s root). docs/audit.md#proof-files.',
+  },
+  'tlog-consistency-proof': {
+    schema: consistencyProofSchema,
+    title: 'governed transparency-log consistency proof v1 (audit prove --from --to)',
+    rules: 'Beyond this schema (src/core/tlog-proof.ts): each hash is canonical base64 of 32 bytes; duplicate JSON keys are refused; the roots are informative (checked against two signed checkpoints). docs/audit.md#proof-files.',
+  },
+  'review-pass-result': {
+    schema: reviewPassResultSchema,
+    title: 'governed review-pass result v1 (review-pass --json-out)',
+    rules: 'Advisory: delivery_state is always REVIEW_ONLY (only governed gate decides eligibility); written as RFC 8785 canonical text. docs/review-pass.md#review-protocols.',
+  },
+  'gate-decision': {
+    output: true,
+    schema: gateDecisionSchema,
+    title: 'governed gate --json: the decision object v1',
+    rules: 'decision is ALLOW iff exit is 0 iff state is RELEASE_ELIGIBLE and error is null; a refusal before any decision keeps every unknown field null. docs/gate.md.',
+  },
+  status: {
+    output: true,
+    schema: statusSchema,
+    title: 'governed status --json v1',
+    rules: 'Identifiers, digests and codes only. docs/gate.md.',
+  },
+  verify: {
+    output: true,
+    schema: verifySchema,
+    title: 'governed verify --json v1',
+    rules: 'ok iff exit is 0; a valid receipt names receipt_id, unit, stage, slot, verdict, trust_mode and signed_by, an invalid one names only its error. A refusal before any receipt is read prints the command-error object. docs/commands.md#what-each-command-guarantees.',
+  },
+  'review-run': {
+    output: true,
+    schema: reviewRunSchema,
+    title: 'governed review-run --json v1',
+    rules: 'A finished run prints its verdict, run id and receipt id (exit 0 for CLEAN, 9 for DIRTY); a run recorded ABORTED prints ok false and its error; a refusal before the claim prints the command-error object. docs/runner.md#the-run-step-by-step.',
+  },
+  'review-challenge': {
+    output: true,
+    schema: reviewChallengeSchema,
+    title: 'governed review-challenge --json v1',
+    rules: 'Only these four fields: the bundle, its digests and the reviewer stay in the store. docs/commands.md#what-each-command-guarantees.',
+  },
+  'audit-verify': {
+    output: true,
+    schema: auditVerifySchema,
+    title: 'governed audit verify --json v1',
+    rules: 'ok iff exit is 0; export is present only with --export; caveat is present when a co-located receipt was audited. docs/audit.md.',
+  },
+  'command-error': {
+    output: true,
+    schema: commandErrorSchema,
+    title: 'governed --json on a coded error (every command)',
+    rules: 'code is one of docs/errors.md and exit is that code\'s exit (never 0); ids are identifiers, never a rejected value. gate prints its decision object instead (error set). docs/commands.md#common-behaviour.',
+  },
 };
+
+/** The one definition behind a published schema (not the bundle's, which has its own generator), by file stem. */
+export function publishedDefinition(stem: string): z.ZodMiniType | undefined {
+  return Object.prototype.hasOwnProperty.call(ENTRIES, stem) ? ENTRIES[stem]?.schema : undefined;
+}
 
 /** Every published schema by file stem (docs/schemas/<stem>.schema.json), in a stable order. */
 export function publishedJsonSchemas(): Record<string, Record<string, unknown>> {
@@ -107,7 +188,7 @@ export function publishedJsonSchemas(): Record<string, Record<string, unknown>> 
     out[stem] = {
       $id: `https://governed.dev/schemas/${stem}/v1.json`,
       title: e.title,
-      description: `${e.rules} ${COMMON_RULES}`,
+      description: `${e.rules} ${e.output === true ? OUTPUT_RULES : COMMON_RULES}`,
       ...generated,
     };
   }

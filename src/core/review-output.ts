@@ -19,21 +19,39 @@
 import { canonicalJson, isCanonicalJsonText } from './canonical.js';
 import { fail } from './errors.js';
 import { CONTRACT_ID_RE, compareUtf8 } from './contract/ids.js';
-import { FINDING_CLASSES, FINDING_CODES, SEVERITIES, isVeto, type Finding } from './receipt-predicate.js';
+import { FINDING_CLASSES, FINDING_CODES, SEVERITIES, findingSchema, isVeto, type Finding } from './receipt-predicate.js';
+import * as z from 'zod/mini';
+import { list } from './schema-primitives.js';
 import { utf8OrNull } from './utf8.js';
 
 export const REVIEW_OUTPUT_SCHEMA = 'governed.review-output/v1';
 import { REVIEW_MAX_FINDINGS as MAX_FINDINGS } from './limits.js';
 import { REVIEW_MAX_REFS as MAX_REFS } from './limits.js';
-const OUTPUT_KEYS = ['coverage', 'findings', 'schema', 'verdict'] as const;
-const FINDING_KEYS = ['class', 'code', 'refs', 'severity'] as const;
-const VERDICTS = ['CLEAN', 'DIRTY'] as const;
+
+/**
+ * The reviewer output document, defined once (published as docs/schemas/reviewer-output.schema.json).
+ * The parser below takes its keys and enums from it and checks the same shape field by field, so
+ * that each broken rule gets its own code; the rules a schema cannot say (canonical bytes, the
+ * coverage equal to the bundle's, refs present in the view, sort orders, CLEAN ⇔ no findings) are
+ * the parser's alone.
+ */
+export const reviewOutputSchema = z.strictObject({
+  coverage: z.record(z.string(), z.array(z.string())),
+  findings: list(findingSchema, 0, MAX_FINDINGS),
+  schema: z.literal(REVIEW_OUTPUT_SCHEMA),
+  verdict: z.enum(['CLEAN', 'DIRTY']),
+});
+export type ReviewOutputDocument = z.infer<typeof reviewOutputSchema>;
+
+const OUTPUT_KEYS = Object.keys(reviewOutputSchema.shape);
+const FINDING_KEYS = Object.keys(findingSchema.shape);
+const VERDICTS = reviewOutputSchema.shape.verdict.options;
 
 /** The bundle's coverage object (docs/reviewers.md#the-reviewers-world): kind → sorted unique IDs, plus `relations`. */
 export type CoverageObject = Readonly<Record<string, readonly string[]>>;
 
 export interface ReviewOutput {
-  readonly verdict: 'CLEAN' | 'DIRTY';
+  readonly verdict: ReviewOutputDocument['verdict'];
   /** Sorted, unique, closed: what the receipt stores. */
   readonly findings: readonly Finding[];
   /** Exactly the veto findings (CRITICAL and preservation/scope/authority/release), in order. */
@@ -123,7 +141,7 @@ export function parseReviewOutput(stdout: Uint8Array, coverage: CoverageObject):
   // Findings are sorted and unique by their canonical bytes (the order the receipt predicate checks).
   const keys = findings.map((f) => canonicalJson(f));
   if (!sortedUnique(keys)) fail('review_output_unsorted', ['findings']);
-  const verdict = o.verdict as 'CLEAN' | 'DIRTY';
+  const verdict = o.verdict as ReviewOutputDocument['verdict'];
   if ((verdict === 'CLEAN') !== (findings.length === 0)) fail('review_output_verdict_inconsistent', ['verdict']);
   return { verdict, findings, vetoes: findings.filter(isVeto) };
 }

@@ -10,69 +10,64 @@ import { fail } from './errors.js';
 import { checkConsistency, checkInclusion, leafHash, type Hash } from './merkle.js';
 import { parseJsonStrict } from './strict-parse.js';
 import type { Checkpoint } from './signed-note.js';
+import * as z from 'zod/mini';
+import { count, digestString, list } from './schema-primitives.js';
 
 export const INCLUSION_FORMAT = 'governed/tlog-inclusion-proof';
 export const CONSISTENCY_FORMAT = 'governed/tlog-consistency-proof';
 
-export interface ProofEntry {
-  readonly seq: number;
-  readonly time: number;
-  readonly type: string;
-  readonly unit: string | null;
-  readonly payload_digest: string;
-  readonly prev_hash: string;
-}
+/** A hash as a proof file carries it: standard padded base64 of exactly 32 bytes, canonical (it re-encodes to itself). */
+const proofHash = z.string().check(
+  z.regex(/^[A-Za-z0-9+/]{43}=$/),
+  z.refine((s) => Buffer.from(s, 'base64').toString('base64') === s, { message: 'canonical_base64' }),
+  z.meta({ description: 'standard padded base64 of a 32-byte SHA-256 hash; canonical: it re-encodes to the same text' }),
+);
+const hashes = list(proofHash, 0, 128);
 
-export interface InclusionProof {
-  readonly format: typeof INCLUSION_FORMAT;
-  readonly version: 1;
-  readonly origin: string;
-  readonly tree_size: number;
-  /** 0-based: entry seq − 1. */
-  readonly leaf_index: number;
-  readonly entry: ProofEntry;
-  /** For a run_receipt entry: base64 of its payload bytes (they record the receipt id); else null. */
-  readonly payload: string | null;
-  readonly root: string;
-  readonly hashes: readonly string[];
-}
+/** The log entry an inclusion proof is about: exactly the fields its leaf hashes (./tlog-leaf.ts). */
+export const proofEntrySchema = z.strictObject({
+  seq: count,
+  time: count,
+  type: z.string(),
+  unit: z.nullable(z.string()),
+  payload_digest: digestString,
+  prev_hash: digestString,
+});
+export type ProofEntry = z.infer<typeof proofEntrySchema>;
 
-export interface ConsistencyProof {
-  readonly format: typeof CONSISTENCY_FORMAT;
-  readonly version: 1;
-  readonly origin: string;
-  readonly old_size: number;
-  readonly old_root: string;
-  readonly new_size: number;
-  readonly new_root: string;
-  readonly hashes: readonly string[];
-}
+/** The inclusion proof file (docs/audit.md "Proof files"), one definition: written by `audit prove`, read by `verify --inclusion-proof`. */
+export const inclusionProofSchema = z
+  .strictObject({
+    format: z.literal(INCLUSION_FORMAT),
+    version: z.literal(1),
+    origin: z.string(),
+    tree_size: count,
+    /** 0-based: entry seq − 1. */
+    leaf_index: count,
+    entry: proofEntrySchema,
+    /** For a run_receipt entry: base64 of its payload bytes (they record the receipt id); else null. */
+    payload: z.nullable(z.string()),
+    root: proofHash,
+    hashes,
+  })
+  .check(z.refine((p) => p.entry.seq === p.leaf_index + 1, { message: 'seq_is_leaf_index_plus_one' }));
+export type InclusionProof = z.infer<typeof inclusionProofSchema>;
+
+/** The consistency proof file (docs/audit.md "Proof files"): written by `audit prove --from --to`, read by `audit cosign --proof`. */
+export const consistencyProofSchema = z.strictObject({
+  format: z.literal(CONSISTENCY_FORMAT),
+  version: z.literal(1),
+  origin: z.string(),
+  old_size: count,
+  old_root: proofHash,
+  new_size: count,
+  new_root: proofHash,
+  hashes,
+});
+export type ConsistencyProof = z.infer<typeof consistencyProofSchema>;
 
 const b64 = (h: Hash): string => h.toString('base64');
-
-function hashOf(s: unknown): Hash | null {
-  if (typeof s !== 'string' || !/^[A-Za-z0-9+/]{43}=$/.test(s)) return null;
-  const b = Buffer.from(s, 'base64');
-  return b.length === 32 && b.toString('base64') === s ? b : null;
-}
-
-const isSize = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
-const DIGEST = /^sha256:[0-9a-f]{64}$/;
-
-function exactKeys(o: unknown, keys: string): o is Record<string, unknown> {
-  return typeof o === 'object' && o !== null && !Array.isArray(o) && Object.keys(o).sort().join(',') === keys;
-}
-
-function hashList(v: unknown): Hash[] | null {
-  if (!Array.isArray(v) || v.length > 128) return null;
-  const out: Hash[] = [];
-  for (const s of v) {
-    const h = hashOf(s);
-    if (h === null) return null;
-    out.push(h);
-  }
-  return out;
-}
+const hashBytes = (list: readonly string[]): Hash[] => list.map((s) => Buffer.from(s, 'base64'));
 
 export function inclusionProofFile(p: Omit<InclusionProof, 'format' | 'version' | 'hashes' | 'root'> & { root: Hash; hashes: readonly Hash[] }): string {
   const doc: InclusionProof = { format: INCLUSION_FORMAT, version: 1, ...p, root: b64(p.root), hashes: p.hashes.map(b64) };
@@ -93,53 +88,25 @@ export function consistencyProofFile(p: { origin: string; old_size: number; old_
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-/** Parse an inclusion proof file; `tlog_proof_invalid [id]` when it is not of the format. */
-export function parseInclusionProof(text: string, id: string): InclusionProof & { hashList: Hash[] } {
+function parseProof<T extends { hashes: string[] }>(schema: z.ZodMiniType<T>, text: string, id: string): T & { hashList: Hash[] } {
   let v: unknown;
   try {
     v = parseJsonStrict(text);
   } catch {
     fail('tlog_proof_invalid', [id]);
   }
-  if (!exactKeys(v, 'entry,format,hashes,leaf_index,origin,payload,root,tree_size,version')) fail('tlog_proof_invalid', [id]);
-  const o = v as Record<string, unknown>;
-  const e = o.entry;
-  const ok =
-    o.format === INCLUSION_FORMAT &&
-    o.version === 1 &&
-    typeof o.origin === 'string' &&
-    isSize(o.tree_size) &&
-    isSize(o.leaf_index) &&
-    (o.payload === null || typeof o.payload === 'string') &&
-    hashOf(o.root) !== null &&
-    exactKeys(e, 'payload_digest,prev_hash,seq,time,type,unit') &&
-    isSize(e.seq) &&
-    isSize(e.time) &&
-    typeof e.type === 'string' &&
-    (e.unit === null || typeof e.unit === 'string') &&
-    typeof e.payload_digest === 'string' &&
-    DIGEST.test(e.payload_digest) &&
-    typeof e.prev_hash === 'string' &&
-    DIGEST.test(e.prev_hash) &&
-    e.seq === (o.leaf_index as number) + 1;
-  const hashes = hashList(o.hashes);
-  if (!ok || hashes === null) fail('tlog_proof_invalid', [id]);
-  return { ...(o as unknown as InclusionProof), hashList: hashes };
+  const r = schema.safeParse(v);
+  if (!r.success) fail('tlog_proof_invalid', [id]);
+  return { ...r.data, hashList: hashBytes(r.data.hashes) };
+}
+
+/** Parse an inclusion proof file; `tlog_proof_invalid [id]` when it is not of the format. */
+export function parseInclusionProof(text: string, id: string): InclusionProof & { hashList: Hash[] } {
+  return parseProof(inclusionProofSchema, text, id);
 }
 
 export function parseConsistencyProof(text: string, id: string): ConsistencyProof & { hashList: Hash[] } {
-  let v: unknown;
-  try {
-    v = parseJsonStrict(text);
-  } catch {
-    fail('tlog_proof_invalid', [id]);
-  }
-  if (!exactKeys(v, 'format,hashes,new_root,new_size,old_root,old_size,origin,version')) fail('tlog_proof_invalid', [id]);
-  const o = v as Record<string, unknown>;
-  const ok = o.format === CONSISTENCY_FORMAT && o.version === 1 && typeof o.origin === 'string' && isSize(o.old_size) && isSize(o.new_size) && hashOf(o.old_root) !== null && hashOf(o.new_root) !== null;
-  const hashes = hashList(o.hashes);
-  if (!ok || hashes === null) fail('tlog_proof_invalid', [id]);
-  return { ...(o as unknown as ConsistencyProof), hashList: hashes };
+  return parseProof(consistencyProofSchema, text, id);
 }
 
 /**

@@ -7,14 +7,9 @@ import { checkInclusionProof, parseInclusionProof } from '../core/tlog-proof.js'
 import { isoSecondsOf, type TrustRoot } from '../core/trust-root.js';
 import { readInputFile } from './read-input.js';
 
-export interface InclusionResult {
-  readonly proof: string;
-  readonly checkpoint: string;
-  readonly origin: string;
-  readonly tree_size: number;
-  readonly seq: number;
-  readonly receipt: string | null;
-}
+/** Defined once in zod/mini (src/core/command-output.ts inclusionResultSchema); a type import only. */
+export type { InclusionResult } from '../core/command-output.js';
+import type { InclusionResult } from '../core/command-output.js';
 
 export function verifyInclusionFiles(proofFile: string, checkpointFile: string | undefined, trust: TrustRoot, now: Date, receipt: string | undefined): InclusionResult {
   if (checkpointFile === undefined) fail('usage_error', ['--checkpoint']);

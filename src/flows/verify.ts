@@ -8,25 +8,12 @@ import { readInputFile, readStructuredFile } from './read-input.js';
 import { parseStructured } from '../core/strict-parse.js';
 import { openStoreReadOnly, closeStore, readPin } from '../store/index.js';
 
-export interface ReceiptVerdict {
-  readonly file: string;
-  readonly valid: boolean;
-  readonly receipt_id?: string;
-  readonly unit?: string;
-  readonly stage?: string;
-  readonly slot?: string;
-  readonly verdict?: string;
-  readonly trust_mode?: string;
-  readonly signed_by?: readonly { role: string; key_id: string }[];
-  readonly error?: { code: string; exit: number; ids: readonly string[] };
-}
+/** Defined once in zod/mini (src/core/command-output.ts verifySchema); type imports only. */
+export type { ReceiptVerdict } from '../core/command-output.js';
+import type { ReceiptVerdict, VerifyJson } from '../core/command-output.js';
 
-export interface VerifyReport {
-  readonly exit: ExitCode;
-  readonly trust_digest: string;
-  readonly evaluated_at: string;
-  readonly receipts: readonly ReceiptVerdict[];
-}
+/** The report `governed verify --json` prints, before the command adds `ok` (and `inclusion`). */
+export type VerifyReport = Omit<VerifyJson, 'ok' | 'inclusion'>;
 
 import { PIN_DOCUMENT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES } from '../core/limits.js';
 
@@ -94,7 +81,7 @@ export function verifyReceiptFiles(files: readonly string[], trust: TrustRoot, n
       };
     } catch (e) {
       if (!(e instanceof GovernedError)) throw e;
-      return { file, valid: false, error: { code: e.code, exit: e.exit, ids: e.ids } };
+      return { file, valid: false, error: { code: e.code, exit: e.exit, ids: [...e.ids] } };
     }
   });
   const exits = receipts.flatMap((r) => (r.error ? [r.error.exit as ExitCode] : []));

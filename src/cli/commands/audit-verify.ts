@@ -6,6 +6,7 @@ import { CHECKPOINT_FILE_MAX_BYTES } from '../../core/limits.js';
 import { loadTrustRootFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { AuditVerifyJson } from '../../core/command-output.js';
 import { parseVerifierKey } from '../../core/tlog-checkpoint.js';
 
 /** --witness-key K... [--witness-threshold N] (docs/audit.md "Witnesses"). */
@@ -67,11 +68,11 @@ export async function auditVerifyCommand(opts: { unit?: string; trust?: string; 
       `  export         ${e.files} files; manifest ${e.manifest === 'matches' ? 'matches' : 'DIFFERS'}; contents ${e.contents === 'matches' ? 'match the log' : e.contents === 'differs' ? 'DIFFER from the log' : 'not checked'}${e.unit === null ? '' : ` (unit export ${e.unit})`}`,
       `  note: the manifest is not signed; integrity rests on the chain, the signatures and a checkpoint that left the machine.`,
     ].join('\n');
-    return { exit: r.exit, json: { ok: r.exit === 0, ...r, ...caveat }, human: text };
+    return { exit: r.exit, json: { ok: r.exit === 0, ...r, ...caveat } satisfies AuditVerifyJson, human: text };
   }
   const r = await auditVerify(resolveHome(opts.home), options);
   // With a matching checkpoint that left the machine, the entries it covers are no longer open to a
   // consistent rewrite; entries after it still are, so the caveat stays in the JSON either way.
   const caveat = r.trust_modes.includes('co-located') ? { caveat: CO_LOCATED_CAVEAT } : {};
-  return { exit: r.exit, json: { ok: r.exit === 0, ...r, ...caveat }, human: human(r) };
+  return { exit: r.exit, json: { ok: r.exit === 0, ...r, ...caveat } satisfies AuditVerifyJson, human: human(r) };
 }

@@ -2,6 +2,7 @@ import { isoSecondsOf } from '../../core/trust-root.js';
 import { issueChallengeFlow } from '../../flows/challenge.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { ReviewChallengeJson } from '../../core/command-output.js';
 
 /**
  * Prints ONLY {challenge_id, stage, slot, expires_at} (docs/commands.md#what-each-command-guarantees): the bundle path, digests and
@@ -31,7 +32,7 @@ export async function reviewChallengeCommand(opts: {
   const expiresAt = isoSecondsOf(new Date(r.expiresAt * 1000));
   return {
     exit: 0,
-    json: { challenge_id: r.challengeId, stage: r.stage, slot: r.slot, expires_at: expiresAt },
+    json: { challenge_id: r.challengeId, stage: r.stage, slot: r.slot, expires_at: expiresAt } satisfies ReviewChallengeJson,
     human: `challenge_id ${r.challengeId}\nstage ${r.stage}\nslot ${r.slot}\nexpires_at ${expiresAt}`,
   };
 }

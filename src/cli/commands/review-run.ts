@@ -6,6 +6,7 @@ import { EXIT } from '../../core/errors.js';
 import { reviewRunFlow, RunAborted } from '../../flows/run/review-run.js';
 import { writeError, type CommandResult } from '../output.js';
 import { resolveHome } from '../home.js';
+import type { ReviewRunJson } from '../../core/command-output.js';
 
 export interface ReviewRunOptions {
   challenge: string;
@@ -34,7 +35,7 @@ export async function reviewRunCommand(opts: ReviewRunOptions): Promise<CommandR
     });
     return {
       exit: r.verdict === 'CLEAN' ? EXIT.ok : EXIT.not_clean,
-      json: { verdict: r.verdict, run_id: r.runId, receipt_id: r.receiptId },
+      json: { verdict: r.verdict, run_id: r.runId, receipt_id: r.receiptId } satisfies ReviewRunJson,
       human: `verdict ${r.verdict}\nrun_id ${r.runId}\nreceipt_id ${r.receiptId}`,
     };
   } catch (e) {
@@ -43,7 +44,7 @@ export async function reviewRunCommand(opts: ReviewRunOptions): Promise<CommandR
     writeError(e.error, { json: false });
     return {
       exit: e.error.exit,
-      json: { ok: false, verdict: 'ABORTED', run_id: e.runId, receipt_id: null, error: e.error.toJSON() },
+      json: { ok: false, verdict: 'ABORTED', run_id: e.runId, receipt_id: null, error: { ...e.error.toJSON(), ids: [...e.error.ids] } } satisfies ReviewRunJson,
       human: `verdict ABORTED\nrun_id ${e.runId}\nreceipt_id -\nerror ${e.error.code}`,
     };
   }

@@ -1,6 +1,7 @@
 import { loadPolicyCredentialKeys, loadTrustRootFile, loadPinnedTrustRoot, verifyReceiptFiles } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { VerifyJson } from '../../core/command-output.js';
 import { fail } from '../../core/errors.js';
 import { verifyInclusionFiles } from '../../flows/verify-inclusion.js';
 
@@ -17,10 +18,10 @@ export async function verifyCommand(files: string[], opts: { trust?: string; pol
   if (opts.inclusionProof !== undefined) {
     // docs/audit.md "Proofs": the receipt (when given) must itself be valid and recorded by the proved entry.
     const receipt = report.receipts[0];
-    if (receipt !== undefined && !receipt.valid) return { exit: report.exit, json: { ok: false, ...report }, human: `INVALID  ${receipt.file}` };
+    if (receipt !== undefined && !receipt.valid) return { exit: report.exit, json: { ok: false, ...report } satisfies VerifyJson, human: `INVALID  ${receipt.file}` };
     const inclusion = verifyInclusionFiles(opts.inclusionProof, opts.checkpoint, trust, now, receipt?.receipt_id);
     const line = `LOGGED   entry ${inclusion.seq} is in the tree of ${inclusion.checkpoint} (${inclusion.origin}, size ${inclusion.tree_size})`;
-    return { exit: report.exit, json: { ok: report.exit === 0, ...report, inclusion }, human: [...report.receipts.map((r) => `VALID    ${r.file}`), line].join('\n') };
+    return { exit: report.exit, json: { ok: report.exit === 0, ...report, inclusion } satisfies VerifyJson, human: [...report.receipts.map((r) => `VALID    ${r.file}`), line].join('\n') };
   }
   const lines = report.receipts.map((r) =>
     r.valid
@@ -29,7 +30,7 @@ export async function verifyCommand(files: string[], opts: { trust?: string; pol
   );
   return {
     exit: report.exit,
-    json: { ok: report.exit === 0, ...report },
+    json: { ok: report.exit === 0, ...report } satisfies VerifyJson,
     human: lines.join('\n'),
   };
 }

@@ -32,18 +32,9 @@ import { exportLayout } from './export-layout.js';
 import { auditVerify, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
 import { utf8OrNull } from '../../core/utf8.js';
 
-/** What the export part of the report says (docs/audit.md "audit verify --export"). */
-export interface ExportCheck {
-  /** Regular files found in DIR (manifest.json included). */
-  readonly files: number;
-  /** DIR against its own manifest (step 1): every listed file present with its sha256, nothing else. */
-  readonly manifest: 'matches' | 'differs';
-  /** The export's files against its log (step 3); not checked when the log did not rebuild. */
-  readonly contents: 'matches' | 'differs' | 'not-checked';
-  /** The manifest's `unit` (a unit export holds only that unit's envelopes) and `made_at`. */
-  readonly unit: string | null;
-  readonly made_at: string;
-}
+/** What the export part of the report says (docs/audit.md "audit verify --export"): defined once in src/core/command-output.ts exportCheckSchema. */
+export type { ExportCheck } from '../../core/command-output.js';
+import type { ExportCheck } from '../../core/command-output.js';
 
 export interface ExportAuditReport extends AuditReport {
   readonly export: ExportCheck;
@@ -69,7 +60,7 @@ const PRINTABLE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 function exportFailure(code: 'audit_export_invalid' | 'audit_export_mismatch', ids: string[]): AuditFailure {
   const e = new GovernedError(code, { ids });
-  return { code: e.code, exit: e.exit, ids: e.ids };
+  return { code: e.code, exit: e.exit, ids: [...e.ids] };
 }
 
 const nameOf = (rel: string): string => (rel.split('/').every((s) => PRINTABLE_NAME.test(s)) ? rel : '(unprintable name)');
@@ -267,7 +258,7 @@ function contentFailures(rows: readonly LogRow[], m: Manifest, files: ReadonlyMa
     expected = exportLayout({ rows, unit: m.unit, policy: pins.policy, trust: pins.trust }).files;
   } catch (e) {
     if (!isGovernedError(e)) throw e;
-    return [{ code: e.code, exit: e.exit, ids: e.ids }];
+    return [{ code: e.code, exit: e.exit, ids: [...e.ids] }];
   }
   const out: AuditFailure[] = [];
   for (const [path, bytes] of [...expected].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -311,7 +302,7 @@ export async function auditVerifyExport(dir: string, options: AuditOptions = {})
         chain = verifyChain(src);
       } catch (e) {
         if (!isGovernedError(e)) throw e;
-        return finish(emptyReport(options, [{ code: e.code, exit: e.exit, ids: e.ids }], null), [], 'not-checked');
+        return finish(emptyReport(options, [{ code: e.code, exit: e.exit, ids: [...e.ids] }], null), [], 'not-checked');
       }
       // A store's log opens with its init pin (docs/commands.md#what-each-command-guarantees init); without it there is nothing to replay.
       if (rows[0]?.type !== 'store_init') return finish(emptyReport(options, [exportFailure('audit_export_invalid', [LOG, 'seq:1'])], chain), [], 'not-checked');
@@ -321,7 +312,7 @@ export async function auditVerifyExport(dir: string, options: AuditOptions = {})
         if (!isGovernedError(e)) throw e;
         // An entry that does not apply to the state before it (the store audit's replay failure).
         // Without a consistent rebuilt state the record checks have nothing sound to run on.
-        const r = emptyReport(options, [{ code: e.code, exit: e.exit, ids: e.ids }], chain);
+        const r = emptyReport(options, [{ code: e.code, exit: e.exit, ids: [...e.ids] }], chain);
         return finish({ ...r, replay: { state_digest: '', matches: false } }, [], 'not-checked');
       }
     } finally {

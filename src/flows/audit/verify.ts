@@ -30,26 +30,9 @@ import { isNoteCheckpoint } from '../../core/tlog-checkpoint.js';
 import { verifyTree } from '../../store/tree.js';
 import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, trustRootInForce, verifyChain, type LogRow } from '../../store/index.js';
 
-export interface AuditFailure {
-  readonly code: string;
-  readonly exit: ExitCode;
-  readonly ids: readonly string[];
-}
-
-export interface AuditReport {
-  readonly exit: ExitCode;
-  readonly log: { readonly entries: number; readonly head: string } | null;
-  readonly replay: { readonly state_digest: string; readonly matches: boolean } | null;
-  readonly unit: string | null;
-  readonly trust: 'pinned-at-position' | 'given';
-  readonly receipts: { readonly checked: number; readonly failed: number };
-  readonly authority_records: { readonly checked: number; readonly failed: number };
-  readonly challenges: { readonly issued: number; readonly claimed: number; readonly answered: number; readonly aborted: number };
-  readonly trust_modes: readonly string[];
-  /** Each `--checkpoint` given: the position it covers and whether this log extends it. */
-  readonly checkpoints: readonly { readonly file: string; readonly log_entries: number | null; readonly matches: boolean }[];
-  readonly failures: readonly AuditFailure[];
-}
+/** Defined once in zod/mini (src/core/command-output.ts auditVerifySchema); type imports only. */
+export type { AuditFailure, AuditReport } from '../../core/command-output.js';
+import type { AuditFailure, AuditReport } from '../../core/command-output.js';
 
 export interface AuditOptions {
   readonly unit?: string;
@@ -92,7 +75,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
   const counts = { issued: 0, claimed: 0, answered: 0, aborted: 0 };
   const receipts = { checked: 0, failed: 0 };
   const authority = { checked: 0, failed: 0 };
-  const trustModes = new Set<string>();
+  const trustModes = new Set<AuditReport['trust_modes'][number]>();
   const checkpoints: { file: string; log_entries: number | null; matches: boolean }[] = [];
   try {
     const db = store.db;
@@ -234,7 +217,7 @@ function checkReceipt(
   claim: Payload | undefined,
   trust: TrustRoot,
   failures: AuditFailure[],
-  trustModes: Set<string>,
+  trustModes: Set<AuditReport['trust_modes'][number]>,
 ): void {
   const id = p.receipt as string;
   if (issue === undefined || claim === undefined) {

@@ -44,11 +44,10 @@ export interface RecordTools {
 export const EXPORT_FORMAT = 'governed/gate-record';
 export const EXPORT_VERSION = 1;
 
-/** What the decision object says of a written record: `path` as given, `manifestDigest` = sha256 of manifest.json. */
-export interface DeployRecordRef {
-  readonly path: string;
-  readonly manifestDigest: string;
-}
+/** What the decision object says of a written record: `path` as given, `manifestDigest` = sha256 of manifest.json (defined once in src/core/command-output.ts). */
+export type { DeployRecordRef } from '../../core/command-output.js';
+import type { DeployRecordRef, GateDecisionJson } from '../../core/command-output.js';
+import type { DeployRecordManifest } from '../../core/deploy-record.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
@@ -56,15 +55,7 @@ const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
 import { VSA_FILE_MAX_BYTES as MAX_VSA_BYTES } from '../../core/limits.js';
 
 /** The decision fields the manifest repeats (the rest is in decision.json, which it hashes). */
-export interface RecordDecision {
-  readonly unit: string | null;
-  readonly state: string | null;
-  readonly subject: { readonly commit: string | null; readonly manifestDigest: string | null };
-  readonly evaluatedAt: string;
-  readonly policyDigest: string | null;
-  readonly gateTrustDigest: string | null;
-  readonly attestation: { readonly path: string; readonly payloadDigest: string } | null;
-}
+export type RecordDecision = Pick<GateDecisionJson, 'unit' | 'state' | 'subject' | 'evaluatedAt' | 'policyDigest' | 'gateTrustDigest' | 'attestation'>;
 
 /** True when something (a file, a directory, a symlink, dangling or not) is at `path`. */
 export function pathTaken(path: string): boolean {
@@ -130,7 +121,7 @@ export class DeployRecord {
       this.files.set('decision.json', Buffer.from(canonicalJson(decision), 'utf8'));
       this.files.set(`trust.${isJsonText(trust.bytes.toString('utf8'), trust.file) ? 'json' : 'yaml'}`, trust.bytes);
       if (decision.attestation !== null) this.files.set('vsa.json', vsaBytes(decision.attestation));
-      const manifest = {
+      const manifest: DeployRecordManifest = {
         format: EXPORT_FORMAT,
         version: EXPORT_VERSION,
         unit: decision.unit,

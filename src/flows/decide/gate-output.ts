@@ -6,36 +6,11 @@ import type { GovernedError } from '../../core/errors.js';
 
 export const GATE_SCHEMA_VERSION = 1;
 
-export interface GateReason {
-  readonly code: string;
-  readonly ids: readonly string[];
-}
+/** The decision object is defined once, in zod/mini (src/core/command-output.ts gateDecisionSchema); a type import only, so the gate never builds the schema. */
+export type { GateDecisionJson } from '../../core/command-output.js';
+import type { ErrorObject, GateDecisionJson } from '../../core/command-output.js';
 
-export interface GateDecisionJson {
-  readonly schemaVersion: typeof GATE_SCHEMA_VERSION;
-  readonly command: 'gate';
-  readonly decision: 'ALLOW' | 'DENY';
-  readonly exit: number;
-  readonly state: 'RELEASE_ELIGIBLE' | 'REVIEW_ONLY' | null;
-  readonly unit: string | null;
-  readonly trustMode: 'co-located' | 'separated';
-  readonly subject: { readonly commit: string | null; readonly manifestDigest: string | null };
-  /** The pinned policy's digest, equal to the expected `--policy-digest` when known. */
-  readonly policyDigest: string | null;
-  /** The pinned trust root in force (bound into every receipt that counts). */
-  readonly trustDigest: string | null;
-  /** The deploy-side trust root (`--trust`) every relied-on record was re-verified under. */
-  readonly gateTrustDigest: string | null;
-  readonly evaluatedAt: string;
-  readonly reasons: readonly GateReason[];
-  readonly preservationWaiver: string | null;
-  readonly current: { readonly planningStateDigest: string; readonly contentDigest: string; readonly workStateDigest: string } | null;
-  readonly reliedOn: { readonly receipts: readonly string[]; readonly authorities: readonly string[] } | null;
-  readonly attestation: { readonly path: string; readonly payloadDigest: string } | null;
-  readonly error: { readonly code: string; readonly exit: number; readonly message: string; readonly ids: readonly string[] } | null;
-}
-
-export function errorJson(e: GovernedError): NonNullable<GateDecisionJson['error']> {
+export function errorJson(e: GovernedError): ErrorObject {
   return { code: e.code, exit: e.exit, message: e.message, ids: [...e.ids] };
 }
 

@@ -35,7 +35,7 @@ import type { Store } from '../../store/store.js';
 import { beginCommitManifest, type CommitManifestJob } from '../../workspace/commit.js';
 import { decideUnit } from './decide-unit.js';
 import { authorityPayloadDigest, hasAnyReceipt, loadUnitFacts, planningReceipts, receiptEnvelope, reviewedWorkspaces } from './facts.js';
-import { errorJson, GATE_SCHEMA_VERSION, type GateDecisionJson } from './gate-output.js';
+import { errorJson, GATE_SCHEMA_VERSION } from './gate-output.js';
 import { readInputFile } from '../read-file.js';
 import { PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
 import { isJsonText, parseStructuredLazy } from '../../core/structured.js';
@@ -46,7 +46,7 @@ import { withReadSnapshot } from './snapshot.js';
 import { currentDigests, planningDigestOf, readScope, readUnit, type UnitRow, type UnitScope } from './unit-state.js';
 import { RecordVerifier, worstError, type VerifiedRecords } from './verify.js';
 import { receiptCredentialKeys } from '../../core/verify-signatures.js';
-import type { DeployRecord, DeployRecordRef } from './export.js';
+import type { DeployRecord } from './export.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -90,8 +90,9 @@ interface Known {
   record: DeployRecord | null;
 }
 
-/** The decision object with the `--export` field (docs/gate.md: null unless a record was written). */
-export type GateResultJson = GateDecisionJson & { readonly export: DeployRecordRef | null };
+/** The decision object with the `--export` field (docs/gate.md: null unless a record was written); defined once in src/core/command-output.ts. */
+export type { GateResultJson } from '../../core/command-output.js';
+import type { GateResultJson } from '../../core/command-output.js';
 
 /** Collect coded failures of independent checks; unknown exceptions are bugs and propagate. */
 class Failures {

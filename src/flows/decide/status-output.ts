@@ -2,56 +2,9 @@
 // human table. Identifiers, digests and codes only: never a source text or a file content.
 export const STATUS_SCHEMA_VERSION = 1;
 
-export interface StatusJson {
-  readonly schemaVersion: typeof STATUS_SCHEMA_VERSION;
-  readonly command: 'status';
-  readonly unit: string;
-  readonly state: 'RELEASE_ELIGIBLE' | 'REVIEW_ONLY';
-  readonly reasons: readonly { readonly code: string; readonly ids: readonly string[] }[];
-  readonly evaluatedAt: string;
-  readonly trustMode: 'co-located' | 'separated';
-  readonly policyDigest: string;
-  readonly trustDigest: string;
-  readonly current: {
-    readonly planningStateDigest: string;
-    readonly contentDigest: string;
-    readonly workStateDigest: string;
-    readonly workspaceDigest: string;
-    readonly workRevision: number;
-    readonly scopeVersion: number;
-    readonly scopeEpoch: number;
-  };
-  readonly planningSealed: boolean;
-  readonly preservation: {
-    readonly required: boolean;
-    readonly waiver: string | null;
-    readonly contract: boolean;
-    readonly incidentHistory: boolean;
-    readonly unsatisfiedSurfaces: readonly string[];
-  };
-  readonly stages: readonly {
-    readonly stage: string;
-    readonly required: boolean;
-    readonly gating: boolean;
-    readonly floor: number;
-    readonly rounds: number;
-    readonly streak: number;
-    readonly missingRounds: number;
-    readonly complete: boolean;
-    readonly slots: readonly { readonly slot: string; readonly current: number; readonly counted: number; readonly missing: number; readonly blockedBy: readonly string[] }[];
-    readonly proof: readonly string[];
-  }[];
-  readonly vetoes: readonly {
-    readonly receipt: string;
-    readonly stage: string;
-    readonly slot: string;
-    readonly findings: readonly { readonly code: string; readonly class: string; readonly severity: string; readonly refs: readonly string[] }[];
-  }[];
-  readonly leases: readonly { readonly lease: string; readonly writerSession: string; readonly acquiredAt: string; readonly expiresAt: string; readonly expired: boolean }[];
-  readonly abortedRuns: readonly { readonly run: string; readonly stage: string; readonly slot: string }[];
-  readonly receipts: { readonly total: number; readonly loaded: number };
-  readonly reliedOn: { readonly receipts: readonly string[]; readonly authorities: readonly string[] };
-}
+/** Defined once, in zod/mini (src/core/command-output.ts statusSchema); a type import only. */
+export type { StatusJson } from '../../core/command-output.js';
+import type { StatusJson } from '../../core/command-output.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? `${s} ` : s + ' '.repeat(n - s.length));
 

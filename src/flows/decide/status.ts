@@ -111,7 +111,13 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
           slots: s.slots.map((x) => ({ slot: x.slot, current: x.current, counted: x.counted, missing: x.missing, blockedBy: [...x.blockedBy] })),
           proof: [...s.proof],
         })),
-        vetoes: decision.vetoes.map((v) => ({ receipt: v.receiptId, stage: v.stage, slot: v.slot, findings: v.findings.map((x) => ({ ...x, refs: [...x.refs] })) })),
+        vetoes: decision.vetoes.map((v) => ({
+          receipt: v.receiptId,
+          stage: v.stage,
+          slot: v.slot,
+          // The standing findings of a receipt verified under its predicate's closed enums (src/core/receipt-predicate.ts).
+          findings: v.findings.map((x) => ({ ...x, refs: [...x.refs] })) as StatusJson['vetoes'][number]['findings'],
+        })),
         leases: facts.openLeases.map((l) => ({
           lease: l.leaseId,
           writerSession: l.session,

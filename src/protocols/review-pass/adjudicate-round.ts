@@ -47,11 +47,9 @@ export interface ClassifiedGroup {
   readonly low_confidence: boolean;
 }
 
-export interface ReqCoverageLine {
-  readonly req_id: string;
-  readonly status: ReqCoverageStatus;
-  readonly locations: readonly string[];
-}
+/** Defined once in zod/mini (src/core/review-pass-result.ts). */
+export type { ReqCoverageLine } from '../../core/review-pass-result.js';
+import type { ReqCoverageLine } from '../../core/review-pass-result.js';
 
 export interface RoundAdjudication {
   readonly degradation: DegradationDecision;

@@ -17,19 +17,9 @@ import type { ParsedReviewerOutput } from './reviewer-output.js';
 
 export const LOW_HEALTH_THRESHOLD = 40; // §8 "if health < 40: warn"
 
-export interface HealthSignals {
-  readonly files_read: 0 | 1;
-  readonly specificity: 0 | 1;
-  readonly req_aligned: 0 | 1;
-  readonly verdict_ok: 0 | 1;
-}
-
-export interface HealthScore {
-  readonly reviewer: string;
-  readonly health: number;
-  readonly low: boolean;
-  readonly signals: HealthSignals;
-}
+/** Defined once in zod/mini (src/core/review-pass-result.ts, part of the published review-pass result). */
+export type { HealthScore, HealthSignals } from '../../core/review-pass-result.js';
+import type { HealthScore, HealthSignals } from '../../core/review-pass-result.js';
 
 const bit = (b: boolean): 0 | 1 => (b ? 1 : 0);
 

@@ -6,9 +6,7 @@
 // and a CLEAN result says so explicitly instead of claiming eligibility (seed §15: "A generic runtime
 // Clean does not override a PENDING preservation control").
 import { fail } from '../../core/errors.js';
-import type { HealthScore } from './health-score.js';
-import type { ReqCoverageLine } from './adjudicate-round.js';
-import type { GroupSummary, NotCleanReason, ReviewState, RoundLogEntry } from './review-state.js';
+import type { ReviewState, RoundLogEntry } from './review-state.js';
 
 export const REVIEW_PASS_RESULT_SCHEMA = 'governed.review-pass-result/v1';
 
@@ -30,49 +28,9 @@ export function pendingControlReasons(config: { readonly pending_controls: reado
   return config.role_stage ? ['control_pending:cross_role_comparison'] : [];
 }
 
-export interface ReviewPassResult {
-  readonly schema: typeof REVIEW_PASS_RESULT_SCHEMA;
-  readonly protocol: 'review-pass';
-  readonly stage: string;
-  readonly mode: 'governed' | 'non_governed';
-  readonly light: boolean;
-  readonly result: 'CLEAN' | 'NOT_CLEAN';
-  readonly reasons: readonly NotCleanReason[];
-  readonly delivery_state: 'REVIEW_ONLY';
-  readonly delivery_reasons: readonly DeliveryReason[];
-  /** Governed mode only: the pinned policy's required controls still pending (absent: no policy governs). */
-  readonly pending_controls?: readonly string[];
-  readonly rounds: number;
-  readonly reviewers: readonly string[];
-  readonly r_actual: number;
-  readonly lenses: readonly string[];
-  readonly convergence: { readonly threshold: number; readonly consecutive_clean: number };
-  readonly budget: { readonly max_rounds: number; readonly max_total_time_ms: number };
-  readonly started_at: number;
-  readonly duration_ms: number;
-  readonly summary: {
-    readonly confirmed: number;
-    readonly contested_resolved: { readonly total: number; readonly by_arbiter: number; readonly by_user: number };
-    readonly escalations: number;
-    readonly vetoes: number;
-    readonly auto_dismissed: number;
-    readonly suppressed: number;
-    readonly preservation_probes: { readonly passed: number; readonly total: number };
-  };
-  readonly req_coverage: readonly ReqCoverageLine[];
-  readonly deferred_req_ids: readonly string[];
-  readonly confirmed: readonly GroupSummary[];
-  readonly escalations: readonly GroupSummary[];
-  readonly vetoes: readonly GroupSummary[];
-  readonly review_log: readonly RoundLogEntry[];
-  readonly health: readonly HealthScore[];
-  readonly agreement: boolean | null;
-  readonly known_issues: number;
-  readonly warnings: readonly string[];
-  readonly auto_fix: 'out_of_scope';
-  readonly orchestrator_edits_code: false;
-  readonly notices: readonly string[];
-}
+/** Defined once in zod/mini (src/core/review-pass-result.ts); a type import only. */
+export type { ReviewPassResult } from '../../core/review-pass-result.js';
+import type { ReviewPassResult } from '../../core/review-pass-result.js';
 
 export function reviewResult(state: ReviewState): ReviewPassResult {
   if (state.status === 'RUNNING') fail('review_pass_state_running', [`round:${state.next_round}`]);

@@ -22,55 +22,16 @@ import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 import type { PROTOCOLS_REVIEW_PASS_REASONS } from '../../core/error-codes/protocols-review-pass.js';
 import { adjudicateRound, type ClassifiedGroup, type ReqCoverageLine, type RoundAdjudication } from './adjudicate-round.js';
-import type { HealthScore } from './health-score.js';
 import { makeKnownIssue, type KnownIssue } from './known-issues.js';
 import { normalizeConfig, type ReviewPassConfig } from './stage-profile.js';
 
 export type NotCleanReason = keyof typeof PROTOCOLS_REVIEW_PASS_REASONS;
 export type ReviewStatus = 'RUNNING' | 'CONVERGED' | 'NOT_CLEAN';
 
-export interface GroupSummary {
-  readonly id: string;
-  readonly classification: ClassifiedGroup['classification'];
-  readonly file: string;
-  readonly line: number | null;
-  readonly symbol: string | null;
-  readonly severity: string;
-  readonly finding_class: string;
-  readonly req_id: string | null;
-  readonly description: string;
-  readonly supporters: readonly string[];
-  readonly low_confidence: boolean;
-  /** A member lost its class tag (text_fallback downgrade); its class was recorded as correctness. */
-  readonly class_missing: boolean;
-  readonly resolution: { readonly decision: 'FIX' | 'DISMISS'; readonly by: 'arbiter' | 'user' } | null;
-}
+/** Defined once in zod/mini (src/core/review-pass-result.ts). */
+export type { GroupSummary, RoundLogEntry } from '../../core/review-pass-result.js';
+import type { GroupSummary, RoundLogEntry } from '../../core/review-pass-result.js';
 
-export interface RoundLogEntry {
-  readonly round: number;
-  readonly time: number;
-  readonly lens: string;
-  readonly result: 'CLEAN' | 'NOT_CLEAN';
-  readonly reasons: readonly NotCleanReason[];
-  readonly details: string;
-  readonly r: number;
-  readonly reviewers_available: readonly string[];
-  readonly reviewers_unavailable: ReadonlyArray<{ readonly slot: string; readonly reason: string }>;
-  readonly counts: {
-    readonly confirmed: number;
-    readonly contested: number;
-    readonly contested_unresolved: number;
-    readonly auto_dismissed: number;
-    readonly vetoes: number;
-    readonly suppressed: number;
-    readonly known_issues_invalidated: number;
-    readonly rejected_findings: number;
-    readonly downgraded_findings: number;
-  };
-  readonly health: readonly HealthScore[];
-  readonly agreement: boolean | null;
-  readonly probes: { readonly passed: number; readonly total: number };
-}
 
 export interface LastRound {
   readonly groups: readonly GroupSummary[];

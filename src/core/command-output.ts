@@ -1,0 +1,216 @@
+// The `--json` objects of the commands a pipeline reads (docs/commands.md#common-behaviour: one
+// JSON object on stdout, also on failure), each defined once here in zod/mini: the TypeScript type
+// the command builds is `z.infer` of it, and docs/schemas/ publishes its JSON Schema (`npm run
+// schemas:doc`). The producers import the TYPES only (a type import is erased): the cold gate and
+// review-run never construct these schemas at start-up (test/gate-cold-imports.test.ts); the tests
+// parse what the real CLI printed (test/schemas-doc.test.ts). Identifiers, digests and codes only:
+// none of these objects carries a source text, a file content or a rejected value. Pure.
+import * as z from 'zod/mini';
+import { ERROR_CODES, REASON_CODES } from './errors.js';
+import { count, digestString, gitId, isoSeconds, str } from './schema-primitives.js';
+import { findingSchema } from './receipt-predicate.js';
+import { STAGES } from './review-vocabulary.js';
+
+const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
+const REASON_CODE_LIST = Object.keys(REASON_CODES) as [keyof typeof REASON_CODES, ...(keyof typeof REASON_CODES)[]];
+
+/** Any exit code of docs/commands.md#exit-codes. */
+const anyExit = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(6), z.literal(7), z.literal(8), z.literal(9)]);
+/** The exit code of a coded error: the one its code has in docs/errors.md (never 0 there). */
+const failureExit = anyExit;
+
+const trustMode = z.enum(['co-located', 'separated']);
+const unitId = str({ re: /^UNIT-[0-9a-f]{32}$/ });
+const runId = str({ re: /^RUN-[0-9a-f]{32}$/ });
+const challengeId = str({ re: /^CHL-[0-9a-f]{32}$/ });
+const receiptId = digestString;
+const authorityRecordId = str({ re: /^REC-[0-9a-f]{24}$/ });
+const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+/** IDs an error or a reason names (unit, directive, receipt, key ids, field paths): never a value. */
+const ids = z.array(z.string());
+
+/** The error part of every failure object: the stable code, its exit, its fixed summary, IDs. */
+export const errorObjectSchema = z.strictObject({
+  code: z.enum(ERROR_CODE_LIST),
+  exit: failureExit,
+  message: z.string(),
+  ids,
+});
+export type ErrorObject = z.infer<typeof errorObjectSchema>;
+
+/** What every command prints with --json when it fails with a coded error (src/cli/output.ts). */
+export const commandErrorSchema = z.strictObject({ ok: z.literal(false), error: errorObjectSchema });
+export type CommandErrorJson = z.infer<typeof commandErrorSchema>;
+
+const reasonSchema = z.strictObject({ code: z.enum(REASON_CODE_LIST), ids });
+const reliedOnSchema = z.strictObject({ receipts: z.array(receiptId), authorities: z.array(authorityRecordId) });
+
+/** The deploy record a `gate --export DIR` wrote: `path` as given, the sha256 of its manifest.json. */
+export const deployRecordRefSchema = z.strictObject({ path: z.string(), manifestDigest: digestString });
+export type DeployRecordRef = z.infer<typeof deployRecordRefSchema>;
+
+/** The decision object of `governed gate --json` (docs/gate.md): every field in every decision. */
+export const gateDecisionSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  command: z.literal('gate'),
+  decision: z.enum(['ALLOW', 'DENY']),
+  exit: anyExit,
+  state: z.nullable(z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY'])),
+  unit: z.nullable(unitId),
+  trustMode,
+  subject: z.strictObject({ commit: z.nullable(gitId), manifestDigest: z.nullable(digestString) }),
+  /** The pinned policy's digest, equal to the expected `--policy-digest` when known. */
+  policyDigest: z.nullable(digestString),
+  /** The pinned trust root in force (bound into every receipt that counts). */
+  trustDigest: z.nullable(digestString),
+  /** The deploy-side trust root (`--trust`) every relied-on record was re-verified under. */
+  gateTrustDigest: z.nullable(digestString),
+  evaluatedAt: isoSeconds,
+  reasons: z.array(reasonSchema),
+  preservationWaiver: z.nullable(z.string()),
+  current: z.nullable(z.strictObject({ planningStateDigest: digestString, contentDigest: digestString, workStateDigest: digestString })),
+  reliedOn: z.nullable(reliedOnSchema),
+  attestation: z.nullable(z.strictObject({ path: z.string(), payloadDigest: digestString })),
+  export: z.nullable(deployRecordRefSchema),
+  error: z.nullable(errorObjectSchema),
+});
+export type GateResultJson = z.infer<typeof gateDecisionSchema>;
+/** The decision without its `export` field: what decision.json of a deploy record holds. */
+export type GateDecisionJson = Omit<GateResultJson, 'export'>;
+
+/** `governed status --json` (docs/gate.md "status"). */
+export const statusSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  command: z.literal('status'),
+  unit: unitId,
+  state: z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY']),
+  reasons: z.array(reasonSchema),
+  evaluatedAt: isoSeconds,
+  trustMode,
+  policyDigest: digestString,
+  trustDigest: digestString,
+  current: z.strictObject({
+    planningStateDigest: digestString,
+    contentDigest: digestString,
+    workStateDigest: digestString,
+    workspaceDigest: digestString,
+    workRevision: count,
+    scopeVersion: count,
+    scopeEpoch: count,
+  }),
+  planningSealed: z.boolean(),
+  preservation: z.strictObject({
+    required: z.boolean(),
+    waiver: z.nullable(z.string()),
+    contract: z.boolean(),
+    incidentHistory: z.boolean(),
+    unsatisfiedSurfaces: z.array(z.string()),
+  }),
+  stages: z.array(
+    z.strictObject({
+      stage: z.enum(STAGES),
+      required: z.boolean(),
+      gating: z.boolean(),
+      floor: count,
+      rounds: count,
+      streak: count,
+      missingRounds: count,
+      complete: z.boolean(),
+      slots: z.array(z.strictObject({ slot: slotName, current: count, counted: count, missing: count, blockedBy: z.array(z.string()) })),
+      proof: z.array(z.string()),
+    }),
+  ),
+  vetoes: z.array(z.strictObject({ receipt: receiptId, stage: z.enum(STAGES), slot: slotName, findings: z.array(findingSchema) })),
+  leases: z.array(z.strictObject({ lease: z.string(), writerSession: z.string(), acquiredAt: isoSeconds, expiresAt: isoSeconds, expired: z.boolean() })),
+  abortedRuns: z.array(z.strictObject({ run: runId, stage: z.enum(STAGES), slot: slotName })),
+  receipts: z.strictObject({ total: count, loaded: count }),
+  reliedOn: reliedOnSchema,
+});
+export type StatusJson = z.infer<typeof statusSchema>;
+
+/** One receipt file's verdict in `governed verify --json`. */
+export const receiptVerdictSchema = z.strictObject({
+  file: z.string(),
+  valid: z.boolean(),
+  receipt_id: z.optional(receiptId),
+  unit: z.optional(unitId),
+  stage: z.optional(z.enum(STAGES)),
+  slot: z.optional(slotName),
+  verdict: z.optional(z.enum(['CLEAN', 'DIRTY'])),
+  trust_mode: z.optional(trustMode),
+  signed_by: z.optional(z.array(z.strictObject({ role: z.string(), key_id: str({ re: /^[0-9a-f]{64}$/ }) }))),
+  error: z.optional(z.strictObject({ code: z.enum(ERROR_CODE_LIST), exit: failureExit, ids })),
+});
+export type ReceiptVerdict = z.infer<typeof receiptVerdictSchema>;
+
+/** `--inclusion-proof P --checkpoint F`: the proved entry and the checkpoint it is in (docs/audit.md "Proofs"). */
+export const inclusionResultSchema = z.strictObject({
+  proof: z.string(),
+  checkpoint: z.string(),
+  origin: z.string(),
+  tree_size: count,
+  seq: count,
+  receipt: z.nullable(receiptId),
+});
+export type InclusionResult = z.infer<typeof inclusionResultSchema>;
+
+/** `governed verify --json` (docs/commands.md#what-each-command-guarantees); a usage or trust-root refusal prints the common error object instead. */
+export const verifySchema = z.strictObject({
+  ok: z.boolean(),
+  exit: anyExit,
+  trust_digest: digestString,
+  evaluated_at: isoSeconds,
+  receipts: z.array(receiptVerdictSchema),
+  inclusion: z.optional(inclusionResultSchema),
+});
+export type VerifyJson = z.infer<typeof verifySchema>;
+
+/** `governed review-run --json` (docs/runner.md#the-run-step-by-step): a finished run, or one recorded ABORTED. */
+export const reviewRunSchema = z.union([
+  z.strictObject({ verdict: z.enum(['CLEAN', 'DIRTY']), run_id: runId, receipt_id: receiptId }),
+  z.strictObject({ ok: z.literal(false), verdict: z.literal('ABORTED'), run_id: runId, receipt_id: z.null(), error: errorObjectSchema }),
+]);
+export type ReviewRunJson = z.infer<typeof reviewRunSchema>;
+
+/** `governed review-challenge --json`: ONLY these four fields (docs/commands.md#what-each-command-guarantees). */
+export const reviewChallengeSchema = z.strictObject({ challenge_id: challengeId, stage: z.enum(STAGES), slot: slotName, expires_at: isoSeconds });
+export type ReviewChallengeJson = z.infer<typeof reviewChallengeSchema>;
+
+const auditFailureSchema = z.strictObject({ code: z.enum(ERROR_CODE_LIST), exit: failureExit, ids });
+export type AuditFailure = z.infer<typeof auditFailureSchema>;
+
+const auditReportShape = {
+  exit: anyExit,
+  log: z.nullable(z.strictObject({ entries: count, head: digestString })),
+  replay: z.nullable(z.strictObject({ state_digest: digestString, matches: z.boolean() })),
+  unit: z.nullable(unitId),
+  trust: z.enum(['pinned-at-position', 'given']),
+  receipts: z.strictObject({ checked: count, failed: count }),
+  authority_records: z.strictObject({ checked: count, failed: count }),
+  challenges: z.strictObject({ issued: count, claimed: count, answered: count, aborted: count }),
+  trust_modes: z.array(trustMode),
+  /** Each `--checkpoint` given: the position it covers and whether this log extends it. */
+  checkpoints: z.array(z.strictObject({ file: z.string(), log_entries: z.nullable(count), matches: z.boolean() })),
+  failures: z.array(auditFailureSchema),
+};
+const auditReportSchema = z.strictObject(auditReportShape);
+export type AuditReport = z.infer<typeof auditReportSchema>;
+
+/** What the export part of `audit verify --export DIR` says (docs/audit.md). */
+export const exportCheckSchema = z.strictObject({
+  files: count,
+  manifest: z.enum(['matches', 'differs']),
+  contents: z.enum(['matches', 'differs', 'not-checked']),
+  unit: z.nullable(unitId),
+  made_at: isoSeconds,
+});
+export type ExportCheck = z.infer<typeof exportCheckSchema>;
+
+/** `governed audit verify [--export DIR] --json` (docs/audit.md): the report, `ok`, and the co-located caveat when it applies. */
+export const auditVerifySchema = z.strictObject({
+  ok: z.boolean(),
+  ...auditReportShape,
+  export: z.optional(exportCheckSchema),
+  caveat: z.optional(z.string()),
+});
+export type AuditVerifyJson = z.infer<typeof auditVerifySchema>;

@@ -1,0 +1,24 @@
+// The deploy record's manifest.json (`governed gate --export DIR`, docs/gate.md "`--export DIR`: the
+// deploy record"): format, the decision's unit/state/subject/evaluatedAt, its policy and deploy-side
+// trust digests, and the sha256 of every other file of DIR. Written by src/flows/decide/export.ts as
+// RFC 8785 canonical JSON (its sha256 is the decision's `export.manifestDigest`), which imports this
+// TYPE only (the exporter adds no chunk to the gate); published as
+// docs/schemas/deploy-record-manifest.schema.json. Pure.
+import * as z from 'zod/mini';
+import { digestString, gitId, hex64, isoSeconds, str } from './schema-primitives.js';
+
+/** Every path a deploy record can hold: made of IDs only. */
+export const DEPLOY_RECORD_FILE_PATH = /^(?:decision\.json|vsa\.json|trust\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json)$/;
+
+export const deployRecordManifestSchema = z.strictObject({
+  format: z.literal('governed/gate-record'),
+  version: z.literal(1),
+  unit: z.nullable(str({ re: /^UNIT-[0-9a-f]{32}$/ })),
+  state: z.nullable(z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY'])),
+  subject: z.strictObject({ commit: z.nullable(gitId), manifestDigest: z.nullable(digestString) }),
+  evaluatedAt: isoSeconds,
+  policyDigest: z.nullable(digestString),
+  gateTrustDigest: z.nullable(digestString),
+  files: z.array(z.strictObject({ path: str({ re: DEPLOY_RECORD_FILE_PATH }), sha256: hex64 })),
+});
+export type DeployRecordManifest = z.infer<typeof deployRecordManifestSchema>;
