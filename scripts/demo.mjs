@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { governedStory } from './demo/governed-story.mjs';
 import { demoReviewPass } from './demo-review-pass.mjs';
 import { checkStory } from './demo/check-story.mjs';
+import { demoModelReviewer } from './demo/model-reviewer.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'governed.mjs');
@@ -88,8 +89,10 @@ try {
   // Steps 16–18: review protocols over a sample repository with two real tools (tsc, ESLint).
   failures += demoReviewPass({ cli, firstStep: 16 });
 
-  // Steps 19–21: the project's own tests as a gating check reviewer (docs/reviewers.md#check-reviewers).
-  failures += checkStory({ root, cli, work: join(work, 'checks'), firstStep: 19 });
+  // Steps 19–22: the pinned model reviewer against a local model server, through the egress broker.
+  failures += await demoModelReviewer({ root, cli, work: join(work, 'model'), firstStep: 19 });
+  // Steps 23–25: the project's own tests as a gating check reviewer (docs/reviewers.md#check-reviewers).
+  failures += checkStory({ root, cli, work: join(work, 'checks'), firstStep: 23 });
 
   process.stdout.write(`\n${failures === 0 ? 'demo complete: every step behaved as expected' : `demo FAILED: ${failures} unexpected result(s)`}\n`);
 } finally {

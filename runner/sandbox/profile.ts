@@ -10,6 +10,7 @@
 // argument. buildBwrapArgv (argv.ts) is the only expander of this template, so the argv that runs is
 // by construction an instance of the digest-pinned profile.
 import { canonicalJson, sha256Digest, digestHex } from '../../src/core/canonical.js';
+import { EGRESS_SANDBOX_SOCKET } from '../../src/core/egress-rules.js';
 
 /** Paths inside the sandbox (docs/reviewers.md#the-reviewers-world: the reviewer's world). */
 export const SANDBOX_PATHS = {
@@ -65,6 +66,7 @@ export type ProfileArg =
   | { readonly env: 'policy' }
   | { readonly limit: LimitName }
   | { readonly interpreter: 'policy' }
+  | { readonly egress: 'socket' | 'env' }
   /** Check profile only: `--ro-bind-fd <dependencies fd> /snapshot/<policy dependency_root>`, or nothing when the policy declares none. */
   | { readonly bind: 'dependency_root' };
 
@@ -176,7 +178,28 @@ export const CHECK_PROFILE_ARGV: readonly ProfileArg[] = [
   ...PROFILE_ARGV.slice(REMOUNT_ROOT),
 ];
 
-export type ProfileKind = 'reviewer' | 'check';
+/** Which pinned template: the reviewer profile, the check profile, or the egress profile (`true` = egress, as main's callers pass). */
+export type ProfileKind = 'reviewer' | 'check' | 'egress';
+const kindOf = (k: ProfileKind | boolean): ProfileKind => (k === true ? 'egress' : k === false ? 'reviewer' : k);
+
+
+/**
+ * The egress profile (docs/egress.md "Sandbox"): the static profile plus the broker's socket bound
+ * read-only at one fixed path (a read-only bind still admits connect(2)) and the runner's egress
+ * variables after the policy's. Nothing else changes: the network namespace is still empty and the
+ * seccomp filter still admits only AF_UNIX sockets, so the socket is the sandbox's only way out.
+ * Its own digest, which a policy allowlists beside the plain profile's.
+ */
+export const EGRESS_PROFILE_ARGV: readonly ProfileArg[] = (() => {
+  const out: ProfileArg[] = [];
+  for (let i = 0; i < PROFILE_ARGV.length; i++) {
+    const arg = PROFILE_ARGV[i] as ProfileArg;
+    if (arg === '--remount-ro' && PROFILE_ARGV[i + 1] === '/') out.push('--ro-bind', { egress: 'socket' }, EGRESS_SANDBOX_SOCKET);
+    out.push(arg);
+    if (typeof arg === 'object' && 'env' in arg && arg.env === 'policy') out.push({ egress: 'env' });
+  }
+  return out;
+})();
 
 /** Absolute helpers the template executes inside the sandbox (checked to exist before a run). */
 export const SANDBOX_HELPERS = [SHELL_PATH, '/usr/bin/env', '/usr/bin/prlimit'] as const;
@@ -200,11 +223,13 @@ export interface StaticProfile {
   readonly argv: readonly ProfileArg[];
 }
 
-export function staticProfile(kind: ProfileKind = 'reviewer'): StaticProfile {
+export function staticProfile(k: ProfileKind | boolean = 'reviewer'): StaticProfile {
+  const kind = kindOf(k);
   if (kind === 'check') {
     const base = staticProfile('reviewer');
     return { ...base, spawn: { ...base.spawn, extra_fds: [...FD_NAMES, ...CHECK_FD_NAMES] }, argv: CHECK_PROFILE_ARGV };
   }
+  const egress = kind === 'egress';
   return {
     kind: 'governed/sandbox-profile',
     version: 1,
@@ -218,16 +243,16 @@ export function staticProfile(kind: ProfileKind = 'reviewer'): StaticProfile {
       inherited_fds: 'closed',
       uid: 'policy sandbox.uid when euid is 0, else unchanged',
     },
-    argv: PROFILE_ARGV,
+    argv: egress ? EGRESS_PROFILE_ARGV : PROFILE_ARGV,
   };
 }
 
-/** `sha256:<hex>` over the RFC 8785 bytes of staticProfile(). */
-export function staticProfileDigest(kind: ProfileKind = 'reviewer'): string {
+/** `sha256:<hex>` over the RFC 8785 bytes of staticProfile(kind). */
+export function staticProfileDigest(kind: ProfileKind | boolean = 'reviewer'): string {
   return sha256Digest(canonicalJson(staticProfile(kind)));
 }
 
 /** The bare hex form the policy's `sandbox.profile_sha256` lists. */
-export function staticProfileSha256(kind: ProfileKind = 'reviewer'): string {
+export function staticProfileSha256(kind: ProfileKind | boolean = 'reviewer'): string {
   return digestHex(staticProfileDigest(kind));
 }

@@ -20,7 +20,7 @@ import { fail, GovernedError } from '../../src/core/errors.js';
 import { HEX64_RE, sha256Hex } from '../../src/core/canonical.js';
 import { parseBootId, parseProcStat } from '../../src/core/proc-stat.js';
 import { assertSandboxArch, seccompBlob } from '../seccomp/index.js';
-import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv } from './argv.js';
+import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv, type EgressWiring } from './argv.js';
 import { assertBwrapUnchanged, bwrapVersion, DEFAULT_BWRAP_PATH, inspectBwrap } from './bwrap.js';
 import { closeInheritedFds } from './fds.js';
 import { LIFELINE_FD, LIFELINE_SHELL, lifelineArgv } from './lifeline.js';
@@ -64,6 +64,8 @@ export interface SandboxRequest {
    * caller's (it closes them after the run).
    */
   readonly check?: { readonly snapshotFd: number; readonly dependencyFd: number | null; readonly dependencyRoot: string | null };
+  /** The egress broker's socket and variables (docs/egress.md); the egress profile is used then. */
+  readonly egress?: EgressWiring | undefined;
 }
 
 /** Reviewer process identity, measured from outside (the receipt's `reviewer_process` shape). */
@@ -166,8 +168,9 @@ async function preflight(req: SandboxRequest): Promise<{ facts: Omit<SandboxFact
       fail('sandbox_argument_invalid', ['check']);
     }
   }
-  const kind = check === undefined ? 'reviewer' : 'check';
-  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits, profile: kind, dependencyRoot: check?.dependencyRoot ?? null });
+  if (check !== undefined && req.egress !== undefined) fail('sandbox_argument_invalid', ['check']);
+  const kind = check !== undefined ? 'check' : req.egress !== undefined ? 'egress' : 'reviewer';
+  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits, profile: kind, dependencyRoot: check?.dependencyRoot ?? null, egress: req.egress });
   const bwrap = await inspectBwrap(req.bwrapPath ?? DEFAULT_BWRAP_PATH);
   if (!req.allow.bwrapSha256.includes(bwrap.sha256)) fail('bwrap_not_allowlisted');
   const profileDigest = staticProfileDigest(kind);

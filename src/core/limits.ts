@@ -141,3 +141,11 @@ export const CHECK_COMMAND_MAX_STDOUT = 67_108_864; // 64 MiB
 export const CHECK_BUDGET_PER_MILLE = 900;
 /** Arguments of one check command (the policy's `check.command`). */
 export const CHECK_COMMAND_MAX_ARGS = 64;
+// --- egress broker (docs/egress.md) ---------------------------------------------------------------
+/** Requests one model reviewer may make per run (policy `egress.caps.requests` ≤ this); also the
+ * bound of the transcript records a receipt carries. */
+export const EGRESS_MAX_REQUESTS = 64;
+/** Concurrent connections to the broker (policy `egress.caps.connections` ≤ this). */
+export const EGRESS_MAX_CONNECTIONS = 16;
+/** Routes of one egress entry. */
+export const EGRESS_MAX_ROUTES = 4;

@@ -8,6 +8,7 @@ import { STAGES } from './receipt-predicate.js';
 import { hex64, int, list, str } from './schema-primitives.js';
 import { dependencyRootAllowed } from './sandbox-bounds.js';
 import { CHECK_COMMAND_MAX_ARGS } from './limits.js';
+import { egressPolicySchema, type EgressPolicy } from './egress-schema.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
 
@@ -105,6 +106,8 @@ export const policySchema = z.strictObject({
       /** A check reviewer (docs/reviewers.md#check-reviewers): the command its pinned adapter runs
        * on the sealed snapshot, the dependency root bound beside it, the report format. */
       check: z.optional(checkSchema),
+      /** The one model endpoint this reviewer may reach through the egress broker (docs/egress.md). */
+      egress: z.optional(egressPolicySchema),
     }),
   ),
   sandbox: z.strictObject({
@@ -158,7 +161,7 @@ export function reviewerForSlot(
   policy: Policy,
   stage: Stage,
   slot: string,
-): { name: string; sha256: string; interpreter: string; env: Record<string, string>; check?: CheckConfig | undefined } {
+): { name: string; sha256: string; interpreter: string; env: Record<string, string>; check?: CheckConfig | undefined; egress?: EgressPolicy | undefined } {
   const s = policy.doc.stages[stage];
   if (s === undefined) fail('stage_not_in_policy', [stage]);
   const reviewer = Object.prototype.hasOwnProperty.call(s.slots, slot) ? s.slots[slot] : undefined;

@@ -2,6 +2,8 @@
 // Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (docs/reviewers.md#reviewer-output, docs/formats.md#receipt).
 import * as z from 'zod/mini';
 import { count, digestString, gitId, hex64, int, isoSeconds, list, str } from './schema-primitives.js';
+import { egressReceiptSchema } from './egress-schema.js';
+import { transcriptViolation } from './egress-rules.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
@@ -100,6 +102,8 @@ export const reviewReceiptPredicateSchema = z.strictObject({
       dependency_root: z.nullable(z.strictObject({ path: str({ min: 1, max: 256 }), digest: digestString })),
     }),
   ),
+  /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
+  egress: z.optional(egressReceiptSchema),
 });
 
 export type ReviewReceiptPredicate = z.infer<typeof reviewReceiptPredicateSchema>;
@@ -122,5 +126,8 @@ export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v:
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return 'times';
   if (p.check !== undefined && (p.check.snapshot_digest !== p.inputs.workspace_digest || p.check.adapter_sha256 !== p.reviewer.sha256)) return 'check';
+  // The egress transcript: the chain re-derived from the records equals the signed head, the
+  // totals are their sums, and every record was forwarded (docs/egress.md "Transcript").
+  if (p.egress !== undefined) return transcriptViolation(p.egress.transcript);
   return null;
 }

@@ -13,6 +13,8 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
   const profileDigest = staticProfileDigest();
   // The check profile (docs/sandbox.md#the-check-profile-check-reviewers): allowlist it too when the policy has check reviewers.
   const checkProfileDigest = staticProfileDigest('check');
+  // The egress profile (docs/egress.md "Sandbox"): add it to profile_sha256 for model reviewers.
+  const egressProfileDigest = staticProfileDigest(true);
   const policy = {
     bwrap_sha256: [bwrap.sha256],
     profile_sha256: [profileDigest.slice('sha256:'.length)],
@@ -23,6 +25,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
     `         sha256 ${bwrap.sha256}`,
     `profile  ${profileDigest}`,
     `check    ${checkProfileDigest} (check reviewers: docs/reviewers.md#check-reviewers)`,
+    `egress   ${egressProfileDigest} (the profile of reviewers with an egress entry, docs/egress.md)`,
     `seccomp  ${seccomp}`,
     '',
     'Paste into the policy (sandbox section):',
@@ -41,6 +44,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
       profile,
       profile_digest: profileDigest,
       check_profile_digest: checkProfileDigest,
+      egress_profile_digest: egressProfileDigest,
       seccomp_digest: seccomp,
       policy,
     },

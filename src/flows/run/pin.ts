@@ -11,6 +11,7 @@ import { fail, isGovernedError } from '../../core/errors.js';
 import { attestorConfigSchema } from '../../core/attestor-protocol.js';
 import { reviewerForSlot, reviewerProgramName, type CheckConfig } from '../../core/policy.js';
 import type { PublicKey } from '../../core/ed25519.js';
+import type { EgressPolicy } from '../../core/egress-schema.js';
 import type { Challenge } from '../../store/index.js';
 import { pinAttestor, type PinnedAttestor } from '../../../runner/attestor-host.js';
 import { readPinned } from '../../../runner/pinned-file.js';
@@ -25,6 +26,8 @@ export interface PolicyReviewer {
   readonly env: Readonly<Record<string, string>>;
   /** A check reviewer's command, dependency root and report (docs/reviewers.md#check-reviewers). */
   readonly check?: CheckConfig | undefined;
+  /** The one model endpoint this reviewer may reach (docs/egress.md), if any. */
+  readonly egress?: EgressPolicy | undefined;
 }
 
 /**
@@ -36,7 +39,7 @@ export function policyReviewer(pinned: Pinned, c: Challenge): PolicyReviewer {
   if (r.name !== c.reviewer.name || r.sha256 !== c.reviewer.sha256 || r.interpreter !== c.reviewer.interpreter) {
     fail('challenge_tampered', [c.challengeId]);
   }
-  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env, ...(r.check === undefined ? {} : { check: r.check }) };
+  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env, egress: r.egress, ...(r.check === undefined ? {} : { check: r.check }) };
 }
 
 export interface PinnedSigner extends PinnedAttestor {

@@ -37,6 +37,7 @@ import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
 import { resolve } from 'node:path';
 import { assertCheckProfileAllowed, checkPlanOf, closeAndVerify, sweepSealed, removeSealedCheck, sealForCheck, type SealedCheck } from './check-run.js';
+import { assertEgressUsable, startEgress, type EgressSession } from './egress.js';
 
 export interface ReviewRunArgs {
   readonly home: string;
@@ -96,6 +97,9 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     assertCurrentIsPinned(pinned, { policyFile: args.policyFile, trustFile: args.trustFile });
     const reviewer = policyReviewer(pinned, c);
     assertSandboxAccepts(pinned, reviewer);
+    // A model reviewer's credential, pinned CA and broker program are checked now, before the claim
+    // (docs/egress.md): a missing key is a configuration error with the store unchanged.
+    if (reviewer.egress !== undefined) assertEgressUsable(reviewer.egress);
     // Every location resolved and checked now (docs/runner.md "Where the pinned programs come
     // from"): a wrong directory or bwrap path is refused with the store unchanged; only reading and
     // hashing the bytes stays at step 4.
@@ -110,6 +114,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
     const signers: { reviewer?: StartedAttestor; runner?: StartedAttestor } = {};
     let sealed: SealedCheck | null = null;
+    let egress: EgressSession | null = null;
     try {
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
@@ -127,18 +132,31 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
           plan: checkPlan,
         });
       }
-      const run = await runReviewer({
-        bwrapPath: loc.bwrapPath,
-        pinned,
-        reviewer,
-        reviewerBytes: programs.reviewerBytes,
-        bundleBytes: bundle.bytes,
-        clock: args.clock,
-        check:
-          sealed === null || checkPlan === null
-            ? undefined
-            : { snapshotFd: sealed.snapshotFd, dependencyFd: sealed.dependencyFd, dependencyRoot: checkPlan.inputs.dependency_root?.path ?? null },
-      });
+      if (reviewer.egress !== undefined) {
+        egress = await startEgress(reviewer.egress, { sandboxUid: pinned.policy.doc.sandbox.uid, timeoutSeconds: pinned.policy.sandboxTimeoutSeconds });
+      }
+      let run;
+      try {
+        run = await runReviewer({
+          bwrapPath: loc.bwrapPath,
+          pinned,
+          reviewer,
+          reviewerBytes: programs.reviewerBytes,
+          bundleBytes: bundle.bytes,
+          clock: args.clock,
+          egress: egress?.wiring,
+          check:
+            sealed === null || checkPlan === null
+              ? undefined
+              : { snapshotFd: sealed.snapshotFd, dependencyFd: sealed.dependencyFd, dependencyRoot: checkPlan.inputs.dependency_root?.path ?? null },
+        });
+      } catch (e) {
+        // The broker's verdict first: a reviewer that failed because its request was refused (or
+        // the broker died under it) is recorded with the egress code, not as a mere non-zero exit.
+        if (egress !== null) await egress.finish();
+        throw e;
+      }
+      const egressReceipt = egress === null ? undefined : await egress.finish();
       if (sealed !== null) closeAndVerify(sealed);
       // The reviewer ran in a kernel process identity distinct from every writer's (docs/runner.md
       // "Reviewer independence"). A process that exists only during the run cannot be registered
@@ -159,6 +177,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
           sealed === null || checkPlan === null
             ? undefined
             : { command: checkPlan.inputs.command, snapshotDigest: sealed.snapshot.digest, dependencyRoot: checkPlan.inputs.dependency_root },
+        egress: egressReceipt,
       });
       const signed = await signReceipt(statement, signers as Signers, pinned.trust, isoSecondsOf(new Date(args.clock() * 1000)));
       commitReceipt(store, args.clock(), c, claimed.runId, output, signed);
@@ -175,6 +194,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     } finally {
       await Promise.all([signers.reviewer?.stop(), signers.runner?.stop()]);
       if (sealed !== null) removeSealedCheck(sealed);
+      await Promise.all([signers.reviewer?.stop(), signers.runner?.stop(), egress?.finish().catch(() => undefined)]);
       removeScratch(store.home, claimed.runId);
     }
   } finally {

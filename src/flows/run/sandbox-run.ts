@@ -19,7 +19,7 @@ import {
   type SandboxFacts,
   type SandboxIdentity,
 } from '../../../runner/sandbox/index.js';
-import { validateInterpreterPath, validatePolicyEnv } from '../../../runner/sandbox/argv.js';
+import { validateInterpreterPath, validatePolicyEnv, type EgressWiring } from '../../../runner/sandbox/argv.js';
 import { validateLimits } from '../../../runner/sandbox/limits.js';
 import { SANDBOX_HELPERS } from '../../../runner/sandbox/profile.js';
 import { assertTrustedUsrExecutable } from '../../../runner/sandbox/trusted-file.js';
@@ -48,6 +48,8 @@ export interface SandboxRunArgs {
   readonly clock: () => number;
   /** A check run: the sealed trees' descriptors and the dependency root's path (check-run.ts). */
   readonly check?: { readonly snapshotFd: number; readonly dependencyFd: number | null; readonly dependencyRoot: string | null } | undefined;
+  /** The egress broker's socket and variables (docs/egress.md), for a reviewer with an egress entry. */
+  readonly egress?: EgressWiring | undefined;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
     gid: sandbox.uid,
     limits: sandboxLimitsFromPolicy(a.pinned.policy),
     ...(a.check === undefined ? {} : { check: a.check }),
+    egress: a.egress,
   });
   try {
     assertIdentity(sb, a);

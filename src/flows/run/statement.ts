@@ -13,6 +13,7 @@ import {
   type ReviewReceiptPredicate,
 } from '../../core/receipt-predicate.js';
 import type { ReviewOutput } from '../../core/review-output.js';
+import type { EgressReceipt } from '../../core/egress-schema.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
 import type { Challenge, RunWriter } from '../../store/index.js';
 import type { Claimed } from './claim.js';
@@ -33,6 +34,8 @@ export interface StatementInput {
   readonly writers: readonly RunWriter[];
   /** A check run: the command, the sealed snapshot's digest and the dependency root bound (docs/reviewers.md#check-reviewers). */
   readonly check?: { readonly command: readonly string[]; readonly snapshotDigest: string; readonly dependencyRoot: { readonly path: string; readonly digest: string } | null } | undefined;
+  /** The egress section (docs/egress.md), when the reviewer reached a model endpoint. */
+  readonly egress?: EgressReceipt | undefined;
 }
 
 export interface BuiltStatement {
@@ -120,6 +123,7 @@ export function buildReceiptStatement(i: StatementInput): BuiltStatement {
             dependency_root: i.check.dependencyRoot === null ? null : { path: i.check.dependencyRoot.path, digest: i.check.dependencyRoot.digest },
           },
         }),
+    ...(i.egress === undefined ? {} : { egress: i.egress }),
   };
   // The statement is checked against the very schema and rules every verifier applies before any
   // attestor sees it: a predicate governed cannot vouch for is never sent for signing.
