@@ -138,6 +138,7 @@ describe('governed sandbox profile (built CLI)', () => {
       profile: JSON.parse(JSON.stringify(staticProfile())),
       profile_digest: staticProfileDigest(),
       check_profile_digest: staticProfileDigest('check'),
+      egress_profile_digest: staticProfileDigest(true),
       seccomp_digest: seccompDigest(),
       policy: { bwrap_sha256: [info.sha256], profile_sha256: [staticProfileSha256()], seccomp_sha256: [seccompDigest().slice(7)] },
     });
