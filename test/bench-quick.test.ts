@@ -8,6 +8,7 @@ import { REPO_ROOT } from './helpers/cli.js';
 
 /** Each bench's ratio lines (the numbers it exists to report); a new bench must add its own here. */
 const RATIO_LINES: Record<string, RegExp[]> = {
+  checks: [/^\(run − bare\) \/ node = -?\d+\.\d\d/m],
   audit: [/^ratio append with tree \/ without \d+\.\d{3}$/m, /^ratio proof\(\d+\) \/ proof\(1000\) \d+\.\d{3}$/m],
   gate: [/^ {2}gate\(\d+\) \/ node -e ''\s+\d+\.\d{3}$/m, /^ {2}gate\(\d+\) \/ gate\(\d+\)\s+\d+\.\d{3}$/m, /^ {2}floor \/ node -e ''\s+\d+\.\d{3}/m],
   'runner-bare': [/^\(sandbox − bare\) \/ node = -?\d+\.\d\d/m],
