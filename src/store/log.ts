@@ -12,6 +12,7 @@ import { isEntryType, reducerOf, type EntryType, type PayloadOf } from './reduce
 import { toGovernedError } from './sqlite-errors.js';
 import { dbOf, type Db, type Store } from './store.js';
 import { appendLeaf } from './tree.js';
+import { noteAppended } from './appended.js';
 
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
 
@@ -196,6 +197,7 @@ export function mutate<R>(store: Store, now: number, fn: (tx: Tx) => R): R {
   const db = store.db;
   if (mutating.has(db)) fail('store_nested_mutation');
   mutating.add(db);
+  let appended = false;
   try {
     const run = db.transaction((): R => {
       const before = totalChanges(db);
@@ -206,6 +208,7 @@ export function mutate<R>(store: Store, now: number, fn: (tx: Tx) => R): R {
         append(type, unit, payload) {
           const t0 = totalChanges(db);
           const row = appendIn(db, now, type, unit, payload);
+          appended = true;
           logged += totalChanges(db) - t0;
           return row;
         },
@@ -215,7 +218,10 @@ export function mutate<R>(store: Store, now: number, fn: (tx: Tx) => R): R {
       if (totalChanges(db) - before !== logged) fail('store_write_outside_log');
       return result;
     });
-    return run.immediate();
+    const result = run.immediate();
+    // Committed: an automatic checkpoint may now be due (docs/audit.md "Automatic checkpoints").
+    if (appended) noteAppended(store.home);
+    return result;
   } catch (e) {
     throw isGovernedError(e) ? e : toGovernedError(e);
   } finally {
