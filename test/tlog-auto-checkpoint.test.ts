@@ -11,8 +11,8 @@ import { loadPolicy } from '../src/core/policy.js';
 import { checkpointDue } from '../src/core/tlog-auto.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { writeJson } from './helpers/receipts.js';
-import { planningRequiredPolicy, type Story } from './gate-world.js';
-import { cleanupDirs, errorOf, gov, makeKeys, makeWorld, policyDoc, setupUnit } from './issue-helpers.js';
+import { planningRequiredPolicy, policyDigestOf, type Story } from './gate-world.js';
+import { cleanupDirs, gov, makeKeys, makeWorld, policyDoc, setupUnit } from './issue-helpers.js';
 import { jsonOut as jsonOf } from './helpers/cli.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
@@ -114,8 +114,9 @@ describe('automatic checkpoints', () => {
     expect(readdirSync(cpDir()).sort()).toEqual(before); // no checkpoint, no temporary file
     expect(entries()).toBeGreaterThan(n0);
     // The due checkpoint is missing: the gate refuses until it is written.
-    const g = gov(s.w, ['gate', '--unit', s.unit, '--trust', s.w.trustFile, '--json']);
-    expect(errorOf(g).code).toBe('tlog_checkpoint_overdue');
+    const g = gov(s.w, ['gate', '--unit', s.unit, '--trust', s.w.trustFile, '--policy-digest', policyDigestOf(s.w), '--subject', s.baseline, '--json']);
+    expect(g.code).toBe(8);
+    expect((jsonOf(g) as { error: { code: string } }).error.code).toBe('tlog_checkpoint_overdue');
     // Restored: the next append writes the checkpoint of the whole log, including what was missed.
     writeFileSync(join(att, 'log.mjs'), program);
     const ok = ask();
@@ -124,6 +125,9 @@ describe('automatic checkpoints', () => {
     expect(w.length).toBe(1);
     expect(w[0]?.tree_size).toBe(entries());
     expect(readdirSync(cpDir()).filter((f) => f.startsWith('.'))).toEqual([]);
+    // Positive control: with the checkpoint written, the gate goes on to judge the unit (no receipts: 7).
+    const g2 = gov(s.w, ['gate', '--unit', s.unit, '--trust', s.w.trustFile, '--policy-digest', policyDigestOf(s.w), '--subject', s.baseline, '--json']);
+    expect((jsonOf(g2) as { error: { code: string } }).error.code).toBe('gate_no_evidence');
   }, 120_000);
 
   it('a stored checkpoint the log key did not sign is refused before anything is signed', () => {

@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../core/errors.js';
+import { checkpointDue, type TlogCheckpointPolicy } from '../core/tlog-auto.js';
+import type { Db } from './store.js';
 
 export const CHECKPOINTS_DIR = 'checkpoints';
 const NAME_RE = /^([0-9]{20})\.note$/;
@@ -107,4 +109,21 @@ export function storeCheckpoint(home: string, size: number, text: string): strin
     }
   }
   return `${CHECKPOINTS_DIR}/${name}`;
+}
+
+/** Whether `rule` wants a checkpoint of this log when the newest one covers `newestSize` entries. */
+export function checkpointDueOn(db: Db, rule: TlogCheckpointPolicy, newestSize: number): boolean {
+  const head = db.prepare('SELECT seq, time FROM log ORDER BY seq DESC LIMIT 1').get() as { seq: number; time: number } | undefined;
+  if (head === undefined) return false;
+  const base = db.prepare('SELECT time FROM log WHERE seq = ?').pluck().get(Math.max(1, Math.min(newestSize, head.seq))) as number;
+  return checkpointDue(rule, { entries: head.seq, headTime: head.time }, { size: newestSize, time: base });
+}
+
+/** The size the newest stored checkpoint's NAME gives (0: none). Its content is not read here. */
+export function newestStoredSize(home: string): number {
+  const dir = privateDir(home, false);
+  if (dir === null) return 0;
+  const names = readdirSync(dir).filter((n) => NAME_RE.test(n)).sort();
+  const name = names[names.length - 1];
+  return name === undefined ? 0 : Number((NAME_RE.exec(name) as RegExpExecArray)[1]);
 }

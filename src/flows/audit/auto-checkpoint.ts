@@ -17,9 +17,8 @@
 import { fail } from '../../core/errors.js';
 import { treeHash } from '../../core/merkle.js';
 import { verifyCheckpointNote } from '../../core/tlog-checkpoint.js';
-import { checkpointDue } from '../../core/tlog-auto.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
-import { newestStoredCheckpoint, storeCheckpoint } from '../../store/checkpoints.js';
+import { checkpointDueOn, newestStoredCheckpoint, storeCheckpoint } from '../../store/checkpoints.js';
 import { closeStore, openStoreReadOnly } from '../../store/index.js';
 import { treeReader, verifyTreeSince } from '../../store/tree.js';
 import type { Db } from '../../store/store.js';
@@ -45,16 +44,6 @@ function newestCovered(home: string, db: Db, pinned: Pinned, now: Date): { size:
   return { size: cp.size, origin: cp.origin };
 }
 
-/** Whether the store's policy wants a checkpoint now (read-only; used by the gate as well). */
-export function autoCheckpointDue(db: Db, pinned: Pinned, newestSize: number): boolean {
-  const rule = pinned.policy.doc.tlog_checkpoints;
-  if (rule === undefined) return false;
-  const head = db.prepare('SELECT seq, time FROM log ORDER BY seq DESC LIMIT 1').get() as { seq: number; time: number } | undefined;
-  if (head === undefined) return false;
-  const base = db.prepare('SELECT time FROM log WHERE seq = ?').pluck().get(Math.max(1, newestSize)) as number;
-  return checkpointDue(rule, { entries: head.seq, headTime: head.time }, { size: newestSize, time: base });
-}
-
 /** Write the due checkpoint of `home`, if its policy asks for one and it is due; null otherwise. */
 export async function autoCheckpoint(args: { home: string; attestorsDir?: string | undefined; now: Date }): Promise<AutoCheckpointResult | null> {
   const store = openStoreReadOnly(args.home);
@@ -65,7 +54,7 @@ export async function autoCheckpoint(args: { home: string; attestorsDir?: string
       const pinned = loadPinned(db, Math.floor(args.now.getTime() / 1000));
       if (pinned.policy.doc.tlog_checkpoints === undefined) return null;
       const newest = newestCovered(store.home, db, pinned, args.now);
-      if (!autoCheckpointDue(db, pinned, newest.size)) return null;
+      if (!checkpointDueOn(db, pinned.policy.doc.tlog_checkpoints, newest.size)) return null;
       const tree = verifyTreeSince(db, newest.size);
       return { pinned, size: tree.size, root: tree.root, origin: newest.origin };
     }).deferred();

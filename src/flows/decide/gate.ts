@@ -45,6 +45,7 @@ import { currentDigests, planningDigestOf, readScope, readUnit, type UnitRow, ty
 import { RecordVerifier, worstError, type VerifiedRecords } from './verify.js';
 import { receiptCredentialKeys } from '../../core/verify-signatures.js';
 import type { DeployRecord, DeployRecordRef } from './export.js';
+import { checkpointDueOn, newestStoredSize } from '../../store/checkpoints.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -221,9 +222,13 @@ interface Preflight {
 }
 
 /** The pinned policy, and whether it is the one the deploy side expects (`--policy-digest`). */
-async function checkPinnedPolicy(args: GateArgs, db: Store['db'], f: Failures, k: Known): Promise<Policy | undefined> {
+async function checkPinnedPolicy(args: GateArgs, db: Store['db'], home: string, f: Failures, k: Known): Promise<Policy | undefined> {
   const policy = await f.runAsync(() => readPinnedPolicy(db));
   if (policy !== undefined) {
+    // Automatic checkpoints (docs/audit.md "Automatic checkpoints"): one due and not written (its
+    // signing failed after the last append) holds the release until it is.
+    const rule = policy.doc.tlog_checkpoints;
+    if (rule !== undefined) f.run(() => checkpointDueOn(db, rule, newestStoredSize(home)) && fail('tlog_checkpoint_overdue', []));
     k.policyDigest = policy.digest;
     k.waiver = policy.doc.preservation === 'required' ? null : policy.doc.preservation.waived;
     if (args.policyDigest !== undefined && DIGEST_RE.test(args.policyDigest) && policy.digest !== args.policyDigest) {
@@ -240,7 +245,7 @@ async function checkPinnedPolicy(args: GateArgs, db: Store['db'], f: Failures, k
  * worst thrown (SPEC §4.2 precedence).
  */
 async function preflight(args: GateArgs, db: Store['db'], job: CommitManifestJob | null, nowIso: string, f: Failures, k: Known): Promise<Preflight> {
-  const policy = await checkPinnedPolicy(args, db, f, k);
+  const policy = await checkPinnedPolicy(args, db, args.home, f, k);
   const manifest =
     policy !== undefined && job !== null && f.list.length === 0 ? f.runAsync(() => subjectManifest(job, policy)) : Promise.resolve(undefined);
   let trust: TrustRoot | undefined;
