@@ -26,6 +26,23 @@ function assertLogHas(db: Db, cp: Checkpoint, file: string): void {
   if (!treeHash(cp.size, treeReader(db)).equals(cp.root)) fail('tlog_root_mismatch', [file, `size:${cp.size}`]);
 }
 
+/**
+ * The inclusion proof file of log row `row` in the tree of the first `size` entries (from the
+ * stored tree): the one way `audit prove`, `audit export` and `audit verify --export` make it.
+ */
+export function inclusionProofText(db: Db, row: LogRow, size: number, origin: string): string {
+  const read = treeReader(db);
+  return inclusionProofFile({
+    origin,
+    tree_size: size,
+    leaf_index: row.seq - 1,
+    entry: { seq: row.seq, time: row.time, type: row.type, unit: row.unit, payload_digest: row.payload_digest, prev_hash: row.prev_hash },
+    payload: row.type === 'run_receipt' ? row.payload.toString('base64') : null,
+    root: treeHash(size, read),
+    hashes: proveInclusion(size, row.seq - 1, read),
+  });
+}
+
 /** The inclusion proof file's text. */
 export function proveEntryInclusion(args: ProveInclusionArgs): { text: string; seq: number; tree_size: number } {
   const store = openStoreReadOnly(args.home);
@@ -53,16 +70,7 @@ export function proveEntryInclusion(args: ProveInclusionArgs): { text: string; s
         origin = args.origin;
       }
       if (seq > size) fail('tlog_entry_unknown', [`seq:${seq}`, `size:${size}`]);
-      const read = treeReader(db);
-      const text = inclusionProofFile({
-        origin,
-        tree_size: size,
-        leaf_index: seq - 1,
-        entry: { seq: row.seq, time: row.time, type: row.type, unit: row.unit, payload_digest: row.payload_digest, prev_hash: row.prev_hash },
-        payload: row.type === 'run_receipt' ? row.payload.toString('base64') : null,
-        root: treeHash(size, read),
-        hashes: proveInclusion(size, seq - 1, read),
-      });
+      const text = inclusionProofText(db, row, size, origin);
       return { text, seq, tree_size: size };
     }).deferred();
   } finally {
