@@ -143,7 +143,7 @@ describe('audit export: the newest checkpoint and an inclusion proof per receipt
     expect(r.code, r.stderr).toBe(0);
     expect((jsonOut(r) as { checkpoint_size: null }).checkpoint_size).toBeNull();
     expect(existsSync(join(d, 'checkpoint.note'))).toBe(false);
-    expect(readdirSync(join(d, 'proofs'))).toEqual([]);
+    expect(existsSync(join(d, 'proofs'))).toBe(false);
     expect(elsewhere(['audit', 'verify', '--export', d]).code).toBe(0);
   }, 180_000);
 });

@@ -108,7 +108,7 @@ export function auditExport(args: ExportArgs): ExportResult {
   const staging = join(dirname(out), `.${basename(out)}.tmp-${randomBytes(6).toString('hex')}`);
   try {
     mkdirSync(staging, { mode: 0o700 });
-    for (const sub of ['receipts', 'authority', 'keys', 'proofs']) mkdirSync(join(staging, sub), { mode: 0o700 });
+    for (const sub of ['receipts', 'authority', 'keys', ...(snapshot.tlog === null ? [] : ['proofs'])]) mkdirSync(join(staging, sub), { mode: 0o700 });
     for (const [path, bytes] of files) writeFileSync(join(staging, path), bytes, { flag: 'wx', mode: 0o644 });
     if (existsSync(out) || isSymlink(out)) fail('audit_export_output_exists', []);
     renameSync(staging, out);

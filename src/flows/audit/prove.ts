@@ -3,13 +3,14 @@
 // The checkpoints' roots must be the log's own at their sizes (a proof is never made for a tree
 // this log does not have); their signatures are the verifier's business. Read-only on the store.
 import { fail } from '../../core/errors.js';
-import { proveConsistency, proveInclusion, treeHash } from '../../core/merkle.js';
+import { proveConsistency, treeHash } from '../../core/merkle.js';
 import { parseCheckpointNote } from '../../core/tlog-checkpoint.js';
-import { consistencyProofFile, inclusionProofFile } from '../../core/tlog-proof.js';
+import { consistencyProofFile } from '../../core/tlog-proof.js';
 import type { Checkpoint } from '../../core/signed-note.js';
 import { closeStore, openStoreReadOnly, type LogRow } from '../../store/index.js';
 import { treeReader } from '../../store/tree.js';
 import type { Db } from '../../store/store.js';
+import { inclusionProofText } from '../tlog-proof-text.js';
 
 export interface ProveInclusionArgs {
   readonly home: string;
@@ -26,22 +27,7 @@ function assertLogHas(db: Db, cp: Checkpoint, file: string): void {
   if (!treeHash(cp.size, treeReader(db)).equals(cp.root)) fail('tlog_root_mismatch', [file, `size:${cp.size}`]);
 }
 
-/**
- * The inclusion proof file of log row `row` in the tree of the first `size` entries (from the
- * stored tree): the one way `audit prove`, `audit export` and `audit verify --export` make it.
- */
-export function inclusionProofText(db: Db, row: LogRow, size: number, origin: string): string {
-  const read = treeReader(db);
-  return inclusionProofFile({
-    origin,
-    tree_size: size,
-    leaf_index: row.seq - 1,
-    entry: { seq: row.seq, time: row.time, type: row.type, unit: row.unit, payload_digest: row.payload_digest, prev_hash: row.prev_hash },
-    payload: row.type === 'run_receipt' ? row.payload.toString('base64') : null,
-    root: treeHash(size, read),
-    hashes: proveInclusion(size, row.seq - 1, read),
-  });
-}
+export { inclusionProofText };
 
 /** The inclusion proof file's text. */
 export function proveEntryInclusion(args: ProveInclusionArgs): { text: string; seq: number; tree_size: number } {

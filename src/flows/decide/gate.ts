@@ -46,6 +46,7 @@ import { RecordVerifier, worstError, type VerifiedRecords } from './verify.js';
 import { receiptCredentialKeys } from '../../core/verify-signatures.js';
 import type { DeployRecord, DeployRecordRef } from './export.js';
 import { checkpointDueOn, newestStoredSize } from '../../store/checkpoints.js';
+import { recordTlogFiles } from './record-tlog.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -370,7 +371,7 @@ async function decideOnSnapshot(
   // signed), and the relied-on envelopes copied inside this read snapshot; written by `gateFlow`.
   if (args.export !== undefined) {
     const { DeployRecord } = await import('./export.js');
-    k.record = DeployRecord.begin(args.export, { receiptEnvelope, isJsonText });
+    k.record = DeployRecord.begin(args.export, { receiptEnvelope, isJsonText, tlogFiles: (d, ids) => recordTlogFiles(store.home, d, ids) });
     k.record.addRecords(db, decision.reliedOn);
   }
   // 6. The signed decision.
