@@ -5,6 +5,7 @@
 // rules — is checked by governed and named in each schema's `description`. Pure.
 import * as z from 'zod/mini';
 import { exportManifestSchema } from './audit/export-schema.js';
+import { gateRecordManifestSchema } from './gate-record-schema.js';
 import { authorityPredicateSchema } from './authority/predicate.js';
 import { bundleJsonSchema } from './bundle/schema.js';
 import { checkpointPredicateSchema } from './checkpoint.js';
@@ -69,6 +70,11 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     schema: exportManifestSchema,
     title: 'governed audit export manifest v1 (manifest.json)',
     rules: 'files sorted by path and unique; the manifest is its own RFC 8785 bytes plus a newline. docs/audit.md.',
+  },
+  'gate-record-manifest': {
+    schema: gateRecordManifestSchema,
+    title: 'governed gate deploy record manifest v1 (manifest.json of gate --export)',
+    rules: 'files sorted by path and unique, every file of the record but manifest.json itself; checkpoint.note and proofs/ are present when the store had a stored checkpoint (its root the log\'s; proofs only for relied-on receipts it covers); the manifest is its own RFC 8785 bytes. docs/gate.md, docs/audit.md.',
   },
 };
 
