@@ -5,23 +5,85 @@
 //     reducer, which the tree does not touch, so the real ratio is smaller than this one.
 //  2. inclusion proof: mean time of proveInclusion over random leaves of a tree of 1,000 and of
 //     BENCH_AUDIT_N (default 100,000) leaves; bar: growth ≤ 2×.
-// Not measured here (not built yet): `audit verify` receipts/s against the raw verify rate on a
-// 100,000-receipt store, and its peak RSS.
-// Env: BENCH_AUDIT_N (big tree size), BENCH_AUDIT_APPENDS (appends per case per repetition), BENCH_REPS.
+//  0. `governed audit verify` (the built CLI, a child process under /usr/bin/time) on a store of
+//     BENCH_AUDIT_RECEIPTS (default 100,000) real signed receipts — bench/gate's store, built once
+//     through the store's own append path and cached in the temp dir (bench/tools/store-fixture.ts)
+//     — in receipts/s, against the raw node:crypto verify rate of the same envelopes' two
+//     signatures each (PAE + crypto.verify, nothing else) in the same run; bar ≥ 0.8. Its peak RSS
+//     (max resident set, from /usr/bin/time); bar ≤ 200 MB.
+// BENCH_QUICK=1: 1,000 receipts, 1,000-leaf trees, fewer appends (a smoke run).
+// Env: BENCH_AUDIT_RECEIPTS, BENCH_AUDIT_N (big tree size), BENCH_AUDIT_APPENDS (appends per case
+// per repetition), BENCH_REPS.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { pae } from '../src/core/dsse.js';
+import { CLI, fixture } from './tools/store-fixture.js';
 import Database from 'better-sqlite3';
 import { proveInclusion, treeHash } from '../src/core/merkle.js';
 import { appendLeaf, treeReader } from '../src/store/tree.js';
 import { TLOG_SQL } from '../src/store/migrations/0008-tlog.js';
 
-const BIG = Number(process.env.BENCH_AUDIT_N ?? 100_000);
-const APPENDS = Number(process.env.BENCH_AUDIT_APPENDS ?? 2_000);
+const QUICK = process.env.BENCH_QUICK === '1';
+const RECEIPTS = Number(process.env.BENCH_AUDIT_RECEIPTS ?? (QUICK ? 1_000 : 100_000));
+const BIG = Number(process.env.BENCH_AUDIT_N ?? (QUICK ? 10_000 : 100_000));
+const APPENDS = Number(process.env.BENCH_AUDIT_APPENDS ?? (QUICK ? 300 : 2_000));
 const REPS = Number(process.env.BENCH_REPS ?? 5);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const digest = (s: string | Buffer): string => `sha256:${createHash('sha256').update(s).digest('hex')}`;
+
+/** Part 0: audit verify against the raw signature rate, on one store. */
+async function auditVerifyRate(): Promise<void> {
+  const f = await fixture(RECEIPTS);
+  // The raw floor: every receipt envelope's two Ed25519 signatures over its PAE, node:crypto only.
+  const trust = JSON.parse(readFileSync(f.trustFile, 'utf8')) as { keys: { key_id: string; public_key: string }[] };
+  const keys = new Map(trust.keys.map((k) => [k.key_id, createPublicKey(k.public_key)]));
+  const db = new Database(join(f.home, 'governed.db'), { readonly: true });
+  const rawOnce = (): { n: number; ms: number } => {
+    let n = 0;
+    const t0 = process.hrtime.bigint();
+    for (const env of db.prepare('SELECT envelope FROM receipts').pluck().iterate() as IterableIterator<Buffer>) {
+      const e = JSON.parse(env.toString('utf8')) as { payloadType: string; payload: string; signatures: { keyid: string; sig: string }[] };
+      const m = pae(e.payloadType, Buffer.from(e.payload, 'base64'));
+      for (const s of e.signatures) if (!verify(null, m, keys.get(s.keyid) as KeyObject, Buffer.from(s.sig, 'base64'))) throw new Error('raw verify failed');
+      n++;
+    }
+    return { n, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
+  };
+  const auditOnce = (): { ms: number; rssKb: number; receipts: number } => {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI, 'audit', 'verify', '--home', f.home, '--json'], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const out = JSON.parse(r.stdout) as { ok?: boolean; exit: number; receipts: { checked: number; failed: number }; failures: { code: string }[] };
+    if (out.exit !== 0) throw new Error(`audit verify exited ${out.exit}: ${JSON.stringify(out.failures.slice(0, 3))}`);
+    const rssKb = Number(r.stderr.trim().split('\n').pop());
+    return { ms, rssKb, receipts: out.receipts.checked };
+  };
+  const raw: number[] = [];
+  const audit: number[] = [];
+  let rss = 0;
+  let checked = 0;
+  const reps = Math.max(1, Math.min(REPS, 3));
+  for (let r = 0; r < reps; r++) {
+    const a = auditOnce();
+    audit.push(a.ms);
+    rss = Math.max(rss, a.rssKb);
+    checked = a.receipts;
+    const w = rawOnce();
+    raw.push(w.ms);
+  }
+  db.close();
+  const rawRate = (f.receipts / median(raw)) * 1000;
+  const auditRate = (checked / median(audit)) * 1000;
+  const ratio = auditRate / rawRate;
+  console.log(`audit verify: ${checked} receipts in ${(median(audit) / 1000).toFixed(2)} s = ${auditRate.toFixed(0)} receipts/s (the whole audit: chain, replay, tree, binding, signatures); raw node:crypto verify of the same ${f.receipts} envelopes (2 signatures each) ${rawRate.toFixed(0)} receipts/s; ratio ${ratio.toFixed(3)} (bar ≥ 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'}); medians of ${reps}`);
+  console.log(`audit verify peak RSS: ${(rss / 1024).toFixed(0)} MB (bar ≤ 200 MB: ${rss / 1024 <= 200 ? 'met' : 'NOT met'})`);
+}
+
+if (process.env.BENCH_AUDIT_VERIFY !== '0') await auditVerifyRate();
 
 const dir = mkdtempSync(join(tmpdir(), 'governed-bench-audit-'));
 try {

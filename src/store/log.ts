@@ -131,11 +131,18 @@ const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
   run_abort: 'aborted_at',
 };
 
+const insertLog = new WeakMap<Db, { run(...params: unknown[]): unknown }>();
+
 /** Write one already-checked row and apply its reducer: the code shared by append and replay. */
 export function writeEntry(db: Db, row: LogRow, payload: unknown): void {
   const field = ENTRY_TIME_FIELD[row.type as EntryType];
   if ((payload as Record<string, unknown>)[field] !== row.time) fail('log_entry_not_applicable', [`seq:${row.seq}`]);
-  db.prepare(INSERT_LOG).run(row);
+  let ins = insertLog.get(db);
+  if (ins === undefined) {
+    ins = db.prepare(INSERT_LOG);
+    insertLog.set(db, ins);
+  }
+  ins.run(row);
   appendLeaf(db, row); // the Merkle tree grows in the same transaction (docs/audit.md "Transparency log")
   reducerOf(row.type as EntryType).apply(db, payload);
 }
