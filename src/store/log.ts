@@ -12,6 +12,7 @@ import { isEntryType, reducerOf, type EntryType, type PayloadOf } from './reduce
 import { toGovernedError } from './sqlite-errors.js';
 import { dbOf, type Db, type Store } from './store.js';
 import { appendLeaf } from './tree.js';
+import { leafBytesOf } from '../core/tlog-leaf.js';
 import { noteAppended } from './appended.js';
 
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
@@ -134,7 +135,7 @@ const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
 const insertLog = new WeakMap<Db, { run(...params: unknown[]): unknown }>();
 
 /** Write one already-checked row and apply its reducer: the code shared by append and replay. */
-export function writeEntry(db: Db, row: LogRow, payload: unknown): void {
+export function writeEntry(db: Db, row: LogRow, payload: unknown, leaf?: Buffer): void {
   const field = ENTRY_TIME_FIELD[row.type as EntryType];
   if ((payload as Record<string, unknown>)[field] !== row.time) fail('log_entry_not_applicable', [`seq:${row.seq}`]);
   let ins = insertLog.get(db);
@@ -143,7 +144,7 @@ export function writeEntry(db: Db, row: LogRow, payload: unknown): void {
     insertLog.set(db, ins);
   }
   ins.run(row);
-  appendLeaf(db, row); // the Merkle tree grows in the same transaction (docs/audit.md "Transparency log")
+  appendLeaf(db, row, leaf); // the Merkle tree grows in the same transaction (docs/audit.md "Transparency log")
   reducerOf(row.type as EntryType).apply(db, payload);
 }
 
@@ -187,8 +188,10 @@ function appendIn(db: Db, now: number, type: EntryType, unit: string | null, pay
     payload_digest: sha256Digest(bytes),
     prev_hash: head.entryHash,
   };
-  const row: LogRow = { ...fields, payload: bytes, entry_hash: entryHashOf(fields) };
-  writeEntry(db, row, parsed.data);
+  // The leaf bytes ARE the bytes the entry hash covers: canonicalised once for both.
+  const leaf = leafBytesOf(fields);
+  const row: LogRow = { ...fields, payload: bytes, entry_hash: sha256Digest(leaf) };
+  writeEntry(db, row, parsed.data, leaf);
   return row;
 }
 

@@ -39,10 +39,10 @@ export function treeReader(x: Store | Db): HashReader {
   return r;
 }
 
-/** Append the tree hashes of log entry `seq` (called right after its log row is written). */
-export function appendLeaf(db: Db, f: LeafFields): void {
+/** Append the tree hashes of log entry `seq` (called right after its log row is written); `leaf`: its leaf bytes, when the caller already has them. */
+export function appendLeaf(db: Db, f: LeafFields, leaf?: Buffer): void {
   const n = f.seq - 1;
-  const hashes = storedHashesForLeaf(n, entryLeafHash(f), treeReader(db));
+  const hashes = storedHashesForLeaf(n, leafHash(leaf ?? entryLeafBytes(f)), treeReader(db));
   const base = storedHashIndex(0, n);
   let ins = inserts.get(db);
   if (ins === undefined) {
