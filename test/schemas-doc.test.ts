@@ -11,7 +11,7 @@ import { publishedJsonSchemas } from '../src/core/json-schemas.js';
 import { buildVsaStatement } from '../src/core/vsa.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { sampleDecisionForVsa, tempDir } from './helpers/receipts.js';
-import { eligibleStory, type Story } from './gate-world.js';
+import { eligibleStory, gate, type Story } from './gate-world.js';
 import { gov } from './issue-helpers.js';
 
 const DIR = join(REPO_ROOT, 'docs', 'schemas');
@@ -45,10 +45,14 @@ beforeAll(() => {
   const files = readdirSync(out);
   const receipt = read(join('receipts', readdirSync(join(out, 'receipts'))[0] as string)) as { payload: string };
   const statement = JSON.parse(Buffer.from(receipt.payload, 'base64').toString('utf8')) as { predicate: unknown };
+  // The gate's deploy record (gate --export) of the story's decision.
+  const record = join(tempDir('governed-schemas-record-'), 'record');
+  expect(gate(story, { extra: ['--export', record] }).code).toBe(0);
   const bundleDir = join(story.w.home, 'bundles');
   const bundleFile = readdirSync(bundleDir).find((f) => f.endsWith('.json')) as string;
   docs = {
     'export-manifest': read('manifest.json'),
+    'gate-record-manifest': JSON.parse(readFileSync(join(record, 'manifest.json'), 'utf8')),
     policy: read(files.find((f) => f.startsWith('policy.pinned.json')) as string),
     'trust-root': read(files.find((f) => f.startsWith('trust.pinned.json')) as string),
     'dsse-envelope': receipt,
@@ -80,6 +84,7 @@ const MUTATIONS: Record<string, (d: Json) => void> = {
   checkpoint: (d) => (d.log_entries = 0),
   'dsse-envelope': (d) => (d.signatures = 'none'),
   'export-manifest': (d) => ((d.log as Json).head = 'sha256:xyz'),
+  'gate-record-manifest': (d) => (d.files as Json[]).push({ path: 'proofs/../x.json', sha256: 'a'.repeat(64) }),
   bundle: (d) => (d.schema = 'governed.review-bundle/v0'),
 };
 
