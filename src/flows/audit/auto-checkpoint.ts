@@ -24,7 +24,6 @@ import { treeReader, verifyTreeSince } from '../../store/tree.js';
 import type { Db } from '../../store/store.js';
 import { loadPinned, type Pinned } from '../challenge/pinned.js';
 import { attestorFiles, resolveLocations } from '../run/locations.js';
-import { signCheckpointNote } from './tlog-checkpoint.js';
 
 export interface AutoCheckpointResult {
   /** `checkpoints/<size>.note`, relative to the state directory. */
@@ -63,6 +62,9 @@ export async function autoCheckpoint(args: { home: string; attestorsDir?: string
   }
   if (plan === null) return null;
   const files = attestorFiles(resolveLocations({ home: args.home, attestorsDir: args.attestorsDir }), 'log');
+  // The signing path (attestor host, child process) is loaded only when a checkpoint is due: every
+  // command that appends runs this step.
+  const { signCheckpointNote } = await import('./tlog-checkpoint.js');
   const signed = await signCheckpointNote({ files, pinned: plan.pinned, now: args.now, size: plan.size, root: plan.root });
   // One origin per store: a config changed to another origin would start a second log's history.
   if (plan.origin !== null && signed.origin !== plan.origin) fail('tlog_origin_mismatch', ['checkpoints']);
