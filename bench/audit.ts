@@ -11,7 +11,7 @@
 //     — in receipts/s, against the raw node:crypto verify rate of the same envelopes' two
 //     signatures each (PAE + crypto.verify, nothing else) in the same run; bar ≥ 0.8. Its peak RSS
 //     (max resident set, from /usr/bin/time); bar ≤ 200 MB.
-// BENCH_QUICK=1: 1,000 receipts, 1,000-leaf trees, fewer appends (a smoke run).
+// Quick mode (`npm run bench -- --quick`, bench/lib/quick.ts): small counts, bars printed, not judged.
 // Env: BENCH_AUDIT_RECEIPTS, BENCH_AUDIT_N (big tree size), BENCH_AUDIT_APPENDS (appends per case
 // per repetition), BENCH_REPS.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,18 +21,18 @@ import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { pae } from '../src/core/dsse.js';
-import { CLI, fixture } from './tools/store-fixture.js';
+import { CLI, fixture, quickDirs } from './tools/store-fixture.js';
+import { judgeBar, knob } from './lib/quick.js';
 import Database from 'better-sqlite3';
 import { proveInclusion, storedHashIndex, treeHash } from '../src/core/merkle.js';
 import { appendLeaf, treeReader } from '../src/store/tree.js';
 import { leafBytesOf } from '../src/core/tlog-leaf.js';
 import { TLOG_SQL } from '../src/store/migrations/0008-tlog.js';
 
-const QUICK = process.env.BENCH_QUICK === '1';
-const RECEIPTS = Number(process.env.BENCH_AUDIT_RECEIPTS ?? (QUICK ? 1_000 : 100_000));
-const BIG = Number(process.env.BENCH_AUDIT_N ?? (QUICK ? 10_000 : 100_000));
-const APPENDS = Number(process.env.BENCH_AUDIT_APPENDS ?? (QUICK ? 300 : 2_000));
-const REPS = Number(process.env.BENCH_REPS ?? 5);
+const RECEIPTS = knob('BENCH_AUDIT_RECEIPTS', 100_000, 60);
+const BIG = knob('BENCH_AUDIT_N', 100_000, 5_000);
+const APPENDS = knob('BENCH_AUDIT_APPENDS', 2_000, 100);
+const REPS = knob('BENCH_REPS', 5, 1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const digest = (s: string | Buffer): string => `sha256:${createHash('sha256').update(s).digest('hex')}`;
 
@@ -82,9 +82,15 @@ async function auditVerifyRate(): Promise<void> {
   const ratio = auditRate / rawRate;
   console.log(`audit verify: ${checked} receipts in ${(median(audit) / 1000).toFixed(2)} s = ${auditRate.toFixed(0)} receipts/s (the whole audit: chain, replay, tree, binding, signatures); raw node:crypto verify of the same ${f.receipts} envelopes (2 signatures each) ${rawRate.toFixed(0)} receipts/s; ratio ${ratio.toFixed(3)} (bar ≥ 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'}); medians of ${reps}`);
   console.log(`audit verify peak RSS: ${(rss / 1024).toFixed(0)} MB (bar ≤ 200 MB: ${rss / 1024 <= 200 ? 'met' : 'NOT met'})`);
+  console.log(`ratio audit verify / raw verify ${ratio.toFixed(3)}`);
+  judgeBar(ratio >= 0.8 && rss / 1024 <= 200);
 }
 
-if (process.env.BENCH_AUDIT_VERIFY !== '0') await auditVerifyRate();
+try {
+  if (process.env.BENCH_AUDIT_VERIFY !== '0') await auditVerifyRate();
+} finally {
+  for (const d of quickDirs) rmSync(d, { recursive: true, force: true });
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'governed-bench-audit-'));
 try {
@@ -143,6 +149,8 @@ try {
   const floor = median(c) / median(b);
   console.log(`append: with tree ${median(a).toFixed(4)} ms, without ${median(b).toFixed(4)} ms per append (medians of ${REPS}×${APPENDS}); ratio ${ratio.toFixed(3)} (bar ≤ 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'})`);
   console.log(`append floor: the log INSERT + only the tree rows the rule requires (no hash, no read) ${median(c).toFixed(4)} ms; floor ratio ${floor.toFixed(3)}; tree / floor ${(median(a) / median(c)).toFixed(3)}`);
+  console.log(`ratio append with tree / without ${ratio.toFixed(3)}`);
+  judgeBar(ratio <= 1.1);
 
   // Inclusion proofs: trees of 1,000 and BIG leaves built through appendLeaf (one transaction).
   function tree(size: number): { db: Database.Database; buildMs: number } {
@@ -177,6 +185,8 @@ try {
   const growth = median(pb) / median(ps);
   console.log(`tree build: 1,000 leaves ${small.buildMs.toFixed(0)} ms, ${BIG} leaves ${big.buildMs.toFixed(0)} ms`);
   console.log(`inclusion proof: ${median(ps).toFixed(4)} ms at 1,000, ${median(pb).toFixed(4)} ms at ${BIG}; growth ${growth.toFixed(2)}× (bar ≤ 2: ${growth <= 2 ? 'met' : 'NOT met'})`);
+  console.log(`ratio proof(${BIG}) / proof(1000) ${growth.toFixed(3)}`);
+  judgeBar(growth <= 2);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,4 +1,4 @@
-// bench/gate (issue 5 "Must show"; research/perf.md §3.5, T4): cold start of `governed gate` — the
+// bench/gate (docs/gate.md#7-measurements-benchgate; docs/gate.md#6-the-cold-gate-path): cold start of `governed gate` — the
 // built CLI as a real child process — on a store with 1,000 and with 100,000 receipts, against
 // `node -e ''` in the same run, the three interleaved round-robin and medians reported.
 //   Bars: gate(1,000) / node ≤ 1.5;  gate(100,000) / gate(1,000) ≤ 1.2.
@@ -18,14 +18,15 @@
 // key (BENCH_GATE_CACHE=0 rebuilds). BENCH_RECEIPTS shrinks the large store; BENCH_ROUNDS sets the
 // number of round-robin rounds. GOVERNED_CLI picks the CLI (default dist/governed.mjs).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { CLI, fixture, type Fixture } from './tools/store-fixture.js';
+import { judgeBar, knob, QUICK } from './lib/quick.js';
+import { CLI, fixture, quickDirs, type Fixture } from './tools/store-fixture.js';
 
-const SMALL = 1_000;
-const LARGE = Number(process.env.BENCH_RECEIPTS ?? 100_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
+const LARGE = knob('BENCH_RECEIPTS', 100_000, 120);
+const SMALL = QUICK ? 60 : 1_000;
+const ROUNDS = knob('BENCH_ROUNDS', 40, 1);
 
 function gateArgs(f: Fixture): string[] {
   return [CLI, 'gate', '--unit', f.unit, '--trust', f.trustFile, '--policy-digest', f.policyDigest, '--subject', f.subject, '--repo', f.repo, '--home', f.home, '--json'];
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
   }
   const times = cases.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++) {
-    // Rotate the order every round so drift hits every case alike (research/perf.md §1).
+    // Rotate the order every round so drift hits every case alike (docs/performance.md#performance).
     for (let j = 0; j < cases.length; j++) {
       const i = (j + round) % cases.length;
       const c = cases[i] as (typeof cases)[number];
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
         cases.slice(offset, offset + 4).map((c, i) => `  ${c.name.padEnd(28)} ${(med[offset + i] as number).toFixed(1)} ms\n`).join('') +
         `  gate(${small.receipts}) / node -e ''           ${(g1 / base).toFixed(3)}\n` +
         `  gate(${large.receipts}) / gate(${small.receipts})     ${(g2 / g1).toFixed(3)}\n` +
-        `  floor / node -e ''                ${(floor / base).toFixed(3)}  (SPEC §10.3's I/O and signatures alone, no governed logic)\n`,
+        `  floor / node -e ''                ${(floor / base).toFixed(3)}  (docs/decision.md#8-delivery-state-and-reason-codes's I/O and signatures alone, no governed logic)\n`,
     );
     return { ratio: g1 / base, growth: g2 / g1 };
   };
@@ -106,7 +107,11 @@ async function main(): Promise<void> {
     `bar gate(${small.receipts}) / node -e '' <= 1.5 (clean)        : ${clean.ratio.toFixed(3)} ${ok1 ? 'PASS' : 'FAIL'}\n` +
       `bar gate(${large.receipts}) / gate(${small.receipts}) <= 1.2 (clean) : ${clean.growth.toFixed(3)} ${ok2 ? 'PASS' : 'FAIL'}\n`,
   );
-  if (!ok1 || !ok2) process.exitCode = 1;
+  judgeBar(ok1 && ok2);
 }
 
-await main();
+try {
+  await main();
+} finally {
+  for (const d of quickDirs) rmSync(d, { recursive: true, force: true });
+}

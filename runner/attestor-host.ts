@@ -1,4 +1,4 @@
-// Runs an attestor (SPEC §8.1): only from pinned bytes whose sha256 — and whose config's sha256 —
+// Runs an attestor (docs/formats.md#attestors): only from pinned bytes whose sha256 — and whose config's sha256 —
 // are on the allowlist it is given; from a sealed copy in a fresh private 0700 directory; with an
 // empty environment plus PATH, a timeout and an output cap. The signature it returns is verified
 // here with node:crypto under the key the caller expects before anyone sees it.
@@ -136,7 +136,7 @@ function spawnCapped(
     let size = 0;
     let overflow = false;
     let timedOut = false;
-    // SPEC §8.1 "a hard timeout": a process the attestor started may hold its stdout/stderr after the
+    // docs/formats.md#attestors "a hard timeout": a process the attestor started may hold its stdout/stderr after the
     // attestor exited ('close' would wait for it, and SIGKILL of the attestor does not reach it), so
     // the timeout also destroys our ends of the pipes and the run fails closed on time.
     const timer = setTimeout(() => {

@@ -12,7 +12,7 @@ import { checkpointDue } from '../src/core/tlog-auto.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { writeJson } from './helpers/receipts.js';
 import { planningRequiredPolicy, policyDigestOf, type Story } from './gate-world.js';
-import { cleanupDirs, gov, makeKeys, makeWorld, policyDoc, setupUnit } from './issue-helpers.js';
+import { cleanupDirs, gov, makeKeys, makeWorld, policyDoc, setupUnit } from './state-helpers.js';
 import { jsonOut as jsonOf } from './helpers/cli.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');

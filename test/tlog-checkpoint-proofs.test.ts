@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOut, runCli } from './helpers/cli.js';
 import { makeKey, tempDir, writeJson } from './helpers/receipts.js';
 import { edit, rewriteLog, truncateLog } from './audit-helpers.js';
-import { cleanupDirs, errorOf, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, type World } from './issue-helpers.js';
+import { cleanupDirs, errorOf, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, type World } from './state-helpers.js';
 import { noteVerifierKey, signatureLine } from '../src/core/signed-note.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');

@@ -13,7 +13,7 @@ import { canonicalJson } from '../src/core/canonical.js';
 import { REPO_ROOT, jsonOut, runCli } from './helpers/cli.js';
 import { tempDir, writeJson } from './helpers/receipts.js';
 import { planningRequiredPolicy, rounds, type Story } from './gate-world.js';
-import { cleanupDirs, errorOf, gov, makeKeys, makeWorld, setupUnit } from './issue-helpers.js';
+import { cleanupDirs, errorOf, gov, makeKeys, makeWorld, setupUnit } from './state-helpers.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 const hexOf = (id: string): string => id.replace(/^sha256:/, '');

@@ -12,7 +12,7 @@ import { gateRecordManifestSchema } from '../src/core/gate-record-schema.js';
 import { REPO_ROOT, jsonOut, runCli } from './helpers/cli.js';
 import { tempDir, writeJson } from './helpers/receipts.js';
 import { eligibleStory, gate, gateJson, planningRequiredPolicy, type Story } from './gate-world.js';
-import { cleanupDirs, gov, makeKeys } from './issue-helpers.js';
+import { cleanupDirs, gov, makeKeys } from './state-helpers.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 let s: Story;

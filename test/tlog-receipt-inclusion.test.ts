@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/cli.js';
 import { tempDir, writeJson } from './helpers/receipts.js';
 import { newStory, planningRequiredPolicy, rounds, type Story } from './gate-world.js';
-import { cleanupDirs, errorOf, gov, makeKeys } from './issue-helpers.js';
+import { cleanupDirs, errorOf, gov, makeKeys } from './state-helpers.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 let s: Story;

@@ -1,10 +1,11 @@
 // The stores bench/gate and bench/audit measure (moved from bench/gate.ts, unchanged): a real
 // repository, a unit created by `createUnitFlow`, and a history of work revisions with real signed
 // receipts committed through the store API in large transactions; cached in the temp dir under a
-// version key (BENCH_GATE_CACHE=0 rebuilds). See bench/gate.ts for the shape.
+// version key (BENCH_GATE_CACHE=0 rebuilds; quick mode always builds, in a temporary directory
+// listed in `quickDirs` for the bench to remove). See bench/gate.ts for the shape.
 import { execFileSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { viewFor } from '../../src/core/bundle/views.js';
@@ -31,6 +32,7 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { computeCommitManifest } from '../../src/workspace/index.js';
+import { knob, QUICK } from '../lib/quick.js';
 
 /** Bump when the generated store's shape changes: old caches are then ignored. */
 const VERSION = 'gate-bench-v5'; // v5: stores with the Merkle tree (migration 0008)
@@ -41,7 +43,7 @@ const VERSION = 'gate-bench-v5'; // v5: stores with the Merkle tree (migration 0
  * with the history's length; the growth bar measures the latter. BENCH_DIRTY raises it to show
  * the former (docs/gate.md has both).
  */
-export const DIRTY = Number(process.env.BENCH_DIRTY ?? 10);
+export const DIRTY = knob('BENCH_DIRTY', 10, 2);
 export const CLI = resolve(process.env.GOVERNED_CLI ?? join('dist', 'governed.mjs'));
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
 const WORK_SLOTS: [string, string][] = [['development', 'coverage'], ...ROLES.map((r): [string, string] => ['integration', r])];
@@ -384,10 +386,15 @@ async function buildFixture(dir: string, receipts: number): Promise<Fixture> {
   }
 }
 
+/** Quick mode's stores, removed when the bench ends. */
+export const quickDirs: string[] = [];
+
 export async function fixture(receipts: number): Promise<Fixture> {
-  const dir = join(tmpdir(), `governed-bench-${VERSION}-${receipts}-dirty${DIRTY}`);
+  const dir = QUICK ? mkdtempSync(join(tmpdir(), `governed-bench-gate-quick-${receipts}-`)) : join(tmpdir(), `governed-bench-${VERSION}-${receipts}-dirty${DIRTY}`);
+  if (QUICK) quickDirs.push(dir);
   const meta = join(dir, 'fixture.json');
-  if (process.env.BENCH_GATE_CACHE !== '0' && existsSync(meta)) {
+  // Quick mode always builds its stores (a cached store would hide a build that no longer replays).
+  if (!QUICK && process.env.BENCH_GATE_CACHE !== '0' && existsSync(meta)) {
     process.stdout.write(`store with ${receipts} receipts: cached in ${dir}\n`);
     return JSON.parse(readFileSync(meta, 'utf8')) as Fixture;
   }

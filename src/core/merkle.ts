@@ -4,7 +4,7 @@
 // indexed by StoredHashIndex), so an append adds 1 + (trailing ones of its 0-based index) hashes
 // and every tree hash and proof for any size ≤ the log is a few O(log n) reads. This file is a
 // line-by-line port of that package's index math, proofs and checks (the Go code itself verifies
-// governed's output in test/tlog-go-verify.test.ts). Pure: hashes are read through `HashReader`.
+// governed's output in test/tlog-checkpoint-proofs.test.ts). Pure: hashes are read through `HashReader`.
 import { createHash } from 'node:crypto';
 
 export const HASH_SIZE = 32;

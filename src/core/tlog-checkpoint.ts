@@ -2,6 +2,7 @@
 // key of the trust root (key name = the origin), and witness cosignatures by keys the verifier
 // names in the note verifier-key format ("name+hex8+base64(0x01 ‖ pub)", Go's note.NewVerifier).
 // Pure.
+import { utf8OrNull } from './utf8.js';
 import { fail } from './errors.js';
 import { publicKeyFromRaw, type PublicKey } from './ed25519.js';
 import { keyStatusAt } from './key-status.js';
@@ -15,12 +16,7 @@ export function isNoteCheckpoint(bytes: Uint8Array): boolean {
 
 /** Parse a checkpoint note (no signature check): `tlog_checkpoint_invalid [id]` when malformed. */
 export function parseCheckpointNote(bytes: Uint8Array, id: string): { cp: Checkpoint; note: SignedNote } {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    fail('tlog_checkpoint_invalid', [id]);
-  }
+  const text = utf8OrNull(bytes) ?? fail('tlog_checkpoint_invalid', [id]);
   const note = parseSignedNote(text);
   const cp = note === null ? null : parseCheckpointBody(note.text);
   if (note === null || cp === null) fail('tlog_checkpoint_invalid', [id]);

@@ -1,5 +1,5 @@
-// Canonical digests of the store's tables (SPEC §4.1 audit verify: "replaying the log gives the
-// stored state"; issue 3: "the store is unchanged", digest of all tables before/after).
+// Canonical digests of the store's tables (docs/commands.md#what-each-command-guarantees audit verify: "replaying the log gives the
+// stored state"; docs/state.md#state-the-store-units-and-scope-versions-writers-leases-review-challenges: "the store is unchanged", digest of all tables before/after).
 //
 // Rows are read in a total order (ORDER BY every column), every cell keeps its SQLite type (an
 // INTEGER is a number, TEXT a string, a BLOB `{"blob": base64}`, NULL null) and the column names

@@ -1,4 +1,4 @@
-// `governed audit checkpoint` (SPEC §4.1): wiring only.
+// `governed audit checkpoint` (docs/commands.md#what-each-command-guarantees): wiring only.
 import { auditCheckpoint } from '../../flows/audit/checkpoint.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';

@@ -1,7 +1,8 @@
-// `governed audit verify [--export DIR]` (SPEC §4.1, §5): wiring only. Exit 0 only when every check passed.
+// `governed audit verify [--export DIR]` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store): wiring only. Exit 0 only when every check passed.
 import { fail } from '../../core/errors.js';
 import { auditVerify, type AuditReport } from '../../flows/audit/verify.js';
 import { readInputFile } from '../../flows/read-input.js';
+import { CHECKPOINT_FILE_MAX_BYTES } from '../../core/limits.js';
 import { loadTrustRootFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
@@ -20,7 +21,7 @@ function witnessOptions(opts: { witnessKey?: string[]; witnessThreshold?: string
 }
 
 const CO_LOCATED_CAVEAT =
-  'co-located trust mode (SPEC §3.1): a writer running as the uid that owns the keys and the store could ' +
+  'co-located trust mode (docs/threat-model.md#trust-modes): a writer running as the uid that owns the keys and the store could ' +
   'rewrite the log and re-sign it consistently; only entries covered by a checkpoint that left the machine ' +
   '(audit verify --checkpoint) are safe from that.';
 
@@ -48,7 +49,7 @@ export async function auditVerifyCommand(opts: { unit?: string; trust?: string; 
   if (opts.export !== undefined && opts.home !== undefined) fail('usage_error', ['--export', '--home']);
   const now = new Date();
   const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, now);
-  const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, 1024 * 1024) }));
+  const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, CHECKPOINT_FILE_MAX_BYTES) }));
   const options = {
     ...(opts.unit === undefined ? {} : { unit: opts.unit }),
     ...(trust === undefined ? {} : { trust }),

@@ -5,7 +5,7 @@ import { fail } from '../../core/errors.js';
 import { verifyInclusionFiles } from '../../flows/verify-inclusion.js';
 
 export async function verifyCommand(files: string[], opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string }): Promise<CommandResult> {
-  // Without --trust the pinned trust root of the state directory is used (SPEC §4.1); without
+  // Without --trust the pinned trust root of the state directory is used (docs/commands.md#what-each-command-guarantees); without
   // either, verification is refused (trust_root_missing).
   const now = new Date();
   const trust = opts.trust !== undefined ? loadTrustRootFile(opts.trust, now) : loadPinnedTrustRoot(resolveHome(opts.home), now);

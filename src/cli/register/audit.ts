@@ -1,10 +1,10 @@
-// Commands of the audit group (SPEC §4.1). Each action lazily imports its command module.
+// Commands of the audit group (docs/commands.md#what-each-command-guarantees). Each action lazily imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {
-  const audit = program.command('audit').description('Re-check the state directory from its hash-chained log (SPEC §5).');
+  const audit = program.command('audit').description('Re-check the state directory from its hash-chained log (docs/state.md#the-store).');
   audit
     .command('verify')
     .description(
@@ -14,7 +14,7 @@ export function register(program: Command): void {
         'predicate equals the issue, claim and receipt entries it belongs to, single use of every challenge, and every ' +
         'authority record at the position it took effect. The trust root is the one pinned at each log position ' +
         'unless --trust gives the auditor\'s own. In co-located trust mode this proves consistency and trusted ' +
-        'signatures, not that a same-uid writer holding the keys did not rewrite everything (SPEC §3.1). ' +
+        'signatures, not that a same-uid writer holding the keys did not rewrite everything (docs/threat-model.md#trust-modes). ' +
         'Exit 0 all checks passed; 4 chain, replay, signature or binding failure; 6 untrusted key; 5 a challenge ' +
         'used twice or an expired --trust root; 7 unknown --unit; 2 usage. With --checkpoint, the log must also extend ' +
         'each signed checkpoint (audit_checkpoint_mismatch, 4): that is what detects a consistent rewrite. ' +
@@ -45,7 +45,7 @@ export function register(program: Command): void {
       'Sign the head of the log (entry count, head hash, state digest, pinned policy and trust digests) through the ' +
         'policy\'s pinned `log` attestor, after checking the chain and that replay equals the stored state; write the DSSE ' +
         'envelope to --out (never overwritten). Copy the file OFF this machine: a later rewrite of any entry it covers — even ' +
-        're-signed by a writer holding the keys (co-located mode, SPEC §3.1) — then fails `audit verify --checkpoint`. ' +
+        're-signed by a writer holding the keys (co-located mode, docs/threat-model.md#trust-modes) — then fails `audit verify --checkpoint`. ' +
         'The log attestor is <attestors dir>/log.json (+ log.mjs, else the shipped program); only the policy digests count. ' +
         'Exit 0 written; 4 the log is not sound or the attestor output does not verify; 6 attestor or key not trusted; 2 usage or the file exists.',
     )

@@ -1,7 +1,7 @@
 // Error codes of the transparency log (docs/audit.md "Transparency log"): the Merkle tree over the
 // log, C2SP checkpoints, inclusion and consistency proofs, witness cosignatures. Add entries here only.
 //
-// Exit-code choices (SPEC §4.2): evidence that does not verify is 4; a checkpoint or cosignature by
+// Exit-code choices (docs/commands.md#exit-codes): evidence that does not verify is 4; a checkpoint or cosignature by
 // a key the verifier does not trust is 6; no such entry is 7; a bad argument or state file is 2.
 import { def, type ErrorDef } from './def.js';
 

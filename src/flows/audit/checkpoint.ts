@@ -1,4 +1,4 @@
-// `governed audit checkpoint --out FILE` (SPEC §4.1, §3.1, §5): sign the head of the log through the
+// `governed audit checkpoint --out FILE` (docs/commands.md#what-each-command-guarantees, docs/threat-model.md#trust-modes, docs/state.md#the-store): sign the head of the log through the
 // policy's pinned `log` attestor, after checking that the log is sound (chain intact, replay equal
 // to the stored state). The file is meant to LEAVE the machine (a CI artifact, another host): from
 // then on a rewrite of any entry it covers is detectable by `audit verify --checkpoint FILE`, even a

@@ -13,7 +13,7 @@
 import { fail } from '../../core/errors.js';
 import { isJsonText } from '../../core/structured.js';
 import { decodePayload, type LogRow } from '../../store/index.js';
-import { parsePinDocument } from '../challenge/pinned.js';
+import { parsePinDocument } from '../../core/pin-document.js';
 import { treeHash } from '../../core/merkle.js';
 import { parseCheckpointNote } from '../../core/tlog-checkpoint.js';
 import { treeReader } from '../../store/tree.js';

@@ -1,4 +1,4 @@
-// `governed audit verify` (SPEC §4.1, §5, §3.1 item 6): re-check the whole store from its log alone.
+// `governed audit verify` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store, docs/threat-model.md#trust-modes item 6): re-check the whole store from its log alone.
 //   1. the chain: contiguous seq, payload digests, entry hashes, links, every payload well-formed;
 //   2. replay: every log entry applied to an empty database gives exactly the stored state;
 //   3. every receipt the log recorded: its envelope verifies (DSSE, canonical payload, statement,
@@ -7,13 +7,13 @@
 //      the `run_receipt`, `run_claim` and `challenge_issue` entries it belongs to;
 //   4. single use: no challenge claimed or answered twice, no receipt without its claim and issue;
 //   5. every authority record verifies at the log position where it took effect (its consumption,
-//      SPEC §11; else where it was recorded) and matches its entry;
+//      docs/authority.md#human-authority-records; else where it was recorded) and matches its entry;
 //   6. each signed checkpoint given (`audit checkpoint`) is extended by this log.
 // Read-only: nothing is written to the state directory (replay goes to a private temp directory).
 // A chain failure stops the audit (nothing after a broken link can be trusted); other failures are
-// collected, and the exit code is the worst by SPEC §4.2 precedence.
+// collected, and the exit code is the worst by docs/commands.md#exit-codes precedence.
 //
-// What it proves, and what not (SPEC §3.1): every record is internally consistent and signed by
+// What it proves, and what not (docs/threat-model.md#trust-modes): every record is internally consistent and signed by
 // keys the trust root held for that role at that position. In co-located mode a writer with the
 // uid that owns the keys and the store could rewrite the log and re-sign consistently; only a
 // checkpoint that has left the machine (step 6) makes such a rewrite of what it covers detectable.
@@ -101,7 +101,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
     const snapshot = db.transaction(() => {
       if (options.unit !== undefined) {
         const known = db.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
-        // A malformed --unit is never echoed (SPEC §4.2: a rejected value is not printed), as src/store/units.ts.
+        // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
         if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
       }
       log = verifyChain(db);
@@ -251,7 +251,7 @@ function checkReceipt(
       claim as unknown as ClaimFacts,
       p as unknown as RecordedReceiptFacts,
     );
-    // Field names only, never values (SPEC §4.2: a rejection never prints the rejected value).
+    // Field names only, never values (docs/commands.md#exit-codes: a rejection never prints the rejected value).
     if (fields.length > 0) failures.push(failure('audit_receipt_mismatch', [`seq:${row.seq}`, id, ...fields.slice(0, 8)]));
   } catch (e) {
     if (!isGovernedError(e)) throw e;
@@ -277,7 +277,7 @@ async function checkAuthority(row: LogRow, p: Payload, at: LogRow, trust: TrustR
 }
 
 /**
- * A signed checkpoint against this log (SPEC §3.1, §5): its one signature by a `log` key of `trust`
+ * A signed checkpoint against this log (docs/threat-model.md#trust-modes, docs/state.md#the-store): its one signature by a `log` key of `trust`
  * (judged now, offline: valid and not revoked — the log under test cannot vouch for its own keys),
  * a closed checkpoint statement, and the log's entry at `log_entries` whose hash is `log_head`.
  */
