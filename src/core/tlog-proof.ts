@@ -11,44 +11,8 @@ import { checkConsistency, checkInclusion, leafHash, type Hash } from './merkle.
 import { parseJsonStrict } from './strict-parse.js';
 import type { Checkpoint } from './signed-note.js';
 
-export const INCLUSION_FORMAT = 'governed/tlog-inclusion-proof';
-export const CONSISTENCY_FORMAT = 'governed/tlog-consistency-proof';
-
-export interface ProofEntry {
-  readonly seq: number;
-  readonly time: number;
-  readonly type: string;
-  readonly unit: string | null;
-  readonly payload_digest: string;
-  readonly prev_hash: string;
-}
-
-export interface InclusionProof {
-  readonly format: typeof INCLUSION_FORMAT;
-  readonly version: 1;
-  readonly origin: string;
-  readonly tree_size: number;
-  /** 0-based: entry seq − 1. */
-  readonly leaf_index: number;
-  readonly entry: ProofEntry;
-  /** For a run_receipt entry: base64 of its payload bytes (they record the receipt id); else null. */
-  readonly payload: string | null;
-  readonly root: string;
-  readonly hashes: readonly string[];
-}
-
-export interface ConsistencyProof {
-  readonly format: typeof CONSISTENCY_FORMAT;
-  readonly version: 1;
-  readonly origin: string;
-  readonly old_size: number;
-  readonly old_root: string;
-  readonly new_size: number;
-  readonly new_root: string;
-  readonly hashes: readonly string[];
-}
-
-const b64 = (h: Hash): string => h.toString('base64');
+export { CONSISTENCY_FORMAT, INCLUSION_FORMAT, consistencyProofFile, inclusionProofFile, type ConsistencyProof, type InclusionProof, type ProofEntry } from './tlog-proof-file.js';
+import { CONSISTENCY_FORMAT, INCLUSION_FORMAT, type ConsistencyProof, type InclusionProof } from './tlog-proof-file.js';
 
 function hashOf(s: unknown): Hash | null {
   if (typeof s !== 'string' || !/^[A-Za-z0-9+/]{43}=$/.test(s)) return null;
@@ -72,25 +36,6 @@ function hashList(v: unknown): Hash[] | null {
     out.push(h);
   }
   return out;
-}
-
-export function inclusionProofFile(p: Omit<InclusionProof, 'format' | 'version' | 'hashes' | 'root'> & { root: Hash; hashes: readonly Hash[] }): string {
-  const doc: InclusionProof = { format: INCLUSION_FORMAT, version: 1, ...p, root: b64(p.root), hashes: p.hashes.map(b64) };
-  return `${JSON.stringify(doc, null, 2)}\n`;
-}
-
-export function consistencyProofFile(p: { origin: string; old_size: number; old_root: Hash; new_size: number; new_root: Hash; hashes: readonly Hash[] }): string {
-  const doc: ConsistencyProof = {
-    format: CONSISTENCY_FORMAT,
-    version: 1,
-    origin: p.origin,
-    old_size: p.old_size,
-    old_root: b64(p.old_root),
-    new_size: p.new_size,
-    new_root: b64(p.new_root),
-    hashes: p.hashes.map(b64),
-  };
-  return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
 /** Parse an inclusion proof file; `tlog_proof_invalid [id]` when it is not of the format. */

@@ -2,10 +2,10 @@
 // Merkle tree: the one way `audit prove`, `audit export`, `audit verify --export` and the gate's
 // deploy record make it. Lean (no store index, no parsers): the gate loads it for --export.
 import { proveInclusion, treeHash } from '../core/merkle.js';
-import { inclusionProofFile } from '../core/tlog-proof.js';
+import { inclusionProofFile } from '../core/tlog-proof-file.js';
 import type { LogRow } from '../store/log.js';
 import type { Db } from '../store/store.js';
-import { treeReader } from '../store/tree.js';
+import { treeReader } from '../store/tree-read.js';
 
 /** The proof of `row` in the tree of the first `size` entries, as the file's text. */
 export function inclusionProofText(db: Db, row: LogRow, size: number, origin: string): string {

@@ -6,7 +6,9 @@ import { fail } from '../core/errors.js';
 import { leafHash, storedHashCount, storedHashesForLeaf, storedHashIndex, treeHash, type Hash, type HashReader } from '../core/merkle.js';
 import { leafBytesOf, type LeafFields } from '../core/tlog-leaf.js';
 import { dbOf, type Db, type Store } from './store.js';
-import { checkRow, GENESIS_HASH, type LogHead, type LogRow } from './log.js';
+import { treeReader } from './tree-read.js';
+
+export { treeReader };
 
 export type { LeafFields };
 
@@ -19,25 +21,7 @@ export function entryLeafHash(f: LeafFields): Hash {
   return leafHash(entryLeafBytes(f));
 }
 
-const readers = new WeakMap<Db, HashReader>();
 const inserts = new WeakMap<Db, { run(...params: unknown[]): unknown }>();
-
-/** Reads stored hashes from the table; a missing one is `log_tree_mismatch` (the table was edited). */
-export function treeReader(x: Store | Db): HashReader {
-  const db = dbOf(x);
-  let r = readers.get(db);
-  if (r === undefined) {
-    const get = db.prepare('SELECT hash FROM tlog_hashes WHERE idx = ?').pluck();
-    r = (indexes) =>
-      indexes.map((i) => {
-        const h = get.get(i) as Buffer | undefined;
-        if (h === undefined || h.length !== 32) fail('log_tree_mismatch', [`tree:${i}`]);
-        return h;
-      });
-    readers.set(db, r);
-  }
-  return r;
-}
 
 /** Append the tree hashes of log entry `seq` (called right after its log row is written); `leaf`: its leaf bytes, when the caller already has them. */
 export function appendLeaf(db: Db, f: LeafFields, leaf?: Buffer): void {
@@ -86,38 +70,6 @@ export function verifyTree(x: Store | Db): { size: number; root: Hash } {
   const count = db.prepare('SELECT count(*) FROM tlog_hashes').pluck().get() as number;
   if (count !== storedHashCount(size)) fail('log_tree_mismatch', ['tree:count']);
   return { size, root: treeHash(size, read) };
-}
-
-/**
- * The entries after the first `from` (an automatic checkpoint's increment, docs/audit.md "Automatic
- * checkpoints"): each row's own hashes and its link to the one before (`checkRow`, from entry
- * `from`'s stored hash), and the stored tree hashes of their leaves re-derived. O(entries since
- * `from`): what the newest checkpoint already covers is held by its signed root instead (the caller
- * checks that the stored tree still gives it).
- */
-export function verifyTreeSince(x: Store | Db, from: number): { size: number; root: Hash; headTime: number } {
-  const db = dbOf(x);
-  const read = treeReader(db);
-  let head: LogHead = { seq: 0, entryHash: GENESIS_HASH };
-  if (from > 0) {
-    const h = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck().get(from) as string | undefined;
-    if (h === undefined) fail('tlog_log_truncated', [`size:${from}`]);
-    head = { seq: from, entryHash: h };
-  }
-  let headTime = from > 0 ? (db.prepare('SELECT time FROM log WHERE seq = ?').pluck().get(from) as number) : 0;
-  for (const row of db.prepare('SELECT * FROM log WHERE seq > ? ORDER BY seq').iterate(from) as IterableIterator<LogRow>) {
-    checkRow(row, head);
-    const n = row.seq - 1;
-    const expected = storedHashesForLeaf(n, entryLeafHash(row), read);
-    const base = storedHashIndex(0, n);
-    const stored = read(expected.map((_, j) => base + j));
-    expected.forEach((h, j) => {
-      if (!h.equals(stored[j] as Buffer)) fail('log_tree_mismatch', [`tree:${base + j}`]);
-    });
-    head = { seq: row.seq, entryHash: row.entry_hash };
-    headTime = row.time;
-  }
-  return { size: head.seq, root: treeHash(head.seq, read), headTime };
 }
 
 /** The tree of a list of log rows, in memory (the audit judges checkpoints on the rows it read). */

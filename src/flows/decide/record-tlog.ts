@@ -13,7 +13,7 @@ import { parseCheckpointBody, parseSignedNote } from '../../core/signed-note.js'
 import { newestStoredCheckpoint } from '../../store/checkpoints.js';
 import type { LogRow } from '../../store/log.js';
 import type { Db } from '../../store/store.js';
-import { treeReader } from '../../store/tree.js';
+import { treeReader } from '../../store/tree-read.js';
 import { inclusionProofText } from '../tlog-proof-text.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
