@@ -1,7 +1,7 @@
 // One way every command reports (docs/commands.md#common-behaviour): `--json` prints exactly one JSON object on stdout,
 // also on failure; otherwise a short human summary on stdout and diagnostics on stderr. An error
 // prints its stable code, fixed summary and IDs, never a rejected value (docs/threat-model.md#rules-that-hold-everywhere).
-import { GovernedError, isGovernedError, EXIT, type ExitCode } from '../core/errors.js';
+import { GovernedError, type ExitCode } from '../core/errors.js';
 import type { CommandErrorJson } from '../core/command-output.js';
 
 export interface CommandResult {
@@ -33,23 +33,3 @@ export function writeError(err: GovernedError, opts: OutputOptions): void {
   process.stderr.write(`governed: ${label} ${err.code}: ${err.message}${ids}\n`);
 }
 
-/** Run a command action, map every failure to its code, and set the process exit code. */
-export async function runAction(opts: OutputOptions, action: () => Promise<CommandResult>): Promise<void> {
-  try {
-    const result = await action();
-    writeResult(result, opts);
-    process.exitCode = result.exit;
-  } catch (e) {
-    if (isGovernedError(e)) {
-      writeError(e, opts);
-      process.exitCode = e.exit;
-      return;
-    }
-    // Unknown failures are internal errors. Their message may contain input text, so it is only
-    // shown when the operator asks for it explicitly.
-    const internal = new GovernedError('internal_error', { cause: e });
-    writeError(internal, opts);
-    if (process.env.GOVERNED_DEBUG === '1') process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
-    process.exitCode = EXIT.internal;
-  }
-}

@@ -7,8 +7,12 @@
 import * as z from 'zod/mini';
 import { digestString, gitId, hex64, isoSeconds, str } from './schema-primitives.js';
 
-/** Every path a deploy record can hold: made of IDs only. */
-export const DEPLOY_RECORD_FILE_PATH = /^(?:decision\.json|vsa\.json|trust\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json)$/;
+/**
+ * Every path a deploy record can hold, made of IDs only: the decision, the relied-on envelopes, the
+ * --trust bytes, the VSA, and — when the store has a stored checkpoint — `checkpoint.note` and the
+ * inclusion proof `proofs/<hex>.json` of each relied-on receipt that checkpoint covers.
+ */
+export const DEPLOY_RECORD_FILE_PATH = /^(?:decision\.json|vsa\.json|trust\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json|checkpoint\.note|proofs\/[0-9a-f]{64}\.json)$/;
 
 export const deployRecordManifestSchema = z.strictObject({
   format: z.literal('governed/gate-record'),

@@ -75,6 +75,17 @@ const credentialSchema = z.strictObject({
   attestor_config_sha256: hexList,
 });
 
+/** Write a checkpoint once the log has grown by `every_entries`, or by entries `every` later than the newest one covered. */
+const tlogCheckpointsSchema = z
+  .strictObject({
+    every_entries: z.optional(int(1, 1_000_000)),
+    every: z.optional(duration),
+  })
+  .check(
+    z.refine((c) => c.every_entries !== undefined || c.every !== undefined, { message: 'tlog_checkpoints' }),
+    z.meta({ description: 'at least one of every_entries, every' }),
+  );
+
 export const policySchema = z.strictObject({
   kind: z.literal('governed/policy'),
   version: z.literal(1),
@@ -141,6 +152,8 @@ export const policySchema = z.strictObject({
       dependency_root: z.optional(relPath),
     }),
   ),
+  // Automatic C2SP checkpoints (docs/audit.md "Automatic checkpoints"; the rule: src/core/tlog-auto.ts).
+  tlog_checkpoints: z.optional(tlogCheckpointsSchema),
 });
 
 export type PolicyDocument = z.infer<typeof policySchema>;

@@ -13,8 +13,10 @@ import type { Checkpoint } from './signed-note.js';
 import * as z from 'zod/mini';
 import { count, digestString, list } from './schema-primitives.js';
 
-export const INCLUSION_FORMAT = 'governed/tlog-inclusion-proof';
-export const CONSISTENCY_FORMAT = 'governed/tlog-consistency-proof';
+// The format names and the two writers live in ./tlog-proof-file.ts (no parser, no zod: the gate's
+// deploy record writes proofs on its cold path); the types they write are this module's schemas'.
+import { CONSISTENCY_FORMAT, INCLUSION_FORMAT } from './tlog-proof-file.js';
+export { CONSISTENCY_FORMAT, INCLUSION_FORMAT, consistencyProofFile, inclusionProofFile } from './tlog-proof-file.js';
 
 /** A hash as a proof file carries it: standard padded base64 of exactly 32 bytes, canonical (it re-encodes to itself). */
 const proofHash = z.string().check(
@@ -66,27 +68,7 @@ export const consistencyProofSchema = z.strictObject({
 });
 export type ConsistencyProof = z.infer<typeof consistencyProofSchema>;
 
-const b64 = (h: Hash): string => h.toString('base64');
 const hashBytes = (list: readonly string[]): Hash[] => list.map((s) => Buffer.from(s, 'base64'));
-
-export function inclusionProofFile(p: Omit<InclusionProof, 'format' | 'version' | 'hashes' | 'root'> & { root: Hash; hashes: readonly Hash[] }): string {
-  const doc: InclusionProof = { format: INCLUSION_FORMAT, version: 1, ...p, root: b64(p.root), hashes: p.hashes.map(b64) };
-  return `${JSON.stringify(doc, null, 2)}\n`;
-}
-
-export function consistencyProofFile(p: { origin: string; old_size: number; old_root: Hash; new_size: number; new_root: Hash; hashes: readonly Hash[] }): string {
-  const doc: ConsistencyProof = {
-    format: CONSISTENCY_FORMAT,
-    version: 1,
-    origin: p.origin,
-    old_size: p.old_size,
-    old_root: b64(p.old_root),
-    new_size: p.new_size,
-    new_root: b64(p.new_root),
-    hashes: p.hashes.map(b64),
-  };
-  return `${JSON.stringify(doc, null, 2)}\n`;
-}
 
 function parseProof<T extends { hashes: string[] }>(schema: z.ZodMiniType<T>, text: string, id: string): T & { hashList: Hash[] } {
   let v: unknown;

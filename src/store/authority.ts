@@ -60,7 +60,25 @@ export function trustRootInForce(x: Store | Db): TrustRoot {
   return trustRootOfBytes(readPin(x, 'trust').bytes);
 }
 
+/**
+ * Parsed trust roots by their exact bytes (a function of the bytes alone; a few per store): the
+ * audit judges every record under the root in force at its position, and re-parsing it (zod, one
+ * createPublicKey per key) for each of 100,000 receipts was most of `audit verify`'s time
+ * (bench/audit). Bounded: the oldest entry is dropped past 16.
+ */
+const trustRoots = new Map<string, TrustRoot>();
+
 function trustRootOfBytes(bytes: Buffer): TrustRoot {
+  const key = bytes.toString('latin1');
+  const hit = trustRoots.get(key);
+  if (hit !== undefined) return hit;
+  const root = parseTrustRootBytes(bytes);
+  if (trustRoots.size >= 16) trustRoots.delete(trustRoots.keys().next().value as string);
+  trustRoots.set(key, root);
+  return root;
+}
+
+function parseTrustRootBytes(bytes: Buffer): TrustRoot {
   const text = utf8OrNull(bytes);
   if (text === null) fail('trust_root_invalid', []);
   return loadTrustRoot(parseStructured(text, ''));
@@ -473,11 +491,16 @@ export function lastPinUpdateSeq(x: Store | Db): number {
 }
 
 /** The policy or trust root in force at log position `seq` (the init pin before any update). */
+const pinStatements = new WeakMap<Db, { get(...params: unknown[]): unknown }>();
+
 export function pinInForceAt(x: Store | Db, kind: PinKind, seq: number): { readonly digest: string; readonly bytes: Buffer; readonly sinceSeq: number } {
   const db = dbOf(x);
-  const row = db
-    .prepare('SELECT seq, digest, bytes FROM pin_updates WHERE kind = ? AND seq <= ? ORDER BY seq DESC LIMIT 1')
-    .get(kind, seq) as { seq: number; digest: string; bytes: Buffer } | undefined;
+  let stmt = pinStatements.get(db);
+  if (stmt === undefined) {
+    stmt = db.prepare('SELECT seq, digest, bytes FROM pin_updates WHERE kind = ? AND seq <= ? ORDER BY seq DESC LIMIT 1');
+    pinStatements.set(db, stmt);
+  }
+  const row = stmt.get(kind, seq) as { seq: number; digest: string; bytes: Buffer } | undefined;
   if (row !== undefined) return { digest: row.digest, bytes: row.bytes, sinceSeq: row.seq };
   const init = db.prepare("SELECT payload FROM log WHERE seq = 1 AND type = 'store_init'").pluck().get() as Buffer | undefined;
   if (init === undefined) fail('store_missing', [kind]);

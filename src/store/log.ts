@@ -12,6 +12,8 @@ import { isEntryType, reducerOf, type EntryType, type PayloadOf } from './reduce
 import { toGovernedError } from './sqlite-errors.js';
 import { dbOf, type Db, type Store } from './store.js';
 import { appendLeaf } from './tree.js';
+import { leafBytesOf } from '../core/tlog-leaf.js';
+import { noteAppended } from './appended.js';
 import { utf8OrNull } from '../core/utf8.js';
 
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
@@ -132,12 +134,19 @@ const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
   vendor_attest: 'recorded_at',
 };
 
+const insertLog = new WeakMap<Db, { run(...params: unknown[]): unknown }>();
+
 /** Write one already-checked row and apply its reducer: the code shared by append and replay. */
-export function writeEntry(db: Db, row: LogRow, payload: unknown): void {
+export function writeEntry(db: Db, row: LogRow, payload: unknown, leaf?: Buffer): void {
   const field = ENTRY_TIME_FIELD[row.type as EntryType];
   if ((payload as Record<string, unknown>)[field] !== row.time) fail('log_entry_not_applicable', [`seq:${row.seq}`]);
-  db.prepare(INSERT_LOG).run(row);
-  appendLeaf(db, row); // the Merkle tree grows in the same transaction (docs/audit.md "Transparency log")
+  let ins = insertLog.get(db);
+  if (ins === undefined) {
+    ins = db.prepare(INSERT_LOG);
+    insertLog.set(db, ins);
+  }
+  ins.run(row);
+  appendLeaf(db, row, leaf); // the Merkle tree grows in the same transaction (docs/audit.md "Transparency log")
   reducerOf(row.type as EntryType).apply(db, payload);
 }
 
@@ -181,8 +190,10 @@ function appendIn(db: Db, now: number, type: EntryType, unit: string | null, pay
     payload_digest: sha256Digest(bytes),
     prev_hash: head.entryHash,
   };
-  const row: LogRow = { ...fields, payload: bytes, entry_hash: entryHashOf(fields) };
-  writeEntry(db, row, parsed.data);
+  // The leaf bytes ARE the bytes the entry hash covers: canonicalised once for both.
+  const leaf = leafBytesOf(fields);
+  const row: LogRow = { ...fields, payload: bytes, entry_hash: sha256Digest(leaf) };
+  writeEntry(db, row, parsed.data, leaf);
   return row;
 }
 
@@ -198,6 +209,7 @@ export function mutate<R>(store: Store, now: number, fn: (tx: Tx) => R): R {
   const db = store.db;
   if (mutating.has(db)) fail('store_nested_mutation');
   mutating.add(db);
+  let appended = false;
   try {
     const run = db.transaction((): R => {
       const before = totalChanges(db);
@@ -208,6 +220,7 @@ export function mutate<R>(store: Store, now: number, fn: (tx: Tx) => R): R {
         append(type, unit, payload) {
           const t0 = totalChanges(db);
           const row = appendIn(db, now, type, unit, payload);
+          appended = true;
           logged += totalChanges(db) - t0;
           return row;
         },
@@ -217,7 +230,10 @@ export function mutate<R>(store: Store, now: number, fn: (tx: Tx) => R): R {
       if (totalChanges(db) - before !== logged) fail('store_write_outside_log');
       return result;
     });
-    return run.immediate();
+    const result = run.immediate();
+    // Committed: an automatic checkpoint may now be due (docs/audit.md "Automatic checkpoints").
+    if (appended) noteAppended(store.home);
+    return result;
   } catch (e) {
     throw isGovernedError(e) ? e : toGovernedError(e);
   } finally {

@@ -6,6 +6,9 @@ import { fail } from '../core/errors.js';
 import { leafHash, storedHashCount, storedHashesForLeaf, storedHashIndex, treeHash, type Hash, type HashReader } from '../core/merkle.js';
 import { leafBytesOf, type LeafFields } from '../core/tlog-leaf.js';
 import { dbOf, type Db, type Store } from './store.js';
+import { treeReader } from './tree-read.js';
+
+export { treeReader };
 
 export type { LeafFields };
 
@@ -18,30 +21,12 @@ export function entryLeafHash(f: LeafFields): Hash {
   return leafHash(entryLeafBytes(f));
 }
 
-const readers = new WeakMap<Db, HashReader>();
 const inserts = new WeakMap<Db, { run(...params: unknown[]): unknown }>();
 
-/** Reads stored hashes from the table; a missing one is `log_tree_mismatch` (the table was edited). */
-export function treeReader(x: Store | Db): HashReader {
-  const db = dbOf(x);
-  let r = readers.get(db);
-  if (r === undefined) {
-    const get = db.prepare('SELECT hash FROM tlog_hashes WHERE idx = ?').pluck();
-    r = (indexes) =>
-      indexes.map((i) => {
-        const h = get.get(i) as Buffer | undefined;
-        if (h === undefined || h.length !== 32) fail('log_tree_mismatch', [`tree:${i}`]);
-        return h;
-      });
-    readers.set(db, r);
-  }
-  return r;
-}
-
-/** Append the tree hashes of log entry `seq` (called right after its log row is written). */
-export function appendLeaf(db: Db, f: LeafFields): void {
+/** Append the tree hashes of log entry `seq` (called right after its log row is written); `leaf`: its leaf bytes, when the caller already has them. */
+export function appendLeaf(db: Db, f: LeafFields, leaf?: Buffer): void {
   const n = f.seq - 1;
-  const hashes = storedHashesForLeaf(n, entryLeafHash(f), treeReader(db));
+  const hashes = storedHashesForLeaf(n, leafHash(leaf ?? entryLeafBytes(f)), treeReader(db));
   const base = storedHashIndex(0, n);
   let ins = inserts.get(db);
   if (ins === undefined) {

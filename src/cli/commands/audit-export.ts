@@ -14,6 +14,7 @@ export async function auditExportCommand(opts: { out: string; unit?: string; hom
       `  receipts     ${r.receipts}`,
       `  authority    ${r.authority_records}`,
       `  public keys  ${r.keys}`,
+      r.checkpoint_size === null ? '  checkpoint   none stored (docs/audit.md "Automatic checkpoints")' : `  checkpoint   tree size ${r.checkpoint_size}, ${r.proofs} inclusion proofs`,
       `  check anywhere: governed verify ${r.path}/receipts/*.json --trust ${r.path}/trust.pinned.*`,
     ].join('\n'),
   };

@@ -7,7 +7,7 @@
 // bare `--json`, and `--challenge` present. Anything else (help, an unknown option, a positional, a
 // missing value or a missing --challenge) returns null and the caller hands the argv to commander,
 // which prints its usual usage error (exit 2) or help: one grammar, one set of messages.
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import type { ReviewRunOptions } from './review-run.js';
 
 /** The options of `review-run` in register/run.ts: true = takes a value, false = a flag. */

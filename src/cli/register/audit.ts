@@ -1,6 +1,6 @@
 // Commands of the audit group (docs/commands.md#what-each-command-guarantees). Each action lazily imports its command module.
 import type { Command } from 'commander';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {

@@ -1,7 +1,7 @@
 // Commands of the authority group (docs/commands.md#what-each-command-guarantees, docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root): `authority request|sign|record`,
 // `policy update`, `trust update`. Each action lazily imports its command module.
 import type { Command } from 'commander';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 
 const OPERATIONS =

@@ -1,7 +1,7 @@
 // `governed review-challenge` (docs/commands.md#what-each-command-guarantees, docs/bundle.md#the-review-bundle, docs/decision.md#the-rules-in-short). The action lazily imports its command module.
 import type { Command } from 'commander';
 import { STAGES } from '../../core/review-vocabulary.js';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {

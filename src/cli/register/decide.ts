@@ -1,7 +1,7 @@
 // Commands of the decide group (docs/commands.md#what-each-command-guarantees, docs/decision.md#the-rules-in-short): `status` and `gate`. Each action lazily imports its
 // command module, so `gate` loads only its lean path (docs/gate.md#6-the-cold-gate-path; bench/gate).
 import { Option, type Command } from 'commander';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 import type { GateOptions } from '../commands/gate.js';
 

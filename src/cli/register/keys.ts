@@ -1,6 +1,6 @@
 // `governed keygen` and `governed verify` (docs/commands.md#what-each-command-guarantees).
 import type { Command } from 'commander';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {

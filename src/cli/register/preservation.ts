@@ -1,7 +1,7 @@
 // Preservation (docs/preservation.md): `preservation set | correct | check`. Each action lazily
 // imports its command module.
 import type { Command } from 'commander';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {

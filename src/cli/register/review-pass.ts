@@ -1,7 +1,7 @@
 // `governed review-pass` (docs/commands.md#what-each-command-guarantees, docs/review-pass.md#review-protocols). The action lazily imports its command module.
 import { Option, type Command } from 'commander';
 import { STAGES } from '../../core/review-vocabulary.js';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {

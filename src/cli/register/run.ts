@@ -2,7 +2,7 @@
 // lazily imports its command module.
 import type { Command } from 'commander';
 import type { ReviewRunOptions } from '../commands/review-run.js';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {

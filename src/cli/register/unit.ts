@@ -2,7 +2,7 @@
 // `lease acquire | release | list`. Each action lazily imports its command module.
 import type { Command } from 'commander';
 import { LEASE_DEFAULT_TTL } from '../../core/limits.js';
-import { runAction } from '../output.js';
+import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {

@@ -19,6 +19,8 @@ export const TLOG_ERRORS = {
   tlog_witness_insufficient: def(6, 'A checkpoint carries fewer valid cosignatures by the given witness keys than the threshold (a cosignature by an unknown key counts for nothing).'),
   tlog_witness_state_invalid: def(2, "A witness's state file is not of its format, or names another origin or key."),
   tlog_entry_unknown: def(7, 'No log entry has that sequence number or records that receipt, or it is beyond the checkpoint.'),
+  tlog_checkpoint_unwritable: def(2, "An automatic checkpoint could not be written to the state directory's checkpoints/ (nothing was written there; the entries already recorded stay recorded)."),
+  tlog_checkpoint_overdue: def(8, "The policy's tlog_checkpoints says a checkpoint is due and the newest stored one is older: a checkpoint could not be written after the last append (refused until one is)."),
   tlog_output_exists: def(2, 'The output file already exists; it is never overwritten.'),
 } as const satisfies Record<string, ErrorDef>;
 

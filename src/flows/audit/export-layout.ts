@@ -7,10 +7,18 @@
 //                                           (both only unit U's when the export is of one unit)
 //   policy.pinned.{json|yaml}, trust.pinned.{json|yaml}   the pinned bytes in force at the log head
 //   keys/<key id>.pub                       every public key of that trust root (SPKI PEM)
+//   checkpoint.note, proofs/<hex>.json      the newest stored checkpoint (docs/audit.md "Automatic
+//                                           checkpoints") and, for each exported receipt its tree
+//                                           covers, the inclusion proof of its run_receipt entry
 import { fail } from '../../core/errors.js';
 import { isJsonText } from '../../core/structured.js';
 import { decodePayload, type LogRow } from '../../store/index.js';
 import { parsePinDocument } from '../../core/pin-document.js';
+import { treeHash } from '../../core/merkle.js';
+import { parseCheckpointNote } from '../../core/tlog-checkpoint.js';
+import { treeReader } from '../../store/tree.js';
+import type { Db } from '../../store/store.js';
+import { inclusionProofText } from './prove.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
@@ -63,4 +71,29 @@ export function exportLayout(input: ExportLayoutInput): ExportLayout {
     keys++;
   }
   return { files, receipts, records, keys };
+}
+
+export const CHECKPOINT_FILE = 'checkpoint.note';
+
+/**
+ * `checkpoint.note` (the bytes given) and `proofs/<hex of receipt id>.json` for every `run_receipt`
+ * entry of the export (unit U's with a unit export) at a position the checkpoint covers: the
+ * inclusion proof `audit prove --receipt` makes, from `db`'s tree. The checkpoint's root must be
+ * this log's at its size (`tlog_log_truncated` / `tlog_root_mismatch`, thrown): an export never
+ * carries a checkpoint its own log does not extend. Its signature is the verifier's business.
+ */
+export function exportTlogFiles(db: Db, rows: readonly LogRow[], unit: string | null, checkpoint: Buffer): Map<string, Buffer> {
+  const { cp } = parseCheckpointNote(checkpoint, CHECKPOINT_FILE);
+  if (cp.size > rows.length) fail('tlog_log_truncated', [CHECKPOINT_FILE, `size:${cp.size}`, `log:${rows.length}`]);
+  if (!treeHash(cp.size, treeReader(db)).equals(cp.root)) fail('tlog_root_mismatch', [CHECKPOINT_FILE, `size:${cp.size}`]);
+  const files = new Map<string, Buffer>([[CHECKPOINT_FILE, checkpoint]]);
+  for (const row of rows) {
+    if (row.seq > cp.size) break;
+    if (row.type !== 'run_receipt' || (unit !== null && row.unit !== unit)) continue;
+    const payload = decodePayload(row.seq, row.type, row.unit, row.payload) as Record<string, unknown>;
+    const m = RECEIPT_ID_RE.exec(String(payload.receipt));
+    if (m === null) fail('log_payload_invalid', [`seq:${row.seq}`]);
+    files.set(`proofs/${m[1]}.json`, Buffer.from(inclusionProofText(db, row, cp.size, cp.origin), 'utf8'));
+  }
+  return files;
 }

@@ -28,7 +28,7 @@ import { exportLogLineSchema, exportManifestSchema, type ExportManifest as Manif
 import { parseJsonStrict } from '../../core/strict-parse.js';
 import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, readLog, readPin, replayInto, verifyChain, type Db, type LogRow } from '../../store/index.js';
 import { readAllFd } from '../read-file.js';
-import { exportLayout } from './export-layout.js';
+import { CHECKPOINT_FILE, exportLayout, exportTlogFiles } from './export-layout.js';
 import { auditVerify, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
 import { utf8OrNull } from '../../core/utf8.js';
 
@@ -40,7 +40,7 @@ export interface ExportAuditReport extends AuditReport {
   readonly export: ExportCheck;
 }
 
-const SUBDIRS = new Set(['receipts', 'authority', 'keys']);
+const SUBDIRS = new Set(['receipts', 'authority', 'keys', 'proofs']);
 const MANIFEST = 'manifest.json';
 const LOG = 'log.jsonl';
 /**
@@ -251,11 +251,24 @@ function emptyReport(options: AuditOptions, failures: AuditFailure[], log: Audit
 }
 
 /** Step 3: what export.ts would write from this log and these pins, against what DIR holds. */
-function contentFailures(rows: readonly LogRow[], m: Manifest, files: ReadonlyMap<string, Buffer>, pins: { policy: Buffer; trust: Buffer }): AuditFailure[] {
+function contentFailures(db: Db, rows: readonly LogRow[], m: Manifest, files: ReadonlyMap<string, Buffer>, pins: { policy: Buffer; trust: Buffer }): AuditFailure[] {
   // What `audit export` writes for this log and these pins: the one layout (./export-layout.ts).
   let expected: Map<string, Buffer>;
   try {
     expected = exportLayout({ rows, unit: m.unit, policy: pins.policy, trust: pins.trust }).files;
+    // The checkpoint the export carries, and exactly the inclusion proofs `audit export` makes
+    // from it on this log (a checkpoint the log does not extend is already the audit's
+    // tlog_root_mismatch / tlog_log_truncated; its proofs are then not expected).
+    const cp = files.get(CHECKPOINT_FILE);
+    if (cp !== undefined) {
+      try {
+        for (const [path, bytes] of exportTlogFiles(db, rows, m.unit, cp)) expected.set(path, bytes);
+      } catch (e) {
+        if (!isGovernedError(e)) throw e;
+        expected.set(CHECKPOINT_FILE, cp);
+        for (const path of files.keys()) if (path.startsWith('proofs/')) expected.set(path, files.get(path) as Buffer);
+      }
+    }
   } catch (e) {
     if (!isGovernedError(e)) throw e;
     return [{ code: e.code, exit: e.exit, ids: [...e.ids] }];
@@ -320,7 +333,10 @@ export async function auditVerifyExport(dir: string, options: AuditOptions = {})
     }
 
     // Every check of the store audit, on the rebuilt store (unit_unknown is thrown, as there).
-    const r = await auditVerify(home, options);
+    // The exported checkpoint is checked as a `--checkpoint` is: signed by a log key of the trust
+    // root, its root this log's.
+    const cpBytes = files.get(CHECKPOINT_FILE);
+    const r = await auditVerify(home, cpBytes === undefined ? options : { ...options, checkpoints: [...(options.checkpoints ?? []), { file: CHECKPOINT_FILE, bytes: cpBytes }] });
     const extra: AuditFailure[] = [];
     const store = openStoreReadOnly(home);
     try {
@@ -331,7 +347,7 @@ export async function auditVerifyExport(dir: string, options: AuditOptions = {})
       if (manifest.policy_digest !== policy.digest) extra.push(exportFailure('audit_export_mismatch', [MANIFEST, 'policy_digest']));
       if (manifest.trust_digest !== trust.digest) extra.push(exportFailure('audit_export_mismatch', [MANIFEST, 'trust_digest']));
       if (manifest.unit !== null && db.prepare('SELECT 1 FROM units WHERE id = ?').get(manifest.unit) === undefined) extra.push(exportFailure('audit_export_mismatch', [MANIFEST, 'unit']));
-      extra.push(...contentFailures(readLog(db), manifest, files, { policy: policy.bytes, trust: trust.bytes }));
+      extra.push(...contentFailures(db, readLog(db), manifest, files, { policy: policy.bytes, trust: trust.bytes }));
     } finally {
       closeStore(store);
     }

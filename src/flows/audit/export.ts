@@ -7,6 +7,9 @@
 //   policy.pinned.{json|yaml}, trust.pinned.{json|yaml}
 //                      the pinned bytes in force now (earlier pins are in the log's entries);
 //   keys/<key id>.pub  every public key of that trust root (SPKI PEM);
+//   checkpoint.note, proofs/<hex>.json
+//                      the newest stored checkpoint (signed by the pinned trust root's log key, its
+//                      root this log's) and the inclusion proof of every exported receipt it covers;
 //   manifest.json      what was exported: log head, pin digests, and the sha256 of every file.
 // `governed verify receipts/*.json --trust trust.pinned.json` then checks the receipts anywhere.
 // The chain must be intact (an export of a broken log is refused with the chain's code; copy the
@@ -18,7 +21,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import { closeStore, decodePayload, openStoreReadOnly, readLog, readPin, verifyChain, type LogRow } from '../../store/index.js';
-import { exportLayout } from './export-layout.js';
+import { exportLayout, exportTlogFiles } from './export-layout.js';
+import { verifyCheckpointNote } from '../../core/tlog-checkpoint.js';
+import { loadTrustRoot } from '../../core/trust-root.js';
+import { parsePinDocument } from '../../core/pin-document.js';
+import { newestStoredCheckpoint } from '../../store/checkpoints.js';
 
 export interface ExportArgs {
   readonly home: string;
@@ -34,20 +41,39 @@ export interface ExportResult {
   readonly receipts: number;
   readonly authority_records: number;
   readonly keys: number;
+  /** The tree size of the exported checkpoint (null: the store has no stored checkpoint). */
+  readonly checkpoint_size: number | null;
+  /** Inclusion proofs exported (receipts the checkpoint covers). */
+  readonly proofs: number;
+}
+
+function checkpointSize(tlog: Map<string, Buffer>): number {
+  return Number((tlog.get('checkpoint.note') as Buffer).toString('utf8').split('\n')[1]);
 }
 
 export function auditExport(args: ExportArgs): ExportResult {
   const out = resolve(args.out);
   if (existsSync(out) || isSymlink(out)) fail('audit_export_output_exists', []);
   const store = openStoreReadOnly(args.home);
-  let snapshot: { rows: LogRow[]; chain: { entries: number; head: string }; policy: { digest: string; bytes: Buffer }; trust: { digest: string; bytes: Buffer } };
+  let snapshot: { rows: LogRow[]; chain: { entries: number; head: string }; policy: { digest: string; bytes: Buffer }; trust: { digest: string; bytes: Buffer }; tlog: Map<string, Buffer> | null };
   try {
     const db = store.db;
     snapshot = db.transaction(() => {
       // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
       if (args.unit !== undefined && db.prepare('SELECT 1 FROM units WHERE id = ?').get(args.unit) === undefined) fail('unit_unknown', /^UNIT-[0-9a-f]{32}$/.test(args.unit) ? [args.unit] : []);
       const chain = verifyChain(db);
-      return { rows: readLog(db), chain, policy: readPin(db, 'policy'), trust: readPin(db, 'trust') };
+      const rows = readLog(db);
+      const policy = readPin(db, 'policy');
+      const trust = readPin(db, 'trust');
+      // The newest stored checkpoint, if any: signed by a log key of the pinned trust root (now),
+      // its root this log's; with the inclusion proof of every exported receipt it covers.
+      let tlog: Map<string, Buffer> | null = null;
+      const stored = newestStoredCheckpoint(store.home);
+      if (stored !== null) {
+        verifyCheckpointNote(stored.bytes, stored.file, loadTrustRoot(parsePinDocument(trust.bytes, 'trust').value), args.now.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+        tlog = exportTlogFiles(db, rows, args.unit ?? null, stored.bytes);
+      }
+      return { rows, chain, policy, trust, tlog };
     }).deferred();
   } finally {
     closeStore(store);
@@ -64,6 +90,7 @@ export function auditExport(args: ExportArgs): ExportResult {
   const layout = exportLayout({ rows: snapshot.rows, unit: args.unit ?? null, policy: snapshot.policy.bytes, trust: snapshot.trust.bytes });
   const files = layout.files;
   const { receipts, records, keys } = layout;
+  for (const [path, bytes] of snapshot.tlog ?? []) files.set(path, bytes);
   files.set('log.jsonl', Buffer.from(log.length === 0 ? '' : `${log.join('\n')}\n`, 'utf8'));
   const manifest = {
     format: 'governed/audit-export',
@@ -81,7 +108,7 @@ export function auditExport(args: ExportArgs): ExportResult {
   const staging = join(dirname(out), `.${basename(out)}.tmp-${randomBytes(6).toString('hex')}`);
   try {
     mkdirSync(staging, { mode: 0o700 });
-    for (const sub of ['receipts', 'authority', 'keys']) mkdirSync(join(staging, sub), { mode: 0o700 });
+    for (const sub of ['receipts', 'authority', 'keys', ...(snapshot.tlog === null ? [] : ['proofs'])]) mkdirSync(join(staging, sub), { mode: 0o700 });
     for (const [path, bytes] of files) writeFileSync(join(staging, path), bytes, { flag: 'wx', mode: 0o644 });
     if (existsSync(out) || isSymlink(out)) fail('audit_export_output_exists', []);
     renameSync(staging, out);
@@ -90,7 +117,8 @@ export function auditExport(args: ExportArgs): ExportResult {
     if (e instanceof Error && e.name === 'GovernedError') throw e;
     fail('audit_export_output_unwritable', []);
   }
-  return { path: out, log_entries: snapshot.chain.entries, log_head: snapshot.chain.head, receipts, authority_records: records, keys };
+  const proofs = [...files.keys()].filter((p) => p.startsWith('proofs/')).length;
+  return { path: out, log_entries: snapshot.chain.entries, log_head: snapshot.chain.head, receipts, authority_records: records, keys, checkpoint_size: snapshot.tlog === null ? null : checkpointSize(snapshot.tlog), proofs };
 }
 
 function isSymlink(path: string): boolean {

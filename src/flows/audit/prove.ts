@@ -3,13 +3,14 @@
 // The checkpoints' roots must be the log's own at their sizes (a proof is never made for a tree
 // this log does not have); their signatures are the verifier's business. Read-only on the store.
 import { fail } from '../../core/errors.js';
-import { proveConsistency, proveInclusion, treeHash } from '../../core/merkle.js';
+import { proveConsistency, treeHash } from '../../core/merkle.js';
 import { parseCheckpointNote } from '../../core/tlog-checkpoint.js';
-import { consistencyProofFile, inclusionProofFile } from '../../core/tlog-proof.js';
+import { consistencyProofFile } from '../../core/tlog-proof.js';
 import type { Checkpoint } from '../../core/signed-note.js';
 import { closeStore, openStoreReadOnly, type LogRow } from '../../store/index.js';
 import { treeReader } from '../../store/tree.js';
 import type { Db } from '../../store/store.js';
+import { inclusionProofText } from '../tlog-proof-text.js';
 
 export interface ProveInclusionArgs {
   readonly home: string;
@@ -25,6 +26,8 @@ function assertLogHas(db: Db, cp: Checkpoint, file: string): void {
   if (cp.size > entries) fail('tlog_log_truncated', [file, `size:${cp.size}`, `log:${entries}`]);
   if (!treeHash(cp.size, treeReader(db)).equals(cp.root)) fail('tlog_root_mismatch', [file, `size:${cp.size}`]);
 }
+
+export { inclusionProofText };
 
 /** The inclusion proof file's text. */
 export function proveEntryInclusion(args: ProveInclusionArgs): { text: string; seq: number; tree_size: number } {
@@ -53,16 +56,7 @@ export function proveEntryInclusion(args: ProveInclusionArgs): { text: string; s
         origin = args.origin;
       }
       if (seq > size) fail('tlog_entry_unknown', [`seq:${seq}`, `size:${size}`]);
-      const read = treeReader(db);
-      const text = inclusionProofFile({
-        origin,
-        tree_size: size,
-        leaf_index: seq - 1,
-        entry: { seq: row.seq, time: row.time, type: row.type, unit: row.unit, payload_digest: row.payload_digest, prev_hash: row.prev_hash },
-        payload: row.type === 'run_receipt' ? row.payload.toString('base64') : null,
-        root: treeHash(size, read),
-        hashes: proveInclusion(size, seq - 1, read),
-      });
+      const text = inclusionProofText(db, row, size, origin);
       return { text, seq, tree_size: size };
     }).deferred();
   } finally {

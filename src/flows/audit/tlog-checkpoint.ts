@@ -46,14 +46,9 @@ export async function tlogCheckpoint(args: { home: string; out: string; files: {
     rmSync(scratch, { recursive: true, force: true });
   }
   if (facts.chain.entries < 1 || facts.tree.size !== facts.chain.entries) fail('store_missing', []);
-  const log = facts.pinned.policy.doc.credentials.log;
-  const key = trustedKeyFor(facts.pinned.trust, log.key_id, 'log', isoSecondsOf(args.now));
-  const pinned = pinTlogAttestor(args.files.program, args.files.config, { attestorSha256: log.attestor_sha256, configSha256: log.attestor_config_sha256 });
-  if (pinned.tlog.key_id !== log.key_id) fail('attestor_config_invalid', []);
-  const origin = pinned.tlog.origin;
-  const body = checkpointBody({ origin, size: facts.tree.size, root: facts.tree.root });
-  const sig = await signCheckpointBody(pinned, key, body);
-  writeOnce(args.out, `${body}\n${signatureLine(origin, key.raw, sig)}`, { exists: 'audit_checkpoint_output_exists', unwritable: 'audit_checkpoint_output_unwritable' });
+  const signed = await signCheckpointNote({ files: args.files, pinned: facts.pinned, now: args.now, size: facts.tree.size, root: facts.tree.root });
+  const origin = signed.origin;
+  writeOnce(args.out, signed.text, { exists: 'audit_checkpoint_output_exists', unwritable: 'audit_checkpoint_output_unwritable' });
   return {
     path: args.out,
     format: 'c2sp-tlog-checkpoint',
@@ -63,6 +58,29 @@ export async function tlogCheckpoint(args: { home: string; out: string; files: {
     log_entries: facts.chain.entries,
     log_head: facts.chain.head,
     state_digest: facts.stateDigest,
-    verifier_key: noteVerifierKey(origin, key.raw),
+    verifier_key: signed.verifier_key,
   };
+}
+
+/**
+ * Sign the checkpoint of (size, root) through the pinned tlog-checkpoint `log` attestor: the one
+ * signing path of `audit checkpoint` and of the automatic checkpoints. The attestor and its config
+ * must be on the policy's `credentials.log` lists, its config must name the policy's log key, and
+ * the returned signature is verified under that key of the pinned trust root, valid now.
+ */
+export async function signCheckpointNote(a: {
+  files: { program: string; config: string };
+  pinned: ReturnType<typeof loadPinned>;
+  now: Date;
+  size: number;
+  root: Buffer;
+}): Promise<{ text: string; origin: string; verifier_key: string }> {
+  const log = a.pinned.policy.doc.credentials.log;
+  const key = trustedKeyFor(a.pinned.trust, log.key_id, 'log', isoSecondsOf(a.now));
+  const pinned = pinTlogAttestor(a.files.program, a.files.config, { attestorSha256: log.attestor_sha256, configSha256: log.attestor_config_sha256 });
+  if (pinned.tlog.key_id !== log.key_id) fail('attestor_config_invalid', []);
+  const origin = pinned.tlog.origin;
+  const body = checkpointBody({ origin, size: a.size, root: a.root });
+  const sig = await signCheckpointBody(pinned, key, body);
+  return { text: `${body}\n${signatureLine(origin, key.raw, sig)}`, origin, verifier_key: noteVerifierKey(origin, key.raw) };
 }

@@ -7,6 +7,9 @@
 //   receipts/<hex of id>.json  the exact stored envelope bytes of every receipt of `reliedOn`,
 //   authority/<REC-id>.json    and of every authority record of `reliedOn` (the records the gate
 //                              re-verified, read in the same read snapshot);
+//   checkpoint.note            the newest checkpoint stored in <home>/checkpoints/ (its root the log's),
+//   proofs/<hex of id>.json    and the inclusion proof of each relied-on receipt it covers
+//                              (./record-tlog.ts; both absent when no checkpoint is stored);
 //   trust.<json|yaml>          the exact bytes of the `--trust` file the gate judged them under;
 //   vsa.json                   the `--attest` envelope, when one was written;
 //   manifest.json              format, the decision's unit/state/subject/evaluatedAt, policyDigest,
@@ -39,6 +42,8 @@ export interface RecordTools {
   readonly receiptEnvelope: (db: Db, receiptId: string) => Buffer;
   /** The gate's JSON-or-YAML rule for the --trust file (src/core/structured.ts `isJsonText`). */
   readonly isJsonText: (text: string, fileName: string) => boolean;
+  /** The newest stored checkpoint and the relied-on receipts' inclusion proofs (./record-tlog.ts). */
+  readonly tlogFiles: (db: Db, receipts: readonly string[]) => Map<string, Buffer>;
 }
 
 export const EXPORT_FORMAT = 'governed/gate-record';
@@ -102,6 +107,7 @@ export class DeployRecord {
       if (m === null) fail('internal_error', ['export_receipt_id']);
       this.files.set(`receipts/${m[1]}.json`, this.tools.receiptEnvelope(db, id));
     }
+    for (const [path, bytes] of this.tools.tlogFiles(db, reliedOn.receipts)) this.files.set(path, bytes);
     for (const id of reliedOn.authorities) {
       if (!RECORD_ID_RE.test(id)) fail('internal_error', ['export_record_id']);
       const bytes = db.prepare('SELECT envelope FROM authority_records WHERE id = ?').pluck().get(id) as Buffer | undefined;
@@ -134,9 +140,10 @@ export class DeployRecord {
       };
       const manifestBytes = Buffer.from(canonicalJson(manifest), 'utf8');
       this.files.set('manifest.json', manifestBytes);
-      for (const sub of ['receipts', 'authority']) mkdirSync(join(this.staging, sub), { mode: 0o700 });
+      const subs = ['receipts', 'authority', ...(this.files.has('checkpoint.note') ? ['proofs'] : [])];
+      for (const sub of subs) mkdirSync(join(this.staging, sub), { mode: 0o700 });
       for (const [path, bytes] of this.files) writeDurably(join(this.staging, path), bytes);
-      for (const sub of ['receipts', 'authority', '.']) syncDir(join(this.staging, sub));
+      for (const sub of [...subs, '.']) syncDir(join(this.staging, sub));
       // Re-checked at the last moment: DIR may have appeared while the gate ran. rename(2) refuses a
       // file, a symlink or a non-empty directory there; only an empty directory could still be
       // replaced in the instant between (nothing is lost then).

@@ -47,6 +47,8 @@ import { currentDigests, planningDigestOf, readScope, readUnit, type UnitRow, ty
 import { RecordVerifier, worstError, type VerifiedRecords } from './verify.js';
 import { receiptCredentialKeys } from '../../core/verify-signatures.js';
 import type { DeployRecord } from './export.js';
+import { checkpointDueOn, newestStoredSize } from '../../store/checkpoints.js';
+import { recordTlogFiles } from './record-tlog.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -223,9 +225,13 @@ interface Preflight {
 }
 
 /** The pinned policy, and whether it is the one the deploy side expects (`--policy-digest`). */
-async function checkPinnedPolicy(args: GateArgs, db: Store['db'], f: Failures, k: Known): Promise<Policy | undefined> {
+async function checkPinnedPolicy(args: GateArgs, db: Store['db'], home: string, f: Failures, k: Known): Promise<Policy | undefined> {
   const policy = await f.runAsync(() => readPinnedPolicy(db));
   if (policy !== undefined) {
+    // Automatic checkpoints (docs/audit.md "Automatic checkpoints"): one due and not written (its
+    // signing failed after the last append) holds the release until it is.
+    const rule = policy.doc.tlog_checkpoints;
+    if (rule !== undefined) f.run(() => checkpointDueOn(db, rule, newestStoredSize(home)) && fail('tlog_checkpoint_overdue', []));
     k.policyDigest = policy.digest;
     k.waiver = policy.doc.preservation === 'required' ? null : policy.doc.preservation.waived;
     if (args.policyDigest !== undefined && DIGEST_RE.test(args.policyDigest) && policy.digest !== args.policyDigest) {
@@ -242,7 +248,7 @@ async function checkPinnedPolicy(args: GateArgs, db: Store['db'], f: Failures, k
  * worst thrown (docs/commands.md#exit-codes precedence).
  */
 async function preflight(args: GateArgs, db: Store['db'], job: CommitManifestJob | null, nowIso: string, f: Failures, k: Known): Promise<Preflight> {
-  const policy = await checkPinnedPolicy(args, db, f, k);
+  const policy = await checkPinnedPolicy(args, db, args.home, f, k);
   const manifest =
     policy !== undefined && job !== null && f.list.length === 0 ? f.runAsync(() => subjectManifest(job, policy)) : Promise.resolve(undefined);
   let trust: TrustRoot | undefined;
@@ -389,7 +395,7 @@ async function decideOnSnapshot(
   // signed), and the relied-on envelopes copied inside this read snapshot; written by `gateFlow`.
   if (args.export !== undefined) {
     const { DeployRecord } = await import('./export.js');
-    k.record = DeployRecord.begin(args.export, { receiptEnvelope, isJsonText });
+    k.record = DeployRecord.begin(args.export, { receiptEnvelope, isJsonText, tlogFiles: (d, ids) => recordTlogFiles(store.home, d, ids) });
     k.record.addRecords(db, decision.reliedOn);
   }
   // 6. The signed decision.
