@@ -11,6 +11,7 @@ import {
   predicateRuleViolation,
   reviewReceiptPredicateSchema,
   type ReviewReceiptPredicate,
+  type Separation,
 } from '../../core/receipt-predicate.js';
 import type { ReviewOutput } from '../../core/review-output.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
@@ -23,7 +24,9 @@ import type { ReviewerRun } from './sandbox-run.js';
 export const MAX_RECEIPT_WRITERS = 64;
 
 export interface StatementInput {
-  readonly trustMode: 'co-located';
+  readonly trustMode: 'co-located' | 'separated';
+  /** Separated mode: the daemon's identity and the kernel-reported client (docs/runnerd.md). */
+  readonly separation?: Separation | undefined;
   readonly challenge: Challenge;
   readonly claimed: Claimed;
   readonly reviewer: PolicyReviewer;
@@ -108,6 +111,7 @@ export function buildReceiptStatement(i: StatementInput): BuiltStatement {
       start_time: String(w.identity.startTime),
     })),
     times: { issued_at: iso(c.issuedAt), started_at: iso(i.run.startedAt), finished_at: iso(i.run.finishedAt) },
+    ...(i.separation === undefined ? {} : { separation: i.separation }),
   };
   // The statement is checked against the very schema and rules every verifier applies before any
   // attestor sees it: a predicate governed cannot vouch for is never sent for signing.
