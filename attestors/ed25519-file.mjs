@@ -6,7 +6,7 @@ import { createRequire as __governedCreateRequire } from 'node:module'; const re
 import { readFileSync, openSync, fstatSync, readSync, closeSync, constants } from "node:fs";
 import { createHash } from "node:crypto";
 
-// node_modules/@noble/ed25519/index.js
+// ../../main/node_modules/@noble/ed25519/index.js
 var freeze = Object.freeze;
 var P = 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn;
 var N = 0x1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3edn;
@@ -449,7 +449,7 @@ var wNAF = (n) => {
   return { p, f };
 };
 
-// node_modules/zod/v4/core/util.js
+// ../../main/node_modules/zod/v4/core/util.js
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
   const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
@@ -749,7 +749,7 @@ function installLazyProp(inst, key, make, enumerable) {
   });
 }
 
-// node_modules/zod/v4/core/core.js
+// ../../main/node_modules/zod/v4/core/core.js
 var _a2;
 var _zodDesc = { value: void 0, enumerable: false };
 var _E = "captureStackTrace" in Error ? Error : null;
@@ -861,7 +861,7 @@ function config(newConfig) {
   return globalConfig;
 }
 
-// node_modules/zod/v4/core/errors.js
+// ../../main/node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -906,7 +906,7 @@ var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
 
-// node_modules/zod/v4/core/parse.js
+// ../../main/node_modules/zod/v4/core/parse.js
 var _parse = (_Err) => {
   const fn = (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
@@ -977,12 +977,12 @@ var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeParseAsync = /* @__PURE__ */ _safeParseAsync($ZodRealError);
 
-// node_modules/zod/v4/core/regexes.js
+// ../../main/node_modules/zod/v4/core/regexes.js
 var anyString = /^[\s\S]{0,}$/;
 var number = /^-?\d+(?:\.\d+)?$/;
 var boolean = /^(?:true|false)$/i;
 
-// node_modules/zod/v4/core/checks.js
+// ../../main/node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a4;
   inst._zod ?? (inst._zod = {});
@@ -1189,14 +1189,14 @@ var $ZodCheckRegex = /* @__PURE__ */ $constructor("$ZodCheckRegex", (inst, def) 
   };
 });
 
-// node_modules/zod/v4/core/versions.js
+// ../../main/node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// node_modules/zod/v4/core/schemas.js
+// ../../main/node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a4;
   inst ?? (inst = {});
@@ -1659,6 +1659,71 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     return handleCatchall(proms, input, payload, ctx, _normalized.value, inst, abortEarly === true);
   };
 });
+function handleUnionResults(results, final, inst, ctx) {
+  for (const result of results) {
+    if (result.issues.length === 0) {
+      final.value = result.value;
+      return final;
+    }
+  }
+  const nonaborted = results.filter((r) => !aborted(r));
+  if (nonaborted.length === 1) {
+    final.value = nonaborted[0].value;
+    return nonaborted[0];
+  }
+  final.issues.push({
+    code: "invalid_union",
+    input: final.value,
+    inst,
+    errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
+  });
+  return final;
+}
+var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
+  defineLazyInternal(inst, "values", (zod) => {
+    if (zod.def.options.every((o) => o._zod.values)) {
+      return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
+    }
+    return void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    if (zod.def.options.every((o) => o._zod.pattern)) {
+      const patterns = zod.def.options.map((o) => o._zod.pattern);
+      return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
+    }
+    return void 0;
+  });
+  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
+  inst._zod.parse = (payload, ctx) => {
+    if (first) {
+      return first(payload, ctx);
+    }
+    let async = false;
+    const results = [];
+    for (const option of def.options) {
+      const result = option._zod.run({
+        value: payload.value,
+        issues: []
+      }, ctx);
+      if (result instanceof Promise) {
+        results.push(result);
+        async = true;
+      } else {
+        if (result.issues.length === 0)
+          return result;
+        results.push(result);
+      }
+    }
+    if (!async)
+      return handleUnionResults(results, payload, inst, ctx);
+    return Promise.all(results).then((results2) => {
+      return handleUnionResults(results2, payload, inst, ctx);
+    });
+  };
+});
 var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
   $ZodType.init(inst, def);
   const memo = globalConfig.memoizer;
@@ -1859,6 +1924,34 @@ var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
     return payload;
   };
 });
+function handleOptionalResult(payload, result) {
+  payload.value = result.issues.length ? void 0 : result.value;
+  return payload;
+}
+var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+  inst._zod.optout = "optional";
+  defineLazyInternal(inst, "values", (zod) => {
+    const values = zod.def.innerType._zod.values;
+    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === void 0) {
+      if (def.innerType._zod.optin !== "defaulted")
+        return payload;
+      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+      if (result instanceof Promise)
+        return result.then((result2) => handleOptionalResult(payload, result2));
+      return handleOptionalResult(payload, result);
+    }
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
 var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
@@ -1938,7 +2031,7 @@ function handleRefineResult(result, payload, input, inst) {
   }
 }
 
-// node_modules/zod/v4/core/registries.js
+// ../../main/node_modules/zod/v4/core/registries.js
 var _a3;
 var $ZodRegistry = class {
   constructor() {
@@ -1986,7 +2079,7 @@ function registry() {
 (_a3 = globalThis).__zod_globalRegistry ?? (_a3.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// node_modules/zod/v4/core/api.js
+// ../../main/node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -2094,7 +2187,7 @@ function meta(metadata) {
   return ch;
 }
 
-// node_modules/zod/v4/mini/schemas.js
+// ../../main/node_modules/zod/v4/mini/schemas.js
 var ZodMiniType = /* @__PURE__ */ $constructor("ZodMiniType", (inst, def) => {
   if (!inst._zod)
     throw new Error("Uninitialized schema in ZodMiniType.");
@@ -2214,6 +2307,18 @@ function strictObject(shape, params) {
     ...normalizeParams(params)
   });
 }
+var ZodMiniUnion = /* @__PURE__ */ $constructor("ZodMiniUnion", (inst, def) => {
+  $ZodUnion.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function union(options, params) {
+  return new ZodMiniUnion({
+    type: "union",
+    options,
+    ...normalizeParams(params)
+  });
+}
 var ZodMiniRecord = /* @__PURE__ */ $constructor("ZodMiniRecord", (inst, def) => {
   $ZodRecord.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -2259,6 +2364,17 @@ function literal(value, params) {
     type: "literal",
     values: Array.isArray(value) ? value : [value],
     ...normalizeParams(params)
+  });
+}
+var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function optional(innerType) {
+  return new ZodMiniOptional({
+    type: "optional",
+    innerType
   });
 }
 var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
@@ -2364,6 +2480,20 @@ var KEY_ID_RE = /^[0-9a-f]{64}$/;
 var KEY_REF_RE = /^\/[^\0]{1,4095}$/;
 var SIG_B64_RE = /^[A-Za-z0-9+/]{86}==$/;
 var ATTESTOR_EXIT_REFUSED = 3;
+var ATTESTOR_REFUSALS = [
+  "config_invalid",
+  "key_file_exposed",
+  "key_invalid",
+  "key_id_mismatch",
+  "request_invalid",
+  "payload_type",
+  "payload_not_canonical",
+  "statement_invalid",
+  "foreign_kind",
+  "predicate_invalid",
+  "self_digest_mismatch",
+  "credential_role"
+];
 function selfDigestField(kind, credential) {
   if (kind === "review-receipt") {
     if (credential === "reviewer") return "reviewer_sha256";
@@ -2388,6 +2518,14 @@ var attestorResponseSchema = strictObject({
   keyid: str({ re: KEY_ID_RE }),
   sig: str({ re: SIG_B64_RE })
 });
+var SERVE_MAX_LINE = 16 * 1024 * 1024;
+var attestorReadySchema = strictObject({ ready: literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
+var attestorServeLineSchema = union([
+  attestorResponseSchema,
+  strictObject({ refused: _enum(ATTESTOR_REFUSALS) }),
+  strictObject({ failed: literal(true) }),
+  attestorReadySchema
+]);
 
 // src/core/pae.ts
 function pae(payloadType, payload) {
@@ -2397,7 +2535,7 @@ function pae(payloadType, payload) {
   return Buffer.concat([head, type, mid, payload]);
 }
 
-// node_modules/canonicalize/lib/canonicalize.js
+// ../../main/node_modules/canonicalize/lib/canonicalize.js
 function hasLoneSurrogate(value) {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
@@ -2605,6 +2743,15 @@ var processIdentityShape = {
   // clock ticks since boot (/proc/<pid>/stat field 22)
 };
 var processIdentitySchema = strictObject(processIdentityShape);
+var separationSchema = strictObject({
+  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  daemon_pid: int2(1, 4194304),
+  daemon_start_time: str({ re: /^\d{1,20}$/ }),
+  daemon_uid: int2(1, 4294967294),
+  attestor_uids: strictObject({ reviewer: int2(1, 4294967294), runner: int2(1, 4294967294) }),
+  client_uid: int2(0, 4294967294),
+  client_pid: int2(1, 4194304)
+});
 var reviewReceiptPredicateSchema = strictObject({
   trust_mode: _enum(["co-located", "separated"]),
   unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
@@ -2661,7 +2808,8 @@ var reviewReceiptPredicateSchema = strictObject({
     })
   }),
   writers: list(strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
-  times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds })
+  times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
+  separation: optional(separationSchema)
 });
 function predicateRuleViolation(p, canonical) {
   if (p.verdict === "CLEAN" !== (p.findings.length === 0)) return "verdict";
@@ -2673,6 +2821,12 @@ function predicateRuleViolation(p, canonical) {
   const expectedVetoes = p.findings.filter(isVeto).map((f) => canonical(f));
   const vetoes = p.vetoes.map((f) => canonical(f));
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return "vetoes";
+  if (p.trust_mode === "separated" !== (p.separation !== void 0)) return "separation";
+  if (p.separation !== void 0) {
+    const s = p.separation;
+    const governed = [s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, p.sandbox.uid];
+    if (governed.includes(s.client_uid) || s.client_uid === 0) return "separation.client_uid";
+  }
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
   return null;
@@ -2843,10 +2997,7 @@ function readStdin() {
   }
   return Buffer.concat(chunks).toString("utf8");
 }
-function main() {
-  const configPath = process.argv[2];
-  const selfPath = process.argv[1];
-  if (configPath === void 0 || selfPath === void 0 || process.argv.length !== 3) refuse("config_invalid");
+function load(selfPath, configPath) {
   let configValue;
   try {
     configValue = JSON.parse(readFileSync(configPath, "utf8"));
@@ -2860,9 +3011,14 @@ function main() {
   const pub = getPublicKey(seed);
   const keyid = createHash("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest("hex");
   if (keyid !== config2.key_id) refuse("key_id_mismatch");
+  const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
+  return { config: config2, seed, keyid, self };
+}
+function signOne(l, requestText) {
+  const { config: config2, seed, keyid, self } = l;
   let reqValue;
   try {
-    reqValue = JSON.parse(readStdin());
+    reqValue = JSON.parse(requestText);
   } catch {
     refuse("request_invalid");
   }
@@ -2893,28 +3049,73 @@ function main() {
     if (!parsed.success) return refuse("predicate_invalid");
     const p = parsed.data;
     if (predicateRuleViolation(p, canonicalJson) !== null) refuse("predicate_invalid");
-    const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.attestors[field] !== self) refuse("self_digest_mismatch");
   } else if (config2.kind === "decision") {
     const parsed = vsaPredicateSchema.safeParse(st.predicate);
     if (!parsed.success) return refuse("predicate_invalid");
     const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
-    const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.governed.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else if (config2.kind === "checkpoint") {
     if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
-    const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
     if (st.predicate.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else {
     refuse("foreign_kind");
   }
   const sig = sign(pae(req.payloadType, payload), seed);
-  process.stdout.write(`${JSON.stringify({ keyid, sig: Buffer.from(sig).toString("base64") })}
+  return { keyid, sig: Buffer.from(sig).toString("base64") };
+}
+function main() {
+  const configPath = process.argv[2];
+  const selfPath = process.argv[1];
+  if (configPath === void 0 || selfPath === void 0 || process.argv.length !== 3) refuse("config_invalid");
+  const loaded = load(selfPath, configPath);
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin()))}
 `);
 }
+function serve(configPath, selfPath) {
+  let loaded;
+  try {
+    loaded = load(selfPath, configPath);
+  } catch (e) {
+    process.stderr.write(e instanceof Refusal ? `refused:${e.code}
+` : "failed\n");
+    process.exit(e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1);
+  }
+  process.stdout.write(`${JSON.stringify({ ready: true, keyid: loaded.keyid, self: loaded.self })}
+`);
+  let pending = [];
+  let size = 0;
+  process.stdin.on("data", (chunk) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, i));
+      const line = Buffer.concat(pending).toString("utf8");
+      pending = [];
+      size = 0;
+      start = i + 1;
+      let out;
+      try {
+        out = signOne(loaded, line);
+      } catch (e) {
+        out = e instanceof Refusal ? { refused: e.code } : { failed: true };
+      }
+      process.stdout.write(`${JSON.stringify(out)}
+`);
+    }
+    const rest = chunk.subarray(start);
+    size += rest.length;
+    if (size > SERVE_MAX_LINE) {
+      process.stderr.write("refused:request_invalid\n");
+      process.exit(ATTESTOR_EXIT_REFUSED);
+    }
+    if (rest.length > 0) pending.push(Buffer.from(rest));
+  });
+  process.stdin.on("end", () => process.exit(0));
+}
 try {
-  main();
+  if (process.argv[2] === "--serve" && process.argv.length === 4) serve(process.argv[3], process.argv[1]);
+  else main();
 } catch (e) {
   if (e instanceof Refusal) {
     process.stderr.write(`refused:${e.code}

@@ -1,7 +1,7 @@
 // `governed review-challenge` (SPEC §4.1, §7, §10.1). The action lazily imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../output.js';
-import { homeOption, jsonOption } from '../options.js';
+import { homeOption, jsonOption, runnerOption } from '../options.js';
 
 export function register(program: Command): void {
   program
@@ -24,6 +24,7 @@ export function register(program: Command): void {
     .option('--repo <dir>', 'repository top level (default: the current directory)')
     .option('--policy <file>', 'the policy the deployment holds now; must equal the pinned one (default: $GOVERNED_POLICY)')
     .option('--trust <file>', 'the trust root the deployment holds now; must equal the pinned one (default: $GOVERNED_TRUST)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(
@@ -37,8 +38,13 @@ export function register(program: Command): void {
         trust?: string;
         home?: string;
         json?: boolean;
+        runner?: string;
       }) => {
-        await runAction(opts, async () => (await import('../commands/challenge.js')).reviewChallengeCommand(opts));
+        await runAction(opts, async () => {
+          const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+          if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteReviewChallenge(s, opts);
+          return (await import('../commands/challenge.js')).reviewChallengeCommand(opts);
+        });
       },
     );
 }

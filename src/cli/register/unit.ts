@@ -2,7 +2,7 @@
 // `lease acquire | release | list`. Each action lazily imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../output.js';
-import { homeOption, jsonOption } from '../options.js';
+import { homeOption, jsonOption, runnerOption } from '../options.js';
 
 export function register(program: Command): void {
   const unit = program.command('unit').description('Units of work and their request contracts (SPEC §6).');
@@ -17,10 +17,15 @@ export function register(program: Command): void {
     .requiredOption('--contract <file>', 'request contract (YAML or JSON, SPEC §6)')
     .requiredOption('--baseline <commit>', 'baseline revision (resolved once to a full commit and tree id)')
     .option('--repo <dir>', 'repository top level (default: the current directory)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { contract: string; baseline: string; repo?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/unit.js')).unitCreateCommand(opts));
+    .action(async (opts: { contract: string; baseline: string; repo?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteUnitCreate(s, opts);
+        return (await import('../commands/unit.js')).unitCreateCommand(opts);
+      });
     });
   unit
     .command('bind')
@@ -102,10 +107,15 @@ export function register(program: Command): void {
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--writer-session <id>', 'writer session id ([A-Za-z0-9][A-Za-z0-9._:@-]{0,127})')
     .option('--pid <pid>', 'host process of the writer (default: parent process)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit: string; writerSession: string; pid?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/writer.js')).writerRegisterCommand(opts));
+    .action(async (opts: { unit: string; writerSession: string; pid?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteWriterRegister(s, opts);
+        return (await import('../commands/writer.js')).writerRegisterCommand(opts);
+      });
     });
 
   const lease = program.command('lease').description('Mutation leases: "I am changing the workspace now" (SPEC §2).');
@@ -119,10 +129,15 @@ export function register(program: Command): void {
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--writer-session <id>', 'registered writer session')
     .option('--ttl <duration>', 'time to live, e.g. 30m, 2h, 1d (max 7d)', '30m')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit: string; writerSession: string; ttl: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/lease.js')).leaseAcquireCommand(opts));
+    .action(async (opts: { unit: string; writerSession: string; ttl: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteLeaseAcquire(s, opts);
+        return (await import('../commands/lease.js')).leaseAcquireCommand(opts);
+      });
     });
   lease
     .command('release')
@@ -132,18 +147,28 @@ export function register(program: Command): void {
     )
     .requiredOption('--lease <id>', 'lease id (LSE-…)')
     .requiredOption('--writer-session <id>', 'the holder session')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { lease: string; writerSession: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/lease.js')).leaseReleaseCommand(opts));
+    .action(async (opts: { lease: string; writerSession: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteLeaseRelease(s, opts);
+        return (await import('../commands/lease.js')).leaseReleaseCommand(opts);
+      });
     });
   lease
     .command('list')
     .description('List leases (of one unit with --unit), each active, released or expired as of now. Read-only. Exit 0, 7 unknown unit.')
     .option('--unit <id>', 'only this unit')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/lease.js')).leaseListCommand(opts));
+    .action(async (opts: { unit?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteLeaseList(s, opts);
+        return (await import('../commands/lease.js')).leaseListCommand(opts);
+      });
     });
 }
