@@ -50,7 +50,9 @@ export function ensureWriterUsers(): void {
 
 /** Run the CLI as `user` (its primary gid and supplementary groups), cwd `cwd`. */
 export function asUser(user: string, args: readonly string[], opts: { cwd?: string; env?: Record<string, string>; input?: string } = {}): CliResult {
-  return runAs(user, [process.execPath, CLI, ...args], opts);
+  // Through a shell of that uid (which does not exec its last command): the writer's "agent", the
+  // parent process the daemon registers by default, as an agent's shell would be.
+  return runAs(user, ['/bin/sh', '-c', '"$@"; exit $?', 'sh', process.execPath, CLI, ...args], opts);
 }
 
 export function runAs(user: string, argv: readonly string[], opts: { cwd?: string; env?: Record<string, string>; input?: string } = {}): CliResult {
