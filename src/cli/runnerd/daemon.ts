@@ -177,8 +177,9 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
       if (!sock.destroyed) sock.end(`${JSON.stringify(r)}\n`);
     };
     const timer = setTimeout(() => {
+      done = true;
       reply(errorReply(new GovernedError('runnerd_request_timeout')));
-      sock.destroy();
+      setTimeout(() => sock.destroy(), 2000).unref();
     }, RUNNERD_REQUEST_TIMEOUT_MS);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -188,10 +189,11 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
       const nl = chunk.indexOf(10);
       size += nl === -1 ? chunk.length : nl;
       if (size > RUNNERD_MAX_REQUEST_BYTES) {
+        // Refuse, stop buffering (what follows is read and dropped), close shortly after.
         done = true;
         clearTimeout(timer);
         reply(errorReply(new GovernedError('runnerd_request_too_large')));
-        sock.destroy();
+        setTimeout(() => sock.destroy(), 2000).unref();
         return;
       }
       if (nl === -1) {
