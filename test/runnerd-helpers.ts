@@ -172,7 +172,10 @@ export function startDaemon(w: { base: string; socket: string }, extra: readonly
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`daemon not ready: ${out} ${err}`)), 30_000);
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`daemon not ready: ${out} ${err}`));
+    }, 30_000);
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
