@@ -60,5 +60,9 @@ describe.skipIf(!IS_ROOT)('governed runnerd: a writer reaches a separated receip
     expect(sep.client_uid).toBe(idsOf(WRITER1).uid);
     expect(sep.daemon_uid).toBe(idsOf(PREFIX).uid);
     expect(sep.daemon_pid).toBe(d.ready.daemon_pid);
+    // The decision over separated receipts is separated (what policies/strict.yaml requires).
+    const status = asUser(WRITER1, ['status', '--unit', unit, '--json'], { cwd: w.repo.root, env: env() });
+    expect(status.code, status.stdout + status.stderr).toBe(0);
+    expect(jsonOut(status).trustMode).toBe('separated');
   }, 120_000);
 });
