@@ -29,7 +29,7 @@ const WRITERS = 'gvd-sep-w';
 const WRITER = 'gvd-sep-w1';
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const GIT_ENV = { PATH: '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x.invalid' };
+const GIT_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x.invalid' };
 
 function sh(cmd: string, args: string[], cwd = '/'): string {
   const r = spawnSync(cmd, args, { cwd, env: GIT_ENV, encoding: 'utf8' });
@@ -38,10 +38,11 @@ function sh(cmd: string, args: string[], cwd = '/'): string {
 }
 const rootGov = (args: string[]): Record<string, unknown> => JSON.parse(sh(process.execPath, [CLI, ...args, '--json'])) as Record<string, unknown>;
 
-function asWriter(args: string[], cwd: string, socket: string): Promise<{ ms: number; out: string; code: number | null }> {
+function asWriter(args: string[], cwd: string, socket: string, viaShell = false): Promise<{ ms: number; out: string; code: number | null }> {
   return new Promise((res) => {
     const t0 = process.hrtime.bigint();
-    const c = spawn('setpriv', ['--reuid', WRITER, '--regid', WRITER, '--init-groups', '--', process.execPath, CLI, ...args, '--json'], {
+    const argv = [process.execPath, CLI, ...args, '--json'];
+    const c = spawn('setpriv', ['--reuid', WRITER, '--regid', WRITER, '--init-groups', '--', ...(viaShell ? ['/bin/sh', '-c', '"$@"; exit $?', 'sh'] : []), ...argv], {
       cwd,
       env: { PATH: '/usr/bin:/bin', GOVERNED_RUNNER: socket },
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -130,13 +131,14 @@ async function main(): Promise<void> {
   });
   const rss = (): number => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${String(ready.daemon_pid)}/status`, 'utf8'))?.[1] ?? 0) / 1024;
   try {
-    const ok = async (args: string[]): Promise<Record<string, unknown>> => {
-      const r = await asWriter(args, repo, socket);
+    const ok = async (args: string[], viaShell = false): Promise<Record<string, unknown>> => {
+      const r = await asWriter(args, repo, socket, viaShell);
       if (r.code !== 0 && r.code !== 9) throw new Error(`governed ${args[0]} failed ${r.code}: ${r.out}`);
       return JSON.parse(r.out) as Record<string, unknown>;
     };
     const unit = (await ok(['unit', 'create', '--contract', join(scratch, 'contract.json'), '--baseline', baseline])).unit as string;
-    await ok(['writer', 'register', '--unit', unit, '--writer-session', 'bench']);
+    // Through a shell of the writer uid: the daemon registers the client's parent as the writer.
+    await ok(['writer', 'register', '--unit', unit, '--writer-session', 'bench'], true);
     const issue = async (): Promise<string> => (await ok(['review-challenge', '--unit', unit, '--writer-session', 'bench', '--stage', 'development', '--slot', 'trivial'])).challenge_id as string;
     const run = async (c: string): Promise<number> => {
       const r = await asWriter(['review-run', '--challenge', c], repo, socket);

@@ -62,6 +62,9 @@ beforeAll(() => {
       trust_mode: 'co-located', log_entries: 3, log_head: `sha256:${'a'.repeat(64)}`, state_digest: `sha256:${'b'.repeat(64)}`,
       policy_digest: `sha256:${'c'.repeat(64)}`, trust_digest: `sha256:${'d'.repeat(64)}`, attestor_sha256: 'e'.repeat(64), made_at: '2026-11-30T00:00:00Z',
     }).predicate,
+    // The socket protocol (docs/runnerd.md): a request as the client builds it, a reply as the daemon does.
+    'runnerd-request': { v: 1, op: 'review-challenge', unit: `UNIT-${'a'.repeat(32)}`, writer_session: 'agent-1', stage: 'development', slot: 'coverage', content: { commit: 'f'.repeat(40), bundle_b64: 'UEFDSw==' } },
+    'runnerd-response': { ok: true, exit: 0, json: { challenge_id: `CHL-${'a'.repeat(32)}` }, human: 'challenge_id …' },
     'authority-predicate': {
       operation: 'authorize', ids: ['DIR-1'], unit: `UNIT-${'a'.repeat(32)}`, state_before: `sha256:${'b'.repeat(64)}`, state_after: null,
       nonce: 'a'.repeat(64), request_id: `ARQ-${'c'.repeat(32)}`, issued_at: '2026-11-30T00:00:00Z', expires_at: '2026-11-30T01:00:00Z',
@@ -81,6 +84,9 @@ const MUTATIONS: Record<string, (d: Json) => void> = {
   'dsse-envelope': (d) => (d.signatures = 'none'),
   'export-manifest': (d) => ((d.log as Json).head = 'sha256:xyz'),
   bundle: (d) => (d.schema = 'governed.review-bundle/v0'),
+  // A forged verdict riding on a request: no operation has such a field.
+  'runnerd-request': (d) => (d.verdict = 'CLEAN'),
+  'runnerd-response': (d) => (d.ok = 'yes'),
 };
 
 describe('ajv (draft 2020-12) judges real documents by the published schemas', () => {
