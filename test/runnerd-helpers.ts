@@ -2,8 +2,7 @@
 // `governed runnerd setup` and `serve` as root, a writer repository owned by an unprivileged writer
 // uid in the writers' group, and the CLI run as that uid against the daemon's socket.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, lstatSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, lstatSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { inspectBwrap } from '../runner/sandbox/bwrap.js';
@@ -11,7 +10,8 @@ import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { seccompBlob } from '../runner/seccomp/index.js';
 import { CLI, REPO_ROOT, type CliResult } from './helpers/cli.js';
 import { makeTempRepo, type TempRepo } from './helpers/git-repo.js';
-import { contractDoc, makeKeys, policyDoc, SOURCE_TEXT, trustDoc, type Keys } from './issue-helpers.js';
+import { makeTempDir } from './helpers/temp.js';
+import { contractDoc, makeKeys, policyDoc, SOURCE_TEXT, trustDoc, type Keys } from './state-helpers.js';
 
 export const IS_ROOT = process.geteuid?.() === 0;
 export const PREFIX = 'gvd-sep';
@@ -110,10 +110,10 @@ export function chownTree(p: string, ids: Ids): void {
 /** setup (twice: keys, then the store under a policy that pins what setup installed). */
 export async function makeSepWorld(o: { modes?: readonly string[]; policy?: Record<string, unknown> } = {}): Promise<SepWorld> {
   ensureWriterUsers();
-  const base = mkdtempSync(join(tmpdir(), 'gvd-sep-'));
+  const base = makeTempDir('gvd-sep-');
   chmodSync(base, 0o755);
   const socket = join(base, 'run', 'runnerd.sock');
-  const scratch = mkdtempSync(join(tmpdir(), 'gvd-sep-keys-'));
+  const scratch = makeTempDir('gvd-sep-keys-');
   const keys = makeKeys(join(scratch, 'keys'));
   const modes = o.modes ?? ['clean', 'dirty', 'sleep'];
   const reviewers = join(scratch, 'reviewers');
@@ -153,7 +153,9 @@ export async function makeSepWorld(o: { modes?: readonly string[]; policy?: Reco
   const second = root(['runnerd', 'setup', ...common(w), '--policy', policyFile, '--trust', trustFile, '--json']);
   if (second.code !== 0) throw new Error(`setup 2 failed: ${second.stdout} ${second.stderr}`);
   const { repo, baseline } = writerRepo(WRITER1);
-  const contractFile = join(repo.root, '..', `${PREFIX}-contract-${process.pid}-${Date.now()}.json`);
+  const contractDir = makeTempDir('gvd-sep-contract-');
+  chmodSync(contractDir, 0o755);
+  const contractFile = join(contractDir, 'contract.json');
   writeFileSync(contractFile, JSON.stringify(contractDoc()));
   chmodSync(contractFile, 0o644);
   return { base, socket, keys, policyFile, trustFile, repo, baseline, contractFile, home: join(base, 'state', 'home'), setupOut: JSON.parse(second.stdout) as Record<string, unknown> };

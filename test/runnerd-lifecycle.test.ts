@@ -5,8 +5,8 @@
 // finishes, the daemon exits 0); a writer repository whose git config, hooks, attributes and
 // filters all point at a marker program never runs it.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { makeTempDir } from './helpers/temp.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,7 +121,7 @@ describe.skipIf(!IS_ROOT)('runnerd lifecycle: kill -9, restart, disconnects, SIG
   }, 60_000);
 
   it("a writer repository whose config, hooks, attributes and filters point at a marker program never runs it", async () => {
-    const markDir = mkdtempSync(join(tmpdir(), 'gvd-sep-marker-'));
+    const markDir = makeTempDir('gvd-sep-marker-');
     chmodSync(markDir, 0o777);
     const marker = join(markDir, 'ran');
     const prog = join(markDir, 'mark.sh');

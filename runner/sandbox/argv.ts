@@ -1,4 +1,4 @@
-// The bwrap argument builder (research/sandbox.md §3 rule 6, §4 property 18): the ONLY expander of
+// The bwrap argument builder (docs/sandbox.md#the-invocation): the ONLY expander of
 // the static profile template. Every variable part is validated before it can become an argument:
 // no writer-controlled string ever reaches an option position, `--` always precedes the command,
 // and the output is a deterministic function of its inputs.
@@ -13,10 +13,10 @@ export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status
 
 const ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
 const RESERVED_ENV = new Set([...FIXED_ENV.map(([k]) => k), 'PWD']);
-/** Same shape as the policy's reviewer interpreter (SPEC §7.3: a root-owned file under /usr). */
+/** Same shape as the policy's reviewer interpreter (docs/reviewers.md#the-reviewers-world: a root-owned file under /usr). */
 const INTERPRETER_RE = /^\/usr\/[A-Za-z0-9._+-][A-Za-z0-9._/+-]{0,199}$/;
-export const MAX_ENV_VALUE = 4096;
-export const MAX_ENV_VARS = 64;
+import { REVIEWER_ENV_VALUE_MAX as MAX_ENV_VALUE } from '../../src/core/limits.js';
+import { REVIEWER_ENV_MAX_VARS as MAX_ENV_VARS } from '../../src/core/limits.js';
 
 export interface ArgvInputs {
   readonly interpreter: string;
@@ -42,7 +42,7 @@ export function validatePolicyEnv(env: unknown): asserts env is Record<string, s
     if (!ENV_NAME_RE.test(k) || RESERVED_ENV.has(k)) fail('sandbox_argument_invalid', ['env.name']);
     // Second line of defence behind the policy loaders (docs/security.md "Reviewer environment"):
     // a loader-influencing variable (NODE_OPTIONS, LD_PRELOAD, …) would run code the reviewer's
-    // pinned sha256 does not cover (SPEC §8.1), so the sandbox refuses it even if a caller of this
+    // pinned sha256 does not cover (docs/formats.md#attestors), so the sandbox refuses it even if a caller of this
     // builder never went through a policy.
     if (!reviewerEnvNameAllowed(k)) fail('sandbox_argument_invalid', ['env.name']);
     // A value is one argv element after `--setenv NAME`, so a leading '-' cannot become an option;

@@ -1,4 +1,4 @@
-// The static sandbox profile (SPEC §9 step 5, §13 `sandbox.profile_sha256`; docs/sandbox.md): the
+// The static sandbox profile (docs/runner.md#the-run-step-by-step step 5, docs/policy.md#policy-and-trust-root `sandbox.profile_sha256`; docs/sandbox.md): the
 // constant part of how governed runs bubblewrap, as one canonical JSON object with a digest the
 // policy allowlists. The argument list is a template: every element is either a fixed string or a
 // placeholder object naming the ONLY things that vary between runs —
@@ -11,14 +11,14 @@
 // by construction an instance of the digest-pinned profile.
 import { canonicalJson, sha256Digest, digestHex } from '../../src/core/canonical.js';
 
-/** Paths inside the sandbox (SPEC §7.3: the reviewer's world). */
+/** Paths inside the sandbox (docs/reviewers.md#the-reviewers-world: the reviewer's world). */
 export const SANDBOX_PATHS = {
   bundle: '/bundle/review-bundle.json',
   reviewer: '/opt/reviewer/reviewer',
   tmp: '/tmp',
 } as const;
 
-/** The fixed environment of SPEC §7.3, in this order; policy variables follow it. */
+/** The fixed environment of docs/reviewers.md#the-reviewers-world, in this order; policy variables follow it. */
 export const FIXED_ENV: readonly (readonly [string, string])[] = [
   ['GOVERNED_BUNDLE', SANDBOX_PATHS.bundle],
   ['HOME', '/tmp'],
@@ -52,7 +52,7 @@ export type PrlimitName = (typeof PRLIMIT_NAMES)[number];
 export type LimitName = PrlimitName | 'tmpfs';
 
 /** /dev/shm is sized by the profile itself: nothing a reviewer needs lives there. */
-export const DEV_SHM_BYTES = 16 * 1024 * 1024;
+import { SANDBOX_DEV_SHM_BYTES as DEV_SHM_BYTES } from '../../src/core/limits.js';
 
 export type ProfileArg =
   | string
@@ -64,7 +64,7 @@ export type ProfileArg =
 const fd = (name: FdName): ProfileArg => ({ fd: name });
 const limit = (name: LimitName): ProfileArg => ({ limit: name });
 
-/** The bwrap argument template, in order (research/sandbox.md §3; each flag's reason in docs/sandbox.md). */
+/** The bwrap argument template, in order (docs/sandbox.md#the-invocation; each flag's reason in docs/sandbox.md). */
 export const PROFILE_ARGV: readonly ProfileArg[] = [
   '--unshare-all',
   '--unshare-user',
@@ -133,7 +133,7 @@ export const PROFILE_ARGV: readonly ProfileArg[] = [
   '-c',
   GO_GATE,
   'governed-gate',
-  // bwrap always exports PWD after its chdir; SPEC §7.3 fixes the environment exactly, so env(1)
+  // bwrap always exports PWD after its chdir; docs/reviewers.md#the-reviewers-world fixes the environment exactly, so env(1)
   // removes it before anything of the reviewer runs.
   '/usr/bin/env',
   '-u',

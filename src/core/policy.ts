@@ -1,4 +1,4 @@
-// The policy (SPEC §13): strict, closed, one clear error per field. Its digest is pinned at init
+// The policy (docs/policy.md#policy-and-trust-root): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
 import * as z from 'zod/mini';
 import { closedRecord } from './closed-record.js';
@@ -13,7 +13,7 @@ export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
 export type Stage = (typeof STAGES)[number];
 
-/** Control names a policy may require (SPEC §13). Which of them this version implements is the
+/** Control names a policy may require (docs/policy.md#policy-and-trust-root). Which of them this version implements is the
  * registry in src/core/decision/controls.ts; a required pending control keeps a unit REVIEW_ONLY. */
 export const KNOWN_CONTROLS = [
   'deploy_gate',
@@ -103,7 +103,7 @@ export type PolicyDocument = z.infer<typeof policySchema>;
 
 export interface Policy {
   readonly doc: PolicyDocument;
-  /** sha256 over the RFC 8785 form of the parsed document (SPEC §3): YAML and JSON agree. */
+  /** sha256 over the RFC 8785 form of the parsed document (docs/threat-model.md#rules-that-hold-everywhere): YAML and JSON agree. */
   readonly digest: string;
   readonly challengeTtlSeconds: number;
   readonly reuseWindowSeconds: number | null;
@@ -125,7 +125,7 @@ export function loadPolicy(value: unknown): Policy {
   return policyFromDocument(parsed.data);
 }
 
-/** The reviewer the policy assigns to a stage's slot (the caller never picks it, SPEC §10.1). */
+/** The reviewer the policy assigns to a stage's slot (the caller never picks it, docs/decision.md#the-rules-in-short). */
 export function reviewerForSlot(policy: Policy, stage: Stage, slot: string): { name: string; sha256: string; interpreter: string; env: Record<string, string> } {
   const s = policy.doc.stages[stage];
   if (s === undefined) fail('stage_not_in_policy', [stage]);

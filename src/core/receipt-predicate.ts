@@ -1,5 +1,5 @@
-// The review-receipt predicate (SPEC §8): everything a receipt binds. Closed at every level.
-// Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (SPEC §7.2, §8).
+// The review-receipt predicate (docs/formats.md#receipt): everything a receipt binds. Closed at every level.
+// Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (docs/reviewers.md#reviewer-output, docs/formats.md#receipt).
 import * as z from 'zod/mini';
 import { count, digestString, gitId, hex64, int, isoSeconds, list, str } from './schema-primitives.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
@@ -11,7 +11,7 @@ const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
 
 export { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES };
 
-/** One opaque finding (SPEC §7.2): closed codes and IDs only, never text. */
+/** One opaque finding (docs/reviewers.md#reviewer-output): closed codes and IDs only, never text. */
 export const findingSchema = z.strictObject({
   code: z.enum(FINDING_CODES),
   class: z.enum(FINDING_CLASSES),
@@ -20,7 +20,7 @@ export const findingSchema = z.strictObject({
 });
 export type Finding = z.infer<typeof findingSchema>;
 
-/** A finding is a veto when CRITICAL and of class preservation/scope/authority/release (SPEC §7.2). */
+/** A finding is a veto when CRITICAL and of class preservation/scope/authority/release (docs/reviewers.md#reviewer-output). */
 export function isVeto(f: Finding): boolean {
   return f.severity === 'CRITICAL' && VETO_CLASSES.has(f.class);
 }
@@ -112,7 +112,7 @@ export type ReviewReceiptPredicate = z.infer<typeof reviewReceiptPredicateSchema
 
 /**
  * Cross-field rules the schema cannot express: CLEAN ⇔ zero findings; vetoes are exactly the
- * veto findings; findings sorted and unique by canonical order (SPEC §7.2). Returns the first
+ * veto findings; findings sorted and unique by canonical order (docs/reviewers.md#reviewer-output). Returns the first
  * broken rule's field name, or null.
  */
 export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v: unknown) => string): string | null {

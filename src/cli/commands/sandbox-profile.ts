@@ -1,4 +1,4 @@
-// `governed sandbox profile` (SPEC §4.1, §13): what an operator pastes into a policy's `sandbox:`
+// `governed sandbox profile` (docs/commands.md#what-each-command-guarantees, docs/policy.md#policy-and-trust-root): what an operator pastes into a policy's `sandbox:`
 // section — bwrap's path, sha256 and version, the static profile and its digest, the seccomp
 // digest. Read-only: no state directory, nothing is run except `bwrap --version`.
 import type { CommandResult } from '../output.js';

@@ -1,4 +1,4 @@
-// `governed review-run --challenge C` — the trusted runner (SPEC §9), steps 1–9 in order:
+// `governed review-run --challenge C` — the trusted runner (docs/runner.md#the-run-step-by-step), steps 1–9 in order:
 //
 //  1. load the challenge (after reaping the unit's stale claims, logged); refuse unknown, expired,
 //     consumed, claimed, tampered (row ≠ its log entry, bundle file ≠ its digest) or stale (pins or
@@ -7,7 +7,7 @@
 //  4. pin the policy's reviewer and both attestors (read once, hashed, allowlisted);           pin.ts
 //  5–6. run the reviewer in bubblewrap (bwrap, profile, seccomp allowlisted before bwrap runs), its
 //     identity read and checked from outside before release;                        sandbox-run.ts
-//  7. parse stdout strictly (SPEC §7.2);                                     core/review-output.ts
+//  7. parse stdout strictly (docs/reviewers.md#reviewer-output);                                     core/review-output.ts
 //  8. recompute everything bound at issuance;                                            drift.ts
 //  9. build the statement, sign with both attestors in parallel, verify the whole envelope, commit
 //     in one transaction, delete the bundle.                      statement.ts, sign.ts, commit.ts
@@ -83,11 +83,11 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
   const store = openStore(args.home);
   try {
     const db = store.db;
-    // Step 1 (with the reaping of SPEC §9 step 3 for the challenge's unit, so a challenge whose
+    // Step 1 (with the reaping of docs/runner.md#the-run-step-by-step step 3 for the challenge's unit, so a challenge whose
     // runner died is reported as the ABORTED run it is, never claimed twice).
     const first = requireChallenge(db, id);
     reapAndClean(store, args.clock(), first.unit);
-    // Expired leases are swept (logged, SPEC §3 allows it before a refusal), as review-challenge does:
+    // Expired leases are swept (logged, docs/threat-model.md#rules-that-hold-everywhere allows it before a refusal), as review-challenge does:
     // a lease that lapsed unswept still holds the gate at REVIEW_ONLY (lease_active), and its sweep
     // starts a new work revision, so a challenge issued before it is stale — refused here, before any
     // claim, instead of a run whose receipt could never count.
