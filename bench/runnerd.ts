@@ -9,7 +9,7 @@
 // BENCH_RUNNERD_RUNS (default 15), BENCH_RUNNERD_PARALLEL (default 2), BENCH_RUNNERD_RSS_RUNS
 // (default 50; the check is 1000).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -178,6 +178,7 @@ async function main(): Promise<void> {
   } finally {
     daemon.kill('SIGTERM');
     await new Promise((r) => daemon.on('close', r));
+    for (const d of [base, scratch, repo]) rmSync(d, { recursive: true, force: true });
   }
 }
 
