@@ -83,10 +83,16 @@ describe.skipIf(!IS_ROOT)('runnerd lifecycle: kill -9, restart, disconnects, SIG
     }
   }, 120_000 + TRIALS * 90_000);
 
+  /** Until the daemon has claimed the run (no fixed delay: the machine may be loaded). */
+  const claimed = async (challenge: string): Promise<void> => {
+    for (let i = 0; i < 300 && runRow(w.home, challenge) === null; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(runRow(w.home, challenge)).toBe('claimed');
+  };
+
   it('a client that disconnects mid-run does not stop the run: it ends as one receipt', async () => {
     const challenge = issue('sleep');
     const run = asUserAsync(WRITER1, ['review-run', '--challenge', challenge, '--json'], { cwd: w.repo.root, env: env() });
-    await new Promise((r) => setTimeout(r, 1200));
+    await claimed(challenge);
     run.kill();
     await run.done;
     for (let i = 0; i < 100 && runRow(w.home, challenge) !== 'receipt'; i++) await new Promise((r) => setTimeout(r, 200));
@@ -97,13 +103,16 @@ describe.skipIf(!IS_ROOT)('runnerd lifecycle: kill -9, restart, disconnects, SIG
   it('SIGTERM drains: the running review finishes with its receipt, the daemon exits 0', async () => {
     const challenge = issue('sleep');
     const run = asUserAsync(WRITER1, ['review-run', '--challenge', challenge, '--json'], { cwd: w.repo.root, env: env() });
-    await new Promise((r) => setTimeout(r, 1200));
-    const code = await d.stop('SIGTERM');
-    const r = await run.done;
-    expect(code).toBe(0);
-    expect(jsonOut(r).verdict).toBe('CLEAN');
-    expect(runRow(w.home, challenge)).toBe('receipt');
-    d = await startDaemon(w);
+    await claimed(challenge);
+    try {
+      const code = await d.stop('SIGTERM');
+      const r = await run.done;
+      expect(code).toBe(0);
+      expect(jsonOut(r).verdict).toBe('CLEAN');
+      expect(runRow(w.home, challenge)).toBe('receipt');
+    } finally {
+      d = await startDaemon(w);
+    }
   }, 180_000);
 
   it('a killed warm attestor is restarted by its keeper and the next run signs', async () => {
