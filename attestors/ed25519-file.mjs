@@ -4,7 +4,7 @@ import { createRequire as __governedCreateRequire } from 'node:module'; const re
 
 // attestors/src/ed25519-file.ts
 import { readFileSync, openSync, fstatSync, readSync, closeSync, constants } from "node:fs";
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 
 // node_modules/@noble/ed25519/index.js
 var freeze = Object.freeze;
@@ -2535,6 +2535,9 @@ function pae(payloadType, payload) {
   return Buffer.concat([head, type, mid, payload]);
 }
 
+// src/core/canonical.ts
+import { createHash } from "node:crypto";
+
 // node_modules/canonicalize/lib/canonicalize.js
 function hasLoneSurrogate(value) {
   for (let i = 0; i < value.length; i++) {
@@ -2672,6 +2675,17 @@ function canonicalJson(value) {
   assertCanonicalDomain(value);
   return jcs(value);
 }
+function sha256Hex(bytes) {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+function sha256Digest(bytes) {
+  return `sha256:${sha256Hex(bytes)}`;
+}
+
+// src/core/limits.ts
+var EGRESS_MAX_REQUESTS = 64;
+var EGRESS_MAX_CONNECTIONS = 16;
+var EGRESS_MAX_ROUTES = 4;
 
 // src/core/dsse.ts
 var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
@@ -2705,6 +2719,136 @@ var statementSchema = strictObject({
   predicateType: str({ min: 1 }),
   // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
   predicate: closedRecord(string2(), unknown())
+});
+
+// src/core/duration.ts
+var DURATION_RE = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
+var SIZE_RE = /^([1-9][0-9]{0,8})(B|KiB|MiB|GiB)$/;
+var SIZE_UNIT = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+// src/core/egress-rules.ts
+var EGRESS_ENV = {
+  socket: "GOVERNED_EGRESS_SOCKET",
+  token: "GOVERNED_EGRESS_TOKEN",
+  provider: "GOVERNED_MODEL_PROVIDER",
+  model: "GOVERNED_MODEL",
+  /** The path of the entry's first route: where the reviewer sends its request. */
+  path: "GOVERNED_EGRESS_PATH"
+};
+var EGRESS_ENV_NAMES = Object.values(EGRESS_ENV);
+var EGRESS_PROVIDERS = ["anthropic", "openai"];
+var EGRESS_OUTCOMES = [
+  "forwarded",
+  "refused_connect",
+  "refused_upgrade",
+  "refused_target",
+  "refused_host",
+  "refused_route",
+  "refused_phantom",
+  "refused_body",
+  "refused_request_cap",
+  "refused_request_too_large",
+  "refused_connections",
+  "refused_deadline",
+  "refused_address",
+  "upstream_failed",
+  "upstream_tls_failed",
+  "response_truncated",
+  "request_timeout"
+];
+var RECORD_METHODS = ["POST", "GET", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "OTHER"];
+var TRANSCRIPT_GENESIS = sha256Digest("governed/egress-transcript/v1");
+function recordHash(r) {
+  return sha256Digest(canonicalJson(r));
+}
+function transcriptTotals(records) {
+  let bytesUp = 0;
+  let bytesDown = 0;
+  let refused = 0;
+  for (const r of records) {
+    bytesUp += r.request.bytes;
+    bytesDown += r.response.bytes;
+    if (r.outcome !== "forwarded") refused++;
+  }
+  return { requests: records.length, refused, bytes_up: bytesUp, bytes_down: bytesDown };
+}
+function transcriptViolation(t) {
+  let prev = TRANSCRIPT_GENESIS;
+  for (let i = 0; i < t.records.length; i++) {
+    const r = t.records[i];
+    if (r.seq !== i || r.prev !== prev) return "egress.transcript.records";
+    if (r.outcome !== "forwarded") return "egress.transcript.outcome";
+    prev = recordHash(r);
+  }
+  if (prev !== t.head) return "egress.transcript.head";
+  const sums = transcriptTotals(t.records);
+  if (sums.requests !== t.requests || sums.refused !== t.refused || sums.bytes_up !== t.bytes_up || sums.bytes_down !== t.bytes_down) return "egress.transcript.totals";
+  return null;
+}
+
+// src/core/egress-schema.ts
+var egressHost = str({ re: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/ });
+var routePath = str({ re: /^\/[A-Za-z0-9._~\-/]{0,255}$/ }).check(
+  refine((p) => !p.split("/").some((s) => s === "." || s === ".."), { message: "path" }),
+  meta2({ description: "an absolute path without '.' or '..' segments, no query string" })
+);
+var envName = str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ });
+var absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(refine((p) => !p.split("/").includes(".."), { message: "path" }));
+var egressCapsSchema = strictObject({
+  /** Requests per run (also bounds the transcript in the receipt). */
+  requests: int2(1, EGRESS_MAX_REQUESTS),
+  request_bytes: str({ re: SIZE_RE }),
+  response_bytes: str({ re: SIZE_RE }),
+  total_up: str({ re: SIZE_RE }),
+  total_down: str({ re: SIZE_RE }),
+  request_timeout: str({ re: DURATION_RE }),
+  connections: int2(1, EGRESS_MAX_CONNECTIONS)
+});
+var egressPolicySchema = strictObject({
+  provider: _enum(EGRESS_PROVIDERS),
+  model: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }),
+  host: egressHost,
+  port: int2(1, 65535),
+  /** `tls`: HTTPS with the system trust store (or `ca_file`); `plain-loopback`: HTTP to a loopback address only. */
+  transport: _enum(["tls", "plain-loopback"]),
+  /** A pinned CA certificate (PEM) for a self-hosted TLS gateway: path and sha256 of its bytes. */
+  ca: optional(strictObject({ file: absPath, sha256: hex64 })),
+  /** TLS to an endpoint whose name resolves to loopback (a local gateway); refused otherwise. */
+  allow_loopback: optional(boolean2()),
+  routes: list(strictObject({ method: literal("POST"), path: routePath }), 1, EGRESS_MAX_ROUTES),
+  credential: union([strictObject({ env: envName }), strictObject({ file: absPath })]),
+  /** The pinned broker program (runner/egress/broker.mjs) the runner may start. */
+  broker_sha256: list(hex64, 1, 16),
+  caps: egressCapsSchema
+});
+var egressRecordSchema = strictObject({
+  seq: count,
+  prev: digestString,
+  at_ms: count,
+  outcome: _enum(EGRESS_OUTCOMES),
+  method: _enum(RECORD_METHODS),
+  route: nullable(int2(0, EGRESS_MAX_ROUTES - 1)),
+  request: strictObject({ sha256: nullable(hex64), bytes: count }),
+  response: strictObject({ status: nullable(int2(100, 599)), sha256: nullable(hex64), bytes: count }),
+  upstream_cert_sha256: nullable(hex64)
+});
+var egressReceiptSchema = strictObject({
+  /** digestOf(the reviewer's egress policy entry). */
+  policy_digest: digestString,
+  provider: _enum(EGRESS_PROVIDERS),
+  model: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }),
+  host: egressHost,
+  port: int2(1, 65535),
+  transport: _enum(["tls", "plain-loopback"]),
+  broker_sha256: hex64,
+  transcript: strictObject({
+    head: digestString,
+    records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),
+    requests: count,
+    refused: count,
+    bytes_up: count,
+    bytes_down: count
+  })
 });
 
 // src/core/review-vocabulary.ts
@@ -2809,6 +2953,8 @@ var reviewReceiptPredicateSchema = strictObject({
   }),
   writers: list(strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
   times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
+  /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
+  egress: optional(egressReceiptSchema),
   separation: optional(separationSchema)
 });
 function predicateRuleViolation(p, canonical) {
@@ -2829,6 +2975,7 @@ function predicateRuleViolation(p, canonical) {
   }
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
+  if (p.egress !== void 0) return transcriptViolation(p.egress.transcript);
   return null;
 }
 
@@ -2950,7 +3097,7 @@ function utf8OrNull(bytes) {
 }
 
 // attestors/src/ed25519-file.ts
-hashes.sha512 = (message) => new Uint8Array(createHash("sha512").update(message).digest());
+hashes.sha512 = (message) => new Uint8Array(createHash2("sha512").update(message).digest());
 var Refusal = class extends Error {
   constructor(code) {
     super(code);
@@ -3019,9 +3166,9 @@ function load(selfPath, configPath) {
   const config2 = parsedConfig.data;
   const seed = seedFromPkcs8Pem(readPrivateFile(config2.key_ref).toString("utf8"));
   const pub = getPublicKey(seed);
-  const keyid = createHash("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest("hex");
+  const keyid = createHash2("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest("hex");
   if (keyid !== config2.key_id) refuse("key_id_mismatch");
-  const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
+  const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
   return { config: config2, seed, keyid, self };
 }
 function signOne(l, requestText) {

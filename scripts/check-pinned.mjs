@@ -24,7 +24,7 @@ try {
     else if (!readFileSync(committed).equals(readFileSync(fresh))) problems.push(`${outfile}: differs from a fresh build of ${entry} (npm run build, then commit it)`);
   }
   const outputs = new Set(programs.map(([, o]) => o));
-  for (const dir of ['attestors', 'runner/reviewers']) {
+  for (const dir of ['attestors', 'runner/reviewers', 'runner/egress']) {
     if (!existsSync(join(root, dir))) continue;
     for (const f of readdirSync(join(root, dir))) {
       if (f.endsWith('.mjs') && !outputs.has(`${dir}/${f}`)) problems.push(`${dir}/${f}: a pinned program with no source in ${dir}/src`);

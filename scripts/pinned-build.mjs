@@ -10,7 +10,8 @@ import { dirname, join, resolve } from 'node:path';
  * build (scripts/build.mjs) and its guard (scripts/check-pinned.mjs). */
 export function pinnedPrograms(root = process.cwd()) {
   const pinned = [];
-  for (const [src, out] of [['attestors/src', 'attestors'], ['runner/reviewers/src', 'runner/reviewers']]) {
+  // runner/egress: the egress broker (docs/egress.md), started by the runner outside the sandbox.
+  for (const [src, out] of [['attestors/src', 'attestors'], ['runner/reviewers/src', 'runner/reviewers'], ['runner/egress/src', 'runner/egress']]) {
     if (!existsSync(join(root, src))) continue;
     for (const f of readdirSync(join(root, src)).sort()) {
       if (f.endsWith('.ts')) pinned.push([`${src}/${f}`, `${out}/${f.replace(/\.ts$/, '.mjs')}`]);

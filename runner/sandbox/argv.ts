@@ -5,7 +5,8 @@
 import { fail } from '../../src/core/errors.js';
 import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
 import { interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
-import { FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
+import { EGRESS_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
+import { EGRESS_ENV_NAMES } from '../../src/core/egress-rules.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
 /** Descriptor numbers inside bwrap: the index in the spawn stdio array (0–2 are stdio). */
@@ -18,7 +19,15 @@ const INTERPRETER_RE = /^\/usr\/[A-Za-z0-9._+-][A-Za-z0-9._/+-]{0,199}$/;
 import { REVIEWER_ENV_VALUE_MAX as MAX_ENV_VALUE } from '../../src/core/limits.js';
 import { REVIEWER_ENV_MAX_VARS as MAX_ENV_VARS } from '../../src/core/limits.js';
 
+/** The runner's egress wiring (docs/egress.md): the broker socket's host path and its variables. */
+export interface EgressWiring {
+  readonly socket: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
 export interface ArgvInputs {
+  /** Present for a reviewer with an egress entry: the egress profile is expanded instead. */
+  readonly egress?: EgressWiring | undefined;
   readonly interpreter: string;
   /** Policy-supplied reviewer variables (never the caller's environment). */
   readonly env: Readonly<Record<string, string>>;
@@ -51,6 +60,17 @@ export function validatePolicyEnv(env: unknown): asserts env is Record<string, s
   }
 }
 
+/** The egress wiring: an absolute socket path of safe characters, exactly the egress variables. */
+export function validateEgressWiring(e: unknown): asserts e is EgressWiring {
+  const w = e as EgressWiring;
+  if (w === null || typeof w !== 'object' || typeof w.socket !== 'string' || !/^\/[A-Za-z0-9._/-]{1,1000}$/.test(w.socket) || w.socket.split('/').includes('..')) {
+    fail('sandbox_argument_invalid', ['egress.socket']);
+  }
+  const env = w.env as Record<string, unknown>;
+  if (env === null || typeof env !== 'object' || Object.keys(env).sort().join(',') !== [...EGRESS_ENV_NAMES].sort().join(',')) fail('sandbox_argument_invalid', ['egress.env']);
+  for (const v of Object.values(env)) if (typeof v !== 'string' || v.length > MAX_ENV_VALUE || v.includes('\0')) fail('sandbox_argument_invalid', ['egress.env']);
+}
+
 /** Expand the profile template for one run. */
 export function buildBwrapArgv(inputs: ArgvInputs): string[] {
   validateInterpreterPath(inputs.interpreter);
@@ -60,9 +80,16 @@ export function buildBwrapArgv(inputs: ArgvInputs): string[] {
   const envArgs = Object.keys(inputs.env)
     .sort()
     .flatMap((k) => ['--setenv', k, inputs.env[k] as string]);
+  if (inputs.egress !== undefined) validateEgressWiring(inputs.egress);
+  const egressEnv = inputs.egress === undefined ? [] : Object.keys(inputs.egress.env).sort().flatMap((k) => ['--setenv', k, (inputs.egress as EgressWiring).env[k] as string]);
   const out: string[] = [];
-  for (const arg of PROFILE_ARGV) {
+  for (const arg of inputs.egress === undefined ? PROFILE_ARGV : EGRESS_PROFILE_ARGV) {
     if (typeof arg === 'string') out.push(arg);
+    else if ('egress' in arg) {
+      if (inputs.egress === undefined) fail('internal_error', ['profile']);
+      if (arg.egress === 'socket') out.push(inputs.egress.socket);
+      else out.push(...egressEnv);
+    }
     else if ('fd' in arg) out.push(String(FD_NUMBERS[arg.fd]));
     else if ('env' in arg) out.push(...envArgs);
     else if ('interpreter' in arg) out.push(inputs.interpreter);

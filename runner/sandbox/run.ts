@@ -20,7 +20,7 @@ import { fail, GovernedError } from '../../src/core/errors.js';
 import { HEX64_RE, sha256Hex } from '../../src/core/canonical.js';
 import { parseBootId, parseProcStat } from '../../src/core/proc-stat.js';
 import { assertSandboxArch, seccompBlob } from '../seccomp/index.js';
-import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv } from './argv.js';
+import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv, type EgressWiring } from './argv.js';
 import { assertBwrapUnchanged, bwrapVersion, DEFAULT_BWRAP_PATH, inspectBwrap } from './bwrap.js';
 import { closeInheritedFds } from './fds.js';
 import { LIFELINE_FD, LIFELINE_SHELL, lifelineArgv } from './lifeline.js';
@@ -57,6 +57,8 @@ export interface SandboxRequest {
   readonly uid: number;
   readonly gid: number;
   readonly limits: SandboxLimits;
+  /** The egress broker's socket and variables (docs/egress.md); the egress profile is used then. */
+  readonly egress?: EgressWiring | undefined;
 }
 
 /** Reviewer process identity, measured from outside (the receipt's `reviewer_process` shape). */
@@ -152,10 +154,10 @@ function validateRequest(req: SandboxRequest): void {
 async function preflight(req: SandboxRequest): Promise<{ facts: Omit<SandboxFacts, 'reviewerSha256'>; argv: string[]; blob: Buffer; bwrap: Awaited<ReturnType<typeof inspectBwrap>> }> {
   assertSandboxArch();
   validateRequest(req);
-  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits });
+  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits, egress: req.egress });
   const bwrap = await inspectBwrap(req.bwrapPath ?? DEFAULT_BWRAP_PATH);
   if (!req.allow.bwrapSha256.includes(bwrap.sha256)) fail('bwrap_not_allowlisted');
-  const profileDigest = staticProfileDigest();
+  const profileDigest = staticProfileDigest(req.egress !== undefined);
   if (!req.allow.profileSha256.includes(profileDigest.slice(7))) fail('sandbox_profile_not_allowlisted');
   const blob = seccompBlob();
   const seccompHex = sha256Hex(blob);

@@ -20,6 +20,7 @@ import { SANDBOX_ERRORS, SANDBOX_REASONS } from './error-codes/sandbox.js';
 import { CHALLENGE_ERRORS, CHALLENGE_REASONS } from './error-codes/challenge.js';
 import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
 import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
+import { EGRESS_ERRORS, EGRESS_REASONS } from './error-codes/egress.js';
 import { TLOG_ERRORS, TLOG_REASONS } from './error-codes/tlog.js';
 import { RUNNERD_ERRORS, RUNNERD_REASONS } from './error-codes/runnerd.js';
 
@@ -59,6 +60,7 @@ export const ERROR_CODES = {
   ...CHALLENGE_ERRORS,
   ...AUTHORITY_ERRORS,
   ...AUDIT_ERRORS,
+  ...EGRESS_ERRORS,
   ...TLOG_ERRORS,
   ...RUNNERD_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
@@ -79,6 +81,7 @@ export const REASON_CODES = {
   ...CHALLENGE_REASONS,
   ...AUTHORITY_REASONS,
   ...AUDIT_REASONS,
+  ...EGRESS_REASONS,
   ...TLOG_REASONS,
   ...RUNNERD_REASONS,
 } as const satisfies Record<string, string>;

@@ -130,3 +130,12 @@ export const TWO_PASS_MAX_FINDINGS = 500;
 export const TWO_PASS_MAX_CHECKS = 2000;
 /** One two-pass text field, characters. */
 export const TWO_PASS_MAX_TEXT = 20_000;
+
+// --- egress broker (docs/egress.md) ---------------------------------------------------------------
+/** Requests one model reviewer may make per run (policy `egress.caps.requests` ≤ this); also the
+ * bound of the transcript records a receipt carries. */
+export const EGRESS_MAX_REQUESTS = 64;
+/** Concurrent connections to the broker (policy `egress.caps.connections` ≤ this). */
+export const EGRESS_MAX_CONNECTIONS = 16;
+/** Routes of one egress entry. */
+export const EGRESS_MAX_ROUTES = 4;

@@ -2,6 +2,7 @@
 // (src/core/policy.ts) after its closed schema. Each rule has its own code and names the
 // offending stage/slot/credential/field, never a value. Pure.
 import { digestOf } from './canonical.js';
+import { EGRESS_ENV_NAMES } from './egress-rules.js';
 import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';
 import { fail } from './errors.js';
@@ -14,7 +15,7 @@ export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementatio
 export const ROLE_STAGES: ReadonlySet<Stage> = new Set(['planning', 'integration']);
 /** The environment names a policy may never set for a reviewer (docs/reviewers.md#the-reviewers-world fixed environment; `PWD`
  * is removed by the sandbox's own start gate, runner/sandbox/argv.ts RESERVED_ENV). */
-const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG', 'PWD']);
+const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG', 'PWD', ...EGRESS_ENV_NAMES]);
 
 /**
  * Loader- and interpreter-influencing names (docs/formats.md#attestors "its SHA-256 covers every line it runs",

@@ -6,6 +6,7 @@ import { fail } from './errors.js';
 import { DURATION_RE, SIZE_RE } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
 import { hex64, int, list, str } from './schema-primitives.js';
+import { egressPolicySchema, type EgressPolicy } from './egress-schema.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
 
@@ -77,6 +78,8 @@ export const policySchema = z.strictObject({
         z.meta({ description: "an absolute path under /usr with no '..' segment" }),
       ),
       env: closedRecord(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: 4096 })),
+      /** The one model endpoint this reviewer may reach through the egress broker (docs/egress.md). */
+      egress: z.optional(egressPolicySchema),
     }),
   ),
   sandbox: z.strictObject({
@@ -126,7 +129,7 @@ export function loadPolicy(value: unknown): Policy {
 }
 
 /** The reviewer the policy assigns to a stage's slot (the caller never picks it, docs/decision.md#the-rules-in-short). */
-export function reviewerForSlot(policy: Policy, stage: Stage, slot: string): { name: string; sha256: string; interpreter: string; env: Record<string, string> } {
+export function reviewerForSlot(policy: Policy, stage: Stage, slot: string): { name: string; sha256: string; interpreter: string; env: Record<string, string>; egress?: EgressPolicy | undefined } {
   const s = policy.doc.stages[stage];
   if (s === undefined) fail('stage_not_in_policy', [stage]);
   const reviewer = Object.prototype.hasOwnProperty.call(s.slots, slot) ? s.slots[slot] : undefined;

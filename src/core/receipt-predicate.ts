@@ -2,6 +2,8 @@
 // Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (docs/reviewers.md#reviewer-output, docs/formats.md#receipt).
 import * as z from 'zod/mini';
 import { count, digestString, gitId, hex64, int, isoSeconds, list, str } from './schema-primitives.js';
+import { egressReceiptSchema } from './egress-schema.js';
+import { transcriptViolation } from './egress-rules.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
@@ -105,6 +107,8 @@ export const reviewReceiptPredicateSchema = z.strictObject({
   }),
   writers: list(z.strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
   times: z.strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
+  /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
+  egress: z.optional(egressReceiptSchema),
   separation: z.optional(separationSchema),
 });
 
@@ -134,5 +138,8 @@ export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v:
   }
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return 'times';
+  // The egress transcript: the chain re-derived from the records equals the signed head, the
+  // totals are their sums, and every record was forwarded (docs/egress.md "Transcript").
+  if (p.egress !== undefined) return transcriptViolation(p.egress.transcript);
   return null;
 }

@@ -11,6 +11,8 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
   const bwrap = await bwrapInfo(opts.bwrap ?? DEFAULT_BWRAP_PATH);
   const profile = staticProfile();
   const profileDigest = staticProfileDigest();
+  // The egress profile (docs/egress.md "Sandbox"): add it to profile_sha256 for model reviewers.
+  const egressProfileDigest = staticProfileDigest(true);
   const policy = {
     bwrap_sha256: [bwrap.sha256],
     profile_sha256: [profileDigest.slice('sha256:'.length)],
@@ -20,6 +22,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
     `bwrap    ${bwrap.path} (bubblewrap ${bwrap.version})`,
     `         sha256 ${bwrap.sha256}`,
     `profile  ${profileDigest}`,
+    `egress   ${egressProfileDigest} (the profile of reviewers with an egress entry, docs/egress.md)`,
     `seccomp  ${seccomp}`,
     '',
     'Paste into the policy (sandbox section):',
@@ -37,6 +40,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
       bwrap: { path: bwrap.path, sha256: bwrap.sha256, version: bwrap.version },
       profile,
       profile_digest: profileDigest,
+      egress_profile_digest: egressProfileDigest,
       seccomp_digest: seccomp,
       policy,
     },

@@ -11,6 +11,7 @@ import { fail, isGovernedError } from '../../core/errors.js';
 import { attestorConfigSchema } from '../../core/attestor-protocol.js';
 import { reviewerForSlot } from '../../core/policy.js';
 import type { PublicKey } from '../../core/ed25519.js';
+import type { EgressPolicy } from '../../core/egress-schema.js';
 import type { Challenge } from '../../store/index.js';
 import { pinAttestor, type PinnedAttestor } from '../../../runner/attestor-host.js';
 import { readPinned } from '../../../runner/pinned-file.js';
@@ -23,6 +24,8 @@ export interface PolicyReviewer {
   readonly sha256: string;
   readonly interpreter: string;
   readonly env: Readonly<Record<string, string>>;
+  /** The one model endpoint this reviewer may reach (docs/egress.md), if any. */
+  readonly egress?: EgressPolicy | undefined;
 }
 
 /**
@@ -34,7 +37,7 @@ export function policyReviewer(pinned: Pinned, c: Challenge): PolicyReviewer {
   if (r.name !== c.reviewer.name || r.sha256 !== c.reviewer.sha256 || r.interpreter !== c.reviewer.interpreter) {
     fail('challenge_tampered', [c.challengeId]);
   }
-  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env };
+  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env, egress: r.egress };
 }
 
 export interface PinnedSigner extends PinnedAttestor {

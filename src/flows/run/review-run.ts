@@ -35,6 +35,7 @@ import { assertReviewerIndependent, assertSandboxAccepts, runReviewer } from './
 import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
+import { assertEgressUsable, startEgress, type EgressSession } from './egress.js';
 
 export interface ReviewRunArgs {
   readonly home: string;
@@ -101,6 +102,9 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     assertCurrentIsPinned(pinned, { policyFile: args.policyFile, trustFile: args.trustFile });
     const reviewer = policyReviewer(pinned, c);
     assertSandboxAccepts(pinned, reviewer);
+    // A model reviewer's credential, pinned CA and broker program are checked now, before the claim
+    // (docs/egress.md): a missing key is a configuration error with the store unchanged.
+    if (reviewer.egress !== undefined) assertEgressUsable(reviewer.egress);
     // Every location resolved and checked now (docs/runner.md "Where the pinned programs come
     // from"): a wrong directory or bwrap path is refused with the store unchanged; only reading and
     // hashing the bytes stays at step 4.
@@ -111,6 +115,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
     const signers: { reviewer?: StartedAttestor; runner?: StartedAttestor } = {};
+    let egress: EgressSession | null = null;
     try {
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
@@ -124,14 +129,27 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         signers.reviewer = warm.reviewer;
         signers.runner = warm.runner;
       }
-      const run = await runReviewer({
-        bwrapPath: loc.bwrapPath,
-        pinned,
-        reviewer,
-        reviewerBytes: programs.reviewerBytes,
-        bundleBytes: bundle.bytes,
-        clock: args.clock,
-      });
+      if (reviewer.egress !== undefined) {
+        egress = await startEgress(reviewer.egress, { sandboxUid: pinned.policy.doc.sandbox.uid, timeoutSeconds: pinned.policy.sandboxTimeoutSeconds });
+      }
+      let run;
+      try {
+        run = await runReviewer({
+          bwrapPath: loc.bwrapPath,
+          pinned,
+          reviewer,
+          reviewerBytes: programs.reviewerBytes,
+          bundleBytes: bundle.bytes,
+          clock: args.clock,
+          egress: egress?.wiring,
+        });
+      } catch (e) {
+        // The broker's verdict first: a reviewer that failed because its request was refused (or
+        // the broker died under it) is recorded with the egress code, not as a mere non-zero exit.
+        if (egress !== null) await egress.finish();
+        throw e;
+      }
+      const egressReceipt = egress === null ? undefined : await egress.finish();
       // The reviewer ran in a kernel process identity distinct from every writer's (docs/runner.md
       // "Reviewer independence"). A process that exists only during the run cannot be registered
       // after it, so this read, after the sandbox is gone, sees every registration of it.
@@ -149,6 +167,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         run,
         output,
         writers: unitWriters(db, c.unit),
+        egress: egressReceipt,
       });
       const signed = await signReceipt(statement, signers as Signers, pinned.trust, isoSecondsOf(new Date(args.clock() * 1000)));
       commitReceipt(store, args.clock(), c, claimed.runId, output, signed);
@@ -163,7 +182,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       }
       throw new RunAborted(claimed.runId, error);
     } finally {
-      await Promise.all([signers.reviewer?.stop(), signers.runner?.stop()]);
+      await Promise.all([signers.reviewer?.stop(), signers.runner?.stop(), egress?.finish().catch(() => undefined)]);
       removeScratch(store.home, claimed.runId);
     }
   } finally {

@@ -19,7 +19,7 @@ import {
   type SandboxFacts,
   type SandboxIdentity,
 } from '../../../runner/sandbox/index.js';
-import { validateInterpreterPath, validatePolicyEnv } from '../../../runner/sandbox/argv.js';
+import { validateInterpreterPath, validatePolicyEnv, type EgressWiring } from '../../../runner/sandbox/argv.js';
 import { validateLimits } from '../../../runner/sandbox/limits.js';
 import { SANDBOX_HELPERS } from '../../../runner/sandbox/profile.js';
 import { assertTrustedUsrExecutable } from '../../../runner/sandbox/trusted-file.js';
@@ -45,6 +45,8 @@ export interface SandboxRunArgs {
   readonly reviewerBytes: Buffer;
   readonly bundleBytes: Buffer;
   readonly clock: () => number;
+  /** The egress broker's socket and variables (docs/egress.md), for a reviewer with an egress entry. */
+  readonly egress?: EgressWiring | undefined;
 }
 
 /**
@@ -97,6 +99,7 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
     uid: sandbox.uid,
     gid: sandbox.uid,
     limits: sandboxLimitsFromPolicy(a.pinned.policy),
+    egress: a.egress,
   });
   try {
     assertIdentity(sb, a);

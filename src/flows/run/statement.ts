@@ -14,6 +14,7 @@ import {
   type Separation,
 } from '../../core/receipt-predicate.js';
 import type { ReviewOutput } from '../../core/review-output.js';
+import type { EgressReceipt } from '../../core/egress-schema.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
 import type { Challenge, RunWriter } from '../../store/index.js';
 import type { Claimed } from './claim.js';
@@ -34,6 +35,8 @@ export interface StatementInput {
   readonly run: ReviewerRun;
   readonly output: ReviewOutput;
   readonly writers: readonly RunWriter[];
+  /** The egress section (docs/egress.md), when the reviewer reached a model endpoint. */
+  readonly egress?: EgressReceipt | undefined;
 }
 
 export interface BuiltStatement {
@@ -111,6 +114,7 @@ export function buildReceiptStatement(i: StatementInput): BuiltStatement {
       start_time: String(w.identity.startTime),
     })),
     times: { issued_at: iso(c.issuedAt), started_at: iso(i.run.startedAt), finished_at: iso(i.run.finishedAt) },
+    ...(i.egress === undefined ? {} : { egress: i.egress }),
     ...(i.separation === undefined ? {} : { separation: i.separation }),
   };
   // The statement is checked against the very schema and rules every verifier applies before any
