@@ -81,6 +81,9 @@ export async function runnerdHelloCommand(o: { runner?: string; json?: boolean }
 export async function runnerdServeCommand(o: RunnerdCommandOptions): Promise<number> {
   try {
     const maxRuns = o.maxRuns === undefined ? DEFAULT_MAX_RUNS : /^[1-9][0-9]{0,2}$/.test(o.maxRuns) ? Number(o.maxRuns) : fail('usage_error', ['--max-runs']);
+    // A closed log reader (the supervisor went away) must never stop the daemon: EPIPE is ignored.
+    process.stdout.on('error', () => undefined);
+    process.stderr.on('error', () => undefined);
     const { startRunnerd } = await import('../runnerd/daemon.js');
     const d = await startRunnerd({ ...base(o), maxRuns }, (line) => process.stdout.write(`${JSON.stringify(line)}\n`));
     return await d.closed;
