@@ -2482,6 +2482,20 @@ var KEY_ID_RE = /^[0-9a-f]{64}$/;
 var KEY_REF_RE = /^\/[^\0]{1,4095}$/;
 var SIG_B64_RE = /^[A-Za-z0-9+/]{86}==$/;
 var ATTESTOR_EXIT_REFUSED = 3;
+var ATTESTOR_REFUSALS = [
+  "config_invalid",
+  "key_file_exposed",
+  "key_invalid",
+  "key_id_mismatch",
+  "request_invalid",
+  "payload_type",
+  "payload_not_canonical",
+  "statement_invalid",
+  "foreign_kind",
+  "predicate_invalid",
+  "self_digest_mismatch",
+  "credential_role"
+];
 function selfDigestField(kind, credential) {
   if (kind === "review-receipt") {
     if (credential === "reviewer") return "reviewer_sha256";
@@ -2507,6 +2521,14 @@ var attestorResponseSchema = strictObject({
   keyid: str({ re: KEY_ID_RE }),
   sig: str({ re: SIG_B64_RE })
 });
+var SERVE_MAX_LINE = 16 * 1024 * 1024;
+var attestorReadySchema = strictObject({ ready: literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
+var attestorServeLineSchema = union([
+  attestorResponseSchema,
+  strictObject({ refused: _enum(ATTESTOR_REFUSALS) }),
+  strictObject({ failed: literal(true) }),
+  attestorReadySchema
+]);
 
 // src/core/pae.ts
 function pae(payloadType, payload) {
@@ -2868,6 +2890,15 @@ var processIdentityShape = {
   // clock ticks since boot (/proc/<pid>/stat field 22)
 };
 var processIdentitySchema = strictObject(processIdentityShape);
+var separationSchema = strictObject({
+  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  daemon_pid: int2(1, 4194304),
+  daemon_start_time: str({ re: /^\d{1,20}$/ }),
+  daemon_uid: int2(1, 4294967294),
+  attestor_uids: strictObject({ reviewer: int2(1, 4294967294), runner: int2(1, 4294967294) }),
+  client_uid: int2(0, 4294967294),
+  client_pid: int2(1, 4194304)
+});
 var reviewReceiptPredicateSchema = strictObject({
   trust_mode: _enum(["co-located", "separated"]),
   unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
@@ -2937,7 +2968,8 @@ var reviewReceiptPredicateSchema = strictObject({
       snapshot_digest: digestString,
       dependency_root: nullable(strictObject({ path: str({ min: 1, max: 256 }), digest: digestString }))
     })
-  )
+  ),
+  separation: optional(separationSchema)
 });
 function predicateRuleViolation(p, canonical) {
   if (p.verdict === "CLEAN" !== (p.findings.length === 0)) return "verdict";
@@ -2949,6 +2981,12 @@ function predicateRuleViolation(p, canonical) {
   const expectedVetoes = p.findings.filter(isVeto).map((f) => canonical(f));
   const vetoes = p.vetoes.map((f) => canonical(f));
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return "vetoes";
+  if (p.trust_mode === "separated" !== (p.separation !== void 0)) return "separation";
+  if (p.separation !== void 0) {
+    const s = p.separation;
+    const governed = [s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, p.sandbox.uid];
+    if (governed.includes(s.client_uid) || s.client_uid === 0) return "separation.client_uid";
+  }
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
   if (p.check !== void 0 && (p.egress !== void 0 || p.check.snapshot_digest !== p.inputs.workspace_digest || p.check.adapter_sha256 !== p.reviewer.sha256)) return "check";
@@ -3192,10 +3230,7 @@ function readStdin() {
   }
   return Buffer.concat(chunks).toString("utf8");
 }
-function main() {
-  const configPath = process.argv[2];
-  const selfPath = process.argv[1];
-  if (configPath === void 0 || selfPath === void 0 || process.argv.length !== 3) refuse("config_invalid");
+function load(selfPath, configPath) {
   let configValue;
   try {
     configValue = JSON.parse(readFileSync(configPath, "utf8"));
@@ -3209,9 +3244,14 @@ function main() {
   const pub = getPublicKey(seed);
   const keyid = createHash2("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest("hex");
   if (keyid !== config2.key_id) refuse("key_id_mismatch");
+  const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
+  return { config: config2, seed, keyid, self };
+}
+function signOne(l, requestText) {
+  const { config: config2, seed, keyid, self } = l;
   let reqValue;
   try {
-    reqValue = JSON.parse(readStdin());
+    reqValue = JSON.parse(requestText);
   } catch {
     refuse("request_invalid");
   }
@@ -3242,18 +3282,15 @@ function main() {
     if (!parsed.success) return refuse("predicate_invalid");
     const p = parsed.data;
     if (predicateRuleViolation(p, canonicalJson) !== null) refuse("predicate_invalid");
-    const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.attestors[field] !== self) refuse("self_digest_mismatch");
   } else if (config2.kind === "decision") {
     const parsed = vsaPredicateSchema.safeParse(st.predicate);
     if (!parsed.success) return refuse("predicate_invalid");
     const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
-    const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.governed.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else if (config2.kind === "checkpoint") {
     if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
-    const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
     if (st.predicate.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else if (config2.kind === "probe") {
     const parsed = probePredicateSchema.safeParse(st.predicate);
@@ -3262,17 +3299,64 @@ function main() {
     if (probeRuleViolation(p) !== null) refuse("predicate_invalid");
     const subject = st.subject;
     if (subject.length !== 1 || subject[0]?.name !== `snapshot:${p.phase}` || subject[0]?.digest.sha256 !== p.snapshot_digest.slice(7)) refuse("predicate_invalid");
-    const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
     if (p.attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else {
     refuse("foreign_kind");
   }
   const sig = sign(pae(req.payloadType, payload), seed);
-  process.stdout.write(`${JSON.stringify({ keyid, sig: Buffer.from(sig).toString("base64") })}
+  return { keyid, sig: Buffer.from(sig).toString("base64") };
+}
+function main() {
+  const configPath = process.argv[2];
+  const selfPath = process.argv[1];
+  if (configPath === void 0 || selfPath === void 0 || process.argv.length !== 3) refuse("config_invalid");
+  const loaded = load(selfPath, configPath);
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin()))}
 `);
 }
+function serve(configPath, selfPath) {
+  let loaded;
+  try {
+    loaded = load(selfPath, configPath);
+  } catch (e) {
+    process.stderr.write(e instanceof Refusal ? `refused:${e.code}
+` : "failed\n");
+    process.exit(e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1);
+  }
+  process.stdout.write(`${JSON.stringify({ ready: true, keyid: loaded.keyid, self: loaded.self })}
+`);
+  let pending = [];
+  let size = 0;
+  process.stdin.on("data", (chunk) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, i));
+      const line = Buffer.concat(pending).toString("utf8");
+      pending = [];
+      size = 0;
+      start = i + 1;
+      let out;
+      try {
+        out = signOne(loaded, line);
+      } catch (e) {
+        out = e instanceof Refusal ? { refused: e.code } : { failed: true };
+      }
+      process.stdout.write(`${JSON.stringify(out)}
+`);
+    }
+    const rest = chunk.subarray(start);
+    size += rest.length;
+    if (size > SERVE_MAX_LINE) {
+      process.stderr.write("refused:request_invalid\n");
+      process.exit(ATTESTOR_EXIT_REFUSED);
+    }
+    if (rest.length > 0) pending.push(Buffer.from(rest));
+  });
+  process.stdin.on("end", () => process.exit(0));
+}
 try {
-  main();
+  if (process.argv[2] === "--serve" && process.argv.length === 4) serve(process.argv[3], process.argv[1]);
+  else main();
 } catch (e) {
   if (e instanceof Refusal) {
     process.stderr.write(`refused:${e.code}

@@ -2,6 +2,7 @@
 // conditions beyond streaks (leases, controls, trust mode, directives, deferrals, preservation).
 import { describe, expect, it } from 'vitest';
 import { CONTROL_REGISTRY, decide, type Decision } from '../src/core/decision/index.js';
+import { receiptsTrustMode } from '../src/core/decision/delivery.js';
 import { DECISION_REASONS } from '../src/core/error-codes/decision.js';
 import { REASON_CODES } from '../src/core/errors.js';
 import { policy, Scenario, veto } from './decision-fixtures.js';
@@ -99,13 +100,34 @@ describe('trust mode (docs/threat-model.md#trust-modes)', () => {
   it.each([
     ['co-located accepted', true, 'co-located', []],
     ['co-located with accept_co_located: false', false, 'co-located', ['trust_mode_not_accepted']],
-    ['separated under a co-located policy', true, 'separated', ['trust_mode_not_accepted']],
+    // Separated evidence (governed runnerd) is accepted by every policy: it is the stronger mode.
+    ['separated under a co-located policy', true, 'separated', []],
   ] as const)('%s', (_name, accept, mode, expected) => {
     const s = new Scenario(policy({ accept_co_located: accept })).complete();
     s.trustMode = mode;
     const d = decide(s.input());
     expect(codes(d)).toEqual(expected);
     if (expected.length > 0) expect(d.reasons[0]?.ids).toEqual([mode]);
+  });
+});
+
+describe('trust mode under a separated policy (policies/strict.yaml, docs/runnerd.md)', () => {
+  it.each([
+    ['separated receipts', false, 'separated', []],
+    ['co-located receipts', false, 'co-located', ['trust_mode_not_accepted']],
+    // accept_co_located does not reopen co-located evidence once the policy says separated.
+    ['co-located receipts, accept_co_located: true', true, 'co-located', ['trust_mode_not_accepted']],
+  ] as const)('%s', (_name, accept, mode, expected) => {
+    const s = new Scenario(policy({ trust_mode: 'separated', accept_co_located: accept })).complete();
+    s.trustMode = mode;
+    expect(codes(decide(s.input()))).toEqual(expected);
+  });
+
+  it('a decision is separated only when every receipt it may rely on is', () => {
+    expect(receiptsTrustMode([])).toBe('co-located');
+    expect(receiptsTrustMode([{ trustMode: 'separated' }, { trustMode: 'separated' }])).toBe('separated');
+    expect(receiptsTrustMode([{ trustMode: 'separated' }, { trustMode: 'co-located' }])).toBe('co-located');
+    expect(receiptsTrustMode([{ trustMode: 'separated' }, {}])).toBe('co-located');
   });
 });
 

@@ -46,6 +46,7 @@ describe('shipped policies and example trust root (docs/policy.md#policy)', () =
   it('policies/strict.yaml: accept_co_located false, preservation required', () => {
     const p = loadPolicy(load('policies/strict.yaml'));
     expect(p.doc.accept_co_located).toBe(false);
+    expect(p.doc.trust_mode).toBe('separated');
     expect(p.doc.preservation).toBe('required');
   });
 

@@ -161,6 +161,9 @@ beforeAll(async () => {
       kind: 'governed/probe-results', version: 1,
       results: [{ kind: 'governed/probe-result', version: 1, entry: 'bin:greet', exit_code: 0, capabilities: ['command:hello'], output_digest: `sha256:${'e'.repeat(64)}` }],
     },
+    // The socket protocol (docs/runnerd.md): a request as the client builds it, a reply as the daemon does.
+    'runnerd-request': { v: 1, op: 'review-challenge', unit: `UNIT-${'a'.repeat(32)}`, writer_session: 'agent-1', stage: 'development', slot: 'coverage', content: { commit: 'f'.repeat(40), bundle_b64: 'UEFDSw==' } },
+    'runnerd-response': { ok: true, exit: 0, json: { challenge_id: `CHL-${'a'.repeat(32)}` }, human: 'challenge_id …' },
     'authority-predicate': {
       operation: 'authorize', ids: ['DIR-1'], unit: `UNIT-${'a'.repeat(32)}`, state_before: `sha256:${'b'.repeat(64)}`, state_after: null,
       nonce: 'a'.repeat(64), request_id: `ARQ-${'c'.repeat(32)}`, issued_at: '2026-11-30T00:00:00Z', expires_at: '2026-11-30T01:00:00Z',
@@ -220,6 +223,9 @@ const MUTATIONS: Record<string, (d: Json) => void> = {
   'audit-verify': (d) => ((d.log as Json).head = 'sha256:xyz'),
   'command-error': (d) => ((d.error as Json).code = 'not_a_code'),
   'review-pass-result': (d) => (d.delivery_state = 'RELEASE_ELIGIBLE'),
+  // A forged verdict riding on a request: no operation has such a field.
+  'runnerd-request': (d) => (d.verdict = 'CLEAN'),
+  'runnerd-response': (d) => (d.ok = 'yes'),
 };
 
 describe('ajv (draft 2020-12) judges real documents by the published schemas', () => {

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 // The very schemas every other path uses (zod/mini: the attestor starts in about the time of a
 // bare node start, docs/architecture.md "One definition per format").
-import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, attestorConfigSchema, attestorRequestSchema, selfDigestField, type AttestorRefusal } from '../../src/core/attestor-protocol.js';
+import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, SERVE_MAX_LINE, attestorConfigSchema, attestorRequestSchema, selfDigestField, type AttestorRefusal } from '../../src/core/attestor-protocol.js';
 import { pae } from '../../src/core/pae.js';
 import { canonicalJson, jcs } from '../../src/core/canonical.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../../src/core/dsse.js';
@@ -89,13 +89,17 @@ function readStdin(): string {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function main(): void {
-  const configPath = process.argv[2];
-  const selfPath = process.argv[1];
-  if (configPath === undefined || selfPath === undefined || process.argv.length !== 3) refuse('config_invalid');
+interface Loaded {
+  readonly config: ReturnType<typeof attestorConfigSchema.parse>;
+  readonly seed: Uint8Array;
+  readonly keyid: string;
+  readonly self: string;
+}
+
+function load(selfPath: string, configPath: string): Loaded {
   let configValue: unknown;
   try {
-    configValue = JSON.parse(readFileSync(configPath as string, 'utf8'));
+    configValue = JSON.parse(readFileSync(configPath, 'utf8'));
   } catch {
     refuse('config_invalid');
   }
@@ -108,11 +112,18 @@ function main(): void {
   const pub = ed.getPublicKey(seed);
   const keyid = createHash('sha256').update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest('hex');
   if (keyid !== config.key_id) refuse('key_id_mismatch');
+  // This very program's sha256, read once: the bytes this process was started from.
+  const self = createHash('sha256').update(readFileSync(selfPath)).digest('hex');
+  return { config, seed, keyid, self };
+}
 
+/** One request (the JSON text of {payloadType, payload}) → the response object, or a Refusal. */
+function signOne(l: Loaded, requestText: string): { keyid: string; sig: string } {
+  const { config, seed, keyid, self } = l;
   // Request: closed schema; payload base64 decodes canonically.
   let reqValue: unknown;
   try {
-    reqValue = JSON.parse(readStdin());
+    reqValue = JSON.parse(requestText);
   } catch {
     refuse('request_invalid');
   }
@@ -147,7 +158,6 @@ function main(): void {
     const p = parsed.data;
     if (predicateRuleViolation(p, canonicalJson) !== null) refuse('predicate_invalid');
     // Its own sha256 inside the predicate: a receipt naming another attestor is not signed here.
-    const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if ((p.attestors as Record<string, string>)[field as string] !== self) refuse('self_digest_mismatch');
   } else if (config.kind === 'decision') {
     // A decision (SLSA VSA, src/core/vsa.ts) is signed only by the gate credential (selfDigestField),
@@ -157,13 +167,11 @@ function main(): void {
     if (!parsed.success) return refuse('predicate_invalid');
     const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse('predicate_invalid');
-    const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if (p.governed.attestor_sha256 !== self) refuse('self_digest_mismatch');
   } else if (config.kind === 'checkpoint') {
     // A log checkpoint (src/core/checkpoint.ts) is signed by the log credential only, only when it is
     // a closed checkpoint whose subject is the head it names, and only when it names this program.
     if (checkpointViolation(st) !== null) return refuse('predicate_invalid');
-    const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if ((st.predicate as unknown as CheckpointPredicate).attestor_sha256 !== self) refuse('self_digest_mismatch');
   } else if (config.kind === 'probe') {
     // A probe receipt is signed by the probe credential only, only when its closed predicate passes
@@ -174,18 +182,70 @@ function main(): void {
     if (probeRuleViolation(p) !== null) refuse('predicate_invalid');
     const subject = st.subject;
     if (subject.length !== 1 || subject[0]?.name !== `snapshot:${p.phase}` || subject[0]?.digest.sha256 !== p.snapshot_digest.slice(7)) refuse('predicate_invalid');
-    const self = createHash('sha256').update(readFileSync(selfPath as string)).digest('hex');
     if (p.attestor_sha256 !== self) refuse('self_digest_mismatch');
   } else {
     refuse('foreign_kind');
   }
 
   const sig = ed.sign(pae(req.payloadType, payload), seed);
-  process.stdout.write(`${JSON.stringify({ keyid, sig: Buffer.from(sig).toString('base64') })}\n`);
+  return { keyid, sig: Buffer.from(sig).toString('base64') };
+}
+
+function main(): void {
+  const configPath = process.argv[2];
+  const selfPath = process.argv[1];
+  if (configPath === undefined || selfPath === undefined || process.argv.length !== 3) refuse('config_invalid');
+  const loaded = load(selfPath as string, configPath as string);
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin()))}\n`);
+}
+
+/**
+ * `--serve <config.json>`: the warm attestor of separated mode (docs/runnerd.md "Warm attestors").
+ * The key is read once; then one request per stdin line, one response line each — the very checks
+ * of the one-shot mode, every time. The first line out is {ready, keyid, self}; a refusal is
+ * {refused: code}; a line over the cap or a failure ends the process (its keeper restarts it).
+ */
+function serve(configPath: string, selfPath: string): void {
+  let loaded: Loaded;
+  try {
+    loaded = load(selfPath, configPath);
+  } catch (e) {
+    process.stderr.write(e instanceof Refusal ? `refused:${e.code}\n` : 'failed\n');
+    process.exit(e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1);
+  }
+  process.stdout.write(`${JSON.stringify({ ready: true, keyid: loaded.keyid, self: loaded.self })}\n`);
+  let pending: Buffer[] = [];
+  let size = 0;
+  process.stdin.on('data', (chunk: Buffer) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, i));
+      const line = Buffer.concat(pending).toString('utf8');
+      pending = [];
+      size = 0;
+      start = i + 1;
+      let out: unknown;
+      try {
+        out = signOne(loaded, line);
+      } catch (e) {
+        out = e instanceof Refusal ? { refused: e.code } : { failed: true };
+      }
+      process.stdout.write(`${JSON.stringify(out)}\n`);
+    }
+    const rest = chunk.subarray(start);
+    size += rest.length;
+    if (size > SERVE_MAX_LINE) {
+      process.stderr.write('refused:request_invalid\n');
+      process.exit(ATTESTOR_EXIT_REFUSED);
+    }
+    if (rest.length > 0) pending.push(Buffer.from(rest));
+  });
+  process.stdin.on('end', () => process.exit(0));
 }
 
 try {
-  main();
+  if (process.argv[2] === '--serve' && process.argv.length === 4) serve(process.argv[3] as string, process.argv[1] as string);
+  else main();
 } catch (e) {
   if (e instanceof Refusal) {
     process.stderr.write(`refused:${e.code}\n`);

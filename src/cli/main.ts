@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     import('./register/audit.js'),
     import('./register/review-pass.js'),
     import('./register/preservation.js'),
+    import('./register/runnerd.js'),
   ]);
   const program = new Command();
   program

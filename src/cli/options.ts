@@ -2,6 +2,9 @@
 import { Option } from 'commander';
 
 export const jsonOption = (): Option => new Option('--json', 'print one JSON object on stdout (also on failure)');
+/** Separated mode (docs/runnerd.md): send the command to the daemon at this socket. */
+export const runnerOption = (): Option =>
+  new Option('--runner <socket>', 'talk to governed runnerd at this Unix socket (separated mode, docs/runnerd.md; default: $GOVERNED_RUNNER)');
 export const homeOption = (): Option =>
   new Option('--home <dir>', 'state directory (default: $GOVERNED_HOME, else ./.governed)');
 

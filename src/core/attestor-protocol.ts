@@ -79,3 +79,16 @@ export const attestorResponseSchema = z.strictObject({
   keyid: str({ re: KEY_ID_RE }),
   sig: str({ re: SIG_B64_RE }),
 });
+
+// The warm attestor of separated mode (`--serve`, docs/runnerd.md "Warm attestors"): one request
+// line in (the object above), one line out. The first line out says the key loaded and which
+// program bytes are running; the host compares `self` with the digest it pinned.
+/** The largest request line a serving attestor accepts (as the one-shot stdin cap). */
+export const SERVE_MAX_LINE = 16 * 1024 * 1024;
+export const attestorReadySchema = z.strictObject({ ready: z.literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
+export const attestorServeLineSchema = z.union([
+  attestorResponseSchema,
+  z.strictObject({ refused: z.enum(ATTESTOR_REFUSALS) }),
+  z.strictObject({ failed: z.literal(true) }),
+  attestorReadySchema,
+]);

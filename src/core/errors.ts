@@ -24,6 +24,7 @@ import { EGRESS_ERRORS, EGRESS_REASONS } from './error-codes/egress.js';
 import { TLOG_ERRORS, TLOG_REASONS } from './error-codes/tlog.js';
 import { CHECKS_ERRORS, CHECKS_REASONS } from './error-codes/checks.js';
 import { PRESERVATION_ERRORS, PRESERVATION_REASONS } from './error-codes/preservation.js';
+import { RUNNERD_ERRORS, RUNNERD_REASONS } from './error-codes/runnerd.js';
 
 export type { ExitCode } from './error-codes/def.js';
 
@@ -65,6 +66,7 @@ export const ERROR_CODES = {
   ...TLOG_ERRORS,
   ...CHECKS_ERRORS,
   ...PRESERVATION_ERRORS,
+  ...RUNNERD_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -87,6 +89,7 @@ export const REASON_CODES = {
   ...TLOG_REASONS,
   ...CHECKS_REASONS,
   ...PRESERVATION_REASONS,
+  ...RUNNERD_REASONS,
 } as const satisfies Record<string, string>;
 
 export type ReasonCode = keyof typeof REASON_CODES;

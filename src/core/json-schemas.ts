@@ -12,6 +12,7 @@ import { contractSchema } from './contract/schema.js';
 import { envelopeSchema } from './dsse.js';
 import { policySchema } from './policy.js';
 import { reviewReceiptPredicateSchema } from './receipt-predicate.js';
+import { runnerdRequestSchema, runnerdResponseSchema } from './runnerd-protocol.js';
 import { trustRootSchema } from './trust-root.js';
 import { vsaPredicateSchema } from './vsa.js';
 import { preservationContractSchema } from './preservation/schema.js';
@@ -36,6 +37,16 @@ interface Entry {
 const OUTPUT_RULES = 'Every time is UTC seconds naming a real calendar instant.';
 
 const ENTRIES: Readonly<Record<string, Entry>> = {
+  'runnerd-request': {
+    schema: runnerdRequestSchema,
+    title: 'governed runnerd socket request v1',
+    rules: 'One JSON object on one line (duplicate keys refused), at most RUNNERD_MAX_REQUEST_BYTES, arriving whole within RUNNERD_REQUEST_TIMEOUT_MS (src/core/runnerd-protocol.ts). content.bundle_b64 is canonical base64 of a git pack containing content.commit and every object it reaches. docs/runnerd.md.',
+  },
+  'runnerd-response': {
+    schema: runnerdResponseSchema,
+    title: 'governed runnerd socket response v1',
+    rules: 'One JSON object on one line: the result co-located mode would print (exit, json, human) or its coded error. docs/runnerd.md.',
+  },
   policy: {
     schema: policySchema,
     title: 'governed policy v1',
@@ -54,7 +65,7 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
   'receipt-predicate': {
     schema: reviewReceiptPredicateSchema,
     title: 'governed review-receipt predicate v1 (https://governed.dev/review-receipt/v1)',
-    rules: 'Beyond this schema (src/core/receipt-predicate.ts predicateRuleViolation): CLEAN iff no findings, findings sorted and unique in RFC 8785 order, refs sorted, vetoes exactly the veto findings, issued_at <= started_at <= finished_at. The statement payload is exactly its RFC 8785 bytes.',
+    rules: 'Beyond this schema (src/core/receipt-predicate.ts predicateRuleViolation): CLEAN iff no findings, findings sorted and unique in RFC 8785 order, refs sorted, vetoes exactly the veto findings, issued_at <= started_at <= finished_at; trust_mode separated iff separation is present, and then separation.client_uid is neither 0 nor any governed uid (daemon, attestors, sandbox). The statement payload is exactly its RFC 8785 bytes.',
   },
   'authority-predicate': {
     schema: authorityPredicateSchema,

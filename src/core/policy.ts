@@ -89,7 +89,9 @@ const tlogCheckpointsSchema = z
 export const policySchema = z.strictObject({
   kind: z.literal('governed/policy'),
   version: z.literal(1),
-  trust_mode: z.literal('co-located'),
+  // The mode this deployment runs in (docs/security.md). What a gate accepts is the receipts' own
+  // mode: separated always, co-located only with accept_co_located (core/decision/delivery.ts).
+  trust_mode: z.enum(['co-located', 'separated']),
   accept_co_located: z.boolean(),
   challenge_ttl: duration,
   max_runs_per_content: int(1, 1000),

@@ -34,6 +34,22 @@ const processIdentityShape = {
 };
 export const processIdentitySchema = z.strictObject(processIdentityShape);
 
+/**
+ * Separated mode only (docs/runnerd.md "What a separated receipt says"): who ran the run, every uid
+ * read by the daemon itself and the client's uid and pid as the kernel reported them for the socket
+ * connection (SO_PEERCRED), never as the client said.
+ */
+export const separationSchema = z.strictObject({
+  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  daemon_pid: int(1, 4194304),
+  daemon_start_time: str({ re: /^\d{1,20}$/ }),
+  daemon_uid: int(1, 4294967294),
+  attestor_uids: z.strictObject({ reviewer: int(1, 4294967294), runner: int(1, 4294967294) }),
+  client_uid: int(0, 4294967294),
+  client_pid: int(1, 4194304),
+});
+export type Separation = z.infer<typeof separationSchema>;
+
 export const reviewReceiptPredicateSchema = z.strictObject({
   trust_mode: z.enum(['co-located', 'separated']),
   unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
@@ -104,6 +120,7 @@ export const reviewReceiptPredicateSchema = z.strictObject({
       dependency_root: z.nullable(z.strictObject({ path: str({ min: 1, max: 256 }), digest: digestString })),
     }),
   ),
+  separation: z.optional(separationSchema),
 });
 
 export type ReviewReceiptPredicate = z.infer<typeof reviewReceiptPredicateSchema>;
@@ -123,6 +140,13 @@ export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v:
   const expectedVetoes = p.findings.filter(isVeto).map((f) => canonical(f));
   const vetoes = p.vetoes.map((f) => canonical(f));
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return 'vetoes';
+  // Separated ⇔ the daemon identity is present, and the writer's uid is none of the governed uids.
+  if ((p.trust_mode === 'separated') !== (p.separation !== undefined)) return 'separation';
+  if (p.separation !== undefined) {
+    const s = p.separation;
+    const governed = [s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, p.sandbox.uid];
+    if (governed.includes(s.client_uid) || s.client_uid === 0) return 'separation.client_uid';
+  }
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return 'times';
   // A check reviewer has no egress; its adapter is the reviewer and it ran on the reviewed snapshot.

@@ -141,3 +141,12 @@ export function storedVetoes(envelope: Uint8Array, receiptId: string): StoredVet
   if (!parsed.success) fail('predicate_invalid', [receiptId]);
   return parsed.data.vetoes.map((v) => ({ code: v.code, class: v.class, severity: v.severity, refs: [...v.refs] }));
 }
+
+/** The stored receipt's own trust mode (its signed predicate; the gate re-verifies what it relies on). */
+export function storedTrustMode(envelope: Uint8Array, receiptId: string): 'co-located' | 'separated' {
+  const value = decodeCanonicalPayload(parseEnvelopeBytes(envelope));
+  const predicate = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { predicate?: unknown }).predicate : undefined;
+  const parsed = reviewReceiptPredicateSchema.safeParse(predicate);
+  if (!parsed.success) fail('predicate_invalid', [receiptId]);
+  return parsed.data.trust_mode;
+}

@@ -18,6 +18,12 @@ export interface WriterRegisterArgs {
   readonly writerSession: string;
   readonly pid: number;
   readonly now: number;
+  /**
+   * 'uid': separated mode (docs/runnerd.md). The daemon may not read another uid's /proc/<pid>/ns;
+   * it checked instead that the process belongs to the client's kernel-reported uid, which is none
+   * of the uids a reviewer runs as. Default: the namespace check.
+   */
+  readonly independence?: 'namespaces' | 'uid';
 }
 
 export interface WriterRegisterResult {
@@ -32,7 +38,7 @@ export function registerWriterFlow(args: WriterRegisterArgs): WriterRegisterResu
   const store = openStore(args.home);
   try {
     const identity = readProcessIdentity(args.pid);
-    const outside = namespaceOutsideHost(args.pid);
+    const outside = args.independence === 'uid' ? null : namespaceOutsideHost(args.pid);
     if (outside !== null) fail('writer_process_not_independent', [`pid:${args.pid}`, outside]);
     const live = claimedRunners(store.db);
     if (live.length > 0) {

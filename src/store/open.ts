@@ -87,7 +87,7 @@ let addon: string | undefined | null = null;
  * walks a stack trace on every cold start (bench/gate). `undefined` (the package's own search)
  * when the addon is not where `npm install` / prebuild-install puts it.
  */
-function addonPath(): string | undefined {
+export function addonPath(): string | undefined {
   if (addon === null) {
     try {
       const p = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');

@@ -24,8 +24,8 @@ export async function leaseReleaseCommand(opts: { lease: string; writerSession: 
   };
 }
 
-export async function leaseListCommand(opts: { unit?: string; home?: string }): Promise<CommandResult> {
-  const leases = listLeasesFlow({ home: resolveHome(opts.home), unit: opts.unit, now: now() });
+export async function leaseListCommand(opts: { unit?: string; home?: string }, visible: (unit: string) => boolean = () => true): Promise<CommandResult> {
+  const leases = listLeasesFlow({ home: resolveHome(opts.home), unit: opts.unit, now: now() }).filter((l) => visible(l.unit));
   const rows = leases.map((l) => ({
     lease: l.leaseId,
     unit: l.unit,

@@ -20,6 +20,7 @@ export const REVIEW_RUN_ARGV_OPTIONS = {
   policy: true,
   trust: true,
   home: true,
+  runner: true,
   json: false,
 } as const;
 type Name = keyof typeof REVIEW_RUN_ARGV_OPTIONS;
@@ -33,6 +34,7 @@ const CAMEL: Record<Name, keyof ReviewRunOptions> = {
   policy: 'policy',
   trust: 'trust',
   home: 'home',
+  runner: 'runner',
   json: 'json',
 };
 
@@ -71,6 +73,10 @@ export async function reviewRunMain(argv: readonly string[]): Promise<boolean> {
   const opts = parseReviewRunArgv(argv);
   if (opts === null) return false;
   await import('./review-run-jitless.js');
-  await runAction(opts, async () => (await import('./review-run.js')).reviewRunCommand(opts));
+  await runAction(opts, async () => {
+    const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+    if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteReviewRun(s, opts);
+    return (await import('./review-run.js')).reviewRunCommand(opts);
+  });
   return true;
 }

@@ -2,8 +2,8 @@
 // reviewer output or stderr ever reaches stdout/stderr. A run recorded as ABORTED prints
 // {ok:false, verdict:"ABORTED", run_id, receipt_id:null, error:{code,exit,message,ids}} and exits with
 // its code's exit (9 for review failures); a refusal before the claim is an ordinary coded error.
-import { EXIT } from '../../core/errors.js';
-import { reviewRunFlow, RunAborted } from '../../flows/run/review-run.js';
+import { EXIT, type GovernedError } from '../../core/errors.js';
+import { reviewRunFlow, RunAborted, type ReviewRunArgs } from '../../flows/run/review-run.js';
 import { writeError, type CommandResult } from '../output.js';
 import { resolveHome } from '../home.js';
 import type { ReviewRunJson } from '../../core/command-output.js';
@@ -18,11 +18,31 @@ export interface ReviewRunOptions {
   trust?: string;
   home?: string;
   json?: boolean;
+  runner?: string;
 }
 
-export async function reviewRunCommand(opts: ReviewRunOptions): Promise<CommandResult> {
+/** What the daemon sets instead of options (docs/runnerd.md): its own locations and warm signers. */
+export interface ReviewRunDaemon {
+  readonly home: string;
+  readonly repo: string;
+  readonly reviewersDir: string;
+  readonly attestorsDir: string;
+  readonly separated: NonNullable<ReviewRunArgs['separated']>;
+  /** The diagnostic co-located mode writes to stderr beside an ABORTED result goes to the client. */
+  readonly diagnostic: (e: GovernedError) => void;
+}
+
+export async function reviewRunCommand(opts: ReviewRunOptions, daemon?: ReviewRunDaemon): Promise<CommandResult> {
   try {
-    const r = await reviewRunFlow({
+    const r = await reviewRunFlow(daemon !== undefined ? {
+      home: daemon.home,
+      challengeId: opts.challenge,
+      repo: daemon.repo,
+      reviewersDir: daemon.reviewersDir,
+      attestorsDir: daemon.attestorsDir,
+      separated: daemon.separated,
+      clock: () => Math.floor(Date.now() / 1000),
+    } : {
       home: resolveHome(opts.home),
       challengeId: opts.challenge,
       repo: opts.repo ?? process.cwd(),
@@ -41,7 +61,8 @@ export async function reviewRunCommand(opts: ReviewRunOptions): Promise<CommandR
   } catch (e) {
     if (!(e instanceof RunAborted)) throw e;
     // The diagnostic line on stderr (code, fixed summary, IDs), like every other error.
-    writeError(e.error, { json: false });
+    if (daemon !== undefined) daemon.diagnostic(e.error);
+    else writeError(e.error, { json: false });
     return {
       exit: e.error.exit,
       json: { ok: false, verdict: 'ABORTED', run_id: e.runId, receipt_id: null, error: { ...e.error.toJSON(), ids: [...e.error.ids] } } satisfies ReviewRunJson,

@@ -9,12 +9,17 @@ function parsePid(text: string | undefined): number {
   return Number(text);
 }
 
-export async function writerRegisterCommand(opts: { unit: string; writerSession: string; pid?: string; home?: string }): Promise<CommandResult> {
+export async function writerRegisterCommand(
+  opts: { unit: string; writerSession: string; pid?: string; home?: string },
+  /** runnerd: the pid (from the kernel) and the uid check that replaces the namespace read (flows/writer.ts). */
+  separated?: { pid: number },
+): Promise<CommandResult> {
   const r = registerWriterFlow({
+    ...(separated === undefined ? {} : { independence: 'uid' as const }),
     home: resolveHome(opts.home),
     unit: opts.unit,
     writerSession: opts.writerSession,
-    pid: parsePid(opts.pid),
+    pid: separated?.pid ?? parsePid(opts.pid),
     now: Math.floor(Date.now() / 1000),
   });
   return {

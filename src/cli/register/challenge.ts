@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { STAGES } from '../../core/review-vocabulary.js';
 import { runAction } from '../run-action.js';
-import { homeOption, jsonOption } from '../options.js';
+import { homeOption, jsonOption, runnerOption } from '../options.js';
 
 export function register(program: Command): void {
   program
@@ -25,6 +25,7 @@ export function register(program: Command): void {
     .option('--repo <dir>', 'repository top level (default: the current directory)')
     .option('--policy <file>', 'the policy the deployment holds now; must equal the pinned one (default: $GOVERNED_POLICY)')
     .option('--trust <file>', 'the trust root the deployment holds now; must equal the pinned one (default: $GOVERNED_TRUST)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(
@@ -38,8 +39,13 @@ export function register(program: Command): void {
         trust?: string;
         home?: string;
         json?: boolean;
+        runner?: string;
       }) => {
-        await runAction(opts, async () => (await import('../commands/challenge.js')).reviewChallengeCommand(opts));
+        await runAction(opts, async () => {
+          const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+          if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteReviewChallenge(s, opts);
+          return (await import('../commands/challenge.js')).reviewChallengeCommand(opts);
+        });
       },
     );
 }

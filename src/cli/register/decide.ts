@@ -2,7 +2,7 @@
 // command module, so `gate` loads only its lean path (docs/gate.md#6-the-cold-gate-path; bench/gate).
 import { Option, type Command } from 'commander';
 import { runAction } from '../run-action.js';
-import { homeOption, jsonOption } from '../options.js';
+import { homeOption, jsonOption, runnerOption } from '../options.js';
 import type { GateOptions } from '../commands/gate.js';
 
 export function register(program: Command): void {
@@ -20,10 +20,15 @@ export function register(program: Command): void {
     )
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .option('--repo <dir>', 'repository top level holding the workspace (default: the current directory)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit: string; repo?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/status.js')).statusCommand(opts));
+    .action(async (opts: { unit: string; repo?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteStatus(s, opts);
+        return (await import('../commands/status.js')).statusCommand(opts);
+      });
     });
 
   program

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { ReviewRunOptions } from '../commands/review-run.js';
 import { runAction } from '../run-action.js';
-import { homeOption, jsonOption } from '../options.js';
+import { homeOption, jsonOption, runnerOption } from '../options.js';
 
 export function register(program: Command): void {
   program
@@ -31,13 +31,18 @@ export function register(program: Command): void {
     .option('--bwrap <path>', 'absolute path of bubblewrap (default: /usr/bin/bwrap); its sha256 must be on the policy allowlist')
     .option('--policy <file>', 'the policy the deployment holds now; must equal the pinned one (default: $GOVERNED_POLICY)')
     .option('--trust <file>', 'the trust root the deployment holds now; must equal the pinned one (default: $GOVERNED_TRUST)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(
       async (opts: ReviewRunOptions) => {
         // zod's one-shot setting first (commands/review-run-jitless.ts), then the command.
         await import('../commands/review-run-jitless.js');
-        await runAction(opts, async () => (await import('../commands/review-run.js')).reviewRunCommand(opts));
+        await runAction(opts, async () => {
+          const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+          if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteReviewRun(s, opts);
+          return (await import('../commands/review-run.js')).reviewRunCommand(opts);
+        });
       },
     );
 
@@ -68,9 +73,14 @@ export function register(program: Command): void {
     )
     .requiredOption('--receipt <id>', 'receipt id (sha256:…) printed by review-run')
     .option('--out <file>', 'write the envelope bytes to this new file')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { receipt: string; out?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/review-run-receipt.js')).receiptShowCommand(opts));
+    .action(async (opts: { receipt: string; out?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteReceiptShow(s, opts);
+        return (await import('../commands/review-run-receipt.js')).receiptShowCommand(opts);
+      });
     });
 }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { LEASE_DEFAULT_TTL } from '../../core/limits.js';
 import { runAction } from '../run-action.js';
-import { homeOption, jsonOption } from '../options.js';
+import { homeOption, jsonOption, runnerOption } from '../options.js';
 
 export function register(program: Command): void {
   const unit = program.command('unit').description('Units of work and their request contracts (docs/contract.md#the-request-contract).');
@@ -18,10 +18,15 @@ export function register(program: Command): void {
     .requiredOption('--contract <file>', 'request contract (YAML or JSON, docs/contract.md#the-request-contract)')
     .requiredOption('--baseline <commit>', 'baseline revision (resolved once to a full commit and tree id)')
     .option('--repo <dir>', 'repository top level (default: the current directory)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { contract: string; baseline: string; repo?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/unit.js')).unitCreateCommand(opts));
+    .action(async (opts: { contract: string; baseline: string; repo?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteUnitCreate(s, opts);
+        return (await import('../commands/unit.js')).unitCreateCommand(opts);
+      });
     });
   unit
     .command('bind')
@@ -103,10 +108,15 @@ export function register(program: Command): void {
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--writer-session <id>', 'writer session id ([A-Za-z0-9][A-Za-z0-9._:@-]{0,127})')
     .option('--pid <pid>', 'host process of the writer (default: parent process)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit: string; writerSession: string; pid?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/writer.js')).writerRegisterCommand(opts));
+    .action(async (opts: { unit: string; writerSession: string; pid?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteWriterRegister(s, opts);
+        return (await import('../commands/writer.js')).writerRegisterCommand(opts);
+      });
     });
 
   const lease = program.command('lease').description('Mutation leases: "I am changing the workspace now" (docs/overview.md#words).');
@@ -120,10 +130,15 @@ export function register(program: Command): void {
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--writer-session <id>', 'registered writer session')
     .option('--ttl <duration>', 'time to live, e.g. 30m, 2h, 1d (max 7d)', LEASE_DEFAULT_TTL)
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit: string; writerSession: string; ttl: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/lease.js')).leaseAcquireCommand(opts));
+    .action(async (opts: { unit: string; writerSession: string; ttl: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteLeaseAcquire(s, opts);
+        return (await import('../commands/lease.js')).leaseAcquireCommand(opts);
+      });
     });
   lease
     .command('release')
@@ -133,18 +148,28 @@ export function register(program: Command): void {
     )
     .requiredOption('--lease <id>', 'lease id (LSE-…)')
     .requiredOption('--writer-session <id>', 'the holder session')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { lease: string; writerSession: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/lease.js')).leaseReleaseCommand(opts));
+    .action(async (opts: { lease: string; writerSession: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteLeaseRelease(s, opts);
+        return (await import('../commands/lease.js')).leaseReleaseCommand(opts);
+      });
     });
   lease
     .command('list')
     .description('List leases (of one unit with --unit), each active, released or expired as of now. Read-only. Exit 0, 7 unknown unit.')
     .option('--unit <id>', 'only this unit')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/lease.js')).leaseListCommand(opts));
+    .action(async (opts: { unit?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteLeaseList(s, opts);
+        return (await import('../commands/lease.js')).leaseListCommand(opts);
+      });
     });
 }

@@ -20,7 +20,7 @@ import { pendingControls } from './controls.js';
 import { authorityInForce, buildHistory, type History } from './history.js';
 import { sealOf, type PlanningSeal } from './planning.js';
 import { evaluateStage, receiptsBySlot, type StageEvaluation } from './streak.js';
-import type { Decision, DecisionInput, Reason, StageReport } from './types.js';
+import type { Decision, DecisionInput, ReceiptFact, Reason, StageReport, TrustMode } from './types.js';
 import { validateDecisionInput } from './validate-input.js';
 import { STAGE_ORDER, slotKey } from './vocabulary.js';
 
@@ -33,8 +33,18 @@ function rank(code: string): number {
 
 /** Whether the policy accepts the trust mode governed runs in (docs/threat-model.md#trust-modes). */
 export function trustModeAccepted(input: Pick<DecisionInput, 'trustMode' | 'policy'>): boolean {
-  if (input.trustMode !== input.policy.doc.trust_mode) return false;
-  return input.trustMode !== 'co-located' || input.policy.doc.accept_co_located;
+  // Separated evidence is accepted by every policy; co-located only by a co-located policy that
+  // says accept_co_located (policies/strict.yaml: trust_mode separated, accept_co_located false).
+  if (input.trustMode === 'separated') return true;
+  return input.policy.doc.trust_mode === 'co-located' && input.policy.doc.accept_co_located;
+}
+
+/**
+ * The trust mode of a decision: separated only when every receipt it may rely on was made by the
+ * daemon (docs/security.md); one co-located receipt among them makes the whole decision co-located.
+ */
+export function receiptsTrustMode(receipts: readonly Pick<ReceiptFact, 'trustMode'>[]): TrustMode {
+  return receipts.length > 0 && receipts.every((r) => r.trustMode === 'separated') ? 'separated' : 'co-located';
 }
 
 /** Stages the delivery state depends on: required ones, and planning whenever integration is. */

@@ -57,6 +57,8 @@ export interface ReceiptFact extends LogPosition, StateDigests {
   /** `inputs.policy_digest` and `inputs.trust_digest` bound into the receipt. */
   readonly policyDigest: string;
   readonly trustDigest: string;
+  /** The receipt's own `trust_mode` (absent: co-located). */
+  readonly trustMode?: TrustMode;
 }
 
 /** One ABORTED run (docs/runner.md#the-run-step-by-step): no receipt, the state its challenge was issued for. */

@@ -19,7 +19,7 @@
 import type { AbortedRunFact, AuthorityFact, LeaseFact, ReceiptFact, ResetFact, StateDigests, VetoFinding } from '../../core/decision/index.js';
 import { fail } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
-import { storedVetoes } from '../../core/verify-receipt.js';
+import { storedTrustMode, storedVetoes } from '../../core/verify-receipt.js';
 import { prepared } from './statements.js';
 import { canonicalJson } from '../../core/canonical.js';
 import { logField, RECEIPT_ROW_COLUMNS, receiptRowOfPayloadBytes, type ReceiptRow } from '../../store/receipt-entries.js';
@@ -80,6 +80,7 @@ function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {
       slot: r.slot,
       verdict: r.verdict as ReceiptFact['verdict'],
       vetoes: readPayload ? vetoesOf(db, r.id) : [],
+      trustMode: storedTrustMode(receiptEnvelope(db, r.id), r.id),
       planningStateDigest: r.planning_state_digest,
       contentDigest: r.content_digest,
       workStateDigest: r.work_state_digest,

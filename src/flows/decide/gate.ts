@@ -458,7 +458,7 @@ function decisionObject(now: number, k: Known, error: GovernedError | null): Gat
     exit,
     state: d?.state ?? null,
     unit: k.unit,
-    trustMode: 'co-located',
+    trustMode: d?.trustMode ?? 'co-located',
     subject: { commit: k.subjectCommit, manifestDigest: k.manifestDigest },
     policyDigest: k.policyDigest,
     trustDigest: k.trustDigest,

@@ -100,7 +100,8 @@ function verifyReceipt(
     p.content_digest === fact.contentDigest &&
     p.work_state_digest === fact.workStateDigest &&
     p.inputs.policy_digest === fact.policyDigest &&
-    p.inputs.trust_digest === fact.trustDigest;
+    p.inputs.trust_digest === fact.trustDigest &&
+    p.trust_mode === (fact.trustMode ?? 'co-located');
   if (!same) fail('decision_fact_mismatch', [id]);
   return p;
 }

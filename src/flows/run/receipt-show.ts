@@ -33,7 +33,7 @@ function readReceipt(db: Db, receiptId: string): ShownReceipt {
 }
 
 /** Write the bytes to a new file (O_EXCL, no symlink followed), 0644: a receipt holds no secret. */
-function writeNewFile(path: string, bytes: Buffer): void {
+export function writeNewFile(path: string, bytes: Buffer): void {
   let fd: number;
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);

@@ -28,7 +28,8 @@ import { commitReceipt } from './commit.js';
 import { assertNoDrift } from './drift.js';
 import { assertChallengeCurrent, assertClaimable, assertRowMatchesLog, challengeIdOrUnknown, loadBundle, requireChallenge } from './load-challenge.js';
 import { assertLocationsUsable, resolveLocations } from './locations.js';
-import { pinPrograms, policyReviewer, SIGNING_CREDENTIALS } from './pin.js';
+import { pinPrograms, policyReviewer, SIGNING_CREDENTIALS, type PinnedPrograms } from './pin.js';
+import type { Separation } from '../../core/receipt-predicate.js';
 import { reapAndClean } from './reap.js';
 import { makeScratch, removeScratch, sweepScratch } from './scratch.js';
 import { assertReviewerIndependent, assertSandboxAccepts, runReviewer } from './sandbox-run.js';
@@ -52,6 +53,14 @@ export interface ReviewRunArgs {
   readonly trustFile?: string | undefined;
   /** Runner clock, whole seconds. */
   readonly clock: () => number;
+  /**
+   * Separated mode (docs/runnerd.md): the daemon's warm attestors instead of two started per run,
+   * and the identity the receipt carries. Absent: co-located, as always.
+   */
+  readonly separated?: {
+    readonly separation: Separation;
+    readonly signers: (programs: PinnedPrograms) => Signers;
+  };
 }
 
 export interface ReviewRunResult {
@@ -119,8 +128,15 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
       const scratch = makeScratch(store.home, claimed.runId);
-      signers.reviewer = startAttestor(programs.reviewerSigner, scratch);
-      signers.runner = startAttestor(programs.runnerSigner, scratch);
+      if (args.separated === undefined) {
+        signers.reviewer = startAttestor(programs.reviewerSigner, scratch);
+        signers.runner = startAttestor(programs.runnerSigner, scratch);
+      } else {
+        // The warm attestors (checked against the programs pinned for THIS run first).
+        const warm = args.separated.signers(programs);
+        signers.reviewer = warm.reviewer;
+        signers.runner = warm.runner;
+      }
       // A check slot runs on the sealed content (docs/sandbox.md#sealed-snapshots).
       if (checkPlan !== null) {
         const policy = pinned.policy.doc;
@@ -165,7 +181,9 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       const output = parseReviewOutput(run.stdout, bundle.coverage);
       await assertNoDrift({ db, bundlesDir: store.bundlesDir, challenge: c, repo: args.repo, now: args.clock(), pinned });
       const statement = buildReceiptStatement({
-        trustMode: pinned.policy.doc.trust_mode,
+        // How this run happened, never what the policy wishes: co-located unless the daemon ran it.
+        trustMode: args.separated === undefined ? 'co-located' : 'separated',
+        separation: args.separated?.separation,
         challenge: c,
         claimed,
         reviewer,

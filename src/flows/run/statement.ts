@@ -11,6 +11,7 @@ import {
   predicateRuleViolation,
   reviewReceiptPredicateSchema,
   type ReviewReceiptPredicate,
+  type Separation,
 } from '../../core/receipt-predicate.js';
 import type { ReviewOutput } from '../../core/review-output.js';
 import type { EgressReceipt } from '../../core/egress-schema.js';
@@ -24,7 +25,9 @@ import type { ReviewerRun } from './sandbox-run.js';
 import { RECEIPT_MAX_WRITERS as MAX_RECEIPT_WRITERS } from '../../core/limits.js';
 
 export interface StatementInput {
-  readonly trustMode: 'co-located';
+  readonly trustMode: 'co-located' | 'separated';
+  /** Separated mode: the daemon's identity and the kernel-reported client (docs/runnerd.md). */
+  readonly separation?: Separation | undefined;
   readonly challenge: Challenge;
   readonly claimed: Claimed;
   readonly reviewer: PolicyReviewer;
@@ -124,6 +127,7 @@ export function buildReceiptStatement(i: StatementInput): BuiltStatement {
             dependency_root: i.check.dependencyRoot === null ? null : { path: i.check.dependencyRoot.path, digest: i.check.dependencyRoot.digest },
           },
         }),
+    ...(i.separation === undefined ? {} : { separation: i.separation }),
   };
   // The statement is checked against the very schema and rules every verifier applies before any
   // attestor sees it: a predicate governed cannot vouch for is never sent for signing.

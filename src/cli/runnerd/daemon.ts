@@ -1,0 +1,323 @@
+// `governed runnerd` (docs/runnerd.md): the trusted runner of separated mode, long-lived and out of
+// the writer's reach. In order, while still root:
+//  1. check every owner and mode of the layout (flows/runnerd/doctor-checks.ts; any finding: refuse);
+//  2. load the peer-credential addon (build/peercred.node): the client's uid and pid come from the
+//     kernel (SO_PEERCRED), never from the client;
+//  3. hash each attestor's program and config (root-owned 0444) and start it warm, under its own
+//     uid, the only uid that can read its key (flows/runnerd/warm-attestor.ts);
+//  4. bind the socket (root:<writers> 0660 in a root:<writers> 0750 directory);
+//  5. drop privileges for good: no supplementary groups, then the governed gid and uid (real,
+//     effective and saved); a setuid(0) afterwards must fail, or the daemon exits.
+// Then: reap claims a previous daemon left (→ ABORTED, logged), and serve. Each connection carries one
+// request line (size-capped, timed), answered with one line; the connection is then closed.
+// SIGTERM/SIGINT drain: no new requests (runnerd_draining), running ones finish, attestors are
+// closed, exit 0.
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { fail, GovernedError, isGovernedError } from '../../core/errors.js';
+import { parseJsonStrict } from '../../core/strict-json.js';
+import {
+  RUNNERD_MAX_CONNECTIONS,
+  RUNNERD_MAX_REQUEST_BYTES,
+  RUNNERD_REQUEST_TIMEOUT_MS,
+  runnerdRequestSchema,
+  type RunnerdResponse,
+} from '../../core/runnerd-protocol.js';
+import { closeStore, openStore, readProcessIdentity } from '../../store/index.js';
+import { RunnerdOwners } from '../../store/runnerd-owners.js';
+import { reapAndClean } from '../../flows/run/reap.js';
+import { installRoot } from '../../flows/run/locations.js';
+import { requireGroup, requireUser } from '../../flows/runnerd/accounts.js';
+import { expectedLayout, runnerdDoctorChecks } from '../../flows/runnerd/doctor-checks.js';
+import { layoutOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type WarmCredential } from '../../flows/runnerd/layout.js';
+import { statFact } from '../../flows/runnerd/stat-fact.js';
+import { WarmAttestor } from '../../flows/runnerd/warm-attestor.js';
+import { dispatch, type DaemonContext, type Peer } from './dispatch.js';
+
+export interface RunnerdOptions {
+  readonly base: string;
+  readonly socket: string;
+  readonly user: string;
+  readonly writers: string;
+  readonly maxRuns: number;
+}
+
+type PeerCred = (fd: number) => { pid: number; uid: number; gid: number };
+
+export function loadPeercred(): PeerCred {
+  try {
+    const req = createRequire(import.meta.url);
+    const mod = req(join(installRoot(), 'build', 'peercred.node')) as { peercred?: PeerCred };
+    if (typeof mod.peercred !== 'function') throw new Error('no export');
+    return mod.peercred;
+  } catch (e) {
+    return fail('runnerd_peercred_unavailable', [], e);
+  }
+}
+
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+function semaphore(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((r) => waiting.push(r));
+    active++;
+    try {
+      return await fn();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+function unitLocks(): <T>(unit: string, fn: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return async <T>(unit: string, fn: () => Promise<T>): Promise<T> => {
+    const prev = tails.get(unit) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    tails.set(unit, tail);
+    try {
+      return await next;
+    } finally {
+      if (tails.get(unit) === tail) tails.delete(unit);
+    }
+  };
+}
+
+function errorReply(e: unknown): RunnerdResponse {
+  const err = isGovernedError(e) ? e : new GovernedError('internal_error', { cause: e });
+  return { ok: false, error: { code: err.code, exit: err.exit, message: err.message, ids: [...err.ids] } };
+}
+
+/** Reap every claim a previous daemon left behind (its process is gone): ABORTED, logged. */
+function reapAll(home: string): string[] {
+  const store = openStore(home);
+  try {
+    const units = store.db.prepare("SELECT DISTINCT unit FROM runs WHERE status = 'claimed'").pluck().all() as string[];
+    const now = Math.floor(Date.now() / 1000);
+    return units.flatMap((u) => reapAndClean(store, now, u));
+  } finally {
+    closeStore(store);
+  }
+}
+
+export interface StartedDaemon {
+  readonly layout: RunnerdLayout;
+  readonly closed: Promise<number>;
+}
+
+export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string, unknown>) => void): Promise<StartedDaemon> {
+  if (process.geteuid?.() !== 0) fail('runnerd_not_root');
+  const layout = layoutOf(o.base, o.socket);
+  const users = usersOf(o.user, o.writers);
+  const daemon = requireUser(users.daemon);
+  const writers = requireGroup(users.writersGroup);
+  const att = Object.fromEntries(WARM_CREDENTIALS.map((c) => [c, requireUser(users.attestors[c])])) as unknown as Record<WarmCredential, ReturnType<typeof requireUser>>;
+  const findings = runnerdDoctorChecks(
+    expectedLayout(layout, { daemonUid: daemon.uid, daemonGid: daemon.gid, attestorUids: { reviewer: att.reviewer.uid, runner: att.runner.uid }, writersGid: writers.gid }, { socket: false }),
+    statFact,
+  );
+  if (findings.length > 0) fail('runnerd_state_unsafe', findings.map((f) => `${f.path}:${f.problem}`));
+  const peercred = loadPeercred();
+
+  // 3. warm attestors, each under its own uid.
+  const warm = {} as Record<WarmCredential, WarmAttestor>;
+  for (const c of WARM_CREDENTIALS) {
+    const programPath = join(layout.attestorsDir, `${c}.mjs`);
+    const configPath = join(layout.attestorsDir, `${c}.json`);
+    warm[c] = new WarmAttestor({
+      credential: c,
+      programPath,
+      configPath,
+      programSha256: sha256(readFileSync(programPath)),
+      configSha256: sha256(readFileSync(configPath)),
+      uid: att[c].uid,
+      gid: att[c].gid,
+    });
+  }
+  const ready = await Promise.all(WARM_CREDENTIALS.map((c) => warm[c].waitReady(15_000)));
+  if (ready.some((r) => !r)) {
+    await Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close()));
+    fail('runnerd_attestor_unavailable', WARM_CREDENTIALS.filter((_, i) => !ready[i]));
+  }
+
+  // 4. the socket, before the drop (its directory is root's).
+  try {
+    if (lstatSync(layout.socket).isSocket()) unlinkSync(layout.socket);
+  } catch {
+    // absent
+  }
+  const conns = new Set<Socket>();
+  let draining = false;
+  let inflight = 0;
+  let ctx: DaemonContext | null = null;
+  const server = createServer({ allowHalfOpen: false }, (sock) => {
+    if (conns.size >= RUNNERD_MAX_CONNECTIONS) {
+      sock.destroy();
+      return;
+    }
+    conns.add(sock);
+    sock.on('close', () => conns.delete(sock));
+    sock.on('error', () => undefined);
+    let peer: Peer;
+    try {
+      const fd = (sock as unknown as { _handle: { fd: number } })._handle.fd;
+      peer = peercred(fd);
+    } catch {
+      sock.destroy();
+      return;
+    }
+    const reply = (r: RunnerdResponse): void => {
+      if (!sock.destroyed) sock.end(`${JSON.stringify(r)}\n`);
+    };
+    const timer = setTimeout(() => {
+      done = true;
+      reply(errorReply(new GovernedError('runnerd_request_timeout')));
+      setTimeout(() => sock.destroy(), 2000).unref();
+    }, RUNNERD_REQUEST_TIMEOUT_MS);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    sock.on('data', (chunk: Buffer) => {
+      if (done) return;
+      const nl = chunk.indexOf(10);
+      size += nl === -1 ? chunk.length : nl;
+      if (size > RUNNERD_MAX_REQUEST_BYTES) {
+        // Refuse, stop buffering (what follows is read and dropped), close shortly after.
+        done = true;
+        clearTimeout(timer);
+        reply(errorReply(new GovernedError('runnerd_request_too_large')));
+        setTimeout(() => sock.destroy(), 2000).unref();
+        return;
+      }
+      if (nl === -1) {
+        chunks.push(chunk);
+        return;
+      }
+      chunks.push(chunk.subarray(0, nl));
+      done = true;
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      void (async () => {
+        if (draining) return reply(errorReply(new GovernedError('runnerd_draining')));
+        let parsed: ReturnType<typeof runnerdRequestSchema.safeParse>;
+        try {
+          parsed = runnerdRequestSchema.safeParse(parseJsonStrict(text));
+        } catch {
+          return reply(errorReply(new GovernedError('runnerd_request_invalid')));
+        }
+        if (!parsed.success || ctx === null) return reply(errorReply(new GovernedError('runnerd_request_invalid')));
+        inflight++;
+        try {
+          const r = await dispatch(ctx, peer, parsed.data);
+          reply({
+            ok: true,
+            exit: r.result.exit,
+            json: r.result.json,
+            human: r.result.human,
+            ...(r.diagnostic === undefined ? {} : { diagnostic: { ...r.diagnostic.toJSON(), ids: [...r.diagnostic.ids] } }),
+            ...(r.envelope === undefined ? {} : { envelope_b64: r.envelope.toString('base64') }),
+          });
+        } catch (e) {
+          reply(errorReply(e));
+        } finally {
+          inflight--;
+        }
+      })();
+    });
+    sock.on('end', () => {
+      if (!done) {
+        done = true;
+        clearTimeout(timer);
+        reply(errorReply(new GovernedError('runnerd_request_invalid')));
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(layout.socket, () => resolve());
+  });
+  chownSync(layout.socket, 0, writers.gid);
+  chmodSync(layout.socket, 0o660);
+
+  // 5. the drop, for good.
+  process.setgroups?.([]);
+  process.setgid?.(daemon.gid);
+  process.setuid?.(daemon.uid);
+  let regained = false;
+  try {
+    process.setuid?.(0);
+    regained = true;
+  } catch {
+    regained = false;
+  }
+  if (regained || process.geteuid?.() !== daemon.uid || process.getuid?.() !== daemon.uid) {
+    process.stderr.write('governed runnerd: the privilege drop did not hold; exiting\n');
+    process.exit(1);
+  }
+  process.env.HOME = layout.stateDir;
+  process.env.TMPDIR = layout.tmpDir;
+
+  const me = readProcessIdentity(process.pid);
+  const identity = {
+    boot_id: me.bootId,
+    daemon_pid: me.pid,
+    daemon_start_time: String(me.startTime),
+    daemon_uid: daemon.uid,
+    attestor_uids: { reviewer: att.reviewer.uid, runner: att.runner.uid },
+  };
+  const reaped = reapAll(layout.home);
+  const owners = new RunnerdOwners(layout.ownersDb);
+  let sandboxUid: number | null = null;
+  try {
+    const store = openStore(layout.home);
+    try {
+      const { loadPinned } = await import('../../flows/challenge/pinned.js');
+      sandboxUid = loadPinned(store.db, Math.floor(Date.now() / 1000)).policy.doc.sandbox.uid;
+    } finally {
+      closeStore(store);
+    }
+  } catch {
+    sandboxUid = null;
+  }
+  ctx = {
+    layout,
+    owners,
+    governedUids: new Set([0, daemon.uid, att.reviewer.uid, att.runner.uid, ...(sandboxUid === null ? [] : [sandboxUid])]),
+    identity,
+    signers: (programs) => ({ reviewer: warm.reviewer.signerFor(programs.reviewerSigner), runner: warm.runner.signerFor(programs.runnerSigner) }),
+    withUnit: unitLocks(),
+    withRunSlot: semaphore(o.maxRuns),
+  };
+  log({ ready: true, pid: process.pid, socket: layout.socket, ...identity, reaped });
+
+  const closed = new Promise<number>((resolve) => {
+    const drain = (): void => {
+      if (draining) return;
+      draining = true;
+      server.close();
+      const wait = (): void => {
+        if (inflight > 0) {
+          setTimeout(wait, 50);
+          return;
+        }
+        for (const s of conns) s.destroy();
+        void Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close())).then(() => {
+          owners.close();
+          log({ stopped: true });
+          resolve(0);
+        });
+      };
+      wait();
+    };
+    process.on('SIGTERM', drain);
+    process.on('SIGINT', drain);
+  });
+  return { layout, closed };
+}

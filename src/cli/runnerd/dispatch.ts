@@ -1,0 +1,184 @@
+// One request of the runnerd protocol (docs/runnerd.md "Operations"), for one client whose uid and
+// pid the KERNEL reported. Each operation runs the very command function co-located mode runs —
+// with the daemon's own state directory, its own copy of the content and its own programs — and
+// returns that command's result, so the writer-side client prints exactly what co-located mode
+// prints. Ownership: a unit belongs to the uid that created it; every operation naming a unit (or a
+// lease, challenge or receipt of one) from another uid is refused (runnerd_not_owner) before
+// anything is read or written.
+import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fail, GovernedError } from '../../core/errors.js';
+import type { RunnerdRequest } from '../../core/runnerd-protocol.js';
+import type { Separation } from '../../core/receipt-predicate.js';
+import { closeStore, openStore } from '../../store/index.js';
+import type { RunnerdOwners } from '../../store/runnerd-owners.js';
+import type { CommandResult } from '../output.js';
+import { requireChallenge } from '../../flows/run/load-challenge.js';
+import { listLeasesFlow } from '../../flows/lease.js';
+import { showReceiptFlow } from '../../flows/run/receipt-show.js';
+import type { PinnedPrograms } from '../../flows/run/pin.js';
+import type { Signers } from '../../flows/run/sign.js';
+import { parentPid, processUid } from '../../flows/runnerd/accounts.js';
+import { importContent } from '../../flows/runnerd/content.js';
+import type { RunnerdLayout } from '../../flows/runnerd/layout.js';
+
+export interface Peer {
+  readonly uid: number;
+  readonly gid: number;
+  readonly pid: number;
+}
+
+export interface DaemonContext {
+  readonly layout: RunnerdLayout;
+  readonly owners: RunnerdOwners;
+  /** uids that may never be a client: root, the daemon, the attestors, the sandbox. */
+  readonly governedUids: ReadonlySet<number>;
+  readonly identity: Omit<Separation, 'client_uid' | 'client_pid'>;
+  readonly signers: (programs: PinnedPrograms) => Signers;
+  /** Serialises everything that touches one unit's checkout. */
+  readonly withUnit: <T>(unit: string, fn: () => Promise<T>) => Promise<T>;
+  /** Bounds parallel review runs. */
+  readonly withRunSlot: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+export interface Reply {
+  readonly result: CommandResult;
+  readonly diagnostic?: GovernedError;
+  readonly envelope?: Buffer;
+}
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+function assertOwner(ctx: DaemonContext, peer: Peer, unit: string): void {
+  const owner = ctx.owners.ownerOf(unit);
+  // An unknown unit is left to the command (unit_unknown), but only for a unit nobody owns: a unit
+  // created before the daemon (co-located) has no owner and no client may touch it.
+  if (owner === null) {
+    const store = openStore(ctx.layout.home);
+    let exists = false;
+    try {
+      exists = store.db.prepare('SELECT 1 FROM units WHERE id = ?').pluck().get(unit) !== undefined;
+    } finally {
+      closeStore(store);
+    }
+    if (exists) fail('runnerd_not_owner', [unit]);
+    return;
+  }
+  if (owner !== peer.uid) fail('runnerd_not_owner', [unit]);
+}
+
+function unitOfChallenge(ctx: DaemonContext, challenge: string): string | null {
+  const store = openStore(ctx.layout.home);
+  try {
+    return requireChallenge(store.db, challenge).unit;
+  } catch {
+    return null;
+  } finally {
+    closeStore(store);
+  }
+}
+
+const checkout = (ctx: DaemonContext, unit: string): string => join(ctx.layout.workDir, unit);
+
+export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdRequest): Promise<Reply> {
+  if (ctx.governedUids.has(peer.uid)) fail('runnerd_client_uid_forbidden', [`uid:${peer.uid}`]);
+  const home = ctx.layout.home;
+  switch (req.op) {
+    case 'hello':
+      return {
+        result: {
+          exit: 0,
+          json: { ok: true, trust_mode: 'separated', daemon: ctx.identity, client: { uid: peer.uid, pid: peer.pid } },
+          human: `runnerd ${ctx.identity.boot_id} pid ${ctx.identity.daemon_pid} uid ${ctx.identity.daemon_uid}; you are uid ${peer.uid} pid ${peer.pid}`,
+        },
+      };
+    case 'unit-create': {
+      const { unitCreateCommand } = await import('../commands/unit.js');
+      const tmp = join(ctx.layout.workDir, `new-${randomBytes(8).toString('hex')}`);
+      const contract = join(ctx.layout.tmpDir, `contract-${randomBytes(8).toString('hex')}.json`);
+      try {
+        await importContent(tmp, req.content);
+        writeFileSync(contract, Buffer.from(req.contract_b64, 'base64'), { mode: 0o600, flag: 'wx' });
+        const result = await unitCreateCommand({ contract, baseline: req.baseline, repo: tmp, home });
+        const unit = result.json.unit as string;
+        ctx.owners.record(unit, peer.uid);
+        renameSync(tmp, checkout(ctx, unit));
+        return { result };
+      } finally {
+        rmSync(contract, { force: true });
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    }
+    case 'writer-register': {
+      assertOwner(ctx, peer, req.unit);
+      // The writer process: by default the client's parent (the agent or shell that ran governed,
+      // as in co-located mode), else the pid named — which must be a live process of the client's
+      // own uid: a client cannot register someone else's process.
+      const pid = req.pid ?? parentPid(peer.pid) ?? fail('runnerd_pid_not_client', [`pid:${peer.pid}`]);
+      if (processUid(pid) !== peer.uid) fail('runnerd_pid_not_client', [`pid:${pid}`]);
+      const { writerRegisterCommand } = await import('../commands/writer.js');
+      return { result: await writerRegisterCommand({ unit: req.unit, writerSession: req.writer_session, home }, { pid }) };
+    }
+    case 'lease-acquire': {
+      assertOwner(ctx, peer, req.unit);
+      const { leaseAcquireCommand } = await import('../commands/lease.js');
+      return { result: await leaseAcquireCommand({ unit: req.unit, writerSession: req.writer_session, ttl: req.ttl, home }) };
+    }
+    case 'lease-release': {
+      const lease = listLeasesFlow({ home, now: nowSeconds() }).find((l) => l.leaseId === req.lease);
+      if (lease !== undefined) assertOwner(ctx, peer, lease.unit);
+      const { leaseReleaseCommand } = await import('../commands/lease.js');
+      return { result: await leaseReleaseCommand({ lease: req.lease, writerSession: req.writer_session, home }) };
+    }
+    case 'lease-list': {
+      if (req.unit !== undefined) assertOwner(ctx, peer, req.unit);
+      const { leaseListCommand } = await import('../commands/lease.js');
+      return { result: await leaseListCommand({ unit: req.unit, home }, (u) => ctx.owners.ownerOf(u) === peer.uid) };
+    }
+    case 'review-challenge': {
+      assertOwner(ctx, peer, req.unit);
+      const { reviewChallengeCommand } = await import('../commands/challenge.js');
+      return ctx.withUnit(req.unit, async () => {
+        const repo = await importContent(checkout(ctx, req.unit), req.content);
+        return { result: await reviewChallengeCommand({ unit: req.unit, writerSession: req.writer_session, stage: req.stage, slot: req.slot, repo, home }) };
+      });
+    }
+    case 'review-run': {
+      const unit = unitOfChallenge(ctx, req.challenge);
+      if (unit !== null) assertOwner(ctx, peer, unit);
+      const { reviewRunCommand } = await import('../commands/review-run.js');
+      let diagnostic: GovernedError | undefined;
+      const run = async (): Promise<CommandResult> =>
+        reviewRunCommand(
+          { challenge: req.challenge },
+          {
+            home,
+            repo: unit === null ? ctx.layout.workDir : checkout(ctx, unit),
+            reviewersDir: ctx.layout.reviewersDir,
+            attestorsDir: ctx.layout.attestorsDir,
+            separated: { separation: { ...ctx.identity, client_uid: peer.uid, client_pid: peer.pid }, signers: ctx.signers },
+            diagnostic: (e) => {
+              diagnostic = e;
+            },
+          },
+        );
+      const result = await ctx.withRunSlot(() => (unit === null ? run() : ctx.withUnit(unit, run)));
+      return diagnostic === undefined ? { result } : { result, diagnostic };
+    }
+    case 'status': {
+      assertOwner(ctx, peer, req.unit);
+      const { statusCommand } = await import('../commands/status.js');
+      return ctx.withUnit(req.unit, async () => {
+        const repo = await importContent(checkout(ctx, req.unit), req.content);
+        return { result: await statusCommand({ unit: req.unit, repo, home }) };
+      });
+    }
+    case 'receipt-show': {
+      const r = showReceiptFlow({ home, receiptId: req.receipt });
+      assertOwner(ctx, peer, r.unit);
+      const summary = { receipt_id: r.receiptId, run_id: r.runId, unit: r.unit, stage: r.stage, slot: r.slot, verdict: r.verdict };
+      return { result: { exit: 0, json: summary, human: '' }, envelope: r.envelope };
+    }
+  }
+}

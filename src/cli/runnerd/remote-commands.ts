@@ -1,0 +1,82 @@
+// Each writer command in separated mode (docs/runnerd.md "The client"): the request it sends, and
+// the daemon's answer returned as the command's own result. Options that name files of the runner
+// machine (--home, --policy, --trust, --reviewers-dir, --attestors, --bwrap) are refused: the daemon
+// uses its own. --repo names the writer's own repository, snapshotted here.
+import { readFileSync } from 'node:fs';
+import { fail } from '../../core/errors.js';
+import { writeNewFile } from '../../flows/run/receipt-show.js';
+import type { CommandResult } from '../output.js';
+import { refuseLocalOnly, remoteResult, snapshotContent } from './client.js';
+
+const repoOf = (o: { repo?: string }): string => o.repo ?? process.cwd();
+
+export async function remoteReviewChallenge(socket: string, o: { unit: string; writerSession: string; stage: string; slot: string; repo?: string; policy?: string; trust?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home', 'policy', 'trust']);
+  const content = await snapshotContent(repoOf(o));
+  return remoteResult(socket, { v: 1, op: 'review-challenge', unit: o.unit, writer_session: o.writerSession, stage: o.stage, slot: o.slot, content }, o);
+}
+
+export async function remoteReviewRun(socket: string, o: { challenge: string; repo?: string; reviewersDir?: string; attestors?: string; bwrap?: string; policy?: string; trust?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home', 'policy', 'trust', 'reviewersDir', 'attestors', 'bwrap', 'repo']);
+  return remoteResult(socket, { v: 1, op: 'review-run', challenge: o.challenge }, o);
+}
+
+export async function remoteStatus(socket: string, o: { unit: string; repo?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home']);
+  const content = await snapshotContent(repoOf(o));
+  return remoteResult(socket, { v: 1, op: 'status', unit: o.unit, content }, o);
+}
+
+export async function remoteUnitCreate(socket: string, o: { contract: string; baseline: string; repo?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home']);
+  if (!/^[0-9a-f]{40}$|^[0-9a-f]{64}$/.test(o.baseline)) fail('runnerd_request_invalid', ['--baseline']);
+  let contract: Buffer;
+  try {
+    contract = readFileSync(o.contract);
+  } catch {
+    return fail('input_unreadable', ['contract']);
+  }
+  const content = await snapshotContent(repoOf(o));
+  return remoteResult(socket, { v: 1, op: 'unit-create', contract_b64: contract.toString('base64'), baseline: o.baseline, content }, o);
+}
+
+export async function remoteWriterRegister(socket: string, o: { unit: string; writerSession: string; pid?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home']);
+  // The writer is this command's parent unless --pid says otherwise; the daemon reads both from the
+  // kernel and checks the process belongs to this uid.
+  const pid = o.pid === undefined ? undefined : /^[1-9][0-9]{0,9}$/.test(o.pid) ? Number(o.pid) : fail('process_identity_invalid', ['pid']);
+  return remoteResult(socket, { v: 1, op: 'writer-register', unit: o.unit, writer_session: o.writerSession, ...(pid === undefined ? {} : { pid }) }, o);
+}
+
+export async function remoteLeaseAcquire(socket: string, o: { unit: string; writerSession: string; ttl: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home']);
+  return remoteResult(socket, { v: 1, op: 'lease-acquire', unit: o.unit, writer_session: o.writerSession, ttl: o.ttl }, o);
+}
+
+export async function remoteLeaseRelease(socket: string, o: { lease: string; writerSession: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home']);
+  return remoteResult(socket, { v: 1, op: 'lease-release', lease: o.lease, writer_session: o.writerSession }, o);
+}
+
+export async function remoteLeaseList(socket: string, o: { unit?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home']);
+  return remoteResult(socket, { v: 1, op: 'lease-list', ...(o.unit === undefined ? {} : { unit: o.unit }) }, o);
+}
+
+/** As review-run-receipt.ts prints: the bytes, --out to a new file, or --json with envelope_b64. */
+export async function remoteReceiptShow(socket: string, o: { receipt: string; out?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home']);
+  const r = await remoteResult(socket, { v: 1, op: 'receipt-show', receipt: o.receipt }, o);
+  const envelope = r.envelope ?? fail('runnerd_unreachable');
+  const summary = r.json;
+  if (o.out !== undefined) writeNewFile(o.out, envelope);
+  if (!o.json && o.out === undefined) {
+    process.stdout.write(envelope);
+    return { exit: 0, json: summary, human: '' };
+  }
+  return {
+    exit: 0,
+    json: { ...summary, envelope_b64: envelope.toString('base64') },
+    human: `receipt ${String(summary.receipt_id)} ${String(summary.verdict)} ${String(summary.stage)}/${String(summary.slot)} ${String(summary.unit)}\nwritten ${o.out ?? ''}`,
+  };
+}

@@ -1,0 +1,32 @@
+// Error codes of separated mode (docs/runnerd.md): the daemon `governed runnerd`, its socket
+// protocol, its setup and the writer-side client (`--runner SOCKET`). Add entries here only.
+import { def, type ErrorDef } from './def.js';
+
+export const RUNNERD_ERRORS = {
+  // --- 1 internal -----------------------------------------------------------------------------
+  runnerd_attestor_unavailable: def(1, 'A warm attestor of the daemon is not running (crashed and not yet restarted, or it never became ready); the run was recorded as ABORTED.'),
+  runnerd_draining: def(1, 'The daemon is shutting down (SIGTERM) and takes no new work; retry against the restarted daemon.'),
+
+  // --- 2 usage / configuration ----------------------------------------------------------------
+  runnerd_request_invalid: def(2, 'The socket message is not one strict JSON request of the runnerd protocol (unknown operation or field, wrong type, or not one line); nothing was done.'),
+  runnerd_request_too_large: def(2, 'The socket message is larger than the protocol cap; the connection was closed and nothing was done.'),
+  runnerd_request_timeout: def(2, 'The socket message did not arrive whole within the protocol timeout; the connection was closed and nothing was done.'),
+  runnerd_unreachable: def(2, 'The runner socket could not be reached (absent, permission denied, or the daemon closed the connection); nothing was sent.'),
+  runnerd_option_not_remote: def(2, 'This option names a file or directory of the runner machine; with --runner the daemon uses its own configuration and the option is refused.'),
+  runnerd_not_root: def(2, 'governed runnerd and runnerd setup must be started as root (they switch to the governed and attestor users themselves).'),
+  runnerd_user_missing: def(2, 'A system user or group runnerd needs does not exist (run governed runnerd setup first).'),
+  runnerd_peercred_unavailable: def(2, 'The peer-credential addon (build/peercred.node) is missing or failed to load; rebuild with npm run build. The daemon does not start without it.'),
+  runnerd_worktree_snapshot_failed: def(2, 'The writer-side client could not snapshot the working tree as a commit (not a git repository, or git failed); nothing was sent.'),
+
+  // --- 4 verification ---------------------------------------------------------------------------
+  runnerd_content_invalid: def(4, 'The git bundle sent as the reviewed content did not verify, or its commit is not the one the request names; nothing was imported or recorded.'),
+  runnerd_attestor_pin_mismatch: def(4, 'A warm attestor runs program or configuration bytes the current policy no longer allowlists (or that changed since it was pinned); it signs nothing and the run was recorded as ABORTED.'),
+  runnerd_state_unsafe: def(4, 'A runnerd directory or file has the wrong owner or mode (governed runnerd doctor names it); the daemon does not start.'),
+
+  // --- 6 untrusted ------------------------------------------------------------------------------
+  runnerd_client_uid_forbidden: def(6, 'The client uid (from the kernel) is one of the daemon\'s own uids (governed, an attestor, the sandbox): a writer must run as a different user. Nothing was done.'),
+  runnerd_not_owner: def(6, 'The request names a unit, writer session, lease, challenge or receipt that belongs to another client uid; nothing was done.'),
+  runnerd_pid_not_client: def(6, 'The writer pid named is not a live process of the calling uid (from the kernel); nothing was recorded.'),
+} as const satisfies Record<string, ErrorDef>;
+
+export const RUNNERD_REASONS = {} as const satisfies Record<string, string>;

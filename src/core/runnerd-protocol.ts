@@ -1,0 +1,64 @@
+// The runnerd socket protocol (docs/runnerd.md "The socket protocol"): what a writer-side client may
+// ask the daemon, one strict JSON object per line, size-capped. One definition (zod/mini) for the
+// daemon's parser, the client's builder and docs/schemas. Pure.
+//
+// Every request names an operation and IDs. Content crosses only as git objects (a git bundle of one
+// commit, base64); there is no field that carries a receipt, a verdict, a reviewer output, a probe
+// result or a path for the daemon to open — the schemas are closed, so such a field is refused.
+import * as z from 'zod/mini';
+import { gitId, int, str } from './schema-primitives.js';
+
+/** The largest request line (bytes, newline excluded): a bundle of a 16 MiB repository, base64. */
+export const RUNNERD_MAX_REQUEST_BYTES = 24 * 1024 * 1024;
+/** The largest response line a client reads (receipt envelopes, status objects). */
+export const RUNNERD_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** A request must arrive whole within this time after the connection opened. */
+export const RUNNERD_REQUEST_TIMEOUT_MS = 10_000;
+/** Connections open at once; more are closed at accept (each idle one times out anyway). */
+export const RUNNERD_MAX_CONNECTIONS = 2048;
+
+const unit = str({ re: /^UNIT-[0-9a-f]{32}$/ });
+const session = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ });
+const challenge = str({ re: /^CHL-[0-9a-f]{32}$/ });
+const lease = str({ re: /^LSE-[0-9a-f]{32}$/ });
+const receipt = str({ re: /^sha256:[0-9a-f]{64}$/ });
+const name = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const duration = str({ re: /^[0-9]{1,9}[smhd]$/ });
+const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/, min: 4 });
+
+/** The reviewed content: one commit and a git bundle that contains it (verified by the daemon). */
+export const contentSchema = z.strictObject({ commit: gitId, bundle_b64: b64 });
+export type RunnerdContent = z.infer<typeof contentSchema>;
+
+const V = { v: z.literal(1) };
+export const runnerdRequestSchema = z.discriminatedUnion('op', [
+  z.strictObject({ ...V, op: z.literal('hello') }),
+  z.strictObject({ ...V, op: z.literal('unit-create'), contract_b64: b64, baseline: gitId, content: contentSchema }),
+  z.strictObject({ ...V, op: z.literal('writer-register'), unit, writer_session: session, pid: z.optional(int(1, 4194304)) }),
+  z.strictObject({ ...V, op: z.literal('lease-acquire'), unit, writer_session: session, ttl: duration }),
+  z.strictObject({ ...V, op: z.literal('lease-release'), lease, writer_session: session }),
+  z.strictObject({ ...V, op: z.literal('lease-list'), unit: z.optional(unit) }),
+  z.strictObject({ ...V, op: z.literal('review-challenge'), unit, writer_session: session, stage: name, slot: name, content: contentSchema }),
+  z.strictObject({ ...V, op: z.literal('review-run'), challenge }),
+  z.strictObject({ ...V, op: z.literal('status'), unit, content: contentSchema }),
+  z.strictObject({ ...V, op: z.literal('receipt-show'), receipt }),
+]);
+export type RunnerdRequest = z.infer<typeof runnerdRequestSchema>;
+export type RunnerdOp = RunnerdRequest['op'];
+
+const errorShape = z.strictObject({ code: str({ re: /^[a-z][a-z0-9_]{0,63}$/ }), exit: int(0, 9), message: str({ max: 2000 }), ids: z.array(str({ max: 300 })) });
+/** The reply: the command's own result (what co-located mode prints) or its coded error. */
+export const runnerdResponseSchema = z.union([
+  z.strictObject({
+    ok: z.literal(true),
+    exit: int(0, 9),
+    json: z.record(z.string(), z.unknown()),
+    human: z.string(),
+    /** An error line co-located mode prints on stderr beside a result (an ABORTED run). */
+    diagnostic: z.optional(errorShape),
+    /** receipt-show: the exact stored envelope bytes. */
+    envelope_b64: z.optional(b64),
+  }),
+  z.strictObject({ ok: z.literal(false), error: errorShape }),
+]);
+export type RunnerdResponse = z.infer<typeof runnerdResponseSchema>;

@@ -1,0 +1,153 @@
+// `governed runnerd setup --writers GROUP` (docs/runnerd.md "Setup"), as root, idempotent: the
+// system users and groups, every directory and file of the layout with its owner and mode, the
+// pinned attestor programs and configs, one key per warm credential (given with --key CRED=FILE,
+// else generated) readable only by its attestor uid, and — with --policy and --trust — the store,
+// initialised and handed to the governed uid. Returns what it did, one line per change; a second
+// run with the same arguments does nothing.
+import { spawnSync } from 'node:child_process';
+import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fail } from '../../core/errors.js';
+import { publicKeyFromSpkiDer } from '../../core/ed25519.js';
+import { initFlow } from '../init.js';
+import { installRoot } from '../run/locations.js';
+import { findGroup, findUser, requireGroup, requireUser } from './accounts.js';
+import { keyDirOf, keyFileOf, layoutOf, usersOf, WARM_CREDENTIALS, type WarmCredential } from './layout.js';
+
+export interface SetupArgs {
+  readonly base: string;
+  readonly socket: string;
+  readonly user: string;
+  readonly writers: string;
+  readonly keys: Partial<Record<WarmCredential, string>>;
+  readonly reviewers: readonly string[];
+  readonly policyFile?: string | undefined;
+  readonly trustFile?: string | undefined;
+}
+
+export interface SetupResult {
+  readonly actions: string[];
+  readonly uids: Record<string, number>;
+  readonly credentials: Record<WarmCredential, { key_id: string; attestor_sha256: string; attestor_config_sha256: string }>;
+  readonly reviewers: Record<string, string>;
+  readonly home: string;
+  readonly socket: string;
+}
+
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+function run(cmd: string, args: string[]): void {
+  const r = spawnSync(cmd, args, { stdio: 'ignore', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } });
+  if (r.status !== 0) fail('runnerd_user_missing', [basename(cmd), args[args.length - 1] ?? '']);
+}
+
+export function runnerdSetup(a: SetupArgs): SetupResult {
+  if (process.geteuid?.() !== 0) fail('runnerd_not_root');
+  const actions: string[] = [];
+  const l = layoutOf(a.base, a.socket);
+  const users = usersOf(a.user, a.writers);
+
+  if (findGroup(users.writersGroup) === null) {
+    run('groupadd', ['--system', users.writersGroup]);
+    actions.push(`created group ${users.writersGroup}`);
+  }
+  for (const name of [users.daemon, ...WARM_CREDENTIALS.map((c) => users.attestors[c])]) {
+    if (findUser(name) === null) {
+      run('useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', name]);
+      actions.push(`created user ${name}`);
+    }
+  }
+  const daemon = requireUser(users.daemon);
+  const writers = requireGroup(users.writersGroup);
+  const att = Object.fromEntries(WARM_CREDENTIALS.map((c) => [c, requireUser(users.attestors[c])])) as unknown as Record<WarmCredential, { uid: number; gid: number }>;
+
+  const ensure = (path: string, type: 'dir' | 'file', uid: number, gid: number, mode: number, bytes?: Buffer): void => {
+    if (type === 'dir' && !existsSync(path)) {
+      mkdirSync(path, { mode });
+      actions.push(`created ${path}`);
+    }
+    if (type === 'file' && bytes !== undefined) {
+      const same = existsSync(path) && readFileSync(path).equals(bytes);
+      if (!same) {
+        if (existsSync(path)) chmodSync(path, 0o600);
+        writeFileSync(path, bytes, { mode });
+        actions.push(`wrote ${path}`);
+      }
+    }
+    const st = lstatSync(path);
+    if (st.uid !== uid || st.gid !== gid) {
+      chownSync(path, uid, gid);
+      actions.push(`owner of ${path} set to ${uid}:${gid}`);
+    }
+    if ((st.mode & 0o7777) !== mode) {
+      chmodSync(path, mode);
+      actions.push(`mode of ${path} set to 0${mode.toString(8)}`);
+    }
+  };
+
+  for (const d of [l.base, l.attestorsDir, l.reviewersDir, l.keysDir]) {
+    if (!existsSync(d)) mkdirSync(d, { recursive: true, mode: 0o755 });
+    ensure(d, 'dir', 0, 0, 0o755);
+  }
+  ensure(l.stateDir, 'dir', daemon.uid, daemon.gid, 0o700);
+  ensure(l.workDir, 'dir', daemon.uid, daemon.gid, 0o700);
+  ensure(l.tmpDir, 'dir', daemon.uid, daemon.gid, 0o700);
+  if (!existsSync(l.socketDir)) mkdirSync(l.socketDir, { recursive: true, mode: 0o750 });
+  ensure(l.socketDir, 'dir', 0, writers.gid, 0o750);
+
+  const program = readFileSync(join(installRoot(), 'attestors', 'ed25519-file.mjs'));
+  const credentials = {} as SetupResult['credentials'];
+  for (const c of WARM_CREDENTIALS) {
+    ensure(keyDirOf(l, c), 'dir', att[c].uid, att[c].gid, 0o700);
+    const keyFile = keyFileOf(l, c);
+    if (!existsSync(keyFile)) {
+      const given = a.keys[c];
+      const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+      writeFileSync(keyFile, pem, { mode: 0o400, flag: 'wx' });
+      actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
+    }
+    ensure(keyFile, 'file', att[c].uid, att[c].gid, 0o400);
+    const spki = createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' });
+    const keyId = publicKeyFromSpkiDer(spki).keyId;
+    const programPath = join(l.attestorsDir, `${c}.mjs`);
+    ensure(programPath, 'file', 0, 0, 0o444, program);
+    const config = Buffer.from(JSON.stringify({ credential: c, kind: 'review-receipt', key_id: keyId, key_ref: keyFile }));
+    ensure(join(l.attestorsDir, `${c}.json`), 'file', 0, 0, 0o444, config);
+    credentials[c] = { key_id: keyId, attestor_sha256: sha256(program), attestor_config_sha256: sha256(config) };
+  }
+  const reviewers: Record<string, string> = {};
+  for (const file of a.reviewers) {
+    const bytes = readFileSync(file);
+    ensure(join(l.reviewersDir, basename(file)), 'file', 0, 0, 0o444, bytes);
+  }
+  for (const name of readdirSync(l.reviewersDir)) reviewers[name] = sha256(readFileSync(join(l.reviewersDir, name)));
+
+  if (a.policyFile !== undefined && a.trustFile !== undefined && !existsSync(join(l.home, 'governed.db'))) {
+    initFlow({ home: l.home, policyFile: a.policyFile, trustFile: a.trustFile, now: Math.floor(Date.now() / 1000) });
+    actions.push(`initialised ${l.home}`);
+  }
+  if (existsSync(l.home)) chownTree(l.home, daemon.uid, daemon.gid, actions);
+  return {
+    actions,
+    uids: { [users.daemon]: daemon.uid, ...Object.fromEntries(WARM_CREDENTIALS.map((c) => [users.attestors[c], att[c].uid])), [`group ${users.writersGroup}`]: writers.gid },
+    credentials,
+    reviewers,
+    home: l.home,
+    socket: l.socket,
+  };
+}
+
+function chownTree(dir: string, uid: number, gid: number, actions: string[]): void {
+  let changed = false;
+  const walk = (p: string): void => {
+    const st = lstatSync(p);
+    if (st.uid !== uid || st.gid !== gid) {
+      chownSync(p, uid, gid);
+      changed = true;
+    }
+    if (st.isDirectory()) for (const n of readdirSync(p)) walk(join(p, n));
+  };
+  walk(dir);
+  if (changed) actions.push(`owner of ${dir} (recursively) set to ${uid}:${gid}`);
+}

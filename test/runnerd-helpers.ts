@@ -1,0 +1,203 @@
+// Shared world of the separated-mode tests (docs/runnerd.md): REAL system users (prefix gvd-sep-),
+// `governed runnerd setup` and `serve` as root, a writer repository owned by an unprivileged writer
+// uid in the writers' group, and the CLI run as that uid against the daemon's socket.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, lstatSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { inspectBwrap } from '../runner/sandbox/bwrap.js';
+import { staticProfileSha256 } from '../runner/sandbox/profile.js';
+import { seccompBlob } from '../runner/seccomp/index.js';
+import { CLI, REPO_ROOT, type CliResult } from './helpers/cli.js';
+import { makeTempRepo, type TempRepo } from './helpers/git-repo.js';
+import { makeTempDir } from './helpers/temp.js';
+import { contractDoc, makeKeys, policyDoc, SOURCE_TEXT, trustDoc, type Keys } from './state-helpers.js';
+
+export const IS_ROOT = process.geteuid?.() === 0;
+export const PREFIX = 'gvd-sep';
+export const WRITERS = 'gvd-sep-w';
+export const WRITER1 = 'gvd-sep-w1';
+export const WRITER2 = 'gvd-sep-w2';
+/** A user NOT in the writers' group: the positive control of the socket's permissions. */
+export const OUTSIDER = 'gvd-sep-x';
+export const REVIEWER_FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'run', 'reviewer.mjs');
+const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
+export interface Ids {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+export function idsOf(name: string): Ids {
+  const uid = Number(spawnSync('id', ['-u', name], { encoding: 'utf8' }).stdout.trim());
+  const gid = Number(spawnSync('id', ['-g', name], { encoding: 'utf8' }).stdout.trim());
+  return { uid, gid };
+}
+
+function sh(cmd: string, args: string[]): void {
+  spawnSync(cmd, args, { stdio: 'ignore' });
+}
+
+/** The writer users (idempotent): w1 and w2 in the writers' group, x outside it. */
+export function ensureWriterUsers(): void {
+  if (spawnSync('getent', ['group', WRITERS]).status !== 0) sh('groupadd', ['--system', WRITERS]);
+  for (const u of [WRITER1, WRITER2, OUTSIDER]) {
+    if (spawnSync('id', [u]).status !== 0) sh('useradd', ['--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', u]);
+  }
+  sh('usermod', ['-a', '-G', WRITERS, WRITER1]);
+  sh('usermod', ['-a', '-G', WRITERS, WRITER2]);
+}
+
+/** Run the CLI as `user` (its primary gid and supplementary groups), cwd `cwd`. */
+export function asUser(user: string, args: readonly string[], opts: { cwd?: string; env?: Record<string, string>; input?: string } = {}): CliResult {
+  // Through a shell of that uid (which does not exec its last command): the writer's "agent", the
+  // parent process the daemon registers by default, as an agent's shell would be.
+  return runAs(user, ['/bin/sh', '-c', '"$@"; exit $?', 'sh', process.execPath, CLI, ...args], opts);
+}
+
+export function runAs(user: string, argv: readonly string[], opts: { cwd?: string; env?: Record<string, string>; input?: string } = {}): CliResult {
+  // setpriv sets uid, gid and the user's groups, as a login would; nothing else is inherited.
+  const r = spawnSync('setpriv', ['--reuid', user, '--regid', user, '--init-groups', '--', ...argv], {
+    cwd: opts.cwd ?? '/',
+    env: { PATH: '/usr/bin:/bin', NO_COLOR: '1', ...opts.env },
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface SepWorld {
+  readonly base: string;
+  readonly socket: string;
+  readonly keys: Keys;
+  readonly policyFile: string;
+  readonly trustFile: string;
+  readonly repo: TempRepo;
+  readonly baseline: string;
+  readonly contractFile: string;
+  readonly home: string;
+  readonly setupOut: Record<string, unknown>;
+}
+
+export function root(args: readonly string[]): CliResult {
+  const r = spawnSync(process.execPath, [CLI, ...args], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', NO_COLOR: '1' }, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export const common = (w: { base: string; socket: string }): string[] => ['--dir', w.base, '--socket', w.socket, '--user', PREFIX, '--writers', WRITERS];
+
+/** A writer repository owned by `owner`, with the baseline committed and a change on top. */
+export function writerRepo(owner: string): { repo: TempRepo; baseline: string } {
+  const repo = makeTempRepo({ prefix: 'gvd-sep-repo-' });
+  repo.write('requests/export.md', SOURCE_TEXT);
+  repo.write('src/util.ts', 'export const util = 1;\n');
+  repo.write('src/export.ts', 'export const csv = "baseline";\n');
+  repo.write('.gitignore', 'ignored/\n');
+  const baseline = repo.commitAll('baseline');
+  repo.write('src/export.ts', "export const csv = 'changed';\n");
+  repo.write('test/export.test.ts', 'test("csv", () => {});\n');
+  chownTree(repo.root, idsOf(owner));
+  chmodSync(repo.root, 0o700);
+  return { repo, baseline };
+}
+
+export function chownTree(p: string, ids: Ids): void {
+  chownSync(p, ids.uid, ids.gid);
+  if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n), ids);
+}
+
+/** setup (twice: keys, then the store under a policy that pins what setup installed). */
+export async function makeSepWorld(o: { modes?: readonly string[]; policy?: Record<string, unknown> } = {}): Promise<SepWorld> {
+  ensureWriterUsers();
+  const base = makeTempDir('gvd-sep-');
+  chmodSync(base, 0o755);
+  const socket = join(base, 'run', 'runnerd.sock');
+  const scratch = makeTempDir('gvd-sep-keys-');
+  const keys = makeKeys(join(scratch, 'keys'));
+  const modes = o.modes ?? ['clean', 'dirty', 'sleep'];
+  const reviewers = join(scratch, 'reviewers');
+  mkdirSync(reviewers);
+  for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(REVIEWER_FIXTURE));
+  const w = { base, socket };
+  const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
+  if (first.code !== 0) throw new Error(`setup failed: ${first.stdout} ${first.stderr}`);
+  const out = JSON.parse(first.stdout) as { credentials: Record<string, { key_id: string; attestor_sha256: string; attestor_config_sha256: string }> };
+  const bw = await inspectBwrap('/usr/bin/bwrap');
+  const cred = (c: string): Record<string, unknown> =>
+    c === 'reviewer' || c === 'runner'
+      ? { key_id: out.credentials[c]!.key_id, attestor_sha256: [out.credentials[c]!.attestor_sha256], attestor_config_sha256: [out.credentials[c]!.attestor_config_sha256] }
+      : { key_id: keys[c as 'gate' | 'log'].keyId, attestor_sha256: ['7'.repeat(64)], attestor_config_sha256: ['7'.repeat(64)] };
+  const reviewerSha = sha256(readFileSync(REVIEWER_FIXTURE));
+  const policy = policyDoc(keys, {
+    max_runs_per_content: 1000,
+    stages: { development: { required: false, streak: 2, slots: Object.fromEntries(modes.map((m) => [m, m])) } },
+    reviewers: Object.fromEntries(modes.map((m) => [m, { sha256: reviewerSha, interpreter: '/usr/bin/node', env: { REVIEW_MODE: m, ...(m === 'sleep' ? { SLEEP_MS: '3000' } : {}) } }])),
+    sandbox: {
+      bwrap_sha256: [bw.sha256],
+      profile_sha256: [staticProfileSha256()],
+      seccomp_sha256: [sha256(seccompBlob())],
+      uid: 64500,
+      timeout: '20s',
+      memory: '2GiB',
+      max_output: '64KiB',
+      max_bundle: '64MiB',
+    },
+    credentials: { reviewer: cred('reviewer'), runner: cred('runner'), gate: cred('gate'), log: cred('log') },
+    ...o.policy,
+  });
+  const policyFile = join(scratch, 'policy.json');
+  const trustFile = join(scratch, 'trust.json');
+  writeFileSync(policyFile, JSON.stringify(policy));
+  writeFileSync(trustFile, JSON.stringify(trustDoc(keys)));
+  const second = root(['runnerd', 'setup', ...common(w), '--policy', policyFile, '--trust', trustFile, '--json']);
+  if (second.code !== 0) throw new Error(`setup 2 failed: ${second.stdout} ${second.stderr}`);
+  const { repo, baseline } = writerRepo(WRITER1);
+  const contractDir = makeTempDir('gvd-sep-contract-');
+  chmodSync(contractDir, 0o755);
+  const contractFile = join(contractDir, 'contract.json');
+  writeFileSync(contractFile, JSON.stringify(contractDoc()));
+  chmodSync(contractFile, 0o644);
+  return { base, socket, keys, policyFile, trustFile, repo, baseline, contractFile, home: join(base, 'state', 'home'), setupOut: JSON.parse(second.stdout) as Record<string, unknown> };
+}
+
+export interface Daemon {
+  readonly child: ChildProcess;
+  readonly ready: Record<string, unknown>;
+  readonly stdout: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startDaemon(w: { base: string; socket: string }, extra: readonly string[] = []): Promise<Daemon> {
+  const child = spawn(process.execPath, [CLI, 'runnerd', 'serve', ...common(w), ...extra], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`daemon not ready: ${out} ${err}`));
+    }, 30_000);
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const line = out.split('\n').find((l) => l.includes('"ready":true'));
+      if (line !== undefined) {
+        clearTimeout(t);
+        resolve({
+          child,
+          ready: JSON.parse(line) as Record<string, unknown>,
+          stdout: () => out,
+          stop: (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(t);
+      reject(new Error(`daemon exited ${code}: ${out} ${err}`));
+    });
+  });
+}
