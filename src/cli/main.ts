@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     import('./register/decide.js'),
     import('./register/audit.js'),
     import('./register/review-pass.js'),
+    import('./register/setup.js'),
   ]);
   const program = new Command();
   program

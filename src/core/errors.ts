@@ -20,6 +20,7 @@ import { SANDBOX_ERRORS, SANDBOX_REASONS } from './error-codes/sandbox.js';
 import { ISSUE_ERRORS, ISSUE_REASONS } from './error-codes/issue.js';
 import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
 import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
+import { SETUP_ERRORS, SETUP_REASONS } from './error-codes/setup.js';
 
 export type { ExitCode } from './error-codes/def.js';
 
@@ -56,6 +57,7 @@ export const ERROR_CODES = {
   ...ISSUE_ERRORS,
   ...AUTHORITY_ERRORS,
   ...AUDIT_ERRORS,
+  ...SETUP_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -74,6 +76,7 @@ export const REASON_CODES = {
   ...ISSUE_REASONS,
   ...AUTHORITY_REASONS,
   ...AUDIT_REASONS,
+  ...SETUP_REASONS,
 } as const satisfies Record<string, string>;
 
 export type ReasonCode = keyof typeof REASON_CODES;
