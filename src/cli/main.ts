@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     import('./register/audit.js'),
     import('./register/review-pass.js'),
     import('./register/setup.js'),
+    import('./register/contract.js'),
   ]);
   const program = new Command();
   program

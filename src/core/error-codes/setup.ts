@@ -1,4 +1,5 @@
-// Error codes owned by `governed setup` and `governed doctor` (docs/setup.md). Add entries here only.
+// Error codes owned by `governed setup`, `governed doctor` (docs/setup.md) and `governed contract init`
+// (docs/contract-init.md). Add entries here only.
 //
 // Exit-code choices (docs/errors.md): a file of a setup directory that is missing, or that setup did
 // not make and will not overwrite, is a usage problem (2: the operator fixes the directory); a file
@@ -17,6 +18,9 @@ export const SETUP_ERRORS = {
   setup_digest_changed: def(4, 'A program or file the policy pins by sha256 (reviewer, attestor, attestor configuration, bwrap, sandbox profile, seccomp blob) no longer has that digest.'),
   setup_key_mismatch: def(4, 'A key file, the trust root, an attestor configuration and the policy do not all name the same key for a credential.'),
   setup_userns_unusable: def(2, 'bubblewrap could not create the user, PID and mount namespaces the reviewer sandbox needs.'),
+  contract_init_output_exists: def(2, 'The contract file to write already exists; contract init never overwrites it.'),
+  contract_init_output_unwritable: def(2, 'The contract file could not be written whole; nothing was left behind.'),
+  contract_init_source_invalid: def(2, 'A --source is not a normalized repository-relative path of a readable regular file.'),
   setup_store_pins_other: def(8, 'The state directory pins a policy or trust root other than the setup directory\'s.'),
 } as const satisfies Record<string, ErrorDef>;
 

@@ -285,6 +285,7 @@ export function policyFromTemplate(templateText: string, template: PolicyTemplat
       if (isScalar(pair.key) && pair.key.value === 'credentials') pair.key.comment = null;
       if (isMap(pair.value) && isScalar(pair.key) && pair.key.value === 'credentials') {
         pair.value.comment = null;
+        pair.value.commentBefore = null;
         const head = pair.value.items[0];
         if (head !== undefined && isScalar(head.key)) head.key.commentBefore = null;
       }
