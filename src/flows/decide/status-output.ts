@@ -22,6 +22,12 @@ export interface StatusJson {
     readonly scopeEpoch: number;
   };
   readonly planningSealed: boolean;
+  /**
+   * Changed paths of the live workspace (against the baseline) that no live directive covers: the
+   * next review-challenge refuses them (contract_change_uncovered). Writer-side: repository-relative
+   * paths of the writer's own workspace (docs/contract-init.md "Uncovered changes").
+   */
+  readonly uncoveredChanges: readonly string[];
   readonly preservation: {
     readonly required: boolean;
     readonly waiver: string | null;
@@ -81,6 +87,8 @@ export function statusHuman(s: StatusJson): string {
   for (const v of s.vetoes) {
     for (const f of v.findings) out.push(`veto ${v.receipt} ${v.stage}.${v.slot}: ${f.code} ${f.class} [${f.refs.join(', ')}]`);
   }
+  if (s.uncoveredChanges.length === 0) out.push('uncovered changes: none');
+  else out.push(`uncovered changes (${s.uncoveredChanges.length}; review-challenge refuses them until the contract covers each):`, ...s.uncoveredChanges.map((p) => `  ${p}`));
   out.push(`receipts: ${s.receipts.total} (${s.receipts.loaded} loaded for this decision), aborted runs: ${s.abortedRuns.length}`);
   if (s.reasons.length === 0) out.push('reasons: none — RELEASE_ELIGIBLE');
   else out.push('reasons:');
