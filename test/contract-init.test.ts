@@ -72,7 +72,7 @@ describe('the skeleton', () => {
     } catch (e) {
       err = e as GovernedError;
     }
-    expect(err?.code).toBe('contract_placeholder_unfilled');
+    expect(err?.code).toBe('contract_fill_in_left');
     expect(err?.ids).toContain('$.title');
     expect(err?.ids).toContain('$.directives[0].targets[0].paths[0]');
     expect(err?.ids).toContain('$.directives[0].criteria[0].statement');
@@ -110,7 +110,7 @@ describe('the skeleton', () => {
     fill();
     expect(() => parseContract(value)).not.toThrow();
     value.evidence[0].paths = ['a.test.js', '<<FILL-IN: more>>'];
-    expect(codeOf(() => parseContract(value))).toBe('contract_placeholder_unfilled');
+    expect(codeOf(() => parseContract(value))).toBe('contract_fill_in_left');
   });
 });
 

@@ -66,7 +66,7 @@ describe('setup → contract init → RELEASE_ELIGIBLE → gate ALLOW', () => {
     expect(summary).toMatchObject({ ok: true, sources: 1, atoms: 4, directives: 2 });
     const refused = govJson(['unit', 'create', '--contract', out, '--baseline', 'HEAD']);
     expect(refused.code).toBe(2);
-    expect(refused.out.error).toMatchObject({ code: 'contract_placeholder_unfilled' });
+    expect(refused.out.error).toMatchObject({ code: 'contract_fill_in_left' });
     expect((refused.out.error as { ids: string[] }).ids).toEqual(summary.placeholders);
     expect((refused.out.error as { ids: string[] }).ids).toContain('$.directives[0].targets[0].paths[0]');
   });

@@ -11,7 +11,7 @@ export function register(program: Command): void {
       'Write a request-contract skeleton for the given request files (docs/contract-init.md): atoms that tile each source ' +
         'byte for byte (UTF-8 safe), one directive per obligation atom with its statement copied verbatim, and placeholders ' +
         '(values starting with <<FILL-IN) for the title, target, criterion, implementation and evidence that `unit create` ' +
-        'refuses until filled in (contract_placeholder_unfilled, naming each field path). Reads only the sources; writes only ' +
+        'refuses until filled in (contract_fill_in_left, naming each field path). Reads only the sources; writes only ' +
         '--out (never overwritten), else prints the skeleton. ' +
         'Exit 0 written, 2 usage, a source that is not a normalized repository-relative path of a readable UTF-8 file, or an ' +
         'output that exists or cannot be written. ' +

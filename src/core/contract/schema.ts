@@ -184,9 +184,9 @@ export function findPlaceholders(value: unknown, path: PathKey[] = [], out: stri
 
 /**
  * Refuse a (schema-valid: its keys are the schema's, never input text) contract that still holds a
- * placeholder, naming each place by its field path (`contract_placeholder_unfilled`).
+ * placeholder, naming each place by its field path (`contract_fill_in_left`).
  */
 export function assertNoPlaceholders(contract: Contract): void {
   const found = findPlaceholders(contract);
-  if (found.length > 0) fail('contract_placeholder_unfilled', found.slice(0, MAX_PLACEHOLDER_IDS));
+  if (found.length > 0) fail('contract_fill_in_left', found.slice(0, MAX_PLACEHOLDER_IDS));
 }

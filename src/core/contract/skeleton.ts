@@ -12,7 +12,7 @@
 //   rule holds by construction), with one target, one criterion (mapped to the atom), one
 //   implementation and one evidence item whose paths and criterion statement are PLACEHOLDERS.
 // - A placeholder is a string starting with PLACEHOLDER_PREFIX. `parseContract` refuses any contract
-//   that still has one (`contract_placeholder_unfilled`, ids = the field paths), so a skeleton can
+//   that still has one (`contract_fill_in_left`, ids = the field paths), so a skeleton can
 //   never be bound by mistake.
 import { fail } from '../errors.js';
 import { fieldPath, PLACEHOLDER_PREFIX } from './schema.js';
@@ -140,7 +140,7 @@ export function skeletonYaml(contract: Record<string, unknown>, mode: AtomMode):
   const lines = [
     `# Request contract skeleton made by \`governed contract init --atoms ${mode}\` (docs/contract-init.md).`,
     `# Every value starting with ${PLACEHOLDER_PREFIX} is a placeholder: \`governed unit create\` refuses the`,
-    '# contract (contract_placeholder_unfilled, naming each field path) until all are filled in.',
+    '# contract (contract_fill_in_left, naming each field path) until all are filled in.',
     '# The atom spans tile each source byte for byte; an atom that states no obligation can be made',
     '# `kind: context` (then remove its directive and that directive\'s implementation and evidence).',
     'kind: governed/request-contract',

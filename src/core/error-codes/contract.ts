@@ -14,7 +14,7 @@ export const CONTRACT_ERRORS = {
   contract_field_missing: def(2, 'A required contract field is missing.'),
   contract_field_invalid: def(2, 'A contract field has the wrong type or a value outside its closed set.'),
   contract_field_too_large: def(2, 'A contract field exceeds its size or count cap.'),
-  contract_placeholder_unfilled: def(
+  contract_fill_in_left: def(
     2,
     'A contract field still holds a placeholder of `governed contract init` (a value starting with <<FILL-IN); fill in each field named.',
   ),
