@@ -6,7 +6,7 @@ import { createRequire as __governedCreateRequire } from 'node:module'; const re
 import { readFileSync, openSync, fstatSync, readSync, closeSync, constants } from "node:fs";
 import { createHash } from "node:crypto";
 
-// ../../main/node_modules/@noble/ed25519/index.js
+// node_modules/@noble/ed25519/index.js
 var freeze = Object.freeze;
 var P = 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn;
 var N = 0x1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3edn;
@@ -449,7 +449,7 @@ var wNAF = (n) => {
   return { p, f };
 };
 
-// ../../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
   const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
@@ -749,7 +749,7 @@ function installLazyProp(inst, key, make, enumerable) {
   });
 }
 
-// ../../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a2;
 var _zodDesc = { value: void 0, enumerable: false };
 var _E = "captureStackTrace" in Error ? Error : null;
@@ -861,7 +861,7 @@ function config(newConfig) {
   return globalConfig;
 }
 
-// ../../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -906,7 +906,7 @@ var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
 
-// ../../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 var _parse = (_Err) => {
   const fn = (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
@@ -977,12 +977,12 @@ var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeParseAsync = /* @__PURE__ */ _safeParseAsync($ZodRealError);
 
-// ../../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var anyString = /^[\s\S]{0,}$/;
 var number = /^-?\d+(?:\.\d+)?$/;
 var boolean = /^(?:true|false)$/i;
 
-// ../../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a4;
   inst._zod ?? (inst._zod = {});
@@ -1189,14 +1189,14 @@ var $ZodCheckRegex = /* @__PURE__ */ $constructor("$ZodCheckRegex", (inst, def) 
   };
 });
 
-// ../../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// ../../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a4;
   inst ?? (inst = {});
@@ -1859,6 +1859,34 @@ var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
     return payload;
   };
 });
+function handleOptionalResult(payload, result) {
+  payload.value = result.issues.length ? void 0 : result.value;
+  return payload;
+}
+var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+  inst._zod.optout = "optional";
+  defineLazyInternal(inst, "values", (zod) => {
+    const values = zod.def.innerType._zod.values;
+    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === void 0) {
+      if (def.innerType._zod.optin !== "defaulted")
+        return payload;
+      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+      if (result instanceof Promise)
+        return result.then((result2) => handleOptionalResult(payload, result2));
+      return handleOptionalResult(payload, result);
+    }
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
 var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
@@ -1938,7 +1966,7 @@ function handleRefineResult(result, payload, input, inst) {
   }
 }
 
-// ../../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a3;
 var $ZodRegistry = class {
   constructor() {
@@ -1986,7 +2014,7 @@ function registry() {
 (_a3 = globalThis).__zod_globalRegistry ?? (_a3.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -2094,7 +2122,7 @@ function meta(metadata) {
   return ch;
 }
 
-// ../../main/node_modules/zod/v4/mini/schemas.js
+// node_modules/zod/v4/mini/schemas.js
 var ZodMiniType = /* @__PURE__ */ $constructor("ZodMiniType", (inst, def) => {
   if (!inst._zod)
     throw new Error("Uninitialized schema in ZodMiniType.");
@@ -2261,6 +2289,17 @@ function literal(value, params) {
     ...normalizeParams(params)
   });
 }
+var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function optional(innerType) {
+  return new ZodMiniOptional({
+    type: "optional",
+    innerType
+  });
+}
 var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
   $ZodNullable.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -2397,7 +2436,7 @@ function pae(payloadType, payload) {
   return Buffer.concat([head, type, mid, payload]);
 }
 
-// ../../main/node_modules/canonicalize/lib/canonicalize.js
+// node_modules/canonicalize/lib/canonicalize.js
 function hasLoneSurrogate(value) {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
@@ -2559,7 +2598,9 @@ function closedRecord(key, value) {
 var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
 var subjectSchema = strictObject({
   name: str({ min: 1, max: 256 }),
-  digest: strictObject({ sha256: hex64 })
+  // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
+  // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
+  digest: strictObject({ sha256: hex64, gitCommit: optional(gitId) })
 });
 var statementSchema = strictObject({
   _type: literal(STATEMENT_TYPE_V1),
@@ -2679,7 +2720,9 @@ function predicateRuleViolation(p, canonical) {
 }
 
 // src/core/vsa.ts
-var VSA_VERIFIER_ID = "https://governed.dev/gate/v1";
+var VSA_POLICY_URI = "https://governed.dev/policy";
+var VSA_EXTENSION_KEY = "https://governed.dev/vsa/decision/v1";
+var FAILED_LEVEL = "FAILED";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
 var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
@@ -2687,16 +2730,19 @@ var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
+var VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;
+var COMMIT = "(?:[0-9a-f]{40}|[0-9a-f]{64})";
+var RESOURCE_URI_RE = new RegExp(`^(?:git\\+commit:${COMMIT}|git\\+https://[A-Za-z0-9._~:/?#[\\]!$&'()*+,;=%-]{1,500}@${COMMIT})$`);
 var vsaPredicateSchema = strictObject({
-  verifier: strictObject({ id: literal(VSA_VERIFIER_ID), version: strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
+  verifier: strictObject({ id: str({ re: VSA_HTTPS_URI_RE }), version: strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
   timeVerified: isoSeconds,
-  resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
-  policy: strictObject({ uri: literal("https://governed.dev/policy"), digest: strictObject({ sha256: hex64 }) }),
+  resourceUri: str({ re: RESOURCE_URI_RE }),
+  policy: strictObject({ uri: literal(VSA_POLICY_URI), digest: strictObject({ sha256: hex64 }) }),
   inputAttestations: list(strictObject({ uri: str({ re: INPUT_URI_RE }), digest: strictObject({ sha256: hex64 }) }), 0, VSA_BOUNDS.maxInputAttestations),
   verificationResult: _enum(["PASSED", "FAILED"]),
-  verifiedLevels: list(literal(RELEASE_LEVEL), 0, 1),
+  verifiedLevels: list(_enum([RELEASE_LEVEL, FAILED_LEVEL]), 1, 1),
   slsaVersion: literal("1.0"),
-  governed: strictObject({
+  [VSA_EXTENSION_KEY]: strictObject({
     decision_schema: literal(DECISION_SCHEMA_VERSION),
     unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
     state: _enum(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
@@ -2713,15 +2759,15 @@ var vsaPredicateSchema = strictObject({
 });
 function vsaRuleViolation(statement) {
   const p = statement.predicate;
-  const g = p.governed;
+  const g = p[VSA_EXTENSION_KEY];
   const eligible = g.state === "RELEASE_ELIGIBLE";
   if (p.verificationResult === "PASSED" !== eligible) return "verificationResult";
   if (eligible !== (g.reasons.length === 0)) return "governed.reasons";
-  if (p.verifiedLevels.length !== (eligible ? 1 : 0)) return "verifiedLevels";
-  if (p.resourceUri !== `git+commit:${g.subject.commit}`) return "resourceUri";
+  if (p.verifiedLevels[0] !== (eligible ? RELEASE_LEVEL : FAILED_LEVEL)) return "verifiedLevels";
+  if (!(p.resourceUri === `git+commit:${g.subject.commit}` || p.resourceUri.startsWith("git+https://") && p.resourceUri.endsWith(`@${g.subject.commit}`))) return "resourceUri";
   if (`sha256:${p.policy.digest.sha256}` !== g.policy_digest) return "policy";
   const [subject, ...rest] = statement.subject;
-  if (subject === void 0 || rest.length > 0 || subject.name !== "workspace" || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest) {
+  if (subject === void 0 || rest.length > 0 || subject.name !== "workspace" || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest || subject.digest.gitCommit !== g.subject.commit) {
     return "subject";
   }
   for (let i = 1; i < p.inputAttestations.length; i++) {
@@ -2901,7 +2947,7 @@ function main() {
     const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
-    if (p.governed.attestor_sha256 !== self) refuse("self_digest_mismatch");
+    if (p[VSA_EXTENSION_KEY].attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else if (config2.kind === "checkpoint") {
     if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
     const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
