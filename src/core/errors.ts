@@ -21,6 +21,7 @@ import { ISSUE_ERRORS, ISSUE_REASONS } from './error-codes/issue.js';
 import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
 import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
 import { SETUP_ERRORS, SETUP_REASONS } from './error-codes/setup.js';
+import { VERIFY_ERRORS, VERIFY_REASONS } from './error-codes/verify.js';
 
 export type { ExitCode } from './error-codes/def.js';
 
@@ -58,6 +59,7 @@ export const ERROR_CODES = {
   ...AUTHORITY_ERRORS,
   ...AUDIT_ERRORS,
   ...SETUP_ERRORS,
+  ...VERIFY_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -77,6 +79,7 @@ export const REASON_CODES = {
   ...AUTHORITY_REASONS,
   ...AUDIT_REASONS,
   ...SETUP_REASONS,
+  ...VERIFY_REASONS,
 } as const satisfies Record<string, string>;
 
 export type ReasonCode = keyof typeof REASON_CODES;

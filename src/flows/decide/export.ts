@@ -9,6 +9,9 @@
 //                              re-verified, read in the same read snapshot);
 //   trust.<json|yaml>          the exact bytes of the `--trust` file the gate judged them under;
 //   vsa.json                   the `--attest` envelope, when one was written;
+//   <envelope>.intoto.jsonl,   beside each receipt and vsa.json: the same envelope as an in-toto
+//   <envelope>.<i>.sigstore    JSONL bundle and one Sigstore bundle v0.3 per signature
+//                              (src/core/sigstore-bundle.ts, docs/formats.md "Standard containers");
 //   manifest.json              format, the decision's unit/state/subject/evaluatedAt, policyDigest,
 //                              gateTrustDigest and the sha256 of every other file (canonical JSON; its
 //                              sha256 is the decision's `export.manifestDigest`).
@@ -31,6 +34,7 @@ import type { Decision } from '../../core/decision/index.js';
 import { canonicalJson, sha256Digest, sha256Hex } from '../../core/canonical.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import { parseJsonStrict } from '../../core/strict-json.js';
+import { containersOf } from '../../core/sigstore-bundle.js';
 import type { Db } from '../../store/store.js';
 
 /** What the gate hands in (see the note on imports above). */
@@ -109,7 +113,10 @@ export class DeployRecord {
     for (const id of reliedOn.receipts) {
       const m = RECEIPT_ID_RE.exec(id);
       if (m === null) fail('internal_error', ['export_receipt_id']);
-      this.files.set(`receipts/${m[1]}.json`, this.tools.receiptEnvelope(db, id));
+      const envelope = this.tools.receiptEnvelope(db, id);
+      this.files.set(`receipts/${m[1]}.json`, envelope);
+      // Beside it, the same envelope in the standard containers (docs/formats.md "Standard containers").
+      for (const [suffix, bytes] of containersOf(envelope)) this.files.set(`receipts/${m[1]}${suffix}`, bytes);
     }
     for (const id of reliedOn.authorities) {
       if (!RECORD_ID_RE.test(id)) fail('internal_error', ['export_record_id']);
@@ -129,7 +136,11 @@ export class DeployRecord {
     try {
       this.files.set('decision.json', Buffer.from(canonicalJson(decision), 'utf8'));
       this.files.set(`trust.${isJsonText(trust.bytes.toString('utf8'), trust.file) ? 'json' : 'yaml'}`, trust.bytes);
-      if (decision.attestation !== null) this.files.set('vsa.json', vsaBytes(decision.attestation));
+      if (decision.attestation !== null) {
+        const vsa = vsaBytes(decision.attestation);
+        this.files.set('vsa.json', vsa);
+        for (const [suffix, bytes] of containersOf(vsa)) this.files.set(`vsa${suffix}`, bytes);
+      }
       const manifest = {
         format: EXPORT_FORMAT,
         version: EXPORT_VERSION,
