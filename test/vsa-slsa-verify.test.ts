@@ -70,8 +70,8 @@ function openssl(envelopeText: string, key: Keys['gate']): boolean {
 
 /** @sigstore/verify over governed's Sigstore bundle v0.3, the public key given out of band (the trust root). */
 function sigstoreVerify(envelopeText: string, key: Keys['gate']): { ok: boolean; error?: string } {
-  const bundles = containersOf(Buffer.from(envelopeText));
-  const bundle = JSON.parse((bundles.get('.0.sigstore') as Buffer).toString('utf8'));
+  const bundles = containersOf(Buffer.from(envelopeText), 'vsa');
+  const bundle = JSON.parse((bundles.get('sigstore/vsa.0.sigstore.json') as Buffer).toString('utf8'));
   const der = createPublicKey(readFileSync(key.publicKeyPath, 'utf8')).export({ format: 'der', type: 'spki' });
   const trustedRoot = { mediaType: 'application/vnd.dev.sigstore.trustedroot+json;version=0.1', tlogs: [], certificateAuthorities: [], ctlogs: [], timestampAuthorities: [] };
   const material = toTrustMaterial(trustedRoot as never, {
@@ -174,7 +174,7 @@ describe('three independent verifiers accept the signed decision; one changed by
   });
 
   it('@sigstore/verify through the Sigstore bundle v0.3 (public-key hint)', () => {
-    const bundle = JSON.parse((containersOf(Buffer.from(vsa)).get('.0.sigstore') as Buffer).toString('utf8'));
+    const bundle = JSON.parse((containersOf(Buffer.from(vsa), 'vsa').get('sigstore/vsa.0.sigstore.json') as Buffer).toString('utf8'));
     expect(bundle.mediaType).toBe('application/vnd.dev.sigstore.bundle.v0.3+json');
     expect(bundle.verificationMaterial.publicKey).toEqual({ hint: keys.gate.keyId });
     expect(sigstoreVerify(vsa, keys.gate)).toEqual({ ok: true });
@@ -184,7 +184,7 @@ describe('three independent verifiers accept the signed decision; one changed by
   });
 
   it('the .intoto.jsonl line is the envelope itself', () => {
-    const line = (containersOf(Buffer.from(vsa)).get('.intoto.jsonl') as Buffer).toString('utf8');
+    const line = (containersOf(Buffer.from(vsa), 'vsa').get('intoto/vsa.intoto.jsonl') as Buffer).toString('utf8');
     expect(line.endsWith('\n')).toBe(true);
     expect(line.trimEnd().includes('\n')).toBe(false);
     expect(JSON.parse(line)).toEqual(JSON.parse(vsa));

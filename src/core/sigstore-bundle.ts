@@ -61,14 +61,15 @@ export function intotoJsonl(env: EnvelopeJson): string {
 }
 
 /**
- * The standard containers of a stored envelope, by the suffix that replaces its `.json`:
- * `.intoto.jsonl` and `.<i>.sigstore` (one per signature). Neither ends in `.json`, so
- * `governed verify DIR/receipts/*.json` still names only the envelopes.
+ * The standard containers of a stored envelope named `<base>.json`, by their path in a record:
+ * `intoto/<base>.intoto.jsonl` and `sigstore/<base>.<i>.sigstore.json` (one per signature). Kept
+ * out of the envelope's own directory, so `governed verify DIR/receipts/*` still names only
+ * envelopes.
  */
-export function containersOf(envelopeBytes: Uint8Array): Map<string, Buffer> {
+export function containersOf(envelopeBytes: Uint8Array, base: string): Map<string, Buffer> {
   const env = envelopeJsonOf(parseJsonStrict(Buffer.from(envelopeBytes).toString('utf8')));
   const out = new Map<string, Buffer>();
-  out.set('.intoto.jsonl', Buffer.from(intotoJsonl(env), 'utf8'));
-  sigstoreBundles(env).forEach((b, i) => out.set(`.${i}.sigstore`, Buffer.from(`${JSON.stringify(b)}\n`, 'utf8')));
+  out.set(`intoto/${base}.intoto.jsonl`, Buffer.from(intotoJsonl(env), 'utf8'));
+  sigstoreBundles(env).forEach((b, i) => out.set(`sigstore/${base}.${i}.sigstore.json`, Buffer.from(`${JSON.stringify(b)}\n`, 'utf8')));
   return out;
 }

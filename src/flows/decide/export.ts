@@ -9,9 +9,10 @@
 //                              re-verified, read in the same read snapshot);
 //   trust.<json|yaml>          the exact bytes of the `--trust` file the gate judged them under;
 //   vsa.json                   the `--attest` envelope, when one was written;
-//   <envelope>.intoto.jsonl,   beside each receipt and vsa.json: the same envelope as an in-toto
-//   <envelope>.<i>.sigstore    JSONL bundle and one Sigstore bundle v0.3 per signature
-//                              (src/core/sigstore-bundle.ts, docs/formats.md "Standard containers");
+//   intoto/<name>.intoto.jsonl for each receipt (<name> = hex of its id) and for vsa.json (`vsa`):
+//   sigstore/<name>.<i>.sigstore.json  the same envelope as an in-toto JSONL bundle and one Sigstore
+//                              bundle v0.3 per signature (src/core/sigstore-bundle.ts,
+//                              docs/formats.md "Standard containers");
 //   manifest.json              format, the decision's unit/state/subject/evaluatedAt, policyDigest,
 //                              gateTrustDigest and the sha256 of every other file (canonical JSON; its
 //                              sha256 is the decision's `export.manifestDigest`).
@@ -116,7 +117,7 @@ export class DeployRecord {
       const envelope = this.tools.receiptEnvelope(db, id);
       this.files.set(`receipts/${m[1]}.json`, envelope);
       // Beside it, the same envelope in the standard containers (docs/formats.md "Standard containers").
-      for (const [suffix, bytes] of containersOf(envelope)) this.files.set(`receipts/${m[1]}${suffix}`, bytes);
+      for (const [path, bytes] of containersOf(envelope, m[1] as string)) this.files.set(path, bytes);
     }
     for (const id of reliedOn.authorities) {
       if (!RECORD_ID_RE.test(id)) fail('internal_error', ['export_record_id']);
@@ -139,7 +140,7 @@ export class DeployRecord {
       if (decision.attestation !== null) {
         const vsa = vsaBytes(decision.attestation);
         this.files.set('vsa.json', vsa);
-        for (const [suffix, bytes] of containersOf(vsa)) this.files.set(`vsa${suffix}`, bytes);
+        for (const [path, bytes] of containersOf(vsa, 'vsa')) this.files.set(path, bytes);
       }
       const manifest = {
         format: EXPORT_FORMAT,
@@ -154,9 +155,9 @@ export class DeployRecord {
       };
       const manifestBytes = Buffer.from(canonicalJson(manifest), 'utf8');
       this.files.set('manifest.json', manifestBytes);
-      for (const sub of ['receipts', 'authority']) mkdirSync(join(this.staging, sub), { mode: 0o700 });
+      for (const sub of ['receipts', 'authority', 'intoto', 'sigstore']) mkdirSync(join(this.staging, sub), { mode: 0o700 });
       for (const [path, bytes] of this.files) writeDurably(join(this.staging, path), bytes);
-      for (const sub of ['receipts', 'authority', '.']) syncDir(join(this.staging, sub));
+      for (const sub of ['receipts', 'authority', 'intoto', 'sigstore', '.']) syncDir(join(this.staging, sub));
       // Re-checked at the last moment: DIR may have appeared while the gate ran. rename(2) refuses a
       // file, a symlink or a non-empty directory there; only an empty directory could still be
       // replaced in the instant between (nothing is lost then).
