@@ -4,7 +4,7 @@
 // hand-written governed file), real sandboxed reviews, RELEASE_ELIGIBLE, and `gate` exit 0 on the
 // commit. On the way: the unfilled skeleton is refused with its code and every field path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -113,8 +113,18 @@ describe('setup → contract init → RELEASE_ELIGIBLE → gate ALLOW', () => {
     // The exact gate line setup printed, with the unit and the commit filled in.
     const line = String(setup.gate_line).replace('<UNIT>', unit).replace('<COMMIT>', head).replace('decision.vsa.json', join(work, 'decision.vsa.json'));
     const args = line.split(' ').slice(1);
-    const g = gov([...args, '--json']);
+    const g = gov([...args, '--export', join(work, 'record'), '--json']);
     expect(g.code, g.stderr).toBe(0);
     expect(jsonOut(g)).toMatchObject({ decision: 'ALLOW', state: 'RELEASE_ELIGIBLE', exit: 0 });
+    // The signed decision verifies offline for exactly this commit, and not for another.
+    const trust = String(setup.trust);
+    const v = gov(['verify', '--vsa', join(work, 'decision.vsa.json'), '--trust', trust, '--subject', head, '--json']);
+    expect(v.code, v.stderr).toBe(0);
+    expect(jsonOut(v)).toMatchObject({ valid: true, verification_result: 'PASSED', subject: { commit: head } });
+    const other = gov(['verify', '--vsa', join(work, 'decision.vsa.json'), '--trust', trust, '--subject', 'f'.repeat(40), '--json']);
+    expect(other.code).toBe(4);
+    // The deploy record carries the standard containers beside the envelopes.
+    expect(existsSync(join(work, 'record', 'intoto', 'vsa.intoto.jsonl'))).toBe(true);
+    expect(existsSync(join(work, 'record', 'sigstore', 'vsa.0.sigstore.json'))).toBe(true);
   }, 300_000);
 });
