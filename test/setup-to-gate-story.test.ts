@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { jsonOut, runCli } from './helpers/cli.js';
 import { makeTempRepo, type TempRepo } from './helpers/git-repo.js';
+import { runGateScript } from './helpers/ci-gate.js';
 
 const REQUEST = 'Add an `export` command that writes every record as one CSV line.\nDocument the export command in the README.\n';
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
@@ -126,5 +127,9 @@ describe('setup → contract init → RELEASE_ELIGIBLE → gate ALLOW', () => {
     // The deploy record carries the standard containers beside the envelopes.
     expect(existsSync(join(work, 'record', 'intoto', 'vsa.intoto.jsonl'))).toBe(true);
     expect(existsSync(join(work, 'record', 'sigstore', 'vsa.0.sigstore.json'))).toBe(true);
-  }, 300_000);
+    // The CI recipe (action.yml's one step, run as a plain script) says ALLOW for this commit.
+    const ci = runGateScript({ INPUT_UNIT: unit, INPUT_TRUST: trust, INPUT_POLICY_DIGEST: String(setup.policy_digest), INPUT_SUBJECT: head, INPUT_HOME: home }, repo.root);
+    expect(ci.code).toBe(0);
+    expect(ci.outputs).toEqual({ decision: 'ALLOW', exit: '0' });
+  }, 900_000);
 });
