@@ -42,8 +42,10 @@ beforeAll(() => {
       // already linked (a scope directory listed twice)
     }
   }
-  // Resolution from the unpacked package finds ./node_modules of the app directory.
+  // Resolution from the unpacked package finds ./node_modules of the app directory; the app finds
+  // the package itself by its name.
   symlinkSync(join(app, 'node_modules'), join(pkg, 'node_modules'));
+  symlinkSync(pkg, join(app, 'node_modules', 'governed'));
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -54,10 +56,18 @@ describe('the packed package', () => {
   it('ships only what a user needs', () => {
     const tops = [...new Set(files.map((f) => (f.includes('/') ? `${f.split('/')[0]}/` : f)))].sort();
     expect(tops).toEqual(['README.md', 'attestors/', 'dist/', 'docs/', 'keys.example/', 'package.json', 'policies/', 'runner/']);
-    expect(files.filter((f) => /(^|\/)(src|test|bench|scripts)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
+    // No sources, tests, benchmarks or scripts (the type declarations of the library entry aside).
+    expect(files.filter((f) => !f.startsWith('dist/types/') && (/(^|\/)(src|test|bench|scripts)\//.test(f) || f.endsWith('.ts')))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('dist/types/') && !f.endsWith('.d.ts'))).toEqual([]);
     expect(files).toContain('attestors/ed25519-file.mjs');
     expect(files).toContain('runner/reviewers/coverage.mjs');
-    expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/chunks/')).sort()).toEqual(['dist/gate.mjs', 'dist/governed.mjs', 'dist/review-run.mjs']);
+    expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/chunks/') && !f.startsWith('dist/types/')).sort()).toEqual([
+      'dist/gate.mjs',
+      'dist/governed.mjs',
+      'dist/lib.mjs',
+      'dist/review-run.mjs',
+    ]);
+    expect(files).toContain('dist/types/src/core/lib.d.ts');
   });
 
   it('runs governed verify on a receipt, setup and doctor from the package, and the gate', () => {
@@ -75,5 +85,26 @@ describe('the packed package', () => {
     expect(decision.decision).toBe('DENY');
     expect([7, 2]).toContain(g.status);
     expect(basename(pkg)).toBe('package');
+  });
+
+  it('the library entry verifies a receipt from another Node program, and refuses one changed byte with its code', () => {
+    const fixture = join(REPO_ROOT, 'test', 'fixtures', 'receipt');
+    const program = `
+      import { readFileSync } from 'node:fs';
+      import { loadTrustRoot, verifyReceiptBytes, isGovernedError } from 'governed';
+      const trust = loadTrustRoot(JSON.parse(readFileSync(${JSON.stringify(join(fixture, 'trust.json'))}, 'utf8')));
+      const bytes = readFileSync(${JSON.stringify(join(fixture, 'receipt.json'))});
+      const ok = verifyReceiptBytes(bytes, trust, { at: '2027-01-01T00:00:00Z', offline: true });
+      const env = JSON.parse(bytes.toString('utf8'));
+      const p = Buffer.from(env.payload, 'base64'); p[p.length - 2] ^= 1;
+      let code = null;
+      try { verifyReceiptBytes(Buffer.from(JSON.stringify({ ...env, payload: p.toString('base64') })), trust, { at: '2027-01-01T00:00:00Z', offline: true }); }
+      catch (e) { code = isGovernedError(e) ? e.code : 'other'; }
+      process.stdout.write(JSON.stringify({ id: ok.id, code }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { cwd: join(dir, 'app'), encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { id: string; code: string };
+    expect(out.id).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(out.code).toBe('signature_invalid');
   });
 });
