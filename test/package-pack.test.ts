@@ -21,7 +21,14 @@ let pkg: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'gvd-eco-pack-'));
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'silent' } });
+  // The library's type declarations (what `prepack` adds to a build); then pack WITHOUT lifecycle
+  // scripts: `prepack` rebuilds dist/, which other test files running in parallel are using.
+  execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO_ROOT, 'tsconfig.lib.json')], { cwd: REPO_ROOT });
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_loglevel: 'silent' },
+  });
   const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
   files = (info?.files ?? []).map((f) => f.path).sort();
   const app = join(dir, 'app');
