@@ -1,4 +1,4 @@
-// bench/gate (issue 5 "Must show"; research/perf.md §3.5, T4): cold start of `governed gate` — the
+// bench/gate (docs/gate.md#7-measurements-benchgate; docs/gate.md#6-the-cold-gate-path): cold start of `governed gate` — the
 // built CLI as a real child process — on a store with 1,000 and with 100,000 receipts, against
 // `node -e ''` in the same run, the three interleaved round-robin and medians reported.
 //   Bars: gate(1,000) / node ≤ 1.5;  gate(100,000) / gate(1,000) ≤ 1.2.
@@ -19,7 +19,7 @@
 // number of round-robin rounds. GOVERNED_CLI picks the CLI (default dist/governed.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { viewFor } from '../src/core/bundle/views.js';
@@ -46,11 +46,12 @@ import {
   type Store,
 } from '../src/store/index.js';
 import { computeCommitManifest } from '../src/workspace/index.js';
+import { judgeBar, knob, QUICK } from './lib/quick.js';
 
 /** Bump when the generated store's shape changes: old caches are then ignored. */
 const VERSION = 'gate-bench-v4';
-const LARGE = Number(process.env.BENCH_RECEIPTS ?? 100_000);
-const SMALL = 1_000;
+const LARGE = knob('BENCH_RECEIPTS', 100_000, 120);
+const SMALL = QUICK ? 60 : 1_000;
 /**
  * DIRTY receipts in each history, each lifted by the next revision's CLEAN of its slot. The same
  * number in both stores: every lifter of a block of a gating slot is a record the decision relies
@@ -58,8 +59,8 @@ const SMALL = 1_000;
  * with the history's length; the growth bar measures the latter. BENCH_DIRTY raises it to show
  * the former (docs/gate.md has both).
  */
-const DIRTY = Number(process.env.BENCH_DIRTY ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
+const DIRTY = knob('BENCH_DIRTY', 10, 2);
+const ROUNDS = knob('BENCH_ROUNDS', 40, 1);
 const CLI = resolve(process.env.GOVERNED_CLI ?? join('dist', 'governed.mjs'));
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
 const WORK_SLOTS: [string, string][] = [['development', 'coverage'], ...ROLES.map((r): [string, string] => ['integration', r])];
@@ -402,10 +403,15 @@ async function buildFixture(dir: string, receipts: number): Promise<Fixture> {
   }
 }
 
+/** Quick mode's stores, removed when the bench ends. */
+const quickDirs: string[] = [];
+
 async function fixture(receipts: number): Promise<Fixture> {
-  const dir = join(tmpdir(), `governed-bench-${VERSION}-${receipts}-dirty${DIRTY}`);
+  const dir = QUICK ? mkdtempSync(join(tmpdir(), `governed-bench-gate-quick-${receipts}-`)) : join(tmpdir(), `governed-bench-${VERSION}-${receipts}-dirty${DIRTY}`);
+  if (QUICK) quickDirs.push(dir);
   const meta = join(dir, 'fixture.json');
-  if (process.env.BENCH_GATE_CACHE !== '0' && existsSync(meta)) {
+  // Quick mode always builds its stores (a cached store would hide a build that no longer replays).
+  if (!QUICK && process.env.BENCH_GATE_CACHE !== '0' && existsSync(meta)) {
     process.stdout.write(`store with ${receipts} receipts: cached in ${dir}\n`);
     return JSON.parse(readFileSync(meta, 'utf8')) as Fixture;
   }
@@ -467,7 +473,7 @@ async function main(): Promise<void> {
   }
   const times = cases.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++) {
-    // Rotate the order every round so drift hits every case alike (research/perf.md §1).
+    // Rotate the order every round so drift hits every case alike (docs/performance.md#performance).
     for (let j = 0; j < cases.length; j++) {
       const i = (j + round) % cases.length;
       const c = cases[i] as (typeof cases)[number];
@@ -484,7 +490,7 @@ async function main(): Promise<void> {
         cases.slice(offset, offset + 4).map((c, i) => `  ${c.name.padEnd(28)} ${(med[offset + i] as number).toFixed(1)} ms\n`).join('') +
         `  gate(${small.receipts}) / node -e ''           ${(g1 / base).toFixed(3)}\n` +
         `  gate(${large.receipts}) / gate(${small.receipts})     ${(g2 / g1).toFixed(3)}\n` +
-        `  floor / node -e ''                ${(floor / base).toFixed(3)}  (SPEC §10.3's I/O and signatures alone, no governed logic)\n`,
+        `  floor / node -e ''                ${(floor / base).toFixed(3)}  (docs/decision.md#8-delivery-state-and-reason-codes's I/O and signatures alone, no governed logic)\n`,
     );
     return { ratio: g1 / base, growth: g2 / g1 };
   };
@@ -497,7 +503,11 @@ async function main(): Promise<void> {
     `bar gate(${small.receipts}) / node -e '' <= 1.5 (clean)        : ${clean.ratio.toFixed(3)} ${ok1 ? 'PASS' : 'FAIL'}\n` +
       `bar gate(${large.receipts}) / gate(${small.receipts}) <= 1.2 (clean) : ${clean.growth.toFixed(3)} ${ok2 ? 'PASS' : 'FAIL'}\n`,
   );
-  if (!ok1 || !ok2) process.exitCode = 1;
+  judgeBar(ok1 && ok2);
 }
 
-await main();
+try {
+  await main();
+} finally {
+  for (const d of quickDirs) rmSync(d, { recursive: true, force: true });
+}

@@ -12,6 +12,7 @@ import { inspectBwrap } from '../runner/sandbox/bwrap.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from '../runner/sandbox/limits.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { runSandboxed } from '../runner/sandbox/run.js';
+import { knob } from './lib/quick.js';
 import { seccompBlob } from '../runner/seccomp/index.js';
 
 export const TRIVIAL_REVIEWER = Buffer.from('process.stdout.write("{}")\n');
@@ -73,7 +74,7 @@ export function nodeBaselineMs(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const runs = Number(process.env.BENCH_RUNS ?? 30);
+  const runs = knob('BENCH_RUNS', 30, 1);
   const t = { node: [] as number[], bare: [] as number[], sandbox: [] as number[] };
   for (let i = 0; i < 3; i++) await Promise.all([nodeBaselineMs(), bareRunMs(), sandboxRunMs()].map((p) => p.catch(() => 0)));
   for (let i = 0; i < runs; i++) {

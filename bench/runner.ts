@@ -1,6 +1,6 @@
 // bench/runner (issue core-3): the cost of `governed review-run` around a trivial reviewer.
 //
-// In one process and interleaved per repetition (research/perf.md §1: compare ratios, not absolutes):
+// In one process and interleaved per repetition (docs/performance.md#performance: compare ratios, not absolutes):
 //   run   — wall time of one `governed review-run` CLI process (claim, pin, sandbox, strict output,
 //           full drift re-hash, two attestor signatures, verification, commit) on a fresh challenge;
 //   bare  — the SAME reviewer bytes under bare bwrap with the same static profile (bench/runner-bare);
@@ -20,12 +20,13 @@ import { seccompBlob } from '../runner/seccomp/index.js';
 import { issueChallengeFlow } from '../src/flows/challenge.js';
 import { keygen } from '../src/flows/keygen.js';
 import { bareRunMs, nodeBaselineMs } from './runner-bare.js';
+import { knob } from './lib/quick.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+const RUNS = knob('BENCH_RUNS', 25, 1);
 const CLI = resolve(process.env.GOVERNED_CLI ?? 'dist/governed.mjs');
 const ATTESTOR = resolve(process.env.GOVERNED_ATTESTOR ?? 'attestors/ed25519-file.mjs');
 
-/** Reads the bundle and echoes its coverage: the smallest honest reviewer (SPEC §7.2). Tolerates
+/** Reads the bundle and echoes its coverage: the smallest honest reviewer (docs/reviewers.md#reviewer-output). Tolerates
  * bare bwrap's `{}` bundle so the very same bytes run in both measurements. */
 export const TRIVIAL_COVERAGE_REVIEWER = Buffer.from(
   [

@@ -1,7 +1,7 @@
 // bench/verify (issue core-1): verify 10,000 receipts in one process and compare with the raw
 // node:crypto Ed25519 verify rate measured in the same run (two signatures per receipt).
 // ratio = governed receipts/s ÷ (raw verifies/s ÷ 2). Bar: ≥ 0.75. Cases are interleaved per
-// repetition and the median is reported (research/perf.md §1: compare ratios, not absolutes).
+// repetition and the median is reported (docs/performance.md#performance: compare ratios, not absolutes).
 import { generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from '../src/core/canonical.js';
 import { pae, encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../src/core/dsse.js';
@@ -9,9 +9,10 @@ import { buildStatement } from '../src/core/intoto.js';
 import { REVIEW_RECEIPT_PREDICATE_TYPE, type ReviewReceiptPredicate } from '../src/core/receipt-predicate.js';
 import { loadTrustRoot } from '../src/core/trust-root.js';
 import { verifyReceiptBytes } from '../src/core/verify-receipt.js';
+import { knob } from './lib/quick.js';
 
-const N = Number(process.env.BENCH_RECEIPTS ?? 10_000);
-const REPS = Number(process.env.BENCH_REPS ?? 5);
+const N = knob('BENCH_RECEIPTS', 10_000, 200);
+const REPS = knob('BENCH_REPS', 5, 1);
 
 interface Signer {
   priv: KeyObject;

@@ -1,4 +1,4 @@
-// Workspace digest benchmark (SPEC §6.4; research/perf.md T5 method: ratios measured within one
+// Workspace digest benchmark (docs/contract.md#workspace-digest; docs/performance.md#workspace-digest method: ratios measured within one
 // run, cases interleaved per repetition, medians reported). Builds a real git repository of
 // BENCH_FILES files (~BENCH_MB MiB) in a temp dir, then measures:
 //   1. cold full digest (computeWorkspaceManifest: git listing + walk + open/fstat + hash +
@@ -11,7 +11,7 @@
 //   2. workspaceStatus with a warm stat cache against `git status --porcelain`. Bar: <= 8x.
 // Env knobs: BENCH_FILES (10000), BENCH_MB (200), BENCH_REPS_COLD (5), BENCH_REPS_STATUS (15).
 // Exits non-zero when a bar is missed. The temp dir is always removed. On a shared machine the
-// ratios move with other load; docs/workspace-perf.md has repeated runs and their spread.
+// ratios move with other load; docs/performance.md#workspace-digest has repeated runs and their spread.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,11 +19,12 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HashPoolStats } from '../src/workspace/hash-pool.js';
 import { computeWorkspaceManifest, workspaceStatus } from '../src/workspace/index.js';
+import { judgeBar, knob } from './lib/quick.js';
 
-const FILES = Number(process.env.BENCH_FILES ?? 10_000);
-const MB = Number(process.env.BENCH_MB ?? 200);
-const REPS_COLD = Number(process.env.BENCH_REPS_COLD ?? 5);
-const REPS_STATUS = Number(process.env.BENCH_REPS_STATUS ?? 15);
+const FILES = knob('BENCH_FILES', 10_000, 200);
+const MB = knob('BENCH_MB', 200, 4);
+const REPS_COLD = knob('BENCH_REPS_COLD', 5, 1);
+const REPS_STATUS = knob('BENCH_REPS_STATUS', 15, 1);
 const OPTS = { productRoots: ['.'], exclude: ['.governed'] };
 const GIT_ENV = {
   PATH: '/usr/bin:/bin',
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
     // No automatic `git gc`: 10,000 new loose objects exceed gc.auto (6,700), so the commit would
     // start a detached `gc --auto` whose pack-objects threads keep both CPUs busy for seconds —
     // during the timed runs, which then measure the bench's own background job (it kept helper
-    // threads off and cost the status comparison too; docs/workspace-perf.md, round 2).
+    // threads off and cost the status comparison too; docs/performance.md#workspace-digest, round 2).
     git(root, ['-c', 'gc.auto=0', 'commit', '-q', '-m', 'bench']);
     mkdirSync(join(root, '.governed'));
     process.stdout.write(`generated and committed in ${(ms(tGen) / 1000).toFixed(1)} s\n`);
@@ -161,7 +162,7 @@ async function main(): Promise<void> {
     // 3. The same bytes hashed from memory (informational), measured last: holding ~200 MiB in
     // 10,000 live Buffers makes V8 collect more often and longer (external memory pressure), which
     // slowed the manifest cases above by ~15% and the raw-file loop not at all when they ran beside
-    // it (docs/workspace-perf.md), so these Buffers exist only in this phase.
+    // it (docs/performance.md#workspace-digest), so these Buffers exist only in this phase.
     const tRawMem = inMemoryHashTimes(root, paths);
     const mRawMem = median(tRawMem);
     const ratioMem = mRawMem / mManifest;
@@ -184,7 +185,7 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
-    if (ratioFile < 0.7 || statusRatio > 8) process.exitCode = 1;
+    judgeBar(ratioFile >= 0.7 && statusRatio <= 8);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

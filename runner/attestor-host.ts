@@ -1,4 +1,4 @@
-// Runs an attestor (SPEC §8.1): only from pinned bytes whose sha256 — and whose config's sha256 —
+// Runs an attestor (docs/formats.md#attestors): only from pinned bytes whose sha256 — and whose config's sha256 —
 // are on the allowlist it is given; from a sealed copy in a fresh private 0700 directory; with an
 // empty environment plus PATH, a timeout and an output cap. The signature it returns is verified
 // here with node:crypto under the key the caller expects before anyone sees it.
@@ -28,6 +28,9 @@ export interface AttestorRun {
   readonly expectedKey: PublicKey;
   readonly payloadType: string;
   readonly payload: Uint8Array;
+  /** The bytes the signature must verify over; default the DSSE PAE of payloadType and payload
+   * (a C2SP note's signer signs the note body itself: runner/tlog-attestor-host.ts). */
+  readonly signedBytes?: Uint8Array;
   readonly timeoutMs?: number;
   readonly maxOutputBytes?: number;
 }
@@ -95,7 +98,7 @@ export async function runPinnedAttestor(
     if (!res.success) fail('attestor_failed', []);
     const sig = decodeBase64Strict(res.data.sig, 'attestor_failed', 'sig');
     if (res.data.keyid !== run.expectedKey.keyId) fail('attestor_signature_invalid', [res.data.keyid]);
-    if (!verifyEd25519(run.expectedKey, pae(run.payloadType, run.payload), sig)) {
+    if (!verifyEd25519(run.expectedKey, run.signedBytes ?? pae(run.payloadType, run.payload), sig)) {
       fail('attestor_signature_invalid', [res.data.keyid]);
     }
     return { keyid: res.data.keyid, sig, attestorSha256: pinned.programSha256 };
@@ -133,7 +136,7 @@ function spawnCapped(
     let size = 0;
     let overflow = false;
     let timedOut = false;
-    // SPEC §8.1 "a hard timeout": a process the attestor started may hold its stdout/stderr after the
+    // docs/formats.md#attestors "a hard timeout": a process the attestor started may hold its stdout/stderr after the
     // attestor exited ('close' would wait for it, and SIGKILL of the attestor does not reach it), so
     // the timeout also destroys our ends of the pipes and the run fails closed on time.
     const timer = setTimeout(() => {

@@ -1,4 +1,4 @@
-// Pinning (SPEC §8.1, §9 step 4): a pinned program is read ONCE into memory, hashed, checked
+// Pinning (docs/formats.md#attestors, docs/runner.md#the-run-step-by-step step 4): a pinned program is read ONCE into memory, hashed, checked
 // against its allowlist, and only those exact bytes are ever executed (from a sealed private
 // copy) — never the on-disk path after hashing, which a writer could swap in between.
 import { openSync, fstatSync, readSync, closeSync, constants } from 'node:fs';
@@ -16,7 +16,7 @@ export type PinnedFileProblem = 'missing' | 'not_a_regular_file' | 'unreadable' 
 /**
  * Open a pinned file the one way it is ever opened — no symlink followed, O_NONBLOCK (a FIFO put
  * where the program or config is expected must be refused below as not a regular file, never wait
- * for a writer while a run holds its claim: SPEC §9 step 4, §3 fail closed; it changes nothing for
+ * for a writer while a run holds its claim: docs/runner.md#the-run-step-by-step step 4, §3 fail closed; it changes nothing for
  * a regular file) — and admit it by fstat: a regular file of at most `maxBytes`. Returns the open
  * descriptor and size, or the problem (the descriptor is then closed).
  */

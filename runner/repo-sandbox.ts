@@ -1,8 +1,8 @@
-// A read-only bubblewrap view of a repository for NON-governed reviewers (SPEC §12 "run as child
+// A read-only bubblewrap view of a repository for NON-governed reviewers (docs/review-pass.md#review-protocols "run as child
 // processes in a read-only sandbox of the repository with no network, unless that reviewer's entry
-// says network: true"). This is not the governed runner's sandbox (runner/sandbox/, SPEC §9 step 5):
+// says network: true"). This is not the governed runner's sandbox (runner/sandbox/, docs/runner.md#the-run-step-by-step step 5):
 // a non-governed reviewer is *meant* to read the repository, so the repository is bound read-only at
-// a fixed path instead of being withheld. Everything else follows research/sandbox.md §3:
+// a fixed path instead of being withheld. Everything else follows docs/sandbox.md#the-invocation:
 //   - bwrap is spawned by absolute path with an EMPTY environment (the PID-1 environ leak), cwd `/`;
 //   - `--unshare-all --unshare-user --disable-userns`: every namespace, the network one included
 //     (unless `network: true`, the documented egress path: `--share-net` plus the few /etc files DNS
@@ -16,7 +16,7 @@
 //     (`--ro-bind-data`), never as a host path;
 //   - `--` before the command, and argv entries validated (no NUL; absolute program path);
 //   - a wall-clock timeout that SIGKILLs bwrap's whole process group, an stdout cap, stderr drained
-//     and never kept (it may echo source text: SPEC §3 "No secrets in output");
+//     and never kept (it may echo source text: docs/threat-model.md#rules-that-hold-everywhere "No secrets in output");
 //   - `--json-status-fd` tells a sandbox setup failure (no `exit-code` record) from a reviewer that
 //     exited non-zero.
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,9 +29,9 @@ export const SANDBOX_TOOLS = '/opt/governed/node_modules';
 export const SANDBOX_PROMPT_DIR = '/prompt';
 export const SANDBOX_PROMPT = '/prompt/prompt.md';
 
-/** Default sizes (research/sandbox.md B.6): bounded scratch space and shared memory. */
-export const TMPFS_BYTES = 256 * 1024 * 1024;
-export const SHM_BYTES = 16 * 1024 * 1024;
+/** Default sizes (docs/sandbox.md): bounded scratch space and shared memory. */
+import { REPO_SANDBOX_TMP_BYTES as TMPFS_BYTES } from '../src/core/limits.js';
+import { SANDBOX_DEV_SHM_BYTES as SHM_BYTES } from '../src/core/limits.js';
 
 /** Host files a networked reviewer needs for DNS and TLS (the documented egress path). */
 const NETWORK_ETC = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates', '/etc/pki'];
@@ -139,7 +139,7 @@ export function buildRepoSandboxArgs(spec: RepoSandboxSpec, fds: { statusFd: num
   return args;
 }
 
-/** bwrap is present, a regular executable file, and not setuid (research/sandbox.md §3 rule 2). */
+/** bwrap is present, a regular executable file, and not setuid (docs/sandbox.md#the-invocation). */
 export function bwrapUsable(): boolean {
   try {
     const st = statSync(BWRAP);
@@ -157,7 +157,7 @@ export function bwrapUsable(): boolean {
 }
 
 /**
- * Close every inherited descriptor >= 3 that lacks close-on-exec (research/sandbox.md, pitfall 2:
+ * Close every inherited descriptor >= 3 that lacks close-on-exec (docs/sandbox.md#inherited-descriptors:
  * such a descriptor passes through spawn and bwrap into the reviewer). Call once, at CLI start,
  * before anything of governed's own is open.
  */

@@ -1,10 +1,10 @@
 // Build: the CLI bundled with esbuild (code-split so each command loads its heavy modules lazily,
-// research/perf.md §3.5), and every pinned program (attestors, reviewers) as ONE self-contained
-// file that imports nothing beyond Node built-ins at run time (SPEC §8.1), so its SHA-256 covers
+// docs/gate.md#6-the-cold-gate-path), and every pinned program (attestors, reviewers) as ONE self-contained
+// file that imports nothing beyond Node built-ins at run time (docs/formats.md#attestors), so its SHA-256 covers
 // every line it runs. Output is deterministic: same sources, same bytes, same pinned digests.
 import { build } from 'esbuild';
-import { buildPinned } from './pinned-build.mjs';
-import { rmSync, mkdirSync, existsSync, readdirSync } from 'node:fs';
+import { buildPinned, pinnedPrograms } from './pinned-build.mjs';
+import { rmSync, mkdirSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
 
@@ -13,7 +13,10 @@ process.chdir(root);
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist', { recursive: true });
 
+// governed's version, from package.json (src/core/version.ts): signed into every VSA.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const common = {
+  define: { __GOVERNED_VERSION__: JSON.stringify(version) },
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -22,6 +25,9 @@ const common = {
   logLevel: 'warning',
   sourcemap: false,
   minify: false,
+  // A checkout may reach node_modules through a symlink (a git worktree): keep module paths as
+  // written so bundles and their metafiles do not depend on where the checkout lives.
+  preserveSymlinks: true,
 };
 
 // The CLI. better-sqlite3's JavaScript is bundled like any dependency (loading it through Node's
@@ -38,7 +44,7 @@ const external = ['bindings'];
 // here each parser is an entry of its own, so its static closure is that file and the few chunks
 // it shares with its own lazy paths instead of the ~18–40 chunks shared with every command (each
 // one an ESM resolve, read, compile and link).
-//  - `gate`: the deploy gate, started cold on every release (SPEC §10.3, bench/gate);
+//  - `gate`: the deploy gate, started cold on every release (docs/decision.md#8-delivery-state-and-reason-codes, bench/gate);
 //  - `review-run`: started once per review (bench/runner; the refused-at-once start-up measured
 //    121 → 91 ms wall, 104 → 80 ms CPU, interleaved). When review-run-argv hands an argv back to
 //    commander (help, an unknown option), nothing of that bundle's state is used by the main one.
@@ -146,15 +152,4 @@ if (floors.length > 0) {
 }
 
 // Pinned programs: one file each, no splitting, no externals but node: built-ins.
-const pinned = [];
-if (existsSync('attestors/src')) {
-  for (const f of readdirSync('attestors/src')) {
-    if (f.endsWith('.ts')) pinned.push([`attestors/src/${f}`, `attestors/${f.replace(/\.ts$/, '.mjs')}`]);
-  }
-}
-if (existsSync('runner/reviewers/src')) {
-  for (const f of readdirSync('runner/reviewers/src')) {
-    if (f.endsWith('.ts')) pinned.push([`runner/reviewers/src/${f}`, `runner/reviewers/${f.replace(/\.ts$/, '.mjs')}`]);
-  }
-}
-for (const [entry, outfile] of pinned) await buildPinned(entry, outfile);
+for (const [entry, outfile] of pinnedPrograms()) await buildPinned(entry, outfile);

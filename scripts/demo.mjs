@@ -10,6 +10,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { governedStory } from './demo/governed-story.mjs';
 import { demoReviewPass } from './demo-review-pass.mjs';
+import { demoModelReviewer } from './demo/model-reviewer.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'governed.mjs');
@@ -85,6 +86,9 @@ try {
 
   // Steps 16–18: review protocols over a sample repository with two real tools (tsc, ESLint).
   failures += demoReviewPass({ cli, firstStep: 16 });
+
+  // Steps 19–22: the pinned model reviewer against a local model server, through the egress broker.
+  failures += await demoModelReviewer({ root, cli, work: join(work, 'model'), firstStep: 19 });
 
   process.stdout.write(`\n${failures === 0 ? 'demo complete: every step behaved as expected' : `demo FAILED: ${failures} unexpected result(s)`}\n`);
 } finally {

@@ -52,7 +52,7 @@ const MAY_IMPORT: Record<Exclude<Layer, 'other'>, readonly Layer[]> = {
   store: ['store', 'core'],
   workspace: ['workspace', 'core'],
   runner: ['runner', 'core'],
-  // Pinned programs are bundled from these sources into one self-contained file (SPEC §8.1).
+  // Pinned programs are bundled from these sources into one self-contained file (docs/formats.md#attestors).
   attestors: ['attestors', 'core'],
   protocols: ['protocols', 'core'],
   core: ['core'],

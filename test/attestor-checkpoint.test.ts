@@ -1,4 +1,4 @@
-// The `checkpoint` kind of the shipped attestor program (SPEC §8.1: not blind): it signs a log
+// The `checkpoint` kind of the shipped attestor program (docs/formats.md#attestors: not blind): it signs a log
 // checkpoint only with the `log` credential, only when the statement is a closed checkpoint whose
 // one subject is the head it names, and only when it names this program's own sha256. The
 // signature it returns verifies under node:crypto over the DSSE PAE.
@@ -12,7 +12,7 @@ import { buildCheckpointStatement, type CheckpointPredicate } from '../src/core/
 import { IN_TOTO_PAYLOAD_TYPE, pae } from '../src/core/dsse.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { makeKey, tempDir, writeJson, type TestKey } from './helpers/receipts.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 
 const ATTESTOR = join(REPO_ROOT, 'attestors', 'ed25519-file.mjs');
 const SELF = createHash('sha256').update(readFileSync(ATTESTOR)).digest('hex');

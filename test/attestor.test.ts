@@ -1,4 +1,4 @@
-// The attestor protocol (SPEC §8.1) with the real bundled program, attacked.
+// The attestor protocol (docs/formats.md#attestors) with the real bundled program, attacked.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { writeFileSync, chmodSync, existsSync, readFileSync, copyFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// `governed audit checkpoint` and `audit verify --checkpoint` (SPEC §3.1, §4.1, §5) through the
+// `governed audit checkpoint` and `audit verify --checkpoint` (docs/threat-model.md#trust-modes, docs/commands.md#what-each-command-guarantees, docs/state.md#the-store) through the
 // built CLI with the real shipped attestor program (the `log` credential, pinned by the policy):
 // a checkpoint that left the machine makes a CONSISTENT rewrite of the entries it covers detectable
 // — the attack the plain audit cannot see in co-located mode — and a truncated history too; later
@@ -13,7 +13,7 @@ import { CHECKPOINT_PREDICATE_TYPE } from '../src/core/checkpoint.js';
 import { REPO_ROOT, jsonOut } from './helpers/cli.js';
 import { makeKey, tempDir, trustRootDoc, writeJson } from './helpers/receipts.js';
 import { rewriteLog, truncateLog } from './audit-helpers.js';
-import { cleanupDirs, errorOf, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, type World } from './issue-helpers.js';
+import { cleanupDirs, errorOf, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, type World } from './state-helpers.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 

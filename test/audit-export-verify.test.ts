@@ -1,4 +1,4 @@
-// `governed audit verify --export DIR` (SPEC §4.1, §3 item 6) through the built CLI, on an export of a
+// `governed audit verify --export DIR` (docs/commands.md#what-each-command-guarantees, docs/threat-model.md#rules-that-hold-everywhere item 6) through the built CLI, on an export of a
 // real store (the gate tests' story: real git, real keys, receipts as the runner makes them): a
 // clean export verifies with the store audit's own counts; every attack on a copy of the export
 // fails with its exact code and exit — an edited or dropped log line, a consistent rewrite (caught
@@ -16,7 +16,7 @@ import { entryHashOf } from '../src/store/index.js';
 import { jsonOut, runCli, type CliResult } from './helpers/cli.js';
 import { makeKey, payloadOf, signEnvelope, tempDir, trustRootDoc } from './helpers/receipts.js';
 import { eligibleStory, type Story } from './gate-world.js';
-import { assertNoSecrets, gov, recordAuthorityFor } from './issue-helpers.js';
+import { assertNoSecrets, gov, recordAuthorityFor } from './state-helpers.js';
 import type { LogLine } from './audit-helpers.js';
 
 interface Failure {

@@ -1,4 +1,4 @@
-// `governed audit export` (SPEC §4.1, §3 item 6) through the built CLI on a real store: the export
+// `governed audit export` (docs/commands.md#what-each-command-guarantees, docs/threat-model.md#rules-that-hold-everywhere item 6) through the built CLI on a real store: the export
 // alone is enough to re-check everything offline — the chain recomputed from log.jsonl, every
 // receipt verified by `governed verify` with the exported trust root, every file listed with its
 // sha256 — and the export is all-or-nothing, read-only on the store, never over an existing path.
@@ -11,7 +11,7 @@ import { jsonOut } from './helpers/cli.js';
 import { tempDir } from './helpers/receipts.js';
 import { edit } from './audit-helpers.js';
 import { cloneHome, eligibleStory, storeDigestAt, type Story } from './gate-world.js';
-import { errorOf, gov } from './issue-helpers.js';
+import { errorOf, gov } from './state-helpers.js';
 
 let story: Story;
 

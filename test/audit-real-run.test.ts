@@ -3,7 +3,7 @@
 // audit is checked against what the runner actually signs, not only against test-made receipts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 import { gov, issue, makeRunWorld, runReview, storeDigest, type RunWorld } from './run-helpers.js';
 
 let w: RunWorld;

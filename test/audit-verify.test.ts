@@ -1,4 +1,4 @@
-// `governed audit verify` (SPEC §4.1, §5) through the built CLI, on a real store (the gate tests'
+// `governed audit verify` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store) through the built CLI, on a real store (the gate tests'
 // story: init, unit, writer, challenges, leases by the CLI; receipts committed at store level as
 // the runner does) — and attacks on copies of it: a row edited behind governed, a log rewritten with
 // every hash recomputed and the tables rebuilt to match (what a same-uid attacker without the keys
@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
 import { makeKey, signEnvelope, tempDir, trustRootDoc } from './helpers/receipts.js';
 import { cloneHome, eligibleStory, storeDigestAt, type Story } from './gate-world.js';
-import { gov } from './issue-helpers.js';
+import { gov } from './state-helpers.js';
 import { edit, rewriteLog } from './audit-helpers.js';
 
 interface AuditJson {

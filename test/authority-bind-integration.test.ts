@@ -1,4 +1,4 @@
-// The authority API as `unit bind` uses it (SPEC §6.3, §11; docs/authority.md "API"): a narrowing
+// The authority API as `unit bind` uses it (docs/contract.md#scope-history, docs/authority.md#human-authority-records "API"): a narrowing
 // bind that defers DIR-2 needs a signed `defer` record naming exactly the narrowed IDs, from the
 // current contract's digest to the approved scope. The record is requested and recorded through the
 // BUILT CLI, signed on a real pty; the bind side runs the published functions in one transaction.

@@ -1,5 +1,5 @@
 // `governed authority request|sign|record`, `policy update`, `trust update` end to end through the
-// BUILT CLI (SPEC §4.1, §11, §13): a real store, real keys, and `authority sign` answered on a REAL
+// BUILT CLI (docs/commands.md#what-each-command-guarantees, docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root): a real store, real keys, and `authority sign` answered on a REAL
 // pseudo-terminal (test/fixtures/authority/pty-answer.py) while its stdin is /dev/null. Every refusal
 // asserts its exact code, that the store is unchanged (tablesDigest) and that no secret leaks.
 import { spawn, spawnSync } from 'node:child_process';

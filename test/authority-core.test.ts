@@ -1,4 +1,4 @@
-// The pure authority core (SPEC §11): predicate rules per operation, record ids, the rendering, the
+// The pure authority core (docs/authority.md#human-authority-records): predicate rules per operation, record ids, the rendering, the
 // scope digest, verification of a record (one authority signature) and the judgement of its use.
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -47,7 +47,7 @@ function predicate(op: AuthorityOperation, over: Partial<AuthorityPredicate> = {
   };
 }
 
-describe('predicate rules per operation (SPEC §11)', () => {
+describe('predicate rules per operation (docs/authority.md#human-authority-records)', () => {
   it('the default predicate of every operation is valid', () => {
     expect(AUTHORITY_OPERATIONS).toHaveLength(14);
     for (const op of AUTHORITY_OPERATIONS) expect(authorityPredicateViolation(predicate(op)), op).toBeNull();
@@ -156,7 +156,7 @@ describe('useMismatch and requestMismatchField', () => {
   });
 });
 
-describe('verifyAuthorityRecordBytes (one authority signature, SPEC §11, §13)', () => {
+describe('verifyAuthorityRecordBytes (one authority signature, docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root)', () => {
   const at = { at: isoOfSeconds(T0 + 10), offline: false };
 
   it('verifies a record signed by an authority key and derives its id', () => {

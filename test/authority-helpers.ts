@@ -3,8 +3,7 @@
 // CLI tests drive the real `authority sign` through a pty; store tests sign directly so they can
 // forge the odd cases: wrong key, wrong role, edited bytes, two signatures).
 import { sign as nodeSign } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { canonicalJson } from '../src/core/canonical.js';
@@ -15,6 +14,7 @@ import { initStore } from '../src/store/pins.js';
 import { tablesDigest } from '../src/store/state-digest.js';
 import type { Store } from '../src/store/store.js';
 import { makeKey, trustRootDoc, type TestKey } from './helpers/receipts.js';
+import { makeTempDir } from './helpers/temp.js';
 
 export const T0 = 1_700_000_000;
 export const COMMIT = 'a'.repeat(40);
@@ -23,7 +23,7 @@ const H = (c: string): string => c.repeat(64);
 
 const dirs: string[] = [];
 export function tempDir(prefix = 'governed-authority-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
+  const d = makeTempDir(prefix);
   dirs.push(d);
   return d;
 }
@@ -33,7 +33,7 @@ export function cleanupDirs(): void {
 
 const cred = (c: string): Record<string, unknown> => ({ key_id: H(c), attestor_sha256: [H('e')], attestor_config_sha256: [H('f')] });
 
-/** A policy that passes loadPolicy (SPEC §13). `note` changes its digest without changing its meaning. */
+/** A policy that passes loadPolicy (docs/policy.md#policy-and-trust-root). `note` changes its digest without changing its meaning. */
 export function policyDoc(note = 'preservation arrives with a later issue'): Record<string, unknown> {
   return {
     kind: 'governed/policy',

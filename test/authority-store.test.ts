@@ -1,4 +1,4 @@
-// Authority records in the store (SPEC §5, §11, §13): request → record → consume once, every
+// Authority records in the store (docs/state.md#the-store, docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root): request → record → consume once, every
 // refusal with its own code and the store exactly unchanged (tablesDigest), judgement at the log
 // position of consumption (trust root in force then, expiry vs that time), pin updates, and replay.
 import { join } from 'node:path';
@@ -247,7 +247,7 @@ describe('consumeAuthorityIn: judged once, at the log position of consumption', 
     expectRefusedUnchanged(s.store, 'authority_record_unknown', consume({ recordId: 'not a record' }));
     consume({})();
     expectRefusedUnchanged(s.store, 'authority_replayed', consume({}, T0 + 11));
-    // Several failures: the SPEC §4.2 precedence picks the verification failure (4) over the replay (5).
+    // Several failures: the docs/commands.md#exit-codes precedence picks the verification failure (4) over the replay (5).
     expectRefusedUnchanged(s.store, 'authority_ids_mismatch', consume({ ids: ['DIR-2'] }, T0 + 11));
   });
 
@@ -301,7 +301,7 @@ function updatePin(s: Setup, kind: 'policy' | 'trust', doc: unknown, signer = s.
   return mutate(s.store, now, (tx) => replacePinIn(tx, { kind, bytes, recordId: req.recordId }));
 }
 
-describe('policy and trust updates (SPEC §13)', () => {
+describe('policy and trust updates (docs/policy.md#policy-and-trust-root)', () => {
   it('replace the pin, log the update, keep the history and the restart position', () => {
     const s = setup();
     const before = readPin(s.store, 'policy');
@@ -365,7 +365,7 @@ describe('policy and trust updates (SPEC §13)', () => {
   });
 });
 
-describe('replay and tampering (SPEC §5)', () => {
+describe('replay and tampering (docs/state.md#the-store)', () => {
   it('replaying a history with every authority entry type rebuilds the identical state', () => {
     const s = setup();
     const a = issue(s);

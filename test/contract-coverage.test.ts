@@ -1,4 +1,4 @@
-// SPEC §6.1 change coverage (`contract_change_uncovered`) and the §7.3 ID projection of a contract
+// docs/contract.md#validation-rules change coverage (`contract_change_uncovered`) and the docs/reviewers.md#the-reviewers-world ID projection of a contract
 // (coverage kinds and `FROM>TO` relations).
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,7 +9,7 @@ import {
 } from '../src/core/contract/validate.js';
 import { caught, deferralExample, specExample } from './contract-fixtures.js';
 
-describe('checkChangeCoverage (SPEC §6.1)', () => {
+describe('checkChangeCoverage (docs/contract.md#validation-rules)', () => {
   it('covers target, implementation and evidence paths of live directives', () => {
     const { contract } = specExample();
     const result = checkChangeCoverage(contract, ['src/export.ts', 'test/export.test.ts']);
@@ -47,7 +47,7 @@ describe('checkChangeCoverage (SPEC §6.1)', () => {
   });
 });
 
-describe('contract ID projection (SPEC §7.3)', () => {
+describe('contract ID projection (docs/reviewers.md#the-reviewers-world)', () => {
   it('lists every kind sorted by UTF-8 bytes', () => {
     const { contract } = deferralExample(true);
     expect(contractIdsByKind(contract)).toEqual({

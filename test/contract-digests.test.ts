@@ -1,4 +1,4 @@
-// SPEC §6.2: planning state, content and work state digests — stable under re-serialisation,
+// docs/contract.md#the-states-a-receipt-is-judged-against: planning state, content and work state digests — stable under re-serialisation,
 // sensitive to exactly what each one names.
 import { describe, expect, it } from 'vitest';
 import { sha256Digest } from '../src/core/canonical.js';
@@ -36,7 +36,7 @@ function states(contract: Contract, workspace = WORKSPACE, revision = 0): { plan
 
 const clone = (c: Contract): Contract => structuredClone(c);
 
-describe('contract digests (SPEC §6.2)', () => {
+describe('contract digests (docs/contract.md#the-states-a-receipt-is-judged-against)', () => {
   it('are stable: same contract parsed from YAML and from reordered JSON gives the same digests', () => {
     const { contract } = specExample();
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(contract).reverse()));

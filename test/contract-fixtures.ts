@@ -1,5 +1,5 @@
-// Shared fixtures of the contract tests: the SPEC §6 example (read from its real files) and a
-// two-directive contract with a deferred directive disposed by tombstone (SPEC §6.1).
+// Shared fixtures of the contract tests: the docs/contract.md#the-request-contract example (read from its real files) and a
+// two-directive contract with a deferred directive disposed by tombstone (docs/contract.md#validation-rules).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Contract } from '../src/core/contract/schema.js';

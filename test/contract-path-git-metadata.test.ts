@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isGitMetadataPath } from '../src/core/contract/paths.js';
-import { cleanupDirs, contractDoc, expectRefused, gov, govOk, makeWorld, writeJsonFile } from './issue-helpers.js';
+import { cleanupDirs, contractDoc, expectRefused, gov, govOk, makeWorld, writeJsonFile } from './state-helpers.js';
 
 afterEach(cleanupDirs);
 

@@ -1,4 +1,4 @@
-// SPEC §6 schema and §6.1 parsing rules: strict YAML/JSON, closed objects, one error code per kind
+// docs/contract.md#the-request-contract schema and docs/contract.md#validation-rules parsing rules: strict YAML/JSON, closed objects, one error code per kind
 // of schema failure with the field path as id (never the value or an unknown key's name).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -35,8 +35,8 @@ const rows: [name: string, mutate: (r: Raw) => void, code: string, id: string][]
   ['sources not a list', (r) => { r.sources = {}; }, 'contract_field_invalid', '$.sources'],
 ];
 
-describe('parseContract (SPEC §6)', () => {
-  it('parses the SPEC §6 example from YAML', () => {
+describe('parseContract (docs/contract.md#the-request-contract)', () => {
+  it('parses the docs/contract.md#the-request-contract example from YAML', () => {
     const { contract } = specExample();
     expect(contract.sources[0]!.atoms.map((a) => a.span)).toEqual([[0, 74], [74, 130]]);
     expect(contract.directives[0]!.targets[0]!.paths).toEqual(['src/export.ts']);

@@ -1,4 +1,4 @@
-// SPEC §6.3 scope history: additions and active→done need no authority; every other edit of an
+// docs/contract.md#scope-history scope history: additions and active→done need no authority; every other edit of an
 // existing item is narrowing and needs an authority naming exactly the affected IDs; directives,
 // sources, authorities and tombstones never disappear.
 import { describe, expect, it } from 'vitest';
@@ -82,7 +82,7 @@ const rows: Row[] = [
   ['title edited', spec, (p) => edit(p, (c) => { c.title = 'Export'; }), { narrowing: [], additions: [], scopeChanged: true }],
 ];
 
-describe('diffScope (SPEC §6.3)', () => {
+describe('diffScope (docs/contract.md#scope-history)', () => {
   it.each(rows)('%s', (_name, prev, next, expected) => {
     const p = prev();
     expect(diffScope(p, next(p))).toMatchObject(expected);
@@ -127,7 +127,7 @@ describe('diffScope (SPEC §6.3)', () => {
   });
 });
 
-describe('requireAuthorityForNarrowing (SPEC §6.3, §11)', () => {
+describe('requireAuthorityForNarrowing (docs/contract.md#scope-history, docs/authority.md#human-authority-records)', () => {
   const narrowed: ScopeDiff = { additions: [], progress: [], narrowing: ['DIR-1>TGT-1', 'TGT-1'], scopeChanged: true };
   const pure: ScopeDiff = { additions: ['TGT-2'], progress: ['DIR-1'], narrowing: [], scopeChanged: true };
 

@@ -1,5 +1,5 @@
-// SPEC §6.1: every validation rule has its own error code; one failing fixture per rule, each a
-// single mutation of a valid contract (the SPEC §6 example or the deferral example).
+// docs/contract.md#validation-rules: every validation rule has its own error code; one failing fixture per rule, each a
+// single mutation of a valid contract (the docs/contract.md#the-request-contract example or the deferral example).
 import { describe, expect, it } from 'vitest';
 import { validateContract, type ContractFacts } from '../src/core/contract/validate.js';
 import type { Contract } from '../src/core/contract/schema.js';
@@ -112,8 +112,8 @@ function base(which: 'spec' | 'deferral'): { contract: Contract; facts: Contract
   return deferralExample();
 }
 
-describe('validateContract (SPEC §6.1)', () => {
-  it('accepts the SPEC §6 example with real byte spans and returns its ID projection', () => {
+describe('validateContract (docs/contract.md#validation-rules)', () => {
+  it('accepts the docs/contract.md#the-request-contract example with real byte spans and returns its ID projection', () => {
     const { contract, facts } = specExample();
     const projection = validateContract(contract, facts);
     expect(projection.ids.atoms).toEqual(['ATOM-1', 'ATOM-2']);

@@ -1,4 +1,4 @@
-// SPEC §10.3 delivery state: every reason as {code, ids}, in a deterministic order, and the
+// docs/decision.md#8-delivery-state-and-reason-codes delivery state: every reason as {code, ids}, in a deterministic order, and the
 // conditions beyond streaks (leases, controls, trust mode, directives, deferrals, preservation).
 import { describe, expect, it } from 'vitest';
 import { CONTROL_REGISTRY, decide, type Decision } from '../src/core/decision/index.js';
@@ -8,7 +8,7 @@ import { policy, Scenario, veto } from './decision-fixtures.js';
 
 const codes = (d: Decision): string[] => d.reasons.map((r) => r.code);
 
-describe('RELEASE_ELIGIBLE ⇔ every condition holds (SPEC §10.3)', () => {
+describe('RELEASE_ELIGIBLE ⇔ every condition holds (docs/decision.md#8-delivery-state-and-reason-codes)', () => {
   it('a complete unit is RELEASE_ELIGIBLE with no reasons, and the waiver is shown', () => {
     const d = decide(new Scenario().complete().input());
     expect(d.state).toBe('RELEASE_ELIGIBLE');
@@ -49,7 +49,7 @@ describe('RELEASE_ELIGIBLE ⇔ every condition holds (SPEC §10.3)', () => {
   });
 });
 
-describe('leases (SPEC §10.3)', () => {
+describe('leases (docs/decision.md#8-delivery-state-and-reason-codes)', () => {
   it.each([
     ['an active lease', [{ leaseId: 'LSE-b', expiresAt: 10 ** 10 }], [['LSE-b']]],
     ['an expired lease not yet swept (its sweep will bump work_revision)', [{ leaseId: 'LSE-a', expiresAt: 1 }], [['LSE-a']]],
@@ -70,7 +70,7 @@ describe('leases (SPEC §10.3)', () => {
   });
 });
 
-describe('controls (SPEC §13 registry)', () => {
+describe('controls (docs/policy.md#policy-and-trust-root registry)', () => {
   it('the registry marks only deploy_gate implemented (its acceptance tests: test/gate-*.test.ts)', () => {
     expect(Object.entries(CONTROL_REGISTRY).filter(([, status]) => status === 'implemented').map(([c]) => c)).toEqual(['deploy_gate']);
   });
@@ -90,7 +90,7 @@ describe('controls (SPEC §13 registry)', () => {
   });
 });
 
-describe('trust mode (SPEC §3.1)', () => {
+describe('trust mode (docs/threat-model.md#trust-modes)', () => {
   it.each([
     ['co-located accepted', true, 'co-located', []],
     ['co-located with accept_co_located: false', false, 'co-located', ['trust_mode_not_accepted']],
@@ -104,7 +104,7 @@ describe('trust mode (SPEC §3.1)', () => {
   });
 });
 
-describe('directives and deferrals (SPEC §6.1, §11)', () => {
+describe('directives and deferrals (docs/contract.md#validation-rules, docs/authority.md#human-authority-records)', () => {
   it('an active directive blocks; done does not', () => {
     const s = new Scenario().complete();
     s.directives = [
@@ -149,7 +149,7 @@ describe('directives and deferrals (SPEC §6.1, §11)', () => {
   });
 });
 
-describe('preservation (SPEC §11)', () => {
+describe('preservation (docs/authority.md#human-authority-records)', () => {
   it.each([
     ['no contract, no history', { contract: false, incidentHistory: false, unsatisfiedSurfaces: [] }, [['preservation_contract_missing'], ['incident_history_missing']]],
     ['contract, no history', { contract: true, incidentHistory: false, unsatisfiedSurfaces: [] }, [['incident_history_missing']]],
@@ -220,7 +220,7 @@ describe('every reason at once, in one deterministic order', () => {
   });
 });
 
-describe('reliedOn: what gate must re-verify (SPEC §10.3)', () => {
+describe('reliedOn: what gate must re-verify (docs/decision.md#8-delivery-state-and-reason-codes)', () => {
   it('holds the proving rounds, block lifters, veto lifters and disposal records — nothing else', () => {
     const s = new Scenario();
     s.rounds('planning', 1); // an older round: not needed for the floor

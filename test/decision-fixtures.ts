@@ -1,5 +1,5 @@
 // Fixtures of the decision tests: a real loaded policy (loadPolicy), real state digests (the §6.2
-// functions over the SPEC §6 example contract), and a Scenario that appends facts the way the log
+// functions over the docs/contract.md#the-request-contract example contract), and a Scenario that appends facts the way the log
 // would (one increasing seq, a clock that moves forward) and builds the decision input from them.
 import { sha256Digest, sha256Hex } from '../src/core/canonical.js';
 import { contentDigest, planningStateDigest, workStateDigest } from '../src/core/contract/digests.js';
@@ -28,7 +28,7 @@ export const T0 = 1_780_000_000; // 2026-05-28, whole seconds
 const hex = (label: string): string => sha256Hex(label);
 const roles = Object.fromEntries(ROLES.map((r) => [r, 'coverage']));
 
-/** A valid policy document (SPEC §13 shape); `patch` replaces top-level fields. */
+/** A valid policy document (docs/policy.md#policy-and-trust-root shape); `patch` replaces top-level fields. */
 export function policyDoc(patch: Partial<PolicyDocument> = {}): PolicyDocument {
   const cred = (name: string) => ({ key_id: hex(`key-${name}`), attestor_sha256: [hex(`att-${name}`)], attestor_config_sha256: [hex(`cfg-${name}`)] });
   return {
@@ -70,7 +70,7 @@ export function policy(patch: Partial<PolicyDocument> = {}): Policy {
 export const TRUST_A = sha256Digest('trust root A');
 export const TRUST_B = sha256Digest('trust root B');
 
-/** What a unit's state is made of (SPEC §6.2); each field changes exactly the digests it feeds. */
+/** What a unit's state is made of (docs/contract.md#the-states-a-receipt-is-judged-against); each field changes exactly the digests it feeds. */
 export interface StateSpec {
   /** Bytes of SRC-1 (changes planning, content and work state). */
   readonly source?: string;

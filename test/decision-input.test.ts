@@ -1,4 +1,4 @@
-// Fail closed on inconsistent facts (SPEC §3): each flaw has its exact code and names only the
+// Fail closed on inconsistent facts (docs/threat-model.md#rules-that-hold-everywhere): each flaw has its exact code and names only the
 // field path, never the offending value.
 import { describe, expect, it } from 'vitest';
 import { decide, type DecisionInput } from '../src/core/decision/index.js';

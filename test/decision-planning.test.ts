@@ -1,4 +1,4 @@
-// SPEC §6.2 / §4.1: `lease acquire` is refused (`planning_not_sealed`, exit 8) while the policy
+// docs/contract.md#the-states-a-receipt-is-judged-against, docs/commands.md#what-each-command-guarantees: `lease acquire` is refused (`planning_not_sealed`, exit 8) while the policy
 // requires planning and the planning stage is not sealed on the current planning state. The rule
 // needs only the planning-state digest, so the lease flow never has to hash the workspace.
 import { describe, expect, it } from 'vitest';

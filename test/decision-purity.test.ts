@@ -1,4 +1,4 @@
-// The decision modules are pure (docs/architecture.md: no I/O, no clock) and lean (issue 5 bench:
+// The decision modules are pure (docs/architecture.md: no I/O, no clock) and lean (docs/gate.md bench:
 // no zod/yaml/execa on the gate path). Their local vocabularies must equal the sources of truth.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

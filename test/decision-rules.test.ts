@@ -1,5 +1,5 @@
-// SPEC §10.1-§10.2 rules, table-driven (issue 5 "Must show"): blocks, restarts, rounds, vetoes and
-// authorities judged at their log position. Each row builds a real history (real §6.2 digests, a
+// docs/decision.md#the-rules-in-short, docs/decision.md#6-vetoes rules, table-driven (docs/gate.md#7-measurements-benchgate): blocks, restarts, rounds, vetoes and
+// authorities judged at their log position. Each row builds a real history (real docs/contract.md#the-states-a-receipt-is-judged-against digests, a
 // real loaded policy) and asserts the streak and the reasons the pure rules derive from it.
 import { describe, expect, it } from 'vitest';
 import { decide, type Decision, type Stage } from '../src/core/decision/index.js';
@@ -9,7 +9,7 @@ const streak = (d: Decision, stage: Stage): number => d.stages.find((s) => s.sta
 const codes = (d: Decision): string[] => d.reasons.map((r) => r.code);
 const reason = (d: Decision, code: string) => d.reasons.filter((r) => r.code === code).map((r) => r.ids);
 
-describe('a DIRTY receipt blocks its slot until different content or a dismiss (SPEC §10.1)', () => {
+describe('a DIRTY receipt blocks its slot until different content or a dismiss (docs/decision.md#the-rules-in-short)', () => {
   const rows: [string, (s: Scenario) => void, number][] = [
     [
       'CLEAN re-runs on the same work state',
@@ -103,7 +103,7 @@ describe('a DIRTY receipt blocks its slot until different content or a dismiss (
   });
 });
 
-describe('an ABORTED run blocks its slot like a DIRTY receipt (SPEC §9, §10.1)', () => {
+describe('an ABORTED run blocks its slot like a DIRTY receipt (docs/runner.md#the-run-step-by-step, docs/decision.md#the-rules-in-short)', () => {
   const rows: [string, (s: Scenario) => void, number, boolean][] = [
     ['CLEAN re-runs on the same state stay blocked', (s) => (s.abort('development', 'logic'), s.rounds('development', 3)), 0, true],
     [
@@ -146,7 +146,7 @@ describe('an ABORTED run blocks its slot like a DIRTY receipt (SPEC §9, §10.1)
   });
 });
 
-describe('a change of workspace, contract, sources, policy or trust restarts (SPEC §6.2)', () => {
+describe('a change of workspace, contract, sources, policy or trust restarts (docs/contract.md#the-states-a-receipt-is-judged-against)', () => {
   const rows: [string, (s: Scenario) => void, { planning: number; development: number; integration: number }][] = [
     ['nothing changes', () => undefined, { planning: 2, development: 2, integration: 2 }],
     ['workspace edit', (s) => void s.moveTo({ workspace: 'workspace B' }), { planning: 2, development: 0, integration: 0 }],
@@ -205,7 +205,7 @@ describe('a change of workspace, contract, sources, policy or trust restarts (SP
   });
 });
 
-describe('rounds: one current receipt per slot (SPEC §10.1)', () => {
+describe('rounds: one current receipt per slot (docs/decision.md#the-rules-in-short)', () => {
   it.each([
     ['a slot filled four times, the other once', { lint: 4, logic: 1 }, 1],
     ['a slot filled twice, the other never', { lint: 2, logic: 0 }, 0],
@@ -250,7 +250,7 @@ describe('rounds: one current receipt per slot (SPEC §10.1)', () => {
   });
 });
 
-describe('planning and integration (SPEC §10.1)', () => {
+describe('planning and integration (docs/decision.md#the-rules-in-short)', () => {
   it('planning receipts never count for integration, nor integration receipts for planning', () => {
     const s = new Scenario();
     s.rounds('planning', 3);
@@ -302,7 +302,7 @@ describe('planning and integration (SPEC §10.1)', () => {
   });
 });
 
-describe('reuse_window (SPEC §10.1)', () => {
+describe('reuse_window (docs/decision.md#the-rules-in-short)', () => {
   it.each([
     ['age equal to the window counts', 3600, 'RELEASE_ELIGIBLE'],
     ['one second older does not', 3601, 'REVIEW_ONLY'],
@@ -326,7 +326,7 @@ describe('reuse_window (SPEC §10.1)', () => {
   });
 });
 
-describe('vetoes persist across revisions (SPEC §10.2)', () => {
+describe('vetoes persist across revisions (docs/decision.md#6-vetoes)', () => {
   // Integration source_fidelity gets a DIRTY with two veto findings on workspace A; its block is
   // dismissed so only the veto is under test.
   function vetoed(): { s: Scenario; r: string } {
@@ -380,7 +380,7 @@ describe('vetoes persist across revisions (SPEC §10.2)', () => {
   });
 });
 
-describe('authorities are judged at their log position (SPEC §11)', () => {
+describe('authorities are judged at their log position (docs/authority.md#human-authority-records)', () => {
   it('a dismiss recorded before the ABORTED entry it names lifts nothing', () => {
     // The run id exists from the claim on; a record naming it before the run aborted cannot
     // pre-authorise the failure.

@@ -1,4 +1,4 @@
-// Our Ed25519 acceptance rule, vector-tested (research/attestation.md §5.4): RFC 8032 vectors
+// Our Ed25519 acceptance rule, vector-tested (docs/formats.md#receipt): RFC 8032 vectors
 // through both noble (the signer) and node:crypto (the one verifier); every noble signature
 // verifies under node:crypto; non-canonical S and small-order / non-canonical keys are refused.
 import { describe, it, expect } from 'vitest';

@@ -5,7 +5,7 @@ import { renderErrorsDoc } from '../src/core/errors-doc.js';
 import { ERROR_CODES, REASON_CODES, highestPrecedence, GovernedError } from '../src/core/errors.js';
 import { REPO_ROOT } from './helpers/cli.js';
 
-describe('error lists (SPEC §4.2)', () => {
+describe('error lists (docs/commands.md#exit-codes)', () => {
   it('docs/errors.md is generated from the lists and not stale (npm run errors:doc)', () => {
     expect(readFileSync(join(REPO_ROOT, 'docs', 'errors.md'), 'utf8')).toBe(renderErrorsDoc());
   });

@@ -12,7 +12,7 @@ import { readFileSync as readSourceFile } from 'node:fs';
 import { join as joinPath, resolve as resolvePath } from 'node:path';
 import { REPO_ROOT as ROOT_DIR } from './helpers/cli.js';
 import { register } from '../src/cli/register/decide.js';
-import { tempDir } from './issue-helpers.js';
+import { tempDir } from './state-helpers.js';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -1,4 +1,4 @@
-// The signed decision (SPEC §4.1 `gate --attest`, §8, §8.1, §13; acceptance tests of deploy_gate):
+// The signed decision (docs/commands.md#what-each-command-guarantees `gate --attest`, docs/formats.md#receipt, docs/formats.md#attestors, docs/policy.md#policy-and-trust-root; acceptance tests of deploy_gate):
 // the `decision` kind of the Ed25519 file-key attestor — bundled here from attestors/src exactly as
 // scripts/build.mjs bundles it (one self-contained file) — signs only a SLSA VSA whose fields it can
 // check, with the gate credential, naming its own sha256; the review-receipt path is unchanged; and
@@ -6,8 +6,7 @@
 // trust root (node:crypto and openssl), for exactly the decision it printed.
 import { spawnSync, execFileSync } from 'node:child_process';
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs build script without type declarations
@@ -17,8 +16,9 @@ import { IN_TOTO_PAYLOAD_TYPE, pae } from '../src/core/dsse.js';
 import { buildVsaStatement, VSA_EXTENSION_KEY, VSA_PREDICATE_TYPE, type DecisionForVsa } from '../src/core/vsa.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { sampleDecisionForVsa, samplePredicate, statementFor, trustRootDoc, writeJson } from './helpers/receipts.js';
-import { cleanupDirs, govOk, makeKeys, policyDoc, tempDir, trustDoc, type Keys } from './issue-helpers.js';
+import { cleanupDirs, govOk, makeKeys, policyDoc, tempDir, trustDoc, type Keys } from './state-helpers.js';
 import { cloneHome, eligibleStory, expectGateRefused, gate, gateJson, SESSION, storeDigestAt, type Story } from './gate-world.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 let attestor: string;
@@ -29,7 +29,7 @@ let dir: string;
 
 beforeAll(async () => {
   // The pinned program, built like scripts/build.mjs builds attestors/ed25519-file.mjs.
-  const out = mkdtempSync(join(tmpdir(), 'governed-attestor-build-'));
+  const out = makeTempDir('governed-attestor-build-');
   attestor = join(out, 'ed25519-file.mjs');
   await buildPinned('attestors/src/ed25519-file.ts', attestor, REPO_ROOT);
   attestorSha = sha(readFileSync(attestor));
@@ -52,7 +52,7 @@ function sign(statement: unknown, cfg = gateCfg): { code: number | null; stdout:
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe('the decision kind of the attestor (SPEC §8.1: not blind)', () => {
+describe('the decision kind of the attestor (docs/formats.md#attestors: not blind)', () => {
   it('signs a VSA of its kind with the gate key; the signature verifies under node:crypto', () => {
     const statement = buildVsaStatement(decision());
     const r = sign(statement);
@@ -168,6 +168,8 @@ describe('governed gate --attest', () => {
       gate_trust_digest: d.gateTrustDigest,
     });
     expect(st.predicate.inputAttestations.map((a) => `sha256:${a.digest.sha256}`).sort()).toEqual([...(d.reliedOn?.receipts ?? [])].sort());
+    // The signed verifier version is package.json's (src/core/version.ts, injected by the build).
+    expect(st.predicate.verifier.version.governed).toBe((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
   });
 
   it('the VSA verifies with a standard tool too (openssl pkeyutl -rawin over the PAE bytes)', () => {

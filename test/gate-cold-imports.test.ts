@@ -3,20 +3,21 @@
 // the CLI entry and of the gate command chunk (dynamic imports are not followed: they load only when
 // taken) — holds the formats' one schema (zod/mini) but no classic zod, no yaml and no execa. YAML (a .yaml trust root or pinned document), authority
 // records and --attest load their modules on demand only.
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { gateBundleMetafile, gateEntryOutput, staticClosure } from './helpers/gate-bundle.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/cli.js';
+import { makeTempDir } from './helpers/temp.js';
 
 let meta: Metafile;
 
 beforeAll(async () => {
-  const outdir = mkdtempSync(join(tmpdir(), 'governed-gate-lean-'));
+  const outdir = makeTempDir('governed-gate-lean-');
   const r = await build({
     absWorkingDir: REPO_ROOT,
+    preserveSymlinks: true, // node_modules may be a symlink (a worktree): keep paths as written
     entryPoints: ['src/cli/main.ts', 'src/cli/commands/gate-argv.ts'],
     bundle: true,
     platform: 'node',
@@ -109,7 +110,7 @@ describe('YAML documents take the lazy path and mean the same', () => {
     const { initStore, closeStore } = await import('../src/store/index.js');
     const { readPinnedPolicy } = await import('../src/flows/decide/pins.js');
     const { loadPolicy } = await import('../src/core/policy.js');
-    const { makeKeys, policyDoc, trustDoc, tempDir } = await import('./issue-helpers.js');
+    const { makeKeys, policyDoc, trustDoc, tempDir } = await import('./state-helpers.js');
     const keys = makeKeys();
     const doc = policyDoc(keys);
     const yamlText = `# a comment and YAML layout do not change the digest\n${stringify(doc, { aliasDuplicateObjects: false })}`;

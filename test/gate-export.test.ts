@@ -1,4 +1,4 @@
-// `governed gate ... --export DIR` (SPEC §4.1 table, §10.3; docs/gate.md "`--export DIR`: the deploy
+// `governed gate ... --export DIR` (docs/commands.md#what-each-command-guarantees table, docs/decision.md#8-delivery-state-and-reason-codes; docs/gate.md "`--export DIR`: the deploy
 // record"): the record of a reached decision — decision.json (the printed object minus its `export`
 // field), the exact envelopes the gate re-verified, the --trust bytes, the VSA, manifest.json —
 // written all or nothing by the built CLI over a real store and a real repository; every exported
@@ -8,8 +8,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { gateBundleMetafile, gateEntryOutput, staticClosure, staticImports } from './helpers/gate-bundle.js';
@@ -20,11 +18,12 @@ import { buildPinned } from '../scripts/pinned-build.mjs';
 import { canonicalJson, isCanonicalJsonText } from '../src/core/canonical.js';
 import { jsonOut, REPO_ROOT, runCli } from './helpers/cli.js';
 import { writeJson } from './helpers/receipts.js';
-import { cleanupDirs, CONTEXT_CANARY, FILE_CANARY, makeKeys, policyDoc, SOURCE_CANARY, tempDir, type Keys } from './issue-helpers.js';
+import { cleanupDirs, CONTEXT_CANARY, FILE_CANARY, makeKeys, policyDoc, SOURCE_CANARY, tempDir, type Keys } from './state-helpers.js';
 import { challenge, cloneHome, eligibleStory, expectGateRefused, gate, gateJson, newStory, rounds, SESSION, status, storeDigestAt, type GateJson, type Story } from './gate-world.js';
 import { abortChallenge, consumeAuthority } from './helpers/store-receipts.js';
 import Database from 'better-sqlite3';
-import { govOk, recordAuthorityFor } from './issue-helpers.js';
+import { govOk, recordAuthorityFor } from './state-helpers.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
@@ -51,7 +50,7 @@ let s: Story;
 beforeAll(async () => {
   // The pinned gate attestor, built like scripts/build.mjs builds attestors/ed25519-file.mjs (as
   // test/gate-attest.test.ts does), so --attest and --export can be combined.
-  const out = mkdtempSync(join(tmpdir(), 'governed-export-attestor-'));
+  const out = makeTempDir('governed-export-attestor-');
   attestor = join(out, 'ed25519-file.mjs');
   await buildPinned('attestors/src/ed25519-file.ts', attestor, REPO_ROOT);
   const dir = tempDir('governed-gate-export-');

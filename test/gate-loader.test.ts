@@ -27,7 +27,7 @@ import {
 } from '../src/store/index.js';
 import { syntheticAbortIn, syntheticReceiptIn, type SyntheticState, type SyntheticUnit } from './helpers/store-receipts.js';
 import { specExample } from './contract-fixtures.js';
-import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc } from './issue-helpers.js';
+import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc } from './state-helpers.js';
 
 const T0 = 1_780_000_000;
 let store: Store;
@@ -250,7 +250,7 @@ describe('the same subsets read from the log (migration 0007: the table-log cros
   });
 });
 
-describe('trust roots by log position (status judges each record under the one in force there, SPEC §5)', () => {
+describe('trust roots by log position (status judges each record under the one in force there, docs/state.md#the-store)', () => {
   it('before a trust_update the old root, from its position on the new one', async () => {
     const { trustRootsByPosition } = await import('../src/flows/decide/pins.js');
     const { requestAuthority, recordAuthority, replacePinIn } = await import('../src/store/index.js');

@@ -1,4 +1,4 @@
-// `gate` never exits 0 on an error path (issue 5 "Must show"; SPEC §4.2, §10.3): each refusal
+// `gate` never exits 0 on an error path (docs/gate.md#7-measurements-benchgate; docs/commands.md#exit-codes, docs/decision.md#8-delivery-state-and-reason-codes): each refusal
 // asserts its exact error code and exit code, one DENY decision object on stdout, the store
 // unchanged, and no secret or rejected value in the output. Every tampering test edits its own copy
 // of a story that is RELEASE_ELIGIBLE (positive control: the untouched copy exits 0).
@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GIT } from './helpers/git-repo.js';
 import { makeKey, trustRootDoc } from './helpers/receipts.js';
-import { cleanupDirs, govOk, tempDir, trustDoc, writeJsonFile } from './issue-helpers.js';
+import { cleanupDirs, govOk, tempDir, trustDoc, writeJsonFile } from './state-helpers.js';
 import { cloneHome, eligibleStory, expectGateRefused, gate, gateJson, SESSION, type Story } from './gate-world.js';
 
 let s: Story;
@@ -40,7 +40,7 @@ describe('positive control', () => {
   });
 });
 
-describe('the three anchors (SPEC §10.3: all come from the deploy side)', () => {
+describe('the three anchors (docs/decision.md#8-delivery-state-and-reason-codes: all come from the deploy side)', () => {
   it.each([
     ['--unit', { unit: null }],
     ['--trust', { trust: null }],
@@ -136,7 +136,7 @@ describe('missing or broken state', () => {
   });
 });
 
-describe('edited receipts (SPEC §8: tamper-evident; exit 4)', () => {
+describe('edited receipts (docs/formats.md#receipt: tamper-evident; exit 4)', () => {
   function editedEnvelope(envelope: Buffer): Buffer {
     const env = JSON.parse(envelope.toString('utf8')) as { payload: string };
     const payload = Buffer.from(env.payload, 'base64').toString('utf8').replace('"verdict":"CLEAN"', '"verdict":"CLEAN" ').replace('"pid":2,', '"pid":3,');
@@ -181,7 +181,7 @@ describe('unit and evidence (exit 7)', () => {
   });
 });
 
-describe('the deploy-side trust root (SPEC §10.3: re-verified under THAT trust root)', () => {
+describe('the deploy-side trust root (docs/decision.md#8-delivery-state-and-reason-codes: re-verified under THAT trust root)', () => {
   it('a trust root with other keys: key_unknown (6)', () => {
     const dir = tempDir();
     const other = { reviewer: makeKey(dir, 'reviewer'), runner: makeKey(dir, 'runner') };
@@ -249,14 +249,14 @@ describe('the deploy-side trust root (SPEC §10.3: re-verified under THAT trust 
     expect(gateJson(r).gateTrustDigest).toBe(gateJson(gate(s)).gateTrustDigest);
   });
 
-  it('precedence (SPEC §4.2): a differing policy digest (4) wins over an expired trust root (5) and an unknown unit (7)', () => {
+  it('precedence (docs/commands.md#exit-codes): a differing policy digest (4) wins over an expired trust root (5) and an unknown unit (7)', () => {
     const file = trustFile(trustDoc(s.w.keys, '2021-01-01T00:00:00Z'));
     expectGateRefused(s, { trust: file, policyDigest: `sha256:${'0'.repeat(64)}`, unit: `UNIT-${'0'.repeat(32)}` }, 'gate_policy_digest_mismatch', 4);
     expectGateRefused(s, { trust: file, unit: `UNIT-${'0'.repeat(32)}` }, 'trust_root_expired', 5);
   });
 });
 
-describe('the subject is the reviewed content (SPEC §10.3)', () => {
+describe('the subject is the reviewed content (docs/decision.md#8-delivery-state-and-reason-codes)', () => {
   it('a commit with different content: gate_subject_mismatch (4)', () => {
     s.w.repo.git('checkout', '-q', '-b', 'other', s.subject);
     s.w.repo.write('src/export.ts', 'export const evil = 1;\n');

@@ -1,4 +1,4 @@
-// The gate opens its store read-only (src/store/open.ts `openStoreReadOnly`; SPEC §10.3: the gate
+// The gate opens its store read-only (src/store/open.ts `openStoreReadOnly`; docs/decision.md#8-delivery-state-and-reason-codes: the gate
 // never writes): on an initialised, current store the connection is read-only and nothing on disk
 // changes — not the tables, not the file; every other case is decided by `openStore`, with its
 // exact codes (missing, unsafe permissions, not SQLite, newer schema).
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isGovernedError } from '../src/core/errors.js';
 import { closeStore, initStore, openStore, tablesDigest } from '../src/store/index.js';
 import { openStoreReadOnly } from '../src/store/open.js';
-import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc } from './issue-helpers.js';
+import { cleanupDirs, makeKeys, policyDoc, tempDir, trustDoc } from './state-helpers.js';
 
 afterEach(() => cleanupDirs());
 

@@ -1,5 +1,5 @@
-// A complete story through the built CLI (issue 5 "Must show"; acceptance tests of the deploy_gate
-// control, SPEC §13): planning rounds for the four roles on the baseline, a lease while the change
+// A complete story through the built CLI (docs/gate.md#7-measurements-benchgate; acceptance tests of the deploy_gate
+// control, docs/policy.md#policy-and-trust-root): planning rounds for the four roles on the baseline, a lease while the change
 // is written, development and integration rounds, `status` and `gate` at each step — REVIEW_ONLY
 // with its reasons first — then RELEASE_ELIGIBLE under a policy that requires `deploy_gate`, with
 // the preservation waiver shown in every decision, and the gate bound to exactly the reviewed commit.
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_REGISTRY } from '../src/core/decision/index.js';
 import { jsonOut } from './helpers/cli.js';
 import { join } from 'node:path';
-import { assertNoSecrets, cleanupDirs, gov, govOk, makeKeys, policyDoc, writeJsonFile } from './issue-helpers.js';
+import { assertNoSecrets, cleanupDirs, gov, govOk, makeKeys, policyDoc, writeJsonFile } from './state-helpers.js';
 import { doneContract, gate, gateJson, implement, newStory, rounds, status, storeDigestAt, SESSION, type Story } from './gate-world.js';
 
 const WAIVER = 'preservation arrives with a later issue';
@@ -27,7 +27,7 @@ beforeAll(() => {
 });
 afterAll(() => cleanupDirs());
 
-describe('deploy_gate control (SPEC §13)', () => {
+describe('deploy_gate control (docs/policy.md#policy-and-trust-root)', () => {
   it('is implemented by this version, and the story policy requires it', () => {
     expect(CONTROL_REGISTRY.deploy_gate).toBe('implemented');
     expect(statusJson().reasons.map((r) => r.code)).not.toContain('control_pending:deploy_gate');
@@ -191,7 +191,7 @@ describe('a decision resting on planning alone never vouches for a commit', () =
   });
 });
 
-describe('the lease rule for the lease flow (SPEC §6.2): assertLeaseAllowedFor', () => {
+describe('the lease rule for the lease flow (docs/contract.md#the-states-a-receipt-is-judged-against): assertLeaseAllowedFor', () => {
   it('refuses (planning_not_sealed, 8) until planning is sealed on the current planning state, then allows', async () => {
     const { openStore, closeStore } = await import('../src/store/index.js');
     const { assertLeaseAllowedFor } = await import('../src/flows/decide/lease-guard.js');

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut, runCli } from './helpers/cli.js';
-import { cleanupDirs, makeWorld } from './issue-helpers.js';
+import { cleanupDirs, makeWorld } from './state-helpers.js';
 import { eligibleStory, expectGateRefused, gate, gateJson, type Story } from './gate-world.js';
 
 let s: Story;

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupDirs, govOk } from './issue-helpers.js';
+import { cleanupDirs, govOk } from './state-helpers.js';
 import { cloneHome, eligibleStory, expectGateRefused, gate, gateJson, review, SESSION, status, type Story } from './gate-world.js';
 
 let s: Story;

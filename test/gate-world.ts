@@ -12,7 +12,7 @@ import { ROLES } from '../src/core/policy.js';
 import { jsonOut, type CliResult } from './helpers/cli.js';
 import { makeTempRepo } from './helpers/git-repo.js';
 import { recordReceipt, type RecordedReceipt, type ReceiptOptions } from './helpers/store-receipts.js';
-import { assertNoSecrets, contractDoc, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, tempDir, writeJsonFile, type Keys, type World } from './issue-helpers.js';
+import { assertNoSecrets, contractDoc, gov, govOk, makeKeys, makeWorld, policyDoc, setupUnit, storeDigest, tempDir, writeJsonFile, type Keys, type World } from './state-helpers.js';
 
 export const SESSION = 'agent-1';
 
@@ -31,7 +31,7 @@ export function policyDigestOf(w: World): string {
   return digestOf(JSON.parse(readFileSync(w.policyFile, 'utf8')));
 }
 
-/** The contract with both directives done (pure progress, SPEC §6.3: binds without authority). */
+/** The contract with both directives done (pure progress, docs/contract.md#scope-history: binds without authority). */
 export function doneContract(): Record<string, unknown> {
   const doc = contractDoc({ state: 'done' }) as { directives: { state: string }[] };
   for (const d of doc.directives) d.state = 'done';
@@ -43,7 +43,7 @@ export interface StoryOptions {
   readonly keys?: Keys;
 }
 
-/** The issue-test policy with planning REQUIRED, as SPEC §13's default has it (the issue tests make
+/** The issue-test policy with planning REQUIRED, as docs/policy.md#policy-and-trust-root's default has it (the issue tests make
  * planning optional so they can take leases without sealing planning first). */
 export function planningRequiredPolicy(keys: Keys): Record<string, unknown> {
   const doc = policyDoc(keys);

@@ -288,7 +288,7 @@ describe('round outcomes', () => {
   });
 });
 
-describe('governed mode: adjudication by code and refs (SPEC §12)', () => {
+describe('governed mode: adjudication by code and refs (docs/review-pass.md#review-protocols)', () => {
   const cfg = { stage: 'development', mode: 'governed', reviewers: ['cov-a', 'cov-b'] } as const;
   const gov = (findings: unknown[]) => ({ strategy: 'governed' as const, value: { verdict: findings.length ? 'DIRTY' : 'CLEAN', coverage_matched: true, findings } });
   const gap = { code: 'test_gap', class: 'correctness', severity: 'MEDIUM', refs: ['EVD-1'] };

@@ -1,4 +1,4 @@
-// Reviewer output parsing (review-pass-v3 §3.1 format, §3.2 schema, §3.3 strategies; SPEC §7.2 adapter).
+// Reviewer output parsing (review-pass-v3 §3.1 format, §3.2 schema, §3.3 strategies; docs/reviewers.md#reviewer-output adapter).
 import { describe, expect, it } from 'vitest';
 import { GovernedError } from '../src/core/errors.js';
 import {
@@ -191,7 +191,7 @@ describe('JSON strategy (§3.3 primary)', () => {
   });
 });
 
-describe('governed opaque output adapter (SPEC §7.2, §12)', () => {
+describe('governed opaque output adapter (docs/reviewers.md#reviewer-output, docs/review-pass.md#review-protocols)', () => {
   const out = {
     verdict: 'DIRTY',
     coverage_matched: true,

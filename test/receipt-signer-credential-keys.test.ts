@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut, runCli } from './helpers/cli.js';
 import { trustRootDoc } from './helpers/receipts.js';
-import { cleanupDirs, tempDir, writeJsonFile } from './issue-helpers.js';
+import { cleanupDirs, tempDir, writeJsonFile } from './state-helpers.js';
 import { eligibleStory, expectGateRefused, gate, type Story } from './gate-world.js';
 
 let s: Story;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonOut, runCli, type CliResult } from './helpers/cli.js';
 import type { TempRepo } from './helpers/git-repo.js';
-import { sampleRepoCopy, scriptedRepo, scriptedTool } from './orchestrator-helpers.js';
+import { sampleRepoCopy, scriptedRepo, scriptedTool } from './review-pass-helpers.js';
 import { governedToolsDir } from '../src/flows/review-pass/index.js';
 import { exitClassOf } from '../src/flows/review-pass/run-reviewer.js';
 

@@ -1,5 +1,5 @@
 // The coverage reviewer's own small parts: its local RFC 8785 serializer, tested byte for byte
-// against governed's canonicalJson (SPEC §7.2 requires the exact canonical bytes, and the reviewer
+// against governed's canonicalJson (docs/reviewers.md#reviewer-output requires the exact canonical bytes, and the reviewer
 // may not load governed's dependency), its UTF-8 ordering against governed's compareUtf8, and the
 // reference rules of runner/reviewers/src/coverage/references.ts.
 import { describe, expect, it } from 'vitest';

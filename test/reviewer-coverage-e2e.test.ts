@@ -3,7 +3,7 @@
 //     private build) from a real git repository holding the fixture project;
 //   - inside real bubblewrap through runner/sandbox (runSandboxed), as `review-run` starts it: the
 //     reviewer bytes and the bundle only through descriptors, the fixed environment, the sandbox uid;
-//   - as the pinned, self-contained file SPEC §8.1 requires: its import graph is exactly its own
+//   - as the pinned, self-contained file docs/formats.md#attestors requires: its import graph is exactly its own
 //     sources plus Node built-ins (no zod, no yaml), and the build script's output is this build.
 // A missing bwrap fails this suite; it never skips.
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltBundle } from '../src/core/bundle/index.js';
 import { runSandboxed } from '../runner/sandbox/run.js';
 import { REPO_ROOT } from './helpers/cli.js';
-import { cleanupDirs, govOk, makeWorld, setupUnit, type World } from './issue-helpers.js';
+import { cleanupDirs, govOk, makeWorld, setupUnit, type World } from './state-helpers.js';
 import {
   BUILT_REVIEWER,
   buildReviewer,
@@ -117,8 +117,8 @@ describe('inside real bubblewrap', () => {
   }, 60_000);
 });
 
-describe('a pinned, self-contained program (SPEC §8.1)', () => {
-  it('its import graph is its own sources, the shared vocabulary, the one timestamp rule and Node built-ins only', async () => {
+describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
+  it('its import graph is its own sources, the shared vocabulary, the one timestamp rule, the limits table and Node built-ins only', async () => {
     const r = await build({
       bundle: true,
       platform: 'node',
@@ -132,7 +132,7 @@ describe('a pinned, self-contained program (SPEC §8.1)', () => {
     });
     const inputs = Object.keys(r.metafile.inputs).map((p) => relative(REPO_ROOT, join(process.cwd(), p)));
     expect(inputs.length).toBeGreaterThan(3);
-    for (const p of inputs) expect(p.startsWith('runner/reviewers/src/') || p === 'src/core/review-vocabulary.ts' || p === 'src/core/iso-time.ts', p).toBe(true);
+    for (const p of inputs) expect(p.startsWith('runner/reviewers/src/') || p === 'src/core/review-vocabulary.ts' || p === 'src/core/iso-time.ts' || p === 'src/core/limits.ts', p).toBe(true);
     const text = readFileSync(reviewer, 'utf8');
     const specifiers = [...text.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1]);
     expect(specifiers.length).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
-// Shared fixtures of the coverage-reviewer suites (issue 4 item 3): the reviewer bundled privately
+// Shared fixtures of the coverage-reviewer suites (docs/reviewers.md#the-coverage-reviewer): the reviewer bundled privately
 // with the options of scripts/build.mjs, run as a real child process exactly as the sandbox runs it
-// (SPEC §7.3: `/usr/bin/node <file>`, no arguments, stdin /dev/null, cwd /tmp, exactly the fixed
+// (docs/reviewers.md#the-reviewers-world: `/usr/bin/node <file>`, no arguments, stdin /dev/null, cwd /tmp, exactly the fixed
 // environment), and real bundles built by governed's own `buildBundle` from the small project in
 // test/fixtures/reviewer-coverage — every fixture contract passes `validateContract` and
 // `assertChangeCoverage`, so each bundle is one governed would really issue.
@@ -58,7 +58,7 @@ export interface ReviewerRun {
   readonly stderr: string;
 }
 
-/** The environment of SPEC §7.3 with the bundle at `bundlePath` (the sandbox mounts it at /bundle/review-bundle.json). */
+/** The environment of docs/reviewers.md#the-reviewers-world with the bundle at `bundlePath` (the sandbox mounts it at /bundle/review-bundle.json). */
 export function reviewerEnv(bundlePath: string): Record<string, string> {
   return { GOVERNED_BUNDLE: bundlePath, HOME: '/tmp', TMPDIR: '/tmp', PATH: '/usr/bin', LANG: 'C.UTF-8' };
 }
@@ -279,7 +279,7 @@ export interface Output {
 }
 
 /**
- * Check a reviewer run against SPEC §7.2 as the runner will: exit 0, stdout exactly the RFC 8785
+ * Check a reviewer run against docs/reviewers.md#reviewer-output as the runner will: exit 0, stdout exactly the RFC 8785
  * text of one object (governed's canonicalJson), closed keys, the bundle's coverage echoed exactly,
  * closed finding enums, 1–4 sorted unique refs that are IDs of the view, findings sorted and
  * unique, at most 32, CLEAN ⇔ no findings; the runner's parser (src/core/review-output.ts) accepts
@@ -313,7 +313,7 @@ export function expectValidOutput(run: ReviewerRun, built: BuiltBundle, s?: Scen
   );
   expect(violation).toBeNull();
   expect(out.verdict).toBe(out.findings.length === 0 ? 'CLEAN' : 'DIRTY');
-  // And the runner's own strict parser of SPEC §7.2 accepts it, with the same verdict and findings.
+  // And the runner's own strict parser of docs/reviewers.md#reviewer-output accepts it, with the same verdict and findings.
   const parsed = parseReviewOutput(Buffer.from(run.stdout, 'utf8'), built.coverage);
   expect(parsed.verdict).toBe(out.verdict);
   expect(parsed.findings).toEqual(out.findings);

@@ -1,8 +1,8 @@
-// The coverage reviewer (issue 4 item 3; SPEC §7.2, §7.3) run as a real child process, exactly as
+// The coverage reviewer (docs/reviewers.md#the-coverage-reviewer; docs/reviewers.md#reviewer-output, docs/reviewers.md#the-reviewers-world) run as a real child process, exactly as
 // the sandbox starts it, over real bundles built by governed's buildBundle from the fixture project
 // (test/fixtures/reviewer-coverage). Every check is shown to fire on a real gap — and only in the
 // views that show the sections it needs — and to stay quiet on the clean unit; every output is
-// checked against SPEC §7.2 the way the runner will (reviewer-coverage-helpers.ts expectValidOutput).
+// checked against docs/reviewers.md#reviewer-output the way the runner will (reviewer-coverage-helpers.ts expectValidOutput).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/core/canonical.js';
 import { changeId } from '../src/core/bundle/index.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(cleanup);
 
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
-/** Every view of SPEC §7.1 the reviewer can be given: the four roles of planning and integration, and `complete`. */
+/** Every view of docs/bundle.md#views the reviewer can be given: the four roles of planning and integration, and `complete`. */
 const VIEWS: readonly (readonly [Stage, string])[] = [
   ...ROLES.map((r) => ['planning', r] as const),
   ['development', 'coverage'],

@@ -1,4 +1,4 @@
-// SPEC §9 step 4 through the built CLI: the reviewer, bwrap, the sandbox profile, the seccomp blob and
+// docs/runner.md#the-run-step-by-step step 4 through the built CLI: the reviewer, bwrap, the sandbox profile, the seccomp blob and
 // both attestors are pinned against the POLICY allowlist, and on a mismatch NOTHING runs. Marker files
 // prove it: a stand-in bwrap logs every invocation (even `--version`) before exec-ing the real one,
 // and a non-allowlisted attestor would write a marker if it ever ran. Each digest refusal happens
@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkS
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { expectAborted, expectRefusedBeforeClaim, headSeq, issue, makeRunWorld, runReview, type RunWorld } from './run-helpers.js';
 
 let w: RunWorld;

@@ -1,4 +1,4 @@
-// Crash safety (SPEC §9 step 3, §3 "Nothing half-done"): `governed review-run` processes are SIGKILLed
+// Crash safety (docs/runner.md#the-run-step-by-step step 3, docs/threat-model.md#rules-that-hold-everywhere "Nothing half-done"): `governed review-run` processes are SIGKILLed
 // at pseudo-random points of their run (before the claim, while the reviewer runs in bwrap, while the
 // attestors sign, around the commit). After `governed run reap`, every claimed challenge has ended as
 // exactly ONE receipt or ONE ABORTED run; the ones killed before claiming are then run to the end;
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueChallengeFlow } from '../src/flows/challenge.js';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 import { challengeStatus, expectLogSound, gov, makeRunWorld, readDb, runReviewAsync, trials, waitForStatus, type RunWorld } from './run-helpers.js';
 
 const CRASH_TRIALS = trials('crash', 200);

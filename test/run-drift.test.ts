@@ -1,4 +1,4 @@
-// SPEC §9 step 8 (and step 9's lease re-check) through the built CLI: while the reviewer runs (a
+// docs/runner.md#the-run-step-by-step step 8 (and step 9's lease re-check) through the built CLI: while the reviewer runs (a
 // scripted reviewer that sleeps inside the real sandbox), the test changes one thing the challenge
 // bound — the workspace, the contract, the source bytes, the pinned policy or trust root — or takes
 // a mutation lease. The run must end ABORTED with `review_post_launch_drift` naming what moved (or
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLease, closeStore, openStore, releaseLease } from '../src/store/index.js';
-import { cleanupDirs, writeJsonFile } from './issue-helpers.js';
+import { cleanupDirs, writeJsonFile } from './state-helpers.js';
 import {
   contractDoc,
   currentPolicy,

@@ -1,8 +1,8 @@
-// Shared fixtures of the review-run tests (SPEC §9): a real world — git repository, keys made by
+// Shared fixtures of the review-run tests (docs/runner.md#the-run-step-by-step): a real world — git repository, keys made by
 // governed's keygen, attestor configs for the REAL bundled attestor, a policy whose allowlists hold the
 // real digests of /usr/bin/bwrap, the static profile, the seccomp blob, the scripted reviewer and the
 // attestor — initialised through the built CLI, with one development slot per scripted reviewer mode
-// (the policy sets REVIEW_MODE: SPEC §7.3, the caller never picks what runs).
+// (the policy sets REVIEW_MODE: docs/reviewers.md#the-reviewers-world, the caller never picks what runs).
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ import {
   writeJsonFile,
   type Keys,
   type World,
-} from './issue-helpers.js';
+} from './state-helpers.js';
 
 export const REVIEWER_FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'run', 'reviewer.mjs');
 export const BWRAP = '/usr/bin/bwrap';
@@ -305,7 +305,7 @@ export function expectNoSecrets(r: CliResult): void {
   }
 }
 
-/** Replace the pinned policy or trust root the legitimate way (SPEC §13): a signed authority record. */
+/** Replace the pinned policy or trust root the legitimate way (docs/policy.md#policy-and-trust-root): a signed authority record. */
 export function updatePin(w: RunWorld, kind: 'policy' | 'trust', doc: Record<string, unknown>): void {
   const file = writeJsonFile(join(tempDir('governed-run-pin-'), `${kind}.json`), doc);
   const bytes = readFileSync(file);

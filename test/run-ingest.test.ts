@@ -1,5 +1,5 @@
-// `governed review-run` (SPEC §9) against real bwrap, the real attestor and the built CLI: the honest
-// runs, then the ingestion attacks of issue 4, each with its code. After each attack the store holds
+// `governed review-run` (docs/runner.md#the-run-step-by-step) against real bwrap, the real attestor and the built CLI: the honest
+// runs, then the ingestion attacks of docs/runner.md#the-run-step-by-step, each with its code. After each attack the store holds
 // exactly the claim and its ABORTED entry (refused after the claim), or nothing at all (refused
 // before the claim), and no secret reaches stdout or stderr.
 import { accessSync, constants, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLease, claimRun, closeStore, openStore, readProcessIdentity, releaseLease } from '../src/store/index.js';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 import {
   challengeStatus,
   countRows,

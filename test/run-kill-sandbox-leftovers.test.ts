@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/cli.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 import { challengeStatus, expectLogSound, govOk, issue, makeRunWorld, runReviewAsync, waitForStatus, type RunWorld } from './run-helpers.js';
 import { IS_ROOT, NODE, pidsOfUid, waitFor } from './sandbox-helpers.js';
 import { readFileSync, readlinkSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut, runCli } from './helpers/cli.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { challengeStatus, countRows, errorCode, gov, issue, makeRunWorld, runArgs, storeDigest, type RunWorld } from './run-helpers.js';
 
 let w: RunWorld;

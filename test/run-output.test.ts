@@ -1,4 +1,4 @@
-// SPEC §7.2: the strict parser of reviewer stdout (src/core/review-output.ts), attacked rule by rule.
+// docs/reviewers.md#reviewer-output: the strict parser of reviewer stdout (src/core/review-output.ts), attacked rule by rule.
 // Every refusal has its own code, and no rejected value ever appears in the error (message or IDs).
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/core/canonical.js';
@@ -76,7 +76,7 @@ describe('accepted outputs', () => {
   });
 });
 
-describe('refused outputs, each with its code (SPEC §7.2)', () => {
+describe('refused outputs, each with its code (docs/reviewers.md#reviewer-output)', () => {
   it('not canonical: whitespace, key order, two trailing newlines, CRLF, BOM, empty, not UTF-8, two objects, free text', () => {
     const text = canonicalJson(out());
     const cases: Buffer[] = [

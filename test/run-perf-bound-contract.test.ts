@@ -14,7 +14,7 @@ import { isGovernedError } from '../src/core/errors.js';
 import { parseBoundContract } from '../src/flows/run/bound-contract.js';
 import { parseContractBytes } from '../src/flows/unit-contract.js';
 import { fixturePath, specExample } from './contract-fixtures.js';
-import { contractDoc } from './issue-helpers.js';
+import { contractDoc } from './state-helpers.js';
 import { mutations, type Json } from './schema-mutations.js';
 
 type Outcome = { ok: string; digest: string } | { code: string; ids: readonly string[] };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs, gov, govOk, type World } from './issue-helpers.js';
+import { cleanupDirs, gov, govOk, type World } from './state-helpers.js';
 import { expectLogSound, makeRunWorld, runArgs, type RunWorld } from './run-helpers.js';
 
 afterAll(() => cleanupDirs());

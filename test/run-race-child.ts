@@ -1,6 +1,6 @@
 // Child process of test/run-race.test.ts (bundled with esbuild, run with child_process.fork): opens
 // the store and claims the challenge the parent names, as ITSELF (its own pid is the runner identity
-// of the claim), replying with the outcome. Two such OS processes race on every challenge (SPEC §5:
+// of the claim), replying with the outcome. Two such OS processes race on every challenge (docs/state.md#the-store:
 // "two processes racing on one challenge yield exactly one run").
 import { isGovernedError } from '../src/core/errors.js';
 import { claimRun, findChallenge, mutate, newExecutionId, newRunId, openStore, readProcessIdentity } from '../src/store/index.js';

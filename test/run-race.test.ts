@@ -1,4 +1,4 @@
-// Exactly once (SPEC §5, §9 step 3): two OS processes racing to claim the same challenges at store
+// Exactly once (docs/state.md#the-store, docs/runner.md#the-run-step-by-step step 3): two OS processes racing to claim the same challenges at store
 // level (≥ 1,000 trials), and two whole `governed review-run` processes on one challenge (≥ 50
 // trials) — exactly one run every time. Trial counts are minimums, raised by GOVERNED_TRIALS.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -18,7 +18,7 @@ import {
   type Challenge,
 } from '../src/store/index.js';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { errorCode, expectLogSound, issue, makeRunWorld, readDb, runReviewAsync, sha256, trials, type RunWorld } from './run-helpers.js';
 
 const CLAIM_TRIALS = trials('claim', 1000);

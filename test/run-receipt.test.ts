@@ -1,7 +1,7 @@
-// The receipts `governed review-run` records (SPEC §8): retrievable byte for byte with `governed
+// The receipts `governed review-run` records (docs/formats.md#receipt): retrievable byte for byte with `governed
 // receipt show`, verified by `governed verify` and by openssl over a PAE built by hand in this test,
 // and stating exactly what the runner observed (sandbox uid, reviewer process identity read from
-// outside, writers, pinned digests). Plus `governed run reap` (SPEC §9 step 3).
+// outside, writers, pinned digests). Plus `governed run reap` (docs/runner.md#the-run-step-by-step step 3).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { staticProfileDigest } from '../runner/sandbox/profile.js';
 import { seccompDigest } from '../runner/seccomp/index.js';
 import { claimRun, closeStore, openStore, readProcessIdentity } from '../src/store/index.js';
 import { CLI, jsonOut } from './helpers/cli.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { challengeStatus, errorCode, gov, issue, makeRunWorld, readDb, runReview, sha256, storeDigest, type RunWorld } from './run-helpers.js';
 
 let w: RunWorld;
@@ -173,7 +173,7 @@ describe('what the receipt states', () => {
   });
 });
 
-describe('governed run reap (SPEC §9 step 3)', () => {
+describe('governed run reap (docs/runner.md#the-run-step-by-step step 3)', () => {
   it('records ABORTED for a claim whose runner is gone, never for a live one; unknown unit → 7', () => {
     const dead = issue(w, 'clean');
     const live = issue(w, 'clean');

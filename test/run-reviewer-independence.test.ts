@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStore, openStore, readProcessIdentity, registerWriter } from '../src/store/index.js';
-import { cleanupDirs } from './issue-helpers.js';
+import { cleanupDirs } from './state-helpers.js';
 import { expectAborted, gov, govOk, headSeq, issue, makeRunWorld, readDb, runReviewAsync, storeDigest, waitForStatus, type RunWorld } from './run-helpers.js';
 import { IS_ROOT, NODE, pidsOfUid, waitFor } from './sandbox-helpers.js';
 

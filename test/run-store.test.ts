@@ -1,4 +1,4 @@
-// The runs store (src/store/runs.ts, reducers/runs.ts; SPEC §5, §9): claim, commit, abort and reap
+// The runs store (src/store/runs.ts, reducers/runs.ts; docs/state.md#the-store, docs/runner.md#the-run-step-by-step): claim, commit, abort and reap
 // at store level, what the commit re-checks under the write lock, what the reducers refuse at a log
 // position (so a forged or reordered entry cannot replay), and replay equality over all of it.
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ import {
   type Store,
 } from '../src/store/index.js';
 import { payloadOf, samplePredicate, signEnvelope, statementFor } from './helpers/receipts.js';
-import { cleanupDirs, tempDir } from './issue-helpers.js';
+import { cleanupDirs, tempDir } from './state-helpers.js';
 import { issue, makeRunWorld, type RunWorld } from './run-helpers.js';
 import { isGovernedError } from '../src/core/errors.js';
 
@@ -119,7 +119,7 @@ function receiptFor(c: Challenge, run: { runId: string; executionId: string }, a
   };
 }
 
-describe('the commit re-checks under the write lock (SPEC §9 step 9)', () => {
+describe('the commit re-checks under the write lock (docs/runner.md#the-run-step-by-step step 9)', () => {
   it('commits a claimed run once; a second commit or an abort of the ended run is refused', () => {
     const c = fresh();
     const run = claim(c);
@@ -265,7 +265,7 @@ describe('the reducers refuse entries that do not follow from the state before t
   });
 });
 
-describe('reaping (SPEC §9 step 3)', () => {
+describe('reaping (docs/runner.md#the-run-step-by-step step 3)', () => {
   it('a dead runner → runner_gone; a passed deadline → run_deadline_passed; a live run in time is never touched', async () => {
     const self = readProcessIdentity(process.pid);
     const dead = claim(fresh(), { runner: { ...self, startTime: self.startTime + 3 } });

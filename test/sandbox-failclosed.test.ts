@@ -1,4 +1,4 @@
-// Fail closed (research/sandbox.md §4 property 17; SPEC §9 step 4): a missing, non-executable,
+// Fail closed (docs/sandbox.md#the-invocation; docs/runner.md#the-run-step-by-step step 4): a missing, non-executable,
 // setuid, writable, too old or unusable bwrap, a bwrap/profile/seccomp/reviewer digest not on the
 // allowlist, an untrusted interpreter, bad arguments, an unsupported architecture, and a real
 // namespace setup failure — each refused with its own code and NOTHING executed: stub bwraps log

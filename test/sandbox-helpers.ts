@@ -1,10 +1,9 @@
-// Shared setup for the sandbox suites (research/sandbox.md §4): the real bwrap allowlist, test
+// Shared setup for the sandbox suites (docs/sandbox.md#the-invocation): the real bwrap allowlist, test
 // limits, the C probe compiled with gcc, the stand-alone driver bundled with esbuild, and /proc
 // scans. A missing bwrap or gcc FAILS these suites (assertToolchain) — they never skip.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, chmodSync, constants, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync, chmodSync, constants, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { inspectBwrap } from '../runner/sandbox/bwrap.js';
@@ -13,6 +12,7 @@ import { seccompBlob } from '../runner/seccomp/index.js';
 import type { SandboxAllowlist, SandboxRequest } from '../runner/sandbox/run.js';
 import type { SandboxLimits } from '../runner/sandbox/limits.js';
 import { REPO_ROOT } from './helpers/cli.js';
+import { makeTempDir } from './helpers/temp.js';
 
 export const BWRAP = '/usr/bin/bwrap';
 export const NODE = '/usr/bin/node';
@@ -40,7 +40,7 @@ export function testLimits(over: Partial<SandboxLimits> = {}): SandboxLimits {
 
 /** A world-traversable temp dir (the sandbox uid and unprivileged drivers must read into it). */
 export function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), `governed-sbx-${prefix}-`));
+  const d = makeTempDir(`governed-sbx-${prefix}-`);
   chmodSync(d, 0o755);
   return d;
 }

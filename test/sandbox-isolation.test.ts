@@ -1,4 +1,4 @@
-// Isolation properties 1–10 and 19 of research/sandbox.md §4, against REAL bwrap. Each property is
+// Isolation properties 1–10 and 19 of docs/sandbox.md#the-invocation, against REAL bwrap. Each property is
 // checked twice with the same probe: inside the sandbox (must be denied) and directly on the host
 // as the positive control (must succeed), so every assertion could fail. The governed side runs as
 // its own process (test/fixtures/sandbox/driver.ts) started the way an attacker-controlled caller
@@ -197,7 +197,7 @@ describe('property 2: no repository, HOME or key access', () => {
 });
 
 describe('property 3: no environment leak', () => {
-  it('exactly the SPEC §7.3 variables plus the policy ones; /proc/1/environ and /proc/self/environ hold no canary', () => {
+  it('exactly the docs/reviewers.md#the-reviewers-world variables plus the policy ones; /proc/1/environ and /proc/self/environ hold no canary', () => {
     expect(outside.env.keys).toContain('GOVERNED_TEST_CANARY');
     expect(outside.env.self.value).toContain(canary);
     expect(inside.env.keys).toEqual(['GOVERNED_BUNDLE', 'HOME', 'LANG', 'PATH', 'POLICY_VAR', 'TMPDIR']);

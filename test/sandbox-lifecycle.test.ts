@@ -1,4 +1,4 @@
-// Lifecycle properties 11–16 of research/sandbox.md §4 against REAL bwrap: terminal injection under
+// Lifecycle properties 11–16 of docs/sandbox.md#the-invocation against REAL bwrap: terminal injection under
 // a pty, pinning/TOCTOU (a live swap race), timeout and cleanup of double-forked children, the
 // stdout cap, death of the governed process, and the identity recorded from outside.
 import { spawn, spawnSync } from 'node:child_process';

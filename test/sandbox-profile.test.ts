@@ -1,4 +1,4 @@
-// The static profile and the argv builder (SPEC §9 step 5; research/sandbox.md §3, §4 property 18),
+// The static profile and the argv builder (docs/runner.md#the-run-step-by-step step 5; docs/sandbox.md#the-invocation),
 // the bwrap version rule, and `governed sandbox profile` through the built CLI.
 import { describe, expect, it } from 'vitest';
 import { buildBwrapArgv, FD_NUMBERS } from '../runner/sandbox/argv.js';
@@ -31,7 +31,7 @@ describe('static profile (property 18: deterministic, digest-pinned)', () => {
     expect(staticProfileDigest()).toBe(staticProfileDigest());
   });
 
-  it('contains every flag of SPEC §9 step 5 and research §3, `--` before the command', () => {
+  it('contains every flag of docs/runner.md#the-run-step-by-step step 5 and research docs/threat-model.md#rules-that-hold-everywhere, `--` before the command', () => {
     const fixed = PROFILE_ARGV.filter((a): a is string => typeof a === 'string');
     for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--as-pid-1', '--clearenv', '--remount-ro', '--seccomp', '--json-status-fd', '--block-fd', '--ro-bind-data', '--proc', '--dev']) {
       expect(fixed, flag).toContain(flag);

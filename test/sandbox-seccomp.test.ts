@@ -1,4 +1,4 @@
-// The seccomp filter (SPEC §9 step 5; research/sandbox.md B.5, §4 property 10 unit part): the
+// The seccomp filter (docs/runner.md#the-run-step-by-step step 5; docs/sandbox.md#seccomp unit part): the
 // TypeScript assembler regenerates the committed blob byte for byte, the blob's digest is the
 // pinned constant, the disassembly starts with the architecture check, every syscall number is
 // the kernel header's, and the assembler refuses malformed programs. The behaviour of the filter

@@ -1,6 +1,6 @@
 // Systematic mutations of a valid JSON value (each field removed, retyped, out of range, near-misses
 // of its format, an unknown key at every level, arrays resized), for the mutation tests of the one
-// schema of each format (test/s4-vsa-bounds-edges.test.ts, test/s3-sec-iso-time.test.ts, …).
+// schema of each format (test/gate-vsa-bounds-edges.test.ts, test/iso-time-calendar.test.ts, …).
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const INT_BOUNDS = [-1, 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 99, 100, 101, 255, 256, 257, 4096, 4097, 4194304, 4194305, 4294967294, 4294967295, Number.MAX_SAFE_INTEGER, 1.5];

@@ -12,7 +12,7 @@ import { buildVsaStatement } from '../src/core/vsa.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { sampleDecisionForVsa, tempDir } from './helpers/receipts.js';
 import { eligibleStory, type Story } from './gate-world.js';
-import { gov } from './issue-helpers.js';
+import { gov } from './state-helpers.js';
 
 const DIR = join(REPO_ROOT, 'docs', 'schemas');
 const generated = publishedJsonSchemas();

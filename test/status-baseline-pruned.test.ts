@@ -1,6 +1,6 @@
 // `status` on a unit whose baseline commit git no longer has (pruned) fails with the code issuance gives (workspace_revision_unresolved, 2) instead of a reasonless REVIEW_ONLY.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupDirs, errorOf, gov, govOk, makeWorld, storeDigest, type World } from './issue-helpers.js';
+import { cleanupDirs, errorOf, gov, govOk, makeWorld, storeDigest, type World } from './state-helpers.js';
 
 afterEach(cleanupDirs);
 

@@ -1,4 +1,4 @@
-// `governed status` (SPEC §4.1, §10; issue 5 item 3) through the built CLI: the stable JSON object
+// `governed status` (docs/commands.md#what-each-command-guarantees, docs/decision.md#the-rules-in-short; docs/gate.md#6-the-cold-gate-path) through the built CLI: the stable JSON object
 // (docs/gate.md "status") and the human table — per stage and slot the streak, what is counted and
 // missing, what blocks a slot (DIRTY receipts, ABORTED runs), standing vetoes, leases, preservation,
 // the delivery state with every reason — read-only, exit 0 whenever it could report, 7 for an
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
 import { trustRootDoc } from './helpers/receipts.js';
 import { abortChallenge, consumeAuthority } from './helpers/store-receipts.js';
-import { assertNoSecrets, cleanupDirs, gov, makeKeys, policyDoc, recordAuthorityFor, tempDir, writeJsonFile } from './issue-helpers.js';
+import { assertNoSecrets, cleanupDirs, gov, makeKeys, policyDoc, recordAuthorityFor, tempDir, writeJsonFile } from './state-helpers.js';
 import { challenge, cloneHome, gate, gateJson, newStory, review, rounds, status, storeDigestAt, type Story } from './gate-world.js';
 
 interface StatusJson {
@@ -103,7 +103,7 @@ describe('the status object (schema version 1)', () => {
   });
 });
 
-describe('blocks, vetoes and their lifts (SPEC §10.1, §10.2)', () => {
+describe('blocks, vetoes and their lifts (docs/decision.md#the-rules-in-short, docs/decision.md#6-vetoes)', () => {
   let dirty: string;
   let aborted: string;
 

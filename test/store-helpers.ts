@@ -1,7 +1,6 @@
 // Shared fixtures of the store tests: real state directories in temp dirs, a pinned store, and a
 // raw connection for playing the attacker who edits the database file behind governed's back.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
@@ -9,6 +8,7 @@ import { isGovernedError } from '../src/core/errors.js';
 import { initStore } from '../src/store/pins.js';
 import { readProcessIdentity, type ProcessIdentity } from '../src/store/process-identity.js';
 import type { Store } from '../src/store/store.js';
+import { makeTempDir } from './helpers/temp.js';
 
 export const T0 = 1_700_000_000;
 export const POLICY_YAML = 'kind: governed/policy\nversion: 1\ntrust_mode: co-located\naccept_co_located: true\n';
@@ -20,7 +20,7 @@ const dirs: string[] = [];
 
 /** A fresh private temp directory (mkdtemp makes it 0700); removed by `cleanupDirs`. */
 export function tempDir(prefix = 'governed-store-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
+  const d = makeTempDir(prefix);
   dirs.push(d);
   return d;
 }

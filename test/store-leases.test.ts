@@ -1,4 +1,4 @@
-// Issue 3 item 7 / SPEC §2, §5, §6.2: units, writer sessions and mutation leases at store level.
+// docs/state.md#state-the-store-units-and-scope-versions-writers-leases-review-challenges item 7 / docs/overview.md#words, docs/state.md#the-store, docs/contract.md#the-states-a-receipt-is-judged-against: units, writer sessions and mutation leases at store level.
 // Every refusal asserts its exact code and that the store did not change.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readLog } from '../src/store/log.js';
@@ -137,7 +137,7 @@ describe('leases', () => {
     refused('lease_not_active', () => releaseLease(store, { leaseId, writerSession: 'alice', now: T0 + 40 }));
     refused('lease_not_holder', () => releaseLease(store, { leaseId, writerSession: 'bob', now: T0 + 40 }));
 
-    // Every release increments work_revision (SPEC §6.2: A→B→A still restarts a streak).
+    // Every release increments work_revision (docs/contract.md#the-states-a-receipt-is-judged-against: A→B→A still restarts a streak).
     const second = acquireLease(store, { unit, writerSession: 'bob', ttlSeconds: 60, now: T0 + 50 });
     releaseLease(store, { leaseId: second.leaseId, writerSession: 'bob', now: T0 + 51 });
     expect(getUnit(store, unit).workRevision).toBe(2);

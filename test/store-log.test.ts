@@ -1,4 +1,4 @@
-// SPEC §5: the hash-chained, append-only log and `mutate` (one transaction per state change).
+// docs/state.md#the-store: the hash-chained, append-only log and `mutate` (one transaction per state change).
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// SPEC §5 / §4.1 init: state directory and database file modes, pragmas, numbered migrations,
+// docs/state.md#the-store, docs/commands.md#what-each-command-guarantees init: state directory and database file modes, pragmas, numbered migrations,
 // pinning, and every refusal of opening and initialising a store.
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ const pins = { policyBytes: Buffer.from(POLICY_YAML), trustBytes: Buffer.from(TR
 const mode = (p: string): number => statSync(p).mode & 0o777;
 
 describe('openStore / initStore', () => {
-  it('creates a 0700 state directory, 0700 bundles/ and a 0600 database with the SPEC §5 pragmas', () => {
+  it('creates a 0700 state directory, 0700 bundles/ and a 0600 database with the docs/state.md#the-store pragmas', () => {
     const store = newStore();
     try {
       expect(mode(store.home)).toBe(0o700);

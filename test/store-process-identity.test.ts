@@ -1,4 +1,4 @@
-// Issue 3 item 7: a writer's host process identity (boot id, pid, start time = field 22 of
+// docs/state.md#writers-and-leases: a writer's host process identity (boot id, pid, start time = field 22 of
 // /proc/<pid>/stat) and liveness, with real processes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, symlinkSync } from 'node:fs';

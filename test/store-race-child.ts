@@ -1,6 +1,6 @@
 // Child process of test/store-race.test.ts (bundled with esbuild, run with child_process.fork):
 // opens the store given in argv and performs the operation the parent sends, replying with the
-// outcome. Each child is a separate OS process with its own SQLite connection (SPEC §5: "two
+// outcome. Each child is a separate OS process with its own SQLite connection (docs/state.md#the-store: "two
 // processes racing on one challenge yield exactly one run").
 import { isGovernedError } from '../src/core/errors.js';
 import { acquireLease } from '../src/store/leases.js';

@@ -1,4 +1,4 @@
-// SPEC §5: one-time facts are decided inside one IMMEDIATE transaction and backstopped by UNIQUE
+// docs/state.md#the-store: one-time facts are decided inside one IMMEDIATE transaction and backstopped by UNIQUE
 // constraints, so two OS processes racing on one row yield exactly one winner. Two long-lived
 // forked children race on hundreds of fresh rows; the log they interleave must stay a valid chain
 // that replays to the stored state.

@@ -1,4 +1,4 @@
-// SPEC §5: replaying the log rebuilds every table. Live path and replay share the reducers, so a
+// docs/state.md#the-store: replaying the log rebuilds every table. Live path and replay share the reducers, so a
 // long mixed history must replay to the identical state digest; any divergence is refused.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { jsonOut } from './helpers/cli.js';
-import { cleanupDirs, contractDoc, expectRefused, gov, govOk, makeWorld, setupUnit, storeDigest, writeJsonFile } from './issue-helpers.js';
+import { cleanupDirs, contractDoc, expectRefused, gov, govOk, makeWorld, setupUnit, storeDigest, writeJsonFile } from './state-helpers.js';
 import { join } from 'node:path';
 
 afterAll(() => cleanupDirs());

@@ -6,7 +6,7 @@ import { abortChallenge, consumeAuthority, type RecordedReceipt } from './helper
 import type { Finding } from '../src/core/receipt-predicate.js';
 import { jsonOut } from './helpers/cli.js';
 import { challenge, newStory, review, status, type Story } from './gate-world.js';
-import { cleanupDirs, errorOf, expectRefused, gov, govOk, readDb, recordAuthorityFor, storeDigest } from './issue-helpers.js';
+import { cleanupDirs, errorOf, expectRefused, gov, govOk, readDb, recordAuthorityFor, storeDigest } from './state-helpers.js';
 
 afterEach(cleanupDirs);
 

@@ -1,4 +1,4 @@
-// Attacks on receipt verification (SPEC §8, §13): each asserts its exact error code and exit.
+// Attacks on receipt verification (docs/formats.md#receipt, docs/policy.md#policy-and-trust-root): each asserts its exact error code and exit.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -212,7 +212,7 @@ describe('governed verify (CLI) and openssl interop', () => {
     writeFileSync(untrusted, signEnvelope(payloadOf(statementFor(samplePredicate())), [w.reviewer, other]));
     expect(runCli(['verify', untrusted, '--trust', w.trustPath]).code).toBe(6);
     const tampered = join(w.dir, 'tampered.json');
-    // 4 wins over 6 when both occur (SPEC §4.2 precedence)
+    // 4 wins over 6 when both occur (docs/commands.md#exit-codes precedence)
     expect(runCli(['verify', untrusted, tampered, '--trust', w.trustPath]).code).toBe(4);
     const expired = writeJson(join(w.dir, 'expired.json'), { ...JSON.parse(readFileSync(w.trustPath, 'utf8')), expires: '2020-01-01T00:00:00Z' });
     const e = runCli(['verify', receiptPath, '--trust', expired, '--json']);

@@ -2,7 +2,7 @@
 // with a real gate key: field by field against the VSA v1 spec, then verified by three independent
 // verifiers — `governed verify --vsa`, openssl over the DSSE PAE bytes, and @sigstore/verify through
 // the Sigstore bundle v0.3 governed writes — and one changed byte is refused by each. Also
-// `governed verify --checkpoint`: one signature, the right role, the predicate's rules.
+// `governed verify --log-checkpoint`: one signature, the right role, the predicate's rules.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, sign as nodeSign, createPrivateKey } from 'node:crypto';
@@ -19,7 +19,7 @@ import { buildCheckpointStatement } from '../src/core/checkpoint.js';
 import { containersOf } from '../src/core/sigstore-bundle.js';
 import { jsonOut, REPO_ROOT, runCli } from './helpers/cli.js';
 import { sampleDecisionForVsa, writeJson } from './helpers/receipts.js';
-import { cleanupDirs, makeKeys, tempDir, trustDoc, type Keys } from './issue-helpers.js';
+import { cleanupDirs, makeKeys, tempDir, trustDoc, type Keys } from './state-helpers.js';
 
 const ATTESTOR = join(REPO_ROOT, 'attestors', 'ed25519-file.mjs');
 const attestorSha = createHash('sha256').update(readFileSync(ATTESTOR)).digest('hex');
@@ -200,11 +200,11 @@ describe('three independent verifiers accept the signed decision; one changed by
     const wrongRole = verifyCli(['--vsa', join(dir, 'log-signed.json')]);
     expect({ code: wrongRole.code, error: (wrongRole.out.error as { code: string }).code }).toEqual({ code: 6, error: 'key_wrong_role' });
     // The decision file given as a checkpoint: the gate key has no log role.
-    expect(verifyCli(['--checkpoint', join(dir, 'vsa.json')]).out.error).toMatchObject({ code: 'key_wrong_role' });
+    expect(verifyCli(['--log-checkpoint', join(dir, 'vsa.json')]).out.error).toMatchObject({ code: 'key_wrong_role' });
   });
 });
 
-describe('governed verify --checkpoint', () => {
+describe('governed verify --log-checkpoint', () => {
   it('verifies a checkpoint signed by the log attestor; a changed byte and a wrong kind are refused', () => {
     const st = buildCheckpointStatement({
       trust_mode: 'co-located',
@@ -218,23 +218,23 @@ describe('governed verify --checkpoint', () => {
     });
     const text = attestorSign(st, 'log', 'checkpoint');
     writeFileSync(join(dir, 'cp.json'), text);
-    const r = verifyCli(['--checkpoint', join(dir, 'cp.json')]);
+    const r = verifyCli(['--log-checkpoint', join(dir, 'cp.json')]);
     expect(r.code).toBe(0);
     expect(r.out).toMatchObject({ kind: 'checkpoint', valid: true, log_entries: 7, signed_by: [{ role: 'log', key_id: keys.log.keyId }] });
     const env = JSON.parse(text) as { payload: string };
     const payload = Buffer.from(env.payload, 'base64');
     payload[payload.indexOf(Buffer.from('"log_entries":7')) + 14] = '8'.charCodeAt(0);
     writeFileSync(join(dir, 'cp-bad.json'), JSON.stringify({ ...JSON.parse(text), payload: payload.toString('base64') }));
-    expect(verifyCli(['--checkpoint', join(dir, 'cp-bad.json')]).out.error).toMatchObject({ code: 'signature_invalid' });
+    expect(verifyCli(['--log-checkpoint', join(dir, 'cp-bad.json')]).out.error).toMatchObject({ code: 'signature_invalid' });
     // A checkpoint is not a decision: the log key has no gate role.
     expect(verifyCli(['--vsa', join(dir, 'cp.json')]).out.error).toMatchObject({ code: 'key_wrong_role' });
   });
 
   it('takes one kind at a time, and --subject only with --vsa', () => {
-    const both = verifyCli(['--vsa', join(dir, 'cp.json'), '--checkpoint', join(dir, 'cp.json')]);
+    const both = verifyCli(['--vsa', join(dir, 'cp.json'), '--log-checkpoint', join(dir, 'cp.json')]);
     expect(both.code).toBe(2);
     expect(both.out.error).toMatchObject({ code: 'verify_kind_conflict' });
-    const subjectOnly = verifyCli(['--checkpoint', join(dir, 'cp.json'), '--subject', COMMIT]);
+    const subjectOnly = verifyCli(['--log-checkpoint', join(dir, 'cp.json'), '--subject', COMMIT]);
     expect(subjectOnly.out.error).toMatchObject({ code: 'usage_error', ids: ['--subject'] });
   });
 });

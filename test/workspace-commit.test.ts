@@ -1,8 +1,7 @@
-// SPEC §6.2/§6.4: baselines, commit manifests and baseline file bytes come from git objects.
+// docs/contract.md#the-states-a-receipt-is-judged-against, docs/contract.md#workspace-digest: baselines, commit manifests and baseline file bytes come from git objects.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +12,7 @@ import {
   resolveBaseline,
 } from '../src/workspace/index.js';
 import { GIT, makeTempRepo, type TempRepo } from './helpers/git-repo.js';
+import { makeTempDir } from './helpers/temp.js';
 
 const ALL = { productRoots: ['.'], exclude: ['.governed'] };
 const sha = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
@@ -49,7 +49,7 @@ function richRepo(): TempRepo {
 describe('computeCommitManifest', () => {
   it('equals the workspace manifest of a clean checkout of that commit', async () => {
     const r = richRepo();
-    const clone = mkdtempSync(join(tmpdir(), 'governed-clone-'));
+    const clone = makeTempDir('governed-clone-');
     cleanups.push(clone);
     execFileSync(GIT, ['clone', '-q', r.root, clone], { env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' } });
     const fromCommit = await computeCommitManifest(r.root, 'HEAD', ALL);

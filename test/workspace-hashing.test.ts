@@ -1,4 +1,4 @@
-// The lstat-free hashing of walked entries and the parallel helpers (SPEC §6.4; src/workspace/
+// The lstat-free hashing of walked entries and the parallel helpers (docs/contract.md#workspace-digest; src/workspace/
 // hash-core.ts, hash-file.ts, hash-pool.ts): same bytes, same checks, same refusal codes on every
 // thread, and a manifest that does not depend on how many threads computed it.
 import { execFileSync } from 'node:child_process';
@@ -48,7 +48,7 @@ async function caughtAsync(p: Promise<unknown>): Promise<GovernedError> {
   throw new Error('expected a refusal');
 }
 
-/** No path, file name or content in what a refusal prints (SPEC §3 "No secrets in output"). */
+/** No path, file name or content in what a refusal prints (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"). */
 function expectNoLeak(e: GovernedError, ...secrets: string[]): void {
   const shown = `${e.message} ${JSON.stringify(e)} ${String(e.stack)}`;
   for (const s of secrets) expect(shown).not.toContain(s);

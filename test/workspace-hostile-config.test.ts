@@ -1,4 +1,4 @@
-// SPEC §6.4: repository-configured programs never run. Each attack is first shown to be live with
+// docs/contract.md#workspace-digest: repository-configured programs never run. Each attack is first shown to be live with
 // plain git (so these tests can fail), then every workspace operation runs and no marker appears.
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // The specialised manifest serializer (src/workspace/manifest-digest.ts) must be byte-for-byte the
-// generic JCS of the same entries (SPEC §3 "Canonical digests", §6.4), on random manifests, and must
+// generic JCS of the same entries (docs/threat-model.md#rules-that-hold-everywhere "Canonical digests", docs/contract.md#workspace-digest), on random manifests, and must
 // hand everything outside its fixed shape to `digestOf` (same digest or same refusal).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// SPEC §6.4 workspace manifest on real git repositories and plain directories.
+// docs/contract.md#workspace-digest workspace manifest on real git repositories and plain directories.
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

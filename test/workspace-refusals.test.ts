@@ -1,4 +1,4 @@
-// Every workspace refusal (SPEC §6.4, §4.2) asserts its exact error code and exit code.
+// Every workspace refusal (docs/contract.md#workspace-digest, docs/commands.md#exit-codes) asserts its exact error code and exit code.
 import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

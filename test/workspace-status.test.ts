@@ -1,4 +1,4 @@
-// SPEC §6.4 stat cache: used only by workspaceStatus; never trusted beyond its stat tuple.
+// docs/contract.md#workspace-digest stat cache: used only by workspaceStatus; never trusted beyond its stat tuple.
 import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The Ed25519 file-key attestor (SPEC §8.1). Bundled by scripts/build.mjs into ONE self-contained
+// The Ed25519 file-key attestor (docs/formats.md#attestors). Bundled by scripts/build.mjs into ONE self-contained
 // file, attestors/ed25519-file.mjs, whose sha256 is pinned in the policy: it imports nothing at run
 // time but Node built-ins. Signing uses @noble/ed25519 (bundled in); verification elsewhere is
 // node:crypto only.
@@ -21,11 +21,12 @@ import { predicateRuleViolation, reviewReceiptPredicateSchema } from '../../src/
 import { VSA_EXTENSION_KEY, vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
 import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
+import { utf8OrNull } from '../../src/core/utf8.js';
 
 // @noble/ed25519 takes its SHA-512 from this documented provider slot. node:crypto's (OpenSSL) is
 // used instead of the pure-JS @noble/hashes one: the same function, without a cold JIT of the
 // hash over the whole PAE bytes (≈13 ms of CPU per signature measured here) — the curve
-// arithmetic stays noble's (SPEC §8.1).
+// arithmetic stays noble's (docs/formats.md#attestors).
 ed.hashes.sha512 = (message) => new Uint8Array(createHash('sha512').update(message).digest());
 
 class Refusal extends Error {
@@ -125,7 +126,7 @@ function main(): void {
   let text: string;
   let value: unknown;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload);
+    text = utf8OrNull(payload) ?? refuse('payload_not_canonical');
     value = JSON.parse(text);
     if (jcs(value) !== text) refuse('payload_not_canonical');
   } catch (e) {

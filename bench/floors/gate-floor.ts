@@ -1,5 +1,5 @@
 // The floor of `governed gate` on this machine (bench/gate "floor"): ONLY the I/O and cryptography
-// that SPEC §10.3 makes every gate run pay, with no governed logic around it — Node's start, the
+// that docs/decision.md#8-delivery-state-and-reason-codes makes every gate run pay, with no governed logic around it — Node's start, the
 // SQLite addon and a read-only open, the newest N envelopes of the unit read by index, one hardened
 // `git cat-file --batch` walking the subject commit's tree and hashing every blob with SHA-256, and
 // two Ed25519 verifications per envelope with node:crypto against the trust file's keys. No
@@ -28,7 +28,7 @@ function pae(type: string, body: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`DSSEv1 ${t.length} `), t, Buffer.from(` ${body.length} `), body]);
 }
 
-// The subject's content from git objects: one batch process, replace refs off (SPEC §10.3).
+// The subject's content from git objects: one batch process, replace refs off (docs/decision.md#8-delivery-state-and-reason-codes).
 async function manifest(): Promise<string> {
   const git = spawn('/usr/bin/git', ['-c', 'core.fsmonitor=false', 'cat-file', '--batch'], {
     cwd: repo,

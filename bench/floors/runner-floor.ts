@@ -1,5 +1,5 @@
 // The floor of `governed review-run` on this machine (bench/runner "floor"): ONLY the processes
-// SPEC §8.1 and §9 make every run start, with no governed logic around them — Node's start, the two
+// docs/formats.md#attestors and docs/runner.md#the-run-step-by-step make every run start, with no governed logic around them — Node's start, the two
 // pinned attestors (the shipped @noble/ed25519 file-key attestor: Node start, bundle, private key,
 // public-key derivation, i.e. noble's base-point table), the reviewer under bare bwrap with the same
 // profile, and one `git ls-files` of the workspace. The attestors get a request they refuse after

@@ -1,11 +1,12 @@
-// The bwrap argument builder (research/sandbox.md §3 rule 6, §4 property 18): the ONLY expander of
+// The bwrap argument builder (docs/sandbox.md#the-invocation): the ONLY expander of
 // the static profile template. Every variable part is validated before it can become an argument:
 // no writer-controlled string ever reaches an option position, `--` always precedes the command,
 // and the output is a deterministic function of its inputs.
 import { fail } from '../../src/core/errors.js';
 import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
 import { interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
-import { FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
+import { EGRESS_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, type FdName } from './profile.js';
+import { EGRESS_ENV_NAMES } from '../../src/core/egress-rules.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
 /** Descriptor numbers inside bwrap: the index in the spawn stdio array (0–2 are stdio). */
@@ -13,12 +14,20 @@ export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status
 
 const ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
 const RESERVED_ENV = new Set([...FIXED_ENV.map(([k]) => k), 'PWD']);
-/** Same shape as the policy's reviewer interpreter (SPEC §7.3: a root-owned file under /usr). */
+/** Same shape as the policy's reviewer interpreter (docs/reviewers.md#the-reviewers-world: a root-owned file under /usr). */
 const INTERPRETER_RE = /^\/usr\/[A-Za-z0-9._+-][A-Za-z0-9._/+-]{0,199}$/;
-export const MAX_ENV_VALUE = 4096;
-export const MAX_ENV_VARS = 64;
+import { REVIEWER_ENV_VALUE_MAX as MAX_ENV_VALUE } from '../../src/core/limits.js';
+import { REVIEWER_ENV_MAX_VARS as MAX_ENV_VARS } from '../../src/core/limits.js';
+
+/** The runner's egress wiring (docs/egress.md): the broker socket's host path and its variables. */
+export interface EgressWiring {
+  readonly socket: string;
+  readonly env: Readonly<Record<string, string>>;
+}
 
 export interface ArgvInputs {
+  /** Present for a reviewer with an egress entry: the egress profile is expanded instead. */
+  readonly egress?: EgressWiring | undefined;
   readonly interpreter: string;
   /** Policy-supplied reviewer variables (never the caller's environment). */
   readonly env: Readonly<Record<string, string>>;
@@ -42,13 +51,24 @@ export function validatePolicyEnv(env: unknown): asserts env is Record<string, s
     if (!ENV_NAME_RE.test(k) || RESERVED_ENV.has(k)) fail('sandbox_argument_invalid', ['env.name']);
     // Second line of defence behind the policy loaders (docs/security.md "Reviewer environment"):
     // a loader-influencing variable (NODE_OPTIONS, LD_PRELOAD, …) would run code the reviewer's
-    // pinned sha256 does not cover (SPEC §8.1), so the sandbox refuses it even if a caller of this
+    // pinned sha256 does not cover (docs/formats.md#attestors), so the sandbox refuses it even if a caller of this
     // builder never went through a policy.
     if (!reviewerEnvNameAllowed(k)) fail('sandbox_argument_invalid', ['env.name']);
     // A value is one argv element after `--setenv NAME`, so a leading '-' cannot become an option;
     // NUL cannot be passed through execve at all.
     if (typeof v !== 'string' || v.length > MAX_ENV_VALUE || v.includes('\0')) fail('sandbox_argument_invalid', [`env.${k}`]);
   }
+}
+
+/** The egress wiring: an absolute socket path of safe characters, exactly the egress variables. */
+export function validateEgressWiring(e: unknown): asserts e is EgressWiring {
+  const w = e as EgressWiring;
+  if (w === null || typeof w !== 'object' || typeof w.socket !== 'string' || !/^\/[A-Za-z0-9._/-]{1,1000}$/.test(w.socket) || w.socket.split('/').includes('..')) {
+    fail('sandbox_argument_invalid', ['egress.socket']);
+  }
+  const env = w.env as Record<string, unknown>;
+  if (env === null || typeof env !== 'object' || Object.keys(env).sort().join(',') !== [...EGRESS_ENV_NAMES].sort().join(',')) fail('sandbox_argument_invalid', ['egress.env']);
+  for (const v of Object.values(env)) if (typeof v !== 'string' || v.length > MAX_ENV_VALUE || v.includes('\0')) fail('sandbox_argument_invalid', ['egress.env']);
 }
 
 /** Expand the profile template for one run. */
@@ -60,9 +80,16 @@ export function buildBwrapArgv(inputs: ArgvInputs): string[] {
   const envArgs = Object.keys(inputs.env)
     .sort()
     .flatMap((k) => ['--setenv', k, inputs.env[k] as string]);
+  if (inputs.egress !== undefined) validateEgressWiring(inputs.egress);
+  const egressEnv = inputs.egress === undefined ? [] : Object.keys(inputs.egress.env).sort().flatMap((k) => ['--setenv', k, (inputs.egress as EgressWiring).env[k] as string]);
   const out: string[] = [];
-  for (const arg of PROFILE_ARGV) {
+  for (const arg of inputs.egress === undefined ? PROFILE_ARGV : EGRESS_PROFILE_ARGV) {
     if (typeof arg === 'string') out.push(arg);
+    else if ('egress' in arg) {
+      if (inputs.egress === undefined) fail('internal_error', ['profile']);
+      if (arg.egress === 'socket') out.push(inputs.egress.socket);
+      else out.push(...egressEnv);
+    }
     else if ('fd' in arg) out.push(String(FD_NUMBERS[arg.fd]));
     else if ('env' in arg) out.push(...envArgs);
     else if ('interpreter' in arg) out.push(inputs.interpreter);

@@ -1,4 +1,4 @@
-// The bubblewrap binary (SPEC §9 steps 4–5; research/sandbox.md §3 rule 2): found by absolute path,
+// The bubblewrap binary (docs/runner.md#the-run-step-by-step steps 4–5; docs/sandbox.md#the-invocation): found by absolute path,
 // checked (regular file, executable, not setuid/setgid, not writable by group/others), hashed by
 // streaming the file, and only then — and, for a run, only once its digest is allowlisted — asked
 // for its version (≥ 0.8.0). Reviewers never run unsandboxed: every failure here is a code.
@@ -11,7 +11,7 @@ import { fail } from '../../src/core/errors.js';
 import { MIN_BWRAP_VERSION } from './profile.js';
 
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
-const MAX_BWRAP_BYTES = 64 * 1024 * 1024;
+import { BWRAP_MAX_BYTES as MAX_BWRAP_BYTES } from '../../src/core/limits.js';
 const CHUNK = 1024 * 1024;
 
 /** What identifies the file that was hashed; re-checked right before bwrap is spawned. */
@@ -67,7 +67,7 @@ function statChecked(path: string): BigIntStats {
   }
   if (!st.isFile()) fail('bwrap_path_invalid');
   const mode = Number(st.mode);
-  // Precedence (SPEC §4.2): untrusted (6) before configuration (2).
+  // Precedence (docs/commands.md#exit-codes): untrusted (6) before configuration (2).
   if ((mode & 0o6000) !== 0) fail('bwrap_setuid');
   if ((mode & 0o022) !== 0) fail('bwrap_insecure_mode');
   if ((mode & 0o111) === 0) fail('bwrap_not_executable');

@@ -1,4 +1,4 @@
-// Inherited descriptors (SPEC §9 step 5; research/sandbox.md §0 pitfall 2, §4 property 4). Node
+// Inherited descriptors (docs/runner.md#the-run-step-by-step step 5; docs/sandbox.md#the-reviewer-sandbox). Node
 // creates every descriptor of its own with O_CLOEXEC and `spawn` passes only the stdio array it is
 // given, but a descriptor governed INHERITED without O_CLOEXEC (e.g. `exec 50<secret` in the shell
 // that started it) survives exec into bwrap and, bwrap passing descriptors through, into the

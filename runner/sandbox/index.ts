@@ -1,4 +1,4 @@
-// The reviewer sandbox (SPEC §9 steps 4–6; docs/sandbox.md). The public surface for `governed
+// The reviewer sandbox (docs/runner.md#the-run-step-by-step steps 4–6; docs/sandbox.md). The public surface for `governed
 // review-run` and `governed sandbox profile`.
 export { prepareSandbox, runSandboxed } from './run.js';
 export type { SandboxRequest, SandboxResult, SandboxIdentity, SandboxFacts, SandboxAllowlist, ReviewerSource, PreparedSandbox } from './run.js';

@@ -1,4 +1,4 @@
-// Resource limits of one sandboxed run (SPEC §9 step 5; research/sandbox.md B.6). The wall-clock
+// Resource limits of one sandboxed run (docs/runner.md#the-run-step-by-step step 5; docs/sandbox.md#limits). The wall-clock
 // timeout and the stdout cap are enforced by governed from outside; the rest are rlimits that
 // /usr/bin/prlimit sets inside the sandbox (bwrap has no rlimit option) before the interpreter
 // starts, plus the size of the /tmp tmpfs. RLIMIT_CPU is derived from the timeout as a backstop.

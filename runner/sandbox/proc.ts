@@ -1,5 +1,5 @@
-// What governed reads about a sandboxed process from OUTSIDE, through the host's /proc (SPEC §9
-// step 6; research/sandbox.md B.3): namespace inodes, uid/gid, the syscall it is blocked in, and
+// What governed reads about a sandboxed process from OUTSIDE, through the host's /proc (docs/runner.md#the-run-step-by-step
+// step 6; docs/sandbox.md#identity-and-uid-separation): namespace inodes, uid/gid, the syscall it is blocked in, and
 // which processes still live in a PID namespace. Nothing the reviewer says about itself is used.
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { fail } from '../../src/core/errors.js';

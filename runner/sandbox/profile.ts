@@ -1,4 +1,4 @@
-// The static sandbox profile (SPEC §9 step 5, §13 `sandbox.profile_sha256`; docs/sandbox.md): the
+// The static sandbox profile (docs/runner.md#the-run-step-by-step step 5, docs/policy.md#policy-and-trust-root `sandbox.profile_sha256`; docs/sandbox.md): the
 // constant part of how governed runs bubblewrap, as one canonical JSON object with a digest the
 // policy allowlists. The argument list is a template: every element is either a fixed string or a
 // placeholder object naming the ONLY things that vary between runs —
@@ -10,15 +10,16 @@
 // argument. buildBwrapArgv (argv.ts) is the only expander of this template, so the argv that runs is
 // by construction an instance of the digest-pinned profile.
 import { canonicalJson, sha256Digest, digestHex } from '../../src/core/canonical.js';
+import { EGRESS_SANDBOX_SOCKET } from '../../src/core/egress-rules.js';
 
-/** Paths inside the sandbox (SPEC §7.3: the reviewer's world). */
+/** Paths inside the sandbox (docs/reviewers.md#the-reviewers-world: the reviewer's world). */
 export const SANDBOX_PATHS = {
   bundle: '/bundle/review-bundle.json',
   reviewer: '/opt/reviewer/reviewer',
   tmp: '/tmp',
 } as const;
 
-/** The fixed environment of SPEC §7.3, in this order; policy variables follow it. */
+/** The fixed environment of docs/reviewers.md#the-reviewers-world, in this order; policy variables follow it. */
 export const FIXED_ENV: readonly (readonly [string, string])[] = [
   ['GOVERNED_BUNDLE', SANDBOX_PATHS.bundle],
   ['HOME', '/tmp'],
@@ -52,19 +53,20 @@ export type PrlimitName = (typeof PRLIMIT_NAMES)[number];
 export type LimitName = PrlimitName | 'tmpfs';
 
 /** /dev/shm is sized by the profile itself: nothing a reviewer needs lives there. */
-export const DEV_SHM_BYTES = 16 * 1024 * 1024;
+import { SANDBOX_DEV_SHM_BYTES as DEV_SHM_BYTES } from '../../src/core/limits.js';
 
 export type ProfileArg =
   | string
   | { readonly fd: FdName }
   | { readonly env: 'policy' }
   | { readonly limit: LimitName }
-  | { readonly interpreter: 'policy' };
+  | { readonly interpreter: 'policy' }
+  | { readonly egress: 'socket' | 'env' };
 
 const fd = (name: FdName): ProfileArg => ({ fd: name });
 const limit = (name: LimitName): ProfileArg => ({ limit: name });
 
-/** The bwrap argument template, in order (research/sandbox.md §3; each flag's reason in docs/sandbox.md). */
+/** The bwrap argument template, in order (docs/sandbox.md#the-invocation; each flag's reason in docs/sandbox.md). */
 export const PROFILE_ARGV: readonly ProfileArg[] = [
   '--unshare-all',
   '--unshare-user',
@@ -133,7 +135,7 @@ export const PROFILE_ARGV: readonly ProfileArg[] = [
   '-c',
   GO_GATE,
   'governed-gate',
-  // bwrap always exports PWD after its chdir; SPEC §7.3 fixes the environment exactly, so env(1)
+  // bwrap always exports PWD after its chdir; docs/reviewers.md#the-reviewers-world fixes the environment exactly, so env(1)
   // removes it before anything of the reviewer runs.
   '/usr/bin/env',
   '-u',
@@ -150,6 +152,24 @@ export const PROFILE_ARGV: readonly ProfileArg[] = [
   { interpreter: 'policy' },
   SANDBOX_PATHS.reviewer,
 ];
+
+/**
+ * The egress profile (docs/egress.md "Sandbox"): the static profile plus the broker's socket bound
+ * read-only at one fixed path (a read-only bind still admits connect(2)) and the runner's egress
+ * variables after the policy's. Nothing else changes: the network namespace is still empty and the
+ * seccomp filter still admits only AF_UNIX sockets, so the socket is the sandbox's only way out.
+ * Its own digest, which a policy allowlists beside the plain profile's.
+ */
+export const EGRESS_PROFILE_ARGV: readonly ProfileArg[] = (() => {
+  const out: ProfileArg[] = [];
+  for (let i = 0; i < PROFILE_ARGV.length; i++) {
+    const arg = PROFILE_ARGV[i] as ProfileArg;
+    if (arg === '--remount-ro' && PROFILE_ARGV[i + 1] === '/') out.push('--ro-bind', { egress: 'socket' }, EGRESS_SANDBOX_SOCKET);
+    out.push(arg);
+    if (typeof arg === 'object' && 'env' in arg && arg.env === 'policy') out.push({ egress: 'env' });
+  }
+  return out;
+})();
 
 /** Absolute helpers the template executes inside the sandbox (checked to exist before a run). */
 export const SANDBOX_HELPERS = [SHELL_PATH, '/usr/bin/env', '/usr/bin/prlimit'] as const;
@@ -173,7 +193,7 @@ export interface StaticProfile {
   readonly argv: readonly ProfileArg[];
 }
 
-export function staticProfile(): StaticProfile {
+export function staticProfile(egress = false): StaticProfile {
   return {
     kind: 'governed/sandbox-profile',
     version: 1,
@@ -187,16 +207,16 @@ export function staticProfile(): StaticProfile {
       inherited_fds: 'closed',
       uid: 'policy sandbox.uid when euid is 0, else unchanged',
     },
-    argv: PROFILE_ARGV,
+    argv: egress ? EGRESS_PROFILE_ARGV : PROFILE_ARGV,
   };
 }
 
-/** `sha256:<hex>` over the RFC 8785 bytes of staticProfile(). */
-export function staticProfileDigest(): string {
-  return sha256Digest(canonicalJson(staticProfile()));
+/** `sha256:<hex>` over the RFC 8785 bytes of staticProfile() (the egress profile's when `egress`). */
+export function staticProfileDigest(egress = false): string {
+  return sha256Digest(canonicalJson(staticProfile(egress)));
 }
 
 /** The bare hex form the policy's `sandbox.profile_sha256` lists. */
-export function staticProfileSha256(): string {
-  return digestHex(staticProfileDigest());
+export function staticProfileSha256(egress = false): string {
+  return digestHex(staticProfileDigest(egress));
 }

@@ -1,4 +1,4 @@
-// Running one reviewer in bubblewrap (SPEC §9 steps 4–6, §7.3; research/sandbox.md §3). Two phases,
+// Running one reviewer in bubblewrap (docs/runner.md#the-run-step-by-step steps 4–6, docs/reviewers.md#the-reviewers-world; docs/sandbox.md#the-invocation). Two phases,
 // so the runner can record the reviewer's identity (and claim the run) before anything of the
 // reviewer executes:
 //
@@ -20,7 +20,7 @@ import { fail, GovernedError } from '../../src/core/errors.js';
 import { HEX64_RE, sha256Hex } from '../../src/core/canonical.js';
 import { parseBootId, parseProcStat } from '../../src/core/proc-stat.js';
 import { assertSandboxArch, seccompBlob } from '../seccomp/index.js';
-import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv } from './argv.js';
+import { buildBwrapArgv, FD_NUMBERS, validateInterpreterPath, validatePolicyEnv, type EgressWiring } from './argv.js';
 import { assertBwrapUnchanged, bwrapVersion, DEFAULT_BWRAP_PATH, inspectBwrap } from './bwrap.js';
 import { closeInheritedFds } from './fds.js';
 import { LIFELINE_FD, LIFELINE_SHELL, lifelineArgv } from './lifeline.js';
@@ -49,7 +49,7 @@ export interface SandboxRequest {
   /** Root-owned interpreter under /usr (policy reviewers.<name>.interpreter). */
   readonly interpreter: string;
   readonly reviewer: ReviewerSource;
-  /** The canonical bundle bytes governed hashed and recorded (SPEC §7.1). */
+  /** The canonical bundle bytes governed hashed and recorded (docs/bundle.md#views). */
   readonly bundleBytes: Buffer;
   /** Policy-supplied reviewer variables (policy reviewers.<name>.env), never the caller's. */
   readonly env: Readonly<Record<string, string>>;
@@ -57,6 +57,8 @@ export interface SandboxRequest {
   readonly uid: number;
   readonly gid: number;
   readonly limits: SandboxLimits;
+  /** The egress broker's socket and variables (docs/egress.md); the egress profile is used then. */
+  readonly egress?: EgressWiring | undefined;
 }
 
 /** Reviewer process identity, measured from outside (the receipt's `reviewer_process` shape). */
@@ -98,7 +100,7 @@ export interface SandboxResult {
   readonly outputOverflow: boolean;
   /** stdout, at most limits.maxOutputBytes bytes. */
   readonly stdout: Buffer;
-  /** Only the count: reviewer stderr is drained and never kept (SPEC §3 "No secrets in output"). */
+  /** Only the count: reviewer stderr is drained and never kept (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"). */
   readonly stderrBytes: number;
   readonly identity: SandboxIdentity;
   readonly facts: SandboxFacts;
@@ -120,8 +122,8 @@ export interface PreparedSandbox {
   abort(): Promise<void>;
 }
 
-const MAX_REVIEWER_BYTES = 64 * 1024 * 1024;
-const MAX_BUNDLE_BYTES = 1024 * 1024 * 1024;
+import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../src/core/limits.js';
+import { SANDBOX_BUNDLE_MAX_BYTES as MAX_BUNDLE_BYTES } from '../../src/core/limits.js';
 /** How long bwrap may take to build the sandbox before it is considered failed. */
 const SETUP_TIMEOUT_MS = 30_000;
 const CHUNK = 1024 * 1024;
@@ -148,14 +150,14 @@ function validateRequest(req: SandboxRequest): void {
   }
 }
 
-/** Run every check that needs no process, in the order of SPEC §9 step 4. */
+/** Run every check that needs no process, in the order of docs/runner.md#the-run-step-by-step step 4. */
 async function preflight(req: SandboxRequest): Promise<{ facts: Omit<SandboxFacts, 'reviewerSha256'>; argv: string[]; blob: Buffer; bwrap: Awaited<ReturnType<typeof inspectBwrap>> }> {
   assertSandboxArch();
   validateRequest(req);
-  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits });
+  const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits, egress: req.egress });
   const bwrap = await inspectBwrap(req.bwrapPath ?? DEFAULT_BWRAP_PATH);
   if (!req.allow.bwrapSha256.includes(bwrap.sha256)) fail('bwrap_not_allowlisted');
-  const profileDigest = staticProfileDigest();
+  const profileDigest = staticProfileDigest(req.egress !== undefined);
   if (!req.allow.profileSha256.includes(profileDigest.slice(7))) fail('sandbox_profile_not_allowlisted');
   const blob = seccompBlob();
   const seccompHex = sha256Hex(blob);
@@ -389,7 +391,7 @@ async function namespaceEmptied(pidNs: number): Promise<boolean> {
   return false;
 }
 
-/** Compare each namespace of the sandboxed process with the runner's own (SPEC §9 step 6). */
+/** Compare each namespace of the sandboxed process with the runner's own (docs/runner.md#the-run-step-by-step step 6). */
 function assertIsolated(ns: NamespaceIds): void {
   const own = readNamespaces('self');
   for (const name of NAMESPACES) if (ns[name] === own[name]) fail('sandbox_not_isolated', [`ns.${name}`]);

@@ -13,7 +13,7 @@ export interface BwrapStatus {
   exitCode: number | null;
 }
 
-const MAX_STATUS_BYTES = 64 * 1024;
+import { SANDBOX_STATUS_MAX_BYTES as MAX_STATUS_BYTES } from '../../src/core/limits.js';
 const NS_KEY_RE = /^(cgroup|ipc|mnt|net|pid|uts|user)-namespace$/;
 
 export class StatusParser {

@@ -1,4 +1,4 @@
-// Executables the sandbox runs from the host's /usr (SPEC §3 trust assumptions, §7.3): the
+// Executables the sandbox runs from the host's /usr (docs/threat-model.md#rules-that-hold-everywhere trust assumptions, docs/reviewers.md#the-reviewers-world): the
 // reviewer's interpreter and the env/prlimit helpers. They are trusted as part of the root-owned
 // base, so the check is about ownership and mode, not content: a file that is not root-owned, is
 // writable by group/others, or is setuid/setgid is not part of that base.

@@ -1,4 +1,4 @@
-// A two-pass label assembler for classic BPF (research/sandbox.md B.5: "a pure-TypeScript
+// A two-pass label assembler for classic BPF (docs/sandbox.md#seccomp: "a pure-TypeScript
 // classic-BPF assembler ... no toolchain"). Jumps name labels; the second pass turns them into the
 // u8 forward offsets the kernel expects and refuses anything backward or farther than 255.
 import { OP, validateProgram, type Insn, type Opcode } from './bpf.js';

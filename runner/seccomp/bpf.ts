@@ -1,4 +1,4 @@
-// Classic BPF for seccomp (SPEC §9 step 5; research/sandbox.md B.5): the instruction encoding of
+// Classic BPF for seccomp (docs/runner.md#the-run-step-by-step step 5; docs/sandbox.md#seccomp): the instruction encoding of
 // `struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }` (8 bytes, little endian on x86_64), a
 // structural validator, and a disassembler so the committed blob can be reviewed as text.
 // Only the handful of opcodes a seccomp filter needs are supported; anything else is refused,

@@ -1,4 +1,4 @@
-// The seccomp filter of the reviewer sandbox (SPEC §9 step 5; research/sandbox.md B.5, A.9). It is
+// The seccomp filter of the reviewer sandbox (docs/runner.md#the-run-step-by-step step 5; docs/sandbox.md#seccomp). It is
 // defined here as data and assembled into classic BPF without any toolchain; the result is
 // committed as filter-x86_64.bpf (and its disassembly filter-x86_64.txt) and pinned by digest in
 // pinned.ts. Default ALLOW: the sandbox's namespaces, read-only mounts and rlimits do the broad

@@ -1,4 +1,4 @@
-// The seccomp blob handed to bwrap `--seccomp FD` (SPEC §9 step 5). It is assembled in-process
+// The seccomp blob handed to bwrap `--seccomp FD` (docs/runner.md#the-run-step-by-step step 5). It is assembled in-process
 // from filter.ts (no toolchain at run time) and must equal the committed, digest-pinned
 // filter-x86_64.bpf byte for byte: a mismatch means this build is not the reviewed filter, and
 // nothing runs. Only x86_64 Linux is supported; other architectures are refused with a code.

@@ -43,7 +43,7 @@ export function makeRepo(dir) {
   return repo;
 }
 
-/** The request contract (SPEC §6) with byte-exact atom spans over the request file. */
+/** The request contract (docs/contract.md#the-request-contract) with byte-exact atom spans over the request file. */
 export function contractYaml(state) {
   const a = Buffer.byteLength(REQUEST_OBLIGATION);
   const b = a + Buffer.byteLength(REQUEST_CONTEXT);
@@ -93,7 +93,7 @@ export function keyIdOfPem(pem) {
 
 export const CREDENTIALS = ['reviewer', 'runner', 'gate', 'log', 'authority'];
 
-/** A trust root (SPEC §13) naming each demo key for its one role. */
+/** A trust root (docs/policy.md#policy-and-trust-root) naming each demo key for its one role. */
 export function trustRoot(keysDir) {
   return {
     version: 1,
@@ -105,7 +105,7 @@ export function trustRoot(keysDir) {
   };
 }
 
-/** One attestor config per signing credential (SPEC §8.1): its key ref and its one kind. */
+/** One attestor config per signing credential (docs/formats.md#attestors): its key ref and its one kind. */
 export function attestorConfigs(dir, keysDir) {
   const kinds = { reviewer: 'review-receipt', runner: 'review-receipt', gate: 'decision', log: 'checkpoint' };
   const out = {};

@@ -1,4 +1,4 @@
-// The state directory rule (SPEC §4): --home, else $GOVERNED_HOME, else ./.governed. Its own module,
+// The state directory rule (docs/commands.md#common-behaviour): --home, else $GOVERNED_HOME, else ./.governed. Its own module,
 // free of commander, so the commander-free entries (gate, review-run) share it with every command.
 import { resolve } from 'node:path';
 

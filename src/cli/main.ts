@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `governed` command line (SPEC §4). Wiring only: every action lazily imports its flow so the
-// cold start of one command does not pay for another's modules (research/perf.md §3.5).
+// The `governed` command line (docs/commands.md#common-behaviour). Wiring only: every action lazily imports its flow so the
+// cold start of one command does not pay for another's modules (docs/gate.md#6-the-cold-gate-path).
 //
-// `governed gate` is the deploy gate, run cold on every release (SPEC §10.3, bench/gate): it is
+// `governed gate` is the deploy gate, run cold on every release (docs/decision.md#8-delivery-state-and-reason-codes, bench/gate): it is
 // routed to its commander-free parser (./commands/gate-argv.ts, kept equal to the commander
 // declaration in ./register/decide.ts by test/gate-argv.test.ts) BEFORE commander and the command
 // groups load, so its cold start pays for neither. `gate --help` / `-h` stays with commander, which
@@ -10,6 +10,8 @@
 // a static import here would put them on the gate's path; so would the error tables, which the
 // gate bundle carries itself). `governed review-run` (run once per review, bench/runner) takes the
 // same kind of early route when its argv is one its own parser owns.
+import { GOVERNED_VERSION } from '../core/version.js';
+
 const argv = process.argv.slice(2);
 
 async function main(): Promise<void> {
@@ -38,14 +40,14 @@ async function main(): Promise<void> {
         'Exit codes: 0 ok, 1 internal, 2 usage, 3 REVIEW_ONLY, 4 verification, 5 stale/replayed, ' +
         '6 untrusted, 7 no evidence, 8 refused by state, 9 review not clean (see docs/errors.md).',
     )
-    .version('0.1.0')
+    .version(GOVERNED_VERSION)
     .exitOverride()
     .showHelpAfterError(false)
     .configureOutput({
       writeErr: (s) => process.stderr.write(s),
       // Commander's own error messages quote the offending word (an unknown option or command, an
-      // excess argument, a rejected choice): that word is input and is never echoed (SPEC §3). The
-      // coded usage_error below replaces them — one JSON object on stdout under --json (SPEC §4).
+      // excess argument, a rejected choice): that word is input and is never echoed (docs/threat-model.md#rules-that-hold-everywhere). The
+      // coded usage_error below replaces them — one JSON object on stdout under --json (docs/commands.md#common-behaviour).
       outputError: () => undefined,
     });
   for (const group of groups) group.register(program);
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
         process.exitCode = EXIT.ok;
         return;
       }
-      // Every other commander error is a usage error (SPEC §4.2: exit 2), reported like every
+      // Every other commander error is a usage error (docs/commands.md#exit-codes: exit 2), reported like every
       // coded error: one JSON object under --json, the code on stderr, never the rejected word.
       // The one id is the declared flag that is missing or refused (our text, not the input).
       const { GovernedError } = await import('../core/errors.js');

@@ -1,6 +1,6 @@
-// One way every command reports (SPEC §4): `--json` prints exactly one JSON object on stdout,
+// One way every command reports (docs/commands.md#common-behaviour): `--json` prints exactly one JSON object on stdout,
 // also on failure; otherwise a short human summary on stdout and diagnostics on stderr. An error
-// prints its stable code, fixed summary and IDs, never a rejected value (SPEC §3).
+// prints its stable code, fixed summary and IDs, never a rejected value (docs/threat-model.md#rules-that-hold-everywhere).
 import { GovernedError, isGovernedError, EXIT, type ExitCode } from '../core/errors.js';
 
 export interface CommandResult {

@@ -1,4 +1,4 @@
-// The attestor protocol (SPEC §8.1), shared by the host (runner/attestor-host.ts) and the
+// The attestor protocol (docs/formats.md#attestors), shared by the host (runner/attestor-host.ts) and the
 // attestor programs (attestors/src/*.ts, bundled self-contained). One definition (zod/mini, so the
 // attestor's cold start stays near a bare node start: docs/architecture.md). Pure.
 //   config file : { credential, kind, key_id, key_ref }  (strict JSON, pinned by digest in the policy)
@@ -11,9 +11,9 @@ import { str } from './schema-primitives.js';
 /** The kinds of statement an attestor may sign, each with its predicate type. */
 export const ATTESTOR_KINDS = {
   'review-receipt': 'https://governed.dev/review-receipt/v1',
-  // The gate's signed decision (SPEC §4.1 `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
+  // The gate's signed decision (docs/commands.md#what-each-command-guarantees `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
   decision: 'https://slsa.dev/verification_summary/v1',
-  // The log checkpoint (SPEC §4.1 `audit checkpoint`, src/core/checkpoint.ts).
+  // The log checkpoint (docs/commands.md#what-each-command-guarantees `audit checkpoint`, src/core/checkpoint.ts).
   checkpoint: 'https://governed.dev/log-checkpoint/v1',
 } as const;
 export type AttestorKind = keyof typeof ATTESTOR_KINDS;
@@ -44,13 +44,13 @@ export const ATTESTOR_REFUSALS = [
 ] as const;
 export type AttestorRefusal = (typeof ATTESTOR_REFUSALS)[number];
 
-/** Which predicate field carries this credential's own attestor sha256 (SPEC §8.1 "not blind"). */
+/** Which predicate field carries this credential's own attestor sha256 (docs/formats.md#attestors "not blind"). */
 export function selfDigestField(kind: AttestorKind, credential: string): string | null {
   if (kind === 'review-receipt') {
     if (credential === 'reviewer') return 'reviewer_sha256';
     if (credential === 'runner') return 'runner_sha256';
   }
-  // Decisions are signed by the gate credential only (SPEC §8: never by reviewer or runner keys);
+  // Decisions are signed by the gate credential only (docs/formats.md#receipt: never by reviewer or runner keys);
   // its own digest is `predicate.governed.attestor_sha256`.
   if (kind === 'decision' && credential === 'gate') return 'attestor_sha256';
   // Checkpoints are signed by the log credential only; its own digest is `predicate.attestor_sha256`.

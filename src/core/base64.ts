@@ -10,7 +10,3 @@ export function decodeBase64Strict(text: string, code: ErrorCode, id: string): B
   if (bytes.toString('base64') !== text) fail(code, [id]);
   return bytes;
 }
-
-export function encodeBase64(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64');
-}

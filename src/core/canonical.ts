@@ -1,8 +1,8 @@
-// Canonical JSON and digests (SPEC §3 "Canonical digests"): every digest over structured data is
+// Canonical JSON and digests (docs/threat-model.md#rules-that-hold-everywhere "Canonical digests"): every digest over structured data is
 // SHA-256 over RFC 8785 (JCS) bytes, written `sha256:<64 hex>`.
 //
 // canonicalize@4 has known deviations on non-JSON inputs (functions, sparse arrays, undefined;
-// research/perf.md §3.3), so governed only canonicalizes values that passed `assertCanonicalDomain`:
+// docs/architecture.md#canonical-data), so governed only canonicalizes values that passed `assertCanonicalDomain`:
 // strings without lone surrogates, safe integers, booleans, null, arrays and plain objects.
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';

@@ -1,4 +1,4 @@
-// The log checkpoint (SPEC §3.1, §4.1 `audit checkpoint`, §5): an in-toto statement, signed through
+// The log checkpoint (docs/threat-model.md#trust-modes, docs/commands.md#what-each-command-guarantees `audit checkpoint`, docs/state.md#the-store): an in-toto statement, signed through
 // the policy's pinned `log` attestor, that names the head of the hash-chained log at one position.
 // Once a checkpoint has left the machine, a later rewrite of any entry at or before that position —
 // even with every hash recomputed and re-signed by a key-holding writer — no longer matches it:
@@ -23,7 +23,7 @@ export const checkpointPredicateSchema = z.strictObject({
   /** The pins in force at that position. */
   policy_digest: digest,
   trust_digest: digest,
-  /** The log attestor that signed (SPEC §8.1: an attestor signs only what names it). */
+  /** The log attestor that signed (docs/formats.md#attestors: an attestor signs only what names it). */
   attestor_sha256: hex64,
   /** When the checkpoint was made (ISO seconds, UTC). */
   made_at: isoSeconds,

@@ -1,5 +1,5 @@
-// DSSE v1 (research/attestation.md §2.2): the envelope and its Pre-Authentication Encoding.
-// Signatures are over PAE(payloadType, payload), never over a re-serialisation (SPEC §8).
+// DSSE v1 (docs/formats.md#receipt): the envelope and its Pre-Authentication Encoding.
+// Signatures are over PAE(payloadType, payload), never over a re-serialisation (docs/formats.md#receipt).
 import * as z from 'zod/mini';
 import { list, str } from './schema-primitives.js';
 import { decodeBase64Strict } from './base64.js';
@@ -15,7 +15,7 @@ const signatureSchema = z.strictObject({
   sig: str({ min: 1 }),
 });
 
-// Closed objects: an extra field anywhere is refused (SPEC §3 "Closed objects").
+// Closed objects: an extra field anywhere is refused (docs/threat-model.md#rules-that-hold-everywhere "Closed objects").
 export const envelopeSchema = z.strictObject({
   payloadType: str({ min: 1 }),
   payload: z.string(),

@@ -1,4 +1,4 @@
-// Durations and sizes in policies (SPEC §13): `10m`, `7d`, `120s`; `2GiB`, `1MiB`. Integers only,
+// Durations and sizes in policies (docs/policy.md#policy-and-trust-root): `10m`, `7d`, `120s`; `2GiB`, `1MiB`. Integers only,
 // one unit, no spaces: a policy means exactly one number.
 import { fail } from './errors.js';
 

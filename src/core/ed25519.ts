@@ -1,5 +1,5 @@
 // Ed25519 public keys and verification with node:crypto (OpenSSL) only — one verifier means one
-// acceptance rule (SPEC §8; research/perf.md §3.1: noble's ZIP-215 default and OpenSSL's RFC 8032
+// acceptance rule (docs/formats.md#receipt; docs/security.md#receipt-verification--governed-verify: noble's ZIP-215 default and OpenSSL's RFC 8032
 // cofactorless check disagree on crafted inputs). Our acceptance rule, declared and vector-tested
 // (test/ed25519.test.ts):
 //   - public key: SPKI DER of id-Ed25519 (1.3.101.112) with a 32-byte key, y < p (canonical), not
@@ -49,7 +49,7 @@ export function assertAcceptablePublicKey(raw: Uint8Array): void {
   if ((raw[31] as number) & 0x80 && (y === 1n || y === P - 1n)) fail('key_invalid', ['non_canonical']);
 }
 
-/** Key id = lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (SPEC §8). */
+/** Key id = lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (docs/formats.md#receipt). */
 export function keyIdOfRaw(raw: Uint8Array): string {
   return createHash('sha256').update(Buffer.concat([ED25519_SPKI_PREFIX, raw])).digest('hex');
 }

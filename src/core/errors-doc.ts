@@ -1,4 +1,4 @@
-// Renders docs/errors.md from the two code lists (SPEC §4.2). Pure: no I/O.
+// Renders docs/errors.md from the two code lists (docs/commands.md#exit-codes). Pure: no I/O.
 import { ERROR_CODES, REASON_CODES, EXIT_PRECEDENCE } from './errors.js';
 
 const EXIT_MEANING: Record<number, string> = {
@@ -18,11 +18,11 @@ export function renderErrorsDoc(): string {
   const lines: string[] = [];
   lines.push('# Error and reason codes');
   lines.push('');
-  lines.push('<!-- GENERATED from src/core/errors.ts by `npm run errors:doc`; test/errors-doc.test.ts fails when stale. -->');
+  lines.push('<!-- GENERATED from src/core/errors.ts by `npm run errors:doc`; test/errors.test.ts fails when stale. -->');
   lines.push('');
   lines.push('Every non-zero exit code means *deny*. Error codes stop a command and map to exactly one exit');
   lines.push('code; reason codes explain a `REVIEW_ONLY` decision (exit 3). Messages never contain the rejected');
-  lines.push('value, only the code and identifiers (SPEC §3).');
+  lines.push('value, only the code and identifiers (docs/threat-model.md#rules-that-hold-everywhere).');
   lines.push('');
   lines.push(`When several failures apply, the exit code follows the precedence ${EXIT_PRECEDENCE.join(' > ')}.`);
   lines.push('');

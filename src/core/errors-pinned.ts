@@ -1,4 +1,4 @@
-// The error module as the PINNED programs see it (attestors; SPEC §8.1): scripts/pinned-build.mjs
+// The error module as the PINNED programs see it (attestors; docs/formats.md#attestors): scripts/pinned-build.mjs
 // resolves every import of ./errors.ts to this file when it bundles a pinned program. Same names and
 // the same `code` on every error, without the code tables: a pinned program never prints a
 // GovernedError's summary or exit (the attestor answers with its own refusal codes, and "failed" for

@@ -1,8 +1,8 @@
-// The two code lists of SPEC §4.2: error codes (stop a command, one exit code each) and reason
+// The two code lists of docs/commands.md#exit-codes: error codes (stop a command, one exit code each) and reason
 // codes (explain REVIEW_ONLY, always exit 3). docs/errors.md is generated from this file
-// (scripts/gen-errors-doc.ts); test/errors-doc.test.ts fails when the doc is stale.
+// (scripts/gen-errors-doc.ts); test/errors.test.ts fails when the doc is stale.
 //
-// Messages never contain a rejected value (SPEC §3 "No secrets in output"): a GovernedError
+// Messages never contain a rejected value (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"): a GovernedError
 // carries a fixed summary from this table plus IDs the caller vouches are identifiers.
 
 import type { ErrorDef, ExitCode } from './error-codes/def.js';
@@ -11,15 +11,17 @@ import { FOUNDATION_ERRORS, FOUNDATION_REASONS } from './error-codes/foundation.
 import { WORKSPACE_ERRORS, WORKSPACE_REASONS } from './error-codes/workspace.js';
 import { CONTRACT_ERRORS, CONTRACT_REASONS } from './error-codes/contract.js';
 import { STORE_ERRORS, STORE_REASONS } from './error-codes/store.js';
-import { PROTOCOLS_ERRORS, PROTOCOLS_REASONS } from './error-codes/protocols.js';
-import { PROTOCOLS_PEER_ERRORS, PROTOCOLS_PEER_REASONS } from './error-codes/protocols-peer.js';
-import { ORCHESTRATOR_ERRORS, ORCHESTRATOR_REASONS } from './error-codes/orchestrator.js';
+import { PROTOCOLS_REVIEW_PASS_ERRORS, PROTOCOLS_REVIEW_PASS_REASONS } from './error-codes/protocols-review-pass.js';
+import { PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_ERRORS, PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_REASONS } from './error-codes/protocols-two-pass-weave-simple.js';
+import { REVIEW_PASS_ERRORS, REVIEW_PASS_REASONS } from './error-codes/review-pass.js';
 import { DECISION_ERRORS, DECISION_REASONS } from './error-codes/decision.js';
 import { RUNNER_ERRORS, RUNNER_REASONS } from './error-codes/runner.js';
 import { SANDBOX_ERRORS, SANDBOX_REASONS } from './error-codes/sandbox.js';
-import { ISSUE_ERRORS, ISSUE_REASONS } from './error-codes/issue.js';
+import { CHALLENGE_ERRORS, CHALLENGE_REASONS } from './error-codes/challenge.js';
 import { AUTHORITY_ERRORS, AUTHORITY_REASONS } from './error-codes/authority.js';
 import { AUDIT_ERRORS, AUDIT_REASONS } from './error-codes/audit.js';
+import { EGRESS_ERRORS, EGRESS_REASONS } from './error-codes/egress.js';
+import { TLOG_ERRORS, TLOG_REASONS } from './error-codes/tlog.js';
 import { SETUP_ERRORS, SETUP_REASONS } from './error-codes/setup.js';
 import { VERIFY_ERRORS, VERIFY_REASONS } from './error-codes/verify.js';
 
@@ -38,26 +40,29 @@ export const EXIT = {
   not_clean: 9,
 } as const;
 
-/** Precedence when several codes apply (SPEC §4.2): 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. */
+/** Precedence when several codes apply (docs/commands.md#exit-codes): 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. */
 export const EXIT_PRECEDENCE: readonly ExitCode[] = [1, 4, 6, 5, 8, 7, 2, 3];
 
 
 // Each domain owns one table under ./error-codes/ (so parallel work never edits one shared
-// object); a code may appear in exactly one table (test/errors.test.ts checks it).
+// object, each named after the source folder it serves); a code may appear in exactly one table
+// (test/error-tables-disjoint.test.ts checks it: spread objects would let a later table win silently).
 export const ERROR_CODES = {
   ...FOUNDATION_ERRORS,
   ...WORKSPACE_ERRORS,
   ...CONTRACT_ERRORS,
   ...STORE_ERRORS,
-  ...PROTOCOLS_ERRORS,
-  ...PROTOCOLS_PEER_ERRORS,
-  ...ORCHESTRATOR_ERRORS,
+  ...PROTOCOLS_REVIEW_PASS_ERRORS,
+  ...PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_ERRORS,
+  ...REVIEW_PASS_ERRORS,
   ...DECISION_ERRORS,
   ...RUNNER_ERRORS,
   ...SANDBOX_ERRORS,
-  ...ISSUE_ERRORS,
+  ...CHALLENGE_ERRORS,
   ...AUTHORITY_ERRORS,
   ...AUDIT_ERRORS,
+  ...EGRESS_ERRORS,
+  ...TLOG_ERRORS,
   ...SETUP_ERRORS,
   ...VERIFY_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
@@ -69,15 +74,17 @@ export const REASON_CODES = {
   ...WORKSPACE_REASONS,
   ...CONTRACT_REASONS,
   ...STORE_REASONS,
-  ...PROTOCOLS_REASONS,
-  ...PROTOCOLS_PEER_REASONS,
-  ...ORCHESTRATOR_REASONS,
+  ...PROTOCOLS_REVIEW_PASS_REASONS,
+  ...PROTOCOLS_TWO_PASS_WEAVE_SIMPLE_REASONS,
+  ...REVIEW_PASS_REASONS,
   ...DECISION_REASONS,
   ...RUNNER_REASONS,
   ...SANDBOX_REASONS,
-  ...ISSUE_REASONS,
+  ...CHALLENGE_REASONS,
   ...AUTHORITY_REASONS,
   ...AUDIT_REASONS,
+  ...EGRESS_REASONS,
+  ...TLOG_REASONS,
   ...SETUP_REASONS,
   ...VERIFY_REASONS,
 } as const satisfies Record<string, string>;
@@ -110,13 +117,13 @@ export function isGovernedError(e: unknown): e is GovernedError {
   return e instanceof GovernedError;
 }
 
-/** Pick the exit code that wins among several failures (SPEC §4.2 precedence). */
+/** Pick the exit code that wins among several failures (docs/commands.md#exit-codes precedence). */
 export function highestPrecedence(exits: readonly ExitCode[]): ExitCode {
   for (const candidate of EXIT_PRECEDENCE) if (exits.includes(candidate)) return candidate;
   return EXIT.ok;
 }
 
-/** The error that wins among several (SPEC §4.2 precedence), the first one on a tie; null for none. */
+/** The error that wins among several (docs/commands.md#exit-codes precedence), the first one on a tie; null for none. */
 export function worstError(errors: readonly GovernedError[]): GovernedError | null {
   for (const exit of EXIT_PRECEDENCE) {
     const e = errors.find((x) => x.exit === exit);

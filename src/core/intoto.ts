@@ -1,4 +1,4 @@
-// in-toto Statement v1 (research/attestation.md §2.1): the payload of every governed envelope.
+// in-toto Statement v1 (docs/formats.md#receipt): the payload of every governed envelope.
 import * as z from 'zod/mini';
 import { gitId, hex64, list, str } from './schema-primitives.js';
 import { closedRecord } from './closed-record.js';

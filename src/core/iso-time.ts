@@ -1,4 +1,4 @@
-// The ONE rule for a timestamp governed accepts (SPEC §7.2 / §8 "times in whole seconds", §13 trust
+// The ONE rule for a timestamp governed accepts (docs/reviewers.md#reviewer-output, docs/formats.md#receipt "times in whole seconds", docs/policy.md#policy-and-trust-root trust
 // root `expires`, `not_before`, `not_after`, `revoked_at`): exactly `YYYY-MM-DDTHH:MM:SSZ`, UTC, and a
 // real instant of the proleptic Gregorian calendar. A regex alone let `2026-02-30T00:00:00Z`,
 // `2026-13-01…`, `…T24:00:00Z` or `…T23:60:00Z` through, and `Date.parse` then rolled them over

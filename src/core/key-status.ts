@@ -1,4 +1,4 @@
-// When a trusted key counts (SPEC §13). Zod-free, shared by src/core/trust-root.ts users and the
+// When a trusted key counts (docs/policy.md#policy-and-trust-root). Zod-free, shared by src/core/trust-root.ts users and the
 // lean gate path.
 import type { PublicKey } from './ed25519.js';
 import { fail } from './errors.js';
@@ -19,7 +19,7 @@ export function keyStatusAt(key: TrustedKey, at: string, offline: boolean): KeyS
 
 /**
  * The public key a credential signs with, as `trust` holds it for `role` and valid at `at` (not
- * revoked by then): what a signer's returned signature must verify under (SPEC §8.1: the signed
+ * revoked by then): what a signer's returned signature must verify under (docs/formats.md#attestors: the signed
  * decision's `gate` key, the checkpoint's `log` key). Exit 6 otherwise, naming the key id.
  */
 export function trustedKeyFor(trust: TrustRoot, keyId: string, role: KeyRole, at: string): PublicKey {

@@ -1,4 +1,4 @@
-// DSSE Pre-Authentication Encoding (research/attestation.md §2.2). Zod-free, so the lean gate path
+// DSSE Pre-Authentication Encoding (docs/formats.md#receipt). Zod-free, so the lean gate path
 // and the attestor share the one implementation with src/core/dsse.ts.
 /** PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body; LEN in ASCII decimal bytes. */
 export function pae(payloadType: string, payload: Uint8Array): Buffer {

@@ -1,24 +1,25 @@
-// The policy's cross-field rules and derived values (SPEC §13), applied by `loadPolicy`
+// The policy's cross-field rules and derived values (docs/policy.md#policy-and-trust-root), applied by `loadPolicy`
 // (src/core/policy.ts) after its closed schema. Each rule has its own code and names the
 // offending stage/slot/credential/field, never a value. Pure.
 import { digestOf } from './canonical.js';
+import { EGRESS_ENV_NAMES } from './egress-rules.js';
 import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';
 import { fail } from './errors.js';
 import type { Policy, PolicyDocument, Stage } from './policy.js';
 import { interpreterSegmentsAllowed, SANDBOX_BOUNDS, withinBound } from './sandbox-bounds.js';
 
-/** The four review roles (SPEC §7.1): the slots of planning and integration. */
+/** The four review roles (docs/bundle.md#views): the slots of planning and integration. */
 export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
-/** Stages whose slots are the four roles and whose reviewers see role views (SPEC §7.1). */
+/** Stages whose slots are the four roles and whose reviewers see role views (docs/bundle.md#views). */
 export const ROLE_STAGES: ReadonlySet<Stage> = new Set(['planning', 'integration']);
-/** The environment names a policy may never set for a reviewer (SPEC §7.3 fixed environment; `PWD`
+/** The environment names a policy may never set for a reviewer (docs/reviewers.md#the-reviewers-world fixed environment; `PWD`
  * is removed by the sandbox's own start gate, runner/sandbox/argv.ts RESERVED_ENV). */
-const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG', 'PWD']);
+const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG', 'PWD', ...EGRESS_ENV_NAMES]);
 
 /**
- * Loader- and interpreter-influencing names (SPEC §8.1 "its SHA-256 covers every line it runs",
- * §7.3): each makes the dynamic loader, libc or the interpreter load or run code — or change how the
+ * Loader- and interpreter-influencing names (docs/formats.md#attestors "its SHA-256 covers every line it runs",
+ * docs/reviewers.md#the-reviewers-world): each makes the dynamic loader, libc or the interpreter load or run code — or change how the
  * pinned code behaves — that the reviewer's pinned sha256 does not cover (`NODE_OPTIONS=--import=…`
  * runs a module before the pinned script; `LD_PRELOAD`/`LD_AUDIT` load a library; `GCONV_PATH` loads
  * iconv modules; `BASH_ENV`/`ENV` are sourced by a shell; `LC_ALL` would override the fixed `LANG`).
@@ -44,7 +45,7 @@ const ENV_DENIED_PREFIXES = [
 ] as const;
 /** At most this many policy variables per reviewer: the sandbox's own bound (runner/sandbox/argv.ts
  * MAX_ENV_VARS), so a policy that loads never fails at every run instead. */
-const MAX_REVIEWER_ENV = 64;
+import { REVIEWER_ENV_MAX_VARS as MAX_REVIEWER_ENV } from './limits.js';
 
 /** Whether a policy may set `name` for a reviewer (the schemas already require `[A-Z][A-Z0-9_]{0,63}`). */
 export function reviewerEnvNameAllowed(name: string): boolean {
@@ -59,7 +60,7 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     if (s === undefined) continue;
     const slots = Object.keys(s.slots);
     if (slots.length === 0) fail('policy_invalid', [`stages.${stage}.slots`]);
-    // Planning and integration slots are exactly the four roles (SPEC §7.1, §10.1).
+    // Planning and integration slots are exactly the four roles (docs/bundle.md#views, docs/decision.md#the-rules-in-short).
     if (ROLE_STAGES.has(stage) && (slots.length !== ROLES.length || !ROLES.every((r) => slots.includes(r)))) {
       fail('policy_roles_incomplete', [`stages.${stage}`]);
     }
@@ -67,14 +68,14 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
       if (!Object.prototype.hasOwnProperty.call(doc.reviewers, reviewer)) fail('policy_reviewer_unknown', [`stages.${stage}.slots.${slot}`]);
     }
   }
-  // Integration requires the planning stage sealed (SPEC §10.1): a policy with integration needs planning.
+  // Integration requires the planning stage sealed (docs/decision.md#the-rules-in-short): a policy with integration needs planning.
   if (doc.stages.integration !== undefined && doc.stages.planning === undefined) fail('policy_invalid', ['stages.planning']);
-  // A reviewer's environment is the fixed one plus the policy's variables (SPEC §7.3); none of them
-  // may steer the loader or interpreter around the pinned bytes (§8.1), and no value may hold a NUL
+  // A reviewer's environment is the fixed one plus the policy's variables (docs/reviewers.md#the-reviewers-world); none of them
+  // may steer the loader or interpreter around the pinned bytes (docs/formats.md#attestors), and no value may hold a NUL
   // (execve cannot pass it: the run would fail, the policy must not load). Names the field, never
   // the variable or its value.
   for (const [reviewer, r] of Object.entries(doc.reviewers)) {
-    // The interpreter path the sandbox would refuse at every run (SPEC §7.3, §3 fail closed): the
+    // The interpreter path the sandbox would refuse at every run (docs/reviewers.md#the-reviewers-world, docs/threat-model.md#rules-that-hold-everywhere fail closed): the
     // schemas' regex admits `/usr/bin/./node`, `/usr/bin/`, `/usr/-x`; the segment rule is the
     // sandbox's own (./sandbox-bounds.ts).
     if (!interpreterSegmentsAllowed(r.interpreter)) fail('policy_invalid', [`reviewers.${reviewer}.interpreter`]);
@@ -84,10 +85,10 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
       if (!reviewerEnvNameAllowed(k) || v.includes('\0')) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     }
   }
-  // All credentials are distinct keys (SPEC §13).
+  // All credentials are distinct keys (docs/policy.md#policy-and-trust-root).
   const ids = Object.values(doc.credentials).flatMap((c) => (c ? [c.key_id] : []));
   if (new Set(ids).size !== ids.length) fail('policy_credentials_not_distinct', ['credentials']);
-  // The sandbox limits a policy sets must be ones the sandbox accepts (SPEC §9 step 5, §3 fail
+  // The sandbox limits a policy sets must be ones the sandbox accepts (docs/runner.md#the-run-step-by-step step 5, docs/threat-model.md#rules-that-hold-everywhere fail
   // closed), compared in the sandbox's own unit: milliseconds for the timeout (exactly the
   // `seconds * 1000` of runner/sandbox/limits.ts sandboxLimitsFromPolicy), bytes for the sizes.
   // A policy that loads can then never issue challenges that no run can serve.

@@ -1,4 +1,4 @@
-// The policy (SPEC §13): strict, closed, one clear error per field. Its digest is pinned at init
+// The policy (docs/policy.md#policy-and-trust-root): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
 import * as z from 'zod/mini';
 import { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa.js';
@@ -7,6 +7,7 @@ import { fail } from './errors.js';
 import { DURATION_RE, SIZE_RE } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
 import { hex64, int, list, str } from './schema-primitives.js';
+import { egressPolicySchema, type EgressPolicy } from './egress-schema.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
 
@@ -14,7 +15,7 @@ export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
 export type Stage = (typeof STAGES)[number];
 
-/** Control names a policy may require (SPEC §13). Which of them this version implements is the
+/** Control names a policy may require (docs/policy.md#policy-and-trust-root). Which of them this version implements is the
  * registry in src/core/decision/controls.ts; a required pending control keeps a unit REVIEW_ONLY. */
 export const KNOWN_CONTROLS = [
   'deploy_gate',
@@ -76,6 +77,8 @@ export const policySchema = z.strictObject({
         z.meta({ description: "an absolute path under /usr with no '..' segment" }),
       ),
       env: closedRecord(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: 4096 })),
+      /** The one model endpoint this reviewer may reach through the egress broker (docs/egress.md). */
+      egress: z.optional(egressPolicySchema),
     }),
   ),
   sandbox: z.strictObject({
@@ -110,7 +113,7 @@ export type PolicyDocument = z.infer<typeof policySchema>;
 
 export interface Policy {
   readonly doc: PolicyDocument;
-  /** sha256 over the RFC 8785 form of the parsed document (SPEC §3): YAML and JSON agree. */
+  /** sha256 over the RFC 8785 form of the parsed document (docs/threat-model.md#rules-that-hold-everywhere): YAML and JSON agree. */
   readonly digest: string;
   readonly challengeTtlSeconds: number;
   readonly reuseWindowSeconds: number | null;
@@ -132,8 +135,8 @@ export function loadPolicy(value: unknown): Policy {
   return policyFromDocument(parsed.data);
 }
 
-/** The reviewer the policy assigns to a stage's slot (the caller never picks it, SPEC §10.1). */
-export function reviewerForSlot(policy: Policy, stage: Stage, slot: string): { name: string; sha256: string; interpreter: string; env: Record<string, string> } {
+/** The reviewer the policy assigns to a stage's slot (the caller never picks it, docs/decision.md#the-rules-in-short). */
+export function reviewerForSlot(policy: Policy, stage: Stage, slot: string): { name: string; sha256: string; interpreter: string; env: Record<string, string>; egress?: EgressPolicy | undefined } {
   const s = policy.doc.stages[stage];
   if (s === undefined) fail('stage_not_in_policy', [stage]);
   const reviewer = Object.prototype.hasOwnProperty.call(s.slots, slot) ? s.slots[slot] : undefined;

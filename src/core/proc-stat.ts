@@ -1,5 +1,5 @@
 // Pure parsers of the kernel's process identity files (proc(5)), shared by the store (writer
-// liveness, SPEC §4.1) and the runner (the sandboxed reviewer's identity, SPEC §9 step 5). They take
+// liveness, docs/commands.md#what-each-command-guarantees) and the runner (the sandboxed reviewer's identity, docs/runner.md#the-run-step-by-step step 5). They take
 // the bytes/text; reading /proc is the caller's I/O.
 import { fail } from './errors.js';
 

@@ -1,7 +1,9 @@
-// The review-receipt predicate (SPEC §8): everything a receipt binds. Closed at every level.
-// Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (SPEC §7.2, §8).
+// The review-receipt predicate (docs/formats.md#receipt): everything a receipt binds. Closed at every level.
+// Times are whole seconds in UTC (`YYYY-MM-DDTHH:MM:SSZ`), runner clock (docs/reviewers.md#reviewer-output, docs/formats.md#receipt).
 import * as z from 'zod/mini';
 import { count, digestString, gitId, hex64, int, isoSeconds, list, str } from './schema-primitives.js';
+import { egressReceiptSchema } from './egress-schema.js';
+import { transcriptViolation } from './egress-rules.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
@@ -11,7 +13,7 @@ const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
 
 export { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES };
 
-/** One opaque finding (SPEC §7.2): closed codes and IDs only, never text. */
+/** One opaque finding (docs/reviewers.md#reviewer-output): closed codes and IDs only, never text. */
 export const findingSchema = z.strictObject({
   code: z.enum(FINDING_CODES),
   class: z.enum(FINDING_CLASSES),
@@ -20,7 +22,7 @@ export const findingSchema = z.strictObject({
 });
 export type Finding = z.infer<typeof findingSchema>;
 
-/** A finding is a veto when CRITICAL and of class preservation/scope/authority/release (SPEC §7.2). */
+/** A finding is a veto when CRITICAL and of class preservation/scope/authority/release (docs/reviewers.md#reviewer-output). */
 export function isVeto(f: Finding): boolean {
   return f.severity === 'CRITICAL' && VETO_CLASSES.has(f.class);
 }
@@ -89,13 +91,15 @@ export const reviewReceiptPredicateSchema = z.strictObject({
   }),
   writers: list(z.strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
   times: z.strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
+  /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
+  egress: z.optional(egressReceiptSchema),
 });
 
 export type ReviewReceiptPredicate = z.infer<typeof reviewReceiptPredicateSchema>;
 
 /**
  * Cross-field rules the schema cannot express: CLEAN ⇔ zero findings; vetoes are exactly the
- * veto findings; findings sorted and unique by canonical order (SPEC §7.2). Returns the first
+ * veto findings; findings sorted and unique by canonical order (docs/reviewers.md#reviewer-output). Returns the first
  * broken rule's field name, or null.
  */
 export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v: unknown) => string): string | null {
@@ -110,5 +114,8 @@ export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v:
   if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return 'vetoes';
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return 'times';
+  // The egress transcript: the chain re-derived from the records equals the signed head, the
+  // totals are their sums, and every record was forwarded (docs/egress.md "Transcript").
+  if (p.egress !== undefined) return transcriptViolation(p.egress.transcript);
   return null;
 }

@@ -1,7 +1,7 @@
-// The strict parser of a reviewer's stdout (SPEC §7.2). Pure: bytes and the bundle's coverage object
+// The strict parser of a reviewer's stdout (docs/reviewers.md#reviewer-output). Pure: bytes and the bundle's coverage object
 // in, the opaque verdict out, or one coded error. Nothing of the rejected bytes ever reaches an error:
 // the IDs name fixed fields (`coverage.atoms`, `findings[3].refs`), never a value the reviewer chose
-// (SPEC §3 "No secrets in output": a reviewer that echoes the bundle must not get it printed).
+// (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output": a reviewer that echoes the bundle must not get it printed).
 //
 // Rules, each with its own code (docs/runner.md):
 //  1. exactly the RFC 8785 bytes of ONE object, one trailing "\n" allowed — no whitespace, no key
@@ -20,15 +20,16 @@ import { canonicalJson, isCanonicalJsonText } from './canonical.js';
 import { fail } from './errors.js';
 import { CONTRACT_ID_RE, compareUtf8 } from './contract/ids.js';
 import { FINDING_CLASSES, FINDING_CODES, SEVERITIES, isVeto, type Finding } from './receipt-predicate.js';
+import { utf8OrNull } from './utf8.js';
 
 export const REVIEW_OUTPUT_SCHEMA = 'governed.review-output/v1';
-export const MAX_FINDINGS = 32;
-export const MAX_REFS = 4;
+import { REVIEW_MAX_FINDINGS as MAX_FINDINGS } from './limits.js';
+import { REVIEW_MAX_REFS as MAX_REFS } from './limits.js';
 const OUTPUT_KEYS = ['coverage', 'findings', 'schema', 'verdict'] as const;
 const FINDING_KEYS = ['class', 'code', 'refs', 'severity'] as const;
 const VERDICTS = ['CLEAN', 'DIRTY'] as const;
 
-/** The bundle's coverage object (SPEC §7.3): kind → sorted unique IDs, plus `relations`. */
+/** The bundle's coverage object (docs/reviewers.md#the-reviewers-world): kind → sorted unique IDs, plus `relations`. */
 export type CoverageObject = Readonly<Record<string, readonly string[]>>;
 
 export interface ReviewOutput {
@@ -46,7 +47,7 @@ function hasExactKeys(o: Record<string, unknown>, keys: readonly string[]): bool
   return own.length === keys.length && keys.every((k) => Object.prototype.hasOwnProperty.call(o, k));
 }
 
-/** Strictly increasing by UTF-8 bytes: sorted and unique in one rule (SPEC §7.2). */
+/** Strictly increasing by UTF-8 bytes: sorted and unique in one rule (docs/reviewers.md#reviewer-output). */
 function sortedUnique(list: readonly string[]): boolean {
   for (let i = 1; i < list.length; i++) if (compareUtf8(list[i - 1] as string, list[i] as string) >= 0) return false;
   return true;
@@ -62,13 +63,8 @@ function decodeCanonical(stdout: Uint8Array): Record<string, unknown> {
   let bytes = stdout;
   if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0a) bytes = bytes.subarray(0, bytes.length - 1);
   if (bytes.length === 0) fail('review_output_not_canonical');
-  let text: string;
-  try {
-    // ignoreBOM keeps a leading U+FEFF in the text (a BOM is not part of any canonical form).
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return fail('review_output_not_canonical');
-  }
+  const text = utf8OrNull(bytes);
+  if (text === null) fail('review_output_not_canonical');
   const { canonical, value } = isCanonicalJsonText(text);
   if (!canonical) fail('review_output_not_canonical');
   if (!isPlainObject(value)) fail('review_output_schema_invalid', ['$']);

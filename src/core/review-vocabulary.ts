@@ -1,4 +1,4 @@
-// The closed vocabulary of reviews (SPEC §7.2, §2): stages, finding codes, classes, severities.
+// The closed vocabulary of reviews (docs/reviewers.md#reviewer-output, docs/overview.md#words): stages, finding codes, classes, severities.
 // Kept free of zod: the attestor, the coverage reviewer and every schema share this one vocabulary.
 export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
 export const FINDING_CODES = [
@@ -15,5 +15,5 @@ export const FINDING_CODES = [
 ] as const;
 export const FINDING_CLASSES = ['correctness', 'preservation', 'scope', 'authority', 'release'] as const;
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
-/** A CRITICAL finding of one of these classes is a veto (SPEC §7.2, §10.2). */
+/** A CRITICAL finding of one of these classes is a veto (docs/reviewers.md#reviewer-output, docs/decision.md#6-vetoes). */
 export const VETO_CLASSES: ReadonlySet<string> = new Set(['preservation', 'scope', 'authority', 'release']);

@@ -1,4 +1,4 @@
-// The sandbox bounds a policy can reach (SPEC §3 fail closed, §7.3, §9 step 5): ONE definition read
+// The sandbox bounds a policy can reach (docs/threat-model.md#rules-that-hold-everywhere fail closed, docs/reviewers.md#the-reviewers-world, docs/runner.md#the-run-step-by-step step 5): ONE definition read
 // by the policy's cross-field rules (./policy-rules.ts, both loaders) and by the sandbox itself
 // (runner/sandbox/limits.ts ranges, runner/sandbox/argv.ts interpreter rule), so a policy that loads
 // is a policy the sandbox accepts at every run — `init`, `policy update` and `review-challenge` can
@@ -29,7 +29,7 @@ export function withinBound(v: number, bound: Bound): boolean {
 }
 
 /**
- * The interpreter-path segment rule (SPEC §7.3: a root-owned file under /usr, named exactly): no
+ * The interpreter-path segment rule (docs/reviewers.md#the-reviewers-world: a root-owned file under /usr, named exactly): no
  * empty (`//`, trailing `/`), `.` or `..` segment — the path the receipt states must be the file that
  * runs, with no aliasing — and no segment starting with `-`, which an argument parser could read as
  * an option. `p` is an absolute path; its leading `/` is not a segment.

@@ -1,4 +1,4 @@
-// Strict parsing of JSON and YAML inputs (SPEC §3 "Closed objects", §6.1): duplicate keys are
+// Strict parsing of JSON and YAML inputs (docs/threat-model.md#rules-that-hold-everywhere "Closed objects", docs/contract.md#validation-rules): duplicate keys are
 // refused in both; YAML anchors, aliases, tags and merge keys are refused. The parsed value is then
 // checked against governed's canonical domain (safe integers, well-formed strings), so a number
 // like 1.5 or 2^53 never reaches a digest. Errors carry the JSON path of the problem, never text.
@@ -28,7 +28,7 @@ function yamlLib(): typeof YamlLib {
 
 /**
  * YAML 1.2 core schema, duplicate keys refused, and no anchors/aliases/tags/merge keys: a contract
- * or policy means exactly what its text says at each place (SPEC §6.1).
+ * or policy means exactly what its text says at each place (docs/contract.md#validation-rules).
  */
 export function parseYamlStrict(text: string): CanonicalValue {
   const { parseDocument, isAlias, isMap, isScalar, isSeq, isPair, visit } = yamlLib();
@@ -48,8 +48,8 @@ export function parseYamlStrict(text: string): CanonicalValue {
   // Keys are compared as the JS property names they become, not as YAML nodes: `1` and `"1"` (or
   // `true` and `"true"`, `~` and `""`) are distinct YAML keys that `uniqueKeys` lets through but
   // that toJS merges into one property, last one winning — a duplicate key by another route
-  // (SPEC §6.1). A collection used as a key has no property name at all (toJS would stringify it
-  // and print its text as a process warning, SPEC §3 "no secrets in output"): refused.
+  // (docs/contract.md#validation-rules). A collection used as a key has no property name at all (toJS would stringify it
+  // and print its text as a process warning, docs/threat-model.md#rules-that-hold-everywhere "no secrets in output"): refused.
   let keyCollision = false;
   let collectionKey = false;
   visit(doc, {

@@ -1,4 +1,4 @@
-// The trust root's key rules and the TrustRoot value (SPEC §13), applied by `loadTrustRoot`
+// The trust root's key rules and the TrustRoot value (docs/policy.md#policy-and-trust-root), applied by `loadTrustRoot`
 // (src/core/trust-root.ts) after its closed schema. Every key must be an acceptable Ed25519 SPKI
 // whose id is the sha256 of its DER (so a key id can never point at another key), ids unique,
 // roles unique per key, not_before < not_after. Pure.

@@ -1,4 +1,4 @@
-// The trust root (SPEC §13): which public keys count, for which roles, and when. Pure: callers
+// The trust root (docs/policy.md#policy-and-trust-root): which public keys count, for which roles, and when. Pure: callers
 // pass the parsed value and the time at which a record is judged (its log position's time, or
 // "now" offline).
 import * as z from 'zod/mini';
@@ -54,7 +54,7 @@ export function loadTrustRoot(value: unknown): TrustRoot {
   return trustRootFromDocument(parsed.data);
 }
 
-/** ISO seconds string of a Date (UTC, whole seconds; SPEC §7.2 "times in whole seconds"). */
+/** ISO seconds string of a Date (UTC, whole seconds; docs/reviewers.md#reviewer-output "times in whole seconds"). */
 export function isoSecondsOf(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -64,7 +64,7 @@ export function isoOfSeconds(seconds: number): string {
   return isoSecondsOf(new Date(seconds * 1000));
 }
 
-/** SPEC §13: the trust root itself must not have expired at `at`. */
+/** docs/policy.md#policy-and-trust-root: the trust root itself must not have expired at `at`. */
 export function assertTrustRootCurrent(trust: TrustRoot, at: string): void {
   if (!(at < trust.expires)) fail('trust_root_expired', []);
 }

@@ -1,13 +1,14 @@
-// Offline verification of one review receipt (SPEC §8): the one receipt verifier, used by every
+// Offline verification of one review receipt (docs/formats.md#receipt): the one receipt verifier, used by every
 // path (the full CLI, the cold gate, audit). Pure and synchronous: bytes in, a verified receipt or
 // a coded error out. Each step cites the rule it enforces:
 //   1. closed DSSE envelope, canonical base64 (envelope_invalid), in-toto payload type;
 //   2. signatures before anything else is parsed from the payload: every signature verifies over
 //      PAE with a trusted key, keys not revoked and inside their window at `at`, reviewer and runner
-//      held by two distinct keys (4 before 6, SPEC §4.2);
+//      held by two distinct keys (4 before 6, docs/commands.md#exit-codes);
 //   3. the payload is exactly RFC 8785 (payload_not_canonical);
 //   4. closed statement and review-receipt predicate (statement_invalid / predicate_invalid);
 //   5. the predicate's cross-field rules, and the subject is the workspace the predicate binds.
+import { utf8OrNull } from './utf8.js';
 import { canonicalJson, isCanonicalJsonText, sha256Digest } from './canonical.js';
 import { parseEnvelopeBytes, IN_TOTO_PAYLOAD_TYPE, type DecodedEnvelope } from './dsse.js';
 import { fail } from './errors.js';
@@ -30,7 +31,7 @@ export interface VerifyOptions {
 }
 
 export interface VerifiedStatement {
-  /** `sha256:<hex>` of the payload bytes: the record's id (SPEC §8 receipt_id). */
+  /** `sha256:<hex>` of the payload bytes: the record's id (docs/formats.md#receipt receipt_id). */
   readonly id: string;
   readonly payload: Buffer;
   readonly statement: Statement;
@@ -43,7 +44,7 @@ export interface VerifiedReceipt extends VerifiedStatement {
 
 /**
  * Decode the payload and require it to be exactly the RFC 8785 form of its JSON value: one byte
- * string per statement, so no whitespace or duplicate-key channel exists (SPEC §3, §8).
+ * string per statement, so no whitespace or duplicate-key channel exists (docs/threat-model.md#rules-that-hold-everywhere, docs/formats.md#receipt).
  */
 export function decodeCanonicalStatement(env: DecodedEnvelope): Statement {
   const st = statementSchema.safeParse(decodeCanonicalPayload(env));
@@ -52,18 +53,11 @@ export function decodeCanonicalStatement(env: DecodedEnvelope): Statement {
 }
 
 /** Stateless when not streaming: one decoder serves every payload. A BOM is content (not canonical). */
-const UTF8_FATAL = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** The canonical JSON value of the payload (SPEC §8: an in-toto payload type, exact RFC 8785
+/** The canonical JSON value of the payload (docs/formats.md#receipt: an in-toto payload type, exact RFC 8785
  * bytes, valid UTF-8). */
 export function decodeCanonicalPayload(env: DecodedEnvelope): unknown {
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) fail('payload_type_invalid', []);
-  let text: string;
-  try {
-    text = UTF8_FATAL.decode(env.payload);
-  } catch {
-    fail('payload_not_canonical', []);
-  }
+  const text = utf8OrNull(env.payload) ?? fail('payload_not_canonical', []);
   const { canonical, value } = isCanonicalJsonText(text);
   if (!canonical) fail('payload_not_canonical', []);
   return value;
@@ -95,7 +89,7 @@ export function verifyStatementEnvelope(
   return { id: sha256Digest(env.payload), payload: env.payload, statement, signedBy };
 }
 
-/** Verify a review receipt (SPEC §8): two signatures, reviewer and runner, distinct keys. */
+/** Verify a review receipt (docs/formats.md#receipt): two signatures, reviewer and runner, distinct keys. */
 export function verifyReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: VerifyOptions): VerifiedReceipt {
   const env = parseEnvelopeBytes(bytes);
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) fail('payload_type_invalid', []);
@@ -114,7 +108,7 @@ export function verifyReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: Ve
   const predicate = statement.predicate;
   const broken = predicateRuleViolation(predicate, canonicalJson);
   if (broken !== null) fail('predicate_invalid', [broken]);
-  // The subject is the reviewed workspace, and it must be the one the predicate binds (SPEC §8).
+  // The subject is the reviewed workspace, and it must be the one the predicate binds (docs/formats.md#receipt).
   const [subject, ...rest] = statement.subject;
   if (
     subject === undefined ||

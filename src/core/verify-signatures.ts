@@ -1,4 +1,4 @@
-// The signature rule of every governed envelope (SPEC §8, §13, §4.2 precedence). Zod-free: the
+// The signature rule of every governed envelope (docs/formats.md#receipt, docs/policy.md#policy-and-trust-root, docs/commands.md#exit-codes precedence). Zod-free: the
 // receipt and authority verifiers and the lean gate path all call this one function.
 import { pae } from './pae.js';
 import { fail } from './errors.js';
@@ -7,7 +7,7 @@ import { keyStatusAt } from './key-status.js';
 import type { DecodedEnvelope } from './dsse.js';
 import type { KeyRole, TrustRoot, TrustedKey } from './trust-root.js';
 
-/** The two signatures of a review receipt (SPEC §8): one reviewer key, one distinct runner key. */
+/** The two signatures of a review receipt (docs/formats.md#receipt): one reviewer key, one distinct runner key. */
 export const RECEIPT_ROLES: readonly KeyRole[] = ['reviewer', 'runner'];
 
 export interface SignedBy {
@@ -18,8 +18,8 @@ export interface SignedBy {
 /**
  * Check the signatures: every signature present must verify over PAE with a trusted key; each
  * required role needs its own distinct key (a key counts once however often it signs: tuf-js
- * style Set of key ids); the keys must hold the role and be valid at `at` (SPEC §8, §13).
- * Failures are collected and the highest-precedence one is thrown (SPEC §4.2: 4 before 6).
+ * style Set of key ids); the keys must hold the role and be valid at `at` (docs/formats.md#receipt, docs/policy.md#policy-and-trust-root).
+ * Failures are collected and the highest-precedence one is thrown (docs/commands.md#exit-codes: 4 before 6).
  */
 export function verifySignatures(
   env: DecodedEnvelope,

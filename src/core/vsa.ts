@@ -1,17 +1,17 @@
-// The signed decision (SPEC §4.1 `gate --attest`, §8 "Decisions (VSAs) ... are signed by their own
-// credential (gate)"): a SLSA Verification Summary Attestation v1 (research/attestation.md), as the
+// The signed decision (docs/commands.md#what-each-command-guarantees `gate --attest`, docs/formats.md#receipt "Decisions (VSAs) ... are signed by their own
+// credential (gate)"): a SLSA Verification Summary Attestation v1 (docs/formats.md#receipt), as the
 // predicate of an in-toto Statement v1 in a DSSE envelope, signed by the policy's `gate` credential
 // through its pinned attestor. Pure; closed at every level.
 //
 // The statement's subject is the subject commit's content, named like a receipt's subject
-// (`workspace` + the manifest digest of SPEC §6.4), so a deploy system can check that the VSA is
+// (`workspace` + the manifest digest of docs/contract.md#workspace-digest), so a deploy system can check that the VSA is
 // about exactly the tree it ships; `resourceUri` names the commit. The SLSA fields carry the outcome
 // (`verificationResult`, `verifiedLevels`), the policy digest and the records the decision rests on
 // (`inputAttestations`: every receipt and authority record of `reliedOn`, re-verified by the gate).
 // governed's own facts sit in one closed `governed` object (unit, delivery state, every reason, the
 // trust mode, the pinned and the deploy-side trust digests, the current state digests, the
-// preservation waiver shown in every decision, SPEC §11), with the attestor's own sha256: the gate
-// attestor is not blind either (SPEC §8.1) — it signs only a statement that passes this schema and
+// preservation waiver shown in every decision, docs/authority.md#human-authority-records), with the attestor's own sha256: the gate
+// attestor is not blind either (docs/formats.md#attestors) — it signs only a statement that passes this schema and
 // `vsaRuleViolation` and names its own digest.
 import * as z from 'zod/mini';
 import { digestString as digest, gitId, hex64, isoSeconds, list, str } from './schema-primitives.js';
@@ -49,7 +49,7 @@ export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAtt
 export const VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 
 const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
-/** Reason codes and ids: closed alphabets only (SPEC §3 "No secrets in output"). */
+/** Reason codes and ids: closed alphabets only (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"). */
 const reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 const reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
 

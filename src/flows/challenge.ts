@@ -1,9 +1,9 @@
 // `governed review-challenge --unit U --writer-session S --stage STAGE --slot SLOT [--repo DIR]`
-// (SPEC §7, §10.1; issue 3 item 8): issue one one-time, expiring challenge for one slot.
+// (docs/bundle.md#the-review-bundle, docs/decision.md#the-rules-in-short; docs/state.md#review-challenge): issue one one-time, expiring challenge for one slot.
 //
 // Order (each refusal leaves the store as it was, apart from the logged sweep of step 1):
 //  1. sweep expired leases and challenges (logged; swept bundle files removed);
-//  2. preflight, every independent check evaluated and the SPEC §4.2 precedence applied among the
+//  2. preflight, every independent check evaluated and the docs/commands.md#exit-codes precedence applied among the
 //     failures: unknown unit (7), unregistered writer (8), an active lease anywhere (8), a pinned
 //     policy/trust root that fails its integrity check (4) or differs from the current files given
 //     (4), an expired trust root (5), a stage the policy does not list (2), an unknown slot (2);
@@ -12,7 +12,7 @@
 //     baseline tree and re-digested, every §6.1 rule re-applied (an invalid contract is refused);
 //  4. full re-hash of the workspace and of the baseline commit under the policy's product roots;
 //     changed paths; change coverage (`contract_change_uncovered`);
-//  5. planning-state, content and work-state digests (SPEC §6.2); the run budget of (unit, stage,
+//  5. planning-state, content and work-state digests (docs/contract.md#the-states-a-receipt-is-judged-against); the run budget of (unit, stage,
 //     slot, content digest) (`max_runs_per_content`, counting issued challenges);
 //  6. the bundle from the very bytes that were hashed (planning: baseline tree only), the slot's
 //     view, coverage, view digest; an empty view or one over `max_bundle` is refused;
@@ -55,7 +55,7 @@ import { readBaselineSources } from './challenge/baseline-sources.js';
 import { assertStateDirOutsideWorkspace } from './challenge/state-dir.js';
 import { consumedAuthorityValidator, parseContractBytes } from './unit-contract.js';
 
-/** A slot is an identifier of the policy (SPEC §13 names); anything else is never echoed. */
+/** A slot is an identifier of the policy (docs/policy.md#policy-and-trust-root names); anything else is never echoed. */
 const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 
 export interface ChallengeArgs {
@@ -108,7 +108,7 @@ function sweep(store: Store, now: number): { leases: string[]; challenges: strin
   return swept;
 }
 
-/** Step 2: the cheap, independent checks, with the SPEC §4.2 precedence among their failures. */
+/** Step 2: the cheap, independent checks, with the docs/commands.md#exit-codes precedence among their failures. */
 function preflight(store: Store, args: ChallengeArgs, now: number): Preflight {
   const errors: GovernedError[] = [];
   const attempt = <T>(fn: () => T): T | undefined => {
@@ -181,7 +181,7 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
     isValidAuthority: consumedAuthorityValidator(db, unit.unitId),
   });
 
-  // 4. Full re-hash of the workspace and the baseline; change coverage (SPEC §6.1 last rule, §6.4).
+  // 4. Full re-hash of the workspace and the baseline; change coverage (docs/contract.md#validation-rules last rule, docs/contract.md#workspace-digest).
   const [work, base] = await Promise.all([
     computeWorkspaceManifest(root, scopeOptions),
     computeCommitManifest(root, unit.baselineCommit, scopeOptions),
@@ -190,7 +190,7 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
   const coverage = checkChangeCoverage(contract, changes.map((c) => c.path));
   if (coverage.error !== null) throw coverage.error;
 
-  // 5. The states this challenge is judged against (SPEC §6.2), and the run budget (SPEC §7.2).
+  // 5. The states this challenge is judged against (docs/contract.md#the-states-a-receipt-is-judged-against), and the run budget (docs/reviewers.md#reviewer-output).
   const planning = planningStateDigest({
     sourceDigests: new Map(sources.digests.map((s) => [s.id, s.digest])),
     contract,
@@ -201,7 +201,7 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
   const used = countChallenges(db, { unit: unit.unitId, stage, slot: args.slot, contentDigest: content });
   if (used >= policy.doc.max_runs_per_content) fail('challenge_budget_exhausted', [unit.unitId, `${stage}.${args.slot}`]);
 
-  // 6. The bundle, from the bytes hashed above (planning: the baseline tree only, SPEC §6.2).
+  // 6. The bundle, from the bytes hashed above (planning: the baseline tree only, docs/contract.md#the-states-a-receipt-is-judged-against).
   const paths = evidencePaths(contract, stage);
   const owners = pathOwners(contract);
   const budget = new ByteBudget(policy.maxBundleBytes);

@@ -6,7 +6,7 @@ import { fail, isGovernedError } from '../core/errors.js';
 import { isNormalizedRelativePath } from '../core/contract/paths.js';
 import { assertUtf8 } from '../core/contract/spans.js';
 import { contractSkeleton, findPlaceholders, skeletonYaml, type AtomMode } from '../core/contract/skeleton.js';
-import { MAX_CONTRACT_BYTES } from './unit-contract.js';
+import { CONTRACT_FILE_MAX_BYTES as MAX_CONTRACT_BYTES } from '../core/limits.js';
 import { readInputFile } from './read-input.js';
 import { writeOnce } from './write-once.js';
 

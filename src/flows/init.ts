@@ -1,4 +1,4 @@
-// `governed init --policy FILE --trust FILE [--home DIR]` (SPEC §4.1, §5, §13; issue 3 item 1).
+// `governed init --policy FILE --trust FILE [--home DIR]` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store, docs/policy.md#policy-and-trust-root; docs/state.md#init).
 //
 // Both files are required (docs/state.md "init"): a default policy would pin a document whose
 // reviewer, attestor and sandbox digests are placeholders, so nothing could ever run under it, and
@@ -17,7 +17,8 @@ import { fail } from '../core/errors.js';
 import { loadPolicy, type Policy } from '../core/policy.js';
 import { assertTrustRootCurrent, isoSecondsOf, keyStatusAt, loadTrustRoot, type KeyRole, type TrustRoot } from '../core/trust-root.js';
 import { closeStore, initStore } from '../store/index.js';
-import { MAX_PIN_FILE_BYTES, parsePinDocument } from './challenge/pinned.js';
+import { PIN_DOCUMENT_MAX_BYTES } from '../core/limits.js';
+import { parsePinDocument } from '../core/pin-document.js';
 import { readInputFile } from './read-input.js';
 
 export interface InitArgs {
@@ -35,7 +36,7 @@ export interface InitResult {
   readonly acceptCoLocated: boolean;
 }
 
-/** SPEC §13 "credentials: public keys live in the trust root": each credential's key, with its role, valid now. */
+/** docs/policy.md#policy-and-trust-root "credentials: public keys live in the trust root": each credential's key, with its role, valid now. */
 export function assertCredentialsTrusted(policy: Policy, trust: TrustRoot, atIso: string): void {
   for (const [role, credential] of Object.entries(policy.doc.credentials)) {
     if (credential === undefined) continue;
@@ -60,8 +61,8 @@ export async function homeGitWarning(home: string): Promise<'home_not_git_ignore
 }
 
 export function initFlow(args: InitArgs): InitResult {
-  const policyBytes = readInputFile(args.policyFile, MAX_PIN_FILE_BYTES);
-  const trustBytes = readInputFile(args.trustFile, MAX_PIN_FILE_BYTES);
+  const policyBytes = readInputFile(args.policyFile, PIN_DOCUMENT_MAX_BYTES);
+  const trustBytes = readInputFile(args.trustFile, PIN_DOCUMENT_MAX_BYTES);
   const policy = loadPolicy(parsePinDocument(policyBytes, 'policy').value);
   const trust = loadTrustRoot(parsePinDocument(trustBytes, 'trust').value);
   const at = isoSecondsOf(new Date(args.now * 1000));

@@ -1,4 +1,4 @@
-// `governed keygen` (SPEC §4.1): an Ed25519 key pair for one credential. The private key is
+// `governed keygen` (docs/commands.md#what-each-command-guarantees): an Ed25519 key pair for one credential. The private key is
 // written with exclusive create and mode 0600 (never overwritten, never world-readable even for
 // an instant); the public key is SPKI PEM. Nothing is left half-written on failure.
 import { generateKeyPairSync } from 'node:crypto';
@@ -18,7 +18,7 @@ export interface KeygenResult {
 export function keygen(credential: string, outDir: string): KeygenResult {
   if (!CREDENTIAL_RE.test(credential)) fail('credential_id_invalid', []);
   const dir = resolve(outDir);
-  // SPEC §4.2: every refusal is a coded error (an --out that is a file, or under one, used to end
+  // docs/commands.md#exit-codes: every refusal is a coded error (an --out that is a file, or under one, used to end
   // in internal_error).
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -39,7 +39,7 @@ export function keygen(credential: string, outDir: string): KeygenResult {
     writeFileSync(privateKeyPath, pkcs8Pem, { mode: 0o600, flag: 'wx' });
   } catch (e) {
     // EEXIST: someone else's file, left alone. Anything else (ENOSPC, EIO, EISDIR…): the exclusive
-    // create may have made a partial key file of OURS — removed, so nothing is half-written (SPEC §3).
+    // create may have made a partial key file of OURS — removed, so nothing is half-written (docs/threat-model.md#rules-that-hold-everywhere).
     if (errnoOf(e) === 'EEXIST') fail('key_output_exists', [credential]);
     removeOwn(privateKeyPath);
     fail('key_output_unwritable', [credential]);

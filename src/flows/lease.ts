@@ -1,8 +1,8 @@
-// `governed lease acquire | release | list` (SPEC §4.1; issue 3 item 7): a thin layer over the
+// `governed lease acquire | release | list` (docs/commands.md#what-each-command-guarantees; docs/state.md#writers-and-leases): a thin layer over the
 // store's lease API (src/store/leases.ts), which owns the rules — one active lease per unit, only the
 // holder releases, release and expiry increment work_revision, expiry is a logged sweep. A lease is
 // refused while the policy requires planning and the planning stage is not sealed on the unit's
-// current planning state (SPEC §6.2, §4.1; `planning_not_sealed`, exit 8).
+// current planning state (docs/contract.md#the-states-a-receipt-is-judged-against, docs/commands.md#what-each-command-guarantees; `planning_not_sealed`, exit 8).
 //
 // The planning check reads the store before the acquiring transaction (it needs the async policy
 // loader, and better-sqlite3 transactions are synchronous). Planning can only become unsealed by a
@@ -12,9 +12,6 @@ import { fail } from '../core/errors.js';
 import { isDuration, parseDurationSeconds } from '../core/duration.js';
 import { assertLeaseAllowedFor } from './decide/lease-guard.js';
 import { acquireLease, closeStore, getUnit, listLeases, openStore, releaseLease, type Lease } from '../store/index.js';
-
-/** Default lease TTL: long enough for one editing session, short enough that a crashed writer's lease lapses. */
-export const DEFAULT_LEASE_TTL = '30m';
 
 export function parseLeaseTtl(text: string): number {
   if (!isDuration(text)) fail('lease_ttl_unparseable');

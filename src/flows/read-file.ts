@@ -1,10 +1,11 @@
 // Reading caller-named input files: capped, regular files only, errors coded without the path or
-// the contents (SPEC §3). No parser is imported here, so the lean gate path can use it too; the
+// the contents (docs/threat-model.md#rules-that-hold-everywhere). No parser is imported here, so the lean gate path can use it too; the
 // structured reader is src/flows/read-input.ts.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { fail } from '../core/errors.js';
+import { INPUT_FILE_MAX_BYTES } from '../core/limits.js';
 
-export const DEFAULT_INPUT_CAP = 16 * 1024 * 1024;
+export const DEFAULT_INPUT_CAP = INPUT_FILE_MAX_BYTES;
 
 /** Every byte of an open file of `size` bytes (a file that shrank while read ends where it ends). */
 export function readAllFd(fd: number, size: number): Buffer {

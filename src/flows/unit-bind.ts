@@ -1,17 +1,17 @@
-// `governed unit bind --unit U --contract F [--authority REC ...] [--dry-run]` (SPEC §4.1, §6.3;
-// issue 3 item 4).
+// `governed unit bind --unit U --contract F [--authority REC ...] [--dry-run]` (docs/commands.md#what-each-command-guarantees, docs/contract.md#scope-history;
+// docs/state.md#commands).
 //
 // The new contract is compared with the unit's current scope version (`diffScope`):
 // - pure additions and progress (active→done) bind freely;
 // - narrowing needs signed authority: the records given with `--authority` must each be cited in
-//   the new contract's `authorities[]` (the contract carries its own history, SPEC §6.3), cover
+//   the new contract's `authorities[]` (the contract carries its own history, docs/contract.md#scope-history), cover
 //   disjoint IDs whose union is exactly the narrowed IDs, and each is consumed through the
 //   authority API (`consumeNarrowingAuthorityIn`), judged at this log position, for the operation
 //   the contract cites, this unit, state_before = the current contract digest and state_after =
 //   `authorityScopeDigest(new contract)` (docs/authority.md);
 // - directives, sources, authorities and tombstones never disappear, authorities and tombstones are
 //   never edited (`diffScope` refuses both).
-// Then the new contract is validated (SPEC §6.1) against the baseline source bytes — tombstones
+// Then the new contract is validated (docs/contract.md#validation-rules) against the baseline source bytes — tombstones
 // judged valid only for records consumed for this unit — and the next scope version is bound. All
 // of it is one transaction: a refusal consumes nothing and records nothing.
 //

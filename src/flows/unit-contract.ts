@@ -1,4 +1,4 @@
-// Reading a unit's request contract and judging its tombstones (SPEC §6, §6.1) — shared by `unit
+// Reading a unit's request contract and judging its tombstones (docs/contract.md#the-request-contract, docs/contract.md#validation-rules) — shared by `unit
 // create`, `unit bind` and `review-challenge`, so all three judge a contract by the same bytes and
 // rules (each then calls `validateContract` with the baseline source bytes).
 //
@@ -7,25 +7,22 @@
 //   and a challenge must parse them exactly as the bind did.
 // - Source bytes come from the unit's baseline tree (challenge/baseline-sources.ts).
 // - A tombstone's authority is valid when its record was consumed for this unit with the matching
-//   operation (SPEC §11: judged once at consumption; later binds and challenges carry it as history).
+//   operation (docs/authority.md#human-authority-records: judged once at consumption; later binds and challenges carry it as history).
 import { fail } from '../core/errors.js';
 import { type Contract } from '../core/contract/schema.js';
 import { parseContractText } from '../core/contract/text.js';
 import type { AuthorityValidator } from '../core/contract/tombstones.js';
 import { tombstoneAuthorityValidator } from './authority/consume.js';
 import type { Db } from '../store/index.js';
+import { utf8OrNull } from '../core/utf8.js';
 import { readInputFile } from './read-input.js';
 
-/** Contract files are small human documents; the cap bounds hostile input (SPEC §3 fail closed). */
-export const MAX_CONTRACT_BYTES = 4 * 1024 * 1024;
+/** Contract files are small human documents; the cap bounds hostile input (docs/threat-model.md#rules-that-hold-everywhere fail closed). */
+import { CONTRACT_FILE_MAX_BYTES as MAX_CONTRACT_BYTES } from '../core/limits.js';
 
 export function parseContractBytes(bytes: Uint8Array): Contract {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return fail('input_unreadable', ['contract']);
-  }
+  const text = utf8OrNull(bytes);
+  if (text === null) fail('input_unreadable', ['contract']);
   return parseContractText(text, '');
 }
 

@@ -1,4 +1,4 @@
-// `governed unit create --contract F --baseline COMMIT [--repo DIR]` (SPEC §4.1, §6; issue 3 item 4).
+// `governed unit create --contract F --baseline COMMIT [--repo DIR]` (docs/commands.md#what-each-command-guarantees, docs/contract.md#the-request-contract; docs/state.md#commands).
 //
 // The baseline is resolved once, here, to a full commit id and tree id with hardened git (replace
 // objects off), and never re-resolved. The contract is parsed strictly and validated against the
@@ -7,7 +7,7 @@
 // digests). A refused contract records nothing.
 //
 // A contract with tombstones cannot be created: a disposal needs a consumed authority record of
-// this unit (SPEC §6.1), and a unit has none before it exists. Create the unit with its directives
+// this unit (docs/contract.md#validation-rules), and a unit has none before it exists. Create the unit with its directives
 // in scope, then dispose of one with `unit bind` and an authority record.
 import { resolve } from 'node:path';
 import { contractDigest } from '../core/contract/digests.js';

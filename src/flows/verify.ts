@@ -1,4 +1,4 @@
-// `governed verify` (SPEC §4.1, §8): offline verification of receipt files under a trust root.
+// `governed verify` (docs/commands.md#what-each-command-guarantees, docs/formats.md#receipt): offline verification of receipt files under a trust root.
 import { fail, GovernedError, highestPrecedence, EXIT, type ExitCode } from '../core/errors.js';
 import { loadTrustRoot, assertTrustRootCurrent, isoSecondsOf, type TrustRoot } from '../core/trust-root.js';
 import { verifyReceiptBytes, RECEIPT_ROLES } from '../core/verify-receipt.js';
@@ -30,18 +30,18 @@ export interface VerifyReport {
   readonly receipts: readonly ReceiptVerdict[];
 }
 
-export const MAX_RECEIPT_BYTES = 1024 * 1024;
+import { PIN_DOCUMENT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES } from '../core/limits.js';
 
 export function loadTrustRootFile(path: string, now: Date): TrustRoot {
-  const { value } = readStructuredFile(path, 1024 * 1024);
+  const { value } = readStructuredFile(path, PIN_DOCUMENT_MAX_BYTES);
   return trustRootFromValue(value, now);
 }
 
-/** The trust root pinned in a state directory (SPEC §4.1: `verify`'s default). */
+/** The trust root pinned in a state directory (docs/commands.md#what-each-command-guarantees: `verify`'s default). */
 export function loadPinnedTrustRoot(home: string, now: Date): TrustRoot {
   let bytes: Buffer;
   try {
-    // Read-only: verifying a receipt must not take the write lock or migrate the store (SPEC §3).
+    // Read-only: verifying a receipt must not take the write lock or migrate the store (docs/threat-model.md#rules-that-hold-everywhere).
     const store = openStoreReadOnly(home);
     try {
       bytes = readPin(store, 'trust').bytes;

@@ -1,6 +1,6 @@
 // Write a signed artifact once (gate --attest, audit checkpoint): exclusive create, never through a
 // symlink, 0644 (it is meant to be copied off the machine); a file that could not be written whole is
-// removed, so nothing half-written stays behind (SPEC §3). The caller names its two refusal codes.
+// removed, so nothing half-written stays behind (docs/threat-model.md#rules-that-hold-everywhere). The caller names its two refusal codes.
 import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs';
 import { fail, type ErrorCode } from '../core/errors.js';
 

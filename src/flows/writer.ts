@@ -1,4 +1,4 @@
-// `governed writer register --unit U --writer-session S [--pid PID]` (SPEC §4.1; issue 3 item 7).
+// `governed writer register --unit U --writer-session S [--pid PID]` (docs/commands.md#what-each-command-guarantees; docs/state.md#writers-and-leases).
 // The writer's host process identity (boot id, pid, start time from /proc/<pid>/stat) is read from
 // outside and recorded with the session. Default pid: the parent of this `governed` process — the
 // shell or agent that ran the command — because a CLI invocation's own pid dies with it.

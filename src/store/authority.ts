@@ -1,4 +1,4 @@
-// Human authority records in the store (SPEC §11) and the pin updates they authorise (SPEC §5, §13).
+// Human authority records in the store (docs/authority.md#human-authority-records) and the pin updates they authorise (docs/state.md#the-store, docs/policy.md#policy-and-trust-root).
 // This file is the API other domains consume (docs/authority.md "API"):
 //
 //   requestAuthorityIn / requestAuthority   issue a one-time nonce and the exact statement to sign
@@ -9,14 +9,16 @@
 //   pinUpdates / lastPinUpdateSeq / pinInForceAt / trustRootInForce
 //
 // Judgement time is always the time of the log position being written (`tx.now`), and the trust
-// root is the one pinned at that position (SPEC §5: "the key validity that applies to a record is
+// root is the one pinned at that position (docs/state.md#the-store: "the key validity that applies to a record is
 // the trust root in force at its log position").
 import { randomBytes } from 'node:crypto';
-import { canonicalBytes, digestOf, sha256Digest } from '../core/canonical.js';
+import { canonicalBytes, sha256Digest } from '../core/canonical.js';
 import { fail, GovernedError, isGovernedError, worstError } from '../core/errors.js';
 import { parseEnvelopeBytes } from '../core/dsse.js';
+import { parsePinDocument } from '../core/pin-document.js';
 import { parseStructured, parseJsonStrict } from '../core/strict-parse.js';
 import { loadTrustRoot, type TrustRoot } from '../core/trust-root.js';
+import { utf8OrNull } from '../core/utf8.js';
 import {
   AUTHORITY_PREDICATE_TYPE,
   authorityPredicateViolation,
@@ -59,12 +61,8 @@ export function trustRootInForce(x: Store | Db): TrustRoot {
 }
 
 function trustRootOfBytes(bytes: Buffer): TrustRoot {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    fail('trust_root_invalid', []);
-  }
+  const text = utf8OrNull(bytes);
+  if (text === null) fail('trust_root_invalid', []);
   return loadTrustRoot(parseStructured(text, ''));
 }
 
@@ -255,7 +253,7 @@ function predicateOfStoredEnvelope(envelope: Buffer): AuthorityPredicate {
 
 /**
  * Judge the record at THIS log position and mark it consumed, inside the caller's transaction
- * (SPEC §11: "judged once, at the log position where it is consumed"). Checks, with the SPEC §4.2
+ * (docs/authority.md#human-authority-records: "judged once, at the log position where it is consumed"). Checks, with the docs/commands.md#exit-codes
  * precedence among the failures: the stored envelope re-verified under the trust root in force now
  * at `tx.now` (4/6/5), the record covers exactly `use` (4), it was not consumed before (5) and has
  * not expired (5). Unknown record: `authority_record_unknown` (7). On success one
@@ -386,7 +384,7 @@ export function readAuthorityEnvelope(x: Store | Db, recordId: string): Buffer |
 
 /**
  * True when `recordId` was consumed for `unit` by an operation among `operation`: the validity of a
- * tombstone's authority once the bind that introduced it committed (SPEC §11: "later binds carry
+ * tombstone's authority once the bind that introduced it committed (docs/authority.md#human-authority-records: "later binds carry
  * it as history"). Not a re-judgement: the record was judged at its consumption.
  */
 export function isAuthorityConsumedFor(
@@ -428,7 +426,7 @@ export function replacePinIn(tx: Tx, args: ReplacePinArgs): PinUpdate {
   const current = readPin(tx.db, args.kind);
   let digest: string;
   try {
-    digest = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(args.bytes), ''));
+    digest = parsePinDocument(args.bytes, args.kind).digest;
   } catch (e) {
     if (isGovernedError(e)) throw e;
     fail('input_unreadable', [args.kind]);
@@ -467,8 +465,8 @@ export function pinUpdates(x: Store | Db, kind?: PinKind): PinUpdate[] {
 }
 
 /**
- * The log position of the latest policy or trust update, or 0 when there was none. SPEC §6.2,
- * §13: every receipt recorded before this position stops counting (every streak restarts).
+ * The log position of the latest policy or trust update, or 0 when there was none. docs/contract.md#the-states-a-receipt-is-judged-against,
+ * docs/policy.md#policy-and-trust-root: every receipt recorded before this position stops counting (every streak restarts).
  */
 export function lastPinUpdateSeq(x: Store | Db): number {
   return (dbOf(x).prepare('SELECT COALESCE(MAX(seq), 0) FROM pin_updates').pluck().get() as number) ?? 0;

@@ -1,10 +1,10 @@
-// Review challenges (SPEC §2, §7.1, §10.1; issue 3 item 8): the store side of `review-challenge`.
+// Review challenges (docs/overview.md#words, docs/bundle.md#views, docs/decision.md#the-rules-in-short; docs/state.md#review-challenge): the store side of `review-challenge`.
 //
 // - `issueChallengeIn` records one open challenge inside the caller's IMMEDIATE transaction, after
 //   re-checking, under the write lock, everything a concurrent process could have changed since
 //   the flow built the bundle: no lease active (anywhere), the unit's scope version and counters
 //   unchanged, and the run budget of (unit, stage, slot, content digest) not exhausted.
-// - `sweepExpiredChallengesIn` records the expiry of open challenges (logged, SPEC §5).
+// - `sweepExpiredChallengesIn` records the expiry of open challenges (logged, docs/state.md#the-store).
 // The runs domain reads this table (docs/state.md) and moves a challenge open → claimed → consumed
 // or aborted with its own log entries.
 import { randomBytes } from 'node:crypto';
@@ -151,7 +151,7 @@ export interface BudgetKey {
 
 /**
  * Challenges ever issued for (unit, stage, slot, content digest), whatever became of them: an
- * expired or aborted challenge still spent budget (SPEC §7.2, so re-rolls are bounded).
+ * expired or aborted challenge still spent budget (docs/reviewers.md#reviewer-output, so re-rolls are bounded).
  */
 export function countChallenges(x: Store | Db, key: BudgetKey): number {
   const row = dbOf(x)
@@ -184,7 +184,7 @@ export interface IssueChallengeArgs extends Omit<ChallengeIssuePayload, 'ordinal
 
 /**
  * Inside a mutate: record an open challenge. Everything that can change between the flow's reads
- * and this write is re-checked here under the write lock (BEGIN IMMEDIATE), in SPEC §4.2 order of
+ * and this write is re-checked here under the write lock (BEGIN IMMEDIATE), in docs/commands.md#exit-codes order of
  * precedence: a lease became active (8), the unit's state moved (8), the budget ran out (8). The
  * UNIQUE (unit, stage, slot, content_digest, ordinal) constraint backs the budget check.
  */

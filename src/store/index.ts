@@ -1,4 +1,4 @@
-// Public API of the store (SPEC §5). Flows import from here.
+// Public API of the store (docs/state.md#the-store). Flows import from here.
 export type { Store, Db } from './store.js';
 export { openStore, openStoreReadOnly, closeStore, openDatabase, DB_FILE, BUNDLES_DIR, BUSY_TIMEOUT_MS } from './open.js';
 export { initStore, pinInit, pinDigestOf, readPin, type Pin, type PinKind } from './pins.js';
@@ -43,7 +43,7 @@ export {
   type ProcessIdentity,
 } from './process-identity.js';
 export { newUnitId, newLeaseId, UNIT_ID_RE, LEASE_ID_RE } from './ids.js';
-// Scope versions and review challenges (issue 3 items 4 and 8; docs/state.md).
+// Scope versions and review challenges (docs/state.md#commands).
 export { bindScopeIn, getScopeVersion, listScopeVersions, type ScopeVersion, type ScopeDiffRecord, type BindScopeArgs } from './scope.js';
 export {
   issueChallengeIn,
@@ -105,5 +105,5 @@ export {
   type ReceiptRecord,
   type StoredReceipt,
 } from './runs.js';
-// Runs domain, review-run's reads (issue 4; src/store/runs.ts).
+// Runs domain, review-run's reads (docs/runner.md; src/store/runs.ts).
 export { activeLeaseAt, unitWriters, claimedRunners, challengeIssueEntry, challengeRunState, getReceipt, type RunWriter } from './runs.js';

@@ -1,13 +1,13 @@
-// Mutation leases (SPEC §2, §4.1 `lease acquire/release/list`; issue 3 item 7).
+// Mutation leases (docs/overview.md#words, docs/commands.md#what-each-command-guarantees `lease acquire/release/list`; docs/state.md#writers-and-leases).
 //
 // - At most one active lease per unit (checked here, backstopped by a partial UNIQUE index).
 // - A lease is active while `now < expires_at`; from `expires_at` on it is expired, and the
-//   expiry is recorded by a logged `lease_sweep` entry (SPEC §5 "Sweeping ... is itself a logged
+//   expiry is recorded by a logged `lease_sweep` entry (docs/state.md#the-store "Sweeping ... is itself a logged
 //   change").
 // - Only the holder session releases. Release and expiry both increment the unit's work_revision
 //   (see reducers/leases.ts for why expiry counts).
 // - The store-level `acquireLease` / `releaseLease` first commit a sweep of expired leases on their
-//   own, so even a refused command records the expiries it observed (SPEC §3: a refused command
+//   own, so even a refused command records the expiries it observed (docs/threat-model.md#rules-that-hold-everywhere: a refused command
 //   leaves the store unchanged "apart from logged sweeps of expired objects").
 import { fail } from '../core/errors.js';
 import { LEASE_ID_RE, newLeaseId } from './ids.js';

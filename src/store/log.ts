@@ -1,16 +1,18 @@
-// The hash-chained log (SPEC §5) and the one entry point for state changes, `mutate`.
+// The hash-chained log (docs/state.md#the-store) and the one entry point for state changes, `mutate`.
 //
 // entry_hash = sha256(JCS({seq, time, type, unit, payload_digest, prev_hash})), payload_digest =
 // sha256 of the payload's canonical bytes, prev_hash of the first entry = `sha256:` + 64 zeros.
 // Every table change happens as `tx.append(type, unit, payload)`: the entry is written and its
 // reducer applied in the same IMMEDIATE transaction, so a change and its log entry commit together
-// or not at all (SPEC §3 "Nothing half-done").
+// or not at all (docs/threat-model.md#rules-that-hold-everywhere "Nothing half-done").
 import { canonicalJson, digestOf, sha256Digest } from '../core/canonical.js';
 import { fail, isGovernedError } from '../core/errors.js';
 import { parseJsonStrict } from '../core/strict-parse.js';
 import { isEntryType, reducerOf, type EntryType, type PayloadOf } from './reducers.js';
 import { toGovernedError } from './sqlite-errors.js';
 import { dbOf, type Db, type Store } from './store.js';
+import { appendLeaf } from './tree.js';
+import { utf8OrNull } from '../core/utf8.js';
 
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
 
@@ -61,12 +63,8 @@ export function logHead(x: Store | Db): LogHead {
 export function decodePayload(seq: number, type: string, unit: string | null, payload: Buffer): unknown {
   const id = `seq:${seq}`;
   if (!isEntryType(type)) fail('log_payload_invalid', [id]);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload);
-  } catch {
-    fail('log_payload_invalid', [id]);
-  }
+  const text = utf8OrNull(payload);
+  if (text === null) fail('log_payload_invalid', [id]);
   let value: unknown;
   try {
     value = parseJsonStrict(text);
@@ -81,7 +79,7 @@ export function decodePayload(seq: number, type: string, unit: string | null, pa
   return parsed.data;
 }
 
-/** 9999-12-31T23:59:59Z: the last instant an ISO-seconds time (SPEC §7.2) can name. */
+/** 9999-12-31T23:59:59Z: the last instant an ISO-seconds time (docs/reviewers.md#reviewer-output) can name. */
 const MAX_LOG_TIME = 253_402_300_799;
 
 /**
@@ -92,7 +90,7 @@ const MAX_LOG_TIME = 253_402_300_799;
 export function checkRow(row: LogRow, prev: LogHead): void {
   const id = `seq:${row.seq}`;
   if (row.seq !== prev.seq + 1) fail('log_chain_broken', [id]);
-  // An entry's time is an instant (records are judged with the keys valid at it, SPEC §5, §13):
+  // An entry's time is an instant (records are judged with the keys valid at it, docs/state.md#the-store, docs/policy.md#policy-and-trust-root):
   // one no ISO-seconds time can name is refused here, with a code, not left to crash the audit.
   if (!Number.isSafeInteger(row.time) || row.time < 0 || row.time > MAX_LOG_TIME) fail('log_time_invalid', [id]);
   if (sha256Digest(row.payload) !== row.payload_digest) fail('log_payload_digest_mismatch', [id]);
@@ -106,7 +104,7 @@ const INSERT_LOG = `INSERT INTO log (seq, time, type, unit, payload, payload_dig
 /**
  * The payload field holding each entry type's own time. The live path stamps it and the entry's
  * `time` with the same `tx.now`; reducers judge expiry with the payload time while the audit judges
- * signatures at the entry time (SPEC §5, §13), so an entry where they differ is one the live path
+ * signatures at the entry time (docs/state.md#the-store, docs/policy.md#policy-and-trust-root), so an entry where they differ is one the live path
  * never writes — e.g. a lease released (by payload) before its expiry but logged after it.
  */
 const ENTRY_TIME_FIELD: { readonly [T in EntryType]: string } = {
@@ -134,6 +132,7 @@ export function writeEntry(db: Db, row: LogRow, payload: unknown): void {
   const field = ENTRY_TIME_FIELD[row.type as EntryType];
   if ((payload as Record<string, unknown>)[field] !== row.time) fail('log_entry_not_applicable', [`seq:${row.seq}`]);
   db.prepare(INSERT_LOG).run(row);
+  appendLeaf(db, row); // the Merkle tree grows in the same transaction (docs/audit.md "Transparency log")
   reducerOf(row.type as EntryType).apply(db, payload);
 }
 
@@ -232,7 +231,7 @@ export interface ChainReport {
 }
 
 /**
- * Recompute every hash of the log (SPEC §5, §4.1 audit verify): contiguous seq from 1, payload
+ * Recompute every hash of the log (docs/state.md#the-store, docs/commands.md#what-each-command-guarantees audit verify): contiguous seq from 1, payload
  * digests, entry hashes, prev links, and each payload well-formed for its type. Reads in one
  * statement, so it sees one consistent snapshot even while other processes append. Deleting the
  * *last* entries is not detectable from the log alone: that is what exported checkpoints are for.

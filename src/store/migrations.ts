@@ -1,4 +1,4 @@
-// Numbered schema migrations (SPEC §5 "Schema changes are numbered migrations"). MIGRATIONS[i]
+// Numbered schema migrations (docs/state.md#the-store "Schema changes are numbered migrations"). MIGRATIONS[i]
 // brings the database from user_version i to i+1. Never edit a released entry: append a new one.
 //
 // Every table is STRICT (no silent type coercion, so the canonical state digest sees exactly the
@@ -12,6 +12,8 @@ import { CHALLENGES_SQL } from './migrations/0004-challenges.js';
 import { RUNS_SQL } from './migrations/0005-runs.js';
 import { DECISION_INDEXES_SQL } from './migrations/0006-decision-indexes.js';
 import { LOG_UNIT_INDEXES_SQL } from './migrations/0007-log-unit-indexes.js';
+import { TLOG_SQL } from './migrations/0008-tlog.js';
+import { backfillTree } from './tree.js';
 
 const GENESIS = `sha256:${'0'.repeat(64)}`;
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
@@ -20,7 +22,7 @@ const UNIT_GLOB = `UNIT-${hexGlob(32)}`;
 const LEASE_GLOB = `LSE-${hexGlob(32)}`;
 
 export const MIGRATIONS: readonly string[] = [
-  // 1: the hash-chained log (SPEC §5), pins, units, writers, mutation leases.
+  // 1: the hash-chained log (docs/state.md#the-store), pins, units, writers, mutation leases.
   `
   CREATE TABLE log (
     seq            INTEGER PRIMARY KEY CHECK (seq >= 1),
@@ -33,7 +35,7 @@ export const MIGRATIONS: readonly string[] = [
     entry_hash     TEXT    NOT NULL UNIQUE CHECK (entry_hash GLOB '${DIGEST_GLOB}')
   ) STRICT;
 
-  -- Log rows are never updated or deleted (SPEC §5). An attacker with the file can drop these
+  -- Log rows are never updated or deleted (docs/state.md#the-store). An attacker with the file can drop these
   -- triggers; verifyChain (and checkpoints that left the machine) detect what they then do.
   CREATE TRIGGER log_no_update BEFORE UPDATE ON log
   BEGIN SELECT RAISE(ABORT, 'governed log is append-only'); END;
@@ -47,7 +49,7 @@ export const MIGRATIONS: readonly string[] = [
        OR NEW.prev_hash IS NOT COALESCE((SELECT entry_hash FROM log ORDER BY seq DESC LIMIT 1), '${GENESIS}');
   END;
 
-  -- The pinned policy and trust root (SPEC §4.1 init, §13): canonical digest and exact bytes.
+  -- The pinned policy and trust root (docs/commands.md#what-each-command-guarantees init, docs/policy.md#policy-and-trust-root): canonical digest and exact bytes.
   CREATE TABLE pins (
     kind      TEXT    PRIMARY KEY CHECK (kind IN ('policy', 'trust')),
     digest    TEXT    NOT NULL CHECK (digest GLOB '${DIGEST_GLOB}'),
@@ -55,7 +57,7 @@ export const MIGRATIONS: readonly string[] = [
     pinned_at INTEGER NOT NULL CHECK (pinned_at >= 0)
   ) STRICT;
 
-  -- Units of work (SPEC §2, §6.2). The baseline is resolved once, never re-resolved.
+  -- Units of work (docs/overview.md#words, docs/contract.md#the-states-a-receipt-is-judged-against). The baseline is resolved once, never re-resolved.
   -- Scope versions and contracts get their own tables in a later migration, keyed by units.id.
   CREATE TABLE units (
     id              TEXT    PRIMARY KEY CHECK (id GLOB '${UNIT_GLOB}'),
@@ -66,8 +68,8 @@ export const MIGRATIONS: readonly string[] = [
     created_at      INTEGER NOT NULL CHECK (created_at >= 0)
   ) STRICT;
 
-  -- Writer sessions and the host process identity of each (SPEC §4.1 writer register). One process
-  -- identity is one writer session per unit (a one-time fact, SPEC §5).
+  -- Writer sessions and the host process identity of each (docs/commands.md#what-each-command-guarantees writer register). One process
+  -- identity is one writer session per unit (a one-time fact, docs/state.md#the-store).
   CREATE TABLE writers (
     unit          TEXT    NOT NULL REFERENCES units(id),
     session       TEXT    NOT NULL CHECK (length(session) BETWEEN 1 AND 128),
@@ -79,7 +81,7 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (unit, boot_id, pid, start_time)
   ) STRICT;
 
-  -- Mutation leases (SPEC §2): at most one active lease per unit, enforced by a partial UNIQUE
+  -- Mutation leases (docs/overview.md#words): at most one active lease per unit, enforced by a partial UNIQUE
   -- index so two racing processes cannot both hold one.
   CREATE TABLE leases (
     id          TEXT    PRIMARY KEY CHECK (id GLOB '${LEASE_GLOB}'),
@@ -102,7 +104,11 @@ export const MIGRATIONS: readonly string[] = [
   RUNS_SQL,
   DECISION_INDEXES_SQL,
   LOG_UNIT_INDEXES_SQL,
+  TLOG_SQL,
 ];
+
+/** Work a migration does beyond its SQL, run right after it in the same transaction. */
+const AFTER: { readonly [version: number]: (db: Database.Database) => void } = { 8: backfillTree };
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -121,6 +127,7 @@ export function applyMigrations(db: Database.Database): number {
       const sql = MIGRATIONS[v];
       if (sql === undefined) fail('internal_error', [`migration:${v + 1}`]);
       db.exec(sql);
+      AFTER[v + 1]?.(db);
     }
     if (current !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
     return SCHEMA_VERSION;

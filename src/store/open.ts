@@ -1,4 +1,4 @@
-// Opening the state directory and its SQLite store (SPEC §5, §4.1 `init`).
+// Opening the state directory and its SQLite store (docs/state.md#the-store, docs/commands.md#what-each-command-guarantees `init`).
 //
 // Layout: `<home>/` (0700) holds `governed.db` (0600; WAL, synchronous=FULL, foreign_keys=ON) and
 // `bundles/` (0700). Every path is checked with lstat: it must be ours (owner = effective uid), not
@@ -15,7 +15,7 @@ import type { Store } from './store.js';
 
 export const DB_FILE = 'governed.db';
 export const BUNDLES_DIR = 'bundles';
-/** Busy timeout (ms): a writer waits this long for another process's transaction (issue 3: ≥ 5 s). */
+/** Busy timeout (ms): a writer waits this long for another process's transaction (docs/state.md#state-the-store-units-and-scope-versions-writers-leases-review-challenges: ≥ 5 s). */
 export const BUSY_TIMEOUT_MS = 10_000;
 
 export interface OpenStoreOptions {
@@ -118,7 +118,7 @@ export function openDatabase(dbPath: string): Database.Database {
 }
 
 /**
- * Connection settings of SPEC §5. busy_timeout is set first so that even switching to WAL waits for
+ * Connection settings of docs/state.md#the-store. busy_timeout is set first so that even switching to WAL waits for
  * a concurrent opener instead of failing. trusted_schema=OFF: a tampered schema cannot make us run
  * SQL functions with side effects from views or triggers.
  */
@@ -131,7 +131,7 @@ export function configureConnection(db: Database.Database): void {
   db.pragma('trusted_schema = OFF');
 }
 
-/** True when the store was initialised: its first log entry is the init pin (SPEC §4.1). */
+/** True when the store was initialised: its first log entry is the init pin (docs/commands.md#what-each-command-guarantees). */
 export function isInitialized(db: Database.Database): boolean {
   const row = db.prepare("SELECT 1 AS one FROM log WHERE seq = 1 AND type = 'store_init'").get();
   return row !== undefined;
@@ -166,14 +166,14 @@ export function openStore(homeDir: string, options: OpenStoreOptions = {}): Stor
 }
 
 /**
- * Open an initialised store for reading only (`gate`, SPEC §10.3: it never writes). Same path
+ * Open an initialised store for reading only (`gate`, docs/decision.md#8-delivery-state-and-reason-codes: it never writes). Same path
  * checks as `openStore`, in the same order; then a read-only connection with busy_timeout and
  * trusted_schema=OFF, and none of the writes `openStore` makes on every open (journal mode,
  * synchronous, the migration check in an IMMEDIATE transaction, i.e. the write lock). Only a store
  * already in WAL mode, at this code's schema version and initialised is opened this way. A store at
  * an OLDER schema version is refused (`store_migration_required`, exit 2), never migrated: a
  * read-only command (gate, audit verify / checkpoint / export) must not write the store it judges
- * (SPEC §10.3; §5 "schema changes are numbered migrations" — applied by a command that writes).
+ * (docs/decision.md#8-delivery-state-and-reason-codes; docs/state.md#the-store "schema changes are numbered migrations" — applied by a command that writes).
  * Anything else — a file that is not SQLite, a busy lock, a newer schema — is handed to `openStore`,
  * so every other refusal and its code stay exactly those of `openStore`.
  */

@@ -1,13 +1,12 @@
-// Pinning the policy and trust root at init (SPEC §4.1 `init`, §13): their canonical digests and
+// Pinning the policy and trust root at init (docs/commands.md#what-each-command-guarantees `init`, docs/policy.md#policy-and-trust-root): their canonical digests and
 // their exact bytes, as the first log entry.
 //
-// The digest of a policy or trust root is the SPEC §3 digest of structured data: SHA-256 over the
+// The digest of a policy or trust root is the docs/threat-model.md#rules-that-hold-everywhere digest of structured data: SHA-256 over the
 // RFC 8785 bytes of the strictly parsed document (so YAML formatting does not change it, and
 // `gate --policy-digest` compares meaning, not whitespace). Schema validation of the policy and
 // trust root belongs to their own modules and is the caller's job before pinning.
-import { digestOf } from '../core/canonical.js';
 import { fail } from '../core/errors.js';
-import { parseStructured } from '../core/strict-parse.js';
+import { parsePinDocument } from '../core/pin-document.js';
 import { mutate } from './log.js';
 import { openStore } from './open.js';
 import { dbOf, type Db, type Store } from './store.js';
@@ -22,13 +21,7 @@ export interface Pin {
 
 /** Canonical digest of a policy or trust-root document (strict JSON or YAML, auto-detected). */
 export function pinDigestOf(bytes: Uint8Array, kind: PinKind): string {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    fail('input_unreadable', [kind]);
-  }
-  return digestOf(parseStructured(text, ''));
+  return parsePinDocument(bytes, kind).digest;
 }
 
 export interface PinInitArgs {

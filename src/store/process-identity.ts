@@ -1,4 +1,4 @@
-// Host process identity of a writer (issue 3 item 7, SPEC §4.1 `writer register`): boot id, pid
+// Host process identity of a writer (docs/state.md#writers-and-leases, docs/commands.md#what-each-command-guarantees `writer register`): boot id, pid
 // and start time. A pid alone is recycled; (boot id, pid, start time) names one process for the
 // lifetime of the machine, so `isProcessAlive` can tell "that writer is still running" from "some
 // other process now has its pid".

@@ -1,4 +1,4 @@
-// The one table of log entry types (SPEC §5): type → { payload schema, unitOf, pure reducer }.
+// The one table of log entry types (docs/state.md#the-store): type → { payload schema, unitOf, pure reducer }.
 // A state change exists only as an entry of a type listed here; the live path appends the entry
 // and applies its reducer, replay applies the same reducer to the stored payload.
 //

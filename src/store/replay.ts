@@ -1,4 +1,4 @@
-// Replay (SPEC §5 "enough to rebuild every table by replaying the log", §4.1 audit verify):
+// Replay (docs/state.md#the-store "enough to rebuild every table by replaying the log", docs/commands.md#what-each-command-guarantees audit verify):
 // copy every log row, verified, into a new database and apply its reducer — the same
 // `writeEntry` the live path uses — then compare the state digests.
 import { closeSync, lstatSync, openSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Review runs at store level (SPEC §9 steps 3 and 9, §5 one-time facts): claim a challenge, then
+// Review runs at store level (docs/runner.md#the-run-step-by-step steps 3 and 9, docs/state.md#the-store one-time facts): claim a challenge, then
 // end the run exactly once — as a receipt or as ABORTED. A claim never silently disappears: a
 // claim whose runner process is gone, or whose deadline passed, is turned into ABORTED by the
 // next command that touches the unit (`reapStaleClaimsIn`); a live run is never aborted by
@@ -95,7 +95,7 @@ export interface ClaimArgs {
 }
 
 /**
- * Inside a mutate: claim an open, unexpired challenge (SPEC §9 step 3). The guarded UPDATE in the
+ * Inside a mutate: claim an open, unexpired challenge (docs/runner.md#the-run-step-by-step step 3). The guarded UPDATE in the
  * reducer plus UNIQUE(challenge_id) make the claim a one-time fact: of two racing processes
  * exactly one commits; the other fails with `challenge_claimed`.
  */
@@ -108,7 +108,7 @@ export function claimRunIn(tx: Tx, args: ClaimArgs): { runId: string; executionI
   if (row.status === 'consumed' || row.status === 'aborted') fail('challenge_consumed', [args.challengeId]);
   if (row.status !== 'open' || row.expires_at <= tx.now) fail('challenge_expired', [args.challengeId]);
   if (args.deadline <= tx.now) fail('internal_error', ['deadline']);
-  // SPEC §9 step 2, re-checked under the write lock: no claim while any mutation lease is active.
+  // docs/runner.md#the-run-step-by-step step 2, re-checked under the write lock: no claim while any mutation lease is active.
   const lease = activeLeaseAt(tx.db, tx.now);
   if (lease !== null) fail('run_lease_active', [lease]);
   const runId = newRunId();
@@ -133,7 +133,7 @@ export function claimRun(store: Store, now: number, args: ClaimArgs): { runId: s
   return mutate(store, now, (tx) => claimRunIn(tx, args));
 }
 
-/** Inside a mutate: record ABORTED for a run that is still claimed (SPEC §9 "any failure after the claim"). */
+/** Inside a mutate: record ABORTED for a run that is still claimed (docs/runner.md#the-run-step-by-step "any failure after the claim"). */
 export function abortRunIn(tx: Tx, runId: string, code: string): void {
   const run = getRun(tx.db, runId);
   if (run === null) fail('run_unknown', [runId]);
@@ -147,7 +147,7 @@ export function abortRun(store: Store, now: number, runId: string, code: string)
 
 /**
  * Inside a mutate: turn into ABORTED every claim of `unit` whose runner process is gone (boot id,
- * pid and start time no longer match a live process) or whose deadline passed (SPEC §9 step 3).
+ * pid and start time no longer match a live process) or whose deadline passed (docs/runner.md#the-run-step-by-step step 3).
  * A claim whose runner is alive and within its deadline is left alone. Returns the aborted run ids.
  */
 export function reapStaleClaimsIn(tx: Tx, unit: string): string[] {
@@ -176,7 +176,7 @@ export interface ReceiptRecord {
   readonly envelope: Buffer;
 }
 
-/** The id of a mutation lease active at `now` on ANY unit (SPEC §2: no review is issued or
+/** The id of a mutation lease active at `now` on ANY unit (docs/overview.md#words: no review is issued or
  * ingested while any lease is active; units of one store may share a working tree), or null. */
 export function activeLeaseAt(x: Store | Db, now: number): string | null {
   const id = dbOf(x).prepare("SELECT id FROM leases WHERE state = 'active' AND expires_at > ? ORDER BY id LIMIT 1").pluck().get(now) as
@@ -186,7 +186,7 @@ export function activeLeaseAt(x: Store | Db, now: number): string | null {
 }
 
 /**
- * Inside a mutate: the commit of SPEC §9 step 9 — re-check, under the write lock, that the claim is
+ * Inside a mutate: the commit of docs/runner.md#the-run-step-by-step step 9 — re-check, under the write lock, that the claim is
  * still ours and still claimed (not aborted meanwhile: `run_claim_aborted`), that its deadline has not
  * passed (a claim past its deadline may be reaped by anyone, so it must not commit either), and that
  * no lease is active anywhere; then store the receipt bytes and consume the challenge, as one log
@@ -311,7 +311,7 @@ export function claimedRunners(x: Store | Db): { runId: string; runner: ProcessI
   return rows.map((r) => ({ runId: r.id, runner: { bootId: r.runner_boot_id, pid: r.runner_pid, startTime: Number(r.runner_start_time) } }));
 }
 
-/** Every registered writer of the unit with its host process identity, by session (SPEC §9 step 6). */
+/** Every registered writer of the unit with its host process identity, by session (docs/runner.md#the-run-step-by-step step 6). */
 export function unitWriters(x: Store | Db, unit: string): RunWriter[] {
   const rows = dbOf(x).prepare('SELECT session, boot_id, pid, start_time FROM writers WHERE unit = ? ORDER BY session').all(unit) as {
     session: string;
@@ -324,9 +324,9 @@ export function unitWriters(x: Store | Db, unit: string): RunWriter[] {
 
 /**
  * The payload of the `challenge_issue` log entry that recorded `challengeId`, after checking that
- * entry's own hashes and its links to both neighbours (SPEC §5), or null when no such entry exists.
+ * entry's own hashes and its links to both neighbours (docs/state.md#the-store), or null when no such entry exists.
  * The caller compares it with the challenge row: a row edited behind governed's back no longer
- * matches the hash-chained entry that created it (SPEC §9 step 1 "tampered"). Entries are found by
+ * matches the hash-chained entry that created it (docs/runner.md#the-run-step-by-step step 1 "tampered"). Entries are found by
  * their time (= the challenge's issued_at) through the partial index of migration 0005.
  */
 export function challengeIssueEntry(x: Store | Db, challengeId: string, issuedAt: number): unknown {

@@ -1,4 +1,4 @@
-// Scope versions of units (SPEC §6.3): the store side of `unit create` (version 1) and `unit bind`
+// Scope versions of units (docs/contract.md#scope-history): the store side of `unit create` (version 1) and `unit bind`
 // (the next version). Validation of the contract, its diff and its authority belongs to the flow;
 // this module records what the flow decided, in the caller's transaction, and reads it back.
 import { canonicalJson, sha256Digest } from '../core/canonical.js';
@@ -27,7 +27,7 @@ export interface ScopeVersion {
   readonly contractBytes: Buffer;
   /** `sha256:` of `contractBytes`. */
   readonly contractFileDigest: string;
-  /** SPEC §3 digest of the parsed contract (`contractDigest`). */
+  /** docs/threat-model.md#rules-that-hold-everywhere digest of the parsed contract (`contractDigest`). */
   readonly contractDigest: string;
   readonly sources: readonly SourceDigest[];
   readonly sourcesDigest: string;
@@ -44,7 +44,7 @@ export interface BindScopeArgs {
   readonly sourcesDigest: string;
   /** null for version 1 (the contract as created). */
   readonly diff: ScopeDiffRecord | null;
-  /** Whether anything but progress changed (SPEC §6.3 "increments scope_epoch when the scope changed"). */
+  /** Whether anything but progress changed (docs/contract.md#scope-history "increments scope_epoch when the scope changed"). */
   readonly scopeChanged: boolean;
   /** Authority record ids consumed by this bind, in this same transaction. */
   readonly authorities: readonly string[];
@@ -165,7 +165,7 @@ export function getScopeVersion(x: Store | Db, unit: string, version?: number): 
   return v;
 }
 
-/** Every scope version of the unit, oldest first (the bundle's `scope_history`, SPEC §7.1). */
+/** Every scope version of the unit, oldest first (the bundle's `scope_history`, docs/bundle.md#views). */
 export function listScopeVersions(x: Store | Db, unit: string): ScopeVersion[] {
   const db = dbOf(x);
   getUnit(db, unit);

@@ -1,4 +1,4 @@
-// Map SQLite failures onto governed's codes (SPEC §4.2). SQLite messages can name values (a
+// Map SQLite failures onto governed's codes (docs/commands.md#exit-codes). SQLite messages can name values (a
 // CHECK expression, a column); they are kept only as the `cause`, never as the message.
 import Database from 'better-sqlite3';
 import { GovernedError, isGovernedError } from '../core/errors.js';
@@ -11,7 +11,7 @@ export function toGovernedError(e: unknown): GovernedError {
     if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
       return new GovernedError('store_busy', { cause: e });
     }
-    // One-time facts are UNIQUE constraints (SPEC §5): the losing racer lands here.
+    // One-time facts are UNIQUE constraints (docs/state.md#the-store): the losing racer lands here.
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
       return new GovernedError('store_constraint_violation', { cause: e });
     }

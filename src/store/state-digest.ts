@@ -1,5 +1,5 @@
-// Canonical digests of the store's tables (SPEC §4.1 audit verify: "replaying the log gives the
-// stored state"; issue 3: "the store is unchanged", digest of all tables before/after).
+// Canonical digests of the store's tables (docs/commands.md#what-each-command-guarantees audit verify: "replaying the log gives the
+// stored state"; docs/state.md#state-the-store-units-and-scope-versions-writers-leases-review-challenges: "the store is unchanged", digest of all tables before/after).
 //
 // Rows are read in a total order (ORDER BY every column), every cell keeps its SQLite type (an
 // INTEGER is a number, TEXT a string, a BLOB `{"blob": base64}`, NULL null) and the column names
@@ -28,7 +28,10 @@ function tableNames(db: Db, includeLog: boolean): string[] {
     .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
     .pluck()
     .all() as string[];
-  return names.filter((n) => includeLog || n !== 'log');
+  // The Merkle tree (tlog_hashes) is the log's own representation, a function of the log alone:
+  // like the log it is outside the state replay must reproduce, and audit verify re-derives it
+  // from the log instead (verifyTree, log_tree_mismatch; docs/audit.md "Transparency log").
+  return names.filter((n) => includeLog || (n !== 'log' && n !== 'tlog_hashes'));
 }
 
 function tableContent(db: Db, name: string): { name: string; columns: string[]; rows: Cell[][] } {

@@ -1,4 +1,4 @@
-// The handle every store function takes: the state directory (SPEC §5) and its open connection.
+// The handle every store function takes: the state directory (docs/state.md#the-store) and its open connection.
 import type Database from 'better-sqlite3';
 
 export interface Store {

@@ -1,4 +1,4 @@
-// Units of work (SPEC §2, §6.2): id, baseline commit and tree (resolved once by the caller, never
+// Units of work (docs/overview.md#words, docs/contract.md#the-states-a-receipt-is-judged-against): id, baseline commit and tree (resolved once by the caller, never
 // re-resolved here), work_revision and scope_epoch. Scope versions and contracts are bound by the
 // contract domain in the same transaction via `createUnitIn`.
 import { fail } from '../core/errors.js';

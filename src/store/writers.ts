@@ -1,4 +1,4 @@
-// Writer sessions (SPEC §2, §4.1 `writer register`): a session id the writer declares and the
+// Writer sessions (docs/overview.md#words, docs/commands.md#what-each-command-guarantees `writer register`): a session id the writer declares and the
 // identity of its host process (boot id, pid, start time), so a later check can tell whether that
 // very process is still running (a recycled pid has another start time or boot id).
 import { fail } from '../core/errors.js';
@@ -40,7 +40,7 @@ function assertIdentity(id: ProcessIdentity): void {
 
 /**
  * Inside a mutate: register a session once per unit. A second registration of the session, or of
- * the same process identity under another session, is refused: both are one-time facts (SPEC §5),
+ * the same process identity under another session, is refused: both are one-time facts (docs/state.md#the-store),
  * also enforced by the writers table's PRIMARY KEY / UNIQUE constraints.
  */
 export function registerWriterIn(tx: Tx, args: RegisterWriterArgs): void {

@@ -1,4 +1,4 @@
-// Streaming reader for `git cat-file --batch` (SPEC §6.4 "For a commit ... computed from git
+// Streaming reader for `git cat-file --batch` (docs/contract.md#workspace-digest "For a commit ... computed from git
 // objects"). Blob bytes are handed to the caller chunk by chunk, so a commit with large files is
 // hashed in constant memory. --batch without --filters/--textconv prints raw object bytes and runs
 // no repository-configured program.
@@ -15,9 +15,9 @@ export interface BlobSink {
 }
 
 const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-const HEADER_MAX = 256;
+import { GIT_HEADER_MAX as HEADER_MAX } from '../core/limits.js';
 /** Same bound as commit.ts LIST_MAX_BYTES (runGit's output cap that `ls-tree -r` had). */
-const SESSION_OBJECT_MAX = 512 * 1024 * 1024;
+import { GIT_OUTPUT_MAX_BYTES as SESSION_OBJECT_MAX } from '../core/limits.js';
 
 /** Stream the objects `oids` (full hex ids) through `sink`; rejects with `workspace_git_failed`. */
 export function catFileBatch(repo: GitRepo, oids: readonly string[], sink: BlobSink): Promise<void> {

@@ -1,4 +1,4 @@
-// Paths changed relative to a unit's baseline (SPEC §6.1 `contract_change_uncovered`): every path
+// Paths changed relative to a unit's baseline (docs/contract.md#validation-rules `contract_change_uncovered`): every path
 // whose (mode, sha256) differs between the baseline commit's manifest and the current workspace
 // manifest, covering tracked edits, untracked-not-ignored files, staged changes and deletions.
 // Both sides are full manifests (git objects vs working-tree bytes), so the index is never trusted.

@@ -1,5 +1,5 @@
-// Manifests and file bytes from git objects (SPEC §6.2 planning bundles come from the baseline
-// tree, never the workspace; §6.4 "For a commit (used by `gate --subject`) the same manifest is
+// Manifests and file bytes from git objects (docs/contract.md#the-states-a-receipt-is-judged-against planning bundles come from the baseline
+// tree, never the workspace; docs/contract.md#workspace-digest "For a commit (used by `gate --subject`) the same manifest is
 // computed from git objects of that commit"). Revisions are resolved once to full object ids with
 // replace objects disabled, so `refs/replace/*` cannot substitute another commit or tree.
 import { fail, isGovernedError } from '../core/errors.js';
@@ -16,7 +16,7 @@ export interface Baseline {
 }
 
 const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-const REV_MAX = 256;
+import { GIT_REV_MAX as REV_MAX } from '../core/limits.js';
 
 interface TreeBlob {
   readonly path: string;
@@ -119,7 +119,7 @@ export function beginCommitManifest(root: string, commitish: string): CommitMani
  * Backstop for a caller without a limit of its own: no bundle can carry more raw bytes than this
  * (a bundle is one JSON string, V8 strings stop at 2^29 characters, and base64 turns 3 bytes into 4).
  */
-const READ_MAX_BYTES = 384 * 1024 * 1024;
+import { COMMIT_READ_MAX_BYTES as READ_MAX_BYTES } from '../core/limits.js';
 
 /**
  * What a reader of blob bytes may hold: `admit` is told each blob's size (from git's object header)
@@ -133,7 +133,7 @@ export interface BlobLimit {
 
 /**
  * Bytes of `paths` as stored in `commit` (a full id, typically a unit's baseline). Each path must be
- * a regular file of the commit's tree (not a symlink, tree or gitlink): SPEC §6.1 paths name files,
+ * a regular file of the commit's tree (not a symlink, tree or gitlink): docs/contract.md#validation-rules paths name files,
  * "not through a symlink". `limit` admits each blob by its size before its bytes are read (index =
  * position in `paths`); the bytes delivered are exactly the size admitted (cat-file protocol).
  * Whatever the limit, READ_MAX_BYTES in all is never exceeded.
@@ -224,7 +224,7 @@ async function listTree(repo: GitRepo, commit: string): Promise<TreeBlob[]> {
 }
 
 /** The cap of `runGit`'s output, applied to the `ls-tree -r` records the walk stands for. */
-const LIST_MAX_BYTES = 512 * 1024 * 1024;
+import { GIT_OUTPUT_MAX_BYTES as LIST_MAX_BYTES } from '../core/limits.js';
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFLNK = 0o120000;

@@ -1,4 +1,4 @@
-// Hardened git (SPEC §6.4): the repository under review is written by the party being reviewed, so
+// Hardened git (docs/contract.md#workspace-digest): the repository under review is written by the party being reviewed, so
 // nothing it configures may run. git is started with an empty environment (no inherited GIT_*,
 // no user config), no system/global config, replace objects off, and every repository-configurable
 // program disabled on the command line (command-line config wins over .git/config). Only plumbing
@@ -22,9 +22,9 @@ const NO_HOME = '/nonexistent/governed-git-home';
 /**
  * `-c` options that neutralise every repository-configured program or lookup path git could
  * otherwise honour for the commands used here. Why each one:
- * - core.fsmonitor / core.hooksPath: SPEC §6.4 names them; an fsmonitor is an arbitrary command.
+ * - core.fsmonitor / core.hooksPath: docs/contract.md#workspace-digest names them; an fsmonitor is an arbitrary command.
  * - core.untrackedCache=false: a cached untracked list written by someone else must not decide the set.
- * - core.excludesFile / core.attributesFile: live outside the reviewed content (SPEC §6.4).
+ * - core.excludesFile / core.attributesFile: live outside the reviewed content (docs/contract.md#workspace-digest).
  * - core.ignoreCase=false: a .git/config setting must not widen .gitignore matches.
  * - protocol.allow=never: a partial clone would otherwise lazily fetch missing objects through a
  *   remote helper or ssh command (git 2.39 has no GIT_NO_LAZY_FETCH).
@@ -72,13 +72,13 @@ export interface RunGitOptions {
   readonly timeoutMs?: number;
 }
 
-const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+import { GIT_OUTPUT_MAX_BYTES as DEFAULT_MAX_BYTES } from '../core/limits.js';
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
  * Run one hardened git command and return its stdout. Any non-zero exit, signal, timeout or
  * oversize output fails closed with `workspace_git_failed`. stderr is discarded: it can echo paths
- * or revision text, which must never reach an error message (SPEC §3).
+ * or revision text, which must never reach an error message (docs/threat-model.md#rules-that-hold-everywhere).
  */
 export function runGit(repo: GitRepo, args: readonly string[], options: RunGitOptions = {}): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -142,7 +142,7 @@ export function splitNul(out: Buffer): Buffer[] {
 /**
  * Find the repository whose top level is `root`, without asking git (discovery would read the
  * repository's config before our overrides apply). Returns null when no ancestor has a `.git`
- * entry (SPEC §6.4 "Outside a git repository"). A `.git` file (linked worktree) is followed.
+ * entry (docs/contract.md#workspace-digest "Outside a git repository"). A `.git` file (linked worktree) is followed.
  * `root` being a subdirectory of a repository is refused: manifest paths must be relative to the
  * top level so that the same tree gives the same manifest wherever it is checked out.
  */

@@ -1,4 +1,4 @@
-// The per-file hashing step of the workspace digest (SPEC §6.4), as ONE self-contained function so
+// The per-file hashing step of the workspace digest (docs/contract.md#workspace-digest), as ONE self-contained function so
 // that the main thread and the hashing worker threads (./hash-pool.ts) run the very same code: a
 // worker is given this function's source text (Function.prototype.toString). That is why it
 // refers to nothing outside its parameters — no imports, no module constants, no `fail` — and

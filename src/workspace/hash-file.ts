@@ -1,4 +1,4 @@
-// Hash one working-tree entry on the calling thread (SPEC §6.4): regular files by their bytes,
+// Hash one working-tree entry on the calling thread (docs/contract.md#workspace-digest): regular files by their bytes,
 // symlinks by their target text (never followed), anything else refused without being opened.
 // The per-file step itself is ./hash-core.ts (shared with the hashing workers of ./hash-pool.ts);
 // this module types the entry first and turns the core's refusal codes into GovernedErrors.
@@ -15,7 +15,7 @@ export interface HashedEntry {
   readonly sha256: string;
 }
 
-/** One reused 1 MiB read buffer per thread (research/perf.md §3.2). */
+/** One reused 1 MiB read buffer per thread (docs/performance.md#workspace-digest). */
 export const HASH_CHUNK = 1024 * 1024;
 let sharedBuffer: Buffer | null = null;
 // A plain object (not the module namespace), so the core's property loads stay monomorphic.
@@ -23,7 +23,7 @@ const DEPS = { fs: { openSync, fstatSync, readSync, closeSync, readlinkSync, con
 
 /**
  * lstat without following; null when the path vanished (a deleted tracked file is not in the set).
- * BigInt stats carry the nanosecond times the stat cache keys on (SPEC §6.4).
+ * BigInt stats carry the nanosecond times the stat cache keys on (docs/contract.md#workspace-digest).
  */
 export function lstatEntry(absPath: string): BigIntStats | null {
   try {

@@ -1,10 +1,10 @@
 // Hash many walked workspace entries, on the calling thread and — when the job proves big enough and
-// a core is free — on helper worker threads at the same time. SPEC §6.4 is unchanged by this: every
+// a core is free — on helper worker threads at the same time. docs/contract.md#workspace-digest is unchanged by this: every
 // byte is re-hashed now, by ./hash-core.ts, with the same O_NOFOLLOW / fstat / re-check rules on
 // every thread.
 //
 // Why threads: node:crypto SHA-256 and the page-cache copies of readSync are CPU work on the one JS
-// thread; a free second core can do part of it (docs/workspace-perf.md has the measurements).
+// thread; a free second core can do part of it (docs/performance.md#workspace-digest has the measurements).
 // Why adaptive: a helper costs ~20-30 ms of its own startup, which a small workspace never repays,
 // and on a machine whose cores are already busy it only competes with the calling thread. So the
 // calling thread starts alone; after PARALLEL_AFTER_MS, if the work left (estimated from the pace so

@@ -1,4 +1,4 @@
-// Public surface of the workspace adapter (SPEC §6.4): flows import from here.
+// Public surface of the workspace adapter (docs/contract.md#workspace-digest): flows import from here.
 export { computeWorkspaceManifest, manifestOf, type Manifest, type ManifestEntry, type ScopeOptions } from './manifest.js';
 export type { HashPoolOptions, HashPoolStats } from './hash-pool.js';
 export { computeCommitManifest, readCommitFiles, resolveBaseline, type Baseline, type BlobLimit } from './commit.js';

@@ -1,4 +1,4 @@
-// The candidate path set of the workspace digest (SPEC §6.4): files git tracks or would track
+// The candidate path set of the workspace digest (docs/contract.md#workspace-digest): files git tracks or would track
 // under the product roots, minus excluded prefixes. In a repository, git lists them:
 //   `ls-files -t --cached --stage --others --exclude-per-directory=.gitignore`
 // (tracked entries with their modes, so gitlinks are seen and refused, plus untracked files).
@@ -9,9 +9,9 @@
 // refuse them. Outside a repository the walk itself yields every regular file and symlink.
 //
 // The walk also records the file type readdir reported for every entry it saw (d_type, or lstat
-// where the filesystem reports DT_UNKNOWN). That is the "type before open" fact SPEC §6.4 needs
+// where the filesystem reports DT_UNKNOWN). That is the "type before open" fact docs/contract.md#workspace-digest needs
 // (special files are refused without being opened, symlinks are never followed), obtained once per
-// directory instead of one lstat per file (docs/workspace-perf.md: ~3 µs per file, ~30 ms per
+// directory instead of one lstat per file (docs/performance.md#workspace-digest: ~3 µs per file, ~30 ms per
 // 10,000 files). An entry reached by the walk was reached through real directories only (the walk never
 // enters a symlink), so it also needs no parent check. Paths git lists that the walk did not see
 // (a tracked file under an ignored directory, a deleted file, a path below a directory that became
@@ -112,7 +112,7 @@ export async function beginListing(root: string, repo: GitRepo | null, scope: Sc
   try {
     walk(root, scope, ignored, seen);
   } catch (e) {
-    // A failed git listing (exit 1) outranks a refusal found by the walk (SPEC §4.2 precedence).
+    // A failed git listing (exit 1) outranks a refusal found by the walk (docs/commands.md#exit-codes precedence).
     await listedP;
     throw e;
   }
@@ -153,7 +153,7 @@ function parseListed(listed: Buffer, scope: Scope, seen: Walked): ListedPath[] {
 /**
  * NUL-terminated git output as decoded records. Valid UTF-8 as a whole means every record is
  * (NUL never occurs inside a multi-byte sequence), so the common case decodes once; otherwise each
- * record is decoded on its own and the first non-UTF-8 one is refused (SPEC §6.4).
+ * record is decoded on its own and the first non-UTF-8 one is refused (docs/contract.md#workspace-digest).
  */
 function nulRecordsUtf8(out: Buffer): string[] {
   if (!isUtf8(out)) return splitNul(out).map((rec) => decodePath(rec));

@@ -1,7 +1,7 @@
-// The manifest digest, `digestOf(entries)` (SPEC §6.4: "a manifest of (path, mode, sha256) sorted
+// The manifest digest, `digestOf(entries)` (docs/contract.md#workspace-digest: "a manifest of (path, mode, sha256) sorted
 // by path bytes, digested with JCS"), without the generic canonicalizer. The generic path walks
 // every value to prove it is in the canonical domain and then canonicalizes an arbitrary tree
-// (~20-35 ms for 10,000 entries, docs/workspace-perf.md); the manifest has one fixed, closed shape,
+// (~20-35 ms for 10,000 entries, docs/performance.md#workspace-digest); the manifest has one fixed, closed shape,
 // so its RFC 8785 text can be written directly:
 //   [{"mode":"<mode>","path":<string>,"sha256":"<hex>"},...]
 // Keys are already in JCS order (UTF-16 order: mode < path < sha256), mode and sha256 are ASCII

@@ -1,4 +1,4 @@
-// The manifest value (SPEC §6.4): entries sorted by UTF-8 path bytes and their JCS digest. Kept
+// The manifest value (docs/contract.md#workspace-digest): entries sorted by UTF-8 path bytes and their JCS digest. Kept
 // apart from the working-tree hashing (./manifest.ts, with its hash pool and worker threads) so the
 // commit manifest (./commit.ts), and with it the gate's cold start, loads none of that.
 import type { GitMode } from './hash-file.js';

@@ -1,4 +1,4 @@
-// The workspace manifest and digest (SPEC §6.4): `(path, mode, sha256)` for every in-scope file,
+// The workspace manifest and digest (docs/contract.md#workspace-digest): `(path, mode, sha256)` for every in-scope file,
 // sorted by UTF-8 path bytes, digested with JCS. Contents are the working-tree bytes, re-hashed on
 // every call (issuing a challenge and the drift check must never trust a stat cache; the cached fast
 // path is `workspaceStatus` in ./status.ts).
@@ -104,7 +104,7 @@ export async function computeWorkspaceManifest(
 const LISTING_FAILED = Symbol('listing failed');
 
 /**
- * Listing and hashing ran side by side; when both failed, report the one SPEC §4.2 ranks first
+ * Listing and hashing ran side by side; when both failed, report the one docs/commands.md#exit-codes ranks first
  * (a git failure, exit 1, before a file that changed during hashing, exit 4, before refusals with
  * exit 2). A non-governed error is an internal failure and ranks first.
  */

@@ -1,7 +1,8 @@
-// Which repository-relative paths belong to the reviewed workspace (SPEC §6.4): under one of the
+// Which repository-relative paths belong to the reviewed workspace (docs/contract.md#workspace-digest): under one of the
 // product roots and not under an excluded prefix (the state directory). Paths are validated as
 // UTF-8 before anything else touches them; manifest order is by UTF-8 bytes, not UTF-16 units.
 import { fail } from '../core/errors.js';
+import { utf8OrNull } from '../core/utf8.js';
 
 export interface ScopeOptions {
   /** Repository-relative directories (or files) under review; `.` means the whole tree. */
@@ -15,15 +16,10 @@ export interface Scope {
   readonly exclude: readonly string[];
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Decode a raw path from git or readdir; a non-UTF-8 path is refused (SPEC §6.4). */
+/** Decode a raw path from git or readdir; a non-UTF-8 path is refused (docs/contract.md#workspace-digest). */
 export function decodePath(raw: Uint8Array): string {
-  try {
-    return UTF8.decode(raw);
-  } catch {
-    return fail('workspace_path_not_utf8');
-  }
+  return utf8OrNull(raw) ?? fail('workspace_path_not_utf8');
 }
 
 /**
@@ -70,7 +66,7 @@ export function mayContainScoped(scope: Scope, dir: string): boolean {
   return scope.roots.some((r) => isUnder(dir, r) || isUnder(r, dir));
 }
 
-/** Order of manifest entries: by UTF-8 bytes of the path (SPEC §6.4). */
+/** Order of manifest entries: by UTF-8 bytes of the path (docs/contract.md#workspace-digest). */
 export function compareUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

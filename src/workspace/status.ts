@@ -1,4 +1,4 @@
-// `workspaceStatus`: the workspace manifest with a stat cache (SPEC §6.4). An entry is re-used only
+// `workspaceStatus`: the workspace manifest with a stat cache (docs/contract.md#workspace-digest). An entry is re-used only
 // when (dev, ino, size, mtime_ns, ctime_ns) and the file type are unchanged. A writer can make
 // mtime lie, so this fast path serves `governed status` only: issuing a challenge and the
 // post-launch drift check call `computeWorkspaceManifest`, which re-hashes every byte.

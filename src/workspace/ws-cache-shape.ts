@@ -1,7 +1,7 @@
-// The shape check of the `status` stat cache file (SPEC §6.4: the cache is a hint that may only
+// The shape check of the `status` stat cache file (docs/contract.md#workspace-digest: the cache is a hint that may only
 // speed up `status`; a malformed one is treated as empty). Hand-written instead of zod because it
 // runs over every row of a 10,000-file cache on each `status` call (~11 ms with zod, about a tenth
-// of the warm status time; docs/workspace-perf.md). Its acceptance is exactly the former zod
+// of the warm status time; docs/performance.md#workspace-digest). Its acceptance is exactly the former zod
 // schema's (`z.strictObject({ version: z.literal(1), root: z.string(), entries: z.array(z.tuple([
 // z.string(), 5 × z.string().regex(DEC), z.enum(modes), z.string().regex(HEX64_RE)])) })`):
 // test/workspace-cache-shape.test.ts proves it over valid files and hundreds of mutations.

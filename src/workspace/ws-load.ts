@@ -1,10 +1,10 @@
 // Whether to start a hashing helper thread before the workspace listing is done (./hash-pool.ts,
 // ./manifest.ts). A performance hint only: nothing here decides what is listed, checked or hashed
-// (SPEC §6.4), and a wrong guess costs a helper's startup (~25 ms of CPU) or a later start.
+// (docs/contract.md#workspace-digest), and a wrong guess costs a helper's startup (~25 ms of CPU) or a later start.
 //
 // Why before the listing: the helper's startup takes as long as git's two listings (~20-30 ms).
 // Started when the jobs are known, it joins late; and the idle measurement that decides a late
-// start overlaps our own git children, which make the second CPU look busy (docs/workspace-perf.md).
+// start overlaps our own git children, which make the second CPU look busy (docs/performance.md#workspace-digest).
 // So the decision at the start uses two cheap facts that exist before any child runs:
 // - how big the job probably is: the size of the git index (lstat only, never opened — the
 //   repository is written by the party under review, and `.git/index` could be a FIFO);
@@ -49,7 +49,7 @@ export function indexBytes(gitDir: string): number {
  * A CPU shared with another task is not counted: with the scheduler's per-session fairness
  * (autogroup) a helper there competes with our own calling thread rather than with the other
  * task — measured with one busy process on 2 CPUs, a helper made the digest 14% slower
- * (375 vs 330 ms; docs/workspace-perf.md).
+ * (375 vs 330 ms; docs/performance.md#workspace-digest).
  */
 export function prestartCount(indexSize: number, others: number | null, cpus: number = availableParallelism()): number {
   if (others === null || cpus < 2 || indexSize < PRESTART_MIN_INDEX_BYTES) return 0;

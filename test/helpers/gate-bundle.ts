@@ -1,17 +1,16 @@
 // The gate's own bundle as scripts/build.mjs builds dist/gate.mjs (the gate entry alone, split only
 // for its lazy paths), as an esbuild metafile, and the static-import closure of its outputs: what a
-// cold `governed gate` loads. Shared by test/gate-lean.test.ts and test/gate-export.test.ts.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// cold `governed gate` loads. Shared by test/gate-cold-imports.test.ts and test/gate-export.test.ts.
 import { build, type Metafile } from 'esbuild';
 import { REPO_ROOT } from './cli.js';
+import { makeTempDir } from './temp.js';
 
 export const GATE_ENTRY = 'src/cli/commands/gate-argv.ts';
 
 export async function gateBundleMetafile(): Promise<Metafile> {
   const r = await build({
     absWorkingDir: REPO_ROOT,
+    preserveSymlinks: true, // node_modules may be a symlink (a worktree): keep paths as written
     entryPoints: { gate: GATE_ENTRY },
     bundle: true,
     platform: 'node',
@@ -19,7 +18,7 @@ export async function gateBundleMetafile(): Promise<Metafile> {
     format: 'esm',
     splitting: true,
     chunkNames: 'chunks/gate-[name]-[hash]',
-    outdir: mkdtempSync(join(tmpdir(), 'governed-gate-bundle-')),
+    outdir: makeTempDir('governed-gate-bundle-'),
     outExtension: { '.js': '.mjs' },
     external: ['bindings'],
     metafile: true,

@@ -3,9 +3,9 @@
 // identity and dates) so fixtures are reproducible; tests then add hostile repository config on
 // purpose to prove the product ignores it.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { makeTempDir } from './temp.js';
 
 export const GIT = '/usr/bin/git';
 
@@ -38,7 +38,7 @@ export interface TempRepo {
 
 /** A temp directory, optionally `git init`-ed (`init: false` gives a plain directory). */
 export function makeTempRepo(options: { init?: boolean; prefix?: string } = {}): TempRepo {
-  const root = mkdtempSync(join(tmpdir(), options.prefix ?? 'governed-ws-'));
+  const root = makeTempDir(options.prefix ?? 'governed-ws-');
   const git = (...args: string[]): string =>
     execFileSync(GIT, args, { cwd: root, env: HELPER_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   if (options.init !== false) git('init', '-q', '-b', 'main');

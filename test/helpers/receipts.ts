@@ -2,8 +2,7 @@
 // envelopes. Signing here uses node:crypto directly so tests can forge the odd cases (one key
 // twice, wrong role) that the attestor would never produce; attestor tests use the real program.
 import { createPrivateKey, sign as nodeSign, type KeyObject } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keygen } from '../../src/flows/keygen.js';
 import { canonicalJson } from '../../src/core/canonical.js';
@@ -12,6 +11,7 @@ import { buildStatement } from '../../src/core/intoto.js';
 import { REVIEW_RECEIPT_PREDICATE_TYPE, type ReviewReceiptPredicate } from '../../src/core/receipt-predicate.js';
 import type { KeyRole } from '../../src/core/trust-root.js';
 import type { DecisionForVsa } from '../../src/core/vsa.js';
+import { makeTempDir } from './temp.js';
 
 export interface TestKey {
   readonly credential: string;
@@ -23,7 +23,7 @@ export interface TestKey {
 }
 
 export function tempDir(prefix = 'governed-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return makeTempDir(prefix);
 }
 
 export function makeKey(dir: string, credential: string): TestKey {

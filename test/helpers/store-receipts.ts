@@ -1,8 +1,8 @@
 // Receipts, ABORTED runs and consumed authorities made at store level exactly as the runner
-// (`governed review-run`, SPEC §9) makes them, until that command lands: the challenge is claimed in
+// (`governed review-run`, docs/runner.md#the-run-step-by-step) makes them, until that command lands: the challenge is claimed in
 // one transaction (`claimRunIn`, with this process as the runner), then the receipt — a real DSSE
 // envelope over the RFC 8785 bytes of an in-toto statement whose predicate binds every digest the
-// challenge row bound (SPEC §8), signed by the reviewer and runner test keys — is committed in
+// challenge row bound (docs/formats.md#receipt), signed by the reviewer and runner test keys — is committed in
 // another (`commitReceiptIn`), or the run is recorded ABORTED (`abortRunIn`). The predicate passes
 // the real schema and rules (`verifyReceiptBytes` is run on it before commit).
 import { canonicalJson, sha256Digest } from '../../src/core/canonical.js';
@@ -41,7 +41,7 @@ export interface SigningKeys {
 
 export interface ReceiptOptions {
   readonly verdict?: 'CLEAN' | 'DIRTY';
-  /** Findings of a DIRTY receipt (sorted here); vetoes are derived (SPEC §7.2). */
+  /** Findings of a DIRTY receipt (sorted here); vetoes are derived (docs/reviewers.md#reviewer-output). */
   readonly findings?: readonly Finding[];
   /** Runner clock for the claim and the commit (default: now). */
   readonly now?: number;
@@ -82,7 +82,7 @@ function claim(store: Store, c: Challenge, now: number): { runId: string; execut
   );
 }
 
-/** The predicate the runner would sign for this challenge and run (SPEC §8). */
+/** The predicate the runner would sign for this challenge and run (docs/formats.md#receipt). */
 export function predicateFor(
   db: Db,
   c: Challenge,
@@ -157,7 +157,7 @@ export function recordReceipt(home: string, challengeId: string, keys: SigningKe
   }
 }
 
-/** Claim a challenge and record the run ABORTED (SPEC §9: a failure after the claim). */
+/** Claim a challenge and record the run ABORTED (docs/runner.md#the-run-step-by-step: a failure after the claim). */
 export function abortChallenge(home: string, challengeId: string, code = 'review_output_invalid', now = nowSeconds()): { runId: string } {
   const store = openStore(home);
   try {
@@ -215,7 +215,7 @@ export interface SyntheticState {
   readonly workspace: string;
 }
 
-/** The policy pinned at this log position (what `review-challenge` issues under, SPEC §7.1, §13). */
+/** The policy pinned at this log position (what `review-challenge` issues under, docs/bundle.md#views, docs/policy.md#policy-and-trust-root). */
 function pinnedPolicyIn(db: Db): Policy {
   return loadPolicy(parseStructured(readPin(db, 'policy').bytes.toString('utf8'), ''));
 }

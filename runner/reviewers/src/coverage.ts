@@ -1,8 +1,8 @@
-// The `coverage` reviewer (issue 4 item 3; SPEC §7): a pinned, self-contained program that the
+// The `coverage` reviewer (docs/reviewers.md#the-coverage-reviewer; docs/bundle.md#the-review-bundle): a pinned, self-contained program that the
 // runner starts inside the sandbox as `<interpreter> <this file>` with no arguments, stdin closed,
-// cwd /tmp and exactly the environment of SPEC §7.3. It reads the bundle at $GOVERNED_BUNDLE and
-// prints one review output (SPEC §7.2) on stdout. scripts/build.mjs bundles this file and
-// ./coverage/* into runner/reviewers/coverage.mjs, which imports only Node built-ins (SPEC §8.1).
+// cwd /tmp and exactly the environment of docs/reviewers.md#the-reviewers-world. It reads the bundle at $GOVERNED_BUNDLE and
+// prints one review output (docs/reviewers.md#reviewer-output) on stdout. scripts/build.mjs bundles this file and
+// ./coverage/* into runner/reviewers/coverage.mjs, which imports only Node built-ins (docs/formats.md#attestors).
 //
 // Exit status (docs/reviewers.md):
 //   0   a review output was printed (CLEAN or DIRTY: the verdict is in the output)
@@ -11,7 +11,7 @@
 //   65  the bundle is malformed (shape, canonical form, digests, view coherence)
 //   70  internal error
 // On every non-zero exit stdout is empty, and stderr carries one fixed line that never includes a
-// path, a key or a value from the bundle (SPEC §3 "No secrets in output").
+// path, a key or a value from the bundle (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
 import { readFileSync } from 'node:fs';
 import { Malformed } from './coverage/shape.js';
 import { reviewBundleBytes } from './coverage/review.js';

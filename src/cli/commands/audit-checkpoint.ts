@@ -1,4 +1,4 @@
-// `governed audit checkpoint` (SPEC §4.1): wiring only.
+// `governed audit checkpoint` (docs/commands.md#what-each-command-guarantees): wiring only.
 import { auditCheckpoint } from '../../flows/audit/checkpoint.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
@@ -12,6 +12,7 @@ export async function auditCheckpointCommand(opts: { out: string; attestors?: st
       `checkpoint written: ${r.path}`,
       `  log entries  ${r.log_entries}`,
       `  log head     ${r.log_head}`,
+      ...('origin' in r ? [`  origin       ${r.origin}`, `  tree size    ${r.tree_size}`, `  root hash    ${r.root_hash}`, `  log key      ${r.verifier_key}`] : []),
       `  state        ${r.state_digest}`,
       '  copy it off this machine; later: governed audit verify --checkpoint <file>',
     ].join('\n'),

@@ -1,4 +1,4 @@
-// `governed audit export` (SPEC §4.1): wiring only.
+// `governed audit export` (docs/commands.md#what-each-command-guarantees): wiring only.
 import { auditExport } from '../../flows/audit/export.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';

@@ -1,13 +1,27 @@
-// `governed audit verify [--export DIR]` (SPEC §4.1, §5): wiring only. Exit 0 only when every check passed.
+// `governed audit verify [--export DIR]` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store): wiring only. Exit 0 only when every check passed.
 import { fail } from '../../core/errors.js';
 import { auditVerify, type AuditReport } from '../../flows/audit/verify.js';
 import { readInputFile } from '../../flows/read-input.js';
+import { CHECKPOINT_FILE_MAX_BYTES } from '../../core/limits.js';
 import { loadTrustRootFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import { parseVerifierKey } from '../../core/tlog-checkpoint.js';
+
+/** --witness-key K... [--witness-threshold N] (docs/audit.md "Witnesses"). */
+function witnessOptions(opts: { witnessKey?: string[]; witnessThreshold?: string }) {
+  if (opts.witnessKey === undefined) {
+    if (opts.witnessThreshold !== undefined) fail('usage_error', ['--witness-threshold']);
+    return {};
+  }
+  const keys = opts.witnessKey.map((k, i) => parseVerifierKey(k, `--witness-key:${i + 1}`));
+  const t = opts.witnessThreshold === undefined ? keys.length : Number(opts.witnessThreshold);
+  if (!Number.isSafeInteger(t) || t < 1 || t > keys.length || !/^[1-9][0-9]*$/.test(opts.witnessThreshold ?? '1')) fail('usage_error', ['--witness-threshold']);
+  return { witnesses: { keys, threshold: t } };
+}
 
 const CO_LOCATED_CAVEAT =
-  'co-located trust mode (SPEC §3.1): a writer running as the uid that owns the keys and the store could ' +
+  'co-located trust mode (docs/threat-model.md#trust-modes): a writer running as the uid that owns the keys and the store could ' +
   'rewrite the log and re-sign it consistently; only entries covered by a checkpoint that left the machine ' +
   '(audit verify --checkpoint) are safe from that.';
 
@@ -30,17 +44,18 @@ function human(r: AuditReport, exportDir?: string): string {
   return lines.join('\n');
 }
 
-export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string; export?: string }): Promise<CommandResult> {
+export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string }): Promise<CommandResult> {
   // An export is audited without any store: a --home beside it would be ignored, so it is refused.
   if (opts.export !== undefined && opts.home !== undefined) fail('usage_error', ['--export', '--home']);
   const now = new Date();
   const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, now);
-  const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, 1024 * 1024) }));
+  const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, CHECKPOINT_FILE_MAX_BYTES) }));
   const options = {
     ...(opts.unit === undefined ? {} : { unit: opts.unit }),
     ...(trust === undefined ? {} : { trust }),
     checkpoints,
     now,
+    ...witnessOptions(opts),
   };
   if (opts.export !== undefined) {
     const { auditVerifyExport } = await import('../../flows/audit/export-verify.js');

@@ -5,7 +5,7 @@ import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 
 /**
- * Prints ONLY {challenge_id, stage, slot, expires_at} (SPEC §4.1): the bundle path, digests and
+ * Prints ONLY {challenge_id, stage, slot, expires_at} (docs/commands.md#what-each-command-guarantees): the bundle path, digests and
  * reviewer stay in the store, and no source byte ever reaches stdout, stderr or argv.
  */
 export async function reviewChallengeCommand(opts: {

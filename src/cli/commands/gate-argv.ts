@@ -1,8 +1,8 @@
-// The lean entry of `governed gate` (research/perf.md §3.5 "ultra-lean gate": node:util parseArgs
+// The lean entry of `governed gate` (docs/gate.md#6-the-cold-gate-path: node:util parseArgs
 // instead of commander; bench/gate). It parses exactly the options `register/decide.ts` declares for
 // `gate` — same names, same arity, nothing else — so an entry point may route `governed gate ...`
 // here without loading commander and every other command group. `--help` stays with commander
-// (the entry routes it there). A usage error exits 2 (SPEC §4.2) with the one decision object on
+// (the entry routes it there). A usage error exits 2 (docs/commands.md#exit-codes) with the one decision object on
 // stdout under --json, like every other gate failure.
 import { parseArgs } from 'node:util';
 import { GovernedError } from '../../core/errors.js';
@@ -64,7 +64,7 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
   try {
     values = parseArgs({ args: [...argv], options: GATE_ARGV_OPTIONS, strict: true, allowPositionals: false }).values;
   } catch {
-    // The offending word is input: it is never echoed (SPEC §3).
+    // The offending word is input: it is never echoed (docs/threat-model.md#rules-that-hold-everywhere).
     const d = usageDecision();
     process.stderr.write(`governed: error usage_error: ${d.error?.message ?? ''}\n`);
     writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });

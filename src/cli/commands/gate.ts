@@ -1,8 +1,9 @@
-// `governed gate` (SPEC §10.3): wiring only. The flow never throws; its decision object is printed
+// `governed gate` (docs/decision.md#8-delivery-state-and-reason-codes): wiring only. The flow never throws; its decision object is printed
 // as is (--json: exactly one object, also on failure), and an error is also named on stderr.
 import { gateFlow } from '../../flows/decide/gate.js';
 import { gateHuman } from '../../flows/decide/gate-output.js';
 import type { ExitCode } from '../../core/errors.js';
+import { GOVERNED_VERSION } from '../../core/version.js';
 import type { CommandResult } from '../output.js';
 import { resolveHome } from '../home.js';
 
@@ -21,8 +22,6 @@ export interface GateOptions {
   json?: boolean;
 }
 
-/** governed's version, carried into the VSA's verifier (kept equal to main.ts `.version`). */
-export const GOVERNED_VERSION = '0.1.0';
 
 export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
   const d = await gateFlow({

@@ -1,5 +1,5 @@
 // `governed review-pass`: wiring from CLI options to the flow, and the summary it prints. Stdout
-// carries counts, statuses and paths only — never reviewer output, finding text or stderr (SPEC §3
+// carries counts, statuses and paths only — never reviewer output, finding text or stderr (docs/threat-model.md#rules-that-hold-everywhere
 // "No secrets in output"); the findings are in the result files, created 0600 in a 0700 directory.
 import { resolve } from 'node:path';
 import { closeInheritedDescriptors } from '../../../runner/repo-sandbox.js';
@@ -16,7 +16,7 @@ const splitList = (items: readonly string[] | string | undefined): string[] =>
     .filter((s) => s.length > 0);
 
 export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<CommandResult> {
-  // research/sandbox.md pitfall 2: an inherited descriptor without close-on-exec would pass through
+  // docs/sandbox.md#inherited-descriptors: an inherited descriptor without close-on-exec would pass through
   // bwrap into every reviewer.
   closeInheritedDescriptors();
   const files = splitList(opts.files);
@@ -125,7 +125,7 @@ async function governedCommand(opts: ReviewPassCliOptions, files: string[]): Pro
     `counts: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `report: ${run.files.report}`,
     `result: ${run.files.result}`,
-    'advisory: the delivery state is decided by governed status / gate (SPEC §10)',
+    'advisory: the delivery state is decided by governed status / gate (docs/decision.md#the-rules-in-short)',
     'auto-fix is out of scope: the orchestrator never edits code',
   ];
   return {
@@ -139,7 +139,7 @@ async function governedCommand(opts: ReviewPassCliOptions, files: string[]): Pro
       result: o.result,
       reasons: o.reasons,
       advisory: true,
-      delivery_state: 'decided by governed status / gate (SPEC §10)',
+      delivery_state: 'decided by governed status / gate (docs/decision.md#the-rules-in-short)',
       streak: o.streak,
       slots: o.slots,
       rounds: o.rounds,

@@ -1,4 +1,4 @@
-// `governed run reap --unit U` (SPEC §9 step 3): record stale claims of the unit as ABORTED.
+// `governed run reap --unit U` (docs/runner.md#the-run-step-by-step step 3): record stale claims of the unit as ABORTED.
 import { reapRunsFlow } from '../../flows/run/reap.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';

@@ -1,4 +1,4 @@
-// `governed receipt show --receipt ID [--out FILE]`: the exact stored envelope bytes (SPEC §5, §8).
+// `governed receipt show --receipt ID [--out FILE]`: the exact stored envelope bytes (docs/state.md#the-store, docs/formats.md#receipt).
 import { showReceiptFlow } from '../../flows/run/receipt-show.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';

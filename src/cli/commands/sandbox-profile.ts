@@ -1,4 +1,4 @@
-// `governed sandbox profile` (SPEC §4.1, §13): what an operator pastes into a policy's `sandbox:`
+// `governed sandbox profile` (docs/commands.md#what-each-command-guarantees, docs/policy.md#policy-and-trust-root): what an operator pastes into a policy's `sandbox:`
 // section — bwrap's path, sha256 and version, the static profile and its digest, the seccomp
 // digest. Read-only: no state directory, nothing is run except `bwrap --version`.
 import type { CommandResult } from '../output.js';
@@ -11,6 +11,8 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
   const bwrap = await bwrapInfo(opts.bwrap ?? DEFAULT_BWRAP_PATH);
   const profile = staticProfile();
   const profileDigest = staticProfileDigest();
+  // The egress profile (docs/egress.md "Sandbox"): add it to profile_sha256 for model reviewers.
+  const egressProfileDigest = staticProfileDigest(true);
   const policy = {
     bwrap_sha256: [bwrap.sha256],
     profile_sha256: [profileDigest.slice('sha256:'.length)],
@@ -20,6 +22,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
     `bwrap    ${bwrap.path} (bubblewrap ${bwrap.version})`,
     `         sha256 ${bwrap.sha256}`,
     `profile  ${profileDigest}`,
+    `egress   ${egressProfileDigest} (the profile of reviewers with an egress entry, docs/egress.md)`,
     `seccomp  ${seccomp}`,
     '',
     'Paste into the policy (sandbox section):',
@@ -37,6 +40,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
       bwrap: { path: bwrap.path, sha256: bwrap.sha256, version: bwrap.version },
       profile,
       profile_digest: profileDigest,
+      egress_profile_digest: egressProfileDigest,
       seccomp_digest: seccomp,
       policy,
     },

@@ -1,4 +1,4 @@
-// `governed status` (SPEC §4.1, §10): wiring only. Exit 0 whenever the state could be reported.
+// `governed status` (docs/commands.md#what-each-command-guarantees, docs/decision.md#the-rules-in-short): wiring only. Exit 0 whenever the state could be reported.
 import { statusFlow } from '../../flows/decide/status.js';
 import { statusHuman } from '../../flows/decide/status-output.js';
 import { resolveHome } from '../options.js';

@@ -1,21 +1,26 @@
-import { fail } from '../../core/errors.js';
 import { loadPolicyCredentialKeys, loadTrustRootFile, loadPinnedTrustRoot, verifyCheckpointFile, verifyReceiptFiles, verifyVsaFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import { fail } from '../../core/errors.js';
+import { verifyInclusionFiles } from '../../flows/verify-inclusion.js';
 
 export async function verifyCommand(
   files: string[],
-  opts: { trust?: string; policy?: string; home?: string; vsa?: string; checkpoint?: string; subject?: string },
+  opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string; vsa?: string; logCheckpoint?: string; subject?: string },
 ): Promise<CommandResult> {
-  const kinds = [files.length > 0, opts.vsa !== undefined, opts.checkpoint !== undefined].filter(Boolean).length;
-  if (kinds !== 1) fail(kinds === 0 ? 'usage_error' : 'verify_kind_conflict', []);
+  // --vsa and --log-checkpoint verify ONE signed record of their own kind (docs/gate.md "Verifying a
+  // signed decision"); they take no receipt and none of the inclusion-proof options.
+  const own = opts.vsa !== undefined || opts.logCheckpoint !== undefined;
+  if (own && (files.length > 0 || opts.inclusionProof !== undefined || opts.checkpoint !== undefined || (opts.vsa !== undefined && opts.logCheckpoint !== undefined))) {
+    fail('verify_kind_conflict', []);
+  }
   if (opts.subject !== undefined && opts.vsa === undefined) fail('usage_error', ['--subject']);
-  // Without --trust the pinned trust root of the state directory is used (SPEC §4.1); without
+  // Without --trust the pinned trust root of the state directory is used (docs/commands.md#what-each-command-guarantees); without
   // either, verification is refused (trust_root_missing).
   const now = new Date();
   const trust = opts.trust !== undefined ? loadTrustRootFile(opts.trust, now) : loadPinnedTrustRoot(resolveHome(opts.home), now);
-  if (opts.vsa !== undefined || opts.checkpoint !== undefined) {
-    const r = opts.vsa !== undefined ? verifyVsaFile(opts.vsa, trust, now, opts.subject) : verifyCheckpointFile(opts.checkpoint as string, trust, now);
+  if (own) {
+    const r = opts.vsa !== undefined ? verifyVsaFile(opts.vsa, trust, now, opts.subject) : verifyCheckpointFile(opts.logCheckpoint as string, trust, now);
     const err = r.error as { code: string; exit: number; ids: string[] } | undefined;
     const human =
       err === undefined
@@ -25,8 +30,19 @@ export async function verifyCommand(
         : `INVALID  ${r.file}\n         ${err.code} (exit ${err.exit})${err.ids.length > 0 ? ` [${err.ids.join(', ')}]` : ''}`;
     return { exit: r.exit, json: { ok: r.exit === 0, ...r }, human };
   }
+  if (files.length === 0 && opts.inclusionProof === undefined) fail('usage_error', ['receipt']);
+  if (opts.inclusionProof === undefined && opts.checkpoint !== undefined) fail('usage_error', ['--inclusion-proof']);
+  if (opts.inclusionProof !== undefined && files.length > 1) fail('usage_error', ['--inclusion-proof']);
   const credentials = opts.policy !== undefined ? loadPolicyCredentialKeys(opts.policy) : undefined;
   const report = verifyReceiptFiles(files, trust, now, credentials);
+  if (opts.inclusionProof !== undefined) {
+    // docs/audit.md "Proofs": the receipt (when given) must itself be valid and recorded by the proved entry.
+    const receipt = report.receipts[0];
+    if (receipt !== undefined && !receipt.valid) return { exit: report.exit, json: { ok: false, ...report }, human: `INVALID  ${receipt.file}` };
+    const inclusion = verifyInclusionFiles(opts.inclusionProof, opts.checkpoint, trust, now, receipt?.receipt_id);
+    const line = `LOGGED   entry ${inclusion.seq} is in the tree of ${inclusion.checkpoint} (${inclusion.origin}, size ${inclusion.tree_size})`;
+    return { exit: report.exit, json: { ok: report.exit === 0, ...report, inclusion }, human: [...report.receipts.map((r) => `VALID    ${r.file}`), line].join('\n') };
+  }
   const lines = report.receipts.map((r) =>
     r.valid
       ? `VALID    ${r.file}\n         receipt ${r.receipt_id} ${r.verdict} ${r.stage}/${r.slot} ${r.unit} (trust mode ${r.trust_mode})`

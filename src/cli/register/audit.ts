@@ -1,10 +1,10 @@
-// Commands of the audit group (SPEC §4.1). Each action lazily imports its command module.
+// Commands of the audit group (docs/commands.md#what-each-command-guarantees). Each action lazily imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {
-  const audit = program.command('audit').description('Re-check the state directory from its hash-chained log (SPEC §5).');
+  const audit = program.command('audit').description('Re-check the state directory from its hash-chained log (docs/state.md#the-store).');
   audit
     .command('verify')
     .description(
@@ -14,7 +14,7 @@ export function register(program: Command): void {
         'predicate equals the issue, claim and receipt entries it belongs to, single use of every challenge, and every ' +
         'authority record at the position it took effect. The trust root is the one pinned at each log position ' +
         'unless --trust gives the auditor\'s own. In co-located trust mode this proves consistency and trusted ' +
-        'signatures, not that a same-uid writer holding the keys did not rewrite everything (SPEC §3.1). ' +
+        'signatures, not that a same-uid writer holding the keys did not rewrite everything (docs/threat-model.md#trust-modes). ' +
         'Exit 0 all checks passed; 4 chain, replay, signature or binding failure; 6 untrusted key; 5 a challenge ' +
         'used twice or an expired --trust root; 7 unknown --unit; 2 usage. With --checkpoint, the log must also extend ' +
         'each signed checkpoint (audit_checkpoint_mismatch, 4): that is what detects a consistent rewrite. ' +
@@ -30,10 +30,12 @@ export function register(program: Command): void {
       '--checkpoint <file...>',
       'signed checkpoints (governed audit checkpoint) this log must extend: each must verify under a log key of the trust root (now, not revoked) and name the hash of the entry at its position',
     )
+    .option('--witness-key <key...>', 'witness verifier keys (name+hash+base64, Go note format) whose cosignatures each C2SP checkpoint must carry')
+    .option('--witness-threshold <n>', 'how many of the --witness-key cosignatures each checkpoint needs (default: all of them)')
     .option('--export <dir>', 'verify this `governed audit export` directory instead of a store (read-only; exclusive with --home)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; home?: string; export?: string; json?: boolean }) => {
+    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
     });
 
@@ -43,7 +45,7 @@ export function register(program: Command): void {
       'Sign the head of the log (entry count, head hash, state digest, pinned policy and trust digests) through the ' +
         'policy\'s pinned `log` attestor, after checking the chain and that replay equals the stored state; write the DSSE ' +
         'envelope to --out (never overwritten). Copy the file OFF this machine: a later rewrite of any entry it covers — even ' +
-        're-signed by a writer holding the keys (co-located mode, SPEC §3.1) — then fails `audit verify --checkpoint`. ' +
+        're-signed by a writer holding the keys (co-located mode, docs/threat-model.md#trust-modes) — then fails `audit verify --checkpoint`. ' +
         'The log attestor is <attestors dir>/log.json (+ log.mjs, else the shipped program); only the policy digests count. ' +
         'Exit 0 written; 4 the log is not sound or the attestor output does not verify; 6 attestor or key not trusted; 2 usage or the file exists.',
     )
@@ -53,6 +55,48 @@ export function register(program: Command): void {
     .addOption(jsonOption())
     .action(async (opts: { out: string; attestors?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-checkpoint.js')).auditCheckpointCommand(opts));
+    });
+
+  audit
+    .command('prove')
+    .description(
+      'Print an inclusion proof of one log entry (--entry N, or the entry of --receipt R) in the tree of --checkpoint F ' +
+        '(default: the whole log now), or a consistency proof between two checkpoints (--from F1 --to F2). ' +
+        'The checkpoints must have the roots of this log (tlog_root_mismatch, tlog_log_truncated: 4). Formats: docs/audit.md "Proof files". ' +
+        'Exit 0 printed or written; 4 a checkpoint this log does not have; 7 no such entry or receipt; 2 usage or the output exists.',
+    )
+    .option('--receipt <id>', 'the receipt id (sha256:...) whose run_receipt entry to prove')
+    .option('--entry <seq>', 'the log entry (seq, from 1) to prove')
+    .option('--checkpoint <file>', 'the C2SP checkpoint whose tree the proof is for')
+    .option('--from <file>', 'the older checkpoint of a consistency proof')
+    .option('--to <file>', 'the newer checkpoint of a consistency proof')
+    .option('--out <file>', 'write the proof here (created, never overwritten) instead of printing it')
+    .option('--attestors <dir>', 'where log.json names the origin, when no --checkpoint is given')
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: { receipt?: string; entry?: string; checkpoint?: string; from?: string; to?: string; out?: string; attestors?: string; home?: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/audit-prove.js')).auditProveCommand(opts));
+    });
+
+  audit
+    .command('cosign')
+    .description(
+      'As an independent witness, add your signature line to a C2SP checkpoint of a log you follow, after checking the ' +
+        "log's signature (--log-key) and consistency with the last checkpoint you cosigned (--state; --proof, a consistency " +
+        'proof from it, when the tree grew). A fork is refused (tlog_fork, 4) and nothing is written. Your key is your own ' +
+        'PKCS#8 PEM file, not a governed credential (docs/audit.md "Witnesses"). ' +
+        'Exit 0 cosigned; 4 a fork, a bad proof or checkpoint; 6 the log key did not sign it; 2 usage, a bad state file or the output exists.',
+    )
+    .requiredOption('--checkpoint <file>', 'the checkpoint to cosign')
+    .requiredOption('--log-key <vkey>', "the log's verifier key (name+hash+base64, as audit checkpoint prints it)")
+    .requiredOption('--key <file>', 'your Ed25519 private key (PKCS#8 PEM, readable by you only)')
+    .requiredOption('--name <name>', 'your witness key name (printable, no spaces or +)')
+    .requiredOption('--state <file>', 'your state file: the last checkpoint you cosigned (created on first use)')
+    .option('--proof <file>', 'a consistency proof (audit prove --from --to) from your last cosigned checkpoint to this one')
+    .requiredOption('--out <file>', 'where to write the cosigned checkpoint (created, never overwritten)')
+    .addOption(jsonOption())
+    .action(async (opts: { checkpoint: string; logKey: string; key: string; name: string; state: string; proof?: string; out: string; json?: boolean }) => {
+      await runAction(opts, async () => (await import('../commands/audit-cosign.js')).auditCosignCommand(opts));
     });
 
   audit

@@ -1,4 +1,4 @@
-// Commands of the authority group (SPEC §4.1, §11, §13): `authority request|sign|record`,
+// Commands of the authority group (docs/commands.md#what-each-command-guarantees, docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root): `authority request|sign|record`,
 // `policy update`, `trust update`. Each action lazily imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../output.js';
@@ -12,7 +12,7 @@ export function register(program: Command): void {
   const authority = program
     .command('authority')
     .description(
-      'Human authority records (SPEC §11): `request` on the pipeline machine writes the statement to sign, ' +
+      'Human authority records (docs/authority.md#human-authority-records): `request` on the pipeline machine writes the statement to sign, ' +
         '`sign` runs where the authority key lives and asks for confirmation on a terminal, `record` brings the ' +
         'signed record back. A record is judged and consumed once, by the command that uses it. See docs/authority.md.',
     );
@@ -78,7 +78,7 @@ export function register(program: Command): void {
   const pinUpdate = (group: string, kind: 'policy' | 'trust', fileFlag: string, what: string): void => {
     program
       .command(group)
-      .description(`The pinned ${what} (SPEC §13).`)
+      .description(`The pinned ${what} (docs/policy.md#policy-and-trust-root).`)
       .command('update')
       .description(
         `Replace the pinned ${what} (logged). Needs a recorded \`${kind}_update\` authority record whose state ` +

@@ -1,5 +1,6 @@
-// `governed review-challenge` (SPEC §4.1, §7, §10.1). The action lazily imports its command module.
+// `governed review-challenge` (docs/commands.md#what-each-command-guarantees, docs/bundle.md#the-review-bundle, docs/decision.md#the-rules-in-short). The action lazily imports its command module.
 import type { Command } from 'commander';
+import { STAGES } from '../../core/review-vocabulary.js';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
 
@@ -19,7 +20,7 @@ export function register(program: Command): void {
     )
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--writer-session <id>', 'registered writer session asking for the review')
-    .requiredOption('--stage <stage>', 'planning | development | test | integration')
+    .requiredOption('--stage <stage>', STAGES.join(' | '))
     .requiredOption('--slot <slot>', 'slot of the stage in the policy (a role for planning/integration)')
     .option('--repo <dir>', 'repository top level (default: the current directory)')
     .option('--policy <file>', 'the policy the deployment holds now; must equal the pinned one (default: $GOVERNED_POLICY)')

@@ -1,5 +1,5 @@
-// Commands of the decide group (SPEC §4.1, §10): `status` and `gate`. Each action lazily imports its
-// command module, so `gate` loads only its lean path (research/perf.md §3.5; bench/gate).
+// Commands of the decide group (docs/commands.md#what-each-command-guarantees, docs/decision.md#the-rules-in-short): `status` and `gate`. Each action lazily imports its
+// command module, so `gate` loads only its lean path (docs/gate.md#6-the-cold-gate-path; bench/gate).
 import { Option, type Command } from 'commander';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
@@ -9,7 +9,7 @@ export function register(program: Command): void {
   program
     .command('status')
     .description(
-      'Show the delivery state of a unit (SPEC §10) on its current state — the bound scope and the live workspace ' +
+      'Show the delivery state of a unit (docs/decision.md#the-rules-in-short) on its current state — the bound scope and the live workspace ' +
         '(fully re-hashed): per stage and slot the streak, what is counted and what is missing, what blocks a slot, open ' +
         'leases (expired but unswept ones included: they still block), standing vetoes, preservation (required, or the ' +
         "policy's stated waiver), and REVIEW_ONLY / RELEASE_ELIGIBLE with every reason as {code, ids}. Judged under the " +
@@ -29,7 +29,7 @@ export function register(program: Command): void {
   program
     .command('gate')
     .description(
-      'Deploy gate (SPEC §10.3): exit 0 only when the unit is RELEASE_ELIGIBLE for exactly the commit being shipped. ' +
+      'Deploy gate (docs/gate.md#2-governed-gate): exit 0 only when the unit is RELEASE_ELIGIBLE for exactly the commit being shipped. ' +
         'All three anchors come from the deploy side and are required: --trust (the trust root the deploy environment ' +
         'holds, JSON or YAML), --policy-digest (the policy it expects; the pinned policy must match) and --subject (the full ' +
         'commit id about to ship). The commit\'s manifest is computed from git objects (empty environment, explicit GIT_DIR, ' +
@@ -49,7 +49,7 @@ export function register(program: Command): void {
     )
     // Required, but checked by the command (not by commander) so --json still prints the decision object.
     .addOption(new Option('--unit <id>', 'unit id (UNIT-…) [required]'))
-    .addOption(new Option('--trust <file>', 'deploy-side trust root, JSON or YAML (SPEC §13) [required]'))
+    .addOption(new Option('--trust <file>', 'deploy-side trust root, JSON or YAML (docs/policy.md#policy-and-trust-root) [required]'))
     .addOption(new Option('--policy-digest <digest>', 'expected policy digest, sha256:<64 hex> [required]'))
     .addOption(new Option('--subject <commit>', 'full hex id of the commit being shipped [required]'))
     .option('--repo <dir>', 'repository holding the subject commit (default: the current directory)')

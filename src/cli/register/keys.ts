@@ -1,4 +1,4 @@
-// `governed keygen` and `governed verify` (SPEC §4.1).
+// `governed keygen` and `governed verify` (docs/commands.md#what-each-command-guarantees).
 import type { Command } from 'commander';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
@@ -9,7 +9,7 @@ export function register(program: Command): void {
     .description(
       'Make an Ed25519 key pair: <ID>.key (PKCS#8 PEM, mode 0600) and <ID>.pub (SPKI PEM) in DIR. ' +
         'Refuses to overwrite. Prints the key id (sha256 of the DER SubjectPublicKeyInfo). ' +
-        // SPEC §4: every command's help states its exit codes.
+        // docs/commands.md#common-behaviour: every command's help states its exit codes.
         'Exit 0 key pair written, 2 usage (invalid credential id, a key file already there, DIR not writable), 1 internal error.',
     )
     .requiredOption('--credential <id>', 'credential id, e.g. reviewer, runner, gate, log, authority')
@@ -22,25 +22,27 @@ export function register(program: Command): void {
   program
     .command('verify')
     .description(
-      'Verify receipts offline (SPEC §8): DSSE structure, canonical payload, in-toto Statement and ' +
+      'Verify receipts offline (docs/formats.md#receipt): DSSE structure, canonical payload, in-toto Statement and ' +
         'review-receipt predicate schema, one valid signature from a reviewer key and one from a distinct ' +
         'runner key, key roles, validity windows and revocation in the trust root. ' +
         'With --vsa FILE: a signed decision of `gate --attest` instead (one signature by a gate key, a SLSA VSA v1 ' +
-        'statement passing its schema and rules; --subject COMMIT: it must be about that commit). With --checkpoint FILE: ' +
+        'statement passing its schema and rules; --subject COMMIT: it must be about that commit). With --log-checkpoint FILE: ' +
         'a log checkpoint of `audit checkpoint` (one signature by a log key, a closed checkpoint statement; whether a log ' +
         'extends it is `audit verify --checkpoint`). A FAILED decision that verifies is valid: read its result. ' +
         'Exit 0 all valid, 4 invalid, 6 untrusted key, 5 trust root expired, 2 usage. ' +
         'Example: governed verify --vsa decision.vsa.json --trust trust.json --subject $(git rev-parse HEAD)',
     )
     .argument('[receipt...]', 'receipt files (DSSE envelope JSON)')
-    .option('--vsa <file>', 'verify one signed decision (docs/gate.md §3) instead of receipts')
+    .option('--vsa <file>', 'verify one signed decision (docs/gate.md "Verifying a signed decision") instead of receipts')
     .option('--subject <commit>', 'with --vsa: the full commit id the decision must be about')
-    .option('--checkpoint <file>', 'verify one signed log checkpoint instead of receipts')
+    .option('--log-checkpoint <file>', 'verify one signed log checkpoint of `audit checkpoint` instead of receipts')
     .option('--trust <file>', 'trust root (JSON or YAML); defaults to the pinned one of the state directory')
     .option('--policy <file>', "policy (JSON or YAML): each receipt must be signed by its credentials' reviewer and runner keys, in those roles")
+    .option('--inclusion-proof <file>', 'an inclusion proof (governed audit prove): its entry must be in the tree of --checkpoint and, with one receipt, record it (docs/audit.md "Proofs")')
+    .option('--checkpoint <file>', 'the C2SP checkpoint the inclusion proof is checked against (signed by a log key of the trust root)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (receipts: string[], opts: { trust?: string; policy?: string; home?: string; json?: boolean; vsa?: string; checkpoint?: string; subject?: string }) => {
+    .action(async (receipts: string[], opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string; json?: boolean; vsa?: string; logCheckpoint?: string; subject?: string }) => {
       await runAction(opts, async () => (await import('../commands/verify.js')).verifyCommand(receipts, opts));
     });
 }

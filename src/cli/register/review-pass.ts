@@ -1,5 +1,6 @@
-// `governed review-pass` (SPEC §4.1, §12). The action lazily imports its command module.
+// `governed review-pass` (docs/commands.md#what-each-command-guarantees, docs/review-pass.md#review-protocols). The action lazily imports its command module.
 import { Option, type Command } from 'commander';
+import { STAGES } from '../../core/review-vocabulary.js';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
 
@@ -7,7 +8,7 @@ export function register(program: Command): void {
   program
     .command('review-pass')
     .description(
-      'Run a review protocol (review-pass, two-pass, weave or simple; SPEC §12) over several reviewers and ' +
+      'Run a review protocol (review-pass, two-pass, weave or simple; docs/review-pass.md#review-protocols) over several reviewers and ' +
         'rounds, and write result.json and report.md (and, non-governed, executions.json) to the output directory. ' +
         'Non-governed mode (no --unit): reviewers are the commands of review-pass.yaml (--config FILE, else ' +
         '<repo>/review-pass.yaml, else <repo>/.review-pass.yaml, else the built-in claude/gemini/codex/opencode ' +
@@ -20,7 +21,7 @@ export function register(program: Command): void {
         'the receipts\' findings are adjudicated by code and refs by the same protocol engines, and result.json / ' +
         'report.md have the same seed shapes as non-governed mode plus a governed section (each run\'s challenge, ' +
         'run, receipt digest and verdict); --files only adds focus (the bundle is the scope floor); the ' +
-        'result is advisory, the delivery state is decided by governed status / gate (SPEC §10). The ' +
+        'result is advisory, the delivery state is decided by governed status / gate (docs/decision.md#the-rules-in-short). The ' +
         'orchestrator never edits code (auto-fix is out of scope). Stdout carries counts and paths, never ' +
         'reviewer output. Exit codes: 0 CLEAN (converged clean), 9 NOT_CLEAN (findings, escalations, vetoes, ' +
         'degraded or incomplete review, budget exhausted), 2 usage or configuration (bad config, unknown ' +
@@ -33,7 +34,7 @@ export function register(program: Command): void {
     .addOption(
       new Option('--protocol <protocol>', 'review protocol').choices(['review-pass', 'two-pass', 'weave', 'simple']).default('review-pass'),
     )
-    .addOption(new Option('--stage <stage>', 'review stage').choices(['planning', 'development', 'test', 'integration']).makeOptionMandatory())
+    .addOption(new Option('--stage <stage>', 'review stage').choices([...STAGES]).makeOptionMandatory())
     .option('--files <paths...>', 'repository-relative files to review (space- or comma-separated; default: the workspace file set)')
     .option('--config <file>', 'review-pass.yaml to use (default: <repo>/review-pass.yaml, <repo>/.review-pass.yaml, built-in defaults)')
     .option('--out <dir>', 'output directory (created 0700; default: a new temporary directory); never overwritten')
@@ -58,7 +59,7 @@ export function register(program: Command): void {
 
 export interface ReviewPassCliOptions {
   readonly protocol: 'review-pass' | 'two-pass' | 'weave' | 'simple';
-  readonly stage: 'planning' | 'development' | 'test' | 'integration';
+  readonly stage: (typeof STAGES)[number];
   readonly files?: string[];
   readonly config?: string;
   readonly out?: string;

@@ -1,4 +1,4 @@
-// Commands of the run group (SPEC §4.1, §9): `review-run`, `run reap`, `receipt show`. Each action
+// Commands of the run group (docs/commands.md#what-each-command-guarantees, docs/runner.md#the-run-step-by-step): `review-run`, `run reap`, `receipt show`. Each action
 // lazily imports its command module.
 import type { Command } from 'commander';
 import type { ReviewRunOptions } from '../commands/review-run.js';
@@ -9,7 +9,7 @@ export function register(program: Command): void {
   program
     .command('review-run')
     .description(
-      'The trusted runner (SPEC §9): claim the challenge, run the reviewer the POLICY assigns to its slot inside bubblewrap, ' +
+      'The trusted runner (docs/runner.md#the-run-step-by-step): claim the challenge, run the reviewer the POLICY assigns to its slot inside bubblewrap, ' +
         'check its output strictly, re-hash everything the challenge bound, have the reviewer and runner attestors sign the ' +
         'receipt and record it — or record the run as ABORTED. In order: (1) refuse an unknown, expired, consumed, claimed, ' +
         'tampered or stale challenge (nothing recorded); (2–3) claim it in one transaction, refused while any mutation lease ' +
@@ -41,12 +41,12 @@ export function register(program: Command): void {
       },
     );
 
-  const run = program.command('run').description('Review runs (SPEC §9): reap stale claims.');
+  const run = program.command('run').description('Review runs (docs/runner.md#the-run-step-by-step): reap stale claims.');
   run
     .command('reap')
     .description(
       'Record as ABORTED every claimed run of the unit whose runner process is gone (boot id, pid and start time no longer ' +
-        'match a live process) or whose deadline passed (SPEC §9 step 3); a live run within its deadline is never touched. ' +
+        'match a live process) or whose deadline passed (docs/runner.md#the-run-step-by-step step 3); a live run within its deadline is never touched. ' +
         'Logged. Also deletes the bundle files of the unit\'s ended challenges. Prints {unit, aborted[]}. ' +
         'Exit 0 done (also when nothing was stale), 7 unknown unit, 4 unsafe state directory.',
     )
@@ -57,7 +57,7 @@ export function register(program: Command): void {
       await runAction(opts, async () => (await import('../commands/review-run-reap.js')).runReapCommand(opts));
     });
 
-  const receipt = program.command('receipt').description('Stored receipts (SPEC §5, §8).');
+  const receipt = program.command('receipt').description('Stored receipts (docs/state.md#the-store, docs/formats.md#receipt).');
   receipt
     .command('show')
     .description(

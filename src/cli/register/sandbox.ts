@@ -1,4 +1,4 @@
-// Commands of the sandbox group (SPEC §4.1). Each action lazily imports its command module.
+// Commands of the sandbox group (docs/commands.md#what-each-command-guarantees). Each action lazily imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../output.js';
 import { jsonOption } from '../options.js';
@@ -6,7 +6,7 @@ import { jsonOption } from '../options.js';
 export function register(program: Command): void {
   const sandbox = program
     .command('sandbox')
-    .description('Inspect the bubblewrap sandbox that reviewers run in (SPEC §9, docs/sandbox.md).');
+    .description('Inspect the bubblewrap sandbox that reviewers run in (docs/runner.md#the-run-step-by-step, docs/sandbox.md).');
 
   sandbox
     .command('profile')

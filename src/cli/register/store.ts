@@ -1,4 +1,4 @@
-// `governed init` (SPEC §4.1, §5). Each action lazily imports its command module.
+// `governed init` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store). Each action lazily imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
@@ -14,8 +14,8 @@ export function register(program: Command): void {
         'Exit 0 initialised, 2 invalid or unreadable input, 5 trust root expired, 6 a policy credential not in the trust root, ' +
         '8 already initialised, 4 unsafe state directory permissions.',
     )
-    .requiredOption('--policy <file>', 'policy (YAML or JSON, SPEC §13), e.g. policies/default.yaml')
-    .requiredOption('--trust <file>', 'trust root (YAML or JSON, SPEC §13), e.g. keys.example/trust.yaml')
+    .requiredOption('--policy <file>', 'policy (YAML or JSON, docs/policy.md#policy-and-trust-root), e.g. policies/default.yaml')
+    .requiredOption('--trust <file>', 'trust root (YAML or JSON, docs/policy.md#policy-and-trust-root), e.g. keys.example/trust.yaml')
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: { policy: string; trust: string; home?: string; json?: boolean }) => {

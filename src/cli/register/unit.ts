@@ -1,20 +1,21 @@
-// Units, writers and leases (SPEC §4.1): `unit create`, `unit bind`, `writer register`,
+// Units, writers and leases (docs/commands.md#what-each-command-guarantees): `unit create`, `unit bind`, `writer register`,
 // `lease acquire | release | list`. Each action lazily imports its command module.
 import type { Command } from 'commander';
+import { LEASE_DEFAULT_TTL } from '../../core/limits.js';
 import { runAction } from '../output.js';
 import { homeOption, jsonOption } from '../options.js';
 
 export function register(program: Command): void {
-  const unit = program.command('unit').description('Units of work and their request contracts (SPEC §6).');
+  const unit = program.command('unit').description('Units of work and their request contracts (docs/contract.md#the-request-contract).');
   unit
     .command('create')
     .description(
       'Register a unit: resolve --baseline once to a commit id and tree id (hardened git, never re-resolved), parse the ' +
-        'request contract strictly, validate every SPEC §6.1 rule against the source bytes of the baseline tree, and bind ' +
+        'request contract strictly, validate every rule of docs/contract.md#validation-rules against the source bytes of the baseline tree, and bind ' +
         'scope version 1 (exact contract bytes and digests) in one transaction. Prints the unit id. ' +
         'Exit 0 created, 2 invalid contract/baseline/input (each rule its own code), 4 tampered store, 8 refused by state.',
     )
-    .requiredOption('--contract <file>', 'request contract (YAML or JSON, SPEC §6)')
+    .requiredOption('--contract <file>', 'request contract (YAML or JSON, docs/contract.md#the-request-contract)')
     .requiredOption('--baseline <commit>', 'baseline revision (resolved once to a full commit and tree id)')
     .option('--repo <dir>', 'repository top level (default: the current directory)')
     .addOption(homeOption())
@@ -25,7 +26,7 @@ export function register(program: Command): void {
   unit
     .command('bind')
     .description(
-      'Bind the next scope version of a unit (SPEC §6.3). Pure additions and progress (active→done) bind freely; any ' +
+      'Bind the next scope version of a unit (docs/contract.md#scope-history). Pure additions and progress (active→done) bind freely; any ' +
         'narrowing needs signed authority records (--authority), each cited in the new contract, covering together exactly ' +
         'the narrowed IDs, consumed once at this log position. Directives, sources, authorities and tombstones never ' +
         'disappear. Every bind increments work_revision, and scope_epoch when the scope changed. --dry-run prints the diff ' +
@@ -50,14 +51,14 @@ export function register(program: Command): void {
     [
       'dismiss',
       'dismiss',
-      'Lift the block of DIRTY receipts or ABORTED runs of a unit (SPEC §10.1) by consuming a signed `dismiss` authority ' +
+      'Lift the block of DIRTY receipts or ABORTED runs of a unit (docs/decision.md#the-rules-in-short) by consuming a signed `dismiss` authority ' +
         'record that names them (receipt ids sha256:…, run ids RUN-…), all judged on one reviewed content (its state_before: the planning-state digest for planning, else the content digest).',
       'sha256:<receipt>,RUN-<run>',
     ],
     [
       'dismiss-veto',
       'dismiss_veto',
-      'Lift veto findings of a receipt of a unit (SPEC §10.2) by consuming a signed `dismiss_veto` authority record that ' +
+      'Lift veto findings of a receipt of a unit (docs/decision.md#6-vetoes) by consuming a signed `dismiss_veto` authority record that ' +
         'names the receipt and every ref of each finding it dismisses; its state_before is the reviewed content the receipt was judged on.',
       'sha256:<receipt>,DIR-1,TGT-1',
     ],
@@ -91,7 +92,7 @@ export function register(program: Command): void {
       });
   }
 
-  const writer = program.command('writer').description('Writer sessions (SPEC §2).');
+  const writer = program.command('writer').description('Writer sessions (docs/overview.md#words).');
   writer
     .command('register')
     .description(
@@ -108,7 +109,7 @@ export function register(program: Command): void {
       await runAction(opts, async () => (await import('../commands/writer.js')).writerRegisterCommand(opts));
     });
 
-  const lease = program.command('lease').description('Mutation leases: "I am changing the workspace now" (SPEC §2).');
+  const lease = program.command('lease').description('Mutation leases: "I am changing the workspace now" (docs/overview.md#words).');
   lease
     .command('acquire')
     .description(
@@ -118,7 +119,7 @@ export function register(program: Command): void {
     )
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--writer-session <id>', 'registered writer session')
-    .option('--ttl <duration>', 'time to live, e.g. 30m, 2h, 1d (max 7d)', '30m')
+    .option('--ttl <duration>', 'time to live, e.g. 30m, 2h, 1d (max 7d)', LEASE_DEFAULT_TTL)
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: { unit: string; writerSession: string; ttl: string; home?: string; json?: boolean }) => {
@@ -127,7 +128,7 @@ export function register(program: Command): void {
   lease
     .command('release')
     .description(
-      'Release a lease; only the holder session may, only while it is active. Increments the unit work_revision (SPEC §6.2). ' +
+      'Release a lease; only the holder session may, only while it is active. Increments the unit work_revision (docs/contract.md#the-states-a-receipt-is-judged-against). ' +
         'Exit 0 released, 2 unknown lease, 5 lease expired, 8 not the holder or already released.',
     )
     .requiredOption('--lease <id>', 'lease id (LSE-…)')

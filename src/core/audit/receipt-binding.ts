@@ -1,4 +1,4 @@
-// What binds a receipt to its log (SPEC §5, §6.2, §8, §9): the audit re-reads the three log entries
+// What binds a receipt to its log (docs/state.md#the-store, docs/contract.md#the-states-a-receipt-is-judged-against, docs/formats.md#receipt, docs/runner.md#the-run-step-by-step): the audit re-reads the three log entries
 // a receipt belongs to — the `challenge_issue` that froze the state, the `run_claim` that took the
 // challenge, the `run_receipt` that recorded the envelope — and requires every field they share
 // with the SIGNED predicate to be equal. The runner checked these before it committed; the audit
@@ -98,7 +98,7 @@ export function receiptBindingMismatches(
     ['claim.slot', claim.slot, p.slot],
     ['claim.reviewer_name', claim.reviewer_name, p.reviewer.name],
     ['claim.reviewer_sha256', claim.reviewer_sha256, p.reviewer.sha256],
-    // the challenge_issue entry: the state the challenge froze (SPEC §6.2)
+    // the challenge_issue entry: the state the challenge froze (docs/contract.md#the-states-a-receipt-is-judged-against)
     ['issue.challenge', issue.challenge, p.challenge_id],
     ['issue.unit', issue.unit, p.unit],
     ['issue.stage', issue.stage, p.stage],

@@ -1,10 +1,10 @@
 // What a `dismiss` or `dismiss_veto` record must name to be used (docs/authority.md "Dismissals"):
 // pure, over the unit's candidates the caller read at THIS log position.
 //
-//   dismiss       every id is a DIRTY receipt or an ABORTED run of the unit (SPEC §10.1), all
+//   dismiss       every id is a DIRTY receipt or an ABORTED run of the unit (docs/decision.md#the-rules-in-short), all
 //                 judged on one reviewed content (the decision's `reviewedContentOf`:
 //                 planning-state digest for planning, else content digest), the record's state_before;
-//   dismiss_veto  at least one id is a receipt of the unit with veto findings (SPEC §10.2); every
+//   dismiss_veto  at least one id is a receipt of the unit with veto findings (docs/decision.md#6-vetoes); every
 //                 other id is a ref of a veto finding of a named receipt; each named receipt has at
 //                 least one finding all of whose refs are named (so the record lifts something of
 //                 it: docs/decision.md §6); the named receipts share one reviewed content, the

@@ -1,5 +1,5 @@
-// Identifiers of the authority domain (SPEC §11). All of them have closed alphabets, so they are
-// safe to show on a terminal, in errors and in the log (SPEC §3 "No secrets in output").
+// Identifiers of the authority domain (docs/authority.md#human-authority-records). All of them have closed alphabets, so they are
+// safe to show on a terminal, in errors and in the log (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
 import { sha256Hex } from '../canonical.js';
 import { compareUtf8 } from '../contract/ids.js';
 
@@ -18,17 +18,17 @@ export const UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
 
 const ITEM = '[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}';
 /**
- * What an authority may cover: a contract item ID (`DIR-1`), a relation (`ATOM-1>DIR-1`, SPEC §7.3),
- * an opaque governed id (`RUN-<hex>`, `CHL-<hex>`) or a receipt id (`sha256:<64 hex>`, SPEC §8).
+ * What an authority may cover: a contract item ID (`DIR-1`), a relation (`ATOM-1>DIR-1`, docs/reviewers.md#the-reviewers-world),
+ * an opaque governed id (`RUN-<hex>`, `CHL-<hex>`) or a receipt id (`sha256:<64 hex>`, docs/formats.md#receipt).
  */
 export const COVERED_ID_RE = new RegExp(`^(?:${ITEM}(?:>${ITEM})?|sha256:[0-9a-f]{64})$`);
-export const MAX_COVERED_IDS = 4096;
+export { AUTHORITY_MAX_COVERED_IDS as MAX_COVERED_IDS } from '../limits.js';
 
 export function recordIdOf(payload: Uint8Array): string {
   return `REC-${sha256Hex(payload).slice(0, 24)}`;
 }
 
-/** True when `ids` is sorted by UTF-8 bytes and has no duplicate (SPEC §7.2 list order). */
+/** True when `ids` is sorted by UTF-8 bytes and has no duplicate (docs/reviewers.md#reviewer-output list order). */
 export function isSortedUnique(ids: readonly string[]): boolean {
   for (let i = 1; i < ids.length; i++) if (compareUtf8(ids[i - 1] as string, ids[i] as string) >= 0) return false;
   return true;

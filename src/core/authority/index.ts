@@ -1,4 +1,4 @@
-// Public surface of the pure authority core (SPEC §11). No I/O, no clock: times are parameters.
+// Public surface of the pure authority core (docs/authority.md#human-authority-records). No I/O, no clock: times are parameters.
 export * from './operations.js';
 export * from './ids.js';
 export * from './predicate.js';

@@ -1,4 +1,4 @@
-// Judging an authority record against its request and against what it is used for (SPEC §11:
+// Judging an authority record against its request and against what it is used for (docs/authority.md#human-authority-records:
 // "judged once, at the log position where it is consumed"). Pure: the caller passes the predicate
 // of an already verified record and the time of the log position in whole seconds.
 import { GovernedError } from '../errors.js';

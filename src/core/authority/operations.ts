@@ -1,25 +1,25 @@
-// The closed list of authority operations (SPEC §2 "authority", §11) and, per operation, what a
+// The closed list of authority operations (docs/overview.md#words "authority", docs/authority.md#human-authority-records) and, per operation, what a
 // record of it must name: a unit or none, IDs or none, and which of the two state digests it binds.
 // docs/authority.md "State digests per operation" is the prose form of OPERATION_RULES.
 import type { AuthorityOperation as ContractAuthorityOperation } from '../contract/schema.js';
 
 export const AUTHORITY_OPERATIONS = [
-  // scope decisions on a unit's request contract (SPEC §6.3, §6.1 tombstones)
+  // scope decisions on a unit's request contract (docs/contract.md#scope-history, docs/contract.md#validation-rules tombstones)
   'authorize',
   'add',
   'replace',
   'supersede',
   'defer',
   'abandon',
-  // the destructive dispositions of a preservation surface (SPEC §11)
+  // the destructive dispositions of a preservation surface (docs/authority.md#human-authority-records)
   'remove',
   'disable',
   'redirect',
   'migrate',
-  // lifting a block or a veto (SPEC §10.1, §10.2)
+  // lifting a block or a veto (docs/decision.md#the-rules-in-short, docs/decision.md#6-vetoes)
   'dismiss',
   'dismiss_veto',
-  // replacing a pinned document (SPEC §13)
+  // replacing a pinned document (docs/policy.md#policy-and-trust-root)
   'policy_update',
   'trust_update',
 ] as const;

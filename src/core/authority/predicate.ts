@@ -1,4 +1,4 @@
-// The authority statement (SPEC §11): an in-toto Statement v1 whose predicate type is
+// The authority statement (docs/authority.md#human-authority-records): an in-toto Statement v1 whose predicate type is
 // `https://governed.dev/authority/v1` and whose predicate is closed. Pure: schema, rules, builder.
 //
 //   predicate = { operation, ids, unit, state_before, state_after, nonce, request_id, issued_at, expires_at }

@@ -1,4 +1,4 @@
-// The presentation of an authority request (SPEC §11): the exact canonical statement to sign plus a
+// The presentation of an authority request (docs/authority.md#human-authority-records): the exact canonical statement to sign plus a
 // human-readable rendering of it. `authority request` writes it; `authority sign` reads it, renders
 // the statement AGAIN from the payload bytes and refuses a file whose stored rendering differs — so
 // what the human is shown is always derived from what they sign, never from text beside it.
@@ -7,6 +7,7 @@
 // alphabets), and the fixed meaning line comes from OPERATION_RULES, so no terminal control
 // sequence can reach the signer's screen through a presentation.
 import * as z from 'zod';
+import { AUTHORITY_PAYLOAD_MAX_CHARS, AUTHORITY_RENDERING_MAX_CHARS } from '../limits.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../dsse.js';
 import { OPERATION_RULES } from './operations.js';
 import { REQUEST_ID_RE, RECORD_ID_RE } from './ids.js';
@@ -21,8 +22,8 @@ export const presentationSchema = z.strictObject({
   record_id: z.string().regex(RECORD_ID_RE),
   payloadType: z.literal(IN_TOTO_PAYLOAD_TYPE),
   /** Standard base64 of the exact RFC 8785 statement bytes to sign. */
-  payload: z.string().min(1).max(2 * 1024 * 1024),
-  rendering: z.string().max(1024 * 1024),
+  payload: z.string().min(1).max(AUTHORITY_PAYLOAD_MAX_CHARS),
+  rendering: z.string().max(AUTHORITY_RENDERING_MAX_CHARS),
 });
 
 export type Presentation = z.infer<typeof presentationSchema>;

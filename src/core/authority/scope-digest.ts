@@ -1,4 +1,4 @@
-// The state digests a scope authority binds (SPEC §6.3, §11; docs/authority.md "State digests").
+// The state digests a scope authority binds (docs/contract.md#scope-history, docs/authority.md#human-authority-records "State digests").
 //
 //   state_before = contractDigest(current contract)  — the scope version the human looked at
 //   state_after  = authorityScopeDigest(new contract) — the scope the human approves

@@ -1,4 +1,4 @@
-// Verification of one authority record (SPEC §11, §13): a DSSE envelope signed by exactly ONE key
+// Verification of one authority record (docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root): a DSSE envelope signed by exactly ONE key
 // whose trust-root role is `authority`, over the canonical bytes of an authority statement. Pure:
 // the caller passes the trust root in force and the time the record is judged at (its log
 // position's time; offline: now, where any revocation counts).
@@ -22,7 +22,7 @@ import { recordIdOf } from './ids.js';
 
 export const AUTHORITY_ROLES = ['authority'] as const;
 /** An authority record is a small JSON file; anything bigger is refused before parsing. */
-export const MAX_AUTHORITY_RECORD_BYTES = 1024 * 1024;
+import { AUTHORITY_RECORD_MAX_BYTES as MAX_AUTHORITY_RECORD_BYTES } from '../limits.js';
 
 export interface VerifiedAuthority {
   /** `REC-<24 hex>` (ids.ts). */
@@ -60,12 +60,12 @@ export function verifyAuthorityRecordBytes(bytes: Uint8Array, trust: TrustRoot, 
   if (bytes.length > MAX_AUTHORITY_RECORD_BYTES) fail('input_too_large', []);
   const env = parseEnvelopeBytes(bytes);
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) fail('payload_type_invalid', []);
-  // Exactly one signature, by a key holding the authority role, valid at `opts.at` (SPEC §11, §13).
+  // Exactly one signature, by a key holding the authority role, valid at `opts.at` (docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root).
   const [signed] = verifySignatures(env, trust, AUTHORITY_ROLES, opts);
   if (signed === undefined) fail('signature_missing', ['authority']);
   const statement = parseAuthorityStatement(decodeCanonicalPayload(env));
   // Last: a stale trust root (5) must not hide a verification failure (4) or an untrusted key (6)
-  // (SPEC §4.2 precedence).
+  // (docs/commands.md#exit-codes precedence).
   assertTrustRootCurrent(trust, opts.at);
   return {
     recordId: recordIdOf(env.payload),

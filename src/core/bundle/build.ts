@@ -1,4 +1,4 @@
-// Building a review bundle (SPEC §7.1, §7.3): the stage's sections, the slot's view of them, the
+// Building a review bundle (docs/bundle.md#views, docs/reviewers.md#the-reviewers-world): the stage's sections, the slot's view of them, the
 // view's coverage object and digest, and the canonical bytes written to `bundles/<challenge>.json`.
 // Pure. Refusals: an empty view (`bundle_view_empty`) and a bundle over the policy cap
 // (`bundle_too_large`, never truncated).

@@ -3,7 +3,7 @@
 // nothing else of the bundle format, so it loads only these few schemas instead of constructing the
 // whole bundle schema (≈ 115 zod schemas, plus the contract schema it imports) on every start
 // (bench/runner, docs/architecture.md "review-run's bundle"). ./schema.ts builds the full bundle
-// schema from these very objects, so both paths accept exactly the same coverage (SPEC §7.1).
+// schema from these very objects, so both paths accept exactly the same coverage (docs/bundle.md#views).
 import * as z from 'zod';
 
 /** A record ID of the contract/bundle (`DIR-1`, `ATOM-a.b`): prefix, dash, 1–24 characters. */

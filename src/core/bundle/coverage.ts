@@ -1,4 +1,4 @@
-// The coverage object of a view (SPEC §7.3): every ID visible in the view, by kind, and every
+// The coverage object of a view (docs/reviewers.md#the-reviewers-world): every ID visible in the view, by kind, and every
 // visible edge as `FROM>TO`. Computed from the view's own sections — never from the full bundle —
 // so a reviewer echoing it proves it received exactly this view, and an ID a role must not see can
 // never appear in its coverage.
@@ -104,7 +104,7 @@ export function coverageOf(sections: Sections): Coverage {
   return out as Coverage;
 }
 
-/** True when the view shows nothing: every included section is empty (SPEC §7.1 "An empty view is refused"). */
+/** True when the view shows nothing: every included section is empty (docs/bundle.md#views "An empty view is refused"). */
 export function isEmptySections(sections: Sections): boolean {
   const nonEmpty = [
     (sections.sources?.length ?? 0) > 0,

@@ -1,5 +1,5 @@
-// Identifiers the bundle adds to the contract's own (SPEC §7.3 coverage kinds `changes` and
-// `scope_versions`). They follow the contract ID syntax (SPEC §6.1) so reviewer findings can name
+// Identifiers the bundle adds to the contract's own (docs/reviewers.md#the-reviewers-world coverage kinds `changes` and
+// `scope_versions`). They follow the contract ID syntax (docs/contract.md#validation-rules) so reviewer findings can name
 // them as refs, and they are derived, never chosen: the same path or version always has the same id.
 import { sha256Hex } from '../canonical.js';
 

@@ -1,4 +1,4 @@
-// Public surface of the pure bundle builder (SPEC §7.1, §7.3): flows import from here.
+// Public surface of the pure bundle builder (docs/bundle.md#views, docs/reviewers.md#the-reviewers-world): flows import from here.
 export { buildBundle, viewDigestOf, type BundleInput, type BuiltBundle } from './build.js';
 export { buildStageSections, evidencePaths, type FileInput, type SectionInputs, type ScopeHistoryInput, type ChangeInput, type ManifestEntryInput } from './sections.js';
 export { viewFor, stageSections, ROLE_SECTIONS, COMPLETE_VIEW, type ViewPlan } from './views.js';

@@ -1,9 +1,9 @@
-// The review bundle format (SPEC §7.1, §7.3): the one definition of what a reviewer reads at
+// The review bundle format (docs/bundle.md#views, docs/reviewers.md#the-reviewers-world): the one definition of what a reviewer reads at
 // $GOVERNED_BUNDLE. Closed at every level. docs/schemas/bundle.schema.json is generated from this schema
-// (test/issue-bundle-schema.test.ts fails when it is stale) and docs/bundle.md explains it.
+// (test/bundle-builder.test.ts fails when it is stale) and docs/bundle.md explains it.
 //
 // The SPEC's `contract` section is split into `contract`, `authorities` and `tombstones`, and the
-// atom→directive edges get their own `source_map` section, so that every role view of §7.1 is an
+// atom→directive edges get their own `source_map` section, so that every role view of docs/bundle.md#views is an
 // exact subset of sections (source_fidelity sees authorities and tombstones without directives;
 // authority_release sees the atom→directive relations without source text).
 import * as z from 'zod';
@@ -103,7 +103,7 @@ export const fullContractSchema = z.strictObject({
 });
 
 /**
- * Planning: the planning view of SPEC §6.2 (no state progress — only `in_scope` or the disposed
+ * Planning: the planning view of docs/contract.md#the-states-a-receipt-is-judged-against (no state progress — only `in_scope` or the disposed
  * state — and no implementation/evidence mappings), so the planning bundle is a function of the
  * planning state alone.
  */
@@ -155,7 +155,7 @@ export const changeEntrySchema = z.strictObject({
 });
 
 export const fileEntrySchema = z.discriminatedUnion('present', [
-  // Contract paths name regular files (SPEC §6.1): a symlink is refused before a bundle is built.
+  // Contract paths name regular files (docs/contract.md#validation-rules): a symlink is refused before a bundle is built.
   z.strictObject({ path, present: z.literal(true), mode: z.enum(['100644', '100755']), sha256: hex64, bytes_b64: z.base64() }),
   z.strictObject({ path, present: z.literal(false) }),
 ]);
@@ -163,7 +163,7 @@ export const fileEntrySchema = z.discriminatedUnion('present', [
 export const baselineFilesSchema = z.strictObject({
   commit: gitOid,
   tree: gitOid,
-  /** The baseline manifest (SPEC §6.4) under the policy's product roots. */
+  /** The baseline manifest (docs/contract.md#workspace-digest) under the policy's product roots. */
   manifest: z.array(z.strictObject({ path, mode, sha256: hex64 })),
   files: z.array(fileEntrySchema),
 });
@@ -185,7 +185,7 @@ export const sectionsSchema = z.strictObject({
   changes: z.array(changeEntrySchema).optional(),
   current_files: z.array(fileEntrySchema).optional(),
   baseline_files: baselineFilesSchema.optional(),
-  // Preservation contracts, probes and incident history arrive with preservation (SPEC §11);
+  // Preservation contracts, probes and incident history arrive with preservation (docs/authority.md#human-authority-records);
   // until then no bundle carries this section, so its schema admits nothing.
   preservation: z.never().optional(),
   prior_receipts: z.array(priorReceiptSchema).optional(),

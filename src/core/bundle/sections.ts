@@ -1,9 +1,10 @@
-// Building the evidence sections of a bundle (SPEC §7.1) from bytes the caller has already hashed:
+// Building the evidence sections of a bundle (docs/bundle.md#views) from bytes the caller has already hashed:
 // source bytes read from the baseline tree, file bytes whose sha256 equals the manifest entry the
 // workspace digest was computed from, and the unit's stored scope history. Pure: no I/O, no clock.
 import { sha256Digest } from '../canonical.js';
 import { fail } from '../errors.js';
 import type { Stage } from '../policy.js';
+import { STAGES } from '../review-vocabulary.js';
 import { compareUtf8, relationId, sortedUnique } from '../contract/ids.js';
 import { planningView } from '../contract/digests.js';
 import type { Contract } from '../contract/schema.js';
@@ -66,14 +67,14 @@ export interface SectionInputs {
     /** Files of `evidencePaths` in the baseline tree. */
     readonly files: readonly FileInput[];
   };
-  /** Receipts of earlier stages (SPEC §7.1); only read for stages whose bundle has the section. */
+  /** Receipts of earlier stages (docs/bundle.md#views); only read for stages whose bundle has the section. */
   readonly priorReceipts: readonly PriorReceipt[];
 }
 
 /**
- * The file paths whose bytes a stage's bundle carries (SPEC §7.1 "bytes of the target,
+ * The file paths whose bytes a stage's bundle carries (docs/bundle.md#views "bytes of the target,
  * implementation and evidence files"), sorted by UTF-8 bytes. Planning names only targets: its
- * contract form has no implementation/evidence mappings (SPEC §6.2).
+ * contract form has no implementation/evidence mappings (docs/contract.md#the-states-a-receipt-is-judged-against).
  */
 export function evidencePaths(contract: Contract, stage: Stage): string[] {
   const paths = contract.directives.flatMap((d) => d.targets.flatMap((t) => t.paths));
@@ -90,7 +91,7 @@ function fileEntries(files: readonly FileInput[], wanted: readonly string[], wha
   if (sorted.length !== wanted.length || sorted.some((f, i) => f.path !== wanted[i])) fail('internal_error', [`${what}:paths`]);
   return sorted.map((f) => {
     if (!f.present) return { path: f.path, present: false };
-    // The bytes must be the ones whose hash the manifest holds (SPEC §6.4 "built from the very bytes
+    // The bytes must be the ones whose hash the manifest holds (docs/contract.md#workspace-digest "built from the very bytes
     // that were hashed"); the caller checked it, and a pure re-check costs one hash.
     if (sha256Digest(f.bytes) !== `sha256:${f.sha256}`) fail('internal_error', [`${what}:bytes`]);
     return { path: f.path, present: true, mode: f.mode, sha256: f.sha256, bytes_b64: Buffer.from(f.bytes).toString('base64') };
@@ -170,7 +171,7 @@ function baselineSection(input: SectionInputs['baseline'], wanted: readonly stri
   };
 }
 
-/** Every section the stage's bundle has (SPEC §7.1), before a view selects from them. */
+/** Every section the stage's bundle has (docs/bundle.md#views), before a view selects from them. */
 export function buildStageSections(input: SectionInputs): Sections {
   const names = new Set<SectionName>(stageSections(input.stage));
   const planning = input.stage === 'planning';
@@ -198,8 +199,8 @@ export function buildStageSections(input: SectionInputs): Sections {
   if (names.has('current_files') && input.currentFiles !== null) out.current_files = fileEntries(input.currentFiles, wanted, 'current_files');
   if (names.has('baseline_files')) out.baseline_files = baselineSection(input.baseline, wanted);
   if (names.has('prior_receipts')) {
-    // Only receipts of stages before this one (SPEC §7.1 "of earlier stages only").
-    const order: Stage[] = ['planning', 'development', 'test', 'integration'];
+    // Only receipts of stages before this one (docs/bundle.md#views "of earlier stages only").
+    const order: readonly Stage[] = STAGES;
     const before = new Set(order.slice(0, order.indexOf(input.stage)));
     if (input.priorReceipts.some((r) => !before.has(r.stage))) fail('internal_error', ['prior_receipts']);
     out.prior_receipts = [...input.priorReceipts].sort((a, b) => compareUtf8(a.receipt_id, b.receipt_id));

@@ -1,5 +1,5 @@
-// The digest of a scope's source bytes (SPEC §6.1 "the bytes are read at issuance and their digest
-// bound"; §8 receipt input `sources_digest`). Each source's bytes are read from the unit's baseline
+// The digest of a scope's source bytes (docs/contract.md#validation-rules "the bytes are read at issuance and their digest
+// bound"; docs/formats.md#receipt receipt input `sources_digest`). Each source's bytes are read from the unit's baseline
 // tree and digested on their own (`sha256:` of the exact bytes); the set is bound as one digest over
 // a closed, kind-tagged object so it can never be confused with another governed digest.
 import { digestOf, DIGEST_RE } from '../canonical.js';

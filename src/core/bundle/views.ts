@@ -1,20 +1,20 @@
-// Which sections a stage's bundle has and which of them each slot sees (SPEC §7.1).
+// Which sections a stage's bundle has and which of them each slot sees (docs/bundle.md#views).
 //
 // Stage sections:
 // - planning is built from the baseline tree and the planning view of the contract only (SPEC
-//   §6.2): no workspace-derived section (`changes`, `current_files`); `prior_receipts` is present and
+//   docs/contract.md#the-states-a-receipt-is-judged-against): no workspace-derived section (`changes`, `current_files`); `prior_receipts` is present and
 //   empty (no stage precedes planning);
 // - development and test: every section except `prior_receipts`;
 // - integration: every section.
-// `preservation` is listed by no stage until preservation exists (SPEC §11).
+// `preservation` is listed by no stage until preservation exists (docs/authority.md#human-authority-records).
 //
-// Role views (planning and integration; the table of SPEC §7.1, "sees" column):
+// Role views (planning and integration; the table of docs/bundle.md#views, "sees" column):
 //   source_fidelity        sources (texts and atoms), authorities, tombstones
 //   baseline_preservation  baseline_files (files and manifest), changes, preservation
 //   implementation_test    contract, changes, current_files (target, implementation and evidence files)
 //   authority_release      authorities, tombstones, scope_history, source_map (atom→directive IDs),
 //                          preservation (incident history), prior_receipts
-// "The delivery state so far" of authority_release arrives with `governed status` (issue 5).
+// "The delivery state so far" of authority_release arrives with `governed status` (docs/gate.md).
 // Development and test slots see the `complete` view: every section of their stage.
 import { fail } from '../errors.js';
 import type { Role, Stage } from '../policy.js';

@@ -1,4 +1,4 @@
-// Change coverage (SPEC §6.1 last rule): every path changed in the workspace relative to the unit's
+// Change coverage (docs/contract.md#validation-rules last rule): every path changed in the workspace relative to the unit's
 // baseline is covered by some implementation, evidence or target path; otherwise
 // `contract_change_uncovered`. The changed paths come from the workspace layer.
 //

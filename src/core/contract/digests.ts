@@ -1,4 +1,4 @@
-// The three states a receipt is judged against (SPEC §6.2). Each digest is `digestOf` over a closed
+// The three states a receipt is judged against (docs/contract.md#the-states-a-receipt-is-judged-against). Each digest is `digestOf` over a closed
 // object with explicit field names and its own `kind` and `version`, so no two of them (nor any other
 // governed digest) can collide by shape: a planning-state object can never be read as a content-state
 // object.
@@ -30,7 +30,7 @@ function planningDirective(d: ContractDirective): Record<string, CanonicalValue>
 }
 
 /**
- * SPEC §6.2: the contract without directive `state` progress and without implementation/evidence
+ * docs/contract.md#the-states-a-receipt-is-judged-against: the contract without directive `state` progress and without implementation/evidence
  * mappings (the directives' lists and the top-level `implementations`/`evidence` that define them).
  * Planning is reviewed before implementation exists, so writing code must not re-open it.
  */
@@ -65,9 +65,9 @@ export interface PlanningStateInput {
   /** Source id → `sha256:<hex>` of the exact bytes read at issuance; exactly the contract's sources. */
   readonly sourceDigests: ReadonlyMap<string, string>;
   readonly contract: Contract;
-  /** The unit's baseline, resolved once at `unit create` (SPEC §4.1). */
+  /** The unit's baseline, resolved once at `unit create` (docs/commands.md#what-each-command-guarantees). */
   readonly baseline: { readonly commit: string; readonly tree: string };
-  /** Digest of the preservation contract (§11), when one is set. */
+  /** Digest of the preservation contract (docs/authority.md#human-authority-records), when one is set. */
   readonly preservation?: string;
   /** Digest of the incident history (§11), or `none` when the unit has none. */
   readonly incidentHistory?: string;

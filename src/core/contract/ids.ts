@@ -1,18 +1,18 @@
-// Identifier syntax of the request contract (SPEC §6.1) and the `FROM>TO` relation IDs of the
-// coverage edges (SPEC §7.3). IDs are what errors, bundles and reviewer output may carry, so their
+// Identifier syntax of the request contract (docs/contract.md#validation-rules) and the `FROM>TO` relation IDs of the
+// coverage edges (docs/reviewers.md#the-reviewers-world). IDs are what errors, bundles and reviewer output may carry, so their
 // alphabet is closed and short: no text can hide in one.
 
-/** SPEC §6.1: IDs are unique across the contract and match this pattern. */
+/** docs/contract.md#validation-rules: IDs are unique across the contract and match this pattern. */
 export const CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 
 /**
- * The id of a signed authority record (what `authority record` prints, SPEC §11). It is not an item
+ * The id of a signed authority record (what `authority record` prints, docs/authority.md#human-authority-records). It is not an item
  * of the contract, so it is not bound by the 24-character suffix limit (a record id may carry a full
  * hex digest), but it keeps the same closed alphabet so it is safe to show.
  */
 export const AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
 
-/** Relation separator of SPEC §7.3 coverage edges: `ATOM-1>DIR-1`. `>` is outside the ID alphabet. */
+/** Relation separator of docs/reviewers.md#the-reviewers-world coverage edges: `ATOM-1>DIR-1`. `>` is outside the ID alphabet. */
 export const RELATION_SEPARATOR = '>';
 
 export function isContractId(value: string): boolean {
@@ -29,7 +29,7 @@ export function isRelationId(value: string): boolean {
   return parts.length === 2 && parts.every((p) => CONTRACT_ID_RE.test(p));
 }
 
-/** Order by UTF-8 bytes (SPEC §7.2 "every list sorted (by UTF-8 bytes)"). */
+/** Order by UTF-8 bytes (docs/reviewers.md#reviewer-output "every list sorted (by UTF-8 bytes)"). */
 export function compareUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

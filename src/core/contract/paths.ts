@@ -1,4 +1,4 @@
-// Path syntax of the contract (SPEC §6.1 "Every path names a file ..., repository-relative, inside
+// Path syntax of the contract (docs/contract.md#validation-rules "Every path names a file ..., repository-relative, inside
 // the product roots, not through a symlink"). This pure part checks syntax only: one spelling per
 // file, so two paths that name the same file are the same string and a path cannot climb out of the
 // repository. Whether the path is a regular file and not reached through a symlink needs the

@@ -1,4 +1,4 @@
-// The ID projection of a contract used by the bundle's coverage object (SPEC §7.3): every ID by kind
+// The ID projection of a contract used by the bundle's coverage object (docs/reviewers.md#the-reviewers-world): every ID by kind
 // and every `FROM>TO` edge the contract itself defines. `change>implementation` edges are not part
 // of a contract (changes come from the workspace) and are added by the bundle builder.
 import type { Contract } from './schema.js';
@@ -46,7 +46,7 @@ export function contractRelationEdges(contract: Contract): ContractRelation[] {
   return out;
 }
 
-/** SPEC §7.3: every `FROM>TO` edge of the contract, sorted by UTF-8 bytes, unique. */
+/** docs/reviewers.md#the-reviewers-world: every `FROM>TO` edge of the contract, sorted by UTF-8 bytes, unique. */
 export function contractRelations(contract: Contract): string[] {
   return sortedUnique(contractRelationEdges(contract).map((r) => r.id));
 }
@@ -63,7 +63,7 @@ export interface ContractIdsByKind {
   readonly tombstones: string[];
 }
 
-/** SPEC §7.3 coverage kinds that come from the contract, each sorted by UTF-8 bytes. */
+/** docs/reviewers.md#the-reviewers-world coverage kinds that come from the contract, each sorted by UTF-8 bytes. */
 export function contractIdsByKind(contract: Contract): ContractIdsByKind {
   return {
     sources: sortedUnique(contract.sources.map((s) => s.id)),

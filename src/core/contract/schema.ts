@@ -1,10 +1,10 @@
-// The request contract's closed schema (SPEC §6) and its parser. Every object is a z.strictObject,
-// so an unknown key is refused (SPEC §3 "Closed objects"). The schema checks shape only: ID syntax,
-// uniqueness, spans, mappings and paths are the rules of §6.1 and live in validate.ts, each with its
+// The request contract's closed schema (docs/contract.md#the-request-contract) and its parser. Every object is a z.strictObject,
+// so an unknown key is refused (docs/threat-model.md#rules-that-hold-everywhere "Closed objects"). The schema checks shape only: ID syntax,
+// uniqueness, spans, mappings and paths are the rules of docs/contract.md#validation-rules and live in validate.ts, each with its
 // own error code. IDs are plain strings here on purpose, so a malformed ID is reported as
 // `contract_id_invalid` with its field path rather than as a generic type error.
 //
-// Tombstone design (SPEC §6.1, §6.3; seed review-pass-v3 preflight 4 "an immutable tombstone
+// Tombstone design (docs/contract.md#validation-rules, docs/contract.md#scope-history; seed review-pass-v3 preflight 4 "an immutable tombstone
 // covering its directive, target, criterion, trace-artifact, and trace-edge IDs"):
 //   { id, directive?, authority, disposes[] }
 //   - `authority` is the ID of an entry of `authorities[]` (which carries the signed record id and
@@ -23,9 +23,9 @@ import { fail } from '../errors.js';
 import { int, list, str } from '../schema-primitives.js';
 
 // Caps bound the work every later rule does (spans, verbatim search) on hostile input.
-const MAX_TEXT = 65_536;
-const MAX_PATH = 4_096;
-const MAX_LIST = 4_096;
+import { CONTRACT_MAX_TEXT as MAX_TEXT } from '../limits.js';
+import { CONTRACT_MAX_PATH as MAX_PATH } from '../limits.js';
+import { CONTRACT_MAX_LIST as MAX_LIST } from '../limits.js';
 
 const text = str({ min: 1, max: MAX_TEXT });
 const idRef = str({ max: 64 });
@@ -37,7 +37,7 @@ export const ATOM_KINDS = ['obligation', 'context'] as const;
 export const DIRECTIVE_STATES = ['active', 'done', 'deferred', 'superseded', 'abandoned'] as const;
 /** Evidence kinds: what sort of artefact backs a directive. Closed; `other` is the escape hatch. */
 export const EVIDENCE_KINDS = ['test', 'fixture', 'benchmark', 'doc', 'log', 'other'] as const;
-/** Authority operations a contract can cite (SPEC §11); policy/trust updates are not contract scope. */
+/** Authority operations a contract can cite (docs/authority.md#human-authority-records); policy/trust updates are not contract scope. */
 export const AUTHORITY_OPERATIONS = ['authorize', 'add', 'replace', 'supersede', 'defer', 'abandon'] as const;
 
 const atomSchema = z.strictObject({

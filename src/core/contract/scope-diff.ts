@@ -1,4 +1,4 @@
-// Scope history (SPEC §6.3): `unit bind` compares the new contract with the current scope version.
+// Scope history (docs/contract.md#scope-history): `unit bind` compares the new contract with the current scope version.
 //   - Pure additions (new directives, targets, criteria, implementations, evidence, relations, and
 //     existing items that only gained members such as a path) and pure progress (active→done) need
 //     no authority.
@@ -137,7 +137,7 @@ export function diffScope(previous: Contract, next: Contract): ScopeDiff {
 }
 
 /**
- * SPEC §6.3/§11: narrowing needs a signed authority record whose scope names exactly the affected
+ * docs/contract.md#scope-history, docs/authority.md#human-authority-records: narrowing needs a signed authority record whose scope names exactly the affected
  * IDs. `authorityScopeIds` is that scope (null when the bind carries no authority). An authority
  * naming IDs that are not narrowed — or narrowing nothing at all — is refused as well: an authority
  * is consumed for exactly what it covers.

@@ -1,11 +1,11 @@
-// Atom spans (SPEC §6.1): half-open byte ranges [start, end) on UTF-8 character boundaries that tile
+// Atom spans (docs/contract.md#validation-rules): half-open byte ranges [start, end) on UTF-8 character boundaries that tile
 // the source's bytes exactly — no gap, no overlap, nothing out of range. The bytes are the ones read
 // at issuance (the caller passes them in), so the partition a reviewer sees is the partition of the
 // very bytes whose digest is bound.
 import { fail } from '../errors.js';
 import type { ContractAtom } from './schema.js';
+import { utf8OrNull } from '../utf8.js';
 
-const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A UTF-8 continuation byte (10xxxxxx) never starts a character. */
 function isCharBoundary(bytes: Uint8Array, offset: number): boolean {
@@ -16,11 +16,7 @@ function isCharBoundary(bytes: Uint8Array, offset: number): boolean {
 
 /** Refuse a source that is not valid UTF-8: character boundaries would be undefined. */
 export function assertUtf8(sourceId: string, bytes: Uint8Array): void {
-  try {
-    utf8Strict.decode(bytes);
-  } catch {
-    fail('contract_source_not_utf8', [sourceId]);
-  }
+  if (utf8OrNull(bytes) === null) fail('contract_source_not_utf8', [sourceId]);
 }
 
 /**

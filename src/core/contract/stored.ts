@@ -1,22 +1,23 @@
-// The stored request contract (SPEC §6) read on the cold gate path. The bytes of a scope version
+// The stored request contract (docs/contract.md#the-request-contract) read on the cold gate path. The bytes of a scope version
 // were fully validated when they were bound (`unit create` / `unit bind`: schema and every §6.1 rule
 // against the baseline sources); here the gate only needs them to be the very bytes that were bound
 // and of the shape the digest functions read. So: the exact bytes hash to the stored file digest,
-// the parsed value passes the one contract schema (./schema.ts), and its SPEC §3 digest is the
+// the parsed value passes the one contract schema (./schema.ts), and its docs/threat-model.md#rules-that-hold-everywhere digest is the
 // stored contract digest. Any difference is `scope_integrity_failed` (exit 4: the store was edited
 // behind governed). A tampered but well-formed contract gains nothing: every digest computed from
-// it is compared with the signed receipts' digests (SPEC §6.2), so receipts stop being current and
+// it is compared with the signed receipts' digests (docs/contract.md#the-states-a-receipt-is-judged-against), so receipts stop being current and
 // the gate denies. YAML is parsed only when the bytes are YAML (../structured.ts).
 import { digestOf, sha256Digest } from '../canonical.js';
 import { fail, isGovernedError } from '../errors.js';
-import { decodeUtf8, parseStructuredLazy } from '../structured.js';
+import { parseStructuredLazy } from '../structured.js';
+import { decodeUtf8 } from '../utf8.js';
 import { contractSchema, type Contract } from './schema.js';
 
 export interface StoredContract {
   readonly bytes: Uint8Array;
   /** `sha256:` of the exact bytes, as bound. */
   readonly fileDigest: string;
-  /** SPEC §3 digest of the parsed contract, as bound. */
+  /** docs/threat-model.md#rules-that-hold-everywhere digest of the parsed contract, as bound. */
   readonly contractDigest: string;
   /** Scope version, for error ids. */
   readonly version: number;

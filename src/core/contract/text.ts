@@ -1,4 +1,4 @@
-// Contract text → contract (SPEC §6), kept apart from ./schema.ts because the strict YAML parser
+// Contract text → contract (docs/contract.md#the-request-contract), kept apart from ./schema.ts because the strict YAML parser
 // loads the yaml package: the cold gate reads stored contracts through ./stored.ts without it.
 import { parseStructured } from '../strict-parse.js';
 import { parseContract, type Contract } from './schema.js';

@@ -1,4 +1,4 @@
-// Disposal of directives by tombstone (SPEC §6.1; seed review-pass-v3 governed preflight 4): a
+// Disposal of directives by tombstone (docs/contract.md#validation-rules; seed review-pass-v3 governed preflight 4): a
 // deferred, superseded or abandoned directive counts as disposed only with a tombstone whose
 // authority is a valid signed record of the matching operation and whose `disposes` list is exactly
 // the directive, all its targets, criteria, implementations and evidence IDs, and every relation
@@ -8,7 +8,7 @@ import type { AuthorityOperation, Contract, ContractDirective, DirectiveState } 
 import { contractIdsByKind, contractRelationEdges, type ContractRelation } from './relations.js';
 import { sortedUnique } from './ids.js';
 
-/** The authority operation that disposes a directive in each disposed state (SPEC §11). */
+/** The authority operation that disposes a directive in each disposed state (docs/authority.md#human-authority-records). */
 export const DISPOSAL_OPERATION: Readonly<Partial<Record<DirectiveState, AuthorityOperation>>> = {
   deferred: 'defer',
   superseded: 'supersede',
@@ -46,7 +46,7 @@ export function expectedDisposes(
 
 /**
  * The caller's verdict on a tombstone's signed record: valid, consumed for this unit with this
- * operation, and naming every id in `covers` among the ids the human approved (SPEC §11: a
+ * operation, and naming every id in `covers` among the ids the human approved (docs/authority.md#human-authority-records: a
  * disposal is authorised for exactly what the record names — an older record of the same kind that
  * covered something else does not authorise this one).
  */

@@ -1,7 +1,7 @@
-// The validation rules of the request contract (SPEC §6.1), each violation with its own error code.
+// The validation rules of the request contract (docs/contract.md#validation-rules), each violation with its own error code.
 // Pure: the caller reads the source bytes (at issuance, so their digest is bound) and passes them in
 // with the policy's product roots and its verdict on authority records. Errors carry IDs and field
-// paths, never source text, statements or paths (SPEC §3 "No secrets in output").
+// paths, never source text, statements or paths (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
 //
 // Checks run in a fixed order and the first violation is thrown (fail closed, deterministic codes):
 // syntax of IDs and references → resolution → paths → spans → atom/directive rules → verbatim →
@@ -216,7 +216,7 @@ function assertDirectives(contract: Contract, facts: ContractFacts): void {
 
 /**
  * Apply every §6.1 rule that can be judged from the contract, the source bytes, the product roots
- * and the authority verdicts. Returns the ID projection (SPEC §7.3) of the valid contract.
+ * and the authority verdicts. Returns the ID projection (docs/reviewers.md#the-reviewers-world) of the valid contract.
  */
 export function validateContract(contract: Contract, facts: ContractFacts): ContractProjection {
   const ids = contractIdsByKind(contract);

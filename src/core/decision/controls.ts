@@ -1,15 +1,15 @@
-// governed's registry of implemented controls (SPEC §13; seed preflight 8: procedure text never
+// governed's registry of implemented controls (docs/policy.md#policy-and-trust-root; seed preflight 8: procedure text never
 // upgrades a pending control). A policy requiring a control that is not `implemented` here makes
 // every unit REVIEW_ONLY with `control_pending:<name>`.
 //
 // Flip an entry only in the change that lands the control together with its acceptance tests:
-// - deploy_gate: implemented by `governed gate` and its signed decision (issue 5 items 2-4; SPEC
-//   §10.3, §13): deploy automation runs `gate` with its own trust root, policy digest and subject,
+// - deploy_gate: implemented by `governed gate` and its signed decision (docs/gate.md#3-the-signed-decision---attest-file; SPEC
+//   docs/decision.md#8-delivery-state-and-reason-codes, docs/policy.md#policy-and-trust-root): deploy automation runs `gate` with its own trust root, policy digest and subject,
 //   and may require the gate's signed VSA. Acceptance tests: test/gate-story.test.ts (a complete
 //   story reaches RELEASE_ELIGIBLE under `controls: [deploy_gate]`), test/gate-refusals.test.ts
 //   (never exit 0 on an error path), test/gate-attest.test.ts (the signed decision).
 // - real_entry_probes, vendor_origin_attestation, incident_history: implemented with preservation.
-// - cross_role_comparison, external_effect_gate: pending by SPEC §13.
+// - cross_role_comparison, external_effect_gate: pending by docs/policy.md#policy-and-trust-root.
 import type { ControlName, ControlRegistry } from './types.js';
 import { CONTROL_NAMES } from './vocabulary.js';
 

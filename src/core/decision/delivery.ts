@@ -1,6 +1,6 @@
-// The delivery state (SPEC §10.3). RELEASE_ELIGIBLE ⇔ no reason below applies:
-//   trust mode accepted by the policy (§3.1)            else trust_mode_not_accepted
-//   every required control implemented (§13)            else control_pending:<name>
+// The delivery state (docs/decision.md#8-delivery-state-and-reason-codes). RELEASE_ELIGIBLE ⇔ no reason below applies:
+//   trust mode accepted by the policy (docs/threat-model.md#trust-modes)            else trust_mode_not_accepted
+//   every required control implemented (docs/policy.md#policy-and-trust-root)            else control_pending:<name>
 //   the policy requires at least one stage              else no_required_stage
 //   no open lease                                       else lease_active (one per lease)
 //   every gating stage has its streak on current state  else streak_incomplete (one per stage)
@@ -31,7 +31,7 @@ function rank(code: string): number {
   return REASON_RANK.get(code) ?? Number.MAX_SAFE_INTEGER;
 }
 
-/** Whether the policy accepts the trust mode governed runs in (SPEC §3.1). */
+/** Whether the policy accepts the trust mode governed runs in (docs/threat-model.md#trust-modes). */
 export function trustModeAccepted(input: Pick<DecisionInput, 'trustMode' | 'policy'>): boolean {
   if (input.trustMode !== input.policy.doc.trust_mode) return false;
   return input.trustMode !== 'co-located' || input.policy.doc.accept_co_located;
@@ -68,7 +68,7 @@ function deferralReasons(input: DecisionInput): { reasons: Reason[]; records: st
     if (operation === undefined) continue;
     const record = d.tombstone === null ? undefined : byRecord.get(d.tombstone.authorityRecord);
     // Disposed only by a consumed record of the matching operation that covers this directive and
-    // was consumed before it expired (SPEC §6.1, §11).
+    // was consumed before it expired (docs/contract.md#validation-rules, docs/authority.md#human-authority-records).
     if (record !== undefined && record.operation === operation && record.ids.includes(d.id) && authorityInForce(record)) {
       records.push(record.recordId);
     } else {
@@ -108,7 +108,7 @@ function reliedOn(
   return { receipts: sortedUnique(receipts), authorities: sortedUnique(authorities) };
 }
 
-/** The delivery state of one unit at `input.now` (SPEC §10.3). Pure; throws only on bad input. */
+/** The delivery state of one unit at `input.now` (docs/decision.md#8-delivery-state-and-reason-codes). Pure; throws only on bad input. */
 export function decide(input: DecisionInput): Decision {
   validateDecisionInput(input);
   const history = buildHistory(input);

@@ -1,4 +1,4 @@
-// Blocks and vetoes over the unit's whole history, walked once in log order (SPEC §10.1, §10.2).
+// Blocks and vetoes over the unit's whole history, walked once in log order (docs/decision.md#the-rules-in-short, docs/decision.md#6-vetoes).
 //
 // - A DIRTY receipt or an ABORTED run *blocks its slot*. The block is lifted by the first later
 //   CLEAN receipt of the same stage and slot whose reviewed content differs from the block's, or by
@@ -66,7 +66,7 @@ type Event =
   | { readonly seq: number; readonly kind: 'aborted'; readonly fact: AbortedRunFact }
   | { readonly seq: number; readonly kind: 'authority'; readonly fact: AuthorityFact };
 
-/** SPEC §11: an authority has effect only if consumed (its log time) before its expiry. */
+/** docs/authority.md#human-authority-records: an authority has effect only if consumed (its log time) before its expiry. */
 export function authorityInForce(a: AuthorityFact): boolean {
   return a.time < a.expiresAt;
 }
@@ -77,142 +77,140 @@ export function buildHistory(input: Pick<EvidenceInput, 'receipts' | 'abortedRun
     ...input.abortedRuns.map((fact) => ({ seq: fact.seq, kind: 'aborted' as const, fact })),
     ...input.authorities.map((fact) => ({ seq: fact.seq, kind: 'authority' as const, fact })),
   ].sort((a, b) => a.seq - b.seq);
+  const h = new HistoryBuilder();
+  for (const e of events) {
+    if (e.kind === 'receipt') h.onReceipt(e.fact);
+    else if (e.kind === 'aborted') h.onAborted(e.fact);
+    else h.onAuthority(e.fact);
+  }
+  return h.result();
+}
 
-  const blocks: MutableBlock[] = [];
-  // slot key → reviewed content → blocks standing on that content
-  const standing = new Map<string, Map<string, MutableBlock[]>>();
-  const standingById = new Map<string, MutableBlock>();
-  const vetoes: MutableVeto[] = [];
-  const standingVetoes = new Map<string, MutableVeto[]>();
-  const standingVetoById = new Map<string, MutableVeto>();
-  const vetoLifts: VetoLift[] = [];
+/** The history as the log's events are applied in order: blocks and vetoes, standing or lifted. */
+class HistoryBuilder {
+  private readonly blocks: MutableBlock[] = [];
+  /** slot key → reviewed content → blocks standing on that content */
+  private readonly standing = new Map<string, Map<string, MutableBlock[]>>();
+  private readonly standingById = new Map<string, MutableBlock>();
+  private readonly vetoes: MutableVeto[] = [];
+  private readonly standingVetoes = new Map<string, MutableVeto[]>();
+  private readonly standingVetoById = new Map<string, MutableVeto>();
+  private readonly vetoLifts: VetoLift[] = [];
 
-  const lift = (b: MutableBlock, by: Lifter, countsFrom: number): void => {
+  onReceipt(r: ReceiptFact): void {
+    const content = reviewedContentOf(r.stage, r);
+    if (r.verdict === 'CLEAN') {
+      this.liftOtherContent(slotKey(r.stage, r.slot), content, { kind: 'receipt', id: r.receiptId, seq: r.seq }, r.seq);
+      return;
+    }
+    this.addBlock({ kind: 'receipt', id: r.receiptId, seq: r.seq, stage: r.stage, slot: r.slot, reviewedContent: content, liftedBy: null, countsFrom: null });
+    if (r.vetoes.length > 0) {
+      this.addVeto({ receiptId: r.receiptId, seq: r.seq, stage: r.stage, slot: r.slot, reviewedContent: content, findings: [...r.vetoes] });
+    }
+  }
+
+  onAborted(a: AbortedRunFact): void {
+    this.addBlock({ kind: 'aborted', id: a.runId, seq: a.seq, stage: a.stage, slot: a.slot, reviewedContent: reviewedContentOf(a.stage, a), liftedBy: null, countsFrom: null });
+  }
+
+  onAuthority(a: AuthorityFact): void {
+    if (!authorityInForce(a)) return;
+    const by: Lifter = { kind: 'authority', id: a.recordId, seq: a.seq };
+    if (a.operation === 'dismiss') this.dismissBlocks(a.ids, by, a.seq + 1);
+    else if (a.operation === 'dismiss_veto') this.dismissVetoFindings(a.ids, by);
+  }
+
+  result(): History {
+    const frozen: Block[] = this.blocks.map((b) => ({ ...b }));
+    const blocksBySlot = new Map<string, Block[]>();
+    for (const b of frozen) {
+      const key = slotKey(b.stage, b.slot);
+      const list = blocksBySlot.get(key);
+      if (list === undefined) blocksBySlot.set(key, [b]);
+      else list.push(b);
+    }
+    return {
+      blocks: frozen,
+      blocksBySlot,
+      vetoes: this.vetoes
+        .filter((v) => this.standingVetoById.get(v.receiptId) === v)
+        .map((v) => ({ receiptId: v.receiptId, seq: v.seq, stage: v.stage, slot: v.slot, findings: [...v.findings] })),
+      vetoLifts: this.vetoLifts,
+    };
+  }
+
+  private lift(b: MutableBlock, by: Lifter, countsFrom: number): void {
     b.liftedBy = by;
     b.countsFrom = countsFrom;
-    standingById.delete(b.id);
-  };
+    this.standingById.delete(b.id);
+  }
 
-  const addBlock = (b: MutableBlock): void => {
-    blocks.push(b);
-    standingById.set(b.id, b);
+  private addBlock(b: MutableBlock): void {
+    this.blocks.push(b);
+    this.standingById.set(b.id, b);
     const key = slotKey(b.stage, b.slot);
-    const byContent = standing.get(key) ?? new Map<string, MutableBlock[]>();
-    standing.set(key, byContent);
+    const byContent = this.standing.get(key) ?? new Map<string, MutableBlock[]>();
+    this.standing.set(key, byContent);
     const group = byContent.get(b.reviewedContent);
     if (group === undefined) byContent.set(b.reviewedContent, [b]);
     else group.push(b);
-  };
-
-  const onReceipt = (r: ReceiptFact): void => {
-    const key = slotKey(r.stage, r.slot);
-    const content = reviewedContentOf(r.stage, r);
-    if (r.verdict === 'CLEAN') {
-      const by: Lifter = { kind: 'receipt', id: r.receiptId, seq: r.seq };
-      const byContent = standing.get(key);
-      if (byContent !== undefined) {
-        for (const [blockedContent, list] of byContent) {
-          if (blockedContent === content) continue;
-          // Lifted blocks may still sit in the group after a dismiss; skip them.
-          for (const b of list) if (b.liftedBy === null) lift(b, by, r.seq);
-          byContent.delete(blockedContent);
-        }
-      }
-      const list = standingVetoes.get(key);
-      if (list !== undefined) {
-        const kept = list.filter((v) => v.reviewedContent === content);
-        for (const v of list) {
-          if (v.reviewedContent === content) continue;
-          vetoLifts.push({ receiptId: v.receiptId, by });
-          standingVetoById.delete(v.receiptId);
-        }
-        standingVetoes.set(key, kept);
-      }
-      return;
-    }
-    addBlock({
-      kind: 'receipt',
-      id: r.receiptId,
-      seq: r.seq,
-      stage: r.stage,
-      slot: r.slot,
-      reviewedContent: content,
-      liftedBy: null,
-      countsFrom: null,
-    });
-    if (r.vetoes.length > 0) {
-      const v: MutableVeto = { receiptId: r.receiptId, seq: r.seq, stage: r.stage, slot: r.slot, reviewedContent: content, findings: [...r.vetoes] };
-      vetoes.push(v);
-      standingVetoById.set(v.receiptId, v);
-      const list = standingVetoes.get(key);
-      if (list === undefined) standingVetoes.set(key, [v]);
-      else list.push(v);
-    }
-  };
-
-  const onAborted = (a: AbortedRunFact): void => {
-    addBlock({
-      kind: 'aborted',
-      id: a.runId,
-      seq: a.seq,
-      stage: a.stage,
-      slot: a.slot,
-      reviewedContent: reviewedContentOf(a.stage, a),
-      liftedBy: null,
-      countsFrom: null,
-    });
-  };
-
-  const onAuthority = (a: AuthorityFact): void => {
-    if (!authorityInForce(a)) return;
-    const by: Lifter = { kind: 'authority', id: a.recordId, seq: a.seq };
-    if (a.operation === 'dismiss') {
-      // Only blocks already in the log: a record naming a run that aborts later lifts nothing.
-      for (const id of a.ids) {
-        const b = standingById.get(id);
-        if (b !== undefined) lift(b, by, a.seq + 1);
-      }
-      return;
-    }
-    if (a.operation === 'dismiss_veto') {
-      const named = new Set(a.ids);
-      for (const id of a.ids) {
-        const v = standingVetoById.get(id);
-        if (v === undefined) continue;
-        // A finding is dismissed only when the record names every one of its refs (§10.2).
-        const remaining = v.findings.filter((f) => !f.refs.every((ref) => named.has(ref)));
-        if (remaining.length === v.findings.length) continue;
-        vetoLifts.push({ receiptId: v.receiptId, by });
-        v.findings = remaining;
-        if (remaining.length === 0) {
-          standingVetoById.delete(v.receiptId);
-          const key = slotKey(v.stage, v.slot);
-          standingVetoes.set(key, (standingVetoes.get(key) ?? []).filter((x) => x !== v));
-        }
-      }
-    }
-  };
-
-  for (const e of events) {
-    if (e.kind === 'receipt') onReceipt(e.fact);
-    else if (e.kind === 'aborted') onAborted(e.fact);
-    else onAuthority(e.fact);
   }
 
-  const frozen: Block[] = blocks.map((b) => ({ ...b }));
-  const blocksBySlot = new Map<string, Block[]>();
-  for (const b of frozen) {
-    const key = slotKey(b.stage, b.slot);
-    const list = blocksBySlot.get(key);
-    if (list === undefined) blocksBySlot.set(key, [b]);
-    else list.push(b);
+  private addVeto(v: MutableVeto): void {
+    this.vetoes.push(v);
+    this.standingVetoById.set(v.receiptId, v);
+    const key = slotKey(v.stage, v.slot);
+    const list = this.standingVetoes.get(key);
+    if (list === undefined) this.standingVetoes.set(key, [v]);
+    else list.push(v);
   }
-  return {
-    blocks: frozen,
-    blocksBySlot,
-    vetoes: vetoes
-      .filter((v) => standingVetoById.get(v.receiptId) === v)
-      .map((v) => ({ receiptId: v.receiptId, seq: v.seq, stage: v.stage, slot: v.slot, findings: [...v.findings] })),
-    vetoLifts,
-  };
+
+  /** A CLEAN of the slot on `content` lifts the slot's blocks and vetoes standing on other content. */
+  private liftOtherContent(key: string, content: string, by: Lifter, seq: number): void {
+    const byContent = this.standing.get(key);
+    if (byContent !== undefined) {
+      for (const [blockedContent, list] of byContent) {
+        if (blockedContent === content) continue;
+        // Lifted blocks may still sit in the group after a dismiss; skip them.
+        for (const b of list) if (b.liftedBy === null) this.lift(b, by, seq);
+        byContent.delete(blockedContent);
+      }
+    }
+    const list = this.standingVetoes.get(key);
+    if (list !== undefined) {
+      const kept = list.filter((v) => v.reviewedContent === content);
+      for (const v of list) {
+        if (v.reviewedContent === content) continue;
+        this.vetoLifts.push({ receiptId: v.receiptId, by });
+        this.standingVetoById.delete(v.receiptId);
+      }
+      this.standingVetoes.set(key, kept);
+    }
+  }
+
+  /** `dismiss`: only blocks already in the log — a record naming a run that aborts later lifts nothing. */
+  private dismissBlocks(ids: readonly string[], by: Lifter, countsFrom: number): void {
+    for (const id of ids) {
+      const b = this.standingById.get(id);
+      if (b !== undefined) this.lift(b, by, countsFrom);
+    }
+  }
+
+  /** `dismiss_veto`: a finding is dismissed only when the record names every one of its refs (§10.2). */
+  private dismissVetoFindings(ids: readonly string[], by: Lifter): void {
+    const named = new Set(ids);
+    for (const id of ids) {
+      const v = this.standingVetoById.get(id);
+      if (v === undefined) continue;
+      const remaining = v.findings.filter((f) => !f.refs.every((ref) => named.has(ref)));
+      if (remaining.length === v.findings.length) continue;
+      this.vetoLifts.push({ receiptId: v.receiptId, by });
+      v.findings = remaining;
+      if (remaining.length === 0) {
+        this.standingVetoById.delete(v.receiptId);
+        const key = slotKey(v.stage, v.slot);
+        this.standingVetoes.set(key, (this.standingVetoes.get(key) ?? []).filter((x) => x !== v));
+      }
+    }
+  }
 }

@@ -1,4 +1,4 @@
-// Decision rules (SPEC §10): pure functions over facts a flow loads from the store. See
+// Decision rules (docs/decision.md#the-rules-in-short): pure functions over facts a flow loads from the store. See
 // docs/decision.md for the rules, the reason codes and worked examples.
 export type {
   AbortedRunFact,

@@ -1,4 +1,4 @@
-// The planning stage sealed (SPEC §6.2, §10.1): its streak complete on the current planning state.
+// The planning stage sealed (docs/contract.md#the-states-a-receipt-is-judged-against, docs/decision.md#the-rules-in-short): its streak complete on the current planning state.
 // Two rules rest on it: integration counts only while planning is sealed, and `lease acquire` is
 // refused (`planning_not_sealed`) while the policy requires planning and it is not sealed.
 //
@@ -48,7 +48,7 @@ export function planningSealed(input: EvidenceInput): PlanningSeal {
 }
 
 /**
- * The lease rule (SPEC §6.2, §4.1 `lease acquire`): implementation starts only after planning.
+ * The lease rule (docs/contract.md#the-states-a-receipt-is-judged-against, docs/commands.md#what-each-command-guarantees `lease acquire`): implementation starts only after planning.
  * Throws `planning_not_sealed` (exit 8) when the policy requires planning and it is not sealed.
  */
 export function assertLeaseAllowed(input: EvidenceInput): PlanningSeal {

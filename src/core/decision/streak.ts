@@ -1,4 +1,4 @@
-// Current receipts, rounds and streaks of one stage (SPEC §10.1, §6.2).
+// Current receipts, rounds and streaks of one stage (docs/decision.md#the-rules-in-short, docs/contract.md#the-states-a-receipt-is-judged-against).
 //
 // A receipt of (stage, slot) *counts* when all of these hold:
 //   1. it is current: planning → its planning-state digest is the unit's; other stages → its

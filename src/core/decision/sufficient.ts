@@ -1,4 +1,4 @@
-// Which receipts a decision needs (the lean gate path, issue 5 bench/gate). The rules give the same
+// Which receipts a decision needs (the lean gate path, docs/gate.md bench/gate). The rules give the same
 // decision on the full history and on this subset, so a loader may fetch only these rows with
 // indexed queries instead of every receipt of the unit (test/decision-sufficient.test.ts checks the
 // equality on generated histories). The subset is:

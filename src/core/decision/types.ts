@@ -1,13 +1,13 @@
-// The explicit input and output of the decision rules (SPEC §10). The rules are pure: a flow
+// The explicit input and output of the decision rules (docs/decision.md#the-rules-in-short). The rules are pure: a flow
 // (`status`, `gate`, `lease acquire`) loads store rows into these facts and passes `now`; nothing
 // here reads a clock, a file or the store. docs/decision.md describes every field and rule.
 //
 // Every fact that comes from the log carries its *log position* (`seq`, and the entry's `time` in
-// whole seconds of the runner clock, SPEC §5): authorities are judged at their position, and
+// whole seconds of the runner clock, docs/state.md#the-store): authorities are judged at their position, and
 // "before"/"after" always means log order, never wall-clock order.
 //
 // Only type imports from modules that pull zod (policy, contract schema): the gate path must stay
-// lean (issue 5, bench/gate), so the decision modules import no schema library at run time.
+// lean (docs/gate.md, bench/gate), so the decision modules import no schema library at run time.
 import type { Policy, Stage } from '../policy.js';
 import type { DirectiveState } from '../contract/schema.js';
 import type { KNOWN_CONTROLS } from '../policy.js';
@@ -18,17 +18,17 @@ export type Verdict = 'CLEAN' | 'DIRTY';
 export type TrustMode = 'co-located' | 'separated';
 export type ControlName = (typeof KNOWN_CONTROLS)[number];
 export type ControlStatus = 'implemented' | 'pending';
-/** governed's registry of controls (SPEC §13): a control absent from it counts as pending. */
+/** governed's registry of controls (docs/policy.md#policy-and-trust-root): a control absent from it counts as pending. */
 export type ControlRegistry = Readonly<Partial<Record<ControlName, ControlStatus>>>;
 
-/** Where a fact sits in the hash-chained log (SPEC §5). `seq` is unique across all facts. */
+/** Where a fact sits in the hash-chained log (docs/state.md#the-store). `seq` is unique across all facts. */
 export interface LogPosition {
   readonly seq: number;
   /** The log entry's time: runner clock, whole seconds since the epoch. */
   readonly time: number;
 }
 
-/** A veto finding as the receipt predicate stores it (SPEC §7.2: CRITICAL and a veto class). */
+/** A veto finding as the receipt predicate stores it (docs/reviewers.md#reviewer-output: CRITICAL and a veto class). */
 export interface VetoFinding {
   readonly code: string;
   readonly class: string;
@@ -37,14 +37,14 @@ export interface VetoFinding {
   readonly refs: readonly string[];
 }
 
-/** The digests a receipt or run is bound to (SPEC §6.2). */
+/** The digests a receipt or run is bound to (docs/contract.md#the-states-a-receipt-is-judged-against). */
 export interface StateDigests {
   readonly planningStateDigest: string;
   readonly contentDigest: string;
   readonly workStateDigest: string;
 }
 
-/** One ingested receipt (SPEC §8), as its verified predicate and its log position give it. */
+/** One ingested receipt (docs/formats.md#receipt), as its verified predicate and its log position give it. */
 export interface ReceiptFact extends LogPosition, StateDigests {
   /** `sha256:<hex>` of the payload bytes. */
   readonly receiptId: string;
@@ -59,7 +59,7 @@ export interface ReceiptFact extends LogPosition, StateDigests {
   readonly trustDigest: string;
 }
 
-/** One ABORTED run (SPEC §9): no receipt, the state its challenge was issued for. */
+/** One ABORTED run (docs/runner.md#the-run-step-by-step): no receipt, the state its challenge was issued for. */
 export interface AbortedRunFact extends LogPosition, StateDigests {
   readonly runId: string;
   readonly unit: string;
@@ -68,7 +68,7 @@ export interface AbortedRunFact extends LogPosition, StateDigests {
 }
 
 /**
- * One consumed authority record of this unit (SPEC §11), already verified and judged by the flow
+ * One consumed authority record of this unit (docs/authority.md#human-authority-records), already verified and judged by the flow
  * that consumed it (signature, key role and validity at its log position, nonce, state before).
  * The rules use `dismiss`, `dismiss_veto`, `defer`, `supersede` and `abandon`; other operations
  * are carried for completeness and have no effect here.
@@ -102,7 +102,7 @@ export interface DirectiveFact {
   readonly tombstone: { readonly id: string; readonly authorityRecord: string } | null;
 }
 
-/** The unit's preservation status (SPEC §11), as the preservation check computed it. */
+/** The unit's preservation status (docs/authority.md#human-authority-records), as the preservation check computed it. */
 export interface PreservationFact {
   readonly contract: boolean;
   readonly incidentHistory: boolean;
@@ -129,7 +129,7 @@ export interface EvidenceInput {
   readonly resets: readonly ResetFact[];
 }
 
-/** Everything the delivery state (SPEC §10.3) depends on. */
+/** Everything the delivery state (docs/decision.md#8-delivery-state-and-reason-codes) depends on. */
 export interface DecisionInput extends EvidenceInput {
   readonly current: StateDigests;
   readonly trustMode: TrustMode;
@@ -145,7 +145,7 @@ export interface Reason {
   readonly ids: readonly string[];
 }
 
-/** A DIRTY receipt or ABORTED run and what lifted it (SPEC §10.1). */
+/** A DIRTY receipt or ABORTED run and what lifted it (docs/decision.md#the-rules-in-short). */
 export interface Block {
   readonly kind: 'receipt' | 'aborted';
   readonly id: string;
@@ -159,7 +159,7 @@ export interface Block {
   readonly countsFrom: number | null;
 }
 
-/** A receipt whose veto findings are not all lifted (SPEC §10.2). */
+/** A receipt whose veto findings are not all lifted (docs/decision.md#6-vetoes). */
 export interface StandingVeto {
   readonly receiptId: string;
   readonly seq: number;
@@ -210,14 +210,14 @@ export interface Decision {
   readonly trustDigest: string;
   readonly current: StateDigests;
   readonly evaluatedAt: number;
-  /** The policy's stated waiver (SPEC §11: shown in every decision), or null when not waived. */
+  /** The policy's stated waiver (docs/authority.md#human-authority-records: shown in every decision), or null when not waived. */
   readonly preservationWaiver: string | null;
   readonly planningSealed: boolean;
   readonly stages: readonly StageReport[];
   readonly vetoes: readonly StandingVeto[];
   /**
    * Every signed record the decision rests on, for `gate` to re-verify under the deploy trust root
-   * (SPEC §10.3): receipts of the proving rounds, receipts that lifted blocks or vetoes, and the
+   * (docs/decision.md#8-delivery-state-and-reason-codes): receipts of the proving rounds, receipts that lifted blocks or vetoes, and the
    * authority records that lifted blocks or vetoes or dispose directives.
    */
   readonly reliedOn: { readonly receipts: readonly string[]; readonly authorities: readonly string[] };

@@ -1,7 +1,7 @@
-// Fail closed on inconsistent facts (SPEC §3 "Fail closed"). The rules below trust that every fact
+// Fail closed on inconsistent facts (docs/threat-model.md#rules-that-hold-everywhere "Fail closed"). The rules below trust that every fact
 // belongs to the unit, that log positions are unique, and that digests are well-formed; a loader bug
 // or an edited row that breaks one of those must deny, never produce a decision. Errors name the
-// field path only, never a value (SPEC §3 "No secrets in output").
+// field path only, never a value (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
 import { DIGEST_RE } from '../canonical.js';
 import { fail } from '../errors.js';
 import type { DecisionInput, EvidenceInput, LogPosition, StateDigests } from './types.js';
@@ -9,8 +9,8 @@ import { CONTROL_NAMES, STAGE_ORDER } from './vocabulary.js';
 
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const RUN_RE = /^RUN-[0-9a-f]{32}$/;
-// The policy's slot-name grammar (SPEC §13 `name`, src/core/policy.ts; the receipt predicate's `slot`,
-// SPEC §8): `-` is allowed. A narrower rule here refused every fact of a valid slot such as
+// The policy's slot-name grammar (docs/policy.md#policy-and-trust-root `name`, src/core/policy.ts; the receipt predicate's `slot`,
+// docs/formats.md#receipt): `-` is allowed. A narrower rule here refused every fact of a valid slot such as
 // `code-review` as tampering (decision_input_invalid), so no such unit could ever be decided.
 const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 const STAGE_SET: ReadonlySet<string> = new Set(STAGE_ORDER);
@@ -85,7 +85,7 @@ export function validateEvidenceInput(input: EvidenceInput): void {
     if (r.unit !== input.unit) bad(f('unit'));
     stageSlot(r, f);
     if (r.verdict !== 'CLEAN' && r.verdict !== 'DIRTY') bad(f('verdict'));
-    // SPEC §7.2: CLEAN ⇔ zero findings, and vetoes are findings.
+    // docs/reviewers.md#reviewer-output: CLEAN ⇔ zero findings, and vetoes are findings.
     if (!Array.isArray(r.vetoes) || (r.verdict === 'CLEAN' && r.vetoes.length > 0)) bad(f('vetoes'));
     r.vetoes.forEach((v, j) => {
       if (!Array.isArray(v.refs) || v.refs.length === 0 || !v.refs.every(isNonEmpty)) bad(f(`vetoes.${j}.refs`));
@@ -126,7 +126,7 @@ export function validateEvidenceInput(input: EvidenceInput): void {
   });
 }
 
-/** Check every fact of a delivery decision (SPEC §10.3). */
+/** Check every fact of a delivery decision (docs/decision.md#8-delivery-state-and-reason-codes). */
 export function validateDecisionInput(input: DecisionInput): void {
   validateEvidenceInput(input);
   digest(input.current.contentDigest, 'current.content_digest');

@@ -1,6 +1,6 @@
-// Error codes owned by the audit domain (`governed audit verify`, SPEC §4.1, §5). Add entries here only.
+// Error codes owned by the audit domain (`governed audit verify`, docs/commands.md#what-each-command-guarantees, docs/state.md#the-store). Add entries here only.
 //
-// Exit-code choices (SPEC §4.2): a signed record that contradicts the log entry that carries it, or the
+// Exit-code choices (docs/commands.md#exit-codes): a signed record that contradicts the log entry that carries it, or the
 // challenge it answers, is a verification failure (4: edited or mis-bound evidence); a challenge used
 // twice is a replay (5).
 import { def, type ErrorDef } from './def.js';
@@ -11,7 +11,7 @@ export const AUDIT_ERRORS = {
     'A receipt verifies, but a field of its signed predicate differs from the log entry that recorded it, the claim of its run, or the challenge it answers.',
   ),
   audit_authority_mismatch: def(4, 'An authority record verifies, but its id or signing key differs from the log entry that recorded it.'),
-  audit_challenge_reused: def(5, 'A challenge was claimed or answered more than once in the log (single use, SPEC §9).'),
+  audit_challenge_reused: def(5, 'A challenge was claimed or answered more than once in the log (single use, docs/runner.md#the-run-step-by-step).'),
   audit_checkpoint_mismatch: def(
     4,
     'The log does not extend a signed checkpoint: the entry at the checkpoint position is missing or its hash differs (the log was rewritten or truncated).',

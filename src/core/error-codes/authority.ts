@@ -1,6 +1,6 @@
-// Error and reason codes owned by the authority domain (SPEC §4.2, §11, §13). Add entries here only.
+// Error and reason codes owned by the authority domain (docs/commands.md#exit-codes, docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root). Add entries here only.
 //
-// Exit-code choices (SPEC §4.2; docs/authority.md "Refusals"):
+// Exit-code choices (docs/commands.md#exit-codes; docs/authority.md "Refusals"):
 // - a malformed request, presentation or command line, or a signing run without a terminal, is a
 //   usage/configuration problem (2);
 // - a record that is not what it claims, or that does not cover what it is used for (operation,

@@ -1,4 +1,4 @@
-// Error and reason codes owned by the decision domain (SPEC §4.2, §10, §11, §13). Add entries here only.
+// Error and reason codes owned by the decision domain (docs/commands.md#exit-codes, docs/decision.md#the-rules-in-short, docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root). Add entries here only.
 // docs/decision.md explains when each reason is given and what its `ids` are.
 import { def, type ErrorDef } from './def.js';
 
@@ -21,7 +21,7 @@ export const DECISION_ERRORS = {
     "A unit's table rows the decision reads (receipts, ABORTED runs, authority consumptions) are not the rows its log entries derive: a row deleted, added, edited or relabelled behind governed.",
   ),
 
-  // --- 2 usage: the deploy side must give all three anchors (SPEC §10.3) -------------------------
+  // --- 2 usage: the deploy side must give all three anchors (docs/decision.md#8-delivery-state-and-reason-codes) -------------------------
   gate_anchor_missing: def(2, 'gate needs --unit, --trust, --policy-digest and --subject from the deploy side.'),
   gate_policy_digest_invalid: def(2, 'The expected policy digest must be sha256:<64 hex>.'),
   gate_subject_invalid: def(2, 'The subject must be the full hex id of a commit (40 or 64 hex), not a name or an abbreviation.'),
@@ -48,25 +48,25 @@ export const DECISION_ERRORS = {
 
 /** Reason codes: each explains a REVIEW_ONLY decision (exit 3). Listed in the order decisions print them. */
 export const DECISION_REASONS = {
-  trust_mode_not_accepted: 'The trust mode is not accepted by the policy (co-located needs accept_co_located: true, SPEC §3.1).',
-  'control_pending:deploy_gate': 'The policy requires the deploy_gate control, which this version does not implement yet (SPEC §13).',
-  'control_pending:real_entry_probes': 'The policy requires the real_entry_probes control, which this version does not implement yet (SPEC §13).',
+  trust_mode_not_accepted: 'The trust mode is not accepted by the policy (co-located needs accept_co_located: true, docs/threat-model.md#trust-modes).',
+  'control_pending:deploy_gate': 'The policy requires the deploy_gate control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
+  'control_pending:real_entry_probes': 'The policy requires the real_entry_probes control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
   'control_pending:vendor_origin_attestation':
-    'The policy requires the vendor_origin_attestation control, which this version does not implement yet (SPEC §13).',
-  'control_pending:incident_history': 'The policy requires the incident_history control, which this version does not implement yet (SPEC §13).',
+    'The policy requires the vendor_origin_attestation control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
+  'control_pending:incident_history': 'The policy requires the incident_history control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
   'control_pending:cross_role_comparison':
-    'The policy requires the cross_role_comparison control, which this version does not implement yet (SPEC §13).',
+    'The policy requires the cross_role_comparison control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
   'control_pending:external_effect_gate':
-    'The policy requires the external_effect_gate control, which this version does not implement yet (SPEC §13).',
+    'The policy requires the external_effect_gate control, which this version does not implement yet (docs/policy.md#policy-and-trust-root).',
   no_required_stage: 'The policy requires no stage, so no evidence could ever be complete (fail closed).',
   lease_active: 'A mutation lease is active (or expired but not yet swept).',
   streak_incomplete: 'A required stage has fewer consecutive CLEAN rounds on the current state than its floor.',
-  planning_unsealed: 'Integration counts only while the planning stage is sealed on the current planning state (SPEC §10.1).',
-  slot_blocked: 'A DIRTY receipt or ABORTED run blocks its slot until a CLEAN receipt on different content or a dismiss authority (SPEC §10.1).',
-  veto_standing: 'A CRITICAL preservation/scope/authority/release finding stands (SPEC §10.2).',
-  directive_not_done: 'A directive is still active; only done or disposed directives let a unit become eligible (SPEC §6.1).',
+  planning_unsealed: 'Integration counts only while the planning stage is sealed on the current planning state (docs/decision.md#the-rules-in-short).',
+  slot_blocked: 'A DIRTY receipt or ABORTED run blocks its slot until a CLEAN receipt on different content or a dismiss authority (docs/decision.md#the-rules-in-short).',
+  veto_standing: 'A CRITICAL preservation/scope/authority/release finding stands (docs/decision.md#6-vetoes).',
+  directive_not_done: 'A directive is still active; only done or disposed directives let a unit become eligible (docs/contract.md#validation-rules).',
   deferral_not_disposed: 'A deferred, superseded or abandoned directive has no tombstone resting on a valid authority of the matching operation.',
-  preservation_contract_missing: 'The policy requires preservation and the unit has no preservation contract (SPEC §11).',
-  incident_history_missing: 'The policy requires preservation and the unit has no incident history (SPEC §11).',
-  preservation_unsatisfied: 'A surface of the preservation contract is not satisfied (SPEC §11).',
+  preservation_contract_missing: 'The policy requires preservation and the unit has no preservation contract (docs/authority.md#human-authority-records).',
+  incident_history_missing: 'The policy requires preservation and the unit has no incident history (docs/authority.md#human-authority-records).',
+  preservation_unsatisfied: 'A surface of the preservation contract is not satisfied (docs/authority.md#human-authority-records).',
 } as const satisfies Record<string, string>;

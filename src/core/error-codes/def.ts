@@ -1,4 +1,4 @@
-// Shape of one error-code entry (SPEC §4.2): its exit code and a fixed, value-free summary.
+// Shape of one error-code entry (docs/commands.md#exit-codes): its exit code and a fixed, value-free summary.
 export type ExitCode = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
 
 export interface ErrorDef {

@@ -1,4 +1,4 @@
-// Error and reason codes owned by the sandbox domain (SPEC §4.2, §9 steps 4–6; docs/sandbox.md).
+// Error and reason codes owned by the sandbox domain (docs/commands.md#exit-codes, docs/runner.md#the-run-step-by-step steps 4–6; docs/sandbox.md).
 // Every refusal happens before a reviewer process can run; the IDs name the check, never a value.
 import { def, type ErrorDef } from './def.js';
 

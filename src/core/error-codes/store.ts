@@ -1,6 +1,6 @@
-// Error and reason codes owned by the store domain (SPEC §4.2, §5). Add entries here only.
+// Error and reason codes owned by the store domain (docs/commands.md#exit-codes, docs/state.md#the-store). Add entries here only.
 //
-// Exit-code choices (SPEC §4.2):
+// Exit-code choices (docs/commands.md#exit-codes):
 // - a missing / uninitialised store is a configuration problem of the caller (--home points at
 //   nothing), so exit 2, not 7 (7 is about missing *evidence* for a unit that exists);
 // - re-initialising and lease conflicts are "a command that cannot run now": exit 8;

@@ -1,5 +1,5 @@
-// Error and reason codes owned by the workspace domain (SPEC §4.2, §6.4). Add entries here only.
-// Summaries are fixed text: a path or file content never appears in a message (SPEC §3).
+// Error and reason codes owned by the workspace domain (docs/commands.md#exit-codes, docs/contract.md#workspace-digest). Add entries here only.
+// Summaries are fixed text: a path or file content never appears in a message (docs/threat-model.md#rules-that-hold-everywhere).
 import { def, type ErrorDef } from './def.js';
 
 export const WORKSPACE_ERRORS = {

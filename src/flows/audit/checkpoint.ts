@@ -1,4 +1,4 @@
-// `governed audit checkpoint --out FILE` (SPEC §4.1, §3.1, §5): sign the head of the log through the
+// `governed audit checkpoint --out FILE` (docs/commands.md#what-each-command-guarantees, docs/threat-model.md#trust-modes, docs/state.md#the-store): sign the head of the log through the
 // policy's pinned `log` attestor, after checking that the log is sound (chain intact, replay equal
 // to the stored state). The file is meant to LEAVE the machine (a CI artifact, another host): from
 // then on a rewrite of any entry it covers is detectable by `audit verify --checkpoint FILE`, even a
@@ -19,6 +19,8 @@ import { assertReplayMatches, closeStore, openStoreReadOnly, verifyChain } from 
 import { loadPinned } from '../challenge/pinned.js';
 import { attestorFiles, resolveLocations } from '../run/locations.js';
 import { writeOnce } from '../write-once.js';
+import { peekTlogConfig } from '../../../runner/tlog-attestor-host.js';
+import { tlogCheckpoint, type TlogCheckpointResult } from './tlog-checkpoint.js';
 
 export interface CheckpointArgs {
   readonly home: string;
@@ -36,7 +38,11 @@ export interface CheckpointResult {
   readonly payload_digest: string;
 }
 
-export async function auditCheckpoint(args: CheckpointArgs): Promise<CheckpointResult> {
+export async function auditCheckpoint(args: CheckpointArgs): Promise<CheckpointResult | TlogCheckpointResult> {
+  // A tlog-checkpoint log attestor writes a C2SP checkpoint (docs/audit.md "Checkpoints"); a
+  // `checkpoint`-kind one, the older DSSE statement below.
+  const logFiles = attestorFiles(resolveLocations({ home: args.home, attestorsDir: args.attestorsDir }), 'log');
+  if (peekTlogConfig(logFiles.config) !== null) return tlogCheckpoint({ home: args.home, out: args.out, files: logFiles, now: args.now });
   const store = openStoreReadOnly(args.home);
   const scratch = mkdtempSync(join(tmpdir(), 'governed-checkpoint-'));
   let predicate: Omit<CheckpointPredicate, 'attestor_sha256'>;

@@ -10,7 +10,7 @@
 import { fail } from '../../core/errors.js';
 import { isJsonText } from '../../core/structured.js';
 import { decodePayload, type LogRow } from '../../store/index.js';
-import { parsePinDocument } from '../challenge/pinned.js';
+import { parsePinDocument } from '../../core/pin-document.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;

@@ -1,11 +1,11 @@
-// `governed audit verify --export DIR` (SPEC §4.1 `audit verify [--unit U] [--export DIR]`, §3 item 6
+// `governed audit verify --export DIR` (docs/commands.md#what-each-command-guarantees `audit verify [--unit U] [--export DIR]`, docs/threat-model.md#rules-that-hold-everywhere item 6
 // "anyone with the public keys can verify every receipt and the whole log offline"): re-check an
 // `audit export` without the store it came from.
 //   1. DIR against its own manifest: a closed, canonical `manifest.json`; every listed file present
 //      with its sha256; no file it does not list; nothing but regular files in the three known
 //      subdirectories (a symlink, FIFO or device anywhere is refused before anything is read through it).
 //      The manifest is NOT signed: this is a consistency check. Integrity comes from the chain, the
-//      signatures and (against a key-holding writer, SPEC §3.1) a checkpoint that left the machine.
+//      signatures and (against a key-holding writer, docs/threat-model.md#trust-modes) a checkpoint that left the machine.
 //   2. A private store rebuilt from `log.jsonl` alone (payload bytes = RFC 8785 of each payload), through
 //      the same chain check (`verifyChain`) and the same reducers (`replayInto`) as the store audit,
 //      then the store audit itself (`auditVerify`) on it: every check is that one implementation.
@@ -17,7 +17,7 @@
 // directory under os.tmpdir(), removed in `finally`. A DIR that cannot be read as an export (not a
 // directory, a non-regular entry, a manifest or log line not of the format) is refused (thrown);
 // every other failure is collected (code, exit, ids — relative paths, made of IDs inside an
-// export; file contents are never printed) and the exit code is the worst by SPEC §4.2 precedence.
+// export; file contents are never printed) and the exit code is the worst by docs/commands.md#exit-codes precedence.
 import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, constants as fsc, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,7 @@ import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, read
 import { readAllFd } from '../read-file.js';
 import { exportLayout } from './export-layout.js';
 import { auditVerify, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
+import { utf8OrNull } from '../../core/utf8.js';
 
 /** What the export part of the report says (docs/audit.md "audit verify --export"). */
 export interface ExportCheck {
@@ -52,7 +53,7 @@ const SUBDIRS = new Set(['receipts', 'authority', 'keys']);
 const MANIFEST = 'manifest.json';
 const LOG = 'log.jsonl';
 /**
- * Size caps (SPEC §4.1 `audit verify --export`; §3 "fail closed"; the SPEC names no number, decided
+ * Size caps (docs/commands.md#what-each-command-guarantees `audit verify --export`; docs/threat-model.md#rules-that-hold-everywhere "fail closed"; the SPEC names no number, decided
  * in docs/audit.md): an export is read into memory whole, so its size is bounded BEFORE anything is
  * read. One file: at most V8's longest string (`buffer.constants.MAX_STRING_LENGTH`, 536,870,888
  * bytes on 64-bit Node 20) — `log.jsonl` is decoded into one string to be parsed, so a larger file
@@ -165,7 +166,7 @@ function parseManifest(bytes: Buffer | undefined): Manifest {
   if (bytes === undefined) fail('audit_export_invalid', [MANIFEST]);
   let value: unknown;
   try {
-    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    const text = utf8OrNull(bytes) ?? fail('audit_export_invalid', [MANIFEST]);
     value = parseJsonStrict(text);
     if (`${canonicalJson(value as never)}\n` !== text) fail('audit_export_invalid', [MANIFEST]);
   } catch {
@@ -197,12 +198,8 @@ function manifestFailures(m: Manifest, files: ReadonlyMap<string, Buffer>): Audi
  * fields; the payload bytes are the RFC 8785 text of `payload` (the chain then checks their digest).
  */
 function parseLog(bytes: Buffer): LogRow[] {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    fail('audit_export_invalid', [LOG]);
-  }
+  const text = utf8OrNull(bytes);
+  if (text === null) fail('audit_export_invalid', [LOG]);
   if (text === '') return [];
   if (!text.endsWith('\n')) fail('audit_export_invalid', [LOG, 'last line']);
   const lines = text.slice(0, -1).split('\n');
@@ -284,7 +281,7 @@ function contentFailures(rows: readonly LogRow[], m: Manifest, files: ReadonlyMa
 /**
  * Verify the audit export at `dir` (see the header). Structural refusals (DIR or manifest unusable,
  * a non-regular entry, a malformed log line, an unknown --unit) are thrown; everything else is a
- * collected failure and the exit code is the worst by SPEC §4.2 precedence.
+ * collected failure and the exit code is the worst by docs/commands.md#exit-codes precedence.
  */
 export async function auditVerifyExport(dir: string, options: AuditOptions = {}): Promise<ExportAuditReport> {
   const files = readExportDir(resolve(dir));
@@ -316,7 +313,7 @@ export async function auditVerifyExport(dir: string, options: AuditOptions = {})
         if (!isGovernedError(e)) throw e;
         return finish(emptyReport(options, [{ code: e.code, exit: e.exit, ids: e.ids }], null), [], 'not-checked');
       }
-      // A store's log opens with its init pin (SPEC §4.1 init); without it there is nothing to replay.
+      // A store's log opens with its init pin (docs/commands.md#what-each-command-guarantees init); without it there is nothing to replay.
       if (rows[0]?.type !== 'store_init') return finish(emptyReport(options, [exportFailure('audit_export_invalid', [LOG, 'seq:1'])], chain), [], 'not-checked');
       try {
         replayInto(src, join(home, DB_FILE));

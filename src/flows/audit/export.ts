@@ -1,7 +1,7 @@
-// `governed audit export --out DIR [--unit U]` (SPEC §4.1, §3 item 6 "anyone with the public keys can
+// `governed audit export --out DIR [--unit U]` (docs/commands.md#what-each-command-guarantees, docs/threat-model.md#rules-that-hold-everywhere item 6 "anyone with the public keys can
 // verify every receipt and the whole log offline"): write what an auditor needs, without the store:
 //   log.jsonl          every log entry (seq, time, type, unit, payload, payload_digest, prev_hash,
-//                      entry_hash), so the chain can be recomputed anywhere (SPEC §5);
+//                      entry_hash), so the chain can be recomputed anywhere (docs/state.md#the-store);
 //   receipts/<hex>.json, authority/<REC-id>.json
 //                      the exact signed envelopes recorded in the log (of unit U with --unit);
 //   policy.pinned.{json|yaml}, trust.pinned.{json|yaml}
@@ -44,7 +44,7 @@ export function auditExport(args: ExportArgs): ExportResult {
   try {
     const db = store.db;
     snapshot = db.transaction(() => {
-      // A malformed --unit is never echoed (SPEC §4.2: a rejected value is not printed), as src/store/units.ts.
+      // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
       if (args.unit !== undefined && db.prepare('SELECT 1 FROM units WHERE id = ?').get(args.unit) === undefined) fail('unit_unknown', /^UNIT-[0-9a-f]{32}$/.test(args.unit) ? [args.unit] : []);
       const chain = verifyChain(db);
       return { rows: readLog(db), chain, policy: readPin(db, 'policy'), trust: readPin(db, 'trust') };

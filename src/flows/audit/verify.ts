@@ -1,4 +1,4 @@
-// `governed audit verify` (SPEC §4.1, §5, §3.1 item 6): re-check the whole store from its log alone.
+// `governed audit verify` (docs/commands.md#what-each-command-guarantees, docs/state.md#the-store, docs/threat-model.md#trust-modes item 6): re-check the whole store from its log alone.
 //   1. the chain: contiguous seq, payload digests, entry hashes, links, every payload well-formed;
 //   2. replay: every log entry applied to an empty database gives exactly the stored state;
 //   3. every receipt the log recorded: its envelope verifies (DSSE, canonical payload, statement,
@@ -7,13 +7,13 @@
 //      the `run_receipt`, `run_claim` and `challenge_issue` entries it belongs to;
 //   4. single use: no challenge claimed or answered twice, no receipt without its claim and issue;
 //   5. every authority record verifies at the log position where it took effect (its consumption,
-//      SPEC §11; else where it was recorded) and matches its entry;
+//      docs/authority.md#human-authority-records; else where it was recorded) and matches its entry;
 //   6. each signed checkpoint given (`audit checkpoint`) is extended by this log.
 // Read-only: nothing is written to the state directory (replay goes to a private temp directory).
 // A chain failure stops the audit (nothing after a broken link can be trusted); other failures are
-// collected, and the exit code is the worst by SPEC §4.2 precedence.
+// collected, and the exit code is the worst by docs/commands.md#exit-codes precedence.
 //
-// What it proves, and what not (SPEC §3.1): every record is internally consistent and signed by
+// What it proves, and what not (docs/threat-model.md#trust-modes): every record is internally consistent and signed by
 // keys the trust root held for that role at that position. In co-located mode a writer with the
 // uid that owns the keys and the store could rewrite the log and re-sign consistently; only a
 // checkpoint that has left the machine (step 6) makes such a rewrite of what it covers detectable.
@@ -25,6 +25,9 @@ import { EXIT_PRECEDENCE, GovernedError, isGovernedError, type ExitCode } from '
 import { checkpointViolation, type CheckpointPredicate } from '../../core/checkpoint.js';
 import { isoOfSeconds, isoSecondsOf, type TrustRoot } from '../../core/trust-root.js';
 import { verifyReceiptBytes, verifyStatementEnvelope } from '../../core/verify-receipt.js';
+import { checkNoteCheckpoints, type WitnessPolicy } from './tlog-verify.js';
+import { isNoteCheckpoint } from '../../core/tlog-checkpoint.js';
+import { verifyTree } from '../../store/tree.js';
 import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, trustRootInForce, verifyChain, type LogRow } from '../../store/index.js';
 
 export interface AuditFailure {
@@ -56,6 +59,8 @@ export interface AuditOptions {
   readonly checkpoints?: readonly { readonly file: string; readonly bytes: Buffer }[];
   /** When the audit runs (checkpoint signatures are judged now, offline: valid and not revoked). */
   readonly now?: Date;
+  /** Witness keys whose cosignatures each C2SP checkpoint must carry (docs/audit.md "Witnesses"). */
+  readonly witnesses?: WitnessPolicy;
 }
 
 type Payload = Record<string, unknown>;
@@ -96,12 +101,23 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
     const snapshot = db.transaction(() => {
       if (options.unit !== undefined) {
         const known = db.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
-        // A malformed --unit is never echoed (SPEC §4.2: a rejected value is not printed), as src/store/units.ts.
+        // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
         if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
       }
       log = verifyChain(db);
       const replayed = assertReplayMatchesCollecting(db, join(scratch, 'replay.db'), failures);
       replay = replayed;
+      // The stored Merkle tree is re-derived from the log (docs/audit.md "Transparency log") once
+      // the tables are known to follow from it (a replay failure already names a store whose
+      // derived rows do not; a tree of a rewritten log would only repeat it).
+      if (replayed.matches) {
+        try {
+          verifyTree(db);
+        } catch (e) {
+          if (!isGovernedError(e)) throw e;
+          failures.push(failureOf(e));
+        }
+      }
       return readLog(db);
     });
     let rows: LogRow[];
@@ -170,7 +186,10 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
           break;
       }
     }
+    const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
+    if (notes.length > 0) checkpoints.push(...checkNoteCheckpoints(notes, rows, options.trust ?? trustRootInForce(db), options.now ?? new Date(), failures, options.witnesses));
     for (const c of options.checkpoints ?? []) {
+      if (isNoteCheckpoint(c.bytes)) continue;
       checkpoints.push(checkCheckpoint(c, rows, options.trust ?? trustRootInForce(db), options.now ?? new Date(), failures));
     }
     return report();
@@ -232,7 +251,7 @@ function checkReceipt(
       claim as unknown as ClaimFacts,
       p as unknown as RecordedReceiptFacts,
     );
-    // Field names only, never values (SPEC §4.2: a rejection never prints the rejected value).
+    // Field names only, never values (docs/commands.md#exit-codes: a rejection never prints the rejected value).
     if (fields.length > 0) failures.push(failure('audit_receipt_mismatch', [`seq:${row.seq}`, id, ...fields.slice(0, 8)]));
   } catch (e) {
     if (!isGovernedError(e)) throw e;
@@ -258,7 +277,7 @@ async function checkAuthority(row: LogRow, p: Payload, at: LogRow, trust: TrustR
 }
 
 /**
- * A signed checkpoint against this log (SPEC §3.1, §5): its one signature by a `log` key of `trust`
+ * A signed checkpoint against this log (docs/threat-model.md#trust-modes, docs/state.md#the-store): its one signature by a `log` key of `trust`
  * (judged now, offline: valid and not revoked — the log under test cannot vouch for its own keys),
  * a closed checkpoint statement, and the log's entry at `log_entries` whose hash is `log_head`.
  */

@@ -1,4 +1,4 @@
-// How other flows use authority records (SPEC §6.3, §11): the stable entry points for `unit bind`
+// How other flows use authority records (docs/contract.md#scope-history, docs/authority.md#human-authority-records): the stable entry points for `unit bind`
 // (narrowing, tombstones), the decision rules (dismiss, dismiss_veto) and the gate. See
 // docs/authority.md "API" for the contract of each function.
 //
@@ -39,7 +39,7 @@ export {
 } from '../../store/index.js';
 export { authorityScopeDigest } from '../../core/authority/scope-digest.js';
 
-/** The operations that change a request contract's scope (SPEC §6.3, §11). */
+/** The operations that change a request contract's scope (docs/contract.md#scope-history, docs/authority.md#human-authority-records). */
 export const SCOPE_OPERATIONS: readonly AuthorityOperation[] = ['authorize', 'add', 'replace', 'supersede', 'defer', 'abandon'];
 
 export interface NarrowingAuthorityArgs {
@@ -56,7 +56,7 @@ export interface NarrowingAuthorityArgs {
 }
 
 /**
- * Consume the authority of a narrowing bind (SPEC §6.3): the record must name exactly the narrowed
+ * Consume the authority of a narrowing bind (docs/contract.md#scope-history): the record must name exactly the narrowed
  * IDs of this unit, with state_before = contractDigest(previous) and state_after =
  * authorityScopeDigest(next) (docs/authority.md "State digests").
  */
@@ -74,7 +74,7 @@ export function consumeNarrowingAuthorityIn(tx: Tx, args: NarrowingAuthorityArgs
 /**
  * The `isValidAuthority` verdict of `validateContract` / `assertDisposals` for one unit: a
  * tombstone's record is valid when it was consumed for this unit with the tombstone's operation —
- * judged once, at its consumption; later binds carry it as history (SPEC §11).
+ * judged once, at its consumption; later binds carry it as history (docs/authority.md#human-authority-records).
  */
 export function tombstoneAuthorityValidator(x: Store | Db, unit: string): AuthorityValidator {
   return (recordId, operation, covers) => {
@@ -82,9 +82,4 @@ export function tombstoneAuthorityValidator(x: Store | Db, unit: string): Author
     const named = new Set(getAuthorityRecord(x, recordId)?.ids ?? []);
     return covers.every((id) => named.has(id));
   };
-}
-
-/** Convenience for callers that only hold the record id: its operation, or null when unknown. */
-export function recordedOperationOf(x: Store | Db, recordId: string): AuthorityOperation | null {
-  return getAuthorityRecord(x, recordId)?.operation ?? null;
 }

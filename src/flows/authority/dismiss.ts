@@ -5,7 +5,7 @@
 // digests, not replayed, not expired) with the IDs it names and the state_before those IDs imply;
 // and what it names must be dismissable now (`checkDismissal`: DIRTY receipts / ABORTED runs, or a
 // vetoing receipt and its refs, of this unit, on one reviewed content). Among several failures the
-// SPEC §4.2 precedence picks the code; any refusal rolls the consumption back (store unchanged).
+// docs/commands.md#exit-codes precedence picks the code; any refusal rolls the consumption back (store unchanged).
 // The decision rules then read the consumption like every authority fact (docs/decision.md §3, §6).
 //
 // `dryRun` with `ids`: records nothing and prints the state_before an `authority request` for those

@@ -1,22 +1,16 @@
-// Validating a new policy or trust root before it may replace the pinned one (SPEC §13). The
+// Validating a new policy or trust root before it may replace the pinned one (docs/policy.md#policy-and-trust-root). The
 // document is parsed exactly as the pin parses it (auto-detected strict JSON or YAML), so the digest
 // computed here is the digest the store pins and the digest the authority record must name.
 import { fail } from '../../core/errors.js';
 import { loadPolicy } from '../../core/policy.js';
 import { assertTrustRootCurrent, keyStatusAt, loadTrustRoot } from '../../core/trust-root.js';
-import { parseStructured } from '../../core/strict-parse.js';
+import { parsePinDocument } from '../../core/pin-document.js';
 import { isoOfSeconds } from '../../core/authority/predicate.js';
-import { pinDigestOf, type PinKind } from '../../store/index.js';
+import type { PinKind } from '../../store/index.js';
 
 /** Refuse an invalid document; return its pin digest. */
 export function validatePinDocument(kind: PinKind, bytes: Uint8Array, nowSeconds: number): string {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    fail('input_unreadable', [kind]);
-  }
-  const value = parseStructured(text, '');
+  const { value, digest } = parsePinDocument(bytes, kind);
   if (kind === 'policy') {
     loadPolicy(value);
   } else {
@@ -28,5 +22,5 @@ export function validatePinDocument(kind: PinKind, bytes: Uint8Array, nowSeconds
     const usable = [...trust.keys.values()].some((k) => k.roles.has('authority') && keyStatusAt(k, at, false) === 'ok');
     if (!usable) fail('trust_update_no_authority_key', []);
   }
-  return pinDigestOf(bytes, kind);
+  return digest;
 }

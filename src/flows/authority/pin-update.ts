@@ -1,11 +1,12 @@
-// `governed policy update` / `governed trust update` (SPEC §4.1, §13): replace the pinned policy
+// `governed policy update` / `governed trust update` (docs/commands.md#what-each-command-guarantees, docs/policy.md#policy-and-trust-root): replace the pinned policy
 // or trust root. Needs a recorded `policy_update` / `trust_update` authority record naming the
 // pinned digest (before) and the new document's digest (after); it is consumed in the same
 // transaction as the logged pin replacement. The record is judged under the trust root in force
 // BEFORE the update: a new trust root never authorises itself. The update's log position is kept
-// (pin_updates.seq): receipts before it stop counting, so every streak restarts (SPEC §6.2).
+// (pin_updates.seq): receipts before it stop counting, so every streak restarts (docs/contract.md#the-states-a-receipt-is-judged-against).
 import { closeStore, mutate, openStore, replacePinIn, type PinKind, type PinUpdate } from '../../store/index.js';
 import { readInputFile } from '../read-input.js';
+import { PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
 import { validatePinDocument } from './pin-document.js';
 
 export interface PinUpdateOptions {
@@ -17,7 +18,7 @@ export interface PinUpdateOptions {
 }
 
 export function pinUpdateFlow(opts: PinUpdateOptions): PinUpdate {
-  const bytes = readInputFile(opts.file, 4 * 1024 * 1024);
+  const bytes = readInputFile(opts.file, PIN_DOCUMENT_MAX_BYTES);
   validatePinDocument(opts.kind, bytes, opts.now);
   const store = openStore(opts.home);
   try {

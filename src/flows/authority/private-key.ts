@@ -1,4 +1,4 @@
-// Loading the human's authority signing key for `authority sign` (SPEC §11). The same rule as the
+// Loading the human's authority signing key for `authority sign` (docs/authority.md#human-authority-records). The same rule as the
 // attestor (attestors/src/ed25519-file.ts): the file is opened without following a symlink and
 // fstat-ed on the open descriptor (no race between check and read); a key readable or writable by
 // group or others is refused (`private_key_exposed`); only a PKCS#8 Ed25519 key is accepted.
@@ -8,7 +8,7 @@ import { fail } from '../../core/errors.js';
 import { ED25519_PKCS8_PREFIX, publicKeyFromSpkiDer, type PublicKey } from '../../core/ed25519.js';
 import { readAllFd } from '../read-file.js';
 
-const MAX_KEY_FILE_BYTES = 4096;
+import { PRIVATE_KEY_FILE_MAX_BYTES as MAX_KEY_FILE_BYTES } from '../../core/limits.js';
 
 export interface SigningKey {
   readonly privateKey: KeyObject;
@@ -19,7 +19,7 @@ function readPrivateFile(path: string): Buffer {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO for reading would otherwise block until a writer appears, before
-    // the fstat below can refuse it (SPEC §3 fail closed: a non-file is refused, never waited on).
+    // the fstat below can refuse it (docs/threat-model.md#rules-that-hold-everywhere fail closed: a non-file is refused, never waited on).
     // It changes nothing for a regular file.
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {

@@ -1,4 +1,4 @@
-// `governed authority request` (SPEC §4.1, §11): on the pipeline machine, issue a one-time nonce
+// `governed authority request` (docs/commands.md#what-each-command-guarantees, docs/authority.md#human-authority-records): on the pipeline machine, issue a one-time nonce
 // (logged) and write the presentation — the exact canonical statement to sign plus its rendering —
 // for the human who holds the authority key.
 import { fail } from '../../core/errors.js';
@@ -16,8 +16,10 @@ import {
 } from '../../core/authority/index.js';
 import { closeStore, openStore, requestAuthority, type IssuedAuthorityRequest } from '../../store/index.js';
 import { readInputFile } from '../read-input.js';
+import { CONTRACT_FILE_MAX_BYTES, PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
 import { assertOutputFree, writeNewFile } from './output-file.js';
 import { validatePinDocument } from './pin-document.js';
+import { utf8OrNull } from '../../core/utf8.js';
 
 export interface AuthorityRequestOptions {
   readonly home: string;
@@ -54,19 +56,15 @@ function stateAfterOf(opts: AuthorityRequestOptions): string | null {
   if (opts.document !== undefined) {
     const kind = isAuthorityOperation(opts.operation) ? pinKindOf(opts.operation) : null;
     if (kind === null) fail('authority_request_invalid', ['document']);
-    derived = validatePinDocument(kind, readInputFile(opts.document, 4 * 1024 * 1024), opts.now);
+    derived = validatePinDocument(kind, readInputFile(opts.document, PIN_DOCUMENT_MAX_BYTES), opts.now);
   }
   if (opts.contract !== undefined) {
     if (!isAuthorityOperation(opts.operation) || OPERATION_RULES[opts.operation].class !== 'scope') {
       fail('authority_request_invalid', ['contract']);
     }
-    const bytes = readInputFile(opts.contract);
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      fail('input_unreadable', ['contract']);
-    }
+    const bytes = readInputFile(opts.contract, CONTRACT_FILE_MAX_BYTES);
+    const text = utf8OrNull(bytes);
+    if (text === null) fail('input_unreadable', ['contract']);
     derived = authorityScopeDigest(parseContractText(text, opts.contract));
   }
   if (derived !== null && given !== null && derived !== given) fail('authority_request_invalid', ['state_after']);

@@ -1,4 +1,4 @@
-// `governed authority sign` (SPEC §11): runs where the human's authority key lives. It reads the
+// `governed authority sign` (docs/authority.md#human-authority-records): runs where the human's authority key lives. It reads the
 // presentation, re-derives everything it shows from the statement bytes it will sign, shows it on
 // the controlling terminal, asks for the typed confirmation code there, and only then signs
 // (pure Ed25519 over the DSSE PAE bytes, node:crypto) and writes the envelope.
@@ -22,6 +22,8 @@ import {
   type AuthorityStatement,
 } from '../../core/authority/index.js';
 import { readInputFile } from '../read-input.js';
+import { AUTHORITY_PRESENTATION_MAX_BYTES } from '../../core/limits.js';
+import { utf8OrNull } from '../../core/utf8.js';
 import { assertOutputFree, writeNewFile } from './output-file.js';
 import { loadSigningKey } from './private-key.js';
 import { openControllingTerminal } from './terminal.js';
@@ -50,10 +52,10 @@ interface Presented {
 
 /** Strictly read a presentation and re-derive what it shows from the bytes to sign. */
 export function readPresentation(path: string): Presented {
-  const bytes = readInputFile(path, 4 * 1024 * 1024);
+  const bytes = readInputFile(path, AUTHORITY_PRESENTATION_MAX_BYTES);
   let value: unknown;
   try {
-    value = parseJsonStrict(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
+    value = parseJsonStrict(utf8OrNull(bytes) ?? fail('authority_presentation_invalid', ['$']));
   } catch {
     fail('authority_presentation_invalid', ['$']);
   }
@@ -63,7 +65,7 @@ export function readPresentation(path: string): Presented {
   const payload = decodeBase64Strict(pres.payload, 'authority_presentation_invalid', 'payload');
   let statement: AuthorityStatement;
   try {
-    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload);
+    const text = utf8OrNull(payload) ?? fail('authority_presentation_invalid', ['payload']);
     const { canonical, value: st } = isCanonicalJsonText(text);
     if (!canonical) fail('authority_presentation_invalid', ['payload']);
     statement = parseAuthorityStatement(st);

@@ -1,16 +1,16 @@
-// The confirmation prompt of `authority sign` (SPEC §11): shown and answered on the controlling
+// The confirmation prompt of `authority sign` (docs/authority.md#human-authority-records): shown and answered on the controlling
 // terminal, /dev/tty — never on stdin/stdout, so a pipe cannot answer it and `--json` output stays
 // one clean object. Without a controlling terminal the command is refused
 // (`authority_terminal_required`).
 //
-// What this proves is limited (SPEC §11, docs/authority.md): any program can allocate a pty and
+// What this proves is limited (docs/authority.md#human-authority-records): any program can allocate a pty and
 // type the answer. The prompt makes signing a deliberate act of whoever sits at that terminal; the
 // assurance comes from where the authority key lives, not from the prompt.
 import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { fail } from '../../core/errors.js';
 
-const MAX_ANSWER_BYTES = 256;
+import { TERMINAL_ANSWER_MAX_BYTES as MAX_ANSWER_BYTES } from '../../core/limits.js';
 
 export interface Terminal {
   write(text: string): void;

@@ -1,5 +1,5 @@
-// Source bytes of a contract, read from the unit's BASELINE TREE git objects (SPEC §6.1 "the bytes
-// are read at issuance and their digest bound"; §6.2 planning bundles come from the baseline tree,
+// Source bytes of a contract, read from the unit's BASELINE TREE git objects (docs/contract.md#validation-rules "the bytes
+// are read at issuance and their digest bound"; docs/contract.md#the-states-a-receipt-is-judged-against planning bundles come from the baseline tree,
 // never the workspace).
 //
 // Decision (docs/state.md "Which source bytes are bound"): a source is the blob at its path in the

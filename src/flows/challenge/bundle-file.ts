@@ -1,4 +1,4 @@
-// Writing a bundle file (SPEC §5, §7.1): `<home>/bundles/<challenge>.json`, written ONCE with
+// Writing a bundle file (docs/state.md#the-store, docs/bundle.md#views): `<home>/bundles/<challenge>.json`, written ONCE with
 // exclusive create (O_EXCL, O_NOFOLLOW), mode 0600 from the first byte, fsync'ed before the
 // challenge is recorded. A file that cannot be written fully is removed and nothing is recorded.
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';

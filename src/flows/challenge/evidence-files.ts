@@ -1,11 +1,11 @@
-// The file bytes a bundle carries (SPEC §7.1 `current_files`, `baseline_files`), taken so that the
-// bundle is "built from the very bytes that were hashed" (SPEC §6.4):
+// The file bytes a bundle carries (docs/bundle.md#views `current_files`, `baseline_files`), taken so that the
+// bundle is "built from the very bytes that were hashed" (docs/contract.md#workspace-digest):
 // - workspace: each file is read once more after the full re-hash (computeWorkspaceManifest) and
 //   its bytes must hash to the manifest entry's sha256 and mode; any difference means the file
 //   changed between the two reads (`workspace_file_changed_during_hash`, exit 4) and nothing is
 //   issued. The bundle therefore holds exactly the bytes the bound workspace digest covers.
 // - baseline: blobs of the baseline commit (git objects), checked against the baseline manifest.
-// A contract path (SPEC §6.1 "names a file, not a directory ..., not through a symlink") that is a
+// A contract path (docs/contract.md#validation-rules "names a file, not a directory ..., not through a symlink") that is a
 // directory, a symlink, a special file, below a symlink or a regular file outside the reviewed
 // workspace (ignored or excluded) is refused with `contract_path_not_file`, naming the contract
 // item (never the path). A path that does not exist (a file still to be written, a file deleted)
@@ -71,7 +71,7 @@ function hasFileAncestor(path: string, byPath: Manifested): boolean {
 
 type Classified = { kind: 'file'; entry: ManifestEntry } | { kind: 'absent' };
 
-/** `path` equals an excluded prefix or lies below it (SPEC §6.4: excluded paths are not reviewed content). */
+/** `path` equals an excluded prefix or lies below it (docs/contract.md#workspace-digest: excluded paths are not reviewed content). */
 function isExcluded(path: string, exclude: readonly string[]): boolean {
   return exclude.some((x) => path === x || path.startsWith(`${x}/`));
 }

@@ -1,4 +1,4 @@
-// Orphan bundle files (SPEC §5 "nothing half-recorded", §7.1). `review-challenge` writes
+// Orphan bundle files (docs/state.md#the-store "nothing half-recorded", docs/bundle.md#views). `review-challenge` writes
 // `<home>/bundles/<id>.json` (fsync'ed) BEFORE the transaction that records its challenge row; a
 // process killed between the two leaves a file no row names, and nothing else would remove it.
 //

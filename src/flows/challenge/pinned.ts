@@ -1,4 +1,4 @@
-// The policy and trust root a command works under (SPEC §4.1 init, §13; issue 3 item 8).
+// The policy and trust root a command works under (docs/commands.md#what-each-command-guarantees init, docs/policy.md#policy-and-trust-root; docs/state.md#review-challenge).
 //
 // The store holds the pinned bytes (`pins`), so the store is the source of the policy and trust root
 // in force: nothing is re-read from wherever the files were at init. Before use, the pinned bytes
@@ -10,16 +10,14 @@
 // deployment passes the files it holds with `--policy FILE` / `--trust FILE` (or GOVERNED_POLICY /
 // GOVERNED_TRUST); when given, their canonical digests must equal the pinned ones, else the command
 // is refused (`policy_not_pinned` / `trust_not_pinned`, exit 4). Changing either takes
-// `governed policy update` / `trust update` with a signed authority record (SPEC §13).
-import { digestOf } from '../../core/canonical.js';
+// `governed policy update` / `trust update` with a signed authority record (docs/policy.md#policy-and-trust-root).
 import { fail, isGovernedError } from '../../core/errors.js';
 import { loadPolicy, type Policy } from '../../core/policy.js';
-import { parseStructured } from '../../core/strict-parse.js';
+import { PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
+import { parsePinDocument } from '../../core/pin-document.js';
 import { assertTrustRootCurrent, isoSecondsOf, loadTrustRoot, type TrustRoot } from '../../core/trust-root.js';
 import { readPin, type Db, type Store } from '../../store/index.js';
 import { readInputFile } from '../read-input.js';
-
-export const MAX_PIN_FILE_BYTES = 1024 * 1024;
 
 export interface Pinned {
   readonly policy: Policy;
@@ -28,23 +26,6 @@ export interface Pinned {
   readonly trustDigest: string;
   /** The exact pinned bytes these were loaded from (a later check compares bytes, not parses). */
   readonly bytes: { readonly policy: Buffer; readonly trust: Buffer };
-}
-
-function decodeUtf8(bytes: Uint8Array, what: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return fail('input_unreadable', [what]);
-  }
-}
-
-/**
- * Parse policy or trust-root bytes exactly as the pin does (`pinDigestOf`: strict JSON or YAML,
- * auto-detected), so the document validated is the document whose digest is pinned.
- */
-export function parsePinDocument(bytes: Uint8Array, what: 'policy' | 'trust'): { value: unknown; digest: string } {
-  const value = parseStructured(decodeUtf8(bytes, what), '');
-  return { value, digest: digestOf(value) };
 }
 
 function integrity<T>(what: 'policy' | 'trust', fn: () => T): T {
@@ -78,7 +59,7 @@ export function loadPinned(x: Store | Db, now: number): Pinned {
 /**
  * The pins in force now, when they are byte for byte (digest column included) the ones `earlier`
  * was loaded and verified from: the same bytes parse to the same document and digest, so the
- * parse, canonical form and schema checks are not repeated (review-run's drift check, SPEC §9
+ * parse, canonical form and schema checks are not repeated (review-run's drift check, docs/runner.md#the-run-step-by-step
  * step 8). The trust root's expiry is re-checked at `now`. Any difference: the full `loadPinned`,
  * with its own codes.
  */
@@ -105,11 +86,11 @@ export interface CurrentFiles {
 /** Refuse when a given current policy / trust root is not the pinned one (exit 4). */
 export function assertCurrentIsPinned(pinned: Pinned, current: CurrentFiles): void {
   if (current.policyFile !== undefined) {
-    const { digest } = parsePinDocument(readInputFile(current.policyFile, MAX_PIN_FILE_BYTES), 'policy');
+    const { digest } = parsePinDocument(readInputFile(current.policyFile, PIN_DOCUMENT_MAX_BYTES), 'policy');
     if (digest !== pinned.policyDigest) fail('policy_not_pinned');
   }
   if (current.trustFile !== undefined) {
-    const { digest } = parsePinDocument(readInputFile(current.trustFile, MAX_PIN_FILE_BYTES), 'trust');
+    const { digest } = parsePinDocument(readInputFile(current.trustFile, PIN_DOCUMENT_MAX_BYTES), 'trust');
     if (digest !== pinned.trustDigest) fail('trust_not_pinned');
   }
 }

@@ -1,7 +1,7 @@
-// `prior_receipts` of a bundle (SPEC §7.1: receipt ids and verdicts of *earlier stages* only; the
+// `prior_receipts` of a bundle (docs/bundle.md#views: receipt ids and verdicts of *earlier stages* only; the
 // authority_release role sees them, and an integration bundle carries them).
 //
-// Read from the receipts the runner recorded (src/store/runs.ts, issue 4): every receipt of the
+// Read from the receipts the runner recorded (src/store/runs.ts, docs/runner.md#the-run-step-by-step): every receipt of the
 // unit whose stage precedes this one, in log order, as {receipt_id, stage, slot, verdict}. A row
 // that does not fit the bundle's closed schema is refused (`prior_receipts_unavailable`) rather
 // than dropped: a reviewer must never be handed an incomplete history.

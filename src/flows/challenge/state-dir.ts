@@ -1,4 +1,4 @@
-// The state directory must not be part of the reviewed workspace (SPEC §6.4: "excluding the state
+// The state directory must not be part of the reviewed workspace (docs/contract.md#workspace-digest: "excluding the state
 // directory"). When `<home>` lies inside the repository under a product root and no policy
 // `exclude` prefix covers it, the workspace digest would hash governed.db and the bundles
 // themselves — every challenge would change the content it reviews — so the command is refused

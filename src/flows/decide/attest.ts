@@ -1,5 +1,5 @@
 // `gate --attest FILE`: the decision as a signed SLSA VSA (src/core/vsa.ts), made by the policy's
-// `gate` credential through its pinned attestor (SPEC §8, §8.1, §13): the attestor program and its
+// `gate` credential through its pinned attestor (docs/formats.md#receipt, docs/formats.md#attestors, docs/policy.md#policy-and-trust-root): the attestor program and its
 // config must be on `credentials.gate.attestor_sha256` / `attestor_config_sha256` (nothing runs
 // otherwise), the signature it returns must verify under the gate key of the DEPLOY-side trust root
 // (role `gate`, valid and not revoked now), and the envelope is written once, never overwriting.

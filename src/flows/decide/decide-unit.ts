@@ -1,4 +1,4 @@
-// The decision over a unit's loaded facts (SPEC §10): one place that turns the facts `status` and
+// The decision over a unit's loaded facts (docs/decision.md#the-rules-in-short): one place that turns the facts `status` and
 // `gate` load into the pure rules' input, so the two commands can never judge the same state
 // differently. Preservation is not built (NO_PRESERVATION) and the trust mode is co-located (§3.1).
 import { CONTROL_REGISTRY, decide, type Decision, type StateDigests } from '../../core/decision/index.js';

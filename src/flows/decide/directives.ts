@@ -1,4 +1,4 @@
-// Directive facts of the current contract (SPEC §6.1, §10.3; docs/decision.md §1): each directive's
+// Directive facts of the current contract (docs/contract.md#validation-rules, docs/decision.md#8-delivery-state-and-reason-codes §1): each directive's
 // state and the tombstone that disposes it with the authority record that tombstone rests on
 // (`tombstones[].authority` names an entry of `authorities[]`, which carries the record id). The
 // rules decide whether that record was consumed, in force and of the matching operation.
@@ -19,7 +19,7 @@ export function directiveFacts(contract: Contract): DirectiveFact[] {
 }
 
 /**
- * Preservation contracts, probes and incident histories (SPEC §11) do not exist in this version:
+ * Preservation contracts, probes and incident histories (docs/authority.md#human-authority-records) do not exist in this version:
  * a unit has none. A policy that requires preservation therefore keeps every unit REVIEW_ONLY
  * (`preservation_contract_missing`, `incident_history_missing`); the default policy waives it with
  * a stated reason, shown in every decision.

@@ -1,4 +1,4 @@
-// `governed gate ... --export DIR`: the deploy record of THIS decision (SPEC §4.1 table, §10.3;
+// `governed gate ... --export DIR`: the deploy record of THIS decision (docs/commands.md#what-each-command-guarantees table, docs/decision.md#8-delivery-state-and-reason-codes;
 // docs/gate.md "`--export DIR`: the deploy record"), for the deploy side to archive next to what it
 // shipped. DIR holds:
 //   decision.json              the decision object `gate --json` printed, as RFC 8785 canonical JSON,
@@ -17,7 +17,7 @@
 //                              gateTrustDigest and the sha256 of every other file (canonical JSON; its
 //                              sha256 is the decision's `export.manifestDigest`).
 // `governed verify DIR/receipts/*.json --trust DIR/trust.json` then checks every receipt anywhere.
-// All or nothing (SPEC §3 "nothing half-recorded"): the record is built in a private 0700 directory
+// All or nothing (docs/threat-model.md#rules-that-hold-everywhere "nothing half-recorded"): the record is built in a private 0700 directory
 // beside DIR — made BEFORE the attestor runs, so an unwritable place fails before anything is signed —
 // every file written exclusively and fsync'd, then one rename; DIR is complete or absent. Loaded only
 // when --export is given (off the lean gate path, docs/gate.md §6).
@@ -58,7 +58,7 @@ export interface DeployRecordRef {
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
 /** An envelope the gate itself just wrote is small; anything larger is not it. */
-const MAX_VSA_BYTES = 4 * 1024 * 1024;
+import { VSA_FILE_MAX_BYTES as MAX_VSA_BYTES } from '../../core/limits.js';
 
 /** The decision fields the manifest repeats (the rest is in decision.json, which it hashes). */
 export interface RecordDecision {

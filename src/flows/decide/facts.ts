@@ -1,4 +1,4 @@
-// Load the facts of one unit into the decision input (SPEC §10; docs/decision.md §1, §11), with
+// Load the facts of one unit into the decision input (docs/decision.md#the-rules-in-short §1, §11), with
 // indexed queries (migration 0006) that fetch only what `sufficientReceipts` says a decision needs:
 //   1. every DIRTY receipt;
 //   2. every receipt on the current state (planning: planning-state digest; other stages: work state);
@@ -45,7 +45,7 @@ export interface UnitFacts {
 const RECEIPT_COLUMNS = RECEIPT_ROW_COLUMNS;
 
 /**
- * Whether the unit has at least one receipt (SPEC §4.2 exit 7: "a unit without a single receipt"),
+ * Whether the unit has at least one receipt (docs/commands.md#exit-codes exit 7: "a unit without a single receipt"),
  * asked of the log: a table emptied behind governed is tampering (exit 4, `loadUnitFacts`), not
  * "no evidence".
  */
@@ -248,7 +248,7 @@ function assertRowsAreEntries<R>(table: string, rows: ReadonlyMap<number, R>, en
   }
 }
 
-/** Every ABORTED run of the unit, with the state its challenge was issued for (SPEC §9 step 3). */
+/** Every ABORTED run of the unit, with the state its challenge was issued for (docs/runner.md#the-run-step-by-step step 3). */
 export function loadAbortedRuns(db: Db, unit: string): AbortedRunFact[] {
   const rows = db
     .prepare(
@@ -291,7 +291,7 @@ export function loadAbortedRuns(db: Db, unit: string): AbortedRunFact[] {
   }));
 }
 
-/** Every authority record consumed for the unit, at its consumption (SPEC §11: judged there). */
+/** Every authority record consumed for the unit, at its consumption (docs/authority.md#human-authority-records: judged there). */
 export function loadAuthorities(db: Db, unit: string): LoadedAuthority[] {
   const rows = db
     .prepare(
@@ -320,13 +320,13 @@ export function loadAuthorities(db: Db, unit: string): LoadedAuthority[] {
   });
 }
 
-/** Policy and trust-root updates (SPEC §6.2: every receipt before one stops counting). */
+/** Policy and trust-root updates (docs/contract.md#the-states-a-receipt-is-judged-against: every receipt before one stops counting). */
 export function loadResets(db: Db): ResetFact[] {
   const rows = db.prepare('SELECT seq, kind, updated_at FROM pin_updates ORDER BY seq').all() as { seq: number; kind: string; updated_at: number }[];
   return rows.map((r) => ({ seq: r.seq, time: r.updated_at, kind: r.kind === 'policy' ? 'policy_update' : 'trust_update' }));
 }
 
-/** Leases the store still records as active, expired or not (SPEC §10.3: they block until swept). */
+/** Leases the store still records as active, expired or not (docs/decision.md#8-delivery-state-and-reason-codes: they block until swept). */
 export function loadOpenLeases(db: Db, unit: string): UnitFacts['openLeases'] {
   const rows = db.prepare("SELECT id, session, acquired_at, expires_at FROM leases WHERE unit = ? AND state = 'active' ORDER BY id").all(unit) as {
     id: string;
@@ -351,7 +351,7 @@ export function loadUnitFacts(db: Db, unit: string, current: StateDigests): Unit
 
 /**
  * The workspace digests reviewed by the work stages on the unit's current scope and revision: the
- * challenges (each bound to the workspace it was issued for, SPEC §7.1) that ended in a receipt.
+ * challenges (each bound to the workspace it was issued for, docs/bundle.md#views) that ended in a receipt.
  * Not signed evidence: `gate` uses it only to say *why* a subject is refused (its content is not the
  * reviewed content) rather than just "streak incomplete".
  */

@@ -1,5 +1,5 @@
-// The one decision object `governed gate --json` prints (SPEC §4 "one JSON object on stdout, also
-// on failure"; issue 5 item 4), and its human summary. Stable, documented in docs/gate.md; every
+// The one decision object `governed gate --json` prints (docs/commands.md#common-behaviour "one JSON object on stdout, also
+// on failure"; docs/gate.md#2-governed-gate), and its human summary. Stable, documented in docs/gate.md; every
 // field is present in every decision (null when the gate stopped before knowing it), so a deploy
 // script can read it without guessing. `decision` is ALLOW only for exit 0.
 import type { GovernedError } from '../../core/errors.js';

@@ -1,14 +1,14 @@
 // `governed gate --unit U --trust FILE --policy-digest D --subject COMMIT [--repo DIR] [--attest FILE]`
-// (SPEC §10.3, §4.2; issue 5 item 4; docs/gate.md). The deploy gate trusts only what the deploy side
+// (docs/decision.md#8-delivery-state-and-reason-codes, docs/commands.md#exit-codes; docs/gate.md#2-governed-gate). The deploy gate trusts only what the deploy side
 // gives it, and exits 0 only for RELEASE_ELIGIBLE:
-//   1. preflight, every independent check evaluated and the SPEC §4.2 precedence applied among the
+//   1. preflight, every independent check evaluated and the docs/commands.md#exit-codes precedence applied among the
 //      failures: the three anchors present and well-formed (2); the deploy-side trust root readable,
 //      valid (2) and not expired (5); the store (2/4); the pinned policy intact (4) and equal to the
 //      expected digest (4); the unit known (7) with at least one receipt (7); the subject a commit
 //      of the repository (2), resolved with hardened git (empty environment, explicit GIT_DIR,
 //      replace objects off, `rev-parse --verify <id>^{commit}`), so refs/replace cannot swap content;
 //   2. the unit's current state computed from the stored scope with the SUBJECT's manifest as the
-//      workspace (SPEC §6.2, §6.4): what counts is what was reviewed on exactly this content;
+//      workspace (docs/contract.md#the-states-a-receipt-is-judged-against, docs/contract.md#workspace-digest): what counts is what was reviewed on exactly this content;
 //      A subject that tracks a path under the policy's `exclude` is refused (4);
 //   3. the facts (indexed, only what a decision needs, proven to be the rows the unit's log entries
 //      derive: docs/gate.md §5a) and the pure rules (src/core/decision);
@@ -22,7 +22,7 @@
 //   7. with --export DIR, the deploy record of the decision, all or nothing (./export.ts); a record
 //      asked for and not written is an error (never exit 0).
 // Read-only: the store is never written (expired leases are not swept here; they still block).
-// Lean: no zod, yaml or execa on this path for JSON inputs (bench/gate; test/gate-lean.test.ts).
+// Lean: no zod, yaml or execa on this path for JSON inputs (bench/gate; test/gate-cold-imports.test.ts).
 import { resolve } from 'node:path';
 import { lstatSync } from 'node:fs';
 import { DIGEST_RE } from '../../core/canonical.js';
@@ -37,7 +37,9 @@ import { decideUnit } from './decide-unit.js';
 import { authorityPayloadDigest, hasAnyReceipt, loadUnitFacts, planningReceipts, receiptEnvelope, reviewedWorkspaces } from './facts.js';
 import { errorJson, GATE_SCHEMA_VERSION, type GateDecisionJson } from './gate-output.js';
 import { readInputFile } from '../read-file.js';
-import { decodeUtf8, isJsonText, parseStructuredLazy } from '../../core/structured.js';
+import { PIN_DOCUMENT_MAX_BYTES } from '../../core/limits.js';
+import { isJsonText, parseStructuredLazy } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { isoOfSeconds, loadTrustRoot } from '../../core/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustDigest } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
@@ -49,7 +51,6 @@ import type { DeployRecord, DeployRecordRef } from './export.js';
 const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
 const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** A trust root is a small document; anything larger is refused before parsing. */
-const MAX_TRUST_BYTES = 1024 * 1024;
 
 export interface GateArgs {
   readonly home: string;
@@ -81,7 +82,7 @@ interface Known {
   gateTrustDigest: string | null;
   current: StateDigests | null;
   decision: Decision | null;
-  /** The pinned policy's preservation waiver, once the policy is loaded (SPEC §11: in every decision). */
+  /** The pinned policy's preservation waiver, once the policy is loaded (docs/authority.md#human-authority-records: in every decision). */
   waiver: string | null;
   attestation: { path: string; payloadDigest: string } | null;
   /** The exact `--trust` bytes the gate judged under, and the deploy record being built (--export). */
@@ -121,14 +122,14 @@ class Failures {
 
 /** The deploy side's trust root: strict JSON or YAML by name, closed schema, not expired at `nowIso`. */
 export async function loadDeployTrust(file: string, nowIso: string): Promise<{ trust: TrustRoot; bytes: Buffer }> {
-  const bytes = readInputFile(file, MAX_TRUST_BYTES);
+  const bytes = readInputFile(file, PIN_DOCUMENT_MAX_BYTES);
   const trust = loadTrustRoot(await parseStructuredLazy(decodeUtf8(bytes, 'trust'), file));
   if (!(nowIso < trust.expires)) fail('trust_root_expired', []);
   return { trust, bytes };
 }
 
 /**
- * The subject's manifest digest from git objects (SPEC §6.4, §10.3): hardened git resolves
+ * The subject's manifest digest from git objects (docs/contract.md#workspace-digest, docs/decision.md#8-delivery-state-and-reason-codes): hardened git resolves
  * `<id>^{commit}` once (replace objects off) and the manifest is computed from that commit's tree,
  * in the pinned policy's scope. The tree walk was started by `evaluate` (./gate.ts) before the
  * store was opened; only its result, asked for here, can fail the gate.
@@ -196,7 +197,7 @@ async function evaluate(args: GateArgs, now: number, k: Known): Promise<void> {
     // would keep the process from exiting).
     store = f.run(() => openStoreReadOnly(args.home));
     if (store === undefined) {
-      // Still judge the trust root: its failure may take precedence over the store's (SPEC §4.2).
+      // Still judge the trust root: its failure may take precedence over the store's (docs/commands.md#exit-codes).
       if (args.trustFile) await f.runAsync(() => loadDeployTrust(args.trustFile as string, nowIso));
       f.throwWorst();
       return;
@@ -237,7 +238,7 @@ async function checkPinnedPolicy(args: GateArgs, db: Store['db'], f: Failures, k
  * Step 1, on the read snapshot: the pinned policy, the subject's manifest (from the git process
  * `evaluate` started), the deploy trust root, the unit with its evidence and scope; the planning
  * receipts' signatures are checked while git hashes the blobs. Every failure is collected and the
- * worst thrown (SPEC §4.2 precedence).
+ * worst thrown (docs/commands.md#exit-codes precedence).
  */
 async function preflight(args: GateArgs, db: Store['db'], job: CommitManifestJob | null, nowIso: string, f: Failures, k: Known): Promise<Preflight> {
   const policy = await checkPinnedPolicy(args, db, f, k);
@@ -283,7 +284,7 @@ async function preflight(args: GateArgs, db: Store['db'], job: CommitManifestJob
 }
 
 /**
- * Step 5, the thing deployed is the thing reviewed (SPEC §10.3): for RELEASE_ELIGIBLE every proof
+ * Step 5, the thing deployed is the thing reviewed (docs/decision.md#8-delivery-state-and-reason-codes): for RELEASE_ELIGIBLE every proof
  * receipt of a gating work stage bound the subject's manifest, and at least one exists; for
  * REVIEW_ONLY, work-stage reviews of other content on the current scope and revision name the
  * subject as not the reviewed content.

@@ -1,4 +1,4 @@
-// The pinned policy and trust root in force (SPEC §4.1 init, §13), read for a decision. The pinned
+// The pinned policy and trust root in force (docs/commands.md#what-each-command-guarantees init, docs/policy.md#policy-and-trust-root), read for a decision. The pinned
 // bytes must still be the document whose digest was pinned (`pin_integrity_failed`, exit 4: the
 // store was edited); the policy is then loaded by `loadPolicy`.
 import { digestOf } from '../../core/canonical.js';
@@ -8,7 +8,8 @@ import type { TrustRoot } from '../../core/trust-root.js';
 import type { Db } from '../../store/store.js';
 import { loadPolicy } from '../../core/policy.js';
 import { loadTrustRoot } from '../../core/trust-root.js';
-import { decodeUtf8, parseStructuredLazy } from '../../core/structured.js';
+import { parseStructuredLazy } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 
 function pinRow(db: Db, kind: 'policy' | 'trust'): { digest: string; bytes: Buffer } {
   const row = db.prepare('SELECT digest, bytes FROM pins WHERE kind = ?').get(kind) as { digest: string; bytes: Buffer } | undefined;
@@ -32,7 +33,7 @@ export async function readPinnedPolicy(db: Db): Promise<Policy> {
 
 /**
  * The digest of the pinned trust root in force: what every counted receipt must be bound to
- * (SPEC §6.2). Its keys are not used by the gate (it verifies under the deploy side's `--trust`), so
+ * (docs/contract.md#the-states-a-receipt-is-judged-against). Its keys are not used by the gate (it verifies under the deploy side's `--trust`), so
  * the bytes are not parsed here; a row whose digest was edited only makes receipts stop counting.
  */
 export function readPinnedTrustDigest(db: Db): string {
@@ -58,7 +59,7 @@ async function trustRootOfPinned(bytes: Buffer, digest: string): Promise<TrustRo
 
 /**
  * Every trust root the store has had in force — the init pin, then each `trust_update` from its log
- * position on (SPEC §5, §13) — as a function of a log position: the trust root a record at that
+ * position on (docs/state.md#the-store, docs/policy.md#policy-and-trust-root) — as a function of a log position: the trust root a record at that
  * position is judged under. Each document must still be the one whose digest was pinned.
  */
 export async function trustRootsByPosition(db: Db): Promise<(seq: number) => TrustRoot> {

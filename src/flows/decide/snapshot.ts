@@ -1,4 +1,4 @@
-// One read snapshot of the store for a whole decision (SPEC §5: the log is the truth; a decision
+// One read snapshot of the store for a whole decision (docs/state.md#the-store: the log is the truth; a decision
 // must not mix facts from before and after a concurrent commit, e.g. a lease release that bumps
 // work_revision between reading the unit and reading its receipts). A deferred transaction in WAL
 // mode pins the snapshot at its first read and blocks no writer; it may span awaits (git, a lazy

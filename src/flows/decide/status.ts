@@ -1,7 +1,7 @@
-// `governed status --unit U [--repo DIR]` (SPEC §4.1, §10; issue 5 item 3; docs/gate.md "status"):
+// `governed status --unit U [--repo DIR]` (docs/commands.md#what-each-command-guarantees, docs/decision.md#the-rules-in-short; docs/gate.md#6-the-cold-gate-path "status"):
 // per stage and slot the streak and what is missing, leases, vetoes, preservation, and the delivery
 // state with every reason — the same rules and the same loader as `gate`, on the unit's current
-// state: the stored scope and the LIVE workspace (SPEC §6.4, fully re-hashed), judged under the
+// state: the stored scope and the LIVE workspace (docs/contract.md#workspace-digest, fully re-hashed), judged under the
 // pinned policy and trust root. Every record the decision relies on is re-verified under the pinned
 // trust root (a store edited behind governed is reported as an error, never as a state).
 // Read-only: nothing is written; expired-but-unswept leases are shown as expired and still block.
@@ -16,7 +16,8 @@ import { resolveBaseline } from '../../workspace/commit.js';
 import { NO_PRESERVATION } from './directives.js';
 import { decideUnit } from './decide-unit.js';
 import { loadUnitFacts } from './facts.js';
-import { decodeUtf8, parseStructuredLazy } from '../../core/structured.js';
+import { parseStructuredLazy } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { isoOfSeconds, loadTrustRoot } from '../../core/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustBytes, trustRootsByPosition } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
@@ -66,7 +67,7 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       const uncovered = await uncoveredChanges(resolve(args.repo), unit.baselineCommit, scope.contract, { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude }, workspace.entries);
       const facts = loadUnitFacts(db, unit.unit, current);
       const decision = decideUnit({ unit: unit.unit, now, policy, trustDigest: trust.digest, current, facts, scope });
-      // Each record judged under the trust root in force at its log position (SPEC §5).
+      // Each record judged under the trust root in force at its log position (docs/state.md#the-store).
       await verifyDecisionRecords(db, unit.unit, facts, decision, await trustRootsByPosition(db));
       const total = db.prepare('SELECT COUNT(*) FROM receipts WHERE unit = ?').pluck().get(unit.unit) as number;
       return {

@@ -1,7 +1,7 @@
-// The unit's current state (SPEC §6.2), computed from the store alone plus one workspace digest:
+// The unit's current state (docs/contract.md#the-states-a-receipt-is-judged-against), computed from the store alone plus one workspace digest:
 // the latest scope version (exact contract bytes, source digests), the baseline, work_revision.
-// `status` passes the digest of the live workspace (SPEC §6.4), `gate` the digest of the subject
-// commit's manifest (SPEC §10.3: the state judged is the state of what is about to ship), so the
+// `status` passes the digest of the live workspace (docs/contract.md#workspace-digest), `gate` the digest of the subject
+// commit's manifest (docs/decision.md#8-delivery-state-and-reason-codes: the state judged is the state of what is about to ship), so the
 // receipts that count for the gate are exactly those reviewed on the subject's content.
 //
 // Read with plain indexed queries on the connection (no store module that loads zod: lean gate path).
@@ -47,7 +47,7 @@ export async function readScope(db: Db, unit: string): Promise<UnitScope> {
       'SELECT version, contract_bytes, contract_file_digest, contract_digest, sources_digest FROM scope_versions WHERE unit = ? ORDER BY version DESC LIMIT 1',
     )
     .get(unit) as { version: number; contract_bytes: Buffer; contract_file_digest: string; contract_digest: string; sources_digest: string } | undefined;
-  // `unit create` binds version 1 in the transaction that creates the unit (SPEC §6.3).
+  // `unit create` binds version 1 in the transaction that creates the unit (docs/contract.md#scope-history).
   if (row === undefined) fail('scope_integrity_failed', [unit]);
   const contract = await loadStoredContract({
     bytes: row.contract_bytes,
@@ -71,7 +71,7 @@ export async function readScope(db: Db, unit: string): Promise<UnitScope> {
   return { version: row.version, contract, contractDigest: row.contract_digest, sourceDigests: new Map(sources.map((s) => [s.source, s.digest])) };
 }
 
-/** The planning-state digest (SPEC §6.2): from the store alone (no workspace needed). */
+/** The planning-state digest (docs/contract.md#the-states-a-receipt-is-judged-against): from the store alone (no workspace needed). */
 export function planningDigestOf(unit: UnitRow, scope: UnitScope): string {
   try {
     return planningStateDigest({
@@ -84,7 +84,7 @@ export function planningDigestOf(unit: UnitRow, scope: UnitScope): string {
   }
 }
 
-/** The three digests of SPEC §6.2 for `workspaceDigest`; a contract that does not fit is tampering. */
+/** The three digests of docs/contract.md#the-states-a-receipt-is-judged-against for `workspaceDigest`; a contract that does not fit is tampering. */
 export function currentDigests(unit: UnitRow, scope: UnitScope, workspaceDigest: string): StateDigests {
   const planning = planningDigestOf(unit, scope);
   try {

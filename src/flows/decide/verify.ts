@@ -1,15 +1,15 @@
-// Re-verify the signed records a decision rests on (SPEC §10.3 "re-verifies under that trust root
+// Re-verify the signed records a decision rests on (docs/decision.md#8-delivery-state-and-reason-codes "re-verifies under that trust root
 // every receipt and every authority record it counts"; docs/decision.md §9 `reliedOn`), and prove
 // that the rows the decision was computed from are the rows those records say:
 //   - each receipt of `reliedOn`, and each receipt whose payload was read for its veto findings:
 //     its log entry (type, unit, time, and the very envelope bytes), its signatures under `trust`
-//     judged at that log time (SPEC §5: key validity at the record's log position; a revocation at
+//     judged at that log time (docs/state.md#the-store: key validity at the record's log position; a revocation at
 //     or before it counts), its closed statement and predicate, and every fact the decision used
 //     (unit, stage, slot, verdict, vetoes, the three state digests, bound policy and trust digests);
 //   - each authority record of `reliedOn`: its consumption entry and, under `trust` at the time it
-//     was consumed (SPEC §11: judged once, there), its signature, statement and the operation, ids,
+//     was consumed (docs/authority.md#human-authority-records: judged once, there), its signature, statement and the operation, ids,
 //     unit and expiry the decision used.
-// Failures are collected and the SPEC §4.2 precedence applied (4 before 6 before 5). A row that
+// Failures are collected and the docs/commands.md#exit-codes precedence applied (4 before 6 before 5). A row that
 // contradicts its signed bytes is `decision_fact_mismatch` (exit 4: edited behind governed).
 import { canonicalJson } from '../../core/canonical.js';
 import type { Decision } from '../../core/decision/index.js';
@@ -50,7 +50,7 @@ function logEntry(db: Db, seq: number, type: string, unit: string, id: string): 
   return { time: row.time, payload: payload as Record<string, unknown> };
 }
 
-/** Pick the error that wins under SPEC §4.2 precedence (the first one on a tie). */
+/** Pick the error that wins under docs/commands.md#exit-codes precedence (the first one on a tie). */
 export function worstError(errors: readonly GovernedError[]): GovernedError | null {
   for (const exit of EXIT_PRECEDENCE) {
     const e = errors.find((x) => x.exit === exit);
@@ -136,8 +136,8 @@ export class RecordVerifier {
   private readonly trustAt: (seq: number) => TrustRoot;
 
   /**
-   * `trust`: one trust root for every record (the gate: the deploy side's, SPEC §10.3), or the trust
-   * root in force at a log position (status: SPEC §5 "the key validity that applies to a record is
+   * `trust`: one trust root for every record (the gate: the deploy side's, docs/decision.md#8-delivery-state-and-reason-codes), or the trust
+   * root in force at a log position (status: docs/state.md#the-store "the key validity that applies to a record is
    * the trust root in force at its log position").
    */
   constructor(

@@ -25,7 +25,7 @@ import { PRESETS } from './presets.js';
 import { ROLES, STAGES, type Role, type Stage } from '../../protocols/review-pass/index.js';
 
 export const CONFIG_FILE_NAMES = ['review-pass.yaml', '.review-pass.yaml'] as const;
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+import { REVIEW_PASS_CONFIG_MAX_BYTES as MAX_CONFIG_BYTES } from '../../core/limits.js';
 export const DEFAULT_PARALLEL = 2;
 
 export type PromptDelivery = 'stdin' | 'file' | 'none';
@@ -114,7 +114,7 @@ function resolveTool(name: string, entry: ToolEntryInput): ResolvedTool {
     if (SANDBOX_FIXED_ENV.includes(k)) fail('orchestrator_config_invalid', [`tools.${name}.env`]);
   }
   // execve cannot pass a NUL inside an environment value: refuse the configuration here, by field,
-  // instead of letting the sandbox builder throw mid-run (an internal_error; SPEC §3 fail closed
+  // instead of letting the sandbox builder throw mid-run (an internal_error; docs/threat-model.md#rules-that-hold-everywhere fail closed
   // with a stable code, never the value). Same rule as a policy reviewer's env (policy-rules.ts).
   for (const v of Object.values(entry.env ?? {})) {
     if (v.includes('\0')) fail('orchestrator_config_invalid', [`tools.${name}.env`]);

@@ -1,5 +1,5 @@
-// The strict schema of `review-pass.yaml` (review-pass-v3 §10; SPEC §3 "Closed objects": unknown
-// keys are an error at every level). Differences from the seed's profile, each required by SPEC §12:
+// The strict schema of `review-pass.yaml` (review-pass-v3 §10; docs/threat-model.md#rules-that-hold-everywhere "Closed objects": unknown
+// keys are an error at every level). Differences from the seed's profile, each required by docs/review-pass.md#review-protocols:
 //   - `command` is an argv ARRAY, never a shell string (no quoting, no shell, no injection);
 //   - the seed's `stdin: true|false` becomes `prompt: stdin | file | none` — the prompt goes through
 //     stdin or a read-only file (/prompt/prompt.md, named in argv by `{prompt_file}`), never argv;

@@ -23,7 +23,7 @@ export interface FlowContext {
 export interface ProtocolOutcome {
   readonly protocol: Protocol;
   readonly result: 'CLEAN' | 'NOT_CLEAN';
-  /** Reason codes when NOT_CLEAN (protocols.ts / orchestrator.ts reason tables). */
+  /** Reason codes when NOT_CLEAN (error-codes/protocols-review-pass.ts / review-pass.ts reason tables). */
   readonly reasons: readonly string[];
   /** The protocol's JSON result (the engine's shape, or the incomplete-result shape). */
   readonly result_json: string;

@@ -1,15 +1,15 @@
-// Governed mode of `governed review-pass` (`--unit U`, SPEC §12): the argument rules, enforced before
+// Governed mode of `governed review-pass` (`--unit U`, docs/review-pass.md#review-protocols): the argument rules, enforced before
 // anything runs, and the seam where every reviewer call becomes a `governed review-run`.
 //   - Only `review-pass` and `weave`: their reviewers are independent and adjudicated afterwards.
 //     `two-pass` and `simple` need a verifier/rebuttal that sees another reviewer's findings, which
-//     SPEC §7.1 forbids ("No role ever sees another role's verdict of the same stage").
+//     docs/bundle.md#views forbids ("No role ever sees another role's verdict of the same stage").
 //   - Reviewers, slots and convergence come from the policy only: a writer-owned review-pass.yaml
 //     could lower them, so `--config` is refused (and the repository's own file is never read).
 //   - `--light` is refused (review-pass-v3 core rules; the engine's own check, reused).
 //   - The bundle is the scope floor: `--files` may add focus, never remove scope. The files are
 //     recorded as focus only; nothing the caller passes can narrow what the bundle binds.
 // The runner itself is governed-run.ts: every reviewer call a real `review-challenge` + `review-run`
-// (SPEC §9) of the policy's slot reviewer. Without a writer session no challenge can be claimed, so
+// (docs/runner.md#the-run-step-by-step) of the policy's slot reviewer. Without a writer session no challenge can be claimed, so
 // governed mode stops with `orchestrator_governed_runner_unavailable` (exit 8) after the argument
 // checks: it never fakes a governed run and never falls back to non-governed reviewers.
 import { fail } from '../../core/errors.js';
@@ -50,7 +50,7 @@ export function checkGovernedRequest(req: GovernedRequest): GovernedPlan {
   return { unit: req.unit, protocol: req.protocol, stage: req.stage, focus_files: [...new Set(req.files)] };
 }
 
-/** Governed mode needs a writer session to claim challenges (SPEC §7); none → nothing runs. */
+/** Governed mode needs a writer session to claim challenges (docs/bundle.md#the-review-bundle); none → nothing runs. */
 export function requireWriterSession(plan: GovernedPlan, writerSession: string | undefined): string {
   if (writerSession === undefined || writerSession.length === 0) return fail('orchestrator_governed_runner_unavailable', [plan.unit]);
   return writerSession;

@@ -1,4 +1,4 @@
-// The protocols of governed mode (SPEC §12): the SAME pure engines as non-governed mode, fed with the
+// The protocols of governed mode (docs/review-pass.md#review-protocols): the SAME pure engines as non-governed mode, fed with the
 // receipts' opaque findings {code, class, severity, refs} instead of reviewer text.
 //   - review-pass (review-pass-v3 §4–§9, §12): the engine's round reducer with `mode: 'governed'`.
 //     Each run becomes a `governed`-strategy run (parseGovernedReviewerOutput: findings match iff
@@ -59,15 +59,15 @@ export interface GovernedDriver {
   finish(governed: readonly GovernedStopReason[]): ProtocolResult;
 }
 
-/** Wording for values the receipts do not carry (SPEC §7.2: codes and IDs, never text). */
-export const NO_RECOMMENDATION = 'not given: a governed receipt carries finding codes and refs only, never a recommendation (SPEC §7.2)';
+/** Wording for values the receipts do not carry (docs/reviewers.md#reviewer-output: codes and IDs, never text). */
+export const NO_RECOMMENDATION = 'not given: a governed receipt carries finding codes and refs only, never a recommendation (docs/reviewers.md#reviewer-output)';
 export const OPAQUE_VERIFICATION_NOTE =
   'opaque governed finding: the orchestrator cannot check the claim itself; the run that made it is bound by its signed receipt';
 
 /** The receipt fields the review-pass engine adjudicates (its governed adapter re-checks them). */
 function governedValue(r: GovernedRunRecord): { verdict: 'CLEAN' | 'DIRTY'; coverage_matched: true; findings: GovernedFinding[] } {
   // A receipt exists only for a run whose output passed the runner's checks, coverage included
-  // (SPEC §7.2: the receipt stores `coverage_matched: true`).
+  // (docs/reviewers.md#reviewer-output: the receipt stores `coverage_matched: true`).
   return { verdict: r.verdict === 'CLEAN' ? 'CLEAN' : 'DIRTY', coverage_matched: true, findings: [...r.findings] };
 }
 
@@ -75,7 +75,7 @@ export interface ReviewPassDriverInput {
   readonly stage: Stage;
   readonly slots: readonly string[];
   readonly streak: number;
-  /** The policy waives preservation (SPEC §11): the only way its inputs count as present today. */
+  /** The policy waives preservation (docs/authority.md#human-authority-records): the only way its inputs count as present today. */
   readonly preservationWaived: boolean;
   /** The pinned policy's required controls still pending (the decision's control_pending reasons). */
   readonly pendingControls: readonly string[];
@@ -93,9 +93,9 @@ export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): G
       convergence: p.streak,
       pending_controls: [...p.pendingControls],
       // Planning/integration preflight (seed core rules): the unit's baseline commit and its
-      // contract's sources are bound into every challenge's bundle (SPEC §6, §7.1); preservation
+      // contract's sources are bound into every challenge's bundle (docs/contract.md#the-request-contract, docs/bundle.md#views); preservation
       // contracts and incident histories do not exist in this version (flows/decide/directives.ts
-      // NO_PRESERVATION), so they count only when the policy waives preservation (SPEC §11).
+      // NO_PRESERVATION), so they count only when the policy waives preservation (docs/authority.md#human-authority-records).
       ...(isRoleStage(p.stage)
         ? { preflight: { source_artifacts: true, baseline_ref: true, preservation_contract: p.preservationWaived, incident_history: p.preservationWaived } }
         : {}),
@@ -114,7 +114,7 @@ export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): G
           : { slot: r.slot, execution_id: r.execution_id, status: 'ok' as const, output: { strategy: 'governed' as const, value: governedValue(r) } },
       );
       // No preservation probes exist in this version; opaque findings name no file (no known-issue
-      // hashes, SPEC §10.1: only a signed dismiss authority lifts a DIRTY verdict).
+      // hashes, docs/decision.md#the-rules-in-short: only a signed dismiss authority lifts a DIRTY verdict).
       state = recordRound(state, { runs: engineRuns, files: {}, evidence: { mandatory_inputs_valid: true, probes_passed: 0, probes_total: 0 } }, now()).state;
     },
     halt: () => {

@@ -1,10 +1,10 @@
-// The governed-mode result files (SPEC §12): the protocol engine's seed-shaped result — exactly what
+// The governed-mode result files (docs/review-pass.md#review-protocols): the protocol engine's seed-shaped result — exactly what
 // non-governed mode writes, rendered by the same engine renderers — PLUS a governed section:
 //   result.json  the engine's JSON object with one more key, `governed` (canonical JSON);
 //   report.md    the engine's Markdown report, then a "## Governed" section.
 // The governed section lists each run (round, slot, policy reviewer, challenge id, run id, receipt
 // digest, verdict, abort code) and the findings each receipt binds, states that the result is
-// advisory (the delivery state is decided by `governed status` / `gate`, SPEC §10, from the receipts
+// advisory (the delivery state is decided by `governed status` / `gate`, docs/decision.md#the-rules-in-short, from the receipts
 // alone) and that auto-fix is out of scope, and names the seed fields receipts have no value for.
 // Written 0600 into the 0700 output directory, never overwritten; a failure part-way removes what
 // was written (nothing half-recorded). Everything here is closed-vocabulary data from receipts and
@@ -17,28 +17,28 @@ import { RESULT_FILES, writeAllOrNothing } from './write-results.js';
 
 export const GOVERNED_SECTION_SCHEMA = 'governed.review-pass-governed/v1';
 export const ADVISORY_STATEMENT =
-  'Advisory: this result decides nothing. The delivery state is decided by governed status / governed gate (SPEC §10) from the signed receipts alone.';
+  'Advisory: this result decides nothing. The delivery state is decided by governed status / governed gate (docs/decision.md#the-rules-in-short) from the signed receipts alone.';
 export const NO_AUTO_FIX = 'Auto-fix is out of scope: the orchestrator never edits code.';
 export const GOVERNED_RUNS_NOTE =
-  'Every reviewer call was a governed review-challenge + review-run (SPEC §7, §9) of the policy reviewer of its slot: run in the governed runner\'s sandbox, its output bound in a signed receipt.';
+  'Every reviewer call was a governed review-challenge + review-run (docs/bundle.md#the-review-bundle, docs/runner.md#the-run-step-by-step) of the policy reviewer of its slot: run in the governed runner\'s sandbox, its output bound in a signed receipt.';
 
 /** Seed fields that receipts carry no value for, and what the report shows instead (docs/review-pass.md). */
 export const NOT_IN_RECEIPTS: Readonly<Record<'review-pass' | 'weave', readonly string[]>> = {
   'review-pass': [
     'description: a receipt carries a closed finding code, never text; the code stands where the seed shows a description',
     'file and line: a receipt names no path and no line; a finding is located by its refs (IDs in the reviewer\'s view), shown as code:refs',
-    'Files Read: a receipt lists no files; the runner\'s coverage match (coverage_matched, SPEC §7.3) is the health score\'s read signal',
+    'Files Read: a receipt lists no files; the runner\'s coverage match (coverage_matched, docs/reviewers.md#the-reviewers-world) is the health score\'s read signal',
     'REQ-ID coverage: not an input in governed mode (the bundle is the scope floor)',
-    'arbiter, user resolutions and known-issue suppression: none in governed mode; only a signed dismiss authority lifts a DIRTY verdict (SPEC §10.1)',
+    'arbiter, user resolutions and known-issue suppression: none in governed mode; only a signed dismiss authority lifts a DIRTY verdict (docs/decision.md#the-rules-in-short)',
     'preservation probes: none exist in this version (0/0)',
-    'convergence: the engine counts a degraded round (a slot ABORTED) as clean (review-pass-v3 §7); governed clean rounds need a CLEAN receipt from every slot (SPEC §10.1)',
+    'convergence: the engine counts a degraded round (a slot ABORTED) as clean (review-pass-v3 §7); governed clean rounds need a CLEAN receipt from every slot (docs/decision.md#the-rules-in-short)',
   ],
   weave: [
     'description and title: a receipt carries a closed finding code, class, severity and refs, never text; they are shown instead',
     'file and line: a receipt names no path and no line (none shown)',
     'recommendation: a receipt carries none (shown as not given)',
     'verification: the orchestrator cannot check an opaque claim, so every finding is plausible-unverified',
-    'dissent: none; lanes are independent runs that never see each other (SPEC §7.1), so a lane without the finding is silent',
+    'dissent: none; lanes are independent runs that never see each other (docs/bundle.md#views), so a lane without the finding is silent',
     'the synthesis shown is the last round\'s; every earlier round was clean (the loop stops at the first that is not)',
   ],
 };
@@ -92,7 +92,7 @@ export function governedSectionMd(o: GovernedOutcome): string {
     '## Governed',
     '',
     `- Unit: ${o.unit}; stage: ${o.stage}; protocol: ${o.protocol}; result: ${o.result}`,
-    `- Slots (policy): ${o.slots.map((s) => `${s} → ${o.slot_reviewers[s] ?? '?'}`).join(', ')}; streak: ${o.streak}; rounds: ${o.rounds}; clean rounds (every slot CLEAN, SPEC §10.1): ${o.clean_rounds}`,
+    `- Slots (policy): ${o.slots.map((s) => `${s} → ${o.slot_reviewers[s] ?? '?'}`).join(', ')}; streak: ${o.streak}; rounds: ${o.rounds}; clean rounds (every slot CLEAN, docs/decision.md#the-rules-in-short): ${o.clean_rounds}`,
     `- Focus files: ${o.focus_files.length > 0 ? o.focus_files.join(', ') : 'none'} (the bundle is the scope; focus never narrows it)`,
     `- ${GOVERNED_RUNS_NOTE}`,
     `- **${ADVISORY_STATEMENT}**`,

@@ -1,22 +1,22 @@
-// Governed mode of `governed review-pass` (SPEC §12): every reviewer call is a real governed run.
-//   - The slots, their reviewers and the convergence streak come from the PINNED policy (SPEC §7.1,
-//     §13): the stage's slots, each run by the policy reviewer of that slot; nothing the caller passes
+// Governed mode of `governed review-pass` (docs/review-pass.md#review-protocols): every reviewer call is a real governed run.
+//   - The slots, their reviewers and the convergence streak come from the PINNED policy (docs/bundle.md#views,
+//     docs/policy.md#policy-and-trust-root): the stage's slots, each run by the policy reviewer of that slot; nothing the caller passes
 //     (no config file, no flag) can add, remove or replace a slot or lower the streak.
-//   - A round = one fresh `review-challenge` + `review-run` per slot (SPEC §7, §9), called in-process
+//   - A round = one fresh `review-challenge` + `review-run` per slot (docs/bundle.md#the-review-bundle, docs/runner.md#the-run-step-by-step), called in-process
 //     through the same flows the CLI commands use (issueChallengeFlow, reviewRunFlow): one process,
 //     the same checks, the same store transactions, and no CLI output to re-parse. Slots run one
 //     after another: a claimed challenge holds the unit, so parallel claims would refuse each other.
 //   - Each run's outcome is read back from the store as its signed receipt, verified against the
-//     pinned trust root at its recorded time (SPEC §8) and checked to be the run that was asked for
+//     pinned trust root at its recorded time (docs/formats.md#receipt) and checked to be the run that was asked for
 //     (unit, stage, slot, challenge, run); its opaque findings {code, class, severity, refs} are what
 //     the protocol adjudicates — the same pure engines as non-governed mode (governed-protocols.ts),
 //     matching by code and refs.
 //   - The protocol decides when to stop (review-pass: the engine's convergence and budget guard;
 //     weave: the policy streak of clean syntheses). The orchestrator also stops — the engine records
 //     a halt — after a round holding a DIRTY or ABORTED run (it blocks its slot on this content until
-//     the content changes or an authority dismisses it, SPEC §10.1, so more rounds could never
+//     the content changes or an authority dismisses it, docs/decision.md#the-rules-in-short, so more rounds could never
 //     converge) and when the policy's run budget refuses a challenge (`challenge_budget_exhausted`).
-//   - The result is ADVISORY: the delivery state is decided by `governed status` / `gate` (SPEC §10)
+//   - The result is ADVISORY: the delivery state is decided by `governed status` / `gate` (docs/decision.md#the-rules-in-short)
 //     from the receipts alone; nothing here feeds back into the store.
 import { fail, GovernedError, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
@@ -42,7 +42,7 @@ export interface GovernedRunOptions extends Omit<ReviewRunArgs, 'challengeId'> {
   readonly random?: (n: number) => Buffer;
 }
 
-/** A finding exactly as the receipt binds it (SPEC §7.2): closed vocabulary, never text. */
+/** A finding exactly as the receipt binds it (docs/reviewers.md#reviewer-output): closed vocabulary, never text. */
 export interface GovernedFinding {
   readonly code: string;
   readonly class: string;
@@ -58,7 +58,7 @@ export interface GovernedRunRecord {
   readonly challenge_id: string;
   readonly run_id: string;
   readonly verdict: 'CLEAN' | 'DIRTY' | 'ABORTED';
-  /** `sha256:<hex>` of the signed receipt statement (SPEC §8 receipt_id); null for an ABORTED run. */
+  /** `sha256:<hex>` of the signed receipt statement (docs/formats.md#receipt receipt_id); null for an ABORTED run. */
   readonly receipt_id: string | null;
   /** The receipt's execution id; null for an ABORTED run. */
   readonly execution_id: string | null;
@@ -68,7 +68,7 @@ export interface GovernedRunRecord {
   readonly findings: readonly GovernedFinding[];
 }
 
-/** Why the orchestrator stopped a governed review (orchestrator.ts reasons). */
+/** Why the orchestrator stopped a governed review (error-codes/review-pass.ts reasons). */
 export type GovernedStopReason = Extract<
   ReasonCode,
   'orchestrator_governed_dirty' | 'orchestrator_governed_aborted' | 'orchestrator_governed_budget_exhausted'
@@ -187,7 +187,7 @@ async function runSlot(o: GovernedRunOptions, plan: GovernedPlan, round: number,
       })
     ).challengeId;
   } catch (e) {
-    // The policy's run budget (SPEC §7.2) is the governed budget guard: NOT_CLEAN, never a partial
+    // The policy's run budget (docs/reviewers.md#reviewer-output) is the governed budget guard: NOT_CLEAN, never a partial
     // clean. Any other refusal is the caller's problem and surfaces with its own code.
     if (e instanceof GovernedError && e.code === 'challenge_budget_exhausted') return null;
     throw e;
@@ -226,7 +226,7 @@ export async function runGovernedReviewPass(o: GovernedRunOptions, plan: Governe
   const stop = new Set<GovernedStopReason>();
   let round = 0;
   let rounds = 0;
-  // SPEC §10.1: a round counts as clean only when EVERY slot produced a CLEAN receipt (the engine's
+  // docs/decision.md#the-rules-in-short: a round counts as clean only when EVERY slot produced a CLEAN receipt (the engine's
   // own log may call a degraded round clean, review-pass-v3 §7; its convergence line says so).
   let cleanRounds = 0;
   while (driver.running()) {

@@ -1,7 +1,7 @@
 // The result of a two-pass or weave run that the protocol engine could not adjudicate: the reviewer
 // it needs was unavailable, or its output broke the protocol's contract. There is no seed shape for
 // "no result", so governed writes this small closed document instead — NOT_CLEAN, the reason codes
-// and the engine's refusal code (never the rejected output: SPEC §3 "No secrets in output").
+// and the engine's refusal code (never the rejected output: docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
 import { canonicalJson } from '../../core/canonical.js';
 import { REASON_CODES, type ReasonCode } from '../../core/errors.js';
 import type { Protocol } from './flow-types.js';

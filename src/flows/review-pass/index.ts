@@ -1,15 +1,15 @@
-// `governed review-pass` (SPEC §12): run one review protocol over several reviewers and rounds and
+// `governed review-pass` (docs/review-pass.md#review-protocols): run one review protocol over several reviewers and rounds and
 // write its JSON result and Markdown report. Order of work, every refusal before any reviewer runs:
 //   1. governed mode (`--unit`): argument rules (governed-mode.ts), then `runGovernedMode` runs the
 //      policy's slots as real review-challenge + review-run pairs (governed-run.ts); `runReviewPass`
 //      itself never runs governed reviewers (it has no writer session) and refuses with exit 8;
 //   2. the repository directory;
 //   3. the configuration (search order, strict schema: config-load.ts);
-//   4. the scope (`--files`, or the workspace file set of SPEC §6.4);
+//   4. the scope (`--files`, or the workspace file set of docs/contract.md#workspace-digest);
 //   5. bubblewrap (reviewers never run unsandboxed);
 //   6. the output directory (never overwritten);
 //   7. the protocol loop (protocol-*.ts), then the three result files.
-// Exit codes (SPEC §4.2, docs/review-pass.md): 0 CLEAN (converged clean), 9 NOT_CLEAN, 2 usage or
+// Exit codes (docs/commands.md#exit-codes, docs/review-pass.md): 0 CLEAN (converged clean), 9 NOT_CLEAN, 2 usage or
 // configuration, 8 governed mode unavailable, 1 internal.
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -179,7 +179,7 @@ export interface GovernedModeRun {
 }
 
 /**
- * Governed mode (SPEC §12). Every argument refusal comes before anything touches the store; the
+ * Governed mode (docs/review-pass.md#review-protocols). Every argument refusal comes before anything touches the store; the
  * output directory is prepared before the first challenge so a bad --out costs no run budget.
  */
 export async function runGovernedMode(opts: GovernedModeOptions): Promise<GovernedModeRun> {

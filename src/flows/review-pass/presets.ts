@@ -1,5 +1,5 @@
 // Built-in reviewer presets (review-pass-v3 §10.2 default profile, §2.3 headless commands), turned
-// into argv arrays with the prompt NEVER in argv (SPEC §12): the seed's `gemini -p "{prompt}"`,
+// into argv arrays with the prompt NEVER in argv (docs/review-pass.md#review-protocols): the seed's `gemini -p "{prompt}"`,
 // `opencode run "{prompt}"` and `codex exec "{prompt}"` forms are replaced by stdin delivery, which
 // each of those CLIs supports in headless mode:
 //   claude   `claude -p` reads the prompt from stdin (the seed's own form);

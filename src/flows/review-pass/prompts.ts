@@ -1,5 +1,5 @@
 // Reviewer prompts (pure). They reach a reviewer through stdin or the read-only prompt file, never
-// argv (SPEC §12). Shapes follow the seeds:
+// argv (docs/review-pass.md#review-protocols). Shapes follow the seeds:
 //   review-pass  review-pass-v3 §3.1 envelope (Review Context, Review Lens, mandatory Output Format);
 //                the JSON form of the same four sections when the tool parses `json`;
 //   two-pass     two-pass-review.txt Pass 1 (artifact, criteria, scope, ReviewOutput rules) and Pass 2

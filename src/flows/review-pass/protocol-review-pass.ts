@@ -11,7 +11,7 @@
 //
 // Non-interactive: there is no user prompt (§6.1 step 6 "prompt_user"); a CONTESTED group the arbiter
 // could not settle stays an escalation and the review ends NOT_CLEAN (the engine's rule). The
-// orchestrator never edits code (SPEC §12): CONFIRMED findings end the review NOT_CLEAN with the
+// orchestrator never edits code (docs/review-pass.md#review-protocols): CONFIRMED findings end the review NOT_CLEAN with the
 // findings listed for a human or writer to fix; a re-review after the fix is a new run.
 // Planning and integration need the product-preservation inputs that only governed mode can
 // validate, so non-governed planning/integration reviews end NOT_CLEAN before any reviewer runs
@@ -43,7 +43,7 @@ import type { ReviewerExecution } from './run-reviewer.js';
 import { isToolStrategy, reviewPassOutputText, toolReportOf } from './tool-findings.js';
 
 /** The engine accepts at most 1 MiB of reviewer text per run (adjudicate-round.ts RunOutputSchema). */
-const ENGINE_MAX_TEXT = 1024 * 1024;
+import { REVIEW_PASS_RUN_MAX_TEXT as ENGINE_MAX_TEXT } from '../../core/limits.js';
 
 type EngineRun =
   | { slot: string; execution_id: string; status: 'ok'; output: ReviewerRunOutput }

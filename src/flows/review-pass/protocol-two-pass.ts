@@ -1,6 +1,6 @@
 // The two-pass protocol with I/O (two-pass-review.txt), on the pure engine (src/protocols/two-pass):
 // pass 1 by the configured reviewer; when it reports P0/P1 findings, pass 2 by the verifier, which
-// receives the reviewer's full Finding array (this is why governed mode refuses two-pass: SPEC §7.1
+// receives the reviewer's full Finding array (this is why governed mode refuses two-pass: docs/bundle.md#views
 // forbids a reviewer seeing another's findings). Two-pass never loops ("stop without another
 // automatic review").
 //   - A real tool (tsc/ESLint) as reviewer reports machine routings (tool-findings.ts).

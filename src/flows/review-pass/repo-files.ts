@@ -1,5 +1,5 @@
 // Reading the repository from the orchestrator's side (host), read-only:
-//   - the review scope: `--files` (validated) or, by default, the workspace file set of SPEC §6.4
+//   - the review scope: `--files` (validated) or, by default, the workspace file set of docs/contract.md#workspace-digest
 //     (what git tracks or would track; every regular file outside a repository);
 //   - the current text of files that findings and known issues name (review-pass-v3 §9 suppress
 //     hashes, the weave/simple lead's bounded checks). A reviewer-supplied path is confined to the
@@ -9,11 +9,12 @@ import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync, const
 import { join } from 'node:path';
 import { SANDBOX_REPO } from '../../../runner/repo-sandbox.js';
 import { fail } from '../../core/errors.js';
+import { utf8OrNull } from '../../core/utf8.js';
 import { computeWorkspaceManifest } from '../../workspace/index.js';
 
-export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+import { REVIEW_PASS_FILE_MAX_BYTES as MAX_FILE_BYTES } from '../../core/limits.js';
 /** Cap on the default scope listed in prompts (a prompt is not the place for a whole monorepo). */
-export const MAX_SCOPE_FILES = 5000;
+import { REVIEW_PASS_SCOPE_MAX_FILES as MAX_SCOPE_FILES } from '../../core/limits.js';
 
 /** A normalized repository-relative path: no empty, `.` or `..` component, no NUL or backslash. */
 export function isRepoRelative(p: string): boolean {
@@ -21,7 +22,6 @@ export function isRepoRelative(p: string): boolean {
   return p.split('/').every((c) => c !== '' && c !== '.' && c !== '..');
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The UTF-8 text of a repository file, or null (outside the repository, not a regular file, too large, not UTF-8). */
 export function readRepoText(repoDir: string, rel: string): string | null {
@@ -54,7 +54,7 @@ export function readRepoText(repoDir: string, rel: string): string | null {
       if (n === 0) break;
       off += n;
     }
-    return UTF8.decode(buf.subarray(0, off));
+    return utf8OrNull(buf.subarray(0, off));
   } catch {
     return null;
   } finally {
@@ -75,7 +75,7 @@ export function isRepoFile(repoDir: string, rel: string): boolean {
 }
 
 /** Total text read for one round: reviewer-named files must not exhaust memory. */
-export const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
+import { REVIEW_PASS_ROUND_MAX_BYTES as MAX_TOTAL_BYTES } from '../../core/limits.js';
 
 /** Texts of the named files (null for unreadable ones, and beyond the total budget), keyed by the name as given. */
 export function readRepoTexts(repoDir: string, names: Iterable<string>, budget = MAX_TOTAL_BYTES): Record<string, string | null> {
@@ -99,7 +99,7 @@ export function validateFiles(repoDir: string, files: readonly string[]): string
   return [...new Set(out)];
 }
 
-/** The default scope: the workspace file set (SPEC §6.4), capped for prompts. */
+/** The default scope: the workspace file set (docs/contract.md#workspace-digest), capped for prompts. */
 export async function defaultScope(repoDir: string): Promise<{ files: string[]; truncated: boolean }> {
   const manifest = await computeWorkspaceManifest(repoDir, { productRoots: ['.'], exclude: ['.governed'] });
   const all = manifest.entries.map((e) => e.path);

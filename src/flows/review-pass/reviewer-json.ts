@@ -1,13 +1,14 @@
 // Reading the JSON a reviewer prints for the two-pass, weave and simple protocols.
 //   - The answer is the whole stdout, or — because model CLIs like to wrap answers — the one
 //     fenced ```json block in it (exactly one: two blocks are ambiguous and refused).
-//   - Duplicate keys are refused (SPEC §3: two readers of one file must never disagree).
+//   - Duplicate keys are refused (docs/threat-model.md#rules-that-hold-everywhere: two readers of one file must never disagree).
 //     governed's own strict parser refuses non-integers, but the two-pass schema carries a 0.0-1.0
 //     `confidence`, so this reader checks JSON validity with JSON.parse and duplicate keys with the
 //     YAML parser (YAML 1.2 is a superset of JSON and reports duplicate keys), and both must agree.
 // The value is then validated by the protocol engine's own strict schema; a failure here or there
 // means the reviewer output is unusable (never partially accepted).
 import { parseDocument } from 'yaml';
+import { REVIEW_PASS_REVIEWER_JSON_MAX } from '../../core/limits.js';
 
 const FENCE = /```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n```/g;
 
@@ -22,7 +23,7 @@ export function extractJsonText(stdout: string): string | null {
 /** Parse a reviewer's JSON answer; null when it is not exactly one JSON object without duplicate keys. */
 export function parseReviewerJson(stdout: string): Record<string, unknown> | null {
   const text = extractJsonText(stdout);
-  if (text === null || text.length > 4 * 1024 * 1024) return null;
+  if (text === null || text.length > REVIEW_PASS_REVIEWER_JSON_MAX) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);

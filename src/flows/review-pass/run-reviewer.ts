@@ -2,10 +2,10 @@
 //
 // `RunReviewer` is the only thing the loops call. Non-governed mode (this file) runs the configured
 // command in the read-only repository sandbox (runner/repo-sandbox.ts) with a per-call timeout,
-// retries and an output cap (review-pass-v3 §2.3-§2.5). Governed mode (SPEC §12: "every run is a
-// review-run of §9") will implement the same interface by issuing a challenge and running
+// retries and an output cap (review-pass-v3 §2.3-§2.5). Governed mode (docs/review-pass.md#review-protocols: "every run is a
+// review-run of docs/runner.md#the-run-step-by-step") will implement the same interface by issuing a challenge and running
 // `governed review-run` for the policy's reviewer of a slot; its result is the opaque reviewer
-// output of SPEC §7.2, adjudicated by the engines' `governed` strategy. That runner does not exist
+// output of docs/reviewers.md#reviewer-output, adjudicated by the engines' `governed` strategy. That runner does not exist
 // in this version, so governed mode stops before anything runs (governed-mode.ts).
 import { randomBytes } from 'node:crypto';
 import { runInRepoSandbox, type RepoSandboxResult } from '../../../runner/repo-sandbox.js';
@@ -13,6 +13,7 @@ import { expandCommand, resolveProgram, type SandboxView } from './command.js';
 import type { ResolvedTool } from './config-load.js';
 import { isToolStrategy, toolReportOf } from './tool-findings.js';
 import type { ToolLog } from './tool-log.js';
+import { utf8OrNull } from '../../core/utf8.js';
 
 export type ExecutionStatus = 'ok' | 'timeout' | 'failed';
 export type ExecutionFailure = 'tool_missing' | 'exit_code' | 'output_cap' | 'sandbox_failed' | 'empty_output' | 'output_not_utf8';
@@ -80,7 +81,6 @@ export interface RunReviewer {
   run(request: ReviewerRequest): Promise<ReviewerExecution>;
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function newExecutionId(): string {
   return `EXE-${randomBytes(16).toString('hex')}`;
@@ -111,12 +111,8 @@ function judge(tool: ResolvedTool, r: RepoSandboxResult): Attempt {
   if (r.status === 'output_cap') return { ...base, status: 'failed', failure: 'output_cap' };
   if (r.status === 'sandbox_failed') return { ...base, status: 'failed', failure: 'sandbox_failed' };
   if (r.exitCode === null || !tool.ok_exit_codes.includes(r.exitCode)) return { ...base, status: 'failed', failure: 'exit_code' };
-  let text: string;
-  try {
-    text = UTF8.decode(r.stdout);
-  } catch {
-    return { ...base, status: 'failed', failure: 'output_not_utf8' };
-  }
+  const text = utf8OrNull(r.stdout);
+  if (text === null) return { ...base, status: 'failed', failure: 'output_not_utf8' };
   if (text.trim().length === 0) return { ...base, status: 'failed', failure: 'empty_output' };
   // Tool output the protocol's parser cannot read makes the run unusable there; say so here.
   const unparsable = isToolStrategy(tool.parse) && toolReportOf(tool.parse, text) === null;

@@ -32,7 +32,7 @@ export function toolReportOf(parse: 'tsc' | 'eslint', stdout: string): ToolRepor
   return report;
 }
 
-const MAX_TEXT = 2000;
+import { REVIEW_PASS_FINDING_MAX_TEXT as MAX_TEXT } from '../../core/limits.js';
 const clip = (s: string, n = MAX_TEXT): string => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
 const at = (d: ToolDiagnostic): string => `${d.file}${d.line === null ? '' : `:${d.line}`}${d.column === null ? '' : `:${d.column}`}`;
 export const toolCheck = (r: ToolReport): string => (r.tool === 'tsc' ? 'tsc --noEmit' : 'eslint');
@@ -43,7 +43,7 @@ const RP_SEVERITY: Readonly<Record<ToolReport['tool'], Readonly<Record<Diagnosti
   eslint: { fatal: 'HIGH', error: 'MEDIUM', warning: 'LOW' },
 };
 /** JsonReviewerOutputSchema allows at most 1000 findings; the most severe are kept. */
-export const MAX_REVIEW_PASS_FINDINGS = 1000;
+import { REVIEW_PASS_MAX_FINDINGS as MAX_REVIEW_PASS_FINDINGS } from '../../core/limits.js';
 
 export function reviewPassOutputText(r: ToolReport): string {
   const rank = (d: ToolDiagnostic): number => ['fatal', 'error', 'warning'].indexOf(d.level);

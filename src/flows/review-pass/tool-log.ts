@@ -1,7 +1,7 @@
 // `governed review-pass --tool-log DIR` (non-governed mode, docs/review-pass.md "Tool logs"): each
 // reviewer attempt's stderr, for the user who ran the review, in its own file
 // `DIR/<execution id>-<attempt>.stderr`, never in stdout, the report, result.json or
-// executions.json (SPEC §3). DIR is created 0700 (or must already be a directory, not a symlink,
+// executions.json (docs/threat-model.md#rules-that-hold-everywhere). DIR is created 0700 (or must already be a directory, not a symlink,
 // owned by this user, without group/other permissions); each file is created exclusively
 // (O_CREAT|O_EXCL|O_NOFOLLOW, 0600) and holds at most the tool's stdout cap (`max_output`), after
 // which the rest is dropped and the file ends with a fixed truncation line.

@@ -1,4 +1,4 @@
-// Writing a review-pass run's results (SPEC §12 "a JSON result and a Markdown report"):
+// Writing a review-pass run's results (docs/review-pass.md#review-protocols "a JSON result and a Markdown report"):
 //   result.json      the protocol's JSON result in its seed shape (or the incomplete-result shape);
 //   report.md        the protocol's Markdown report, then an "Orchestrator" section: how reviewers ran
 //                    (sandbox, network, timeouts, retries) and that auto-fix is out of scope;

@@ -1,7 +1,7 @@
-// SPEC §9 "from here on, the run ends either as a signed receipt or as an ABORTED log entry": any
+// docs/runner.md#the-run-step-by-step "from here on, the run ends either as a signed receipt or as an ABORTED log entry": any
 // failure after the claim is recorded as ABORTED with its error code (a closed code, never text;
 // store/runs.ts `abortRunIn`), then the bundle file of the now-ended challenge is deleted. ABORTED
-// counts as DIRTY (SPEC §10.1). If the claim already ended (a reaper recorded it ABORTED because the
+// counts as DIRTY (docs/decision.md#the-rules-in-short). If the claim already ended (a reaper recorded it ABORTED because the
 // deadline passed), nothing more is recorded: a run ends exactly once.
 import { GovernedError, isGovernedError } from '../../core/errors.js';
 import { abortRunIn, getRun, mutate, type Store } from '../../store/index.js';

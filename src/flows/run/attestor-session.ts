@@ -1,4 +1,4 @@
-// Pinned attestors started AHEAD of the statement (SPEC §8.1, §9 step 9). An attestor spends most of
+// Pinned attestors started AHEAD of the statement (docs/formats.md#attestors, docs/runner.md#the-run-step-by-step step 9). An attestor spends most of
 // its time loading its one bundled file and reading its config and key, and only then reads the
 // request from stdin; starting both right after pinning lets that start-up overlap the sandboxed
 // review and the drift re-hash, instead of adding to the run's wall time (bench/runner.ts).
@@ -53,7 +53,7 @@ export function startAttestor(signer: PinnedSigner, parentDir: string): StartedA
   let size = 0;
   let overflow = false;
   let timedOut = false;
-  // SPEC §8.1 "a hard timeout": 'close' waits for every holder of the attestor's stdout/stderr, and a
+  // docs/formats.md#attestors "a hard timeout": 'close' waits for every holder of the attestor's stdout/stderr, and a
   // process the attestor started (an agent, a daemon) may hold them after the attestor itself exited,
   // where SIGKILL of the attestor does not reach. Cutting off also destroys our ends of the pipes, so
   // the session ends when the timeout (or stop) says so, never when such a helper lets go.

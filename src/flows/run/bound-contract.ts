@@ -1,4 +1,4 @@
-// SPEC §9 step 8, "contract": the bound contract re-parsed from its stored exact bytes, for drift.ts.
+// docs/runner.md#the-run-step-by-step step 8, "contract": the bound contract re-parsed from its stored exact bytes, for drift.ts.
 //
 // Same acceptance as `parseContractBytes` (src/flows/unit-contract.ts: strict UTF-8, strict JSON or
 // YAML by content, then the one `contractSchema`), on the fast path: the text is parsed by the very
@@ -7,7 +7,7 @@
 // the error-classifying `parseContract` loaded only then), so a refusal keeps its exact code and IDs.
 // test/run-perf-bound-contract.test.ts checks this function against `parseContractBytes`.
 import { contractSchema, type Contract } from '../../core/contract/schema.js';
-import { decodeUtf8 } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { parseStructured } from '../../core/strict-parse.js';
 
 export async function parseBoundContract(bytes: Uint8Array): Promise<Contract> {

@@ -1,9 +1,9 @@
-// SPEC §9 steps 2–3: reap the unit's stale claims, then claim the challenge in ONE transaction that
+// docs/runner.md#the-run-step-by-step steps 2–3: reap the unit's stale claims, then claim the challenge in ONE transaction that
 // re-checks, under the write lock, that the challenge is still open and unexpired and that no mutation
 // lease is active (store/runs.ts `claimRunIn`; UNIQUE(challenge_id) backs it), and records the run id,
 // execution id, the policy's reviewer for the slot and its sha256, this runner's own process identity
 // (boot id, pid, start time), the claim time and the deadline. From the claim on, the run ends as a
-// receipt or as ABORTED — never silently (SPEC §9 step 3).
+// receipt or as ABORTED — never silently (docs/runner.md#the-run-step-by-step step 3).
 import type { Challenge } from '../../store/index.js';
 import { claimRunIn, mutate, readProcessIdentity, reapStaleClaimsIn, type Store } from '../../store/index.js';
 

@@ -1,4 +1,4 @@
-// SPEC §9 step 9, the end of a successful run: ONE transaction re-checks under the write lock that the
+// docs/runner.md#the-run-step-by-step step 9, the end of a successful run: ONE transaction re-checks under the write lock that the
 // claim is still ours and still claimed (not reaped meanwhile), that its deadline has not passed and
 // that no lease is active, stores the exact receipt bytes and consumes the challenge (one log entry,
 // store/runs.ts `commitReceiptIn`). Only after it committed is the bundle file deleted and the receipt
@@ -23,7 +23,7 @@ export function commitReceipt(store: Store, now: number, c: Challenge, runId: st
       envelope: signed.envelope,
     }),
   );
-  // SPEC §5: the bundle of a consumed challenge is deleted (best effort: the challenge can no longer
+  // docs/state.md#the-store: the bundle of a consumed challenge is deleted (best effort: the challenge can no longer
   // be claimed whatever remains on disk, and `run reap` removes leftovers).
   removeBundleFile(store.bundlesDir, c.challengeId);
   return seq;

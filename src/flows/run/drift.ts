@@ -1,4 +1,4 @@
-// SPEC §9 step 8: after the reviewer exited, recompute EVERYTHING bound at issuance by re-hashing it,
+// docs/runner.md#the-run-step-by-step step 8: after the reviewer exited, recompute EVERYTHING bound at issuance by re-hashing it,
 // exactly the way issuance computed it (docs/state.md "Recomputing what a challenge binds";
 // src/flows/challenge.ts `prepare` — the same functions, reused), and compare with the challenge:
 //
@@ -10,12 +10,12 @@
 //   workspace          a FULL re-hash of every byte under the product roots (never a stat cache)
 //   states             planning-state, content and work-state digests recomputed from the above
 //   bundle             the bundle file's bytes re-hashed
-//   leases             none active anywhere (SPEC §2; the commit re-checks under the write lock)
+//   leases             none active anywhere (docs/overview.md#words; the commit re-checks under the write lock)
 //
 // Any difference is `review_post_launch_drift` (the IDs name what moved, never a value). A failure to
 // recompute (a file became a FIFO, git objects are corrupt, a pin fails its integrity check) keeps its
 // own code. Either way the run is recorded as ABORTED by the caller. Preservation is not built yet
-// (SPEC §11), so there is no preservation input to recompute.
+// (docs/authority.md#human-authority-records), so there is no preservation input to recompute.
 import { resolve } from 'node:path';
 import { sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
@@ -87,7 +87,7 @@ export async function assertNoDrift(a: DriftArgs): Promise<void> {
   try {
     // The same reader as step 1 (O_NOFOLLOW | O_NONBLOCK, private regular file, exactly the bound
     // size): a bundle swapped for a FIFO, a symlink or a huge file during the run is drift, never a
-    // runner blocked on open(2) while it holds the claim (SPEC §9 step 8, §3 fail closed).
+    // runner blocked on open(2) while it holds the claim (docs/runner.md#the-run-step-by-step step 8, docs/threat-model.md#rules-that-hold-everywhere fail closed).
     bundle = readBundleFile(a.bundlesDir, c, pinned.policy.maxBundleBytes);
   } catch {
     bundle = null;

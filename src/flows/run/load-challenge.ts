@@ -1,4 +1,4 @@
-// SPEC §9 step 1: load the challenge and reject unknown, expired, consumed, claimed or tampered ones —
+// docs/runner.md#the-run-step-by-step step 1: load the challenge and reject unknown, expired, consumed, claimed or tampered ones —
 // before anything is claimed, so every refusal here leaves the store as it was.
 //
 // "Tampered" is decided by recomputing what can be recomputed (docs/runner.md "Step 1"):
@@ -11,7 +11,7 @@
 //    could only end in drift);
 //  - the bundle FILE must be a private regular file whose bytes hash to `bundle_digest` (and have
 //    `bundle_size` bytes); its header must name this challenge and its view digest. The bytes read
-//    here are the very bytes the sandbox receives (SPEC §9 step 4: nothing is read twice).
+//    here are the very bytes the sandbox receives (docs/runner.md#the-run-step-by-step step 4: nothing is read twice).
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
@@ -43,7 +43,7 @@ export function requireChallenge(db: Db, challengeId: string): Challenge {
   return c;
 }
 
-/** Status at `now`: only an open, unexpired challenge can be claimed (one-time, SPEC §2). */
+/** Status at `now`: only an open, unexpired challenge can be claimed (one-time, docs/overview.md#words). */
 export function assertClaimable(c: Challenge, now: number): void {
   const state = challengeStateAt(c, now);
   if (state === 'claimed') fail('challenge_claimed', [c.challengeId]);
@@ -82,7 +82,7 @@ function issuePayloadOf(c: Challenge): Record<string, unknown> {
   };
 }
 
-/** The row equals its hash-chained log entry (SPEC §5: the log is the record; tables are derived). */
+/** The row equals its hash-chained log entry (docs/state.md#the-store: the log is the record; tables are derived). */
 export function assertRowMatchesLog(db: Db, c: Challenge): void {
   const logged = challengeIssueEntry(db, c.challengeId, c.issuedAt);
   if (logged === null) fail('challenge_tampered', [c.challengeId]);
@@ -123,7 +123,7 @@ export function assertChallengeCurrent(db: Db, c: Challenge, now: number): Pinne
 export interface LoadedBundle {
   /** The exact file bytes (hash = bundle_digest): what the sandbox receives. */
   readonly bytes: Buffer;
-  /** The view's coverage object: what the reviewer must echo (SPEC §7.2). */
+  /** The view's coverage object: what the reviewer must echo (docs/reviewers.md#reviewer-output). */
   readonly coverage: Coverage;
 }
 
@@ -132,7 +132,7 @@ function euid(): number {
 }
 
 /** Read the bundle file once: private regular file of ours, exactly `bundle_size` bytes (also the
- * drift check's re-read, SPEC §9 step 8: no symlink followed, a FIFO never waited on). */
+ * drift check's re-read, docs/runner.md#the-run-step-by-step step 8: no symlink followed, a FIFO never waited on). */
 export function readBundleFile(bundlesDir: string, c: Challenge, maxBytes: number): Buffer {
   let fd: number;
   try {

@@ -1,4 +1,4 @@
-// Where review-run finds the programs it pins (SPEC §9 step 4; docs/runner.md "Where the pinned
+// Where review-run finds the programs it pins (docs/runner.md#the-run-step-by-step step 4; docs/runner.md "Where the pinned
 // programs come from"). None of these locations is trusted: every file found here is read once,
 // hashed, and used only if its sha256 is on the POLICY allowlist (the caller never picks what
 // runs — a wrong directory only makes the run fail closed).
@@ -15,10 +15,11 @@
 // Every location is resolved and checked BEFORE the claim (`assertLocationsUsable`): exists, is a
 // regular file (no symlink, no FIFO), opens for reading, within its size cap, and bwrap's mode rules.
 // A wrong or missing location found after the claim would end the run ABORTED, and an ABORTED run
-// blocks its slot until the content changes (SPEC §10.1), which fixing the command does not do.
+// blocks its slot until the content changes (docs/decision.md#the-rules-in-short), which fixing the command does not do.
 // Only reading and hashing the bytes stays at step 4 (a file that changes in between still ends the
 // run ABORTED there). The refusal names the path it looked at and where that path came from
 // (option, environment variable or default): that is what the user must fix. Never file contents.
+import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../core/limits.js';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fail, isGovernedError, type ErrorCode } from '../../core/errors.js';
@@ -40,8 +41,6 @@ export interface RunLocations {
   readonly origin: { readonly reviewersDir: LocationOrigin; readonly attestorsDir: LocationOrigin; readonly bwrapPath: LocationOrigin };
 }
 
-/** The largest reviewer program accepted (runner/sandbox's own cap). */
-export const MAX_REVIEWER_BYTES = 64 * 1024 * 1024;
 
 /** The installation root: the directory above the CLI entry file (`<root>/dist/governed.mjs`). */
 export function installRoot(): string {

@@ -1,4 +1,4 @@
-// SPEC §9 step 4 (with §8.1): pin every program before any process sees the bundle. Each file is read
+// docs/runner.md#the-run-step-by-step step 4 (with docs/formats.md#attestors): pin every program before any process sees the bundle. Each file is read
 // ONCE into memory, hashed, checked against the POLICY allowlist, and only those exact bytes are ever
 // run — the reviewer through bwrap's --ro-bind-data pipe, each attestor from a sealed private copy
 // (runner/attestor-host.ts). bwrap, the static profile and the seccomp blob are checked by
@@ -11,18 +11,21 @@ import { fail, isGovernedError } from '../../core/errors.js';
 import { attestorConfigSchema } from '../../core/attestor-protocol.js';
 import { reviewerForSlot } from '../../core/policy.js';
 import type { PublicKey } from '../../core/ed25519.js';
+import type { EgressPolicy } from '../../core/egress-schema.js';
 import type { Challenge } from '../../store/index.js';
 import { pinAttestor, type PinnedAttestor } from '../../../runner/attestor-host.js';
 import { readPinned } from '../../../runner/pinned-file.js';
 import type { Pinned } from '../challenge/pinned.js';
-import { attestorFiles, MAX_REVIEWER_BYTES, reviewerFile, type Credential, type RunLocations } from './locations.js';
-
+import { attestorFiles, reviewerFile, type Credential, type RunLocations } from './locations.js';
+import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../core/limits.js';
 
 export interface PolicyReviewer {
   readonly name: string;
   readonly sha256: string;
   readonly interpreter: string;
   readonly env: Readonly<Record<string, string>>;
+  /** The one model endpoint this reviewer may reach (docs/egress.md), if any. */
+  readonly egress?: EgressPolicy | undefined;
 }
 
 /**
@@ -34,7 +37,7 @@ export function policyReviewer(pinned: Pinned, c: Challenge): PolicyReviewer {
   if (r.name !== c.reviewer.name || r.sha256 !== c.reviewer.sha256 || r.interpreter !== c.reviewer.interpreter) {
     fail('challenge_tampered', [c.challengeId]);
   }
-  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env };
+  return { name: r.name, sha256: r.sha256, interpreter: r.interpreter, env: r.env, egress: r.egress };
 }
 
 export interface PinnedSigner extends PinnedAttestor {
@@ -75,7 +78,7 @@ function pinSigner(loc: RunLocations, pinned: Pinned, credential: Credential): P
     if (isGovernedError(e) && (e.code === 'input_unreadable' || e.code === 'input_too_large')) fail('attestor_file_unavailable', [credential]);
     throw e;
   }
-  // The allowlisted config must be this credential's, for the policy's key (SPEC §8.1: the attestor
+  // The allowlisted config must be this credential's, for the policy's key (docs/formats.md#attestors: the attestor
   // reads its credential and key from its own config, never from the request).
   let value: unknown;
   try {
@@ -90,7 +93,7 @@ function pinSigner(loc: RunLocations, pinned: Pinned, credential: Credential): P
   return { ...a, credential, key: key.publicKey };
 }
 
-/** The two credentials that sign a receipt (SPEC §8.1). */
+/** The two credentials that sign a receipt (docs/formats.md#attestors). */
 export const SIGNING_CREDENTIALS = ['reviewer', 'runner'] as const satisfies readonly Credential[];
 
 /** Step 4 for the programs governed runs itself: the reviewer and both attestors. */

@@ -1,9 +1,9 @@
-// SPEC §9 step 3: "a claim whose runner process is gone (boot id, pid and start time no longer match a
+// docs/runner.md#the-run-step-by-step step 3: "a claim whose runner process is gone (boot id, pid and start time no longer match a
 // live process) or whose deadline passed is recorded as ABORTED by the next command that touches the
 // unit". `review-run` does it for the unit of its challenge before claiming; `governed run reap --unit
 // U` does it on demand (e.g. after a crash, before `status`/`gate`). A live run within its deadline is
-// never touched. Reaping is a logged change (SPEC §3 allows logged sweeps even when a command is then
-// refused). Bundle files of challenges that ended are deleted afterwards (SPEC §5).
+// never touched. Reaping is a logged change (docs/threat-model.md#rules-that-hold-everywhere allows logged sweeps even when a command is then
+// refused). Bundle files of challenges that ended are deleted afterwards (docs/state.md#the-store).
 import { closeStore, getRun, getUnit, listChallenges, openStore, type Store } from '../../store/index.js';
 import { removeBundleFile } from '../challenge/bundle-file.js';
 import { reapUnit } from './claim.js';

@@ -1,7 +1,7 @@
 // `governed receipt show --receipt ID [--out FILE]`: the exact stored envelope bytes of one receipt
-// (SPEC §5: receipts are stored as the exact envelope bytes), for `governed verify` or any DSSE tool.
+// (docs/state.md#the-store: receipts are stored as the exact envelope bytes), for `governed verify` or any DSSE tool.
 // Nothing is re-serialised. The bytes are checked against the receipt id (sha256 of the payload,
-// SPEC §8) before they leave the store; --out writes them with exclusive create (never overwrites).
+// docs/formats.md#receipt) before they leave the store; --out writes them with exclusive create (never overwrites).
 import { closeSync, constants, fchmodSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { fail } from '../../core/errors.js';
@@ -49,7 +49,7 @@ function writeNewFile(path: string, bytes: Buffer): void {
     fsyncSync(fd);
     ok = true;
   } catch (e) {
-    // SPEC §3 "nothing half-recorded": a write that fails part-way (disk full, file size limit)
+    // docs/threat-model.md#rules-that-hold-everywhere "nothing half-recorded": a write that fails part-way (disk full, file size limit)
     // leaves no truncated receipt behind (the file is ours: created by the O_EXCL open above), and
     // surfaces as a code, not internal_error.
     fail('receipt_output_unwritable', [], e);

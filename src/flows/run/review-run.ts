@@ -1,4 +1,4 @@
-// `governed review-run --challenge C` — the trusted runner (SPEC §9), steps 1–9 in order:
+// `governed review-run --challenge C` — the trusted runner (docs/runner.md#the-run-step-by-step), steps 1–9 in order:
 //
 //  1. load the challenge (after reaping the unit's stale claims, logged); refuse unknown, expired,
 //     consumed, claimed, tampered (row ≠ its log entry, bundle file ≠ its digest) or stale (pins or
@@ -7,7 +7,7 @@
 //  4. pin the policy's reviewer and both attestors (read once, hashed, allowlisted);           pin.ts
 //  5–6. run the reviewer in bubblewrap (bwrap, profile, seccomp allowlisted before bwrap runs), its
 //     identity read and checked from outside before release;                        sandbox-run.ts
-//  7. parse stdout strictly (SPEC §7.2);                                     core/review-output.ts
+//  7. parse stdout strictly (docs/reviewers.md#reviewer-output);                                     core/review-output.ts
 //  8. recompute everything bound at issuance;                                            drift.ts
 //  9. build the statement, sign with both attestors in parallel, verify the whole envelope, commit
 //     in one transaction, delete the bundle.                      statement.ts, sign.ts, commit.ts
@@ -34,6 +34,7 @@ import { assertReviewerIndependent, assertSandboxAccepts, runReviewer } from './
 import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
+import { assertEgressUsable, startEgress, type EgressSession } from './egress.js';
 
 export interface ReviewRunArgs {
   readonly home: string;
@@ -74,11 +75,11 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
   const store = openStore(args.home);
   try {
     const db = store.db;
-    // Step 1 (with the reaping of SPEC §9 step 3 for the challenge's unit, so a challenge whose
+    // Step 1 (with the reaping of docs/runner.md#the-run-step-by-step step 3 for the challenge's unit, so a challenge whose
     // runner died is reported as the ABORTED run it is, never claimed twice).
     const first = requireChallenge(db, id);
     reapAndClean(store, args.clock(), first.unit);
-    // Expired leases are swept (logged, SPEC §3 allows it before a refusal), as review-challenge does:
+    // Expired leases are swept (logged, docs/threat-model.md#rules-that-hold-everywhere allows it before a refusal), as review-challenge does:
     // a lease that lapsed unswept still holds the gate at REVIEW_ONLY (lease_active), and its sweep
     // starts a new work revision, so a challenge issued before it is stale — refused here, before any
     // claim, instead of a run whose receipt could never count.
@@ -92,6 +93,9 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     assertCurrentIsPinned(pinned, { policyFile: args.policyFile, trustFile: args.trustFile });
     const reviewer = policyReviewer(pinned, c);
     assertSandboxAccepts(pinned, reviewer);
+    // A model reviewer's credential, pinned CA and broker program are checked now, before the claim
+    // (docs/egress.md): a missing key is a configuration error with the store unchanged.
+    if (reviewer.egress !== undefined) assertEgressUsable(reviewer.egress);
     // Every location resolved and checked now (docs/runner.md "Where the pinned programs come
     // from"): a wrong directory or bwrap path is refused with the store unchanged; only reading and
     // hashing the bytes stays at step 4.
@@ -102,20 +106,34 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
     const signers: { reviewer?: StartedAttestor; runner?: StartedAttestor } = {};
+    let egress: EgressSession | null = null;
     try {
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
       const scratch = makeScratch(store.home, claimed.runId);
       signers.reviewer = startAttestor(programs.reviewerSigner, scratch);
       signers.runner = startAttestor(programs.runnerSigner, scratch);
-      const run = await runReviewer({
-        bwrapPath: loc.bwrapPath,
-        pinned,
-        reviewer,
-        reviewerBytes: programs.reviewerBytes,
-        bundleBytes: bundle.bytes,
-        clock: args.clock,
-      });
+      if (reviewer.egress !== undefined) {
+        egress = await startEgress(reviewer.egress, { sandboxUid: pinned.policy.doc.sandbox.uid, timeoutSeconds: pinned.policy.sandboxTimeoutSeconds });
+      }
+      let run;
+      try {
+        run = await runReviewer({
+          bwrapPath: loc.bwrapPath,
+          pinned,
+          reviewer,
+          reviewerBytes: programs.reviewerBytes,
+          bundleBytes: bundle.bytes,
+          clock: args.clock,
+          egress: egress?.wiring,
+        });
+      } catch (e) {
+        // The broker's verdict first: a reviewer that failed because its request was refused (or
+        // the broker died under it) is recorded with the egress code, not as a mere non-zero exit.
+        if (egress !== null) await egress.finish();
+        throw e;
+      }
+      const egressReceipt = egress === null ? undefined : await egress.finish();
       // The reviewer ran in a kernel process identity distinct from every writer's (docs/runner.md
       // "Reviewer independence"). A process that exists only during the run cannot be registered
       // after it, so this read, after the sandbox is gone, sees every registration of it.
@@ -131,6 +149,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         run,
         output,
         writers: unitWriters(db, c.unit),
+        egress: egressReceipt,
       });
       const signed = await signReceipt(statement, signers as Signers, pinned.trust, isoSecondsOf(new Date(args.clock() * 1000)));
       commitReceipt(store, args.clock(), c, claimed.runId, output, signed);
@@ -145,7 +164,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       }
       throw new RunAborted(claimed.runId, error);
     } finally {
-      await Promise.all([signers.reviewer?.stop(), signers.runner?.stop()]);
+      await Promise.all([signers.reviewer?.stop(), signers.runner?.stop(), egress?.finish().catch(() => undefined)]);
       removeScratch(store.home, claimed.runId);
     }
   } finally {

@@ -1,11 +1,11 @@
-// SPEC §9 steps 5–6: run the pinned reviewer bytes in bubblewrap (runner/sandbox, docs/sandbox.md)
+// docs/runner.md#the-run-step-by-step steps 5–6: run the pinned reviewer bytes in bubblewrap (runner/sandbox, docs/sandbox.md)
 // with the policy's allowlists, interpreter, environment, uid and limits; record the reviewer process
 // identity from OUTSIDE while the sandbox is built and blocked, check it, and only then release it.
 //
 // Checked here before release (on top of runner/sandbox's own checks, so the receipt never states
 // something this flow did not see): every namespace differs from this runner's; the bytes streamed in
 // are the policy's reviewer; `uid_separated` is true only when governed runs as root AND the sandbox
-// runs as the policy's `sandbox.uid` (SPEC §9 step 6; otherwise the receipt says false and
+// runs as the policy's `sandbox.uid` (docs/runner.md#the-run-step-by-step step 6; otherwise the receipt says false and
 // docs/security.md explains the same-uid ptrace risk).
 //
 // After release, anything but a clean exit within the limits is a review failure → ABORTED (step 7):
@@ -19,7 +19,7 @@ import {
   type SandboxFacts,
   type SandboxIdentity,
 } from '../../../runner/sandbox/index.js';
-import { validateInterpreterPath, validatePolicyEnv } from '../../../runner/sandbox/argv.js';
+import { validateInterpreterPath, validatePolicyEnv, type EgressWiring } from '../../../runner/sandbox/argv.js';
 import { validateLimits } from '../../../runner/sandbox/limits.js';
 import { SANDBOX_HELPERS } from '../../../runner/sandbox/profile.js';
 import { assertTrustedUsrExecutable } from '../../../runner/sandbox/trusted-file.js';
@@ -45,6 +45,8 @@ export interface SandboxRunArgs {
   readonly reviewerBytes: Buffer;
   readonly bundleBytes: Buffer;
   readonly clock: () => number;
+  /** The egress broker's socket and variables (docs/egress.md), for a reviewer with an egress entry. */
+  readonly egress?: EgressWiring | undefined;
 }
 
 /**
@@ -53,7 +55,7 @@ export interface SandboxRunArgs {
  * timeout over a day, a max_output over 256 MiB, memory under 16 MiB, an interpreter path with a `.`
  * or empty segment), so a pinned policy cannot carry them; this is defence in depth, kept because a
  * run refused here costs nothing, while one refused after its claim ends ABORTED and blocks the slot
- * until the content changes (SPEC §10.1), which fixing the policy does not do. Store unchanged
+ * until the content changes (docs/decision.md#the-rules-in-short), which fixing the policy does not do. Store unchanged
  * (`sandbox_argument_invalid`, the sandbox's code); `prepareSandbox` re-applies the same functions
  * to the same values after the claim.
  */
@@ -97,6 +99,7 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
     uid: sandbox.uid,
     gid: sandbox.uid,
     limits: sandboxLimitsFromPolicy(a.pinned.policy),
+    egress: a.egress,
   });
   try {
     assertIdentity(sb, a);

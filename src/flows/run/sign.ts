@@ -1,9 +1,9 @@
-// SPEC §9 step 9 (with §8, §8.1): both pinned attestors sign the statement IN PARALLEL (each one a
+// docs/runner.md#the-run-step-by-step step 9 (with docs/formats.md#receipt, docs/formats.md#attestors): both pinned attestors sign the statement IN PARALLEL (each one a
 // sealed copy of the bytes hashed at step 4, started ahead of time by attestor-session.ts, which
 // verifies each returned signature under the key the policy names for that credential), then the
-// assembled DSSE envelope is verified WHOLE with `verifyReceiptBytes` under the pinned trust root — the
-// same verifier `governed verify` and `gate` use — so a receipt that would not verify is never
-// committed.
+// assembled DSSE envelope is verified WHOLE with `verifyReceiptBytes` (src/core/verify-receipt.ts)
+// under the pinned trust root — the verifier `governed verify` and `audit verify` use — so a receipt
+// that would not verify is never committed.
 import { fail } from '../../core/errors.js';
 import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../../core/dsse.js';
 import type { TrustRoot } from '../../core/trust-root.js';

@@ -1,7 +1,7 @@
-// SPEC §8 / §9 step 9: the in-toto Statement v1 of one review run. Every field comes from the runner:
+// docs/formats.md#receipt, docs/runner.md#the-run-step-by-step step 9: the in-toto Statement v1 of one review run. Every field comes from the runner:
 // the challenge row (checked against its log entry and re-computed by the drift check), the claim,
 // the pinned programs, the sandbox facts and identity read from outside, the registered writers, the
-// runner clock — and from the reviewer only its parsed opaque verdict and findings (SPEC §7.2: the
+// runner clock — and from the reviewer only its parsed opaque verdict and findings (docs/reviewers.md#reviewer-output: the
 // echoed coverage is not stored, only `coverage_matched: true`).
 import { canonicalBytes, canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
@@ -13,6 +13,7 @@ import {
   type ReviewReceiptPredicate,
 } from '../../core/receipt-predicate.js';
 import type { ReviewOutput } from '../../core/review-output.js';
+import type { EgressReceipt } from '../../core/egress-schema.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
 import type { Challenge, RunWriter } from '../../store/index.js';
 import type { Claimed } from './claim.js';
@@ -20,7 +21,7 @@ import type { PinnedPrograms, PolicyReviewer } from './pin.js';
 import type { ReviewerRun } from './sandbox-run.js';
 
 /** The predicate schema caps the writers a receipt names. */
-export const MAX_RECEIPT_WRITERS = 64;
+import { RECEIPT_MAX_WRITERS as MAX_RECEIPT_WRITERS } from '../../core/limits.js';
 
 export interface StatementInput {
   readonly trustMode: 'co-located';
@@ -31,20 +32,22 @@ export interface StatementInput {
   readonly run: ReviewerRun;
   readonly output: ReviewOutput;
   readonly writers: readonly RunWriter[];
+  /** The egress section (docs/egress.md), when the reviewer reached a model endpoint. */
+  readonly egress?: EgressReceipt | undefined;
 }
 
 export interface BuiltStatement {
   readonly predicate: ReviewReceiptPredicate;
   /** The exact RFC 8785 bytes that both attestors sign (the DSSE payload). */
   readonly payload: Buffer;
-  /** `sha256:` of the payload: the receipt id (SPEC §8). */
+  /** `sha256:` of the payload: the receipt id (docs/formats.md#receipt). */
   readonly receiptId: string;
 }
 
 const iso = (seconds: number): string => isoSecondsOf(new Date(seconds * 1000));
 
 /**
- * The predicate fields the challenge row fixed at issue (SPEC §6.2): what the receipt is about. One
+ * The predicate fields the challenge row fixed at issue (docs/contract.md#the-states-a-receipt-is-judged-against): what the receipt is about. One
  * definition for the runner and for the test helper that makes receipts "exactly as the runner".
  */
 export function challengeBoundFields(c: Challenge) {
@@ -74,7 +77,7 @@ export function challengeBoundFields(c: Challenge) {
 export function buildReceiptStatement(i: StatementInput): BuiltStatement {
   const c = i.challenge;
   if (i.writers.length > MAX_RECEIPT_WRITERS) fail('run_writers_too_many', [c.unit]);
-  // Times are whole seconds of the runner clock, ordered (SPEC §8); a clock that went backwards
+  // Times are whole seconds of the runner clock, ordered (docs/formats.md#receipt); a clock that went backwards
   // cannot be written into a receipt.
   if (!(c.issuedAt <= i.run.startedAt && i.run.startedAt <= i.run.finishedAt)) fail('run_clock_invalid');
   const predicate: ReviewReceiptPredicate = {
@@ -108,6 +111,7 @@ export function buildReceiptStatement(i: StatementInput): BuiltStatement {
       start_time: String(w.identity.startTime),
     })),
     times: { issued_at: iso(c.issuedAt), started_at: iso(i.run.startedAt), finished_at: iso(i.run.finishedAt) },
+    ...(i.egress === undefined ? {} : { egress: i.egress }),
   };
   // The statement is checked against the very schema and rules every verifier applies before any
   // attestor sees it: a predicate governed cannot vouch for is never sent for signing.

@@ -9,7 +9,8 @@ import { seccompDigest } from '../../../runner/seccomp/index.js';
 import { ATTESTOR_PROGRAM_MAX_BYTES } from '../../../runner/attestor-host.js';
 import { readPinned } from '../../../runner/pinned-file.js';
 import { fail, isGovernedError } from '../../core/errors.js';
-import { installRoot, MAX_REVIEWER_BYTES, reviewerFile, type RunLocations } from '../run/locations.js';
+import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../core/limits.js';
+import { installRoot, reviewerFile, type RunLocations } from '../run/locations.js';
 
 export interface SandboxDigests {
   readonly bwrapPath: string;

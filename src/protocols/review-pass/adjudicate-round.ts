@@ -15,9 +15,10 @@ import { groupFindings, type FindingGroup } from './match-findings.js';
 import { parseReviewerRunOutput } from './parse-reviewer-run.js';
 import type { ParsedReviewerOutput, ReqCoverageStatus } from './reviewer-output.js';
 import type { ReviewPassConfig } from './stage-profile.js';
+import { REVIEW_PASS_RUN_MAX_TEXT } from '../../core/limits.js';
 
 const RunOutputSchema = z.union([
-  z.strictObject({ strategy: z.enum(['json', 'text_fallback']), text: z.string().max(1024 * 1024) }),
+  z.strictObject({ strategy: z.enum(['json', 'text_fallback']), text: z.string().max(REVIEW_PASS_RUN_MAX_TEXT) }),
   z.strictObject({ strategy: z.literal('governed'), value: z.unknown() }),
 ]);
 

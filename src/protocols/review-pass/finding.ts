@@ -24,7 +24,7 @@ export function maxSeverity(a: Severity, b: Severity): Severity {
   return severityRank(a) <= severityRank(b) ? a : b;
 }
 
-/** Classes whose CRITICAL findings are vetoes (review-pass-v3 §4.3 "VETO classes"; SPEC §7.2). */
+/** Classes whose CRITICAL findings are vetoes (review-pass-v3 §4.3 "VETO classes"; docs/reviewers.md#reviewer-output). */
 export const VETO_CLASSES: ReadonlySet<FindingClass> = new Set(['preservation', 'scope', 'authority', 'release']);
 
 /** review-pass-v3 §4.3: severity CRITICAL and class in [preservation, scope, authority, release]. */
@@ -48,7 +48,7 @@ export type Finding = z.infer<typeof FindingSchema>;
 
 /**
  * A finding as the engine adjudicates it.
- * - `match_key`: governed mode (SPEC §12 "matching by code and refs"): `code|ref1,ref2` with refs
+ * - `match_key`: governed mode (docs/review-pass.md#review-protocols "matching by code and refs"): `code|ref1,ref2` with refs
  *   sorted; when set, findings match only on equal keys (no line/keyword heuristics on opaque data).
  * - `class_missing`: text_fallback downgrade (parse-text-output.ts): the reviewer omitted the class
  *   tag, so the finding was recorded as `correctness`; it is never AUTO_DISMISSED because nothing

@@ -9,7 +9,7 @@
 // So an edit inside ±10 lines invalidates the suppression, an edit outside does not.
 //
 // Pure: the orchestrator reads the files and passes their text (null = deleted/unreadable).
-// Opaque governed findings have no file to hash; they never become known issues (SPEC §10.1: in
+// Opaque governed findings have no file to hash; they never become known issues (docs/decision.md#the-rules-in-short: in
 // governed mode only a signed `dismiss` authority lifts a DIRTY verdict).
 import { lineRangeDigest, wholeTextDigest } from '../shared/stable-hash.js';
 import { matchRule } from './match-findings.js';

@@ -9,7 +9,7 @@
 // governed reads "candidate" as "joins the group": a matched group is then voted on by its number of
 // distinct supporters (§4.3), which is where consensus is decided. Matching is transitive (connected
 // components), so the groups do not depend on the order in which reviewers answered.
-// Governed mode (SPEC §12): findings with a match key match iff their keys are equal; the heuristics
+// Governed mode (docs/review-pass.md#review-protocols): findings with a match key match iff their keys are equal; the heuristics
 // never apply to opaque data.
 import { linesWithin } from '../shared/line-distance.js';
 import { textSimilarity } from '../shared/tokens.js';

@@ -1,7 +1,7 @@
-// Adapter from governed's opaque reviewer output (SPEC §7.2: findings are `{code, class, severity,
+// Adapter from governed's opaque reviewer output (docs/reviewers.md#reviewer-output: findings are `{code, class, severity,
 // refs}`, never text or paths) to the review-pass finding model, so governed mode adjudicates "by
-// code and refs" (SPEC §12):
-//   file        = the finding code (the §4.1 grouping key: only same-code findings can match)
+// code and refs" (docs/review-pass.md#review-protocols):
+//   file        = the finding code (the docs/commands.md#what-each-command-guarantees grouping key: only same-code findings can match)
 //   symbol      = the sorted refs joined by "," (the IDs the finding is about; shown in reports)
 //   line        = null, req_id = null, description = the code
 //   match_key   = "<code>|<ref1>,<ref2>..." — findings match iff their keys are equal (match-findings.ts)
@@ -13,10 +13,10 @@ import { FINDING_CODES } from '../../core/receipt-predicate.js';
 import { FindingClassSchema, SeveritySchema, makeFinding, isVetoShape } from './finding.js';
 import type { ParsedReviewerOutput } from './reviewer-output.js';
 
-/** The closed finding codes of SPEC §7.2: one list, owned by the receipt predicate schema. */
+/** The closed finding codes of docs/reviewers.md#reviewer-output: one list, owned by the receipt predicate schema. */
 export const GOVERNED_FINDING_CODES = FINDING_CODES;
 
-/** SPEC §6.1 ID grammar: every ref is an ID present in the view. */
+/** docs/contract.md#validation-rules ID grammar: every ref is an ID present in the view. */
 const ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 
 function sortedUnique(xs: readonly string[]): boolean {
@@ -35,7 +35,7 @@ const OpaqueFindingSchema = z.strictObject({
   refs: z.array(z.string().regex(ID_RE)).min(1).max(4).refine(sortedUnique),
 });
 
-/** The fields of a receipt that the protocol adjudicates (SPEC §7.2, §8 predicate). */
+/** The fields of a receipt that the protocol adjudicates (docs/reviewers.md#reviewer-output, docs/formats.md#receipt predicate). */
 export const GovernedReviewerOutputSchema = z
   .strictObject({
     verdict: z.enum(['CLEAN', 'DIRTY']),
@@ -46,7 +46,7 @@ export const GovernedReviewerOutputSchema = z
 
 export type GovernedReviewerOutput = z.infer<typeof GovernedReviewerOutputSchema>;
 
-/** The match key of SPEC §12: code plus sorted refs. */
+/** The match key of docs/review-pass.md#review-protocols: code plus sorted refs. */
 export function governedMatchKey(code: string, refs: readonly string[]): string {
   return `${code}|${[...refs].sort().join(',')}`;
 }
@@ -73,7 +73,7 @@ export function parseGovernedReviewerOutput(reviewer: string, value: unknown): P
     reviewer,
     strategy: 'governed',
     structured: true,
-    // Opaque output carries no paths; the runner's coverage check (coverage_matched, SPEC §7.3) is
+    // Opaque output carries no paths; the runner's coverage check (coverage_matched, docs/reviewers.md#the-reviewers-world) is
     // governed's read-evidence signal for the health score.
     files_read: [],
     read_evidence: out.coverage_matched,

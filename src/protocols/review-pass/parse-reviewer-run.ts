@@ -3,7 +3,7 @@
 //   json           → the JSON strategy; when the output is not valid review JSON the seed's fallback
 //                    applies: extract what the text_fallback parser can (§3.3 "Fallback").
 //   text_fallback  → the text parser.
-//   governed       → the opaque-output adapter; no fallback (SPEC §7.2 output is exact or refused).
+//   governed       → the opaque-output adapter; no fallback (docs/reviewers.md#reviewer-output output is exact or refused).
 import { isGovernedError } from '../../core/errors.js';
 import { parseGovernedReviewerOutput } from './parse-governed-output.js';
 import { parseJsonReviewerOutput } from './parse-json-output.js';
@@ -31,9 +31,9 @@ export function parseReviewerRunOutput(reviewer: string, output: ReviewerRunOutp
  * A reviewer that declares FOUND_ISSUES or VETO (review-pass-v3 §3.1) but of whose findings none
  * could be read (every line rejected: a bad location, an unknown severity or class) has reported
  * issues that cannot be adjudicated. Counting it as a reviewer with zero findings would turn its
- * VETO into a CLEAN vote; SPEC §3 "fail closed" — so its output is not usable structured data
- * (§3.3), and the round degrades (§7) exactly as for an unparseable answer: it never counts as a
- * clean review. (The governed strategy needs no such rule: SPEC §7.2 CLEAN ⇔ zero findings.)
+ * VETO into a CLEAN vote; docs/threat-model.md#rules-that-hold-everywhere "fail closed" — so its output is not usable structured data
+ * (docs/threat-model.md#rules-that-hold-everywhere), and the round degrades (docs/bundle.md#the-review-bundle) exactly as for an unparseable answer: it never counts as a
+ * clean review. (The governed strategy needs no such rule: docs/reviewers.md#reviewer-output CLEAN ⇔ zero findings.)
  */
 function failClosed(out: ParsedReviewerOutput): ParsedReviewerOutput {
   const reportsIssues = out.verdict === 'FOUND_ISSUES' || out.verdict === 'VETO';

@@ -1,4 +1,4 @@
-// JSON report of a review-pass result (SPEC §12 "a JSON result"): RFC 8785 canonical text, so key
+// JSON report of a review-pass result (docs/review-pass.md#review-protocols "a JSON result"): RFC 8785 canonical text, so key
 // order is stable and two runs over the same inputs produce byte-identical reports.
 import { canonicalJson } from '../../core/canonical.js';
 import type { ReviewPassResult } from './review-result.js';

@@ -1,8 +1,8 @@
 // Markdown report in the shape of review-pass-v3 §12 "Final Report Format". Deviations, all required
-// by SPEC §12: the CONFIRMED line says the findings were *not* auto-fixed (the orchestrator never edits
+// by docs/review-pass.md#review-protocols: the CONFIRMED line says the findings were *not* auto-fixed (the orchestrator never edits
 // code), the report states that auto-fix is out of scope, and the delivery state is REVIEW_ONLY with
 // its reasons because the protocol result is advisory.
-import { PROTOCOLS_REASONS } from '../../core/error-codes/protocols.js';
+import { PROTOCOLS_REVIEW_PASS_REASONS } from '../../core/error-codes/protocols-review-pass.js';
 import type { GroupSummary } from './review-state.js';
 import type { ReviewPassResult } from './review-result.js';
 
@@ -74,7 +74,7 @@ export function renderReviewPassMarkdown(r: ReviewPassResult): string {
 
   if (r.reasons.length > 0) {
     out.push('### Why NOT_CLEAN');
-    for (const reason of r.reasons) out.push(`- \`${reason}\`: ${PROTOCOLS_REASONS[reason]}`);
+    for (const reason of r.reasons) out.push(`- \`${reason}\`: ${PROTOCOLS_REVIEW_PASS_REASONS[reason]}`);
     out.push('');
   }
   if (r.vetoes.length > 0) {

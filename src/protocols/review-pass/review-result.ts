@@ -1,8 +1,8 @@
 // The final result of a review-pass run (review-pass-v3 §12 final report content, §15 delivery gate,
-// SPEC §12). Built from a terminal reducer state; rendered by report-json.ts / report-markdown.ts.
+// docs/review-pass.md#review-protocols). Built from a terminal reducer state; rendered by report-json.ts / report-markdown.ts.
 //
-// Delivery state: the protocol's result is advisory (SPEC §12); RELEASE_ELIGIBLE is decided only by
-// SPEC §10.3 (`governed gate`). So the result always carries REVIEW_ONLY with the reasons that apply,
+// Delivery state: the protocol's result is advisory (docs/review-pass.md#review-protocols); RELEASE_ELIGIBLE is decided only by
+// docs/decision.md#8-delivery-state-and-reason-codes (`governed gate`). So the result always carries REVIEW_ONLY with the reasons that apply,
 // and a CLEAN result says so explicitly instead of claiming eligibility (seed §15: "A generic runtime
 // Clean does not override a PENDING preservation control").
 import { fail } from '../../core/errors.js';
@@ -15,7 +15,7 @@ export const REVIEW_PASS_RESULT_SCHEMA = 'governed.review-pass-result/v1';
 export const AUTO_FIX_NOTICE =
   'Auto-fix is out of scope: the orchestrator never edits code. CONFIRMED findings are reported for a human or writer to fix, then re-reviewed.';
 export const ADVISORY_NOTICE =
-  'This protocol result is advisory; the delivery state is decided by governed gate (SPEC §10) alone.';
+  'This protocol result is advisory; the delivery state is decided by governed gate (docs/decision.md#the-rules-in-short) alone.';
 
 export type DeliveryReason = 'advisory_result' | 'review_not_clean' | `control_pending:${string}`;
 
@@ -23,7 +23,7 @@ export type DeliveryReason = 'advisory_result' | 'review_not_clean' | `control_p
  * The pending-control reasons of a result: in governed mode exactly the pinned policy's required
  * controls that are still pending — the ones `governed status` reports, so the report never
  * contradicts the decision; without a policy (non-governed), a role stage's cross-role comparison
- * (SPEC §13 registry: pending).
+ * (docs/policy.md#policy-and-trust-root registry: pending).
  */
 export function pendingControlReasons(config: { readonly pending_controls: readonly string[] | null; readonly role_stage: boolean }): DeliveryReason[] {
   if (config.pending_controls !== null) return config.pending_controls.map((name) => `control_pending:${name}` as const);

@@ -12,21 +12,21 @@
 //   reviewResult(s) → report
 //
 // Differences from the seed's loop, each stricter:
-//   - The orchestrator never edits code (SPEC §12): there is no FIXED step. A round with CONFIRMED
+//   - The orchestrator never edits code (docs/review-pass.md#review-protocols): there is no FIXED step. A round with CONFIRMED
 //     findings, an unresolved CONTESTED group, a VETO, an uncovered REQ-ID or missing evidence ends the
-//     review NOT_CLEAN; re-running on the same content cannot legitimately change that (SPEC §10.1: a
+//     review NOT_CLEAN; re-running on the same content cannot legitimately change that (docs/decision.md#the-rules-in-short: a
 //     re-run must not bury a DIRTY verdict). Re-review after the code changed is a new review.
-//   - Budget exhaustion (rounds or time) is NOT_CLEAN, never partial clean (§6.1 end, §15); a round
+//   - Budget exhaustion (rounds or time) is NOT_CLEAN, never partial clean (docs/contract.md#validation-rules end, docs/threat-model.md#planned-egress-broker); a round
 //     that finishes after the time budget is adjudicated (its vetoes are reported) but cannot converge.
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
-import type { PROTOCOLS_REASONS } from '../../core/error-codes/protocols.js';
+import type { PROTOCOLS_REVIEW_PASS_REASONS } from '../../core/error-codes/protocols-review-pass.js';
 import { adjudicateRound, type ClassifiedGroup, type ReqCoverageLine, type RoundAdjudication } from './adjudicate-round.js';
 import type { HealthScore } from './health-score.js';
 import { makeKnownIssue, type KnownIssue } from './known-issues.js';
 import { normalizeConfig, type ReviewPassConfig } from './stage-profile.js';
 
-export type NotCleanReason = keyof typeof PROTOCOLS_REASONS;
+export type NotCleanReason = keyof typeof PROTOCOLS_REVIEW_PASS_REASONS;
 export type ReviewStatus = 'RUNNING' | 'CONVERGED' | 'NOT_CLEAN';
 
 export interface GroupSummary {
@@ -188,11 +188,11 @@ function decisionOf(state: ReviewState): Decision {
 }
 
 /**
- * Governed mode (SPEC §12) only: end a RUNNING review NOT_CLEAN (`review_pass_halted`) when the
+ * Governed mode (docs/review-pass.md#review-protocols) only: end a RUNNING review NOT_CLEAN (`review_pass_halted`) when the
  * orchestrator has to stop for a reason outside the rounds' outputs — a DIRTY receipt or an ABORTED
  * run blocks its slot on this content until the content changes or an authority dismisses it (SPEC
- * §10.1), so more rounds on the same content could never converge; or the policy's run budget
- * (`max_runs_per_content`, SPEC §7.2) refused a challenge. The orchestrator reports its own reason
+ * docs/decision.md#the-rules-in-short), so more rounds on the same content could never converge; or the policy's run budget
+ * (`max_runs_per_content`, docs/reviewers.md#reviewer-output) refused a challenge. The orchestrator reports its own reason
  * codes beside this one. Never a clean ending, never a partial clean.
  */
 export function haltReview(state: ReviewState, now: number): Transition {
@@ -243,7 +243,7 @@ function applyResolutions(
   if (!parsed.success) fail('review_pass_resolution_invalid', ['resolutions']);
   const out = new Map<string, Resolution>();
   if (parsed.data.length > 0 && state.config.mode === 'governed') {
-    // SPEC §10.1: in governed mode only a signed `dismiss` authority lifts a DIRTY verdict.
+    // docs/decision.md#the-rules-in-short: in governed mode only a signed `dismiss` authority lifts a DIRTY verdict.
     fail('review_pass_resolution_invalid', ['resolutions']);
   }
   for (const res of parsed.data) {

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 
-export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
+import { STAGES } from '../../core/review-vocabulary.js'; export { STAGES };
 export type Stage = (typeof STAGES)[number];
 
 /** §1.1 / §10.2: the four separated roles of planning and integration. */
@@ -132,7 +132,7 @@ export interface ReviewPassConfig {
  * - light mode in governed mode (core rules "Governed mode forbids --light") → review_pass_light_forbidden_governed
  * - convergence below the floor (§6.2: 2 clean; 1 only in light) → review_pass_convergence_below_floor
  * - a role stage whose reviewers are not exactly the four roles, duplicates, an arbiter in governed
- *   mode (SPEC §12: governed adjudicates independent reviewers only), an empty pool → review_pass_config_invalid
+ *   mode (docs/review-pass.md#review-protocols: governed adjudicates independent reviewers only), an empty pool → review_pass_config_invalid
  */
 export function normalizeConfig(input: unknown): ReviewPassConfig {
   const parsed = ReviewPassConfigSchema.safeParse(input);
@@ -160,7 +160,7 @@ export function normalizeConfig(input: unknown): ReviewPassConfig {
 
   let arbiter = c.arbiter === undefined ? (c.mode === 'governed' ? null : DEFAULT_ARBITER[c.stage]) : c.arbiter;
   if (c.mode === 'governed' && arbiter !== null) fail('review_pass_config_invalid', ['arbiter']);
-  // Governed mode: the bundle is the scope floor (SPEC §12); REQ-ID focus lists are not an input there.
+  // Governed mode: the bundle is the scope floor (docs/review-pass.md#review-protocols); REQ-ID focus lists are not an input there.
   if (c.mode === 'governed' && ((c.req_ids?.length ?? 0) > 0 || (c.deferred_req_ids?.length ?? 0) > 0)) {
     fail('review_pass_config_invalid', ['req_ids']);
   }

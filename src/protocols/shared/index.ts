@@ -1,4 +1,4 @@
-// Finding-agnostic helpers shared by the review protocols (SPEC §12). Kept small and stable:
+// Finding-agnostic helpers shared by the review protocols (docs/review-pass.md#review-protocols). Kept small and stable:
 //   meaningfulTokens(text): string[]          — token rule of review-pass-v3 §4.2 (see tokens.ts)
 //   jaccardSimilarity(a, b): number           — |A∩B|/|A∪B| over token sets (0 for two empty sets)
 //   textSimilarity(a, b): number              — Jaccard of the meaningful tokens of two texts

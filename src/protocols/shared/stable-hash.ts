@@ -1,5 +1,5 @@
 // Stable, order-independent identifiers for protocol objects. Every digest is SHA-256 over RFC 8785
-// bytes (SPEC §3 "Canonical digests"), so two runs over the same findings name them identically no
+// bytes (docs/threat-model.md#rules-that-hold-everywhere "Canonical digests"), so two runs over the same findings name them identically no
 // matter in which order reviewers answered.
 import { digestOf, sha256Digest } from '../../core/canonical.js';
 

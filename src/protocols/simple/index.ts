@@ -1,4 +1,4 @@
-// simple-review protocol (simple-review.txt; SPEC §12). Pure: the lead's checks are inputs.
+// simple-review protocol (simple-review.txt; docs/review-pass.md#review-protocols). Pure: the lead's checks are inputs.
 export {
   SimpleInputSchema, SimpleRound1Schema, SimpleFindingSchema, SIMPLE_SEVERITIES, VERIFICATION_METHODS, CLAIM_KINDS,
   COMPLEX_CLAIM_KINDS, DECISION_IMPACTS,

@@ -1,4 +1,4 @@
-// JSON and Markdown reports of simple-review (simple-review.txt "User Decision Report"; SPEC §12).
+// JSON and Markdown reports of simple-review (simple-review.txt "User Decision Report"; docs/review-pass.md#review-protocols).
 // The report lists scope, per-reviewer coverage, the pair and its sessions/retries/heterogeneity,
 // findings by severity with their status and CRITICAL/HIGH support and rebuttal evidence, the lead
 // recommendation, the user's next choices, shutdown and cache cleanup, and ends with

@@ -1,4 +1,4 @@
-// Two-pass review protocol (two-pass-review.txt; SPEC §12). Pure: no I/O, no clock.
+// Two-pass review protocol (two-pass-review.txt; docs/review-pass.md#review-protocols). Pure: no I/O, no clock.
 export { FindingSchema, ReviewOutputSchema, SEVERITIES, VERDICTS, severityRank, isP0P1 } from './schema.js';
 export type { Severity, Verdict, TwoPassFinding, ReviewOutput } from './schema.js';
 export { evaluatePass1 } from './pass1.js';

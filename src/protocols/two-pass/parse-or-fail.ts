@@ -1,6 +1,6 @@
 // Validate an already-parsed value against a strict zod schema and fail closed with one protocol
 // code. The error IDs carry the JSON path of the first problem only, never the rejected value
-// (SPEC §3 "No secrets in output"). Shared by the two-pass, weave and simple engines; it can move
+// (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"). Shared by the two-pass, weave and simple engines; it can move
 // to src/protocols/shared once that folder offers an equivalent.
 import type * as z from 'zod';
 import { fail, type ErrorCode } from '../../core/errors.js';

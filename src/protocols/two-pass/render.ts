@@ -1,4 +1,4 @@
-// JSON and Markdown reports of a two-pass result (two-pass-review.txt "Present to user"; SPEC §12:
+// JSON and Markdown reports of a two-pass result (two-pass-review.txt "Present to user"; docs/review-pass.md#review-protocols:
 // "Each produces a JSON result and a Markdown report in the seeds' shapes", and "auto-fix is out of
 // scope and the report says so").
 import { jcs } from '../../core/canonical.js';

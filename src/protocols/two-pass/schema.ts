@@ -1,5 +1,5 @@
 // The two-pass protocol's wire formats, exactly as two-pass-review.txt "Output Schema" defines
-// them: `Finding` and its `ReviewOutput` envelope (schema_version "v1"). Closed objects (SPEC §3):
+// them: `Finding` and its `ReviewOutput` envelope (schema_version "v1"). Closed objects (docs/threat-model.md#rules-that-hold-everywhere):
 // an unknown key is an error. Cross-field rules that need the protocol's context (sequential ids,
 // reviewer form, criterion for P0/P1) are checked by pass1.ts / verify.ts with their own codes.
 import * as z from 'zod';
@@ -11,9 +11,9 @@ export const VERDICTS = ['confirmed', 'demoted', 'rejected'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Bounds that keep one reviewer's output from flooding the report (not in the seed; a safe cap). */
-export const MAX_FINDINGS = 500;
-export const MAX_CHECKS = 2000;
-export const MAX_TEXT = 20_000;
+import { TWO_PASS_MAX_FINDINGS as MAX_FINDINGS } from '../../core/limits.js';
+import { TWO_PASS_MAX_CHECKS as MAX_CHECKS } from '../../core/limits.js';
+import { TWO_PASS_MAX_TEXT as MAX_TEXT } from '../../core/limits.js';
 
 const text = z.string().max(MAX_TEXT);
 const line = z.int().min(1);

@@ -1,4 +1,4 @@
-// Weave review protocol (weave-review.txt Phase 4; SPEC §12). Pure: randomness is a parameter.
+// Weave review protocol (weave-review.txt Phase 4; docs/review-pass.md#review-protocols). Pure: randomness is a parameter.
 export { WeaveInputSchema, WEAVE_SEVERITIES, VERIFICATIONS, LANE_FAILURES, MAX_LANES } from './schema.js';
 export type { WeaveInput, WeaveLane, WeaveIssueInput, WeaveSeverity, Verification } from './schema.js';
 export { assignBlindLabels, MIN_SEED_BYTES } from './blind-labels.js';

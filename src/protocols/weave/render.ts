@@ -1,5 +1,5 @@
 // JSON and Markdown reports of a weave synthesis (weave-review.txt "Present the report", "Reveal
-// After Scoring", Rules: "Never modify project code"; SPEC §12).
+// After Scoring", Rules: "Never modify project code"; docs/review-pass.md#review-protocols).
 import { canonicalJson } from '../../core/canonical.js';
 import { mdCode, mdText } from '../two-pass/markdown-text.js';
 import type { WeaveFinding, WeaveResult } from './adjudicate.js';

@@ -1,8 +1,8 @@
-// Migration 0002: authority requests, records and their one-time consumption (SPEC §11), and the
-// history of policy / trust-root updates (SPEC §5, §13). SQL only; the reducers that write these
+// Migration 0002: authority requests, records and their one-time consumption (docs/authority.md#human-authority-records), and the
+// history of policy / trust-root updates (docs/state.md#the-store, docs/policy.md#policy-and-trust-root). SQL only; the reducers that write these
 // tables are in ../reducers/authority.ts.
 //
-// One-time facts are constraints, not just checks (SPEC §5): a nonce belongs to one request
+// One-time facts are constraints, not just checks (docs/state.md#the-store): a nonce belongs to one request
 // (UNIQUE), a request yields at most one record (UNIQUE request), a record is consumed at most once
 // (PRIMARY KEY record), and one consumed record replaces a pin at most once (UNIQUE record).
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
@@ -44,7 +44,7 @@ export const AUTHORITY_SQL = `
     CHECK (expires_at > issued_at)
   ) STRICT;
 
-  -- Recorded authority records: the exact envelope bytes (SPEC §5) and the fields of its statement
+  -- Recorded authority records: the exact envelope bytes (docs/state.md#the-store) and the fields of its statement
   -- that consumers query. A request yields at most one record (the nonce is single-use).
   CREATE TABLE authority_records (
     id             TEXT    PRIMARY KEY CHECK (id GLOB '${RECORD_GLOB}'),
@@ -62,7 +62,7 @@ export const AUTHORITY_SQL = `
     recorded_seq   INTEGER NOT NULL UNIQUE CHECK (recorded_seq >= 1)
   ) STRICT;
 
-  -- Consumption: a record is judged and used exactly once, at this log position (SPEC §11).
+  -- Consumption: a record is judged and used exactly once, at this log position (docs/authority.md#human-authority-records).
   CREATE TABLE authority_consumptions (
     record       TEXT    PRIMARY KEY REFERENCES authority_records(id),
     operation    TEXT    NOT NULL CHECK (operation IN (${OPERATIONS})),
@@ -71,7 +71,7 @@ export const AUTHORITY_SQL = `
     consumed_seq INTEGER NOT NULL UNIQUE CHECK (consumed_seq >= 1)
   ) STRICT;
 
-  -- Every replacement of the pinned policy or trust root (SPEC §5, §13): the log position from
+  -- Every replacement of the pinned policy or trust root (docs/state.md#the-store, docs/policy.md#policy-and-trust-root): the log position from
   -- which the new document is in force (receipts before it stop counting: every streak restarts),
   -- the digests before and after, the new bytes, and the consumed record that authorised it.
   CREATE TABLE pin_updates (

@@ -1,4 +1,4 @@
-// Migration 0003: scope versions of units (SPEC §6.3) and the source digests each one binds (§6.1).
+// Migration 0003: scope versions of units (docs/contract.md#scope-history) and the source digests each one binds (docs/contract.md#validation-rules).
 // SQL only; written by the `scope_bind` reducer (reducers/scope.ts). See docs/state.md.
 //
 // A scope version is immutable once bound: the exact contract bytes, their digests, the digests of
@@ -15,7 +15,7 @@ export const SCOPE_SQL = `
     work_revision   INTEGER NOT NULL CHECK (work_revision >= 0),
     scope_changed   INTEGER NOT NULL CHECK (scope_changed IN (0, 1)),
     contract_bytes  BLOB    NOT NULL,
-    -- sha256 of the exact file bytes, and the SPEC §3 digest of the parsed contract.
+    -- sha256 of the exact file bytes, and the docs/threat-model.md#rules-that-hold-everywhere digest of the parsed contract.
     contract_file_digest TEXT NOT NULL CHECK (contract_file_digest GLOB '${DIGEST_GLOB}'),
     contract_digest TEXT    NOT NULL CHECK (contract_digest GLOB '${DIGEST_GLOB}'),
     sources_digest  TEXT    NOT NULL CHECK (sources_digest GLOB '${DIGEST_GLOB}'),

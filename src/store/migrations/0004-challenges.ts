@@ -1,11 +1,11 @@
-// Migration 0004: review challenges (SPEC §7.1, §10.1; issue 3 item 8). SQL only; written by the
+// Migration 0004: review challenges (docs/bundle.md#views, docs/decision.md#the-rules-in-short; docs/state.md#review-challenge). SQL only; written by the
 // `challenge_issue` and `challenge_sweep` reducers (reducers/challenges.ts). See docs/state.md for
 // every column and for the status transitions the runs domain may add.
 //
 // One row per issued challenge with every digest bound at issuance. `ordinal` numbers the
 // challenges of one (unit, stage, slot, content digest) from 1: the UNIQUE constraint makes two
 // racing issuers unable to take the same ordinal, and the issuer refuses ordinals beyond the
-// policy's max_runs_per_content (SPEC §7.2 "Runs are rate-limited ... lease cycles cannot reset the
+// policy's max_runs_per_content (docs/reviewers.md#reviewer-output "Runs are rate-limited ... lease cycles cannot reset the
 // budget"), so the budget holds even under concurrency.
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
 const DIGEST_GLOB = `sha256:${hexGlob(64)}`;

@@ -1,6 +1,6 @@
-// Migration 0005: review runs (SPEC §9): the claim, and its one outcome — a receipt or ABORTED.
+// Migration 0005: review runs (docs/runner.md#the-run-step-by-step): the claim, and its one outcome — a receipt or ABORTED.
 //
-// One-time facts are UNIQUE constraints (SPEC §5): one run per challenge, one execution id, one
+// One-time facts are UNIQUE constraints (docs/state.md#the-store): one run per challenge, one execution id, one
 // receipt per run, so two processes racing on one challenge yield exactly one run. `status` moves
 // claimed → receipt | aborted exactly once (reducers/runs.ts guards every transition).
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
@@ -34,7 +34,7 @@ export const RUNS_SQL = `
   CREATE INDEX runs_claimed ON runs(unit) WHERE status = 'claimed';
   CREATE INDEX runs_unit_stage_slot ON runs(unit, stage, slot);
 
-  -- Receipts are stored as the exact envelope bytes (SPEC §5); the columns beside them are
+  -- Receipts are stored as the exact envelope bytes (docs/state.md#the-store); the columns beside them are
   -- derived from the verified payload at commit, for indexed queries by the decision rules.
   CREATE TABLE receipts (
     id                    TEXT    PRIMARY KEY CHECK (id GLOB '${DIGEST_GLOB}'),
@@ -56,6 +56,6 @@ export const RUNS_SQL = `
   CREATE INDEX receipts_unit_stage ON receipts(unit, stage, log_seq);
 
   -- review-run finds the hash-chained challenge_issue entry of a challenge by its time (= issued_at)
-  -- to prove the challenge row was not edited (SPEC §9 step 1; store/runs.ts challengeIssueEntry).
+  -- to prove the challenge row was not edited (docs/runner.md#the-run-step-by-step step 1; store/runs.ts challengeIssueEntry).
   CREATE INDEX log_challenge_issue_time ON log(time) WHERE type = 'challenge_issue';
 `;

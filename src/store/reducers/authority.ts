@@ -1,4 +1,4 @@
-// Log entry types of the authority domain (SPEC §5, §11, §13). Spread into ../reducers.ts.
+// Log entry types of the authority domain (docs/state.md#the-store, docs/authority.md#human-authority-records, docs/policy.md#policy-and-trust-root). Spread into ../reducers.ts.
 //
 //   authority_request  a one-time nonce and the exact statement to sign (from `authority request`)
 //   authority_record   the exact envelope bytes of a verified record of that request
@@ -55,7 +55,7 @@ function pinUpdateReducer(kind: 'policy' | 'trust') {
     unitOf: () => null,
     apply(db: Db, p) {
       const bytes = Buffer.from(p.bytes_b64, 'base64');
-      // The pinned digest is the canonical digest of the document's bytes (pins.ts, SPEC §3).
+      // The pinned digest is the canonical digest of the document's bytes (pins.ts, docs/threat-model.md#rules-that-hold-everywhere).
       assertPinDigest(bytes, p.digest, kind);
       const swap = db
         .prepare('UPDATE pins SET digest = ?, bytes = ?, pinned_at = ? WHERE kind = ? AND digest = ?')

@@ -1,4 +1,4 @@
-// Reducers of review challenges (SPEC §7.1, §10.1; issue 3 item 8).
+// Reducers of review challenges (docs/bundle.md#views, docs/decision.md#the-rules-in-short; docs/state.md#review-challenge).
 //
 // - `challenge_issue`: one open challenge with every digest bound at issuance. The reducer
 //   re-checks what must hold at its log position — the unit's scope version, epoch and work
@@ -7,12 +7,12 @@
 //   (digests, slot, reviewer, TTL, budget, view: `assertIssuedUnderPins`) — so a forged, reordered
 //   or rewritten entry cannot replay (docs/audit.md "Replay builds only what the live path could
 //   have built").
-// - `challenge_sweep`: open challenges whose expiry has passed become `expired` (SPEC §5: sweeping
+// - `challenge_sweep`: open challenges whose expiry has passed become `expired` (docs/state.md#the-store: sweeping
 //   expired challenges is itself a logged change). One entry per unit, like `lease_sweep`.
 import * as z from 'zod';
 import { STAGES } from '../../core/receipt-predicate.js';
 import { isGovernedError } from '../../core/errors.js';
-import { decodeUtf8 } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { loadPolicy } from '../../core/policy.js';
 import { ROLE_STAGES } from '../../core/policy-rules.js';
 import type { Policy } from '../../core/policy.js';
@@ -88,7 +88,7 @@ const own = <T>(o: Readonly<Record<string, T>>, k: string): T | undefined => (Ob
 /**
  * The view the live path builds for (stage, slot) — core/bundle/views.ts `viewFor(stage, slot).name`:
  * a role stage's slot sees its role's view, any other stage the complete view. Restated here so the
- * store does not load the bundle schema at start; test/s4-replay-challenge.test.ts checks it equals
+ * store does not load the bundle schema at start; test/store-replay-challenge.test.ts checks it equals
  * `viewFor` for every stage and slot.
  */
 export function viewNameOf(stage: string, slot: string): string {
@@ -96,8 +96,8 @@ export function viewNameOf(stage: string, slot: string): string {
 }
 
 /**
- * The challenge is one the live path issues under the pins in force at this log position (SPEC §5
- * replay, §7.1, §7.2, §13; flows/challenge.ts + store/challenges.ts `issueChallengeIn`): the policy
+ * The challenge is one the live path issues under the pins in force at this log position (docs/state.md#the-store
+ * replay, docs/bundle.md#views, docs/reviewers.md#reviewer-output, docs/policy.md#policy-and-trust-root; flows/challenge.ts + store/challenges.ts `issueChallengeIn`): the policy
  * and trust digests are the pinned ones (the `pins` rows, which `store_init` / `policy_update` /
  * `trust_update` replace as replay reaches them, so they are the pins of this position); the stage
  * and slot are listed by that policy and the reviewer (name, sha256, interpreter) is the slot's —
@@ -135,8 +135,8 @@ export const CHALLENGE_REDUCERS = {
     unitOf: (p) => p.unit,
     apply(db, p) {
       assertIssuedUnderPins(db, p);
-      // Bound to the unit's state at this log position (SPEC §6.2): current scope version and counters,
-      // the unit's own baseline, and no mutation lease active anywhere (SPEC §2: no review is issued
+      // Bound to the unit's state at this log position (docs/contract.md#the-states-a-receipt-is-judged-against): current scope version and counters,
+      // the unit's own baseline, and no mutation lease active anywhere (docs/overview.md#words: no review is issued
       // while any lease is active).
       const state = db
         .prepare(

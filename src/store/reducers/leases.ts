@@ -1,8 +1,8 @@
-// Reducers of mutation leases (SPEC §2, §6.2; issue 3 item 7).
+// Reducers of mutation leases (docs/overview.md#words, docs/contract.md#the-states-a-receipt-is-judged-against; docs/state.md#writers-and-leases).
 //
 // Both ending a lease by release and ending it by expiry increment the unit's work_revision: a lease
 // declares "I am changing the workspace", so whatever state follows it is a new work state even if
-// its bytes equal an earlier one (SPEC §6.2: A→B→A still restarts a streak). If expiry did not
+// its bytes equal an earlier one (docs/contract.md#the-states-a-receipt-is-judged-against: A→B→A still restarts a streak). If expiry did not
 // count, a writer could edit under a lease, let it lapse instead of releasing it, and keep a streak
 // earned on the pre-lease state.
 import * as z from 'zod';
@@ -10,8 +10,8 @@ import { leaseId, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
 
-/** SPEC §4.1 `lease acquire --ttl`: the cap, one constant for the live check (store/leases.ts) and replay. */
-export const MAX_LEASE_TTL_SECONDS = 7 * 24 * 3600;
+/** docs/commands.md#what-each-command-guarantees `lease acquire --ttl`: the cap, one constant for the live check (store/leases.ts) and replay. */
+import { LEASE_MAX_TTL_SECONDS as MAX_LEASE_TTL_SECONDS } from '../../core/limits.js'; export { MAX_LEASE_TTL_SECONDS };
 
 function bumpWorkRevision(db: Db, unit: string): void {
   const r = db.prepare('UPDATE units SET work_revision = work_revision + 1 WHERE id = ?').run(unit);
@@ -26,8 +26,8 @@ export const LEASE_REDUCERS = {
     unitOf: (p) => p.unit,
     apply(db, p) {
       // The live path refuses a TTL over 7 days (lease_ttl_invalid); replay must not build a lease
-      // the live path could not have (SPEC §5: replay rebuilds what the live path built), else a
-      // forged entry holds a unit's lease — and blocks every review (SPEC §2) — for years.
+      // the live path could not have (docs/state.md#the-store: replay rebuilds what the live path built), else a
+      // forged entry holds a unit's lease — and blocks every review (docs/overview.md#words) — for years.
       if (p.expires_at - p.acquired_at > MAX_LEASE_TTL_SECONDS) expectChanges(0, 1, p.lease);
       const r = db
         .prepare(

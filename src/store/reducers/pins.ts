@@ -1,21 +1,20 @@
-// Reducer of `store_init` (SPEC §4.1 init, §13): pin the policy and trust root, digest and bytes.
-// Later `policy_update` / `trust_update` entries replace these rows (issue 3 item 1).
+// Reducer of `store_init` (docs/commands.md#what-each-command-guarantees init, docs/policy.md#policy-and-trust-root): pin the policy and trust root, digest and bytes.
+// Later `policy_update` / `trust_update` entries replace these rows (docs/state.md#init).
 import * as z from 'zod';
-import { digestOf } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
-import { parseStructured } from '../../core/strict-parse.js';
+import { parsePinDocument } from '../../core/pin-document.js';
 import { digest, seconds } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 
 /**
  * A pinned document's recorded digest must be the canonical digest of its recorded bytes (pins.ts,
- * SPEC §3) — at init and at every update, on the live path and on replay, so a log whose pin entry
+ * docs/threat-model.md#rules-that-hold-everywhere) — at init and at every update, on the live path and on replay, so a log whose pin entry
  * names one digest and carries other bytes does not apply (an audit replays it and fails).
  */
 export function assertPinDigest(bytes: Buffer, recorded: string, kind: 'policy' | 'trust'): void {
   let actual: string;
   try {
-    actual = digestOf(parseStructured(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), ''));
+    actual = parsePinDocument(bytes, kind).digest;
   } catch {
     fail('log_entry_not_applicable', [kind]);
   }

@@ -1,4 +1,4 @@
-// The shape of one log entry type (SPEC §5): its closed payload schema, which unit it concerns,
+// The shape of one log entry type (docs/state.md#the-store): its closed payload schema, which unit it concerns,
 // and its pure reducer. A reducer only writes SQL derived from the payload: no clock, no
 // randomness, no reads of the file system, so applying the log in order always rebuilds the same
 // tables. The live path (`tx.append`) and replay (`replayInto`) both call `apply`.

@@ -1,10 +1,11 @@
-// Log entry types of review runs (SPEC §9): `run_claim` (step 3), `run_receipt` (step 9) and
+// Log entry types of review runs (docs/runner.md#the-run-step-by-step): `run_claim` (step 3), `run_receipt` (step 9) and
 // `run_abort` (any failure after the claim, or a claim whose runner is gone / deadline passed).
 // Every transition is a guarded UPDATE that must change exactly one row, so a replayed or forged
 // entry that does not follow from the state before it fails (`log_entry_not_applicable`).
 import * as z from 'zod';
 import { sha256Digest } from '../../core/canonical.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
+import { STAGES } from '../../core/review-vocabulary.js';
 import { bootId, digest, pid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
@@ -13,15 +14,15 @@ import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry } from '../receipt-entries.js';
 const runId = z.string().regex(/^RUN-[0-9a-f]{32}$/);
 const executionId = z.string().regex(/^EXE-[0-9a-f]{32}$/);
 const challengeId = z.string().regex(/^CHL-[0-9a-f]{32}$/);
-const stage = z.enum(['planning', 'development', 'test', 'integration']);
+const stage = z.enum(STAGES);
 const slot = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-/** Closed failure codes an ABORTED run records (error codes of SPEC §4.2, never free text). */
+/** Closed failure codes an ABORTED run records (error codes of docs/commands.md#exit-codes, never free text). */
 const abortCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 
 /**
- * The indexed receipt columns are derived from the envelope (SPEC §5 "receipts are stored as the
- * exact envelope bytes"): the receipt id is the sha256 of the payload bytes (SPEC §8) and the payload
+ * The indexed receipt columns are derived from the envelope (docs/state.md#the-store "receipts are stored as the
+ * exact envelope bytes"): the receipt id is the sha256 of the payload bytes (docs/formats.md#receipt) and the payload
  * names this run, challenge, unit, stage, slot, verdict and these state digests. Pure: no trust root
  * is needed for this consistency check (signatures are verified at commit and by `verify`/`gate`).
  */
@@ -89,9 +90,9 @@ export const RUN_REDUCERS = {
     unitOf: (p) => p.unit,
     apply(db, p) {
       // The challenge must be open and unexpired at the claim: exactly one claim can win. And no
-      // mutation lease may be active anywhere at that log position (SPEC §2, §9 step 2).
+      // mutation lease may be active anywhere at that log position (docs/overview.md#words, docs/runner.md#the-run-step-by-step step 2).
       // The claim runs the reviewer the challenge pinned (flows/run/claim.ts takes both from the
-      // challenge, SPEC §7.1, §9 step 3): a forged claim naming another reviewer program does not apply.
+      // challenge, docs/bundle.md#views, docs/runner.md#the-run-step-by-step step 3): a forged claim naming another reviewer program does not apply.
       const c = db
         .prepare(
           `UPDATE challenges SET status = 'claimed'
@@ -148,8 +149,8 @@ export const RUN_REDUCERS = {
     unitOf: (p) => p.unit,
     apply(db, p) {
       const seq = currentSeq(db);
-      // At its log position (SPEC §9 step 9): the claim is still open and within its deadline, and no
-      // mutation lease is active anywhere (SPEC §2: no review is ingested while any lease is active).
+      // At its log position (docs/runner.md#the-run-step-by-step step 9): the claim is still open and within its deadline, and no
+      // mutation lease is active anywhere (docs/overview.md#words: no review is ingested while any lease is active).
       const r = db
         .prepare(
           `UPDATE runs SET status = 'receipt', ended_at = ?, end_seq = ?
@@ -158,7 +159,7 @@ export const RUN_REDUCERS = {
         )
         .run(p.recorded_at, seq, p.run, p.challenge, p.unit, p.stage, p.slot, p.recorded_at, p.recorded_at);
       expectChanges(r.changes, 1, p.run);
-      // The receipt is about exactly the state its challenge bound (SPEC §6.2): a forged entry naming
+      // The receipt is about exactly the state its challenge bound (docs/contract.md#the-states-a-receipt-is-judged-against): a forged entry naming
       // other digests does not apply.
       const c = db
         .prepare(

@@ -1,9 +1,9 @@
-// Reducer of `scope_bind` (SPEC §6.2, §6.3): bind one scope version of a unit. `unit create` appends
+// Reducer of `scope_bind` (docs/contract.md#the-states-a-receipt-is-judged-against, docs/contract.md#scope-history): bind one scope version of a unit. `unit create` appends
 // it as version 1 right after `unit_create` in the same transaction; `unit bind` appends the next
 // version. The payload carries everything the tables hold (exact contract bytes, digests, the diff
 // and the consumed authority ids), so replay rebuilds them without reading any file.
 //
-// Counters (SPEC §6.2, §6.3):
+// Counters (docs/contract.md#the-states-a-receipt-is-judged-against, docs/contract.md#scope-history):
 // - version 1 takes scope_epoch 0 → 1 and leaves work_revision as created (0);
 // - every later bind increments work_revision, and scope_epoch when `scope_changed`.
 // The reducer re-derives both from the unit's current row and refuses a payload that disagrees, so
@@ -15,7 +15,7 @@ import { CONTRACT_ID_RE, isRelationId, sortedUnique } from '../../core/contract/
 import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
 import { canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { isGovernedError } from '../../core/errors.js';
-import { decodeUtf8 } from '../../core/structured.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { diffScope, requireAuthorityForNarrowing } from '../../core/contract/scope-diff.js';
 import { AUTHORITY_OPERATIONS, type Contract } from '../../core/contract/schema.js';
 import { parseContractText } from '../../core/contract/text.js';
@@ -65,12 +65,12 @@ export const scopeBindPayload = z
 
 export type ScopeBindPayload = z.infer<typeof scopeBindPayload>;
 
-/** The operations a contract can cite, i.e. the scope-changing ones (SPEC §6.3, §11). */
+/** The operations a contract can cite, i.e. the scope-changing ones (docs/contract.md#scope-history, docs/authority.md#human-authority-records). */
 const SCOPE_OPERATIONS: ReadonlySet<string> = new Set(AUTHORITY_OPERATIONS);
 
 /**
  * What the live bind (flows/unit-bind.ts) guarantees about the authority of a bind, re-asserted on
- * replay (SPEC §6.3: narrowing needs signed authority; §11: a record is consumed once, for one unit):
+ * replay (docs/contract.md#scope-history: narrowing needs signed authority; docs/authority.md#human-authority-records: a record is consumed once, for one unit):
  * every cited record was consumed for this unit by a scope operation in the bind's own transaction
  * (same log time, an earlier entry) and cited by no earlier version; the records name disjoint IDs
  * whose union is exactly the narrowing; no record ⇒ no narrowing. Without this a forged entry could
@@ -128,7 +128,7 @@ const recentContracts: { readonly bytes: Buffer; readonly contract: Contract | n
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
- * What the live bind computed from the bytes, recomputed here (SPEC §5 replay, §6.3): the contract
+ * What the live bind computed from the bytes, recomputed here (docs/state.md#the-store replay, docs/contract.md#scope-history): the contract
  * digest (`contractDigest` of the parsed bytes, as unit-create.ts / unit-bind.ts record it), the
  * sources digest of the recorded source list and that list naming exactly the contract's sources
  * (readBaselineSources digests every source of the contract), and — for version ≥ 2 — the diff and
@@ -186,7 +186,7 @@ export const SCOPE_REDUCERS = {
       expectChanges(sha256Digest(contractBytes) === p.contract_file_digest ? 1 : 0, 1, `${p.unit}:scope:${p.version}`);
       assertBindDerived(db, p, contractBytes);
       assertBindAuthority(db, p);
-      // Counters move exactly as SPEC §6.2/§6.3 say, from the unit's current values.
+      // Counters move exactly as docs/contract.md#the-states-a-receipt-is-judged-against, docs/contract.md#scope-history say, from the unit's current values.
       const epochBefore = p.scope_epoch - (p.scope_changed ? 1 : 0);
       const revisionBefore = p.work_revision - (p.version > 1 ? 1 : 0);
       const u = db

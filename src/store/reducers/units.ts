@@ -1,4 +1,4 @@
-// Reducer of `unit_create` (SPEC §2, §6.2): a unit with its baseline, work_revision 0, scope_epoch 0.
+// Reducer of `unit_create` (docs/overview.md#words, docs/contract.md#the-states-a-receipt-is-judged-against): a unit with its baseline, work_revision 0, scope_epoch 0.
 import * as z from 'zod';
 import { gitOid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
@@ -9,7 +9,7 @@ export const UNIT_REDUCERS = {
     unitOf: (p) => p.unit,
     apply(db, p) {
       // store/units.ts refuses a commit and tree of different hash lengths (one repository has one
-      // object format, SHA-1 or SHA-256): replay must not build a unit the live path could not (SPEC §5).
+      // object format, SHA-1 or SHA-256): replay must not build a unit the live path could not (docs/state.md#the-store).
       expectChanges(p.baseline_commit.length === p.baseline_tree.length ? 1 : 0, 1, p.unit);
       const r = db
         .prepare(

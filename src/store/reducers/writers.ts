@@ -1,4 +1,4 @@
-// Reducer of `writer_register` (SPEC §4.1 writer register): a session and its process identity.
+// Reducer of `writer_register` (docs/commands.md#what-each-command-guarantees writer register): a session and its process identity.
 import * as z from 'zod';
 import { bootId, pid, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';

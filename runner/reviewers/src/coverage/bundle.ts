@@ -1,4 +1,4 @@
-// Reading the review bundle at $GOVERNED_BUNDLE (SPEC §7.1, §7.3; docs/bundle.md and
+// Reading the review bundle at $GOVERNED_BUNDLE (docs/bundle.md#views, docs/reviewers.md#the-reviewers-world; docs/bundle.md and
 // docs/schemas/bundle.schema.json are the format). The reviewer trusts nothing it cannot check, so a bundle
 // is accepted only when:
 //   - its bytes are valid UTF-8 and exactly the RFC 8785 form of the parsed value (this also rules
@@ -6,7 +6,7 @@
 //   - every object is closed and every field has its schema type (shape.ts);
 //   - the view is coherent: `sections` holds exactly `view.included`, in SECTION_NAMES order, and
 //     no section is both included and withheld; the contract form matches the stage (planning form
-//     only in planning, SPEC §6.2);
+//     only in planning, docs/contract.md#the-states-a-receipt-is-judged-against);
 //   - every base64 field is canonical base64 and hashes to the digest beside it (sources' `digest`,
 //     files' `sha256`), every change id is derived from its path (docs/bundle.md `CHG-…`), atom spans
 //     lie inside their source's bytes, every implementation and evidence ID a directive names is
@@ -38,7 +38,7 @@ import {
 } from './shape.js';
 
 export const BUNDLE_SCHEMA_ID = 'governed.review-bundle/v1';
-export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
+import { STAGES } from '../../../../src/core/review-vocabulary.js'; export { STAGES };
 export const SECTION_NAMES = [
   'sources',
   'source_map',
@@ -197,7 +197,7 @@ const criterion = (x: unknown): Criterion => {
 
 function contract(v: unknown, stage: Stage): FullContract | PlanningContract {
   const form = obj(v, ['form'], ['title', 'directives', 'implementations', 'evidence']).form;
-  // SPEC §6.2: planning bundles carry the planning view of the contract, every other stage the full one.
+  // docs/contract.md#the-states-a-receipt-is-judged-against: planning bundles carry the planning view of the contract, every other stage the full one.
   check(form === (stage === 'planning' ? 'planning' : 'full'));
   if (form === 'planning') {
     const o = obj(v, ['form', 'title', 'directives']);
@@ -234,7 +234,7 @@ function contract(v: unknown, stage: Stage): FullContract | PlanningContract {
     const e = obj(x, ['id', 'kind', 'paths']);
     return { id: id(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS), paths: arr(e.paths, path) };
   });
-  // Every implementation and evidence a directive names is defined (SPEC §6.1 mappings).
+  // Every implementation and evidence a directive names is defined (docs/contract.md#validation-rules mappings).
   const implIds = new Set(implementations.map((i) => i.id));
   const evidenceIds = new Set(evidence.map((e) => e.id));
   for (const d of directives) check(d.implementations.every((i) => implIds.has(i)) && d.evidence.every((e) => evidenceIds.has(e)));
@@ -330,7 +330,7 @@ function sectionsOf(v: unknown, stage: Stage): Sections {
     });
     out.baseline_files = { files: fileEntries(b.files) };
   }
-  // docs/bundle.md: no bundle carries `preservation` until SPEC §11 preservation exists.
+  // docs/bundle.md: no bundle carries `preservation` until docs/authority.md#human-authority-records preservation exists.
   check(!('preservation' in o));
   if ('prior_receipts' in o) {
     out.prior_receipts = arr(o.prior_receipts, (x) => {

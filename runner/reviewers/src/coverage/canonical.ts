@@ -1,5 +1,5 @@
-// A tiny RFC 8785 (JCS) serializer for the coverage reviewer (SPEC §7.2: stdout must be exactly the
-// canonical form of one object). The reviewer is a pinned, self-contained program (SPEC §8.1), so it
+// A tiny RFC 8785 (JCS) serializer for the coverage reviewer (docs/reviewers.md#reviewer-output: stdout must be exactly the
+// canonical form of one object). The reviewer is a pinned, self-contained program (docs/formats.md#attestors), so it
 // cannot load governed's `canonicalize` dependency; its values are a closed domain — strings, safe
 // integers, booleans, null, arrays and plain objects (booleans and null only occur in the bundle,
 // whose canonical form is re-checked on input) — for which RFC 8785 reduces to:
@@ -18,7 +18,7 @@ export class NotCanonicalizable extends Error {
   }
 }
 
-const MAX_DEPTH = 64;
+import { JSON_MAX_DEPTH as MAX_DEPTH } from '../../../../src/core/limits.js';
 
 function isWellFormed(s: string): boolean {
   // String.prototype.isWellFormed is native in Node 20 (V8 >= 11.1).
@@ -75,7 +75,7 @@ export function canonicalJson(value: unknown): string {
   return out.join('');
 }
 
-/** Order by UTF-8 bytes (SPEC §7.2 "every list sorted (by UTF-8 bytes)"). */
+/** Order by UTF-8 bytes (docs/reviewers.md#reviewer-output "every list sorted (by UTF-8 bytes)"). */
 export function compareUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -1,4 +1,4 @@
-// Opaque findings (SPEC §7.2): closed codes, classes and severities, 1–4 sorted unique refs that
+// Opaque findings (docs/reviewers.md#reviewer-output): closed codes, classes and severities, 1–4 sorted unique refs that
 // are IDs of the view, at most 32 per output, sorted and unique. Findings are ordered by the UTF-8
 // bytes of their canonical JSON, the order the runner's parser (src/core/review-output.ts) and the
 // receipt predicate check. When a bundle has more than 32 gaps the 32 most severe are kept (ties broken by that
@@ -10,8 +10,8 @@ import { canonicalJson, compareUtf8 } from './canonical.js';
 import { FINDING_CODES, FINDING_CLASSES, SEVERITIES } from '../../../../src/core/review-vocabulary.js';
 
 export { FINDING_CODES, FINDING_CLASSES, SEVERITIES };
-export const MAX_FINDINGS = 32;
-export const MAX_REFS = 4;
+import { REVIEW_MAX_FINDINGS as MAX_FINDINGS } from '../../../../src/core/limits.js';
+import { REVIEW_MAX_REFS as MAX_REFS } from '../../../../src/core/limits.js';
 
 export interface Finding {
   readonly code: (typeof FINDING_CODES)[number];
@@ -20,7 +20,7 @@ export interface Finding {
   readonly refs: readonly string[];
 }
 
-/** A finding of this reviewer violates SPEC §7.2 — a bug here, never the bundle's fault. */
+/** A finding of this reviewer violates docs/reviewers.md#reviewer-output — a bug here, never the bundle's fault. */
 export class InvalidFinding extends Error {
   constructor() {
     super('invalid_finding');

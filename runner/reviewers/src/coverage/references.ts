@@ -1,6 +1,6 @@
-// Does an evidence file reference an implementation file? (issue 4 item 3: "each evidence file
+// Does an evidence file reference an implementation file? (docs/reviewers.md#the-coverage-reviewer: "each evidence file
 // actually references its directive's implementation (imports it or names it)"). The bundle shows
-// the reviewer the bytes of every target, implementation and evidence file (SPEC §7.1
+// the reviewer the bytes of every target, implementation and evidence file (docs/bundle.md#views
 // `current_files`), and nothing else, so references are decided from those bytes alone:
 //
 // An IMPORT EDGE from file F to a visible file P exists when F contains
@@ -113,7 +113,7 @@ const TRAIL_CHAR = /[A-Za-z0-9_\-/]/;
  * when the segment before that `/` is empty (a rooted `/bin/tool.mjs`, `${ROOT}/bin/tool.mjs`), `.`
  * or `..` (a relative spelling `./bin/tool.mjs`, `../bin/tool.mjs`), or a `$VARIABLE`. Any other
  * segment makes it a LONGER path that merely ends with P (`vendor/bin/tool.mjs` is another file):
- * naming that is not naming P, and counting it answered CLEAN on a real trace gap (SPEC §7.2
+ * naming that is not naming P, and counting it answered CLEAN on a real trace gap (docs/reviewers.md#reviewer-output
  * `trace_gap`; docs/reviewers.md).
  */
 function slashKeepsToken(text: string, slash: number): boolean {

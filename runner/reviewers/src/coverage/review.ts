@@ -1,8 +1,8 @@
-// The coverage reviewer's pure core: bundle bytes in, review-output text out (SPEC §7.2).
+// The coverage reviewer's pure core: bundle bytes in, review-output text out (docs/reviewers.md#reviewer-output).
 //   {"coverage": <the bundle's coverage, echoed exactly>, "findings": [...],
 //    "schema": "governed.review-output/v1", "verdict": "CLEAN" | "DIRTY"}
 // as RFC 8785 text, CLEAN exactly when there are no findings. The checks run on whichever sections
-// the view includes (SPEC §7.1: each role sees different sections); a view none of whose sections a
+// the view includes (docs/bundle.md#views: each role sees different sections); a view none of whose sections a
 // check needs echoes the coverage and is CLEAN. docs/reviewers.md lists what is checked per view.
 import { readBundle, COVERAGE_KINDS } from './bundle.js';
 import { canonicalJson } from './canonical.js';

@@ -1,7 +1,7 @@
-// Hand-written shape checks for the bundle reader (the reviewer imports no zod: SPEC §8.1 pins one
+// Hand-written shape checks for the bundle reader (the reviewer imports no zod: docs/formats.md#attestors pins one
 // self-contained file, and its cold start counts against every run). Every object is closed: a
 // missing or unknown key is malformed, exactly as docs/schemas/bundle.schema.json says. The error never
-// names the offending key or value (SPEC §3 "No secrets in output").
+// names the offending key or value (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
 
 /** The bundle is not one this reviewer can trust: exit non-zero with no stdout. */
 export class Malformed extends Error {
@@ -58,7 +58,7 @@ export function nullable<T>(v: unknown, item: (x: unknown) => T): T | null {
   return v === null ? null : item(v);
 }
 
-// The ID alphabet of SPEC §6.1 and the relation form of §7.3 (docs/schemas/bundle.schema.json).
+// The ID alphabet of docs/contract.md#validation-rules and the relation form of §7.3 (docs/schemas/bundle.schema.json).
 export const ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 export const RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
 export const RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;

@@ -1,7 +1,7 @@
-// Checks over the full contract (development, test and integration bundles; SPEC §7.1: the
+// Checks over the full contract (development, test and integration bundles; docs/bundle.md#views: the
 // `complete` view and the `implementation_test` role). These are the facts issuance cannot judge:
 // issuance proves the contract is well-formed and that every changed path is covered
-// (`contract_change_uncovered`, SPEC §6.1), but not that the work it claims is real. Each check
+// (`contract_change_uncovered`, docs/contract.md#validation-rules), but not that the work it claims is real. Each check
 // needs the sections named beside it and is skipped in a view that lacks them:
 //
 //   trace_gap       contract + current_files  a test/benchmark evidence item of a live directive
@@ -22,7 +22,7 @@
 //                                             was deleted (existed at the baseline, absent now)
 //
 // "Live" = active or done; deferred/superseded/abandoned directives are disposed by tombstones
-// (SPEC §6.1) and have nothing left to prove. docs/reviewers.md documents every rule.
+// (docs/contract.md#validation-rules) and have nothing left to prove. docs/reviewers.md documents every rule.
 import type { Change, FileEntry, Sections } from '../bundle.js';
 import { compareUtf8 } from '../canonical.js';
 import { finding, type Finding } from '../findings.js';

@@ -1,5 +1,5 @@
-// Authority and release (SPEC §7.1 `authority_release` role and the `complete` view: the
-// `scope_history` section). SPEC §6.3: every narrowing bind needs a signed authority record, and
+// Authority and release (docs/bundle.md#views `authority_release` role and the `complete` view: the
+// `scope_history` section). docs/contract.md#scope-history: every narrowing bind needs a signed authority record, and
 // the scope history records, per version, the narrowed IDs and the authority records consumed.
 // `unit bind` enforces this when it binds; the reviewer re-checks the recorded history it is shown,
 // so a history edited behind the tool's back (or a bind path that forgot the rule) cannot pass a

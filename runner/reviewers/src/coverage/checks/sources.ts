@@ -1,6 +1,6 @@
-// Source fidelity (SPEC §7.1 `source_fidelity` role and the `complete` view: the `sources` section,
+// Source fidelity (docs/bundle.md#views `source_fidelity` role and the `complete` view: the `sources` section,
 // exact bytes and atoms). Issuance proves the atoms tile each source byte-exactly and that every
-// obligation atom maps to a directive (SPEC §6.1); it cannot judge whether the writer — who drew
+// obligation atom maps to a directive (docs/contract.md#validation-rules); it cannot judge whether the writer — who drew
 // the atoms — classified a requirement as `context` so that it maps to nothing. That is silent
 // narrowing at the very first step.
 //

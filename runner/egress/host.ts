@@ -1,0 +1,179 @@
+// Starting and stopping the egress broker (docs/egress.md "The broker process"). The runner holds the
+// broker's pinned bytes (hashed and allowlisted by the caller), writes them into a fresh private
+// directory, and starts `node <copy>` with an EMPTY environment and no arguments; the configuration,
+// which carries the API key, goes over the broker's stdin, so the key is never in any argv or
+// environment. The socket lives in its own directory (0711, a neutral `governed-egress-` name: the
+// host path shows in the sandbox's /proc/self/mountinfo), so the sandbox uid can reach the socket
+// (0600, chowned to that uid by the broker) and nothing else of it.
+//
+// The runner — not the broker — chains the records (src/core/egress-rules.ts chainRecords): the
+// broker only reports them. A broker that exits before it was told to stop, or reports anything
+// that is not its record format, is a crashed broker (`egress_broker_failed`).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EGRESS_OUTCOMES, RECORD_METHODS, type EgressRecord } from '../../src/core/egress-rules.js';
+import { EGRESS_MAX_ROUTES } from '../../src/core/limits.js';
+
+export type RawEgressRecord = Omit<EgressRecord, 'seq' | 'prev'>;
+
+export interface BrokerStartConfig {
+  readonly provider: 'anthropic' | 'openai';
+  readonly model: string;
+  readonly host: string;
+  readonly port: number;
+  readonly transport: 'tls' | 'plain-loopback';
+  readonly allow_loopback: boolean;
+  readonly ca_pem: string | null;
+  readonly routes: readonly { readonly method: 'POST'; readonly path: string }[];
+  readonly key: string;
+  readonly phantom: string;
+  readonly socket_uid: number | null;
+  readonly caps: {
+    readonly requests: number;
+    readonly request_bytes: number;
+    readonly response_bytes: number;
+    readonly total_up: number;
+    readonly total_down: number;
+    readonly request_timeout_ms: number;
+    readonly connections: number;
+    readonly deadline_ms: number;
+  };
+}
+
+export interface BrokerOutcome {
+  readonly records: readonly RawEgressRecord[];
+  /** The broker exited on its own, was killed, or reported something malformed. */
+  readonly crashed: boolean;
+}
+
+export interface StartedBroker {
+  /** Host path of the socket (bind it into the sandbox). */
+  readonly socket: string;
+  readonly pid: number;
+  /** Records seen so far (a copy). */
+  records(): readonly RawEgressRecord[];
+  /** Close stdin (stop), wait for the broker to exit, remove its directories. */
+  stop(): Promise<BrokerOutcome>;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 5_000;
+const MAX_LINE = 64 * 1024;
+
+const isHexOrNull = (v: unknown): boolean => v === null || (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v));
+const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** A broker line's record, checked to be exactly the closed record shape; null when it is not. */
+export function parseRecord(v: unknown): RawEgressRecord | null {
+  if (v === null || typeof v !== 'object') return null;
+  const r = v as Record<string, unknown>;
+  const keys = Object.keys(r).sort().join(',');
+  if (keys !== 'at_ms,method,outcome,request,response,route,upstream_cert_sha256') return null;
+  const req = r.request as Record<string, unknown> | null;
+  const res = r.response as Record<string, unknown> | null;
+  if (!isCount(r.at_ms) || !(EGRESS_OUTCOMES as readonly unknown[]).includes(r.outcome) || !(RECORD_METHODS as readonly unknown[]).includes(r.method)) return null;
+  if (!(r.route === null || (Number.isSafeInteger(r.route) && (r.route as number) >= 0 && (r.route as number) < EGRESS_MAX_ROUTES))) return null;
+  if (req === null || typeof req !== 'object' || Object.keys(req).sort().join(',') !== 'bytes,sha256' || !isHexOrNull(req.sha256) || !isCount(req.bytes)) return null;
+  if (res === null || typeof res !== 'object' || Object.keys(res).sort().join(',') !== 'bytes,sha256,status' || !isHexOrNull(res.sha256) || !isCount(res.bytes)) return null;
+  if (!(res.status === null || (Number.isSafeInteger(res.status) && (res.status as number) >= 100 && (res.status as number) <= 599))) return null;
+  if (!isHexOrNull(r.upstream_cert_sha256)) return null;
+  return r as unknown as RawEgressRecord;
+}
+
+/** Start the broker from its pinned bytes; resolves once it listens (or rejects: not started). */
+export async function startBroker(brokerBytes: Buffer, config: BrokerStartConfig): Promise<StartedBroker> {
+  const base = realpathSync(tmpdir());
+  const programDir = mkdtempSync(join(base, 'governed-broker-'));
+  chmodSync(programDir, 0o700);
+  const socketDir = mkdtempSync(join(base, 'governed-egress-'));
+  // Traversable (not listable) by the sandbox uid, which must reach the socket inside.
+  chmodSync(socketDir, 0o711);
+  const socket = join(socketDir, 'egress.sock');
+  const program = join(programDir, 'broker.mjs');
+  writeFileSync(program, brokerBytes, { mode: 0o500, flag: 'wx' });
+  const cleanup = (): void => {
+    rmSync(programDir, { recursive: true, force: true });
+    rmSync(socketDir, { recursive: true, force: true });
+  };
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [program], { env: {}, cwd: '/', stdio: ['pipe', 'pipe', 'ignore'] });
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
+  const records: RawEgressRecord[] = [];
+  let malformed = false;
+  let ready = false;
+  let done = false;
+  let buf = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+  let onReady: (() => void) | null = null;
+  child.stdout?.on('data', (d: Buffer) => {
+    buf += d.toString('utf8');
+    if (buf.length > MAX_LINE && !buf.includes('\n')) {
+      malformed = true;
+      buf = '';
+    }
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      let v: unknown;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        malformed = true;
+        continue;
+      }
+      const o = v as Record<string, unknown>;
+      if (o !== null && typeof o === 'object' && o.ready === true && !ready) {
+        ready = true;
+        onReady?.();
+      } else if (o !== null && typeof o === 'object' && o.done === true) done = true;
+      else {
+        const r = parseRecord(o?.record);
+        if (r === null) malformed = true;
+        else records.push(r);
+      }
+    }
+  });
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.write(`${JSON.stringify({ ...config, socket })}\n`);
+  const started = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+    onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    void exited.then(() => {
+      clearTimeout(timer);
+      resolve(ready);
+    });
+  });
+  if (!started) {
+    child.kill('SIGKILL');
+    await exited;
+    cleanup();
+    throw new Error('egress broker did not start');
+  }
+  return {
+    socket,
+    pid: child.pid as number,
+    records: () => [...records],
+    async stop(): Promise<BrokerOutcome> {
+      child.stdin?.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      const { code, signal } = await exited;
+      clearTimeout(timer);
+      cleanup();
+      const crashed = malformed || !done || code !== 0 || signal !== null;
+      return { records: [...records], crashed };
+    },
+  };
+}

@@ -1,0 +1,338 @@
+// The egress broker (docs/egress.md): a separate process the runner starts per run. It listens on a
+// Unix socket that is bound into the reviewer's sandbox, and forwards only allowed requests to the
+// ONE endpoint of the reviewer's policy entry, with the run's phantom token replaced by the real key.
+// It parses untrusted HTTP from the sandbox, so it runs apart from the signing keys; it holds only
+// the API key, which it receives on stdin (never argv, never its environment).
+//
+// Protocol with the runner (runner/egress/host.ts):
+//   stdin  line 1: the configuration (JSON, BrokerConfig); then EOF = stop.
+//   stdout one JSON object per line: {"ready":true} once listening, then {"record":{…}} per request
+//          or refusal (digests, sizes, closed codes — never a body, the key or the phantom), and
+//          {"done":true} when it stopped cleanly. The runner chains the records itself.
+//   stderr nothing.
+// Built by scripts/build.mjs into runner/egress/broker.mjs, one self-contained file (docs/egress.md
+// "Pinning"): its sha256 is on the policy's egress.broker_sha256 allowlist and in every receipt.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { lookup } from 'node:dns';
+import { chmodSync, chownSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent } from 'node:http';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import {
+  addressAllowed,
+  bodyViolation,
+  CREDENTIAL_HEADERS,
+  matchRoute,
+  recordMethod,
+  upstreamHeaders,
+  type EgressOutcome,
+  type EgressProvider,
+  type EgressRecord,
+  type EgressRoute,
+} from '../../../src/core/egress-rules.js';
+
+export interface BrokerConfig {
+  readonly socket: string;
+  /** chown the socket to this uid/gid (the sandbox uid when the runner is root), or null. */
+  readonly socket_uid: number | null;
+  readonly provider: EgressProvider;
+  readonly model: string;
+  readonly host: string;
+  readonly port: number;
+  readonly transport: 'tls' | 'plain-loopback';
+  readonly allow_loopback: boolean;
+  readonly ca_pem: string | null;
+  readonly routes: readonly EgressRoute[];
+  readonly key: string;
+  readonly phantom: string;
+  readonly caps: {
+    readonly requests: number;
+    readonly request_bytes: number;
+    readonly response_bytes: number;
+    readonly total_up: number;
+    readonly total_down: number;
+    readonly request_timeout_ms: number;
+    readonly connections: number;
+    readonly deadline_ms: number;
+  };
+}
+
+type RawRecord = Omit<EgressRecord, 'seq' | 'prev'>;
+
+const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+const t0 = Date.now();
+
+function emit(obj: unknown): void {
+  process.stdout.write(`${JSON.stringify(obj)}\n`);
+}
+
+function readConfig(): Promise<BrokerConfig> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const onData = (d: Buffer): void => {
+      buf += d.toString('utf8');
+      const nl = buf.indexOf('\n');
+      if (nl < 0) return;
+      process.stdin.off('data', onData);
+      try {
+        resolve(JSON.parse(buf.slice(0, nl)) as BrokerConfig);
+      } catch (e) {
+        reject(e);
+      }
+    };
+    process.stdin.on('data', onData);
+    process.stdin.once('end', () => reject(new Error('no config')));
+  });
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+async function main(): Promise<void> {
+  const cfg = await readConfig();
+  let requests = 0;
+  let totalUp = 0;
+  let totalDown = 0;
+  let open = 0;
+  let stopping = false;
+  const sockets = new Set<Socket>();
+  const agent = cfg.transport === 'tls' ? new HttpsAgent({ keepAlive: true, maxSockets: cfg.caps.connections, ...(cfg.ca_pem === null ? {} : { ca: cfg.ca_pem }) }) : new HttpAgent({ keepAlive: true, maxSockets: cfg.caps.connections });
+
+  const record = (r: Partial<RawRecord> & { outcome: EgressOutcome; method: RawRecord['method'] }): void => {
+    emit({
+      record: {
+        at_ms: Date.now() - t0,
+        outcome: r.outcome,
+        method: r.method,
+        route: r.route ?? null,
+        request: r.request ?? { sha256: null, bytes: 0 },
+        response: r.response ?? { status: null, sha256: null, bytes: 0 },
+        upstream_cert_sha256: r.upstream_cert_sha256 ?? null,
+      } satisfies RawRecord,
+    });
+  };
+
+  const refuse = (res: ServerResponse, status: number, outcome: EgressOutcome, method: RawRecord['method'], route: number | null = null): void => {
+    record({ outcome, method, route });
+    res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
+    res.end(`{"error":"${outcome}"}`);
+  };
+
+  const hostOk = (h: string | undefined): boolean => {
+    if (h === undefined) return true;
+    const name = h.toLowerCase();
+    return (
+      /^(localhost|127\.0\.0\.1)(:\d{1,5})?$/.test(name) || name === cfg.host || name === `${cfg.host}:${cfg.port}` || name === 'egress'
+    );
+  };
+
+  const resolveAddress = (): Promise<string | null> =>
+    new Promise((resolve) => {
+      lookup(cfg.host, { all: true }, (err, addrs) => {
+        if (err !== null || addrs === undefined) return resolve(null);
+        const ok = addrs.find((a) => addressAllowed(a.address, cfg.transport, cfg.allow_loopback));
+        resolve(ok === undefined ? null : ok.address);
+      });
+    });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = recordMethod(req.method);
+    if (stopping || Date.now() - t0 > cfg.caps.deadline_ms) return refuse(res, 503, 'refused_deadline', method);
+    if (requests >= cfg.caps.requests) return refuse(res, 429, 'refused_request_cap', method);
+    requests++;
+    const url = req.url ?? '';
+    if (!url.startsWith('/')) return refuse(res, 403, 'refused_target', method);
+    if (!hostOk(req.headers.host)) return refuse(res, 421, 'refused_host', method);
+    const route = matchRoute(cfg.routes, req.method, url);
+    if (route < 0) return refuse(res, 404, 'refused_route', method);
+    const cred = CREDENTIAL_HEADERS[cfg.provider];
+    const presented = req.headers[cred.name];
+    const phantom = typeof presented === 'string' ? cred.phantomOf(presented) : null;
+    if (phantom === null || !sameSecret(phantom, cfg.phantom)) return refuse(res, 401, 'refused_phantom', method, route);
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > cfg.caps.request_bytes) return refuse(res, 413, 'refused_request_too_large', method, route);
+    // Buffer the body up to the cap: it is inspected and hashed before anything leaves.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    for await (const c of req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > cfg.caps.request_bytes) {
+        tooLarge = true;
+        break;
+      }
+      chunks.push(c);
+    }
+    if (tooLarge) return refuse(res, 413, 'refused_request_too_large', method, route);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return refuse(res, 400, 'refused_body', method, route);
+    }
+    if (bodyViolation(cfg.provider, cfg.model, parsed) !== null) return refuse(res, 400, 'refused_body', method, route);
+    // What goes upstream is the re-serialised value that was checked, never the raw bytes: a
+    // duplicate key or another parser's reading cannot smuggle a field past the allowlist.
+    const body = Buffer.from(JSON.stringify(parsed), 'utf8');
+    if (totalUp + body.length > cfg.caps.total_up) return refuse(res, 413, 'refused_request_cap', method, route);
+    totalUp += body.length;
+    const reqDigest = { sha256: sha256(body), bytes: body.length };
+    const address = await resolveAddress();
+    if (address === null) {
+      record({ outcome: 'refused_address', method, route, request: reqDigest });
+      res.writeHead(502, { connection: 'close' });
+      res.end();
+      return;
+    }
+    await forward(req, res, method, route, body, reqDigest, address);
+  }
+
+  function forward(req: IncomingMessage, res: ServerResponse, method: RawRecord['method'], route: number, body: Buffer, reqDigest: RawRecord['request'], address: string): Promise<void> {
+    return new Promise((done) => {
+      const hostHeader = cfg.port === (cfg.transport === 'tls' ? 443 : 80) ? cfg.host : `${cfg.host}:${cfg.port}`;
+      const headers = upstreamHeaders(cfg.provider, req.headers, cfg.key, hostHeader, body.length);
+      const options = {
+        host: address,
+        port: cfg.port,
+        method: 'POST',
+        path: cfg.routes[route]?.path as string,
+        headers,
+        agent,
+        timeout: cfg.caps.request_timeout_ms,
+        ...(cfg.transport === 'tls' ? { servername: cfg.host } : {}),
+      };
+      let finished = false;
+      let certSha: string | null = null;
+      let status: number | null = null;
+      const hash = createHash('sha256');
+      let bytes = 0;
+      const end = (outcome: EgressOutcome): void => {
+        if (finished) return;
+        finished = true;
+        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === 'forwarded' ? hash.digest('hex') : null, bytes }, upstream_cert_sha256: certSha });
+        done();
+      };
+      const up = (cfg.transport === 'tls' ? httpsRequest : httpRequest)(options, (ures) => {
+        status = ures.statusCode !== undefined && ures.statusCode >= 100 && ures.statusCode <= 599 ? ures.statusCode : null;
+        if (cfg.transport === 'tls') {
+          const raw = (ures.socket as TLSSocket).getPeerCertificate?.()?.raw;
+          certSha = raw === undefined ? null : sha256(raw);
+        }
+        const out: Record<string, string> = {};
+        const ct = ures.headers['content-type'];
+        if (typeof ct === 'string') out['content-type'] = ct;
+        res.writeHead(status ?? 502, out);
+        ures.on('data', (c: Buffer) => {
+          if (finished) return;
+          bytes += c.length;
+          totalDown += c.length;
+          if (bytes > cfg.caps.response_bytes || totalDown > cfg.caps.total_down) {
+            // Truncate, record, and let the run fail (docs/egress.md "Caps").
+            bytes -= c.length;
+            totalDown -= c.length;
+            ures.destroy();
+            res.destroy();
+            end('response_truncated');
+            return;
+          }
+          hash.update(c);
+          res.write(c);
+        });
+        ures.on('end', () => {
+          if (finished) return;
+          res.end();
+          end('forwarded');
+        });
+        ures.on('aborted', () => {
+          res.destroy();
+          end('response_truncated');
+        });
+        ures.on('error', () => {
+          res.destroy();
+          end('response_truncated');
+        });
+      });
+      up.on('timeout', () => {
+        up.destroy();
+        if (!res.headersSent) res.writeHead(504, { connection: 'close' });
+        res.destroy();
+        end('request_timeout');
+      });
+      up.on('error', (e: NodeJS.ErrnoException) => {
+        if (finished) return;
+        // OpenSSL's verification codes (UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID, …).
+        const tls = cfg.transport === 'tls' && typeof e.code === 'string' && /CERT|UNABLE_TO|TLS|SSL|SELF_SIGNED|LEAF|ISSUER/.test(e.code);
+        if (!res.headersSent) {
+          res.writeHead(502, { connection: 'close' });
+          res.end();
+        } else res.destroy();
+        end(tls ? 'upstream_tls_failed' : 'upstream_failed');
+      });
+      req.on('close', () => {
+        if (!finished && res.writableEnded === false && req.destroyed) up.destroy();
+      });
+      up.end(body);
+    });
+  }
+
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: cfg.caps.request_timeout_ms, headersTimeout: Math.min(10_000, cfg.caps.request_timeout_ms) }, (req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { connection: 'close' });
+      res.end();
+    });
+  });
+  server.on('connection', (sock: Socket) => {
+    open++;
+    sockets.add(sock);
+    sock.on('close', () => {
+      open--;
+      sockets.delete(sock);
+    });
+    if (open > cfg.caps.connections) {
+      record({ outcome: 'refused_connections', method: 'OTHER' });
+      sock.destroy();
+    }
+  });
+  // CONNECT (a tunnel to anywhere) and protocol upgrades (WebSocket) are never served.
+  server.on('connect', (_req: IncomingMessage, sock: Socket) => {
+    record({ outcome: 'refused_connect', method: 'CONNECT' });
+    sock.end('HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
+  server.on('upgrade', (req: IncomingMessage, sock: Socket) => {
+    record({ outcome: 'refused_upgrade', method: recordMethod(req.method) });
+    sock.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
+
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    for (const s of sockets) s.destroy();
+    agent.destroy();
+    emit({ done: true });
+    process.exitCode = 0;
+    setImmediate(() => process.exit(0));
+  };
+  // At the deadline the listener closes: nothing connects after it.
+  const deadline = setTimeout(stop, cfg.caps.deadline_ms);
+  deadline.unref();
+  process.stdin.on('end', stop);
+  process.stdin.on('close', stop);
+  process.stdin.resume();
+
+  server.listen(cfg.socket, () => {
+    chmodSync(cfg.socket, 0o600);
+    if (cfg.socket_uid !== null) chownSync(cfg.socket, cfg.socket_uid, cfg.socket_uid);
+    emit({ ready: true });
+  });
+}
+
+main().catch(() => {
+  // Never linger (stdin is still being read): a broker that cannot run exits at once.
+  process.exit(70);
+});

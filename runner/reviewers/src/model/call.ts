@@ -1,0 +1,93 @@
+// One model call through the egress broker (docs/egress.md): plain HTTP over the broker's Unix
+// socket bound into the sandbox (the sandbox has no other way out), the run's phantom token as the
+// credential (the broker swaps in the real key), the policy's provider, model and route.
+// Anthropic Messages API and OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, …).
+import { request } from 'node:http';
+
+export class CallFailed extends Error {
+  constructor(readonly reason: 'env' | 'connect' | 'status' | 'timeout' | 'too_large' | 'shape') {
+    super(reason);
+  }
+}
+
+export interface Endpoint {
+  readonly socket: string;
+  readonly token: string;
+  readonly provider: 'anthropic' | 'openai';
+  readonly model: string;
+  readonly path: string;
+}
+
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const TIMEOUT_MS = 10 * 60 * 1000;
+export const MAX_TOKENS = 4096;
+
+export function requestBody(e: Endpoint, system: string, prompt: string): Buffer {
+  const body =
+    e.provider === 'anthropic'
+      ? { model: e.model, max_tokens: MAX_TOKENS, temperature: 0, system, messages: [{ role: 'user', content: prompt }] }
+      : { model: e.model, temperature: 0, messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }] };
+  return Buffer.from(JSON.stringify(body), 'utf8');
+}
+
+/** The answer text of a provider response. */
+export function answerText(provider: Endpoint['provider'], value: unknown): string {
+  const v = value as Record<string, unknown> | null;
+  if (v === null || typeof v !== 'object') throw new CallFailed('shape');
+  if (provider === 'anthropic') {
+    if (!Array.isArray(v.content)) throw new CallFailed('shape');
+    const parts = v.content.filter((c: unknown) => c !== null && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string');
+    if (parts.length === 0) throw new CallFailed('shape');
+    return parts.map((c: { text: string }) => c.text).join('');
+  }
+  const choice = Array.isArray(v.choices) ? (v.choices[0] as Record<string, unknown> | undefined) : undefined;
+  const content = (choice?.message as Record<string, unknown> | undefined)?.content;
+  if (typeof content !== 'string') throw new CallFailed('shape');
+  return content;
+}
+
+export function callModel(e: Endpoint, system: string, prompt: string): Promise<string> {
+  const body = requestBody(e, system, prompt);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'content-length': String(body.length), host: 'localhost' };
+  if (e.provider === 'anthropic') {
+    headers['x-api-key'] = e.token;
+    headers['anthropic-version'] = '2023-06-01';
+  } else headers.authorization = `Bearer ${e.token}`;
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: e.socket, method: 'POST', path: e.path, headers, timeout: TIMEOUT_MS }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_ANSWER_BYTES) {
+          res.destroy();
+          reject(new CallFailed('too_large'));
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new CallFailed('status'));
+        let value: unknown;
+        try {
+          value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          return reject(new CallFailed('shape'));
+        }
+        try {
+          resolve(answerText(e.provider, value));
+        } catch (err) {
+          reject(err);
+        }
+      });
+      res.on('aborted', () => reject(new CallFailed('connect')));
+      res.on('error', () => reject(new CallFailed('connect')));
+    });
+    req.on('timeout', () => {
+      req.destroy();
+      reject(new CallFailed('timeout'));
+    });
+    req.on('error', () => reject(new CallFailed('connect')));
+    req.end(body);
+  });
+}

@@ -1,0 +1,292 @@
+// The egress broker's rules (docs/egress.md): what one request from a sandboxed model reviewer may
+// be, which headers go upstream, which resolved addresses may be dialled, and the hash chain of the
+// transcript. Zod-free and pure (no I/O, no clock): the pinned broker (runner/egress/src/broker.ts)
+// bundles this file, and the receipt verifier re-derives the chain with the same functions.
+//
+// The body rule is an ALLOWLIST per provider, never a denylist: a new provider feature (a server-side
+// tool, an MCP connector, a URL the provider would fetch) is refused until it is named here. Only
+// text content is admitted, so nothing in a request makes the provider contact another host.
+import { canonicalJson, sha256Digest } from './canonical.js';
+
+/** The variables the runner sets for a reviewer with an egress entry (a policy may not set them). */
+export const EGRESS_ENV = {
+  socket: 'GOVERNED_EGRESS_SOCKET',
+  token: 'GOVERNED_EGRESS_TOKEN',
+  provider: 'GOVERNED_MODEL_PROVIDER',
+  model: 'GOVERNED_MODEL',
+  /** The path of the entry's first route: where the reviewer sends its request. */
+  path: 'GOVERNED_EGRESS_PATH',
+} as const;
+export const EGRESS_ENV_NAMES: readonly string[] = Object.values(EGRESS_ENV);
+/** Where the broker's socket appears inside the sandbox. */
+export const EGRESS_SANDBOX_SOCKET = '/run/governed/egress.sock';
+
+export const EGRESS_PROVIDERS = ['anthropic', 'openai'] as const;
+export type EgressProvider = (typeof EGRESS_PROVIDERS)[number];
+
+/**
+ * Closed outcomes of one transcript record. `forwarded` is the only outcome a receipt may carry;
+ * every other one ends the run ABORTED with the error code EGRESS_OUTCOME_CODES names.
+ */
+export const EGRESS_OUTCOMES = [
+  'forwarded',
+  'refused_connect',
+  'refused_upgrade',
+  'refused_target',
+  'refused_host',
+  'refused_route',
+  'refused_phantom',
+  'refused_body',
+  'refused_request_cap',
+  'refused_request_too_large',
+  'refused_connections',
+  'refused_deadline',
+  'refused_address',
+  'upstream_failed',
+  'upstream_tls_failed',
+  'response_truncated',
+  'request_timeout',
+] as const;
+export type EgressOutcome = (typeof EGRESS_OUTCOMES)[number];
+
+/** The error code (src/core/error-codes/egress.ts) a run ends with for each non-forwarded outcome. */
+export const EGRESS_OUTCOME_CODES: Readonly<Record<Exclude<EgressOutcome, 'forwarded'>, string>> = {
+  refused_connect: 'egress_target_refused',
+  refused_upgrade: 'egress_upgrade_refused',
+  refused_target: 'egress_target_refused',
+  refused_host: 'egress_host_mismatch',
+  refused_route: 'egress_route_refused',
+  refused_phantom: 'egress_phantom_invalid',
+  refused_body: 'egress_body_refused',
+  refused_request_cap: 'egress_cap_exceeded',
+  refused_request_too_large: 'egress_cap_exceeded',
+  refused_connections: 'egress_cap_exceeded',
+  refused_deadline: 'egress_cap_exceeded',
+  refused_address: 'egress_address_refused',
+  upstream_failed: 'egress_upstream_failed',
+  upstream_tls_failed: 'egress_upstream_failed',
+  response_truncated: 'egress_response_truncated',
+  request_timeout: 'egress_cap_exceeded',
+};
+
+/** Methods a record names; anything else is recorded as OTHER (never the reviewer's string). */
+export const RECORD_METHODS = ['POST', 'GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'CONNECT', 'OTHER'] as const;
+export type RecordMethod = (typeof RECORD_METHODS)[number];
+export function recordMethod(m: string | undefined): RecordMethod {
+  return (RECORD_METHODS as readonly string[]).includes(m ?? '') ? (m as RecordMethod) : 'OTHER';
+}
+
+// --- request shape -------------------------------------------------------------------------------
+
+export interface EgressRoute {
+  readonly method: 'POST';
+  readonly path: string;
+}
+
+/** Index of the route this request line matches exactly (no query string at all), or -1. */
+export function matchRoute(routes: readonly EgressRoute[], method: string | undefined, url: string | undefined): number {
+  if (url === undefined || method === undefined) return -1;
+  return routes.findIndex((r) => r.method === method && r.path === url);
+}
+
+/** The header the phantom token travels in, and the header the real key is injected as. */
+export const CREDENTIAL_HEADERS: Readonly<Record<EgressProvider, { readonly name: string; readonly format: (key: string) => string; readonly phantomOf: (value: string) => string | null }>> = {
+  anthropic: { name: 'x-api-key', format: (k) => k, phantomOf: (v) => v },
+  openai: { name: 'authorization', format: (k) => `Bearer ${k}`, phantomOf: (v) => (v.startsWith('Bearer ') ? v.slice(7) : null) },
+};
+
+/**
+ * The only request headers forwarded (lowercase name → value rule). Everything else — every
+ * credential (`authorization`, `x-api-key`, `x-goog-api-key`, `cookie`, `proxy-authorization`),
+ * hop-by-hop headers, `anthropic-beta` (it switches on server tools) — is dropped.
+ */
+const FORWARDED_HEADERS: Readonly<Record<string, RegExp>> = {
+  'content-type': /^application\/json(; ?charset=utf-8)?$/i,
+  accept: /^(application\/json|text\/event-stream|\*\/\*)$/i,
+  'anthropic-version': /^\d{4}-\d{2}-\d{2}$/,
+};
+
+/** Headers to send upstream: the admitted ones, then the real credential, host and length. */
+export function upstreamHeaders(
+  provider: EgressProvider,
+  inbound: Readonly<Record<string, string | string[] | undefined>>,
+  key: string,
+  hostHeader: string,
+  bodyBytes: number,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, re] of Object.entries(FORWARDED_HEADERS)) {
+    const v = inbound[name];
+    if (typeof v === 'string' && re.test(v)) out[name] = v;
+  }
+  if (out['content-type'] === undefined) out['content-type'] = 'application/json';
+  const cred = CREDENTIAL_HEADERS[provider];
+  out[cred.name] = cred.format(key);
+  out.host = hostHeader;
+  out['content-length'] = String(bodyBytes);
+  out['user-agent'] = 'governed-egress/1';
+  return out;
+}
+
+// --- body allowlist --------------------------------------------------------------------------------
+
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isText = (v: unknown, max = 4 * 1024 * 1024): v is string => typeof v === 'string' && v.length <= max;
+const isNum = (v: unknown, lo: number, hi: number): boolean => typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi;
+const onlyKeys = (o: Record<string, unknown>, allowed: readonly string[]): boolean => Object.keys(o).every((k) => allowed.includes(k));
+
+/** Text content: a string, or a list of `{type: "text", text}` blocks (nothing the provider would fetch). */
+function isTextContent(v: unknown): boolean {
+  if (isText(v)) return true;
+  return Array.isArray(v) && v.length <= 64 && v.every((b) => isObj(b) && onlyKeys(b, ['type', 'text']) && b.type === 'text' && isText(b.text));
+}
+
+const ANTHROPIC_KEYS = ['model', 'messages', 'system', 'max_tokens', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'stream'];
+const OPENAI_KEYS = ['model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stream', 'response_format', 'seed', 'n', 'stop'];
+
+/**
+ * Why a parsed request body is refused, or null when it is admitted. `model` must be the policy's
+ * (the policy picks the model per reviewer, never the reviewer). The returned reason is a fixed
+ * token for docs and tests; it never contains a value from the body.
+ */
+export function bodyViolation(provider: EgressProvider, model: string, body: unknown): string | null {
+  if (!isObj(body)) return 'not_object';
+  if (body.model !== model) return 'model';
+  if (!Array.isArray(body.messages) || body.messages.length < 1 || body.messages.length > 64) return 'messages';
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') return 'stream';
+  if (provider === 'anthropic') {
+    if (!onlyKeys(body, ANTHROPIC_KEYS)) return 'key';
+    if (!isNum(body.max_tokens, 1, 1_000_000)) return 'max_tokens';
+    if (body.system !== undefined && !isTextContent(body.system)) return 'system';
+    for (const m of body.messages) {
+      if (!isObj(m) || !onlyKeys(m, ['role', 'content']) || (m.role !== 'user' && m.role !== 'assistant') || !isTextContent(m.content)) return 'message';
+    }
+    if (body.temperature !== undefined && !isNum(body.temperature, 0, 1)) return 'temperature';
+    if (body.top_p !== undefined && !isNum(body.top_p, 0, 1)) return 'top_p';
+    if (body.top_k !== undefined && !isNum(body.top_k, 0, 1_000_000)) return 'top_k';
+    if (body.stop_sequences !== undefined && !(Array.isArray(body.stop_sequences) && body.stop_sequences.length <= 8 && body.stop_sequences.every((s) => isText(s, 256)))) return 'stop';
+    return null;
+  }
+  if (!onlyKeys(body, OPENAI_KEYS)) return 'key';
+  for (const m of body.messages) {
+    if (!isObj(m) || !onlyKeys(m, ['role', 'content']) || !['system', 'user', 'assistant'].includes(m.role as string) || !isTextContent(m.content)) return 'message';
+  }
+  if (body.max_tokens !== undefined && !isNum(body.max_tokens, 1, 1_000_000)) return 'max_tokens';
+  if (body.max_completion_tokens !== undefined && !isNum(body.max_completion_tokens, 1, 1_000_000)) return 'max_tokens';
+  if (body.temperature !== undefined && !isNum(body.temperature, 0, 2)) return 'temperature';
+  if (body.top_p !== undefined && !isNum(body.top_p, 0, 1)) return 'top_p';
+  if (body.seed !== undefined && !isNum(body.seed, 0, 2 ** 31)) return 'seed';
+  if (body.n !== undefined && body.n !== 1) return 'n';
+  if (body.stop !== undefined && !(isText(body.stop, 256) || (Array.isArray(body.stop) && body.stop.length <= 4 && body.stop.every((s) => isText(s, 256))))) return 'stop';
+  if (body.response_format !== undefined && !(isObj(body.response_format) && onlyKeys(body.response_format, ['type']) && ['text', 'json_object'].includes(body.response_format.type as string))) return 'response_format';
+  return null;
+}
+
+// --- addresses ---------------------------------------------------------------------------------------
+
+/** The class of a resolved address: only `public` is dialled, `loopback` when the policy allows it. */
+export function addressClass(address: string): 'public' | 'loopback' | 'private' | 'link_local' | 'unspecified' | 'invalid' {
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  if (v4 !== null) {
+    const o = v4.slice(1).map(Number) as [number, number, number, number];
+    if (o.some((x) => x > 255)) return 'invalid';
+    const [a, b] = o;
+    if (a === 127) return 'loopback';
+    if (a === 0) return 'unspecified';
+    if (a === 169 && b === 254) return 'link_local';
+    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return 'private';
+    if (a >= 224 || (a === 198 && (b === 18 || b === 19)) || (a === 192 && b === 0 && o[2] === 0)) return 'private';
+    return 'public';
+  }
+  const s = address.toLowerCase();
+  if (!/^[0-9a-f:.]+$/.test(s) || !s.includes(':')) return 'invalid';
+  if (s === '::1') return 'loopback';
+  if (s === '::') return 'unspecified';
+  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(s);
+  if (mapped !== null) return addressClass(mapped[1] as string);
+  if (/^fe[89ab]/.test(s)) return 'link_local';
+  if (/^f[cd]/.test(s) || /^ff/.test(s) || s.startsWith('64:ff9b') || s.startsWith('2001:db8')) return 'private';
+  return 'public';
+}
+
+/** May the broker dial this resolved address for this endpoint? */
+export function addressAllowed(address: string, transport: 'tls' | 'plain-loopback', allowLoopback: boolean): boolean {
+  const c = addressClass(address);
+  if (transport === 'plain-loopback') return c === 'loopback';
+  return c === 'public' || (c === 'loopback' && allowLoopback);
+}
+
+// --- transcript chain --------------------------------------------------------------------------------
+
+/** One transcript record as the receipt carries it: digests, sizes and closed codes only. */
+export interface EgressRecord {
+  readonly seq: number;
+  readonly prev: string;
+  readonly at_ms: number;
+  readonly outcome: EgressOutcome;
+  readonly method: RecordMethod;
+  /** Index of the policy route matched, or null when refused before matching one. */
+  readonly route: number | null;
+  readonly request: { readonly sha256: string | null; readonly bytes: number };
+  readonly response: { readonly status: number | null; readonly sha256: string | null; readonly bytes: number };
+  /** sha256 of the upstream certificate (DER), null for plain loopback or no connection. */
+  readonly upstream_cert_sha256: string | null;
+}
+
+/** The chain's start: the head of an empty transcript. */
+export const TRANSCRIPT_GENESIS = sha256Digest('governed/egress-transcript/v1');
+
+export function recordHash(r: EgressRecord): string {
+  return sha256Digest(canonicalJson(r));
+}
+
+/** Chain records (without seq/prev) into the transcript; returns the records and the head. */
+export function chainRecords(raw: readonly Omit<EgressRecord, 'seq' | 'prev'>[]): { records: EgressRecord[]; head: string } {
+  let prev = TRANSCRIPT_GENESIS;
+  const records: EgressRecord[] = [];
+  raw.forEach((r, seq) => {
+    const rec: EgressRecord = { ...r, seq, prev };
+    records.push(rec);
+    prev = recordHash(rec);
+  });
+  return { records, head: prev };
+}
+
+export interface TranscriptTotals {
+  readonly requests: number;
+  readonly refused: number;
+  readonly bytes_up: number;
+  readonly bytes_down: number;
+}
+
+export function transcriptTotals(records: readonly EgressRecord[]): TranscriptTotals {
+  let bytesUp = 0;
+  let bytesDown = 0;
+  let refused = 0;
+  for (const r of records) {
+    bytesUp += r.request.bytes;
+    bytesDown += r.response.bytes;
+    if (r.outcome !== 'forwarded') refused++;
+  }
+  return { requests: records.length, refused, bytes_up: bytesUp, bytes_down: bytesDown };
+}
+
+/**
+ * The rule a receipt's transcript must satisfy: seq 0..n-1, each `prev` the hash of the record
+ * before (genesis first), the head the hash of the last, totals the sums, and every record
+ * `forwarded` (any other outcome ends the run ABORTED, so no receipt carries one). Returns the
+ * broken field or null.
+ */
+export function transcriptViolation(t: { readonly head: string; readonly records: readonly EgressRecord[] } & TranscriptTotals): string | null {
+  let prev = TRANSCRIPT_GENESIS;
+  for (let i = 0; i < t.records.length; i++) {
+    const r = t.records[i] as EgressRecord;
+    if (r.seq !== i || r.prev !== prev) return 'egress.transcript.records';
+    if (r.outcome !== 'forwarded') return 'egress.transcript.outcome';
+    prev = recordHash(r);
+  }
+  if (prev !== t.head) return 'egress.transcript.head';
+  const sums = transcriptTotals(t.records);
+  if (sums.requests !== t.requests || sums.refused !== t.refused || sums.bytes_up !== t.bytes_up || sums.bytes_down !== t.bytes_down) return 'egress.transcript.totals';
+  return null;
+}

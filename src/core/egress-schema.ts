@@ -1,0 +1,80 @@
+// The egress formats (docs/egress.md): a reviewer's `egress` policy entry, and the `egress` section
+// of the review-receipt predicate (the transcript head, records, totals and the digests of what
+// enforced it). One zod/mini definition each; the rules zod cannot say are in ./egress-rules.ts.
+import * as z from 'zod/mini';
+import { SIZE_RE, DURATION_RE } from './duration.js';
+import { EGRESS_OUTCOMES, EGRESS_PROVIDERS, RECORD_METHODS } from './egress-rules.js';
+import { count, digestString, hex64, int, list, str } from './schema-primitives.js';
+import { EGRESS_MAX_CONNECTIONS, EGRESS_MAX_REQUESTS, EGRESS_MAX_ROUTES } from './limits.js';
+
+/** A DNS name with at least one letter in its last label (never an IP literal), lowercase. */
+export const egressHost = str({ re: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/ });
+const routePath = str({ re: /^\/[A-Za-z0-9._~\-/]{0,255}$/ }).check(
+  z.refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), { message: 'path' }),
+  z.meta({ description: "an absolute path without '.' or '..' segments, no query string" }),
+);
+const envName = str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ });
+const absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(z.refine((p) => !p.split('/').includes('..'), { message: 'path' }));
+
+export const egressCapsSchema = z.strictObject({
+  /** Requests per run (also bounds the transcript in the receipt). */
+  requests: int(1, EGRESS_MAX_REQUESTS),
+  request_bytes: str({ re: SIZE_RE }),
+  response_bytes: str({ re: SIZE_RE }),
+  total_up: str({ re: SIZE_RE }),
+  total_down: str({ re: SIZE_RE }),
+  request_timeout: str({ re: DURATION_RE }),
+  connections: int(1, EGRESS_MAX_CONNECTIONS),
+});
+
+export const egressPolicySchema = z.strictObject({
+  provider: z.enum(EGRESS_PROVIDERS),
+  model: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }),
+  host: egressHost,
+  port: int(1, 65535),
+  /** `tls`: HTTPS with the system trust store (or `ca_file`); `plain-loopback`: HTTP to a loopback address only. */
+  transport: z.enum(['tls', 'plain-loopback']),
+  /** A pinned CA certificate (PEM) for a self-hosted TLS gateway: path and sha256 of its bytes. */
+  ca: z.optional(z.strictObject({ file: absPath, sha256: hex64 })),
+  /** TLS to an endpoint whose name resolves to loopback (a local gateway); refused otherwise. */
+  allow_loopback: z.optional(z.boolean()),
+  routes: list(z.strictObject({ method: z.literal('POST'), path: routePath }), 1, EGRESS_MAX_ROUTES),
+  credential: z.union([z.strictObject({ env: envName }), z.strictObject({ file: absPath })]),
+  /** The pinned broker program (runner/egress/broker.mjs) the runner may start. */
+  broker_sha256: list(hex64, 1, 16),
+  caps: egressCapsSchema,
+});
+export type EgressPolicy = z.infer<typeof egressPolicySchema>;
+
+export const egressRecordSchema = z.strictObject({
+  seq: count,
+  prev: digestString,
+  at_ms: count,
+  outcome: z.enum(EGRESS_OUTCOMES),
+  method: z.enum(RECORD_METHODS),
+  route: z.nullable(int(0, EGRESS_MAX_ROUTES - 1)),
+  request: z.strictObject({ sha256: z.nullable(hex64), bytes: count }),
+  response: z.strictObject({ status: z.nullable(int(100, 599)), sha256: z.nullable(hex64), bytes: count }),
+  upstream_cert_sha256: z.nullable(hex64),
+});
+
+/** The receipt's `egress` section (present only for a reviewer with an egress entry). */
+export const egressReceiptSchema = z.strictObject({
+  /** digestOf(the reviewer's egress policy entry). */
+  policy_digest: digestString,
+  provider: z.enum(EGRESS_PROVIDERS),
+  model: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }),
+  host: egressHost,
+  port: int(1, 65535),
+  transport: z.enum(['tls', 'plain-loopback']),
+  broker_sha256: hex64,
+  transcript: z.strictObject({
+    head: digestString,
+    records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),
+    requests: count,
+    refused: count,
+    bytes_up: count,
+    bytes_down: count,
+  }),
+});
+export type EgressReceipt = z.infer<typeof egressReceiptSchema>;

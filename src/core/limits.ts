@@ -1,0 +1,141 @@
+// Every size and count limit of governed in one table (docs/architecture.md "Limits"): what each
+// bounds and why. A limit that two places must agree on is one constant here, so they cannot drift
+// (e.g. a policy that `policy update` accepted and `gate` then refused). Pure values, no imports:
+// the CLI, the runner and the pinned programs all read this file. Each value is a plain
+// numeric literal (esbuild keeps any arithmetic, even `4 * 1024`, as a possible side effect) so it can drop the unused ones from a pinned bundle,
+// whose sha256 then changes only with the limits it uses.
+
+// --- Documents a caller names on the command line ---------------------------------------------
+
+/** A policy or trust-root file, read by init, policy/trust update, authority request, review-challenge
+ * and gate alike (one limit, so a document accepted by one is never refused by another). */
+export const PIN_DOCUMENT_MAX_BYTES = 1_048_576; // 1 MiB
+/** A request contract file (unit create, scope bind, authority request --contract): a human document. */
+export const CONTRACT_FILE_MAX_BYTES = 4_194_304; // 4 MiB
+/** Any other caller-named input file without a limit of its own: bounds hostile input. */
+export const INPUT_FILE_MAX_BYTES = 16_777_216; // 16 MiB
+/** A receipt envelope handed to `verify`: a few KiB in practice. */
+export const RECEIPT_FILE_MAX_BYTES = 1_048_576; // 1 MiB
+/** An authority record envelope: a small JSON file, refused before parsing beyond this. */
+export const AUTHORITY_RECORD_MAX_BYTES = 1_048_576; // 1 MiB
+/** An authority presentation (`authority sign`): the payload (≤ 2 MiB base64) and its rendering. */
+export const AUTHORITY_PRESENTATION_MAX_BYTES = 4_194_304; // 4 MiB
+/** The payload of a presentation, base64 characters. */
+export const AUTHORITY_PAYLOAD_MAX_CHARS = 2_097_152; // 2 MiB
+/** The human rendering of a presentation, characters. */
+export const AUTHORITY_RENDERING_MAX_CHARS = 1_048_576; // 1 MiB
+/** An Ed25519 PKCS#8 PEM private-key file: ~120 bytes; anything far larger is not one. */
+export const PRIVATE_KEY_FILE_MAX_BYTES = 4_096; // 4 KiB
+/** One typed confirmation answer read from the terminal. */
+export const TERMINAL_ANSWER_MAX_BYTES = 256;
+/** A signed checkpoint file handed to `audit verify --checkpoint`. */
+export const CHECKPOINT_FILE_MAX_BYTES = 1_048_576; // 1 MiB
+/** A VSA envelope the gate just wrote, re-read for the deploy record: anything larger is not it. */
+export const VSA_FILE_MAX_BYTES = 4_194_304; // 4 MiB
+/** review-pass's config file (review-pass.yaml). */
+export const REVIEW_PASS_CONFIG_MAX_BYTES = 1_048_576; // 1 MiB
+
+// --- Durations --------------------------------------------------------------------------------
+
+/** A mutation lease's default time to live (`lease acquire --ttl`): long enough for one editing
+ * session, short enough that a crashed writer's lease lapses. */
+export const LEASE_DEFAULT_TTL = '30m';
+/** The longest lease (7 days), on the live path and on replay. */
+export const LEASE_MAX_TTL_SECONDS = 604_800; // 7 days
+
+// --- Parsing --------------------------------------------------------------------------------
+
+/** Nesting depth of strict JSON: deep enough for every governed document, shallow enough that a
+ * hostile document cannot exhaust the stack. */
+export const JSON_MAX_DEPTH = 64;
+/** A contract's text field (statement, title), characters. */
+export const CONTRACT_MAX_TEXT = 65_536;
+/** A contract path, characters (PATH_MAX). */
+export const CONTRACT_MAX_PATH = 4_096;
+/** Entries of any one contract list (sources, atoms, directives, paths …). */
+export const CONTRACT_MAX_LIST = 4_096;
+
+// --- Review output, receipts, attestations -----------------------------------------------------
+
+/** Findings in one reviewer output (governed.review-output/v1), shared with the coverage reviewer. */
+export const REVIEW_MAX_FINDINGS = 32;
+/** Contract references of one finding. */
+export const REVIEW_MAX_REFS = 4;
+/** Writers one receipt predicate names. */
+export const RECEIPT_MAX_WRITERS = 64;
+/** Ids one authority record covers. */
+export const AUTHORITY_MAX_COVERED_IDS = 4096;
+/** What one VSA may carry (the zod and the lean checks share it): enough for every slot_blocked and
+ * veto_standing reason a real decision gives (70 blocks, a 32×4-ref veto). */
+export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 } as const;
+/** The whole VSA statement, bytes: under the attestor protocol's 4 MiB frame with room for the
+ * envelope around it. */
+export const VSA_MAX_PAYLOAD_BYTES = 3_141_632; // 3 MiB − 4 KiB
+
+// --- The runner and its sandbox ------------------------------------------------------------------
+
+/** A reviewer program (pinned by sha256; read whole to hash it). */
+export const REVIEWER_MAX_BYTES = 67_108_864; // 64 MiB
+/** The bwrap binary, read whole to hash it. */
+export const BWRAP_MAX_BYTES = 67_108_864; // 64 MiB
+/** A bundle handed to the sandboxed reviewer: the sandbox's own ceiling (the policy's max_bundle
+ * is lower). */
+export const SANDBOX_BUNDLE_MAX_BYTES = 1_073_741_824; // 1 GiB
+/** bwrap's --json-status-fd output: a few small JSON lines. */
+export const SANDBOX_STATUS_MAX_BYTES = 65_536; // 64 KiB
+/** /dev/shm in both sandboxes (review-run's static profile and review-pass's repository sandbox):
+ * nothing a reviewer needs lives there. Part of the profile, so its digest covers it. */
+export const SANDBOX_DEV_SHM_BYTES = 16_777_216; // 16 MiB
+/** /tmp of review-pass's repository sandbox: bounded scratch space. */
+export const REPO_SANDBOX_TMP_BYTES = 268_435_456; // 256 MiB
+/** One reviewer environment value, bytes. */
+export const REVIEWER_ENV_VALUE_MAX = 4096;
+/** Policy variables per reviewer: the sandbox's own bound, so a policy that loads never fails at
+ * every run instead. */
+export const REVIEWER_ENV_MAX_VARS = 64;
+
+// --- git and the workspace ---------------------------------------------------------------------
+
+/** A revision argument (a commit id or ref name) passed to git. */
+export const GIT_REV_MAX = 256;
+/** A `git cat-file --batch` object header line. */
+export const GIT_HEADER_MAX = 256;
+/** The output of one git command (runGit), and so the `ls-tree -r` records and commit/tree objects
+ * a cat-file session reads. */
+export const GIT_OUTPUT_MAX_BYTES = 536_870_912; // 512 MiB
+/** Blob bytes read from a commit by a caller without a budget of its own: no bundle can carry more
+ * (one JSON string, V8 strings stop at 2^29 characters, base64 turns 3 bytes into 4). */
+export const COMMIT_READ_MAX_BYTES = 402_653_184; // 384 MiB
+
+// --- review-pass --------------------------------------------------------------------------------
+
+/** One repository file review-pass reads into a prompt. */
+export const REVIEW_PASS_FILE_MAX_BYTES = 4_194_304; // 4 MiB
+/** Files of the default scope listed in a prompt (a prompt is not the place for a whole monorepo). */
+export const REVIEW_PASS_SCOPE_MAX_FILES = 5000;
+/** Text read for one review-pass round: reviewer-named files must not exhaust memory. */
+export const REVIEW_PASS_ROUND_MAX_BYTES = 67_108_864; // 64 MiB
+/** Reviewer text the engine accepts per run, characters (adjudicate-round.ts RunOutputSchema). */
+export const REVIEW_PASS_RUN_MAX_TEXT = 1_048_576; // 1 MiB
+/** Reviewer JSON output parsed per run, characters. */
+export const REVIEW_PASS_REVIEWER_JSON_MAX = 4_194_304; // 4 MiB
+/** Findings of one review-pass tool report (the JSON reviewer output schema's bound); the most
+ * severe are kept. */
+export const REVIEW_PASS_MAX_FINDINGS = 1000;
+/** One tool finding's message, characters. */
+export const REVIEW_PASS_FINDING_MAX_TEXT = 2000;
+/** Findings of one two-pass reviewer output: keeps one reviewer from flooding the report. */
+export const TWO_PASS_MAX_FINDINGS = 500;
+/** Checks of one two-pass reviewer output. */
+export const TWO_PASS_MAX_CHECKS = 2000;
+/** One two-pass text field, characters. */
+export const TWO_PASS_MAX_TEXT = 20_000;
+
+// --- egress broker (docs/egress.md) ---------------------------------------------------------------
+/** Requests one model reviewer may make per run (policy `egress.caps.requests` ≤ this); also the
+ * bound of the transcript records a receipt carries. */
+export const EGRESS_MAX_REQUESTS = 64;
+/** Concurrent connections to the broker (policy `egress.caps.connections` ≤ this). */
+export const EGRESS_MAX_CONNECTIONS = 16;
+/** Routes of one egress entry. */
+export const EGRESS_MAX_ROUTES = 4;

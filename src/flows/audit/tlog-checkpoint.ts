@@ -1,0 +1,68 @@
+// `governed audit checkpoint` with a tlog-checkpoint log attestor (docs/audit.md "Checkpoints"):
+// after the chain, the replay and the Merkle tree are checked on one read snapshot, the C2SP
+// checkpoint body "<origin>\n<size>\n<base64 root>\n" is signed by the pinned attestor and written
+// as a signed note with the log's signature line (key name = origin). Read-only on the store.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fail } from '../../core/errors.js';
+import { isoSecondsOf } from '../../core/trust-root.js';
+import { trustedKeyFor } from '../../core/key-status.js';
+import { checkpointBody, noteVerifierKey, signatureLine } from '../../core/signed-note.js';
+import { pinTlogAttestor, signCheckpointBody } from '../../../runner/tlog-attestor-host.js';
+import { assertReplayMatches, closeStore, openStoreReadOnly, verifyChain } from '../../store/index.js';
+import { verifyTree } from '../../store/tree.js';
+import { loadPinned } from '../challenge/pinned.js';
+import { writeOnce } from '../write-once.js';
+
+export interface TlogCheckpointResult {
+  readonly path: string;
+  readonly format: 'c2sp-tlog-checkpoint';
+  readonly origin: string;
+  readonly tree_size: number;
+  readonly root_hash: string;
+  readonly log_entries: number;
+  readonly log_head: string;
+  readonly state_digest: string;
+  /** The log key in Go's note verifier-key format (for note.NewVerifier and witnesses). */
+  readonly verifier_key: string;
+}
+
+export async function tlogCheckpoint(args: { home: string; out: string; files: { program: string; config: string }; now: Date }): Promise<TlogCheckpointResult> {
+  const store = openStoreReadOnly(args.home);
+  const scratch = mkdtempSync(join(tmpdir(), 'governed-checkpoint-'));
+  let facts;
+  try {
+    const db = store.db;
+    const nowSeconds = Math.floor(args.now.getTime() / 1000);
+    facts = db.transaction(() => {
+      const chain = verifyChain(db);
+      const replayed = assertReplayMatches(db, join(scratch, 'replay.db'));
+      const tree = verifyTree(db);
+      return { chain, tree, stateDigest: replayed.stateDigest, pinned: loadPinned(db, nowSeconds) };
+    }).deferred();
+  } finally {
+    closeStore(store);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  if (facts.chain.entries < 1 || facts.tree.size !== facts.chain.entries) fail('store_missing', []);
+  const log = facts.pinned.policy.doc.credentials.log;
+  const key = trustedKeyFor(facts.pinned.trust, log.key_id, 'log', isoSecondsOf(args.now));
+  const pinned = pinTlogAttestor(args.files.program, args.files.config, { attestorSha256: log.attestor_sha256, configSha256: log.attestor_config_sha256 });
+  if (pinned.tlog.key_id !== log.key_id) fail('attestor_config_invalid', []);
+  const origin = pinned.tlog.origin;
+  const body = checkpointBody({ origin, size: facts.tree.size, root: facts.tree.root });
+  const sig = await signCheckpointBody(pinned, key, body);
+  writeOnce(args.out, `${body}\n${signatureLine(origin, key.raw, sig)}`, { exists: 'audit_checkpoint_output_exists', unwritable: 'audit_checkpoint_output_unwritable' });
+  return {
+    path: args.out,
+    format: 'c2sp-tlog-checkpoint',
+    origin,
+    tree_size: facts.tree.size,
+    root_hash: facts.tree.root.toString('base64'),
+    log_entries: facts.chain.entries,
+    log_head: facts.chain.head,
+    state_digest: facts.stateDigest,
+    verifier_key: noteVerifierKey(origin, key.raw),
+  };
+}

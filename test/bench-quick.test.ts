@@ -1,0 +1,36 @@
+// Every benchmark still runs: `npm run bench -- --quick` (bench/run.mjs over the built dist/bench/*.mjs, small counts,
+// bars not judged) exits 0 and each bench prints its ratio lines — a bench that crashes or stops reporting fails here.
+import { describe, it, expect } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './helpers/cli.js';
+
+/** Each bench's ratio lines (the numbers it exists to report); a new bench must add its own here. */
+const RATIO_LINES: Record<string, RegExp[]> = {
+  audit: [/^ratio append with tree \/ without \d+\.\d{3}$/m, /^ratio proof\(\d+\) \/ proof\(1000\) \d+\.\d{3}$/m],
+  gate: [/^ {2}gate\(\d+\) \/ node -e ''\s+\d+\.\d{3}$/m, /^ {2}gate\(\d+\) \/ gate\(\d+\)\s+\d+\.\d{3}$/m, /^ {2}floor \/ node -e ''\s+\d+\.\d{3}/m],
+  'runner-bare': [/^\(sandbox − bare\) \/ node = -?\d+\.\d\d/m],
+  runner: [/^\(run − bare\) \/ node = -?\d+\.\d\d/m, /\(floor − bare\) \/ node = -?\d+\.\d\d$/m],
+  verify: [/^ratio\s+: \d+\.\d{3} /m],
+  workspace: [/^ratio manifest \/ raw-file throughput\s+\d+\.\d\d/m, /^ratio status \/ git status\s+\d+\.\d\dx/m],
+};
+
+describe('npm run bench -- --quick', () => {
+  it('runs every bench to exit 0 and each prints its ratio lines', () => {
+    const built = readdirSync(join(REPO_ROOT, 'dist', 'bench')).filter((f) => f.endsWith('.mjs')).map((f) => f.replace(/\.mjs$/, '')).sort();
+    expect(built).toEqual(Object.keys(RATIO_LINES).sort());
+    const r = spawnSync(process.execPath, ['bench/run.mjs', '--quick'], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, BENCH_GATE_CACHE: '0' } });
+    expect(r.stderr).not.toContain('bench: failed');
+    expect(r.status).toBe(0);
+    const sections = new Map<string, string>();
+    for (const part of r.stdout.split(/^== bench\//m).slice(1)) {
+      const name = part.slice(0, part.indexOf(' =='));
+      sections.set(name, part);
+    }
+    expect([...sections.keys()].sort()).toEqual(built);
+    for (const [name, patterns] of Object.entries(RATIO_LINES)) {
+      for (const p of patterns) expect(sections.get(name), `${name}: ${p}`).toMatch(p);
+    }
+  }, 300_000);
+});

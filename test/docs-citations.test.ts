@@ -1,0 +1,144 @@
+// Every `docs/<page>.md#anchor` a comment, help text, test or doc cites must name a page and heading that
+// exist, and no citation may point outside the repository (SPEC sections, research notes, issue numbers).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SCANNED = ['src', 'runner', 'attestors/src', 'scripts', 'bench', 'test', 'docs', 'README.md'];
+const TEXT = /\.(ts|mts|cts|mjs|cjs|js|md|ya?ml|json|c|h|sh|txt)$/;
+// The explicit exceptions. This file spells the forbidden patterns in order to find them; two tests use
+// `docs/….md` as made-up file paths inside fixture repositories, not as references.
+const SELF = 'test/docs-citations.test.ts';
+const FIXTURE_PATHS: Readonly<Record<string, readonly string[]>> = {
+  'test/contract-scope-diff.test.ts': ['docs/export.md'],
+  'test/workspace-manifest.test.ts': ['docs/c.md'],
+};
+
+/** GitHub's heading anchor: lowercase, punctuation dropped (letters, digits, `_`, `-`, spaces kept),
+ * spaces → `-`; a repeated heading gets `-1`, `-2`, … */
+export function anchorsOf(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  let fence: string | null = null;
+  for (const line of markdown.split('\n')) {
+    const f = /^\s*(```|~~~)/.exec(line);
+    if (f) {
+      fence = fence === null ? f[1]! : fence === f[1] ? null : fence;
+      continue;
+    }
+    if (fence !== null) continue;
+    const h = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!h) continue;
+    const text = h[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const base = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+function walk(rel: string, acc: string[]): string[] {
+  const abs = join(ROOT, rel);
+  const st = statSync(abs, { throwIfNoEntry: false });
+  if (!st) return acc;
+  if (st.isFile()) {
+    if (TEXT.test(rel)) acc.push(rel);
+    return acc;
+  }
+  for (const name of readdirSync(abs).sort()) {
+    if (name === 'node_modules' || name === 'dist' || name === 'vectors') continue;
+    walk(join(rel, name), acc);
+  }
+  return acc;
+}
+
+const anchorCache = new Map<string, Set<string> | null>();
+function anchorsOfPage(page: string): Set<string> | null {
+  if (!anchorCache.has(page)) {
+    const st = statSync(join(ROOT, page), { throwIfNoEntry: false });
+    anchorCache.set(page, st?.isFile() ? anchorsOf(readFileSync(join(ROOT, page), 'utf8')) : null);
+  }
+  return anchorCache.get(page)!;
+}
+
+const OLD_CITATIONS: readonly [string, RegExp][] = [
+  ['SPEC section', /SPEC(?:'s)?\s§/g],
+  ['SPEC.md', /SPEC\.md/g],
+  ['research note', /research\/[\w-]+/g],
+  ['issue number', /\b[Ii]ssue #?\d+(?= items? \d|[)\];:,]| "| bench)/g],
+];
+
+/** Problems of one file's text: broken docs references and old citations, as `file:line: …`. */
+export function problemsIn(file: string, text: string, pageAnchors: (page: string) => Set<string> | null = anchorsOfPage): string[] {
+  const problems: string[] = [];
+  const lineOf = (index: number): number => text.slice(0, index).split('\n').length;
+  const check = (page: string, anchor: string | undefined, index: number, how: string): void => {
+    if (FIXTURE_PATHS[file]?.includes(page)) return;
+    const anchors = pageAnchors(page);
+    if (anchors === null) problems.push(`${file}:${lineOf(index)}: ${how} names a missing page ${page}`);
+    else if (anchor !== undefined && !anchors.has(anchor)) problems.push(`${file}:${lineOf(index)}: ${how} names a missing heading ${page}#${anchor}`);
+  };
+  // 1. Plain references from anywhere: docs/<page>.md[#anchor].
+  for (const m of text.matchAll(/(?<![\w./-])docs\/([\w./-]+?\.md)(?:#([^\s)`'",;:>\]/]*[^\s)`'",;:.>\]/]))?/g)) {
+    check(`docs/${m[1]}`, m[2], m.index, 'reference');
+  }
+  // 2. Markdown links of docs pages and the README, relative to the file.
+  if (file.endsWith('.md')) {
+    for (const m of text.matchAll(/\]\(([^)\s]*)\)/g)) {
+      const target = m[1]!;
+      if (/^[a-z]+:/.test(target)) continue; // https:, mailto:
+      const [path, anchor] = target.split('#', 2) as [string, string | undefined];
+      if (path !== '' && !path.endsWith('.md')) continue; // a directory or another file type
+      const page = path === '' ? file : relative(ROOT, join(ROOT, dirname(file), path));
+      if (page.startsWith('..')) problems.push(`${file}:${lineOf(m.index)}: link leaves the repository: ${target}`);
+      else check(page, anchor, m.index, 'link');
+    }
+    if (file === 'README.md' || file.startsWith('docs/')) {
+      for (const m of text.matchAll(/\bSPEC\b/g)) problems.push(`${file}:${lineOf(m.index)}: mentions the SPEC, which does not ship`);
+    }
+  }
+  // 3. Citations of things that do not ship.
+  for (const [what, re] of OLD_CITATIONS) {
+    for (const m of text.matchAll(re)) problems.push(`${file}:${lineOf(m.index)}: ${what} citation "${m[0]}"`);
+  }
+  return problems;
+}
+
+describe('docs citations', () => {
+  it('anchors follow GitHub: lowercase, punctuation dropped, spaces to hyphens, repeats numbered', () => {
+    const a = anchorsOf('# The trusted runner: `governed review-run`\n## 6. Vetoes\n## Receipt verification — `governed verify`\n```\n# not a heading\n```\n## Tests\n## Tests\n');
+    expect([...a]).toEqual(['the-trusted-runner-governed-review-run', '6-vetoes', 'receipt-verification--governed-verify', 'tests', 'tests-1']);
+  });
+
+  it('the checker flags a missing page, a missing heading, a link out of the repository and each old citation (control)', () => {
+    const pages = (p: string): Set<string> | null => (p === 'docs/runner.md' ? new Set(['reaping']) : null);
+    const code = problemsIn('src/x.ts', '// docs/runner.md#reaping ok; docs/runner.md#no-such; docs/nope.md\n// SPEC §9, research/perf.md, issue 3 item 8\n', pages);
+    expect(code).toEqual([
+      'src/x.ts:1: reference names a missing heading docs/runner.md#no-such',
+      'src/x.ts:1: reference names a missing page docs/nope.md',
+      'src/x.ts:2: SPEC section citation "SPEC §"',
+      'src/x.ts:2: research note citation "research/perf"',
+      'src/x.ts:2: issue number citation "issue 3"',
+    ]);
+    const doc = problemsIn('docs/a.md', 'See [r](runner.md#reaping), [x](runner.md#gone) and [y](#here).\n', pages);
+    expect(doc).toEqual(['docs/a.md:1: link names a missing heading docs/runner.md#gone', 'docs/a.md:1: link names a missing page docs/a.md']);
+    const readme = problemsIn('README.md', 'The contract is [the brief](../shared/SPEC.md).\n', pages);
+    expect(readme).toEqual([
+      'README.md:1: link leaves the repository: ../shared/SPEC.md',
+      'README.md:1: mentions the SPEC, which does not ship',
+      'README.md:1: SPEC.md citation "SPEC.md"',
+    ]);
+    // The verb is not a citation.
+    expect(problemsIn('src/y.ts', '// we issue 3 challenges and then issue 12 more\n', pages)).toEqual([]);
+  });
+
+  it('every docs reference in the tree resolves, and nothing cites SPEC sections, research notes or issues', () => {
+    const files = SCANNED.flatMap((rel) => walk(rel, [])).filter((f) => f !== SELF);
+    expect(files.length).toBeGreaterThan(300);
+    const problems = files.flatMap((f) => problemsIn(f, readFileSync(join(ROOT, f), 'utf8')));
+    expect(problems).toEqual([]);
+  });
+});
