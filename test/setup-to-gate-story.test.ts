@@ -77,7 +77,7 @@ describe('setup → contract init → RELEASE_ELIGIBLE → gate ALLOW', () => {
     const c = parse(readFileSync(join(work, 'contract.yaml'), 'utf8')) as Record<string, any>;
     const files = [
       { impl: 'src/export.js', evidence: 'test/export.test.js', kind: 'test' },
-      { impl: 'README.md', evidence: 'docs/export.md', kind: 'doc' },
+      { impl: 'README.md', evidence: 'manual/export.md', kind: 'doc' },
     ];
     c.title = 'Export command';
     c.directives.forEach((d: any, i: number) => {
@@ -102,8 +102,8 @@ describe('setup → contract init → RELEASE_ELIGIBLE → gate ALLOW', () => {
     expect(lease.code).toBe(0);
     repo.write('src/export.js', "import { records } from './records.js';\nexport const exportCsv = () => records.map((r) => `${r.id},${r.name}`).join('\\n');\n");
     repo.write('test/export.test.js', "import { exportCsv } from '../src/export.js';\nif (exportCsv() !== '1,a') throw new Error('wrong');\n");
-    repo.write('README.md', '# product\n\n`export` writes every record as one CSV line (docs/export.md).\n');
-    repo.write('docs/export.md', '# export\n\nOne CSV line per record: `id,name`.\n');
+    repo.write('README.md', '# product\n\n`export` writes every record as one CSV line (manual/export.md).\n');
+    repo.write('manual/export.md', '# export\n\nOne CSV line per record: `id,name`.\n');
     expect(govJson(['lease', 'release', '--lease', String(lease.out.lease), '--writer-session', 'w1']).code).toBe(0);
     expect(govJson(['unit', 'bind', '--unit', unit, '--contract', write('done')]).code).toBe(0);
     for (let round = 0; round < 2; round++) for (const role of ROLES) review('integration', role);

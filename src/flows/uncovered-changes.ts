@@ -1,4 +1,4 @@
-// The changed paths no live directive covers (SPEC §6.1 last rule, `contract_change_uncovered`),
+// The changed paths no live directive covers (docs/contract-init.md#uncovered-changes, `contract_change_uncovered`),
 // named for the WRITER (docs/contract-init.md "Uncovered changes"): `status` and `unit bind
 // --dry-run` list them before issuance refuses, and `review-challenge` names them on stderr when it
 // does. They are repository-relative paths of the writer's own workspace — what the writer must fix
