@@ -2714,7 +2714,9 @@ function closedRecord(key, value) {
 var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
 var subjectSchema = strictObject({
   name: str({ min: 1, max: 256 }),
-  digest: strictObject({ sha256: hex64 })
+  // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
+  // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
+  digest: strictObject({ sha256: hex64, gitCommit: optional(gitId) })
 });
 var statementSchema = strictObject({
   _type: literal(STATEMENT_TYPE_V1),
@@ -2995,7 +2997,9 @@ function predicateRuleViolation(p, canonical) {
 }
 
 // src/core/vsa.ts
-var VSA_VERIFIER_ID = "https://governed.dev/gate/v1";
+var VSA_POLICY_URI = "https://governed.dev/policy";
+var VSA_EXTENSION_KEY = "https://governed.dev/vsa/decision/v1";
+var FAILED_LEVEL = "FAILED";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
 var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
@@ -3003,16 +3007,19 @@ var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
+var VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;
+var COMMIT = "(?:[0-9a-f]{40}|[0-9a-f]{64})";
+var RESOURCE_URI_RE = new RegExp(`^(?:git\\+commit:${COMMIT}|git\\+https://[A-Za-z0-9._~:/?#[\\]!$&'()*+,;=%-]{1,500}@${COMMIT})$`);
 var vsaPredicateSchema = strictObject({
-  verifier: strictObject({ id: literal(VSA_VERIFIER_ID), version: strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
+  verifier: strictObject({ id: str({ re: VSA_HTTPS_URI_RE }), version: strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
   timeVerified: isoSeconds,
-  resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
-  policy: strictObject({ uri: literal("https://governed.dev/policy"), digest: strictObject({ sha256: hex64 }) }),
+  resourceUri: str({ re: RESOURCE_URI_RE }),
+  policy: strictObject({ uri: literal(VSA_POLICY_URI), digest: strictObject({ sha256: hex64 }) }),
   inputAttestations: list(strictObject({ uri: str({ re: INPUT_URI_RE }), digest: strictObject({ sha256: hex64 }) }), 0, VSA_BOUNDS.maxInputAttestations),
   verificationResult: _enum(["PASSED", "FAILED"]),
-  verifiedLevels: list(literal(RELEASE_LEVEL), 0, 1),
+  verifiedLevels: list(_enum([RELEASE_LEVEL, FAILED_LEVEL]), 1, 1),
   slsaVersion: literal("1.0"),
-  governed: strictObject({
+  [VSA_EXTENSION_KEY]: strictObject({
     decision_schema: literal(DECISION_SCHEMA_VERSION),
     unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
     state: _enum(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
@@ -3029,15 +3036,15 @@ var vsaPredicateSchema = strictObject({
 });
 function vsaRuleViolation(statement) {
   const p = statement.predicate;
-  const g = p.governed;
+  const g = p[VSA_EXTENSION_KEY];
   const eligible = g.state === "RELEASE_ELIGIBLE";
   if (p.verificationResult === "PASSED" !== eligible) return "verificationResult";
   if (eligible !== (g.reasons.length === 0)) return "governed.reasons";
-  if (p.verifiedLevels.length !== (eligible ? 1 : 0)) return "verifiedLevels";
-  if (p.resourceUri !== `git+commit:${g.subject.commit}`) return "resourceUri";
+  if (p.verifiedLevels[0] !== (eligible ? RELEASE_LEVEL : FAILED_LEVEL)) return "verifiedLevels";
+  if (!(p.resourceUri === `git+commit:${g.subject.commit}` || p.resourceUri.startsWith("git+https://") && p.resourceUri.endsWith(`@${g.subject.commit}`))) return "resourceUri";
   if (`sha256:${p.policy.digest.sha256}` !== g.policy_digest) return "policy";
   const [subject, ...rest] = statement.subject;
-  if (subject === void 0 || rest.length > 0 || subject.name !== "workspace" || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest) {
+  if (subject === void 0 || rest.length > 0 || subject.name !== "workspace" || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest || subject.digest.gitCommit !== g.subject.commit) {
     return "subject";
   }
   for (let i = 1; i < p.inputAttestations.length; i++) {
@@ -3288,7 +3295,7 @@ function signOne(l, requestText) {
     if (!parsed.success) return refuse("predicate_invalid");
     const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
-    if (p.governed.attestor_sha256 !== self) refuse("self_digest_mismatch");
+    if (p[VSA_EXTENSION_KEY].attestor_sha256 !== self) refuse("self_digest_mismatch");
   } else if (config2.kind === "checkpoint") {
     if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
     if (st.predicate.attestor_sha256 !== self) refuse("self_digest_mismatch");

@@ -65,6 +65,8 @@ await build({
   ...common,
   entryPoints: {
     governed: 'src/cli/main.ts',
+    // The library entry (package.json "exports"): the pure verifiers, src/core/lib.ts.
+    lib: 'src/core/lib.ts',
     'gen-errors-doc': 'scripts/gen-errors-doc.ts',
     'gen-schemas-doc': 'scripts/gen-schemas-doc.ts',
     'make-fixture-receipt': 'scripts/make-fixture-receipt.ts',

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPinned } from '../scripts/pinned-build.mjs';
 import { canonicalJson } from '../src/core/canonical.js';
 import { IN_TOTO_PAYLOAD_TYPE, pae } from '../src/core/dsse.js';
-import { buildVsaStatement, VSA_PREDICATE_TYPE, type DecisionForVsa } from '../src/core/vsa.js';
+import { buildVsaStatement, VSA_EXTENSION_KEY, VSA_PREDICATE_TYPE, type DecisionForVsa } from '../src/core/vsa.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { sampleDecisionForVsa, samplePredicate, statementFor, trustRootDoc, writeJson } from './helpers/receipts.js';
 import { cleanupDirs, govOk, makeKeys, policyDoc, tempDir, trustDoc, type Keys } from './state-helpers.js';
@@ -73,13 +73,18 @@ describe('the decision kind of the attestor (docs/formats.md#attestors: not blin
     ['another attestor named in the predicate', () => buildVsaStatement(decision({ attestorSha256: 'f'.repeat(64) })), 'self_digest_mismatch'],
     ['PASSED with a reason', () => {
       const s = buildVsaStatement(decision());
-      return { ...s, predicate: { ...s.predicate, governed: { ...s.predicate.governed, reasons: [{ code: 'lease_active', ids: ['LSE-1'] }] } } };
+      return { ...s, predicate: { ...s.predicate, [VSA_EXTENSION_KEY]: { ...s.predicate[VSA_EXTENSION_KEY], reasons: [{ code: 'lease_active', ids: ['LSE-1'] }] } } };
     }, 'predicate_invalid'],
     ['FAILED for an eligible state', () => {
       const s = buildVsaStatement(decision());
-      return { ...s, predicate: { ...s.predicate, verificationResult: 'FAILED', verifiedLevels: [] } };
+      return { ...s, predicate: { ...s.predicate, verificationResult: 'FAILED', verifiedLevels: ['FAILED'] } };
     }, 'predicate_invalid'],
-    ['a subject that is not the manifest it names', () => ({ ...buildVsaStatement(decision()), subject: [{ name: 'workspace', digest: { sha256: '9'.repeat(64) } }] }), 'predicate_invalid'],
+    ['a subject that is not the manifest it names', () => { const s = buildVsaStatement(decision()); return { ...s, subject: [{ name: 'workspace', digest: { ...s.subject[0]!.digest, sha256: '9'.repeat(64) } }] }; }, 'predicate_invalid'],
+    ['a subject without its commit', () => { const s = buildVsaStatement(decision()); return { ...s, subject: [{ name: 'workspace', digest: { sha256: s.subject[0]!.digest.sha256 } }] }; }, 'predicate_invalid'],
+    ['a FAILED result without the FAILED level', () => {
+      const s = buildVsaStatement(decision({ state: 'REVIEW_ONLY', reasons: [{ code: 'streak_incomplete', ids: ['integration'] }] }));
+      return { ...s, predicate: { ...s.predicate, verifiedLevels: [] } };
+    }, 'predicate_invalid'],
     ['an unknown field', () => {
       const s = buildVsaStatement(decision());
       return { ...s, predicate: { ...s.predicate, note: 'x' } };
@@ -146,7 +151,7 @@ describe('governed gate --attest', () => {
     const st = JSON.parse(payload.toString('utf8')) as ReturnType<typeof buildVsaStatement>;
     expect(canonicalJson(st)).toBe(payload.toString('utf8'));
     expect(st.predicateType).toBe(VSA_PREDICATE_TYPE);
-    expect(st.subject).toEqual([{ name: 'workspace', digest: { sha256: d.subject.manifestDigest?.slice(7) } }]);
+    expect(st.subject).toEqual([{ name: 'workspace', digest: { sha256: d.subject.manifestDigest?.slice(7), gitCommit: s.subject } }]);
     expect(st.predicate).toMatchObject({
       verificationResult: 'PASSED',
       verifiedLevels: ['GOVERNED_RELEASE_ELIGIBLE'],
@@ -154,7 +159,7 @@ describe('governed gate --attest', () => {
       timeVerified: d.evaluatedAt,
       policy: { digest: { sha256: s.policyDigest.slice(7) } },
     });
-    expect(st.predicate.governed).toMatchObject({
+    expect(st.predicate[VSA_EXTENSION_KEY]).toMatchObject({
       unit: s.unit,
       state: 'RELEASE_ELIGIBLE',
       reasons: [],
@@ -192,8 +197,8 @@ describe('governed gate --attest', () => {
     expect(r.code).toBe(3);
     const st = JSON.parse(Buffer.from((JSON.parse(readFileSync(file, 'utf8')) as { payload: string }).payload, 'base64').toString('utf8')) as ReturnType<typeof buildVsaStatement>;
     expect(st.predicate.verificationResult).toBe('FAILED');
-    expect(st.predicate.verifiedLevels).toEqual([]);
-    expect(st.predicate.governed.reasons).toEqual([{ code: 'lease_active', ids: [lease] }]);
+    expect(st.predicate.verifiedLevels).toEqual(['FAILED']);
+    expect(st.predicate[VSA_EXTENSION_KEY].reasons).toEqual([{ code: 'lease_active', ids: [lease] }]);
   });
 
   it('finds the gate attestor where review-run finds its attestors: <home>/attestors/gate.json and gate.mjs', () => {

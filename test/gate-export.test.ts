@@ -111,9 +111,13 @@ function expectRecord(d: ExportJson, out: string, opts: { vsa?: string } = {}): 
   const expected = [
     'decision.json',
     'trust.json',
-    ...(d.reliedOn?.receipts ?? []).map((id) => `receipts/${id.slice('sha256:'.length)}.json`),
+    // each receipt, with the same envelope in the standard containers beside it (two signatures)
+    ...(d.reliedOn?.receipts ?? []).flatMap((id) => {
+      const hex = id.slice('sha256:'.length);
+      return [`receipts/${hex}.json`, `intoto/${hex}.intoto.jsonl`, `sigstore/${hex}.0.sigstore.json`, `sigstore/${hex}.1.sigstore.json`];
+    }),
     ...(d.reliedOn?.authorities ?? []).map((id) => `authority/${id}.json`),
-    ...(opts.vsa !== undefined ? ['vsa.json'] : []),
+    ...(opts.vsa !== undefined ? ['vsa.json', 'intoto/vsa.intoto.jsonl', 'sigstore/vsa.0.sigstore.json'] : []),
   ].sort();
   expect(manifest.files.map((f) => f.path)).toEqual(expected);
   for (const f of manifest.files) expect(sha(readFileSync(join(out, f.path))), f.path).toBe(f.sha256);

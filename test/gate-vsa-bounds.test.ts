@@ -116,7 +116,7 @@ function addReceipts(home: string, slot: string, n: number, findings: readonly F
 }
 
 interface Vsa {
-  predicate: { verificationResult: string; verifiedLevels: string[]; governed: { state: string; unit: string; reasons: { code: string; ids: string[] }[]; attestor_sha256: string } };
+  predicate: { verificationResult: string; verifiedLevels: string[]; 'https://governed.dev/vsa/decision/v1': { state: string; unit: string; reasons: { code: string; ids: string[] }[]; attestor_sha256: string } };
 }
 
 /** The envelope at `file`: one signature by the gate key over the PAE of its payload; its statement. */
@@ -150,11 +150,11 @@ describe('gate --attest with reasons of many ids (the red-team finding)', () => 
     expect([...(blocked?.ids.slice(1) ?? [])].sort()).toEqual([...dirty].sort());
     const st = verifiedVsa(file, d.attestation?.payloadDigest);
     expect(st.predicate.verificationResult).toBe('FAILED');
-    expect(st.predicate.verifiedLevels).toEqual([]);
-    expect(st.predicate.governed.state).toBe('REVIEW_ONLY');
-    expect(st.predicate.governed.attestor_sha256).toBe(attestorSha);
+    expect(st.predicate.verifiedLevels).toEqual(['FAILED']);
+    expect(st.predicate['https://governed.dev/vsa/decision/v1'].state).toBe('REVIEW_ONLY');
+    expect(st.predicate['https://governed.dev/vsa/decision/v1'].attestor_sha256).toBe(attestorSha);
     // Every reason the gate printed, every id of it, is what the gate key signed.
-    expect(st.predicate.governed.reasons).toEqual(d.reasons);
+    expect(st.predicate['https://governed.dev/vsa/decision/v1'].reasons).toEqual(d.reasons);
   });
 
   it('attests a veto of 32 findings x 4 refs: veto_standing carries its 130 ids (receipt, slot, 128 refs)', () => {
@@ -176,7 +176,7 @@ describe('gate --attest with reasons of many ids (the red-team finding)', () => 
     expect(standing?.ids).toHaveLength(130);
     const st = verifiedVsa(file, d.attestation?.payloadDigest);
     expect(st.predicate.verificationResult).toBe('FAILED');
-    expect(st.predicate.governed.reasons).toEqual(d.reasons);
+    expect(st.predicate['https://governed.dev/vsa/decision/v1'].reasons).toEqual(d.reasons);
   });
 });
 

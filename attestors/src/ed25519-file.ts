@@ -18,7 +18,7 @@ import { canonicalJson, jcs } from '../../src/core/canonical.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../../src/core/dsse.js';
 import { statementSchema } from '../../src/core/intoto.js';
 import { predicateRuleViolation, reviewReceiptPredicateSchema } from '../../src/core/receipt-predicate.js';
-import { vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
+import { VSA_EXTENSION_KEY, vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
 import { probePredicateSchema, probeRuleViolation } from '../../src/core/preservation/probe.js';
 import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
@@ -167,7 +167,7 @@ function signOne(l: Loaded, requestText: string): { keyid: string; sig: string }
     if (!parsed.success) return refuse('predicate_invalid');
     const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse('predicate_invalid');
-    if (p.governed.attestor_sha256 !== self) refuse('self_digest_mismatch');
+    if (p[VSA_EXTENSION_KEY].attestor_sha256 !== self) refuse('self_digest_mismatch');
   } else if (config.kind === 'checkpoint') {
     // A log checkpoint (src/core/checkpoint.ts) is signed by the log credential only, only when it is
     // a closed checkpoint whose subject is the head it names, and only when it names this program.

@@ -30,6 +30,8 @@ async function main(): Promise<void> {
     import('./register/review-pass.js'),
     import('./register/preservation.js'),
     import('./register/runnerd.js'),
+    import('./register/setup.js'),
+    import('./register/contract.js'),
   ]);
   const program = new Command();
   program

@@ -99,6 +99,8 @@ export const statusSchema = z.strictObject({
     scopeEpoch: count,
   }),
   planningSealed: z.boolean(),
+  /** Changed paths of the live workspace that no live directive covers (writer-side, repository-relative; docs/contract-init.md). */
+  uncoveredChanges: z.array(z.string()),
   preservation: z.strictObject({
     required: z.boolean(),
     waiver: z.nullable(z.string()),

@@ -25,6 +25,8 @@ import { TLOG_ERRORS, TLOG_REASONS } from './error-codes/tlog.js';
 import { CHECKS_ERRORS, CHECKS_REASONS } from './error-codes/checks.js';
 import { PRESERVATION_ERRORS, PRESERVATION_REASONS } from './error-codes/preservation.js';
 import { RUNNERD_ERRORS, RUNNERD_REASONS } from './error-codes/runnerd.js';
+import { SETUP_ERRORS, SETUP_REASONS } from './error-codes/setup.js';
+import { VERIFY_ERRORS, VERIFY_REASONS } from './error-codes/verify.js';
 
 export type { ExitCode } from './error-codes/def.js';
 
@@ -67,6 +69,8 @@ export const ERROR_CODES = {
   ...CHECKS_ERRORS,
   ...PRESERVATION_ERRORS,
   ...RUNNERD_ERRORS,
+  ...SETUP_ERRORS,
+  ...VERIFY_ERRORS,
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -90,6 +94,8 @@ export const REASON_CODES = {
   ...CHECKS_REASONS,
   ...PRESERVATION_REASONS,
   ...RUNNERD_REASONS,
+  ...SETUP_REASONS,
+  ...VERIFY_REASONS,
 } as const satisfies Record<string, string>;
 
 export type ReasonCode = keyof typeof REASON_CODES;

@@ -1,13 +1,15 @@
 // in-toto Statement v1 (docs/formats.md#receipt): the payload of every governed envelope.
 import * as z from 'zod/mini';
-import { hex64, list, str } from './schema-primitives.js';
+import { gitId, hex64, list, str } from './schema-primitives.js';
 import { closedRecord } from './closed-record.js';
 
 export const STATEMENT_TYPE_V1 = 'https://in-toto.io/Statement/v1';
 
 export const subjectSchema = z.strictObject({
   name: str({ min: 1, max: 256 }),
-  digest: z.strictObject({ sha256: hex64 }),
+  // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
+  // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
+  digest: z.strictObject({ sha256: hex64, gitCommit: z.optional(gitId) }),
 });
 
 /** The statement frame; `predicate` is checked by the schema of its predicateType. */

@@ -1,6 +1,7 @@
 // The policy (docs/policy.md#policy-and-trust-root): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
 import * as z from 'zod/mini';
+import { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa.js';
 import { closedRecord } from './closed-record.js';
 import { fail } from './errors.js';
 import { DURATION_RE, SIZE_RE } from './duration.js';
@@ -156,6 +157,14 @@ export const policySchema = z.strictObject({
   ),
   // Automatic C2SP checkpoints (docs/audit.md "Automatic checkpoints"; the rule: src/core/tlog-auto.ts).
   tlog_checkpoints: z.optional(tlogCheckpointsSchema),
+  // The signed decision's deployment identity (docs/gate.md §3): `verifier.id` of every VSA this
+  // deployment's gate signs, and the repository its `resourceUri` names (`<repository_uri>@<commit>`).
+  vsa: z.optional(
+    z.strictObject({
+      verifier_id: z.optional(str({ re: VSA_HTTPS_URI_RE })),
+      repository_uri: z.optional(str({ re: VSA_REPOSITORY_URI_RE })),
+    }),
+  ),
 });
 
 export type PolicyDocument = z.infer<typeof policySchema>;

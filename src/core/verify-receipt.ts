@@ -114,6 +114,7 @@ export function verifyReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: Ve
     subject === undefined ||
     rest.length > 0 ||
     subject.name !== 'workspace' ||
+    subject.digest.gitCommit !== undefined ||
     `sha256:${subject.digest.sha256}` !== predicate.inputs.workspace_digest
   ) {
     fail('statement_invalid', ['subject']);

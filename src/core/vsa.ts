@@ -17,7 +17,17 @@ import * as z from 'zod/mini';
 import { digestString as digest, gitId, hex64, isoSeconds, list, str } from './schema-primitives.js';
 
 export const VSA_PREDICATE_TYPE = 'https://slsa.dev/verification_summary/v1';
+/** `verifier.id` when the policy names none (`vsa.verifier_id`, docs/gate.md §3). */
 export const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
+/** The policy descriptor's uri; its digest is the policy digest (sha256 of the RFC 8785 form of the parsed policy). */
+export const VSA_POLICY_URI = 'https://governed.dev/policy';
+/**
+ * The key of governed's own facts in the predicate. SLSA VSA v1 defines no extension field; an
+ * extension key that is a URI cannot collide with a field a later SLSA version adds.
+ */
+export const VSA_EXTENSION_KEY = 'https://governed.dev/vsa/decision/v1';
+/** SLSA's `verifiedLevels` value when policy verification failed (SlsaResult `FAILED`). */
+export const FAILED_LEVEL = 'FAILED';
 /** The one custom level governed asserts (SLSA: custom levels must not start with `SLSA_`). */
 export const RELEASE_LEVEL = 'GOVERNED_RELEASE_ELIGIBLE';
 export const DECISION_SCHEMA_VERSION = 1;
@@ -43,16 +53,24 @@ const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-
 const reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 const reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
 
+/** An https URI without whitespace or control characters (the policy's `vsa.verifier_id`). */
+export const VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;
+/** The policy's `vsa.repository_uri`: a `git+https://` repository URI (no `@`: the commit is appended). */
+export const VSA_REPOSITORY_URI_RE = /^git\+https:\/\/[A-Za-z0-9._~:/?#[\]!$&'()*+,;=%-]{1,500}$/;
+const COMMIT = '(?:[0-9a-f]{40}|[0-9a-f]{64})';
+/** `git+https://<repository>@<commit>` (policy names the repository), else `git+commit:<commit>`. */
+const RESOURCE_URI_RE = new RegExp(`^(?:git\\+commit:${COMMIT}|git\\+https://[A-Za-z0-9._~:/?#[\\]!$&'()*+,;=%-]{1,500}@${COMMIT})$`);
+
 export const vsaPredicateSchema = z.strictObject({
-  verifier: z.strictObject({ id: z.literal(VSA_VERIFIER_ID), version: z.strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
+  verifier: z.strictObject({ id: str({ re: VSA_HTTPS_URI_RE }), version: z.strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
   timeVerified: isoSeconds,
-  resourceUri: str({ re: /^git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
-  policy: z.strictObject({ uri: z.literal('https://governed.dev/policy'), digest: z.strictObject({ sha256: hex64 }) }),
+  resourceUri: str({ re: RESOURCE_URI_RE }),
+  policy: z.strictObject({ uri: z.literal(VSA_POLICY_URI), digest: z.strictObject({ sha256: hex64 }) }),
   inputAttestations: list(z.strictObject({ uri: str({ re: INPUT_URI_RE }), digest: z.strictObject({ sha256: hex64 }) }), 0, VSA_BOUNDS.maxInputAttestations),
   verificationResult: z.enum(['PASSED', 'FAILED']),
-  verifiedLevels: list(z.literal(RELEASE_LEVEL), 0, 1),
+  verifiedLevels: list(z.enum([RELEASE_LEVEL, FAILED_LEVEL]), 1, 1),
   slsaVersion: z.literal('1.0'),
-  governed: z.strictObject({
+  [VSA_EXTENSION_KEY]: z.strictObject({
     decision_schema: z.literal(DECISION_SCHEMA_VERSION),
     unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
     state: z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY']),
@@ -70,9 +88,11 @@ export const vsaPredicateSchema = z.strictObject({
 
 export type VsaPredicate = z.infer<typeof vsaPredicateSchema>;
 
+export type VsaDecisionFacts = VsaPredicate[typeof VSA_EXTENSION_KEY];
+
 export interface VsaStatement {
   readonly _type: 'https://in-toto.io/Statement/v1';
-  readonly subject: readonly { readonly name: string; readonly digest: { readonly sha256: string } }[];
+  readonly subject: readonly { readonly name: string; readonly digest: { readonly sha256: string; readonly gitCommit: string } }[];
   readonly predicateType: typeof VSA_PREDICATE_TYPE;
   readonly predicate: VsaPredicate;
 }
@@ -94,6 +114,14 @@ export interface DecisionForVsa {
   readonly receipts: readonly string[];
   readonly authorities: readonly { readonly recordId: string; readonly payloadDigest: string }[];
   readonly attestorSha256: string;
+  /** The policy's `vsa.verifier_id` (else VSA_VERIFIER_ID) and `vsa.repository_uri` (else none). */
+  readonly verifierId?: string | undefined;
+  readonly repositoryUri?: string | undefined;
+}
+
+/** The resourceUri of a decision about `commit` (SLSA VSA v1: the resource the artifact came from). */
+export function vsaResourceUri(commit: string, repositoryUri: string | undefined): string {
+  return repositoryUri === undefined ? `git+commit:${commit}` : `${repositoryUri}@${commit}`;
 }
 
 const hexOf = (d: string): string => d.slice('sha256:'.length);
@@ -107,18 +135,18 @@ export function buildVsaStatement(d: DecisionForVsa): VsaStatement {
   ].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
   return {
     _type: 'https://in-toto.io/Statement/v1',
-    subject: [{ name: 'workspace', digest: { sha256: hexOf(d.subject.manifestDigest) } }],
+    subject: [{ name: 'workspace', digest: { sha256: hexOf(d.subject.manifestDigest), gitCommit: d.subject.commit } }],
     predicateType: VSA_PREDICATE_TYPE,
     predicate: {
-      verifier: { id: VSA_VERIFIER_ID, version: { governed: d.version } },
+      verifier: { id: d.verifierId ?? VSA_VERIFIER_ID, version: { governed: d.version } },
       timeVerified: d.evaluatedAt,
-      resourceUri: `git+commit:${d.subject.commit}`,
-      policy: { uri: 'https://governed.dev/policy', digest: { sha256: hexOf(d.policyDigest) } },
+      resourceUri: vsaResourceUri(d.subject.commit, d.repositoryUri),
+      policy: { uri: VSA_POLICY_URI, digest: { sha256: hexOf(d.policyDigest) } },
       inputAttestations: inputs,
       verificationResult: eligible ? 'PASSED' : 'FAILED',
-      verifiedLevels: eligible ? [RELEASE_LEVEL] : [],
+      verifiedLevels: eligible ? [RELEASE_LEVEL] : [FAILED_LEVEL],
       slsaVersion: '1.0',
-      governed: {
+      [VSA_EXTENSION_KEY]: {
         decision_schema: DECISION_SCHEMA_VERSION,
         unit: d.unit,
         state: d.state,
@@ -147,11 +175,12 @@ export function buildVsaStatement(d: DecisionForVsa): VsaStatement {
  */
 export function vsaBoundExceeded(p: {
   readonly inputAttestations: readonly unknown[];
-  readonly governed: { readonly reasons: readonly { readonly ids: readonly unknown[] }[] };
+  readonly [VSA_EXTENSION_KEY]: { readonly reasons: readonly { readonly ids: readonly unknown[] }[] };
 }): string | null {
+  const reasons = p[VSA_EXTENSION_KEY].reasons;
   if (p.inputAttestations.length > VSA_BOUNDS.maxInputAttestations) return 'inputAttestations';
-  if (p.governed.reasons.length > VSA_BOUNDS.maxReasons) return 'governed.reasons';
-  if (p.governed.reasons.some((r) => r.ids.length > VSA_BOUNDS.maxIdsPerReason)) return 'governed.reasons.ids';
+  if (reasons.length > VSA_BOUNDS.maxReasons) return 'governed.reasons';
+  if (reasons.some((r) => r.ids.length > VSA_BOUNDS.maxIdsPerReason)) return 'governed.reasons.ids';
   return null;
 }
 
@@ -160,17 +189,23 @@ export function vsaBoundExceeded(p: {
  * the predicate names, the policy digest is the one named twice, inputs are sorted and unique.
  * Returns the first broken field, or null.
  */
-export function vsaRuleViolation(statement: { subject: readonly { name: string; digest: { sha256: string } }[]; predicate: VsaPredicate }): string | null {
+export function vsaRuleViolation(statement: { subject: readonly { name: string; digest: { sha256: string; gitCommit?: string | undefined } }[]; predicate: VsaPredicate }): string | null {
   const p = statement.predicate;
-  const g = p.governed;
+  const g = p[VSA_EXTENSION_KEY];
   const eligible = g.state === 'RELEASE_ELIGIBLE';
   if ((p.verificationResult === 'PASSED') !== eligible) return 'verificationResult';
   if (eligible !== (g.reasons.length === 0)) return 'governed.reasons';
-  if (p.verifiedLevels.length !== (eligible ? 1 : 0)) return 'verifiedLevels';
-  if (p.resourceUri !== `git+commit:${g.subject.commit}`) return 'resourceUri';
+  if (p.verifiedLevels[0] !== (eligible ? RELEASE_LEVEL : FAILED_LEVEL)) return 'verifiedLevels';
+  if (!(p.resourceUri === `git+commit:${g.subject.commit}` || (p.resourceUri.startsWith('git+https://') && p.resourceUri.endsWith(`@${g.subject.commit}`)))) return 'resourceUri';
   if (`sha256:${p.policy.digest.sha256}` !== g.policy_digest) return 'policy';
   const [subject, ...rest] = statement.subject;
-  if (subject === undefined || rest.length > 0 || subject.name !== 'workspace' || `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest) {
+  if (
+    subject === undefined ||
+    rest.length > 0 ||
+    subject.name !== 'workspace' ||
+    `sha256:${subject.digest.sha256}` !== g.subject.manifest_digest ||
+    subject.digest.gitCommit !== g.subject.commit
+  ) {
     return 'subject';
   }
   for (let i = 1; i < p.inputAttestations.length; i++) {

@@ -33,6 +33,7 @@ import { bindScopeIn, closeStore, getScopeVersion, getUnit, mutate, openStore, t
 import { loadPinned } from './challenge/pinned.js';
 import { readBaselineSources } from './challenge/baseline-sources.js';
 import { consumedAuthorityValidator, parseContractBytes, readContractFile } from './unit-contract.js';
+import { uncoveredChanges } from './uncovered-changes.js';
 
 export interface UnitBindArgs {
   readonly home: string;
@@ -66,6 +67,11 @@ export interface UnitBindResult {
    * tombstone exists; the real bind judges everything.
    */
   readonly validation: { readonly code: string; readonly ids: readonly string[] } | null;
+  /**
+   * Dry run only: changed paths of the workspace (against the baseline) that the new contract
+   * leaves uncovered — review-challenge would refuse them (docs/contract-init.md "Uncovered changes").
+   */
+  readonly uncoveredChanges?: readonly string[];
 }
 
 const safeRecordIds = (ids: readonly string[]): string[] => ids.filter((id) => RECORD_ID_RE.test(id));
@@ -149,7 +155,8 @@ export async function bindUnitFlow(args: UnitBindArgs): Promise<UnitBindResult> 
         if (!isGovernedError(e)) throw e;
         validation = { code: e.code, ids: e.ids };
       }
-      return { ...plan, dryRun: true, validation, authorities: sortedUnique(args.authorities.filter((a) => RECORD_ID_RE.test(a))) };
+      const uncovered = await uncoveredChanges(root, unit.baselineCommit, next, { productRoots, exclude: pinned.policy.doc.exclude });
+      return { ...plan, dryRun: true, validation, uncoveredChanges: uncovered, authorities: sortedUnique(args.authorities.filter((a) => RECORD_ID_RE.test(a))) };
     }
     const srcDigest = sourcesDigest(sources.digests);
     return mutate(store, args.now, (tx) => {

@@ -6,6 +6,8 @@ import { assertSignedByCredentials, receiptCredentialKeys, type CredentialKeys }
 import { loadPolicy } from '../core/policy.js';
 import { readInputFile, readStructuredFile } from './read-input.js';
 import { parseStructured } from '../core/strict-parse.js';
+import { verifyCheckpointBytes, verifyVsaBytes } from '../core/verify-decision.js';
+import { VSA_EXTENSION_KEY } from '../core/vsa.js';
 import { openStoreReadOnly, closeStore, readPin } from '../store/index.js';
 
 /** Defined once in zod/mini (src/core/command-output.ts verifySchema); type imports only. */
@@ -92,3 +94,61 @@ export function verifyReceiptFiles(files: readonly string[], trust: TrustRoot, n
     receipts,
   };
 }
+
+/** `governed verify --vsa FILE`: one signed decision (docs/gate.md §3 "Verifying a signed decision"). */
+export function verifyVsaFile(file: string, trust: TrustRoot, now: Date, subject?: string): Record<string, unknown> & { exit: ExitCode } {
+  const at = isoSecondsOf(now);
+  try {
+    const v = verifyVsaBytes(readInputFile(file, MAX_VSA_FILE_BYTES), trust, { at, subject });
+    const facts = v.predicate[VSA_EXTENSION_KEY];
+    return {
+      exit: EXIT.ok,
+      kind: 'vsa',
+      file,
+      valid: true,
+      trust_digest: trust.digest,
+      evaluated_at: at,
+      payload_digest: v.payloadDigest,
+      verification_result: v.predicate.verificationResult,
+      verified_levels: v.predicate.verifiedLevels,
+      verifier_id: v.predicate.verifier.id,
+      resource_uri: v.predicate.resourceUri,
+      unit: facts.unit,
+      state: facts.state,
+      reasons: facts.reasons,
+      subject: { commit: v.subject.commit, manifest_digest: v.subject.manifestDigest },
+      policy_digest: facts.policy_digest,
+      signed_by: v.signedBy.map((s) => ({ role: s.role, key_id: s.keyId })),
+    };
+  } catch (e) {
+    if (!(e instanceof GovernedError)) throw e;
+    return { exit: e.exit, kind: 'vsa', file, valid: false, trust_digest: trust.digest, evaluated_at: at, error: { code: e.code, exit: e.exit, ids: e.ids } };
+  }
+}
+
+/** `governed verify --checkpoint FILE`: one signed log checkpoint (its signature and statement only). */
+export function verifyCheckpointFile(file: string, trust: TrustRoot, now: Date): Record<string, unknown> & { exit: ExitCode } {
+  const at = isoSecondsOf(now);
+  try {
+    const v = verifyCheckpointBytes(readInputFile(file, MAX_RECEIPT_BYTES), trust, { at });
+    return {
+      exit: EXIT.ok,
+      kind: 'checkpoint',
+      file,
+      valid: true,
+      trust_digest: trust.digest,
+      evaluated_at: at,
+      payload_digest: v.payloadDigest,
+      log_entries: v.predicate.log_entries,
+      log_head: v.predicate.log_head,
+      made_at: v.predicate.made_at,
+      signed_by: v.signedBy.map((s) => ({ role: s.role, key_id: s.keyId })),
+    };
+  } catch (e) {
+    if (!(e instanceof GovernedError)) throw e;
+    return { exit: e.exit, kind: 'checkpoint', file, valid: false, trust_digest: trust.digest, evaluated_at: at, error: { code: e.code, exit: e.exit, ids: e.ids } };
+  }
+}
+
+/** A VSA envelope is at most its payload bound (src/core/vsa.ts) in base64 plus the frame. */
+export const MAX_VSA_FILE_BYTES = 4 * 1024 * 1024;

@@ -1,5 +1,6 @@
 import { isoSecondsOf } from '../../core/trust-root.js';
 import { issueChallengeFlow } from '../../flows/challenge.js';
+import { uncoveredPathsOf } from '../../flows/uncovered-changes.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { ReviewChallengeJson } from '../../core/command-output.js';
@@ -28,6 +29,11 @@ export async function reviewChallengeCommand(opts: {
     policyFile: opts.policy ?? (process.env.GOVERNED_POLICY || undefined),
     trustFile: opts.trust ?? (process.env.GOVERNED_TRUST || undefined),
     clock: () => Math.floor(Date.now() / 1000),
+  }).catch((e: unknown) => {
+    // Writer-side: name each uncovered changed path (what the writer must cover in the contract) on
+    // stderr; the coded error itself still carries only the count (docs/contract-init.md).
+    for (const p of uncoveredPathsOf(e)) process.stderr.write(`governed: uncovered change: ${p}\n`);
+    throw e;
   });
   const expiresAt = isoSecondsOf(new Date(r.expiresAt * 1000));
   return {

@@ -65,6 +65,7 @@ export async function unitBindCommand(opts: {
       state_before: r.stateBefore,
       state_after: r.stateAfter,
       ...(r.dryRun ? { validation: r.validation === null ? { ok: true } : { ok: false, code: r.validation.code, ids: r.validation.ids } } : {}),
+      ...(r.dryRun ? { uncovered_changes: r.uncoveredChanges ?? [] } : {}),
     },
     human: [
       `${r.dryRun ? 'would bind' : 'bound'} scope version ${r.scopeVersion} of ${r.unit} (scope epoch ${r.scopeEpoch}, work revision ${r.workRevision})`,
@@ -75,6 +76,13 @@ export async function unitBindCommand(opts: {
       `  state before ${r.stateBefore}`,
       `  state after  ${r.stateAfter}`,
       ...(r.dryRun ? [`  validation ${r.validation === null ? 'ok' : `${r.validation.code} [${r.validation.ids.join(', ')}]`}`] : []),
+      ...(r.dryRun ? uncoveredLines(r.uncoveredChanges ?? []) : []),
     ].join('\n'),
   };
+}
+
+/** Writer-side lines naming each changed path no live directive covers (docs/contract-init.md). */
+export function uncoveredLines(paths: readonly string[]): string[] {
+  if (paths.length === 0) return ['  uncovered changes: none'];
+  return [`  uncovered changes (${paths.length}): review-challenge refuses them (contract_change_uncovered) until a target, implementation or evidence path covers each`, ...paths.map((p) => `    ${p}`)];
 }

@@ -1,15 +1,36 @@
-import { loadPolicyCredentialKeys, loadTrustRootFile, loadPinnedTrustRoot, verifyReceiptFiles } from '../../flows/verify.js';
+import { loadPolicyCredentialKeys, loadTrustRootFile, loadPinnedTrustRoot, verifyCheckpointFile, verifyReceiptFiles, verifyVsaFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { VerifyJson } from '../../core/command-output.js';
 import { fail } from '../../core/errors.js';
 import { verifyInclusionFiles } from '../../flows/verify-inclusion.js';
 
-export async function verifyCommand(files: string[], opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string }): Promise<CommandResult> {
+export async function verifyCommand(
+  files: string[],
+  opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string; vsa?: string; logCheckpoint?: string; subject?: string },
+): Promise<CommandResult> {
+  // --vsa and --log-checkpoint verify ONE signed record of their own kind (docs/gate.md "Verifying a
+  // signed decision"); they take no receipt and none of the inclusion-proof options.
+  const own = opts.vsa !== undefined || opts.logCheckpoint !== undefined;
+  if (own && (files.length > 0 || opts.inclusionProof !== undefined || opts.checkpoint !== undefined || (opts.vsa !== undefined && opts.logCheckpoint !== undefined))) {
+    fail('verify_kind_conflict', []);
+  }
+  if (opts.subject !== undefined && opts.vsa === undefined) fail('usage_error', ['--subject']);
   // Without --trust the pinned trust root of the state directory is used (docs/commands.md#what-each-command-guarantees); without
   // either, verification is refused (trust_root_missing).
   const now = new Date();
   const trust = opts.trust !== undefined ? loadTrustRootFile(opts.trust, now) : loadPinnedTrustRoot(resolveHome(opts.home), now);
+  if (own) {
+    const r = opts.vsa !== undefined ? verifyVsaFile(opts.vsa, trust, now, opts.subject) : verifyCheckpointFile(opts.logCheckpoint as string, trust, now);
+    const err = r.error as { code: string; exit: number; ids: string[] } | undefined;
+    const human =
+      err === undefined
+        ? r.kind === 'vsa'
+          ? `VALID    ${r.file}\n         signed decision ${r.verification_result} (${r.state}) for ${(r.subject as { commit: string }).commit} ${r.unit}, signed by the gate key`
+          : `VALID    ${r.file}\n         log checkpoint at entry ${r.log_entries} (${r.log_head}), signed by the log key`
+        : `INVALID  ${r.file}\n         ${err.code} (exit ${err.exit})${err.ids.length > 0 ? ` [${err.ids.join(', ')}]` : ''}`;
+    return { exit: r.exit, json: { ok: r.exit === 0, ...r }, human };
+  }
   if (files.length === 0 && opts.inclusionProof === undefined) fail('usage_error', ['receipt']);
   if (opts.inclusionProof === undefined && opts.checkpoint !== undefined) fail('usage_error', ['--inclusion-proof']);
   if (opts.inclusionProof !== undefined && files.length > 1) fail('usage_error', ['--inclusion-proof']);

@@ -44,7 +44,9 @@ export function checkChangeCoverage(contract: Contract, changedPaths: readonly s
     covered: count === 0,
     uncoveredCount: count,
     uncoveredPaths,
-    error: count === 0 ? null : new GovernedError('contract_change_uncovered', { ids: [`uncovered:${count}`] }),
+    // The paths ride in `cause` (never printed by the error writer): the writer-side CLI names them
+    // on stderr (src/flows/uncovered-changes.ts); the ids stay a count.
+    error: count === 0 ? null : new GovernedError('contract_change_uncovered', { ids: [`uncovered:${count}`], cause: { uncoveredPaths } }),
   };
 }
 

@@ -138,7 +138,10 @@ function valueAt(root: unknown, path: readonly PathKey[]): { found: boolean } {
  */
 export function parseContract(value: unknown): Contract {
   const result = contractSchema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) {
+    assertNoPlaceholders(result.data);
+    return result.data;
+  }
   const issue = result.error.issues[0];
   if (issue === undefined) fail('contract_field_invalid', ['$']);
   const where = fieldPath(issue.path);
@@ -156,4 +159,34 @@ export function parseContract(value: unknown): Contract {
     default:
       return fail('contract_field_invalid', [where]);
   }
+}
+
+/**
+ * What marks a value the writer must still fill in (`governed contract init`, docs/contract-init.md):
+ * a string that starts with it. Never a valid path or ID, and refused wherever it is.
+ */
+export const PLACEHOLDER_PREFIX = '<<FILL-IN';
+
+/** The most placeholder paths one refusal names (the first ones, in document order). */
+export const MAX_PLACEHOLDER_IDS = 16;
+
+/** Field paths (`$.directives[0].targets[0].paths[0]`) of every string that is still a placeholder. */
+export function findPlaceholders(value: unknown, path: PathKey[] = [], out: string[] = []): string[] {
+  if (typeof value === 'string') {
+    if (value.startsWith(PLACEHOLDER_PREFIX)) out.push(fieldPath(path));
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => findPlaceholders(v, [...path, i], out));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) findPlaceholders(v, [...path, k], out);
+  }
+  return out;
+}
+
+/**
+ * Refuse a (schema-valid: its keys are the schema's, never input text) contract that still holds a
+ * placeholder, naming each place by its field path (`contract_fill_in_left`).
+ */
+export function assertNoPlaceholders(contract: Contract): void {
+  const found = findPlaceholders(contract);
+  if (found.length > 0) fail('contract_fill_in_left', found.slice(0, MAX_PLACEHOLDER_IDS));
 }

@@ -14,6 +14,10 @@ export const CONTRACT_ERRORS = {
   contract_field_missing: def(2, 'A required contract field is missing.'),
   contract_field_invalid: def(2, 'A contract field has the wrong type or a value outside its closed set.'),
   contract_field_too_large: def(2, 'A contract field exceeds its size or count cap.'),
+  contract_fill_in_left: def(
+    2,
+    'A contract field still holds a placeholder of `governed contract init` (a value starting with <<FILL-IN); fill in each field named.',
+  ),
 
   // --- identifiers (docs/contract.md#validation-rules)
   contract_id_invalid: def(2, 'An ID or reference does not match ^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$.'),

@@ -82,7 +82,8 @@ export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   const files = gateAttestorFiles(args);
   assertAttestorFilesPresent(files);
   const pinned = pinAttestor(files.program, files.config, { attestorSha256: gate.attestor_sha256, configSha256: gate.attestor_config_sha256 });
-  const statement = buildVsaStatement({ ...args.decision, attestorSha256: pinned.programSha256 });
+  const vsa = args.policy.doc.vsa;
+  const statement = buildVsaStatement({ ...args.decision, attestorSha256: pinned.programSha256, verifierId: vsa?.verifier_id, repositoryUri: vsa?.repository_uri });
   // A decision larger than the VSA's bounds (src/core/vsa.ts `VSA_BOUNDS`) cannot be signed:
   // a coded refusal before anything runs, like a deploy record asked for and not written
   // (docs/gate.md §3 "Bounds"): the gate then denies, never exit 0, and no file is written.
@@ -90,7 +91,7 @@ export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   if (bound !== null) fail('gate_attest_decision_too_large', [bound]);
   // Our own check first: a statement the attestor would refuse is a bug here, not a refusal there.
   const parsed = vsaPredicateSchema.safeParse(statement.predicate);
-  if (!parsed.success || vsaRuleViolation({ subject: statement.subject as { name: string; digest: { sha256: string } }[], predicate: parsed.data }) !== null) {
+  if (!parsed.success || vsaRuleViolation({ subject: statement.subject, predicate: parsed.data }) !== null) {
     fail('internal_error', ['vsa']);
   }
   const payload = canonicalBytes(statement);

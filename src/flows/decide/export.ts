@@ -12,6 +12,10 @@
 //                              (./record-tlog.ts; both absent when no checkpoint is stored);
 //   trust.<json|yaml>          the exact bytes of the `--trust` file the gate judged them under;
 //   vsa.json                   the `--attest` envelope, when one was written;
+//   intoto/<name>.intoto.jsonl for each receipt (<name> = hex of its id) and for vsa.json (`vsa`):
+//   sigstore/<name>.<i>.sigstore.json  the same envelope as an in-toto JSONL bundle and one Sigstore
+//                              bundle v0.3 per signature (src/core/sigstore-bundle.ts,
+//                              docs/formats.md "Standard containers");
 //   manifest.json              format, the decision's unit/state/subject/evaluatedAt, policyDigest,
 //                              gateTrustDigest and the sha256 of every other file (canonical JSON; its
 //                              sha256 is the decision's `export.manifestDigest`).
@@ -34,6 +38,7 @@ import type { Decision } from '../../core/decision/index.js';
 import { canonicalJson, sha256Digest, sha256Hex } from '../../core/canonical.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import { parseJsonStrict } from '../../core/strict-json.js';
+import { containersOf } from '../../core/sigstore-bundle.js';
 import type { Db } from '../../store/store.js';
 
 /** What the gate hands in (see the note on imports above). */
@@ -105,7 +110,10 @@ export class DeployRecord {
     for (const id of reliedOn.receipts) {
       const m = RECEIPT_ID_RE.exec(id);
       if (m === null) fail('internal_error', ['export_receipt_id']);
-      this.files.set(`receipts/${m[1]}.json`, this.tools.receiptEnvelope(db, id));
+      const envelope = this.tools.receiptEnvelope(db, id);
+      this.files.set(`receipts/${m[1]}.json`, envelope);
+      // Beside it, the same envelope in the standard containers (docs/formats.md "Standard containers").
+      for (const [path, bytes] of containersOf(envelope, m[1] as string)) this.files.set(path, bytes);
     }
     for (const [path, bytes] of this.tools.tlogFiles(db, reliedOn.receipts)) this.files.set(path, bytes);
     for (const id of reliedOn.authorities) {
@@ -126,7 +134,11 @@ export class DeployRecord {
     try {
       this.files.set('decision.json', Buffer.from(canonicalJson(decision), 'utf8'));
       this.files.set(`trust.${isJsonText(trust.bytes.toString('utf8'), trust.file) ? 'json' : 'yaml'}`, trust.bytes);
-      if (decision.attestation !== null) this.files.set('vsa.json', vsaBytes(decision.attestation));
+      if (decision.attestation !== null) {
+        const vsa = vsaBytes(decision.attestation);
+        this.files.set('vsa.json', vsa);
+        for (const [path, bytes] of containersOf(vsa, 'vsa')) this.files.set(path, bytes);
+      }
       const manifest: DeployRecordManifest = {
         format: EXPORT_FORMAT,
         version: EXPORT_VERSION,
@@ -140,7 +152,7 @@ export class DeployRecord {
       };
       const manifestBytes = Buffer.from(canonicalJson(manifest), 'utf8');
       this.files.set('manifest.json', manifestBytes);
-      const subs = ['receipts', 'authority', ...(this.files.has('checkpoint.note') ? ['proofs'] : [])];
+      const subs = ['receipts', 'authority', 'intoto', 'sigstore', ...(this.files.has('checkpoint.note') ? ['proofs'] : [])];
       for (const sub of subs) mkdirSync(join(this.staging, sub), { mode: 0o700 });
       for (const [path, bytes] of this.files) writeDurably(join(this.staging, path), bytes);
       for (const sub of [...subs, '.']) syncDir(join(this.staging, sub));

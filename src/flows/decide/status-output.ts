@@ -34,6 +34,8 @@ export function statusHuman(s: StatusJson): string {
   for (const v of s.vetoes) {
     for (const f of v.findings) out.push(`veto ${v.receipt} ${v.stage}.${v.slot}: ${f.code} ${f.class} [${f.refs.join(', ')}]`);
   }
+  if (s.uncoveredChanges.length === 0) out.push('uncovered changes: none');
+  else out.push(`uncovered changes (${s.uncoveredChanges.length}; review-challenge refuses them until the contract covers each):`, ...s.uncoveredChanges.map((p) => `  ${p}`));
   out.push(`receipts: ${s.receipts.total} (${s.receipts.loaded} loaded for this decision), aborted runs: ${s.abortedRuns.length}`);
   if (s.reasons.length === 0) out.push('reasons: none — RELEASE_ELIGIBLE');
   else out.push('reasons:');

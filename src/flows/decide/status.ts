@@ -24,6 +24,7 @@ import { withReadSnapshot } from './snapshot.js';
 import { STATUS_SCHEMA_VERSION, type StatusJson } from './status-output.js';
 import { currentDigests, readScope, readUnit } from './unit-state.js';
 import { verifyDecisionRecords } from './verify.js';
+import { uncoveredChanges } from '../uncovered-changes.js';
 
 export interface StatusArgs {
   readonly home: string;
@@ -63,6 +64,7 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       await resolveBaseline(resolve(args.repo), unit.baselineCommit);
       const workspace = await computeWorkspaceManifest(resolve(args.repo), { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
       const current = currentDigests(unit, scope, workspace.digest);
+      const uncovered = await uncoveredChanges(resolve(args.repo), unit.baselineCommit, scope.contract, { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude }, workspace.entries);
       const facts = loadUnitFacts(db, unit.unit, current);
       // Preservation (docs/preservation.md#delivery-state): judged only when a contract is bound; the
       // check's modules load only then.
@@ -92,6 +94,7 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
           scopeEpoch: unit.scopeEpoch,
         },
         planningSealed: decision.planningSealed,
+        uncoveredChanges: uncovered,
         preservation: {
           required: policy.doc.preservation === 'required',
           waiver: decision.preservationWaiver,
