@@ -142,7 +142,10 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
     expect(inputs).toContain('src/flows/decide/gate.ts');
     expect(inputs).toContain('node_modules/better-sqlite3/lib/database.js');
     expect(inputs.filter((i) => HEAVY.test(i) || i.startsWith('node_modules/commander/'))).toEqual([]);
-    expect(seen.size).toBeLessThanOrEqual(6);
+    // 8: the lazy paths added since (preservation, the deploy record's proofs and standard containers)
+    // share modules with the decision path, which esbuild splits into chunks; the bound still fails
+    // when a new static import lands on the cold path (docs/gate.md#6-the-cold-gate-path).
+    expect(seen.size).toBeLessThanOrEqual(8);
   });
 });
 

@@ -134,7 +134,7 @@ afterAll(() => {
 function allReceiptFacts(): ReceiptFact[] {
   return listReceipts(store, u.unit).map((r) => {
     const env = JSON.parse(r.envelope.toString('utf8')) as { payload: string };
-    const predicate = (JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as { predicate: { vetoes: VetoFinding[] } }).predicate;
+    const predicate = (JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as { predicate: { vetoes: VetoFinding[]; trust_mode: ReceiptFact['trustMode'] } }).predicate;
     return {
       receiptId: r.id,
       unit: r.unit,
@@ -142,6 +142,7 @@ function allReceiptFacts(): ReceiptFact[] {
       slot: r.slot,
       verdict: r.verdict,
       vetoes: predicate.vetoes,
+      trustMode: predicate.trust_mode,
       planningStateDigest: r.planningStateDigest,
       contentDigest: r.contentDigest,
       workStateDigest: r.workStateDigest,

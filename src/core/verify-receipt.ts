@@ -136,18 +136,19 @@ export interface StoredVeto {
  * reader for the decision loader and the store's dismissal rule.
  */
 export function storedVetoes(envelope: Uint8Array, receiptId: string): StoredVeto[] {
-  const value = decodeCanonicalPayload(parseEnvelopeBytes(envelope));
-  const predicate = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { predicate?: unknown }).predicate : undefined;
-  const parsed = reviewReceiptPredicateSchema.safeParse(predicate);
-  if (!parsed.success) fail('predicate_invalid', [receiptId]);
-  return parsed.data.vetoes.map((v) => ({ code: v.code, class: v.class, severity: v.severity, refs: [...v.refs] }));
+  return vetoesOfPredicate(storedPredicate(envelope, receiptId));
 }
 
-/** The stored receipt's own trust mode (its signed predicate; the gate re-verifies what it relies on). */
-export function storedTrustMode(envelope: Uint8Array, receiptId: string): 'co-located' | 'separated' {
+/** The signed predicate of a stored envelope, parsed by the one schema (`predicate_invalid [id]` otherwise; signatures are verified elsewhere). */
+export function storedPredicate(envelope: Uint8Array, receiptId: string): ReviewReceiptPredicate {
   const value = decodeCanonicalPayload(parseEnvelopeBytes(envelope));
   const predicate = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { predicate?: unknown }).predicate : undefined;
   const parsed = reviewReceiptPredicateSchema.safeParse(predicate);
   if (!parsed.success) fail('predicate_invalid', [receiptId]);
-  return parsed.data.trust_mode;
+  return parsed.data;
 }
+
+export function vetoesOfPredicate(p: ReviewReceiptPredicate): StoredVeto[] {
+  return p.vetoes.map((v) => ({ code: v.code, class: v.class, severity: v.severity, refs: [...v.refs] }));
+}
+

@@ -17,9 +17,9 @@
 // every record the decision relies on is re-verified afterwards (./verify.ts), and its row checked
 // against its signed bytes. Read-only: nothing here writes.
 import type { AbortedRunFact, AuthorityFact, LeaseFact, ReceiptFact, ResetFact, StateDigests, VetoFinding } from '../../core/decision/index.js';
-import { fail } from '../../core/errors.js';
+import { fail, isGovernedError } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
-import { storedTrustMode, storedVetoes } from '../../core/verify-receipt.js';
+import { storedPredicate, vetoesOfPredicate } from '../../core/verify-receipt.js';
 import { prepared } from './statements.js';
 import { canonicalJson } from '../../core/canonical.js';
 import { logField, RECEIPT_ROW_COLUMNS, receiptRowOfPayloadBytes, type ReceiptRow } from '../../store/receipt-entries.js';
@@ -65,12 +65,24 @@ export function receiptEnvelope(db: Db, receiptId: string): Buffer {
 }
 
 /** The veto findings of a stored receipt, read from its payload (shape-checked; signatures later). */
-function vetoesOf(db: Db, receiptId: string): VetoFinding[] {
-  return storedVetoes(receiptEnvelope(db, receiptId), receiptId).map((v) => ({ ...v, refs: [...v.refs] }) as VetoFinding);
+/**
+ * The stored envelope's signed predicate (its vetoes and its trust mode). Every loaded receipt is
+ * parsed once here because the decision's trust mode is every relied-on receipt's (docs/security.md);
+ * an envelope that does not parse is not the receipt its row claims: decision_fact_mismatch.
+ * (Cost: one predicate parse per loaded receipt on the gate path; a trust-mode column would avoid it.)
+ */
+function predicateOf(db: Db, receiptId: string): ReturnType<typeof storedPredicate> {
+  try {
+    return storedPredicate(receiptEnvelope(db, receiptId), receiptId);
+  } catch (e) {
+    if (isGovernedError(e)) fail('decision_fact_mismatch', [receiptId]);
+    throw e;
+  }
 }
 
 function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {
   const readPayload = r.has_veto === 1;
+  const predicate = predicateOf(db, r.id);
   return {
     readPayload,
     fact: {
@@ -79,8 +91,8 @@ function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {
       stage: r.stage as ReceiptFact['stage'],
       slot: r.slot,
       verdict: r.verdict as ReceiptFact['verdict'],
-      vetoes: readPayload ? vetoesOf(db, r.id) : [],
-      trustMode: storedTrustMode(receiptEnvelope(db, r.id), r.id),
+      vetoes: readPayload ? (vetoesOfPredicate(predicate).map((v) => ({ ...v, refs: [...v.refs] })) as VetoFinding[]) : [],
+      trustMode: predicate.trust_mode,
       planningStateDigest: r.planning_state_digest,
       contentDigest: r.content_digest,
       workStateDigest: r.work_state_digest,

@@ -14,8 +14,9 @@
 //
 // Any difference is `review_post_launch_drift` (the IDs name what moved, never a value). A failure to
 // recompute (a file became a FIFO, git objects are corrupt, a pin fails its integrity check) keeps its
-// own code. Either way the run is recorded as ABORTED by the caller. Preservation is not built yet
-// (docs/authority.md#human-authority-records), so there is no preservation input to recompute.
+// own code. Either way the run is recorded as ABORTED by the caller. The preservation inputs (the bound
+// preservation contract and the incident history, docs/preservation.md) are part of the planning
+// state and are recomputed with it.
 import { resolve } from 'node:path';
 import { sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';

@@ -4,6 +4,7 @@
 // else generated) readable only by its attestor uid, and — with --policy and --trust — the store,
 // initialised and handed to the governed uid. Returns what it did, one line per change; a second
 // run with the same arguments does nothing.
+import { takeAppendedHomes } from '../../store/appended.js';
 import { spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -127,6 +128,10 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
     initFlow({ home: l.home, policyFile: a.policyFile, trustFile: a.trustFile, now: Math.floor(Date.now() / 1000) });
     actions.push(`initialised ${l.home}`);
   }
+  // The store is handed to the governed uid now: root cannot open it afterwards (its owner rule), so
+  // the CLI's automatic-checkpoint step after this command must not try (docs/audit.md "Automatic
+  // checkpoints"; a checkpoint is never due on a freshly initialised log).
+  takeAppendedHomes();
   if (existsSync(l.home)) chownTree(l.home, daemon.uid, daemon.gid, actions);
   return {
     actions,

@@ -46,5 +46,11 @@ export function programSha256(path: string, maxBytes: number, what: string): str
 
 export const attestorProgramSha256 = (path: string): string => programSha256(path, ATTESTOR_PROGRAM_MAX_BYTES, 'attestor program');
 
+/** The shipped Node project/probe adapter of preservation (docs/preservation.md#adapter-protocol). */
+export function shippedPreservationAdapterPath(): string {
+  return join(installRoot(), 'runner', 'preservation', 'node-adapter.mjs');
+}
+export const preservationAdapterSha256 = (path: string): string => programSha256(path, MAX_REVIEWER_BYTES, 'preservation adapter');
+
 /** sha256 (hex) of the reviewer program review-run would run for this policy reviewer name. */
 export const reviewerSha256 = (loc: RunLocations, name: string): string => programSha256(reviewerFile(loc, name), MAX_REVIEWER_BYTES, `reviewers.${name}`);

@@ -27,7 +27,7 @@ import { keygen } from '../keygen.js';
 import { readInputFile } from '../read-input.js';
 import { writeOnce } from '../write-once.js';
 import { installRoot, resolveLocations } from '../run/locations.js';
-import { attestorProgramSha256, reviewerSha256, sandboxDigests, shippedAttestorPath, type SandboxDigests } from './machine.js';
+import { attestorProgramSha256, preservationAdapterSha256 as preservationAdapterSha256Of, reviewerSha256, sandboxDigests, shippedAttestorPath, shippedPreservationAdapterPath, type SandboxDigests } from './machine.js';
 import {
   ATTESTED,
   ATTESTED_CREDENTIALS,
@@ -77,6 +77,8 @@ export interface PolicyPins {
   readonly reviewers: Readonly<Record<string, string>>;
   readonly sandbox: SandboxDigests;
   readonly attestorSha256: string;
+  /** The shipped preservation adapter's sha256 (set where the template allowlists adapters). */
+  readonly preservationAdapterSha256: string;
   readonly credentials: Readonly<Record<AttestedCredential, { readonly keyId: string; readonly configSha256: string }>>;
 }
 
@@ -98,6 +100,7 @@ export async function setupFlow(a: SetupArgs): Promise<SetupResult> {
   const reviewerNames = Object.keys((parseDocument(templateText).toJS() as { reviewers: Record<string, unknown> }).reviewers);
   const reviewers = Object.fromEntries(reviewerNames.map((n) => [n, reviewerSha256(loc, n)]));
   const attestorSha256 = attestorProgramSha256(shippedAttestorPath());
+  const preservationAdapterSha256 = preservationAdapterSha256Of(shippedPreservationAdapterPath());
 
   // 2. Keys, attestor configurations, trust root, policy: each made or kept.
   const files: { path: string; action: SetupAction }[] = [];
@@ -121,7 +124,7 @@ export async function setupFlow(a: SetupArgs): Promise<SetupResult> {
   const trustText = `${JSON.stringify(trustRootDocument(layout, a.now), null, 2)}\n`;
   const trustR = ensureFile(layout, layout.trust, trustText, (bytes) => trustHoldsKeys(bytes, keyIds));
   record(layout.trust, trustR.action);
-  const pins: PolicyPins = { reviewers, sandbox, attestorSha256, credentials };
+  const pins: PolicyPins = { reviewers, sandbox, attestorSha256, preservationAdapterSha256, credentials };
   const policyText = policyFromTemplate(templateText, a.template, pins);
   const policyR = ensureFile(layout, layout.policy, policyText, (bytes) => policyPinsMatch(bytes, pins).length === 0);
   record(layout.policy, policyR.action);
@@ -273,6 +276,7 @@ export function policyFromTemplate(templateText: string, template: PolicyTemplat
   doc.setIn(['sandbox', 'bwrap_sha256'], list(pins.sandbox.bwrapSha256));
   doc.setIn(['sandbox', 'profile_sha256'], list(pins.sandbox.profileSha256));
   doc.setIn(['sandbox', 'seccomp_sha256'], list(pins.sandbox.seccompSha256));
+  if (doc.hasIn(['preservation_adapters', 'sha256'])) doc.setIn(['preservation_adapters', 'sha256'], list(pins.preservationAdapterSha256));
   for (const c of ATTESTED) {
     doc.setIn(['credentials', c, 'key_id'], hex(pins.credentials[c].keyId));
     doc.setIn(['credentials', c, 'attestor_sha256'], list(pins.attestorSha256));
@@ -311,6 +315,7 @@ export function policyPinsMatch(bytes: Buffer, pins: PolicyPins): string[] {
   if (!p.sandbox.bwrap_sha256.includes(pins.sandbox.bwrapSha256)) bad.push('sandbox.bwrap_sha256');
   if (!p.sandbox.profile_sha256.includes(pins.sandbox.profileSha256)) bad.push('sandbox.profile_sha256');
   if (!p.sandbox.seccomp_sha256.includes(pins.sandbox.seccompSha256)) bad.push('sandbox.seccomp_sha256');
+  if (p.preservation_adapters !== undefined && !p.preservation_adapters.sha256.includes(pins.preservationAdapterSha256)) bad.push('preservation_adapters.sha256');
   for (const c of ATTESTED) {
     const cred = p.credentials[c];
     if (cred.key_id !== pins.credentials[c].keyId) bad.push(`credentials.${c}.key_id`);
