@@ -51,7 +51,7 @@ afterAll(() => {
 
 describe('setup → contract init → RELEASE_ELIGIBLE → gate ALLOW', () => {
   it('setup makes every file and initialises the store in one command', () => {
-    const r = govJson(['setup', '--out', join(work, 'setup')]);
+    const r = govJson(['setup', '--out', join(work, 'setup'), '--waive-preservation', 'a two-line demo library: no shipped surface to preserve']);
     expect(r.code, r.stderr).toBe(0);
     setup = r.out;
     expect(setup.changed).toBe(true);

@@ -2,13 +2,14 @@ import { setupFlow } from '../../flows/setup/setup.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 
-export async function setupCommand(opts: { out: string; policyTemplate: string; init: boolean; bwrap?: string; reviewersDir?: string; home?: string }): Promise<CommandResult> {
+export async function setupCommand(opts: { out: string; policyTemplate: string; init: boolean; waivePreservation?: string; bwrap?: string; reviewersDir?: string; home?: string }): Promise<CommandResult> {
   const home = resolveHome(opts.home);
   const r = await setupFlow({
     out: opts.out,
     home,
     template: opts.policyTemplate,
     init: opts.init,
+    preservationWaiver: opts.waivePreservation,
     now: Math.floor(Date.now() / 1000),
     bwrapPath: opts.bwrap,
     reviewersDir: opts.reviewersDir,

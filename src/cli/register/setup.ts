@@ -21,11 +21,12 @@ export function register(program: Command): void {
     .requiredOption('--out <dir>', 'the setup directory (created if missing)')
     .addOption(new Option('--policy-template <name>', 'the shipped policy template').choices(['default', 'strict']).default('default'))
     .option('--no-init', 'make the files only; do not initialise the state directory')
+    .option('--waive-preservation <reason>', 'write `preservation: { waived: REASON }` into the policy (shown in every decision; docs/preservation.md)')
     .option('--bwrap <path>', 'absolute path of the bubblewrap binary', '/usr/bin/bwrap')
     .option('--reviewers-dir <dir>', 'where the reviewer programs are (default: $GOVERNED_REVIEWERS_DIR, else the shipped ones)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { out: string; policyTemplate: string; init: boolean; bwrap?: string; reviewersDir?: string; home?: string; json?: boolean }) => {
+    .action(async (opts: { out: string; policyTemplate: string; init: boolean; waivePreservation?: string; bwrap?: string; reviewersDir?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/setup.js')).setupCommand(opts));
     });
 

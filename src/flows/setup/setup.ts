@@ -47,6 +47,8 @@ export interface SetupArgs {
   readonly home: string;
   readonly template: string;
   readonly init: boolean;
+  /** `preservation: { waived: REASON }` in the policy instead of the template's setting. */
+  readonly preservationWaiver?: string | undefined;
   readonly now: number;
   readonly bwrapPath?: string | undefined;
   readonly reviewersDir?: string | undefined;
@@ -125,7 +127,8 @@ export async function setupFlow(a: SetupArgs): Promise<SetupResult> {
   const trustR = ensureFile(layout, layout.trust, trustText, (bytes) => trustHoldsKeys(bytes, keyIds));
   record(layout.trust, trustR.action);
   const pins: PolicyPins = { reviewers, sandbox, attestorSha256, preservationAdapterSha256, credentials };
-  const policyText = policyFromTemplate(templateText, a.template, pins);
+  const policyText = policyFromTemplate(templateText, a.template, pins, a.preservationWaiver);
+  loadPolicy(parsePinDocument(Buffer.from(policyText, 'utf8'), 'policy').value); // a bad --waive-preservation reason: policy_invalid before policy.yaml is written
   const policyR = ensureFile(layout, layout.policy, policyText, (bytes) => policyPinsMatch(bytes, pins).length === 0);
   record(layout.policy, policyR.action);
 
@@ -267,8 +270,10 @@ function trustHoldsKeys(bytes: Buffer, keyIds: Readonly<Record<SetupCredential, 
  * The policy: the shipped template with every pinned digest and key id replaced by this machine's
  * and these keys' (comments kept, the template's EXAMPLE notes dropped with the values they were on).
  */
-export function policyFromTemplate(templateText: string, template: PolicyTemplate, pins: PolicyPins): string {
+export function policyFromTemplate(templateText: string, template: PolicyTemplate, pins: PolicyPins, preservationWaiver?: string): string {
   const doc = parseDocument(templateText);
+  // The waiver's reason is checked by the one policy schema when the policy loads (policy_invalid).
+  if (preservationWaiver !== undefined) doc.set('preservation', doc.createNode({ waived: preservationWaiver }));
   // A new node replaces the template's value AND the EXAMPLE note on it; hex always double-quoted.
   const hex = (v: string): Scalar => Object.assign(new Scalar(v), { type: Scalar.QUOTE_DOUBLE });
   const list = (v: string): YAMLSeq => Object.assign(new YAMLSeq(), { items: [hex(v)], flow: true });
