@@ -62,9 +62,12 @@ const run = (args: string[]) =>
 describe('the packed package', () => {
   it('ships only what a user needs', () => {
     const tops = [...new Set(files.map((f) => (f.includes('/') ? `${f.split('/')[0]}/` : f)))].sort();
-    expect(tops).toEqual(['README.md', 'attestors/', 'dist/', 'docs/', 'keys.example/', 'package.json', 'policies/', 'runner/']);
-    // No sources, tests, benchmarks or scripts (the type declarations of the library entry aside).
-    expect(files.filter((f) => !f.startsWith('dist/types/') && (/(^|\/)(src|test|bench|scripts)\//.test(f) || f.endsWith('.ts')))).toEqual([]);
+    expect(tops).toEqual(['README.md', 'attestors/', 'dist/', 'docs/', 'keys.example/', 'native/', 'package.json', 'policies/', 'runner/', 'scripts/']);
+    // No sources, tests, benchmarks or scripts (the type declarations of the library entry aside, and
+    // the runnerd addon's C source with the one script that builds it at install: docs/runnerd.md).
+    expect(files.filter((f) => f.startsWith('scripts/'))).toEqual(['scripts/build-peercred.mjs']);
+    expect(files.filter((f) => f.startsWith('native/')).every((f) => f.endsWith('.c'))).toBe(true);
+    expect(files.filter((f) => !f.startsWith('dist/types/') && f !== 'scripts/build-peercred.mjs' && (/(^|\/)(src|test|bench|scripts)\//.test(f) || f.endsWith('.ts')))).toEqual([]);
     expect(files.filter((f) => f.startsWith('dist/types/') && !f.endsWith('.d.ts'))).toEqual([]);
     expect(files).toContain('attestors/ed25519-file.mjs');
     expect(files).toContain('runner/reviewers/coverage.mjs');

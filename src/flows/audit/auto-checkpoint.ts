@@ -19,7 +19,7 @@ import { treeHash } from '../../core/merkle.js';
 import { verifyCheckpointNote } from '../../core/tlog-checkpoint.js';
 import { isoSecondsOf } from '../../core/trust-root.js';
 import { checkpointDueOn, newestStoredCheckpoint, storeCheckpoint } from '../../store/checkpoints.js';
-import { closeStore, openStoreReadOnly } from '../../store/index.js';
+import { closeStore, openStore } from '../../store/index.js';
 import { treeReader } from '../../store/tree.js';
 import { verifyTreeSince } from '../../store/tree-since.js';
 import type { Db } from '../../store/store.js';
@@ -46,7 +46,10 @@ function newestCovered(home: string, db: Db, pinned: Pinned, now: Date): { size:
 
 /** Write the due checkpoint of `home`, if its policy asks for one and it is due; null otherwise. */
 export async function autoCheckpoint(args: { home: string; attestorsDir?: string | undefined; now: Date }): Promise<AutoCheckpointResult | null> {
-  const store = openStoreReadOnly(args.home);
+  // A read-write handle: as the last connection to close it checkpoints the WAL into the database
+  // file, as every command's own handle does (a read-only one cannot), so the file's bytes are what
+  // they were before this step ran (test/run-locations-before-claim.test.ts compares them).
+  const store = openStore(args.home);
   let plan: { pinned: Pinned; size: number; root: Buffer; origin: string | null } | null;
   try {
     const db = store.db;
