@@ -33,7 +33,9 @@ function olderStore(): string {
   const db = new Database(join(home, 'governed.db'));
   expect(db.prepare('SELECT count(*) FROM tlog_hashes').pluck().get()).toBeGreaterThan(0);
   db.exec('DROP TABLE tlog_hashes');
-  db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+  // Migration 9 (preservation) came after it: a store of two versions ago has neither.
+  for (const t of ['preservation_versions', 'incident_corrections', 'surface_inventories', 'vendor_attestations', 'probe_receipts']) db.exec(`DROP TABLE ${t}`);
+  db.pragma(`user_version = ${SCHEMA_VERSION - 2}`);
   db.close(); // checkpoints the WAL into the file: no -wal left
   return home;
 }
@@ -58,7 +60,7 @@ describe('read-only commands on an older-schema store', () => {
     } catch (e) {
       code = isGovernedError(e) ? `${e.code}/${e.exit}/${e.ids.join(',')}` : 'thrown';
     }
-    expect(code).toBe(`store_migration_required/2/schema:${SCHEMA_VERSION - 1}`);
+    expect(code).toBe(`store_migration_required/2/schema:${SCHEMA_VERSION - 2}`);
     expect(fileBytes(home)).toBe(before);
   });
 
