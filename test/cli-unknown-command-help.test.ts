@@ -1,12 +1,13 @@
 // An unknown command word is a usage error (exit 2) with or without --help: commander alone would print the enclosing group's help and exit 0.
-import { describe, expect, test } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { afterAll, describe, expect, test } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CliResult } from './helpers/cli.js';
 
 const WORD = 'N0SUCH-command-word';
 const home = mkdtempSync(join(tmpdir(), 'unknown-cmd-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
 const run = (args: string[]): CliResult => runCli(args, { cwd: home, env: { GOVERNED_HOME: join(home, 'none') } });
 
 function expectUsageJson(r: CliResult, label: string): void {
