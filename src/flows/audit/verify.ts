@@ -211,14 +211,14 @@ class RecordChecks {
     switch (row.type) {
       case 'challenge_issue':
         this.issues.set(p.challenge as string, p);
-        this.issued.add(p.challenge as string);
+        this.issued.add(ownCopy(p.challenge as string));
         this.counts.issued += inUnit ? 1 : 0;
         break;
       case 'run_claim': {
         const challenge = p.challenge as string;
         if (!this.issued.has(challenge)) add([failure('audit_orphan_record', [`seq:${row.seq}`, challenge])]);
         if (this.claimed.has(challenge)) add([failure('audit_challenge_reused', [`seq:${row.seq}`, challenge])]);
-        this.claimed.add(challenge);
+        this.claimed.add(ownCopy(challenge));
         this.claims.set(p.run as string, p);
         this.counts.claimed += inUnit ? 1 : 0;
         break;
@@ -233,7 +233,7 @@ class RecordChecks {
         const challenge = p.challenge as string;
         const reused = this.answered.has(challenge);
         if (reused) add([failure('audit_challenge_reused', [`seq:${row.seq}`, challenge])]);
-        this.answered.add(challenge);
+        this.answered.add(ownCopy(challenge));
         // The first answer consumes its issue and its claim: they are no longer held. A second
         // answer is audit_challenge_reused; its envelope is still verified, its binding is not.
         const issue = this.issues.get(challenge);
@@ -271,6 +271,15 @@ class RecordChecks {
     this.found.sort((a, b) => a.seq - b.seq);
     for (const { f } of this.found) failures.push(f);
   }
+}
+
+/**
+ * A flat copy of an id kept for the whole pass: the strict JSON parser returns strings that are
+ * slices of the payload text, so keeping the slice would keep each entry's whole text (a receipt
+ * entry's is its envelope) alive until the end — the audit's memory grew by ~9 KB a receipt.
+ */
+function ownCopy(id: string): string {
+  return Buffer.from(id, 'utf8').toString('utf8');
 }
 
 type VerifyAuthority = typeof import('../../core/authority/index.js').verifyAuthorityRecordBytes;
