@@ -1,6 +1,6 @@
 // `governed setup --out DIR` (docs/setup.md): every key, the trust root, each attestor
 // configuration and a policy with this machine's real digests, then `init`. One command instead of
-// five keygen runs, a hand-written trust root, four attestor files and sixteen pasted digests.
+// six keygen runs, a hand-written trust root, five attestor files and twenty-one pasted digests.
 //
 // Order: everything setup must READ is read first (bwrap, profile, seccomp, the reviewer and
 // attestor programs, the policy template), so a machine that cannot run reviewers is refused before
