@@ -120,7 +120,7 @@ beforeAll(async () => {
   probe('current');
   rounds(s, 'development', 2);
   rounds(s, 'integration', 2);
-}, 300_000);
+}, 480_000);
 afterAll(() => cleanupDirs());
 
 describe.skipIf(!IS_ROOT)('preservation at the gate (policy requires preservation)', () => {
@@ -142,7 +142,7 @@ describe.skipIf(!IS_ROOT)('preservation at the gate (policy requires preservatio
     expect((JSON.parse(status(s).stdout) as { state: string }).state).toBe('RELEASE_ELIGIBLE');
   });
 
-  it('a probe receipt edited in the store behind governed: decision_fact_mismatch (4), store unchanged', () => {
+  it('a probe receipt edited in the store behind governed: decision_fact_mismatch (4) at the gate, in status and in preservation check; store unchanged', () => {
     const home = cloneHome(s);
     const db = new Database(join(home, 'governed.db'));
     try {
@@ -156,6 +156,12 @@ describe.skipIf(!IS_ROOT)('preservation at the gate (policy requires preservatio
       db.close();
     }
     expectGateRefused(s, { home }, 'decision_fact_mismatch', 4, home);
+    // status and preservation check judge it by the same rule (an error, never a state), store unchanged.
+    const before = storeDigestAt(home);
+    for (const r of [status(s, home), gov({ ...s.w, home }, ['preservation', 'check', '--unit', s.unit, '--json'])]) {
+      expect({ exit: r.code, code: (JSON.parse(r.stdout) as { error?: { code: string } }).error?.code }).toEqual({ exit: 4, code: 'decision_fact_mismatch' });
+    }
+    expect(storeDigestAt(home)).toBe(before);
     // The untouched store is the positive control.
     expect(gate(s).code).toBe(0);
   });
@@ -187,5 +193,5 @@ describe.skipIf(!IS_ROOT)('preservation at the gate (policy requires preservatio
     rounds(s, 'integration', 2);
     const fixed = gate(s);
     expect({ exit: fixed.code, state: gateJson(fixed).state }).toEqual({ exit: 0, state: 'RELEASE_ELIGIBLE' });
-  }, 240_000);
+  }, 480_000);
 });
