@@ -44,7 +44,9 @@ function verifyProbeRecord(db: Db, unit: string, row: { id: string; envelope: Bu
   const entry = db.prepare('SELECT time, type, unit, payload FROM log WHERE seq = ?').get(row.log_seq) as { time: number; type: string; unit: string | null; payload: Buffer } | undefined;
   let logged: { receipt?: unknown; envelope_b64?: unknown } = {};
   try {
-    logged = entry === undefined ? {} : (JSON.parse(entry.payload.toString('utf8')) as typeof logged);
+    const parsed: unknown = entry === undefined ? {} : JSON.parse(entry.payload.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null) fail('decision_fact_mismatch', [row.id]);
+    logged = parsed as typeof logged;
   } catch {
     fail('decision_fact_mismatch', [row.id]);
   }
