@@ -66,11 +66,11 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       const current = currentDigests(unit, scope, workspace.digest);
       const uncovered = await uncoveredChanges(resolve(args.repo), unit.baselineCommit, scope.contract, { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude }, workspace.entries);
       const facts = loadUnitFacts(db, unit.unit, current);
-      // Preservation (docs/preservation.md#delivery-state): judged only when a contract is bound; the
-      // check's modules load only then.
       // Each record judged under the trust root in force at its log position (docs/state.md#the-store),
       // probe receipts included.
       const trustAt = await trustRootsByPosition(db);
+      // Preservation (docs/preservation.md#delivery-state): judged only when a contract is bound; the
+      // check's modules load only then.
       const preservation =
         scope.preservation.preservation === undefined
           ? NO_PRESERVATION
