@@ -38,7 +38,7 @@ export async function reviewChallengeCommand(opts: {
   const expiresAt = isoSecondsOf(new Date(r.expiresAt * 1000));
   return {
     exit: 0,
-    json: { challenge_id: r.challengeId, stage: r.stage, slot: r.slot, expires_at: expiresAt } satisfies ReviewChallengeJson,
+    json: { ok: true, challenge_id: r.challengeId, stage: r.stage, slot: r.slot, expires_at: expiresAt } satisfies ReviewChallengeJson,
     human: `challenge_id ${r.challengeId}\nstage ${r.stage}\nslot ${r.slot}\nexpires_at ${expiresAt}`,
   };
 }

@@ -35,6 +35,7 @@ export function wantsHelp(argv: readonly string[]): boolean {
 function usageDecision(): GateResultJson {
   const e = new GovernedError('usage_error');
   return {
+    ok: false,
     schemaVersion: GATE_SCHEMA_VERSION,
     command: 'gate',
     decision: 'DENY',

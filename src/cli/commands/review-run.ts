@@ -55,7 +55,7 @@ export async function reviewRunCommand(opts: ReviewRunOptions, daemon?: ReviewRu
     });
     return {
       exit: r.verdict === 'CLEAN' ? EXIT.ok : EXIT.not_clean,
-      json: { verdict: r.verdict, run_id: r.runId, receipt_id: r.receiptId } satisfies ReviewRunJson,
+      json: { ok: r.verdict === 'CLEAN', verdict: r.verdict, run_id: r.runId, receipt_id: r.receiptId } satisfies ReviewRunJson,
       human: `verdict ${r.verdict}\nrun_id ${r.runId}\nreceipt_id ${r.receiptId}`,
     };
   } catch (e) {
