@@ -6,7 +6,7 @@ import type { CommandResult } from '../output.js';
 import type { ReviewChallengeJson } from '../../core/command-output.js';
 
 /**
- * Prints ONLY {challenge_id, stage, slot, expires_at} (docs/commands.md#what-each-command-guarantees): the bundle path, digests and
+ * Prints ONLY {ok, challenge_id, stage, slot, expires_at} (docs/commands.md#what-each-command-guarantees): the bundle path, digests and
  * reviewer stay in the store, and no source byte ever reaches stdout, stderr or argv.
  */
 export async function reviewChallengeCommand(opts: {

@@ -1,4 +1,4 @@
-// `governed review-run` (docs/commands.md#what-each-command-guarantees, docs/runner.md#the-run-step-by-step). Prints ONLY {verdict, run_id, receipt_id}: no digest, path,
+// `governed review-run` (docs/commands.md#what-each-command-guarantees, docs/runner.md#the-run-step-by-step). Prints ONLY {ok, verdict, run_id, receipt_id}: no digest, path,
 // reviewer output or stderr ever reaches stdout/stderr. A run recorded as ABORTED prints
 // {ok:false, verdict:"ABORTED", run_id, receipt_id:null, error:{code,exit,message,ids}} and exits with
 // its code's exit (9 for review failures); a refusal before the claim is an ordinary coded error.
