@@ -59,10 +59,19 @@ beforeAll(() => {
   // init, unit create, writer register through the CLI (newStory's own calls are not captured: do them here).
   story = newStory({ policy, keys });
   const w = story.w;
+  // A second store whose policy asks for a checkpoint after every entry: its commands' objects carry
+  // the tlog_checkpoint field (src/cli/run-action.ts) that every appending command's schema admits.
   const home2 = join(w.dir, 'state-2');
-  const init = gov({ ...w, home: home2 }, ['init', '--policy', w.policyFile, '--trust', w.trustFile, '--json']);
+  const policy2 = writeJsonFile(join(work, 'policy-auto.json'), { ...policy, tlog_checkpoints: { every_entries: 1 } });
+  const inHome2 = (args: string[]) => runCli([...args, '--home', home2, '--json'], { cwd: w.repo.root, env: { GOVERNED_ATTESTORS_DIR: attestors } });
+  const init = inHome2(['init', '--policy', policy2, '--trust', w.trustFile]);
   expect(init.code, init.stderr).toBe(0);
   docs.push(['init', 'init', jsonOut(init)]);
+  const created2 = inHome2(['unit', 'create', '--contract', w.contractFile, '--baseline', w.baseline]);
+  expect(created2.code, created2.stderr).toBe(0);
+  const withCheckpoint = jsonOut(created2);
+  expect((withCheckpoint.tlog_checkpoint as { written: unknown[] }).written.length).toBe(1);
+  docs.push(['unit-create', 'unit create with an automatic checkpoint', withCheckpoint]);
   const unit2 = run(['unit', 'create', '--contract', w.contractFile, '--baseline', w.baseline], 'unit-create', 'unit create').unit as string;
   run(['writer', 'register', '--unit', unit2, '--writer-session', 'agent-2'], 'writer-register', 'writer register');
   run(['unit', 'bind', '--unit', story.unit, '--contract', w.contractFile, '--dry-run'], 'unit-bind', 'unit bind --dry-run');
@@ -171,6 +180,13 @@ describe('the --json objects of init, unit, lease, authority, keys, sandbox, aud
     MUTATIONS[stem](d);
     expect(validators[stem]!(d)).toBe(false);
     expect(RECORD_OUTPUTS[stem].schema.safeParse(d).success).toBe(false);
+  });
+  it('the automatic-checkpoint field is judged too: a forged entry in it is refused by both', () => {
+    const found = docs.find(([, what]) => what === 'unit create with an automatic checkpoint');
+    const d = structuredClone(found![2]) as { tlog_checkpoint: { written: Json[] } };
+    d.tlog_checkpoint.written[0]!.tree_size = -1;
+    expect(validators['unit-create']!(d)).toBe(false);
+    expect(RECORD_OUTPUTS['unit-create'].schema.safeParse(d).success).toBe(false);
   });
   it('both shapes of the alternatives were seen: proofs printed and written, inclusion and consistency, a dry run and a consumed dismissal', () => {
     const of = (stem: string): Json[] => docs.filter(([s]) => s === stem).map(([, , d]) => d);
