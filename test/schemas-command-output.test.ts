@@ -2,14 +2,14 @@
 // as the real CLI prints them, judged by their published JSON Schemas (docs/schemas/, ajv draft
 // 2020-12, an independent validator) and by the one zod/mini definition, with one mutated document
 // per schema refused by both. The documents come from one real story: keygen, sandbox profile,
-// init, unit create, writer register, lease acquire/list/release, unit bind (dry run and real),
+// setup and doctor (before and after a key made readable by others), contract init, init, unit create, writer register, lease acquire/list/release, unit bind (dry run and real),
 // receipts, a DIRTY one dismissed through a real authority request, `authority sign` answered on a
 // real pseudo-terminal, authority record, unit dismiss, C2SP checkpoints, audit prove (inclusion and
 // consistency, printed and written), audit export, audit cosign by a witness, receipt show, a
 // policy update, and completion bash.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,15 @@ beforeAll(() => {
   run(['keygen', '--credential', 'extra', '--out', join(work, 'keys')], 'keygen', 'keygen', false);
   run(['sandbox', 'profile'], 'sandbox-profile', 'sandbox profile', false);
   run(['completion', 'bash'], 'completion', 'completion bash', false);
+  // setup (twice: made, then nothing changed), doctor on it (no problem, then a key readable by others).
+  const setupDir = join(work, 'setup');
+  run(['setup', '--out', setupDir, '--home', join(work, 'setup-home')], 'setup', 'setup', false);
+  run(['setup', '--out', setupDir, '--home', join(work, 'setup-home')], 'setup', 'setup again (nothing changed)', false);
+  run(['doctor', '--dir', setupDir, '--home', join(work, 'setup-home')], 'doctor', 'doctor (no problem)', false);
+  chmodSync(join(setupDir, 'keys', 'runner.key'), 0o644);
+  const broken = runCli(['doctor', '--dir', setupDir, '--home', join(work, 'setup-home'), '--json'], { cwd: work });
+  expect(broken.code).toBe(4);
+  docs.push(['doctor', 'doctor (a key readable by others)', jsonOut(broken)]);
 
   // init, unit create, writer register through the CLI (newStory's own calls are not captured: do them here).
   story = newStory({ policy, keys });
@@ -75,6 +84,13 @@ beforeAll(() => {
   const unit2 = run(['unit', 'create', '--contract', w.contractFile, '--baseline', w.baseline], 'unit-create', 'unit create').unit as string;
   run(['writer', 'register', '--unit', unit2, '--writer-session', 'agent-2'], 'writer-register', 'writer register');
   run(['unit', 'bind', '--unit', story.unit, '--contract', w.contractFile, '--dry-run'], 'unit-bind', 'unit bind --dry-run');
+  const contractInit = (args: string[], what: string): void => {
+    const r = runCli(['contract', 'init', '--source', 'requests/export.md', ...args, '--json'], { cwd: w.repo.root });
+    expect(r.code, r.stderr).toBe(0);
+    docs.push(['contract-init', what, jsonOut(r)]);
+  };
+  contractInit(['--atoms', 'sentence'], 'contract init (printed)');
+  contractInit(['--out', join(work, 'skeleton.yaml')], 'contract init --out');
 
   // Planning rounds (sealing planning, so that a lease may be taken), a DIRTY receipt, checkpoints.
   rounds(story, 'planning', 2);
@@ -160,6 +176,9 @@ const MUTATIONS: Record<keyof typeof RECORD_OUTPUTS, (d: Json) => void> = {
   'audit-cosign': (d) => (d.witness_private_key = 'k'),
   'receipt-show': (d) => (d.verdict = 'ABORTED'),
   completion: (d) => (d.shell = 'fish'),
+  setup: (d) => ((d.key_ids as Json).reviewer = 'a private key'),
+  doctor: (d) => (d.exit = 10),
+  'contract-init': (d) => (d.command = 'init'),
 };
 
 describe('the --json objects of init, unit, lease, authority, keys, sandbox, audit and receipt commands', () => {
@@ -193,5 +212,8 @@ describe('the --json objects of init, unit, lease, authority, keys, sandbox, aud
     expect(of('audit-prove').map((d) => `${d.kind}:${'proof' in d ? 'printed' : 'written'}`).sort()).toEqual(['consistency:printed', 'consistency:written', 'inclusion:printed', 'inclusion:written']);
     expect(of('unit-dismiss').map((d) => d.dry_run).sort()).toEqual([false, true]);
     expect(of('unit-bind').map((d) => d.dry_run).sort()).toEqual([false, true]);
+    expect(of('doctor').map((d) => d.ok).sort()).toEqual([false, true]);
+    expect(of('setup').map((d) => d.changed).sort()).toEqual([false, true]);
+    expect(of('contract-init').map((d) => 'contract' in d).sort()).toEqual([false, true]);
   });
 });

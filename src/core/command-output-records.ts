@@ -1,11 +1,12 @@
-// The `--json` objects of the commands that set up and feed a store — init, keygen, unit *, writer
-// register, lease *, authority *, policy/trust update, sandbox profile, audit checkpoint / export /
-// prove / cosign, receipt show, completion — each defined once here in zod/mini beside
+// The `--json` objects of the commands that set up and feed a store — setup, doctor, init, keygen,
+// contract init, unit *, writer register, lease *, authority *, policy/trust update, sandbox
+// profile, audit checkpoint / export / prove / cosign, receipt show, completion — each defined once here in zod/mini beside
 // ./command-output.ts (the objects a pipeline reads to decide). The commands build `z.infer` of
 // these (type imports only: no schema is constructed on a command's path), docs/schemas/
 // publishes their JSON Schemas (`npm run schemas:doc`), and test/schemas-command-output.test.ts
-// validates what the real CLI printed. Every object has `ok` (true: these print only on success;
-// a failure prints the command-error object of ./command-output.ts). Identifiers, digests, paths
+// validates what the real CLI printed. Every object has `ok` (true: these print only on success —
+// doctor's report aside, whose ok is false when it found a problem; a failure prints the
+// command-error object of ./command-output.ts). Identifiers, digests, paths
 // the caller gave and counts only: no source text, key material or rejected value. Pure.
 import * as z from 'zod/mini';
 import { ERROR_CODES } from './errors.js';
@@ -307,6 +308,53 @@ export const receiptShowOutputSchema = z.strictObject({
   envelope_b64: str({ re: /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/ }),
 });
 
+const problemSchema = { code: z.enum(ERROR_CODE_LIST), ids: z.array(z.string()), exit: exitCode };
+
+/** `governed setup --json` (docs/setup.md): every file of the layout and what this run did with it, the digests and the two command lines. */
+export const setupOutputSchema = z.strictObject({
+  ok: z.literal(true),
+  command: z.literal('setup'),
+  dir: z.string(),
+  home: z.string(),
+  changed: z.boolean(),
+  files: z.array(z.strictObject({ path: z.string(), action: z.enum(['created', 'kept']) })),
+  init: z.enum(['created', 'kept', 'skipped']),
+  key_ids: z.strictObject({ reviewer: hex64, runner: hex64, gate: hex64, log: hex64, authority: hex64 }),
+  policy_digest: digestString,
+  trust_digest: digestString,
+  trust_expires: isoSeconds,
+  policy: z.string(),
+  trust: z.string(),
+  attestors: z.string(),
+  gate_attestor_config: z.string(),
+  gate_line: z.string(),
+  review_line: z.string(),
+  ...appended,
+});
+
+/** `governed doctor --json` (docs/setup.md): a report; ok is false (and exit that of the most severe problem) when any check found one. */
+export const doctorOutputSchema = z.strictObject({
+  ok: z.boolean(),
+  command: z.literal('doctor'),
+  exit: exitCode,
+  dir: z.string(),
+  checks: z.array(z.strictObject({ id: z.string(), ok: z.boolean(), problems: z.array(z.strictObject(problemSchema)) })),
+  problems: z.array(z.strictObject({ check: z.string(), ...problemSchema })),
+});
+
+/** `governed contract init --json` (docs/contract-init.md): the skeleton itself in `contract` when no --out was given. */
+export const contractInitOutputSchema = z.strictObject({
+  ok: z.literal(true),
+  command: z.literal('contract init'),
+  out: z.nullable(z.string()),
+  sources: count,
+  atoms: count,
+  directives: count,
+  /** Field paths of every placeholder left to fill. */
+  placeholders: z.array(z.string()),
+  contract: z.optional(z.string()),
+});
+
 /** `governed completion bash --json` (docs/commands.md#shell-completion). */
 export const completionOutputSchema = z.strictObject({ ok: z.literal(true), shell: z.literal('bash'), script: z.string() });
 
@@ -333,6 +381,9 @@ export type AuditProveOutput = Out<z.infer<typeof auditProveOutputSchema>>;
 export type AuditCosignOutput = Out<z.infer<typeof auditCosignOutputSchema>>;
 export type ReceiptShowOutput = Out<z.infer<typeof receiptShowOutputSchema>>;
 export type CompletionOutput = Out<z.infer<typeof completionOutputSchema>>;
+export type SetupOutput = Out<z.infer<typeof setupOutputSchema>>;
+export type DoctorOutput = Out<z.infer<typeof doctorOutputSchema>>;
+export type ContractInitOutput = Out<z.infer<typeof contractInitOutputSchema>>;
 
 /** Each schema with its published file stem and title (registered in ./json-schemas.ts). */
 export const RECORD_OUTPUTS = {
@@ -355,5 +406,8 @@ export const RECORD_OUTPUTS = {
   'audit-prove': { schema: auditProveOutputSchema, title: 'governed audit prove --json v1', doc: 'docs/audit.md#proof-files' },
   'audit-cosign': { schema: auditCosignOutputSchema, title: 'governed audit cosign --json v1', doc: 'docs/audit.md' },
   'receipt-show': { schema: receiptShowOutputSchema, title: 'governed receipt show --json v1', doc: 'docs/formats.md#receipt' },
+  setup: { schema: setupOutputSchema, title: 'governed setup --json v1', doc: 'docs/setup.md' },
+  doctor: { schema: doctorOutputSchema, title: 'governed doctor --json v1', doc: 'docs/setup.md' },
+  'contract-init': { schema: contractInitOutputSchema, title: 'governed contract init --json v1', doc: 'docs/contract-init.md' },
   completion: { schema: completionOutputSchema, title: 'governed completion bash --json v1', doc: 'docs/commands.md#shell-completion' },
 } as const;
