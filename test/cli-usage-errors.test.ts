@@ -76,6 +76,11 @@ describe('every command, commander-level refusals under --json', async () => {
     expect(idsOf(['keygen', '--credential', 'reviewer', '--out', 'k', SECRET]).ids).toEqual(['governed keygen']);
     expect(idsOf(['unit', SECRET]).ids).toEqual(['governed unit']);
     expect(idsOf([SECRET]).ids).toEqual(['governed']);
+    // gate's own parser (its cold path, src/cli/commands/gate-argv.ts) names the same way in its decision object.
+    expect(idsOf(['gate', `--${SECRET}`]).ids).toEqual(['governed gate']);
+    expect(idsOf(['gate', SECRET]).ids).toEqual(['governed gate']);
+    expect(idsOf(['gate', '--unit'], 'first').ids).toEqual(['--unit']);
+    expect(run(['gate', `--${SECRET}`]).stderr).toContain('see `governed gate --help`');
     // commander's suggestion is repeated only when it is a declared option of that command.
     const near = run(['keygen', '--credential', 'reviewer', '--out', 'k', '--outt', 'x']);
     expect(near.code).toBe(2);
