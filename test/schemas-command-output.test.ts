@@ -5,7 +5,7 @@
 // setup and doctor (before and after a key made readable by others), contract init, init, unit create, writer register, lease acquire/list/release, unit bind (dry run and real),
 // receipts, a DIRTY one dismissed through a real authority request, `authority sign` answered on a
 // real pseudo-terminal, authority record, unit dismiss, C2SP checkpoints, audit prove (inclusion and
-// consistency, printed and written), audit export, audit cosign by a witness, receipt show, a
+// consistency, printed and written), a DSSE checkpoint of another store, audit export, audit cosign by a witness, receipt show, a
 // policy update, and completion bash.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -81,6 +81,18 @@ beforeAll(() => {
   const withCheckpoint = jsonOut(created2);
   expect((withCheckpoint.tlog_checkpoint as { written: unknown[] }).written.length).toBe(1);
   docs.push(['unit-create', 'unit create with an automatic checkpoint', withCheckpoint]);
+  // A third store whose log attestor signs the older DSSE checkpoint statement: the other shape of audit checkpoint.
+  const attestors3 = tempDir('gvd-cmdout-att3-');
+  const cfg3 = writeJson(join(attestors3, 'log.json'), { credential: 'log', kind: 'checkpoint', key_id: keys.log.keyId, key_ref: keys.log.privateKeyPath });
+  const policy3 = writeJsonFile(join(work, 'policy-dsse.json'), {
+    ...policy,
+    credentials: { ...policy.credentials, log: { key_id: keys.log.keyId, attestor_sha256: [sha(readFileSync(join(REPO_ROOT, 'attestors', 'ed25519-file.mjs')))], attestor_config_sha256: [sha(readFileSync(cfg3))] } },
+  });
+  const home3 = join(w.dir, 'state-3');
+  expect(runCli(['init', '--policy', policy3, '--trust', w.trustFile, '--home', home3], { cwd: w.repo.root }).code).toBe(0);
+  const dsse = runCli(['audit', 'checkpoint', '--out', join(work, 'cp-dsse.json'), '--attestors', attestors3, '--home', home3, '--json'], { cwd: w.repo.root });
+  expect(dsse.code, dsse.stdout + dsse.stderr).toBe(0);
+  docs.push(['audit-checkpoint', 'audit checkpoint (DSSE statement)', jsonOut(dsse)]);
   const unit2 = run(['unit', 'create', '--contract', w.contractFile, '--baseline', w.baseline], 'unit-create', 'unit create').unit as string;
   run(['writer', 'register', '--unit', unit2, '--writer-session', 'agent-2'], 'writer-register', 'writer register');
   run(['unit', 'bind', '--unit', story.unit, '--contract', w.contractFile, '--dry-run'], 'unit-bind', 'unit bind --dry-run');
@@ -215,5 +227,6 @@ describe('the --json objects of init, unit, lease, authority, keys, sandbox, aud
     expect(of('doctor').map((d) => d.ok).sort()).toEqual([false, true]);
     expect(of('setup').map((d) => d.changed).sort()).toEqual([false, true]);
     expect(of('contract-init').map((d) => 'contract' in d).sort()).toEqual([false, true]);
+    expect(of('audit-checkpoint').map((d) => ('format' in d ? d.format : 'dsse')).sort()).toEqual(['c2sp-tlog-checkpoint', 'c2sp-tlog-checkpoint', 'dsse']);
   });
 });
