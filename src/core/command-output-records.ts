@@ -319,7 +319,8 @@ export const setupOutputSchema = z.strictObject({
   changed: z.boolean(),
   files: z.array(z.strictObject({ path: z.string(), action: z.enum(['created', 'kept']) })),
   init: z.enum(['created', 'kept', 'skipped']),
-  key_ids: z.strictObject({ reviewer: hex64, runner: hex64, gate: hex64, log: hex64, authority: hex64 }),
+  /** The key id of each key setup made (a credential added to setup fails test/schemas-command-output.test.ts until it is listed here). */
+  key_ids: z.strictObject({ reviewer: hex64, runner: hex64, gate: hex64, log: hex64, authority: hex64, probe: hex64 }),
   policy_digest: digestString,
   trust_digest: digestString,
   trust_expires: isoSeconds,
