@@ -23,6 +23,7 @@ export const GATE_ARGV_OPTIONS = {
   'attestor-config': { type: 'string' },
   attestor: { type: 'string' },
   export: { type: 'string' },
+  runner: { type: 'string' },
   home: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
@@ -81,6 +82,7 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
     attestorConfig: values['attestor-config'] as string | undefined,
     attestor: values.attestor as string | undefined,
     export: values.export as string | undefined,
+    runner: values.runner as string | undefined,
     home: values.home as string | undefined,
     json: values.json === true,
   };

@@ -20,8 +20,22 @@ export interface GateOptions {
   export?: string;
   home?: string;
   json?: boolean;
+  /** Separated mode: judge a copy of the daemon's store (docs/runnerd.md "The deploy side"). */
+  runner?: string;
 }
 
+
+/** --runner (or GOVERNED_RUNNER): where the store copy comes from; lazily loaded, off the co-located gate path. */
+async function storeCopyOf(opts: GateOptions): Promise<((unit: string) => Promise<{ home: string; dispose: () => void }>) | undefined> {
+  const socket = opts.runner ?? (process.env.GOVERNED_RUNNER || undefined);
+  if (socket === undefined) return undefined;
+  const home = opts.home;
+  return async (unit) => {
+    // --home names the runner machine's store: the daemon's is the one judged.
+    if (home !== undefined) (await import('../runnerd/client.js')).refuseLocalOnly({ home }, ['home']);
+    return (await import('../runnerd/remote-commands.js')).remoteStoreCopy(socket, unit);
+  };
+}
 
 export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
   const d = await gateFlow({
@@ -38,6 +52,7 @@ export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
     export: opts.export,
     version: GOVERNED_VERSION,
     clock: () => Math.floor(Date.now() / 1000),
+    storeCopy: await storeCopyOf(opts),
   });
   if (d.error !== null) {
     const ids = d.error.ids.length > 0 ? ` [${d.error.ids.join(', ')}]` : '';
