@@ -17,7 +17,7 @@ import { REPO_ROOT, jsonOut, type CliResult } from './helpers/cli.js';
 import { makeTempDir } from './helpers/temp.js';
 import { tablesDigest } from '../src/store/index.js';
 import { contractDoc } from './state-helpers.js';
-import { IS_ROOT, asUser, makeSepWorld, writerRepo, namesFor, removeSepUsers, runAs, startDaemon, type Daemon, type PolicyPins, type SepWorld } from './runnerd-helpers.js';
+import { IS_ROOT, asUser, makeSepWorld, root, writerRepo, namesFor, removeSepUsers, runAs, startDaemon, type Daemon, type PolicyPins, type SepWorld } from './runnerd-helpers.js';
 
 const NAMES = namesFor('gvd-sep2');
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
@@ -55,6 +55,8 @@ function storeDigest(home: string): string {
   }
 }
 
+/** Store copies a gate --runner of the writer left in its TMPDIR (/tmp): always none. */
+const leftCopies = (): string => runAs(NAMES.writer1, ['/bin/sh', '-c', 'ls -d /tmp/governed-store-copy-* 2>/dev/null | wc -l']).stdout.trim();
 const errCode = (r: CliResult): string | undefined => ((jsonOut(r) as { error?: { code?: string } | null }).error ?? {}).code;
 
 describe.skipIf(!IS_ROOT)('separated mode under policies/strict.yaml: RELEASE_ELIGIBLE through the daemon, gate --runner on a store copy', () => {
@@ -138,8 +140,7 @@ describe.skipIf(!IS_ROOT)('separated mode under policies/strict.yaml: RELEASE_EL
     expect(jsonOut(g)).toMatchObject({ decision: 'ALLOW', state: 'RELEASE_ELIGIBLE', trustMode: 'separated', subject: { commit: subject }, policyDigest, error: null });
     expect(storeDigest(w.home)).toBe(before2);
     // The copy was private and is gone: nothing governed-store-copy-* left in the writer's TMPDIR.
-    const left = runAs(NAMES.writer1, ['/bin/sh', '-c', 'ls -d /tmp/governed-store-copy-* 2>/dev/null | wc -l']);
-    expect(left.stdout.trim()).toBe('0');
+    expect(leftCopies()).toBe('0');
   }, 600_000);
 
   it('the deploy side\'s anchors still judge the copy: another policy digest (4), a commit that is not the reviewed content (4)', () => {
@@ -189,6 +190,26 @@ describe.skipIf(!IS_ROOT)('separated mode under policies/strict.yaml: RELEASE_EL
     expect(ok.ok).toBe(true);
     expect(typeof (ok.store_copy as { db_gz_b64: string }).db_gz_b64).toBe('string');
     expect(storeDigest(w.home)).toBe(before);
+  });
+
+  it('governed doctor --runnerd judges the layout: clean (positive control), then a key file made readable and a missing account are named by code', () => {
+    const args = ['doctor', '--runnerd', w.base, '--writers', NAMES.writers, '--runnerd-user', NAMES.daemon, '--socket', w.socket, '--json'];
+    const clean = root(args);
+    expect(clean.code, clean.stdout).toBe(0);
+    expect((jsonOut(clean).checks as { id: string; ok: boolean }[]).map((c) => [c.id, c.ok])).toEqual([['runnerd_layout', true]]);
+    const key = join(w.base, 'keys', 'reviewer', 'key.pem');
+    chmodSync(key, 0o444);
+    try {
+      const bad = root(args);
+      expect(bad.code).toBe(4);
+      expect(jsonOut(bad).problems).toEqual([{ check: 'runnerd_layout', code: 'runnerd_state_unsafe', ids: [`${key}:wrong_mode`], exit: 4 }]);
+    } finally {
+      chmodSync(key, 0o400);
+    }
+    const missing = root(['doctor', '--runnerd', w.base, '--writers', NAMES.writers, '--runnerd-user', 'gvd-sep2-none', '--socket', w.socket, '--json']);
+    expect(missing.code).toBe(2);
+    expect((jsonOut(missing).problems as { code: string; ids: string[] }[])[0]).toMatchObject({ code: 'runnerd_user_missing', ids: ['gvd-sep2-none', 'gvd-sep2-none-reviewer', 'gvd-sep2-none-runner'] });
+    expect(root(['doctor', '--json']).code).toBe(2);
   });
 
   describe('a daemon that lies is trusted for availability, never for the decision', () => {
@@ -257,17 +278,18 @@ describe.skipIf(!IS_ROOT)('separated mode under policies/strict.yaml: RELEASE_EL
       const g = fakeGate();
       expect(g.code, g.stdout + g.stderr).toBe(4);
       expect(jsonOut(g).decision).toBe('DENY');
+      expect(leftCopies()).toBe('0');
     });
 
-    it('a receipt withheld from the copy (its row and log entry deleted) is refused, never ALLOW', () => {
+    it('a receipt withheld from the copy (its row deleted, its log entry kept) is refused (decision_table_log_mismatch, 4)', () => {
       served((db) => {
         db.pragma('foreign_keys = OFF');
         const row = db.prepare("SELECT id, log_seq FROM receipts WHERE stage = 'integration' ORDER BY log_seq DESC LIMIT 1").get() as { id: string; log_seq: number };
         db.prepare('DELETE FROM receipts WHERE id = ?').run(row.id);
       });
       const g = fakeGate();
-      expect(g.code).not.toBe(0);
-      expect(jsonOut(g).decision).toBe('DENY');
+      expect({ code: g.code, err: errCode(g), decision: jsonOut(g).decision }).toEqual({ code: 4, err: 'decision_table_log_mismatch', decision: 'DENY' });
+      expect(leftCopies()).toBe('0');
     });
 
     it('a copy that is not gzip is runnerd_store_copy_invalid (4); the client left no copy behind', () => {
@@ -275,6 +297,7 @@ describe.skipIf(!IS_ROOT)('separated mode under policies/strict.yaml: RELEASE_EL
       writeFileSync(replyFile, reply);
       const g = fakeGate();
       expect({ code: g.code, err: errCode(g) }).toEqual({ code: 4, err: 'runnerd_store_copy_invalid' });
+      expect(leftCopies()).toBe('0');
     });
   });
 
