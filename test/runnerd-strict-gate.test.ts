@@ -7,7 +7,7 @@
 // another writer's unit (gate and bind), an unknown unit, --home, wrong anchors, and a daemon that
 // lies — a forged store copy is refused by the gate's own checks, the honest copy of the same store
 // passes (positive control). Each refusal: its exact code, and the daemon's store unchanged.
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -163,11 +163,15 @@ describe.skipIf(!IS_ROOT)('separated mode under policies/strict.yaml: RELEASE_EL
     expect(storeDigest(w.home)).toBe(before);
   });
 
-  it('an unknown unit gets no copy (unit_unknown, 7); --home with --runner is refused (runnerd_option_not_remote, 2)', () => {
+  it('an unknown unit gets no copy and no bind (unit_unknown, 7); --home with --runner is refused (runnerd_option_not_remote, 2)', () => {
     const before = storeDigest(w.home);
     const other = `UNIT-${'0'.repeat(32)}`;
     const u = as(NAMES.writer1, ['gate', '--unit', other, '--trust', join(deploy, 'trust.json'), '--policy-digest', policyDigest, '--subject', subject]);
     expect({ code: u.code, err: errCode(u) }).toEqual({ code: 7, err: 'unit_unknown' });
+    const ub = as(NAMES.writer1, ['unit', 'bind', '--unit', other, '--contract', join(deploy, 'contract-done.json')]);
+    expect({ code: ub.code, err: errCode(ub) }).toEqual({ code: 7, err: 'unit_unknown' });
+    // Nothing was imported for it: the daemon made no checkout for an id nobody owns.
+    expect(existsSync(join(w.base, 'state', 'work', other))).toBe(false);
     const h = gate(NAMES.writer1, ['--home', '/tmp']);
     expect({ code: h.code, err: errCode(h) }).toEqual({ code: 2, err: 'runnerd_option_not_remote' });
     const ba = as(NAMES.writer1, ['unit', 'bind', '--unit', unit, '--contract', join(deploy, 'contract-done.json'), '--authority', '../etc/passwd']);

@@ -70,6 +70,12 @@ function assertOwner(ctx: DaemonContext, peer: Peer, unit: string): void {
   if (owner !== peer.uid) fail('runnerd_not_owner', [unit]);
 }
 
+/** Stricter: the unit must exist and be the caller's (unit_unknown for an id nobody owns), so nothing is imported or copied for it otherwise. */
+function assertOwned(ctx: DaemonContext, peer: Peer, unit: string): void {
+  assertOwner(ctx, peer, unit);
+  if (ctx.owners.ownerOf(unit) === null) fail('unit_unknown', [unit]);
+}
+
 function unitOfChallenge(ctx: DaemonContext, challenge: string): string | null {
   const store = openStore(ctx.layout.home);
   try {
@@ -177,7 +183,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       });
     }
     case 'unit-bind': {
-      assertOwner(ctx, peer, req.unit);
+      assertOwned(ctx, peer, req.unit);
       const { unitBindCommand } = await import('../commands/unit.js');
       return ctx.withUnit(req.unit, async () => {
         const repo = await importContent(checkout(ctx, req.unit), req.content);
@@ -193,8 +199,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
     case 'store-copy': {
       // The unit's owner only: an unknown unit is unit_unknown here (the copy is never sent for an id
       // nobody owns). The copy is the whole store: docs/runnerd.md says what that shows.
-      assertOwner(ctx, peer, req.unit);
-      if (ctx.owners.ownerOf(req.unit) === null) fail('unit_unknown', [req.unit]);
+      assertOwned(ctx, peer, req.unit);
       return { result: { exit: 0, json: { ok: true }, human: '' }, storeCopy: takeStoreCopy(home) };
     }
     case 'receipt-show': {
