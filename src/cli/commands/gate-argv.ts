@@ -71,6 +71,13 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
     writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });
     return 2;
   }
+  // --runner is routed to commander by src/cli/main.ts; here it would be ignored, so it is refused.
+  if (values.runner !== undefined || process.env.GOVERNED_RUNNER) {
+    const d = usageDecision();
+    process.stderr.write(`governed: error usage_error: ${d.error?.message ?? ''}\n`);
+    writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });
+    return 2;
+  }
   const opts: GateOptions = {
     unit: values.unit as string | undefined,
     trust: values.trust as string | undefined,
@@ -82,7 +89,6 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
     attestorConfig: values['attestor-config'] as string | undefined,
     attestor: values.attestor as string | undefined,
     export: values.export as string | undefined,
-    runner: values.runner as string | undefined,
     home: values.home as string | undefined,
     json: values.json === true,
   };

@@ -25,19 +25,10 @@ export interface GateOptions {
 }
 
 
-/** --runner (or GOVERNED_RUNNER): where the store copy comes from; lazily loaded, off the co-located gate path. */
-async function storeCopyOf(opts: GateOptions): Promise<((unit: string) => Promise<{ home: string; dispose: () => void }>) | undefined> {
-  const socket = opts.runner ?? (process.env.GOVERNED_RUNNER || undefined);
-  if (socket === undefined) return undefined;
-  const home = opts.home;
-  return async (unit) => {
-    // --home names the runner machine's store: the daemon's is the one judged.
-    if (home !== undefined) (await import('../runnerd/client.js')).refuseLocalOnly({ home }, ['home']);
-    return (await import('../runnerd/remote-commands.js')).remoteStoreCopy(socket, unit);
-  };
-}
+/** Separated mode: where the copy of the daemon's store comes from (./gate-remote.ts, wired by the commander path only). */
+export type StoreCopySource = (unit: string) => Promise<{ home: string; dispose: () => void }>;
 
-export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
+export async function gateCommand(opts: GateOptions, storeCopy?: StoreCopySource): Promise<CommandResult> {
   const d = await gateFlow({
     home: resolveHome(opts.home),
     unit: opts.unit,
@@ -52,7 +43,7 @@ export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
     export: opts.export,
     version: GOVERNED_VERSION,
     clock: () => Math.floor(Date.now() / 1000),
-    storeCopy: await storeCopyOf(opts),
+    storeCopy,
   });
   if (d.error !== null) {
     const ids = d.error.ids.length > 0 ? ` [${d.error.ids.join(', ')}]` : '';

@@ -74,6 +74,9 @@ export function register(program: Command): void {
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: GateOptions) => {
-      await runAction(opts, async () => (await import('../commands/gate.js')).gateCommand(opts));
+      await runAction(opts, async () => {
+        const remote = (await import('../runnerd/client.js')).runnerSocket(opts.runner) === undefined ? undefined : (await import('../commands/gate-remote.js')).storeCopySource(opts);
+        return (await import('../commands/gate.js')).gateCommand(opts, remote);
+      });
     });
 }
