@@ -5,6 +5,7 @@ import { DEFAULT_SOCKET, DEFAULT_USER } from '../../flows/runnerd/layout.js';
 import type { RunnerdTarget } from '../../flows/runnerd/layout-findings.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { DoctorOutput } from '../../core/command-output-records.js';
 
 export interface DoctorOptions {
   dir?: string;
@@ -34,5 +35,5 @@ export async function doctorCommand(opts: DoctorOptions): Promise<CommandResult>
     ...r.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.id}${c.problems.map((p) => `\n       ${p.code} (exit ${p.exit})${p.ids.length > 0 ? ` [${p.ids.join(', ')}]` : ''}`).join('')}`),
     problems.length === 0 ? 'doctor: no problem found' : `doctor: ${problems.length} problem(s) (exit ${r.exit})`,
   ].join('\n');
-  return { exit: r.exit, json: { ok: r.exit === 0, command: 'doctor', exit: r.exit, dir: r.dir, checks: r.checks, problems }, human };
+  return { exit: r.exit, json: { ok: r.exit === 0, command: 'doctor', exit: r.exit, dir: r.dir, checks: r.checks, problems } satisfies DoctorOutput, human };
 }

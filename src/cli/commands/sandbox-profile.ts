@@ -5,6 +5,7 @@ import type { CommandResult } from '../output.js';
 import { bwrapInfo, DEFAULT_BWRAP_PATH } from '../../../runner/sandbox/bwrap.js';
 import { staticProfile, staticProfileDigest } from '../../../runner/sandbox/profile.js';
 import { seccompDigest } from '../../../runner/seccomp/index.js';
+import type { SandboxProfileOutput } from '../../core/command-output-records.js';
 
 export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<CommandResult> {
   const seccomp = seccompDigest(); // refuses unsupported architectures first
@@ -47,7 +48,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
       check_profile_digest: checkProfileDigest,
       seccomp_digest: seccomp,
       policy,
-    },
+    } satisfies SandboxProfileOutput,
     human,
   };
 }

@@ -17,7 +17,7 @@ export function register(program: Command): void {
         'setup would make and refused otherwise, so running it again on a finished DIR changes nothing and says so. ' +
         'Exit 0 set up (or already set up), 2 usage, bwrap missing or unusable, a file in the way or not writable, 4 a key ' +
         'file readable by others, 5 trust root expired, 6 bwrap setuid or writable by others, 8 the state directory pins ' +
-        'other documents. Example: governed setup --out ./governed-setup --home ./.governed',
+        'other documents.',
     )
     .requiredOption('--out <dir>', 'the setup directory (created if missing)')
     .addOption(new Option('--policy-template <name>', 'the shipped policy template').choices(['default', 'strict']).default('default'))
@@ -41,9 +41,7 @@ export function register(program: Command): void {
         'Exit 0 no problem, else the exit code of the most severe problem (docs/errors.md precedence). ' +
         'With --runnerd DIR --writers GROUP (separated mode, docs/runnerd.md#layout; as root or any user that can stat the layout) ' +
         'the runnerd_layout check names every missing account and every path whose owner, group, type or mode is wrong ' +
-        '(runnerd_state_unsafe [path:problem]); --dir and --runnerd may be given together, one of them is required. ' +
-        'Example: governed doctor --dir ./governed-setup --home ./.governed --json; ' +
-        'sudo governed doctor --runnerd /var/lib/governed --writers agents',
+        '(runnerd_state_unsafe [path:problem]); --dir and --runnerd may be given together, one of them is required.',
     )
     .option('--dir <dir>', 'the setup directory made by `governed setup --out` (co-located checks)')
     .option('--runnerd <dir>', 'the runnerd base directory (separated-mode checks, with --writers)')
