@@ -170,6 +170,12 @@ describe.skipIf(!IS_ROOT)('separated mode under policies/strict.yaml: RELEASE_EL
     expect({ code: u.code, err: errCode(u) }).toEqual({ code: 7, err: 'unit_unknown' });
     const ub = as(NAMES.writer1, ['unit', 'bind', '--unit', other, '--contract', join(deploy, 'contract-done.json')]);
     expect({ code: ub.code, err: errCode(ub) }).toEqual({ code: 7, err: 'unit_unknown' });
+    // The operations that import the writer's content refuse an id nobody owns before importing it
+    // (each distinct id used to leave a checkout behind: the disk filled one request at a time).
+    const st = as(NAMES.writer1, ['status', '--unit', other]);
+    expect({ code: st.code, err: errCode(st) }).toEqual({ code: 7, err: 'unit_unknown' });
+    const ch = as(NAMES.writer1, ['review-challenge', '--unit', other, '--writer-session', 'agent-1', '--stage', 'development', '--slot', 'coverage']);
+    expect({ code: ch.code, err: errCode(ch) }).toEqual({ code: 7, err: 'unit_unknown' });
     // Nothing was imported for it: the daemon made no checkout for an id nobody owns.
     expect(existsSync(join(w.base, 'state', 'work', other))).toBe(false);
     const h = gate(NAMES.writer1, ['--home', '/tmp']);

@@ -145,7 +145,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       return { result: await leaseListCommand({ unit: req.unit, home }, (u) => ctx.owners.ownerOf(u) === peer.uid) };
     }
     case 'review-challenge': {
-      assertOwner(ctx, peer, req.unit);
+      assertOwned(ctx, peer, req.unit);
       const { reviewChallengeCommand } = await import('../commands/challenge.js');
       return ctx.withUnit(req.unit, async () => {
         const repo = await importContent(checkout(ctx, req.unit), req.content);
@@ -175,7 +175,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       return diagnostic === undefined ? { result } : { result, diagnostic };
     }
     case 'status': {
-      assertOwner(ctx, peer, req.unit);
+      assertOwned(ctx, peer, req.unit);
       const { statusCommand } = await import('../commands/status.js');
       return ctx.withUnit(req.unit, async () => {
         const repo = await importContent(checkout(ctx, req.unit), req.content);
