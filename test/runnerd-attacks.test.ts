@@ -212,6 +212,27 @@ describe.skipIf(!IS_ROOT)('separated mode: a writer in the writers group cannot 
     expect({ exit: r.code, code: errCode(r) }).toEqual({ exit: 2, code: 'runnerd_option_not_remote' });
   });
 
+  it('memory a writer can make the daemon hold is bounded: buffered request bytes across connections and connections per uid (runnerd_busy); the daemon serves on', () => {
+    const MiB = 1024 * 1024;
+    const MiBs = (conns: number): string => JSON.stringify({ conns, bytes: 23 * MiB });
+    // Between calls the daemon is given a moment to see the previous client's connections close.
+    const settle = (): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    // 31 open connections of one uid leave room for a 32nd (it waits for its newline and times out);
+    // with 32 open, the 33rd is refused at once.
+    expect(codeOf(raw(WRITER1, w.socket, 'hold', JSON.stringify({ conns: 31, bytes: 1 })))).toBe('runnerd_request_timeout');
+    settle();
+    expect(codeOf(raw(WRITER1, w.socket, 'hold', JSON.stringify({ conns: 32, bytes: 1 })))).toBe('runnerd_busy');
+    settle();
+    // Three connections holding 23 MiB each (under the per-request cap) leave room for a fourth;
+    // with four holding, a fifth is refused at once.
+    expect(codeOf(raw(WRITER1, w.socket, 'hold', MiBs(3)))).toBe('runnerd_request_timeout');
+    settle();
+    expect(codeOf(raw(WRITER1, w.socket, 'hold', MiBs(4)))).toBe('runnerd_busy');
+    settle();
+    // Everything was given back: a normal request is served.
+    expect(raw(WRITER1, w.socket, 'line', '{"v":1,"op":"hello"}').ok).toBe(true);
+  }, 120_000);
+
   it('socket robustness: garbage, an over-cap message, half a message then silence, many idle connections — coded refusals, the daemon serves on', async () => {
     expect(codeOf(raw(WRITER1, w.socket, 'bytes', Buffer.from('\u0000\u00ff garbage \n').toString('base64')))).toBe('runnerd_request_invalid');
     expect(codeOf(raw(WRITER1, w.socket, 'line', '{"v":1,"op":"hello","op":"hello"}'))).toBe('runnerd_request_invalid');

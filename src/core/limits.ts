@@ -157,3 +157,7 @@ export const CHECK_COMMAND_MAX_ARGS = 64;
 export const RUNNERD_STORE_COPY_MAX_BYTES = 268_435_456; // 256 MiB
 /** The largest reply carrying a store copy (gzip, base64, in one JSON line). */
 export const RUNNERD_STORE_COPY_MAX_RESPONSE_BYTES = 402_653_184; // 384 MiB
+/** Request bytes all connections together may hold before their newline (four largest requests): a connection whose data would pass it is refused at once with runnerd_busy. */
+export const RUNNERD_MAX_BUFFERED_BYTES = 100_663_296; // 96 MiB
+/** Connections one client uid may hold open at once; one more is refused with runnerd_busy. */
+export const RUNNERD_MAX_CONNECTIONS_PER_UID = 32;

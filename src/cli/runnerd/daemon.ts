@@ -28,6 +28,7 @@ import {
 } from '../../core/runnerd-protocol.js';
 import { closeStore, openStore, readProcessIdentity } from '../../store/index.js';
 import { RunnerdOwners } from '../../store/runnerd-owners.js';
+import { RUNNERD_MAX_BUFFERED_BYTES, RUNNERD_MAX_CONNECTIONS_PER_UID } from '../../core/limits.js';
 import { reapAndClean } from '../../flows/run/reap.js';
 import { installRoot } from '../../flows/run/locations.js';
 import { requireGroup, requireUser } from '../../flows/runnerd/accounts.js';
@@ -154,6 +155,10 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     // absent
   }
   const conns = new Set<Socket>();
+  // Memory the clients can make the daemon hold (docs/runnerd.md "The socket protocol"): request
+  // bytes buffered across all connections, and connections per client uid, each bounded.
+  let buffered = 0;
+  const perUid = new Map<number, number>();
   let draining = false;
   let inflight = 0;
   let ctx: DaemonContext | null = null;
@@ -176,6 +181,25 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     const reply = (r: RunnerdResponse): void => {
       if (!sock.destroyed) sock.end(`${JSON.stringify(r)}\n`);
     };
+    const open = (perUid.get(peer.uid) ?? 0) + 1;
+    perUid.set(peer.uid, open);
+    sock.on('close', () => {
+      const n = (perUid.get(peer.uid) ?? 1) - 1;
+      if (n === 0) perUid.delete(peer.uid);
+      else perUid.set(peer.uid, n);
+    });
+    if (open > RUNNERD_MAX_CONNECTIONS_PER_UID) {
+      reply(errorReply(new GovernedError('runnerd_busy')));
+      setTimeout(() => sock.destroy(), 2000).unref();
+      return;
+    }
+    // This connection's share of `buffered`, given back once its request is whole or refused, or it closes.
+    let held = 0;
+    const release = (): void => {
+      buffered -= held;
+      held = 0;
+    };
+    sock.on('close', release);
     const timer = setTimeout(() => {
       done = true;
       reply(errorReply(new GovernedError('runnerd_request_timeout')));
@@ -187,15 +211,21 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     sock.on('data', (chunk: Buffer) => {
       if (done) return;
       const nl = chunk.indexOf(10);
-      size += nl === -1 ? chunk.length : nl;
-      if (size > RUNNERD_MAX_REQUEST_BYTES) {
+      const adding = nl === -1 ? chunk.length : nl;
+      size += adding;
+      const refuse = (code: 'runnerd_request_too_large' | 'runnerd_busy'): void => {
         // Refuse, stop buffering (what follows is read and dropped), close shortly after.
         done = true;
         clearTimeout(timer);
-        reply(errorReply(new GovernedError('runnerd_request_too_large')));
+        chunks.length = 0;
+        release();
+        reply(errorReply(new GovernedError(code)));
         setTimeout(() => sock.destroy(), 2000).unref();
-        return;
-      }
+      };
+      if (size > RUNNERD_MAX_REQUEST_BYTES) return refuse('runnerd_request_too_large');
+      if (buffered + adding > RUNNERD_MAX_BUFFERED_BYTES) return refuse('runnerd_busy');
+      buffered += adding;
+      held += adding;
       if (nl === -1) {
         chunks.push(chunk);
         return;
@@ -203,6 +233,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
       chunks.push(chunk.subarray(0, nl));
       done = true;
       clearTimeout(timer);
+      release();
       const text = Buffer.concat(chunks).toString('utf8');
       void (async () => {
         if (draining) return reply(errorReply(new GovernedError('runnerd_draining')));

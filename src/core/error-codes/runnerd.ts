@@ -6,6 +6,7 @@ export const RUNNERD_ERRORS = {
   // --- 1 internal -----------------------------------------------------------------------------
   runnerd_attestor_unavailable: def(1, 'A warm attestor of the daemon is not running (crashed and not yet restarted, or it never became ready); the run was recorded as ABORTED.'),
   runnerd_draining: def(1, 'The daemon is shutting down (SIGTERM) and takes no new work; retry against the restarted daemon.'),
+  runnerd_busy: def(1, 'The daemon refused the connection: this client uid holds too many open connections, or all connections together hold too many request bytes not yet read whole (src/core/limits.ts); nothing was done; retry when earlier requests have finished.'),
 
   // --- 2 usage / configuration ----------------------------------------------------------------
   runnerd_request_invalid: def(2, 'The socket message is not one strict JSON request of the runnerd protocol (unknown operation or field, wrong type, or not one line); nothing was done.'),
