@@ -7,6 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { buildBwrapArgv, FD_NUMBERS } from '../runner/sandbox/argv.js';
 import { EGRESS_PROFILE_ARGV, PROFILE_ARGV, RELAY_INTERPRETER, RELAY_PATH, RELAY_PROFILE_ARGV, profileSockets, staticProfile, staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { EGRESS_SANDBOX_SOCKET, RELAY_ENV_BY_PROVIDER, RELAY_ENV_NAMES, RELAY_PORT, RELAY_URL, RELAY_URL_ENV, relayEnv } from '../src/core/egress-rules.js';
+import { isGovernedError } from '../src/core/errors.js';
+import { loadPolicy } from '../src/core/policy.js';
+import { policyDoc } from './decision-fixtures.js';
 import { codeOf } from './helpers/codes.js';
 import { testLimits } from './sandbox-helpers.js';
 
@@ -81,5 +84,54 @@ describe('relay variables: one definition', () => {
     expect(RELAY_URL).toBe(`http://127.0.0.1:${RELAY_PORT}`);
     expect(relayEnv('openai', 'k')).toEqual({ GOVERNED_EGRESS_URL: RELAY_URL, OPENAI_BASE_URL: `${RELAY_URL}/v1`, OPENAI_API_KEY: 'k' });
     expect(relayEnv('anthropic', 'k')).toEqual({ GOVERNED_EGRESS_URL: RELAY_URL, ANTHROPIC_BASE_URL: RELAY_URL, ANTHROPIC_API_KEY: 'k' });
+  });
+});
+
+describe('policy: an entry behind the relay may not set the variables the runner sets', () => {
+  const entry = (relay: boolean): Record<string, unknown> => ({
+    provider: 'anthropic',
+    model: 'claude-test',
+    host: 'api.anthropic.com',
+    port: 443,
+    transport: 'tls',
+    routes: [{ method: 'POST', path: '/v1/messages' }],
+    credential: { env: 'ANTHROPIC_KEY_FOR_GOVERNED' },
+    broker_sha256: ['a'.repeat(64)],
+    caps: { requests: 4, request_bytes: '4MiB', response_bytes: '1MiB', total_up: '16MiB', total_down: '4MiB', request_timeout: '60s', connections: 2 },
+    ...(relay ? { relay: { sha256: ['b'.repeat(64)] } } : {}),
+  });
+  const doc = (relay: boolean, env: Record<string, string>): unknown => {
+    const d = structuredClone(policyDoc()) as unknown as { reviewers: Record<string, Record<string, unknown>> };
+    d.reviewers.coverage = { ...(d.reviewers.coverage as Record<string, unknown>), env, egress: entry(relay) };
+    return d;
+  };
+  const CANARY = 'http://canary-relay-value.test';
+
+  it('each relay variable in reviewers.<r>.env → policy_invalid naming the field, never the value', () => {
+    for (const name of RELAY_ENV_NAMES) {
+      let caught: unknown;
+      try {
+        loadPolicy(doc(true, { [name]: CANARY }));
+      } catch (e) {
+        caught = e;
+      }
+      expect(isGovernedError(caught) ? { code: caught.code, ids: caught.ids } : caught, name).toEqual({ code: 'policy_invalid', ids: ['reviewers.coverage.env'] });
+      expect(String((caught as Error).message)).not.toContain(CANARY);
+    }
+  });
+
+  it('controls: the same entry without those variables loads, and so do ANTHROPIC_BASE_URL/OPENAI_API_KEY without relay (the socket profile does not set them)', () => {
+    expect(codeOf(() => loadPolicy(doc(true, { REVIEW_LANG: 'en' })))).toBeUndefined();
+    expect(codeOf(() => loadPolicy(doc(false, { ANTHROPIC_BASE_URL: CANARY })))).toBeUndefined();
+    // GOVERNED_EGRESS_URL is the runner's in every case.
+    expect(codeOf(() => loadPolicy(doc(false, { GOVERNED_EGRESS_URL: CANARY })))).toBe('policy_invalid');
+  });
+
+  it('relay.sha256 is a non-empty list of sha256 hex (the schema)', () => {
+    const bad = structuredClone(doc(true, {})) as { reviewers: { coverage: { egress: { relay: unknown } } } };
+    for (const relay of [{ sha256: [] }, { sha256: ['nothex'] }, { sha256: ['b'.repeat(64)], extra: 1 }, true]) {
+      bad.reviewers.coverage.egress.relay = relay;
+      expect(codeOf(() => loadPolicy(bad)), JSON.stringify(relay)).toBe('policy_invalid');
+    }
   });
 });
