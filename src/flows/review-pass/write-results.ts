@@ -65,7 +65,7 @@ export function orchestratorSection(o: ProtocolOutcome, d: RunDescription): stri
     `- Protocol: ${o.protocol}; stage: ${d.stage}; mode: ${d.mode}; result: ${o.result}${o.reasons.length > 0 ? ` (${o.reasons.join(', ')})` : ''}`,
     `- Configuration: ${d.config_source === null ? 'built-in defaults (review-pass-v3 §10.2)' : basename(d.config_source)}`,
     `- Files in scope: ${d.files}`,
-    '- Reviewers ran as child processes in a read-only bubblewrap view of the repository (mounted at /repo), with fresh /proc, /dev and /tmp, no capabilities, and no network unless the reviewer\'s entry says `network: true` (an egress path, marked below).',
+    '- Reviewers ran as child processes in a read-only bubblewrap view of the repository (mounted at /repo), with fresh /proc, /dev and /tmp, no capabilities, and no network unless the reviewer\'s entry says `network: true` (an egress path, marked below) or `network: broker` (one model endpoint through the egress broker, marked below).',
     '- Auto-fix is out of scope: the orchestrator never edits code. Findings are for a human or writer to act on; a re-review after a change is a new run.',
   ];
   if (o.executions.some((x) => x.exit_class !== 'exited_zero' || x.status !== 'ok')) {
@@ -83,7 +83,7 @@ export function orchestratorSection(o: ProtocolOutcome, d: RunDescription): stri
   );
   for (const x of o.executions) {
     out.push(
-      `| ${x.round} | ${x.purpose} | ${x.reviewer} | ${statusCell(x)} | ${x.attempts} | ${x.exit_code ?? '—'} | ${EXIT_CLASS_TEXT[x.exit_class]} | ${x.network ? 'yes (egress)' : 'no'} |`,
+      `| ${x.round} | ${x.purpose} | ${x.reviewer} | ${statusCell(x)} | ${x.attempts} | ${x.exit_code ?? '—'} | ${EXIT_CLASS_TEXT[x.exit_class]} | ${x.network === 'broker' ? 'broker (one endpoint)' : x.network ? 'yes (egress)' : 'no'} |`,
     );
   }
   if (o.executions.length === 0) out.push('| — | — | — | no reviewer ran | — | — | — | — |');

@@ -38,9 +38,9 @@ export function relayFile(): string {
 }
 
 /** The API key, from the runner's environment variable or a 0600 regular file owned by the runner. */
-export function loadCredential(e: EgressPolicy): string {
+export function loadCredential(e: EgressPolicy, env: Readonly<Record<string, string | undefined>> = process.env): string {
   if ('env' in e.credential) {
-    const v = process.env[e.credential.env];
+    const v = env[e.credential.env];
     if (v === undefined || v === '' || v.length > MAX_CREDENTIAL_BYTES || /[\r\n\0]/.test(v)) fail('egress_credential_unavailable', ['env']);
     return v;
   }
@@ -96,8 +96,8 @@ function pinRelay(e: EgressPolicy): { bytes: Buffer; sha256: string } | null {
 }
 
 /** Before the claim: everything the broker needs is present and allowlisted (nothing recorded). */
-export function assertEgressUsable(e: EgressPolicy): void {
-  loadCredential(e);
+export function assertEgressUsable(e: EgressPolicy, env: Readonly<Record<string, string | undefined>> = process.env): void {
+  loadCredential(e, env);
   loadCa(e);
   pinBroker(e);
   pinRelay(e);
@@ -117,8 +117,11 @@ export interface EgressSession {
   finish(): Promise<EgressReceipt>;
 }
 
-export async function startEgress(e: EgressPolicy, o: { readonly sandboxUid: number; readonly timeoutSeconds: number }): Promise<EgressSession> {
-  const key = loadCredential(e);
+export async function startEgress(
+  e: EgressPolicy,
+  o: { readonly sandboxUid: number; readonly timeoutSeconds: number; readonly env?: Readonly<Record<string, string | undefined>> },
+): Promise<EgressSession> {
+  const key = loadCredential(e, o.env);
   const ca = loadCa(e);
   const broker = pinBroker(e);
   const relay = pinRelay(e);
