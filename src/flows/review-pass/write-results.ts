@@ -65,7 +65,10 @@ export function orchestratorSection(o: ProtocolOutcome, d: RunDescription): stri
     `- Protocol: ${o.protocol}; stage: ${d.stage}; mode: ${d.mode}; result: ${o.result}${o.reasons.length > 0 ? ` (${o.reasons.join(', ')})` : ''}`,
     `- Configuration: ${d.config_source === null ? 'built-in defaults (review-pass-v3 §10.2)' : basename(d.config_source)}`,
     `- Files in scope: ${d.files}`,
-    '- Reviewers ran as child processes in a read-only bubblewrap view of the repository (mounted at /repo), with fresh /proc, /dev and /tmp, no capabilities, and no network unless the reviewer\'s entry says `network: true` (an egress path, marked below) or `network: broker` (one model endpoint through the egress broker, marked below).',
+    '- Reviewers ran as child processes in a read-only bubblewrap view of the repository (mounted at /repo), with fresh /proc, /dev and /tmp, no capabilities, and no network unless the reviewer\'s entry says `network: true` (an egress path, marked below).',
+    ...(o.executions.some((x) => x.network === 'broker')
+      ? ['- Entries with `network: broker` (marked below) had no network but their own loopback: an in-sandbox relay took their TCP connections to the egress broker, which forwards only allowed requests to one model endpoint with the caller\'s key (docs/egress.md).']
+      : []),
     '- Auto-fix is out of scope: the orchestrator never edits code. Findings are for a human or writer to act on; a re-review after a change is a new run.',
   ];
   if (o.executions.some((x) => x.exit_class !== 'exited_zero' || x.status !== 'ok')) {
