@@ -103,6 +103,7 @@ describe('a TCP client behind the in-sandbox relay', () => {
       // TCP sockets exist now (the relay filter), but the network namespace is the sandbox's own:
       // nothing listens on the host's loopback ports there, and no route leaves it.
       expect(out.tcp_forbidden).toEqual({ ok: false, code: 'ECONNREFUSED' });
+      expect(out.tcp_forbidden_v6.ok).toBe(false);
       expect(out.tcp_upstream).toEqual({ ok: false, code: 'ECONNREFUSED' });
       expect(out.tcp_external).toEqual({ ok: false, code: 'ENETUNREACH' });
       // Datagram sockets stay refused by the filter.
@@ -189,6 +190,31 @@ describe('a TCP client behind the in-sandbox relay', () => {
       await target.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the relay is not a trust boundary: without it the sandbox ends', () => {
+  it('SIGKILL to the relay (PID 1) ends the whole sandbox: the reviewer never gets to make its request', async () => {
+    const b = await broker();
+    const before = upstream.requests.length;
+    let stopped: Awaited<ReturnType<StartedBroker['stop']>> | null = null;
+    try {
+      const r = await runSandboxed({
+        ...(await relayRequest(b.socket, PROBE, { key: KEY, forbiddenPort: forbidden.port, upstreamPort: upstream.port, calls: [{}], sleepMs: 3000 })),
+        onStarted: (identity) => {
+          // The recorded identity is the sandbox's PID 1: the relay. Kill it once the reviewer runs.
+          setTimeout(() => process.kill(identity.pid, 'SIGKILL'), 1000);
+        },
+      });
+      expect(r.exitCode === 0).toBe(false);
+      expect(r.stdout.length).toBe(0);
+      expect(r.cleanupVerified).toBe(true);
+    } finally {
+      stopped = await b.stop();
+    }
+    expect(stopped.records).toEqual([]);
+    expect(upstream.requests.length).toBe(before);
+    expect(forbidden.connections()).toBe(0);
   });
 });
 
