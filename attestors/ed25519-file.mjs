@@ -3,7 +3,7 @@
 import { createRequire as __governedCreateRequire } from 'node:module'; const require = __governedCreateRequire(import.meta.url);
 
 // attestors/src/ed25519-file.ts
-import { readFileSync, openSync, fstatSync, readSync, closeSync, constants } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 
 // node_modules/@noble/ed25519/index.js
@@ -3174,18 +3174,8 @@ var L_BYTES = (() => {
   return out;
 })();
 
-// src/core/utf8.ts
-var STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-function utf8OrNull(bytes) {
-  try {
-    return STRICT.decode(bytes);
-  } catch {
-    return null;
-  }
-}
-
-// attestors/src/ed25519-file.ts
-hashes.sha512 = (message) => new Uint8Array(createHash2("sha512").update(message).digest());
+// attestors/src/lib/key-file.ts
+import { openSync, fstatSync, readSync, closeSync, constants } from "node:fs";
 var Refusal = class extends Error {
   constructor(code) {
     super(code);
@@ -3222,7 +3212,7 @@ function seedFromPkcs8Pem(pem) {
   if (der.length !== 48 || !der.subarray(0, 16).equals(ED25519_PKCS8_PREFIX)) refuse("key_invalid");
   return new Uint8Array(der.subarray(16));
 }
-function readStdin() {
+function readStdin(max) {
   const chunks = [];
   const buf = Buffer.alloc(65536);
   let total = 0;
@@ -3237,11 +3227,24 @@ function readStdin() {
     }
     if (n === 0) break;
     total += n;
-    if (total > 16 * 1024 * 1024) refuse("request_invalid");
+    if (total > max) refuse("request_invalid");
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
   return Buffer.concat(chunks).toString("utf8");
 }
+
+// src/core/utf8.ts
+var STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function utf8OrNull(bytes) {
+  try {
+    return STRICT.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+// attestors/src/ed25519-file.ts
+hashes.sha512 = (message) => new Uint8Array(createHash2("sha512").update(message).digest());
 function load(selfPath, configPath) {
   let configValue;
   try {
@@ -3323,7 +3326,7 @@ function main() {
   const selfPath = process.argv[1];
   if (configPath === void 0 || selfPath === void 0 || process.argv.length !== 3) refuse("config_invalid");
   const loaded = load(selfPath, configPath);
-  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin()))}
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin(16 * 1024 * 1024)))}
 `);
 }
 function serve(configPath, selfPath) {

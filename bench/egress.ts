@@ -5,14 +5,15 @@
 // connection and with a new connection per request. Cases are interleaved request by request so
 // the machine's load falls on both alike; p50 and p90 are reported for each, and the added latency
 // is broker minus direct at the same percentile. No in-sandbox relay is measured (none is built:
-// the model reviewer speaks HTTP to the socket itself). BENCH_EGRESS_N requests per case (default 300).
+// the model reviewer speaks HTTP to the socket itself). BENCH_EGRESS_N requests per case (default 300; quick mode 10).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { startBroker } from '../runner/egress/host.js';
+import { knob } from './lib/quick.js';
 
-const N = Number(process.env.BENCH_EGRESS_N ?? 300);
-const WARM = 20;
+const N = knob('BENCH_EGRESS_N', 300, 10);
+const WARM = knob('BENCH_EGRESS_WARM', 20, 2);
 const PHANTOM = 'sk-ant-api03-gvdbenchphantom';
 const MODEL = 'bench-model';
 const BODY = JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'x'.repeat(900) }] });

@@ -18,9 +18,10 @@ import { closeStore, createUnit, initStore } from '../src/store/index.js';
 import { resolveBaseline } from '../src/workspace/index.js';
 import { setPreservationFlow } from '../src/flows/preservation/set.js';
 import { probePreservationFlow } from '../src/flows/preservation/probe.js';
+import { judgeBar, knob } from './lib/quick.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const N = 25;
+const RUNS = knob('BENCH_RUNS', 3, 1);
+const N = knob('BENCH_PRESERVATION_N', 25, 2);
 const ADAPTER = resolve('runner/preservation/node-adapter.mjs');
 const ATTESTOR = resolve(process.env.GOVERNED_ATTESTOR ?? 'attestors/ed25519-file.mjs');
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
@@ -144,7 +145,7 @@ async function main(): Promise<void> {
       `${2 * N} surfaces × 2 phases: preservation probe ${g.toFixed(0)} ms | the same ${4 * N} entry commands under bare bwrap ${b.toFixed(0)} ms\n` +
         `governed / bare = ${ratio.toFixed(2)} (bar ≤ 1.3; n=${RUNS}, medians, interleaved) ${ratio <= 1.3 ? 'OK' : 'OVER THE BAR'}\n`,
     );
-    if (ratio > 1.3) process.exitCode = 1;
+    judgeBar(ratio <= 1.3);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -19,11 +19,12 @@ import { seccompBlob } from '../runner/seccomp/index.js';
 import { keygen } from '../src/flows/keygen.js';
 import { bareRunMs, nodeBaselineMs } from './runner-bare.js';
 import { TRIVIAL_COVERAGE_REVIEWER } from './runner.js';
+import { QUICK, knob } from './lib/quick.js';
 
 const CLI = resolve(process.env.GOVERNED_CLI ?? 'dist/governed.mjs');
-const RUNS = Number(process.env.BENCH_RUNNERD_RUNS ?? '15');
-const PAR = Number(process.env.BENCH_RUNNERD_PARALLEL ?? '2');
-const RSS_RUNS = Number(process.env.BENCH_RUNNERD_RSS_RUNS ?? '50');
+const RUNS = knob('BENCH_RUNNERD_RUNS', 15, 2);
+const PAR = knob('BENCH_RUNNERD_PARALLEL', 2, 2);
+const RSS_RUNS = knob('BENCH_RUNNERD_RSS_RUNS', 50, 1);
 const PREFIX = 'gvd-sep';
 const WRITERS = 'gvd-sep-w';
 const WRITER = 'gvd-sep-w1';
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
         `(run − bare) / node = ${((m.run - m.bare) / m.node).toFixed(2)}  (bar ≤ 1.5; n=${RUNS}, medians, interleaved; the run includes the client's node start)\n`,
     );
     // Throughput: PAR clients, each issuing then running; versus PAR bare runs at once.
-    const rounds = Math.max(3, Math.floor(RUNS / 2));
+    const rounds = Math.max(QUICK ? 1 : 3, Math.floor(RUNS / 2));
     const chs: string[] = [];
     for (let i = 0; i < rounds * PAR; i++) chs.push(await issue());
     let t0 = Date.now();

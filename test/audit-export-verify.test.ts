@@ -166,7 +166,8 @@ describe('governed audit verify --export', () => {
     for (const k of ['log', 'replay', 'receipts', 'authority_records', 'challenges', 'trust_modes', 'unit', 'trust'] as const) expect(out[k], k).toEqual(store[k]);
     expect(out.receipts).toEqual({ checked: story.receipts.length, failed: 0 });
     expect(out.authority_records).toEqual({ checked: 1, failed: 0 });
-    const files = readdirSync(exportDir).length - 3 + ['receipts', 'authority', 'keys'].reduce((n, d) => n + readdirSync(join(exportDir, d)).length, 0);
+    const subdirs = ['receipts', 'authority', 'keys', 'intoto', 'sigstore'];
+    const files = readdirSync(exportDir).length - subdirs.length + subdirs.reduce((n, d) => n + readdirSync(join(exportDir, d)).length, 0);
     expect(out.export).toMatchObject({ files, manifest: 'matches', contents: 'matches', unit: null });
     expect(out.caveat).toMatch(/co-located/);
     const human = verifyExport(exportDir, [], false);
@@ -299,6 +300,32 @@ describe('governed audit verify --export', () => {
     expect(out.failures).toEqual([{ code: 'audit_export_mismatch', exit: 4, ids: [`receipts/${a}`] }]);
     expect(out.export).toMatchObject({ manifest: 'matches', contents: 'differs' });
     expect(out.receipts.failed).toBe(0); // the log's own envelopes are intact
+  });
+
+  it('each receipt\'s standard containers are checked against the log: one edited or one dropped (manifest recomputed) is audit_export_mismatch (4) naming it', () => {
+    const [name] = readdirSync(join(exportDir, 'receipts')).sort();
+    const hex = (name as string).replace(/\.json$/, '');
+    // Positive control: the clean export holds them, byte-equal to what `audit export` makes of the receipt.
+    expect(readdirSync(join(exportDir, 'intoto'))).toContain(`${hex}.intoto.jsonl`);
+    expect(readdirSync(join(exportDir, 'sigstore'))).toContain(`${hex}.0.sigstore.json`);
+    const edited = copyOf(exportDir);
+    const bundlePath = join(edited, 'sigstore', `${hex}.0.sigstore.json`);
+    const bundle = JSON.parse(readFileSync(bundlePath, 'utf8')) as { verificationMaterial: { publicKey: { hint: string } } };
+    bundle.verificationMaterial.publicKey.hint = FORGED;
+    writeFileSync(bundlePath, `${JSON.stringify(bundle)}\n`);
+    reManifest(edited);
+    const e = verifyExport(edited);
+    expect(e.code).toBe(4);
+    expect(e.out.failures).toEqual([{ code: 'audit_export_mismatch', exit: 4, ids: [`sigstore/${hex}.0.sigstore.json`] }]);
+    const dropped = copyOf(exportDir);
+    unlinkSync(join(dropped, 'intoto', `${hex}.intoto.jsonl`));
+    const path = join(dropped, 'manifest.json');
+    const m = JSON.parse(readFileSync(path, 'utf8')) as { files: { path: string }[] };
+    m.files = m.files.filter((f) => f.path !== `intoto/${hex}.intoto.jsonl`);
+    writeFileSync(path, `${canonicalJson(m as never)}\n`);
+    const d = verifyExport(dropped);
+    expect(d.code).toBe(4);
+    expect(d.out.failures).toEqual([{ code: 'audit_export_mismatch', exit: 4, ids: [`intoto/${hex}.intoto.jsonl`] }]);
   });
 
   it('an authority envelope edited (manifest recomputed): audit_export_mismatch (4) naming it; the log\'s own record still verifies', () => {

@@ -7,12 +7,12 @@
 //
 // It is not blind: it signs only an in-toto statement of the one kind its config names, whose
 // predicate passes that kind's schema and names this very program's sha256 for its credential.
-import { readFileSync, openSync, fstatSync, readSync, closeSync, constants } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 // The very schemas every other path uses (zod/mini: the attestor starts in about the time of a
 // bare node start, docs/architecture.md "One definition per format").
-import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, SERVE_MAX_LINE, attestorConfigSchema, attestorRequestSchema, selfDigestField, type AttestorRefusal } from '../../src/core/attestor-protocol.js';
+import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, SERVE_MAX_LINE, attestorConfigSchema, attestorRequestSchema, selfDigestField } from '../../src/core/attestor-protocol.js';
 import { pae } from '../../src/core/pae.js';
 import { canonicalJson, jcs } from '../../src/core/canonical.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../../src/core/dsse.js';
@@ -21,7 +21,8 @@ import { predicateRuleViolation, reviewReceiptPredicateSchema } from '../../src/
 import { VSA_EXTENSION_KEY, vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
 import { probePredicateSchema, probeRuleViolation } from '../../src/core/preservation/probe.js';
-import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
+import { ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
+import { Refusal, readPrivateFile, readStdin, refuse, seedFromPkcs8Pem } from './lib/key-file.js';
 import { utf8OrNull } from '../../src/core/utf8.js';
 
 // @noble/ed25519 takes its SHA-512 from this documented provider slot. node:crypto's (OpenSSL) is
@@ -29,65 +30,6 @@ import { utf8OrNull } from '../../src/core/utf8.js';
 // hash over the whole PAE bytes (≈13 ms of CPU per signature measured here) — the curve
 // arithmetic stays noble's (docs/formats.md#attestors).
 ed.hashes.sha512 = (message) => new Uint8Array(createHash('sha512').update(message).digest());
-
-class Refusal extends Error {
-  constructor(readonly code: AttestorRefusal) {
-    super(code);
-  }
-}
-const refuse = (code: AttestorRefusal): never => {
-  throw new Refusal(code);
-};
-
-/** Read a file that must not be group/other accessible; fstat the opened fd (no TOCTOU). */
-function readPrivateFile(path: string): Buffer {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) refuse('key_invalid');
-    if ((st.mode & 0o077) !== 0) refuse('key_file_exposed');
-    if (st.size > 4096) refuse('key_invalid');
-    const buf = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function seedFromPkcs8Pem(pem: string): Uint8Array {
-  const m = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/.exec(pem.trim() + '\n');
-  if (!m || m[1] === undefined) return refuse('key_invalid');
-  const der = Buffer.from(m[1].replace(/\s+/g, ''), 'base64');
-  if (der.length !== 48 || !der.subarray(0, 16).equals(ED25519_PKCS8_PREFIX)) refuse('key_invalid');
-  return new Uint8Array(der.subarray(16));
-}
-
-function readStdin(): string {
-  const chunks: Buffer[] = [];
-  const buf = Buffer.alloc(65536);
-  let total = 0;
-  for (;;) {
-    let n: number;
-    try {
-      n = readSync(0, buf, 0, buf.length, null);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') continue;
-      if ((e as NodeJS.ErrnoException).code === 'EOF') break;
-      throw e;
-    }
-    if (n === 0) break;
-    total += n;
-    if (total > 16 * 1024 * 1024) refuse('request_invalid');
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 interface Loaded {
   readonly config: ReturnType<typeof attestorConfigSchema.parse>;
@@ -196,7 +138,7 @@ function main(): void {
   const selfPath = process.argv[1];
   if (configPath === undefined || selfPath === undefined || process.argv.length !== 3) refuse('config_invalid');
   const loaded = load(selfPath as string, configPath as string);
-  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin()))}\n`);
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin(16 * 1024 * 1024)))}\n`);
 }
 
 /**

@@ -33,9 +33,14 @@ import {
 } from '../../src/store/index.js';
 import { computeCommitManifest } from '../../src/workspace/index.js';
 import { knob, QUICK } from '../lib/quick.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 
-/** Bump when the generated store's shape changes: old caches are then ignored. */
-const VERSION = 'gate-bench-v5'; // v5: stores with the Merkle tree (migration 0008)
+/**
+ * Bump when the generated store's shape changes: old caches are then ignored. The store's schema
+ * version is part of the key, so a cache made before a migration is never reused (a read-only gate
+ * on it would be store_migration_required).
+ */
+const VERSION = `gate-bench-v6-schema${SCHEMA_VERSION}`;
 /**
  * DIRTY receipts in each history, each lifted by the next revision's CLEAN of its slot. The same
  * number in both stores: every lifter of a block of a gating slot is a record the decision relies

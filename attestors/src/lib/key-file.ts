@@ -1,15 +1,16 @@
-// Key-file and stdin helpers of the tlog-note attestor (attestors/src/tlog-note.ts). The same rules
-// as attestors/src/ed25519-file.ts's (left in place there so its pinned bytes do not change):
-// a PKCS#8 PEM private to its owner, read through one fd, and a capped stdin.
+// Key-file and stdin helpers of both pinned attestors (attestors/src/ed25519-file.ts and
+// attestors/src/tlog-note.ts), bundled into each: a PKCS#8 PEM private to its owner, read through
+// one fd, and a capped stdin. Every refusal is a code of the one attestor protocol list.
 import { openSync, fstatSync, readSync, closeSync, constants } from 'node:fs';
 import { ED25519_PKCS8_PREFIX } from '../../../src/core/ed25519.js';
+import type { AttestorRefusal } from '../../../src/core/attestor-protocol.js';
 
 export class Refusal extends Error {
-  constructor(readonly code: string) {
+  constructor(readonly code: AttestorRefusal) {
     super(code);
   }
 }
-export const refuse = (code: string): never => {
+export const refuse = (code: AttestorRefusal): never => {
   throw new Refusal(code);
 };
 

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import { digestString as digest, hex64, int, isoSeconds, str } from '../schema-primitives.js';
 
 /** Every path an export can hold: made of IDs only, so a path can be printed. */
-export const EXPORT_FILE_PATH = /^(?:log\.jsonl|(?:policy|trust)\.pinned\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json|keys\/[0-9a-f]{64}\.pub|checkpoint\.note|proofs\/[0-9a-f]{64}\.json)$/;
+export const EXPORT_FILE_PATH = /^(?:log\.jsonl|(?:policy|trust)\.pinned\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json|keys\/[0-9a-f]{64}\.pub|checkpoint\.note|proofs\/[0-9a-f]{64}\.json|intoto\/[0-9a-f]{64}\.intoto\.jsonl|sigstore\/[0-9a-f]{64}\.[0-9]+\.sigstore\.json)$/;
 
 export const exportManifestSchema = z.strictObject({
   format: z.literal('governed/audit-export'),

@@ -3,6 +3,9 @@
 // `audit verify --export` to say what an export of that log must hold (./export-verify.ts), so the
 // two cannot drift apart.
 //   receipts/<hex of the receipt id>.json   the envelope each `run_receipt` entry recorded
+//   intoto/<hex>.intoto.jsonl, sigstore/<hex>.<i>.sigstore.json
+//                                           the same receipt envelope in the standard containers
+//                                           (docs/formats.md "Standard containers")
 //   authority/<REC-id>.json                 the envelope each `authority_record` entry recorded
 //                                           (both only unit U's when the export is of one unit)
 //   policy.pinned.{json|yaml}, trust.pinned.{json|yaml}   the pinned bytes in force at the log head
@@ -19,6 +22,7 @@ import { parseCheckpointNote } from '../../core/tlog-checkpoint.js';
 import { treeReader } from '../../store/tree.js';
 import type { Db } from '../../store/store.js';
 import { inclusionProofText } from './prove.js';
+import { containersOf } from '../../core/sigstore-bundle.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
@@ -51,7 +55,9 @@ export function exportLayout(input: ExportLayoutInput): ExportLayout {
     if (row.type === 'run_receipt') {
       const m = RECEIPT_ID_RE.exec(String(payload.receipt));
       if (m === null) fail('log_payload_invalid', [`seq:${row.seq}`]);
-      files.set(`receipts/${m[1]}.json`, Buffer.from(String(payload.envelope_b64), 'base64'));
+      const envelope = Buffer.from(String(payload.envelope_b64), 'base64');
+      files.set(`receipts/${m[1]}.json`, envelope);
+      for (const [path, bytes] of containersOf(envelope, m[1] as string)) files.set(path, bytes);
       receipts++;
     } else {
       const id = String(payload.record);

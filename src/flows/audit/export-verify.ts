@@ -40,7 +40,7 @@ export interface ExportAuditReport extends AuditReport {
   readonly export: ExportCheck;
 }
 
-const SUBDIRS = new Set(['receipts', 'authority', 'keys', 'proofs']);
+const SUBDIRS = new Set(['receipts', 'authority', 'keys', 'proofs', 'intoto', 'sigstore']);
 const MANIFEST = 'manifest.json';
 const LOG = 'log.jsonl';
 /**

@@ -4,6 +4,8 @@
 //                      entry_hash), so the chain can be recomputed anywhere (docs/state.md#the-store);
 //   receipts/<hex>.json, authority/<REC-id>.json
 //                      the exact signed envelopes recorded in the log (of unit U with --unit);
+//   intoto/<hex>.intoto.jsonl, sigstore/<hex>.<i>.sigstore.json
+//                      each receipt in the standard containers (docs/formats.md "Standard containers");
 //   policy.pinned.{json|yaml}, trust.pinned.{json|yaml}
 //                      the pinned bytes in force now (earlier pins are in the log's entries);
 //   keys/<key id>.pub  every public key of that trust root (SPKI PEM);
@@ -108,7 +110,9 @@ export function auditExport(args: ExportArgs): ExportResult {
   const staging = join(dirname(out), `.${basename(out)}.tmp-${randomBytes(6).toString('hex')}`);
   try {
     mkdirSync(staging, { mode: 0o700 });
-    for (const sub of ['receipts', 'authority', 'keys', ...(snapshot.tlog === null ? [] : ['proofs'])]) mkdirSync(join(staging, sub), { mode: 0o700 });
+    // receipts/, authority/ and keys/ always (possibly empty); every other directory the layout's files name.
+    const subs = new Set(['receipts', 'authority', 'keys', ...[...files.keys()].filter((p) => p.includes('/')).map((p) => p.slice(0, p.indexOf('/')))]);
+    for (const sub of subs) mkdirSync(join(staging, sub), { mode: 0o700 });
     for (const [path, bytes] of files) writeFileSync(join(staging, path), bytes, { flag: 'wx', mode: 0o644 });
     if (existsSync(out) || isSymlink(out)) fail('audit_export_output_exists', []);
     renameSync(staging, out);
