@@ -122,7 +122,7 @@ describe('review-pass network: broker', () => {
     expect(forbidden.connections()).toBe(0);
   }, 120_000);
 
-  it('refusals before any reviewer starts: no credential → egress_credential_unavailable; relay off its allowlist → egress_relay_not_allowlisted; network: broker without an entry (or without relay) → orchestrator_config_invalid', async () => {
+  it('refusals before any reviewer starts: no credential → egress_credential_unavailable; relay off its allowlist → egress_relay_not_allowlisted; network: broker without an entry (or without relay), or naming the egress variables or the key variable → orchestrator_config_invalid', async () => {
     const cases: [Record<string, string>, Record<string, string>, string][] = [
       [{ a: tool(['ask'], 'broker', egressEntry()) }, {}, 'egress_credential_unavailable'],
       [{ a: tool(['ask'], 'broker', egressEntry({ relay: { sha256: ['0'.repeat(64)] } })) }, { [KEY_ENV]: REAL_KEY }, 'egress_relay_not_allowlisted'],
@@ -130,6 +130,8 @@ describe('review-pass network: broker', () => {
       [{ a: tool(['ask'], 'broker', { ...egressEntry(), relay: undefined }) }, { [KEY_ENV]: REAL_KEY }, 'orchestrator_config_invalid'],
       [{ a: tool(['ask'], 'true', egressEntry()) }, { [KEY_ENV]: REAL_KEY }, 'orchestrator_config_invalid'],
       [{ a: `${tool(['ask'], 'broker', egressEntry()).slice(0, -2)}, env: { ANTHROPIC_BASE_URL: "http://x.test" } }` }, { [KEY_ENV]: REAL_KEY }, 'orchestrator_config_invalid'],
+      // The real key's own variable passed into the sandbox.
+      [{ a: `${tool(['ask'], 'broker', egressEntry()).slice(0, -2)}, env_passthrough: [${KEY_ENV}] }` }, { [KEY_ENV]: REAL_KEY }, 'orchestrator_config_invalid'],
     ];
     const before = server.requests.length;
     for (const [tools, env, code] of cases) {

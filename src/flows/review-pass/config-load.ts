@@ -109,7 +109,8 @@ function checkCommand(name: string, command: readonly string[], prompt: PromptDe
 /**
  * `network: broker` needs an egress entry, checked by the policy's one schema, with `relay` (a tool
  * is an unmodified TCP client); an entry without `network: broker` is refused rather than ignored.
- * The runner sets the egress and relay variables, so the tool's env may not name them.
+ * The runner sets the egress and relay variables, so the tool's env may not name them, nor the
+ * credential's variable (the real key never enters the sandbox).
  */
 function resolveEgress(name: string, network: boolean | 'broker', entry: ToolEntryInput): EgressPolicy | null {
   if (network !== 'broker') {
@@ -118,7 +119,8 @@ function resolveEgress(name: string, network: boolean | 'broker', entry: ToolEnt
   }
   const parsed = egressPolicySchema.safeParse(entry.egress);
   if (!parsed.success || parsed.data.relay === undefined) fail('orchestrator_config_invalid', [`tools.${name}.egress`]);
-  const reserved = new Set([...EGRESS_ENV_NAMES, ...RELAY_ENV_NAMES]);
+  // The real key stays outside the sandbox: its variable may not be passed through either.
+  const reserved = new Set([...EGRESS_ENV_NAMES, ...RELAY_ENV_NAMES, ...('env' in parsed.data.credential ? [parsed.data.credential.env] : [])]);
   for (const k of [...Object.keys(entry.env ?? {}), ...(entry.env_passthrough ?? [])]) {
     if (reserved.has(k)) fail('orchestrator_config_invalid', [`tools.${name}.env`]);
   }
