@@ -170,7 +170,8 @@ export class SandboxedCommandRunner implements RunReviewer {
           break;
         }
       }
-      const r = await runInRepoSandbox({
+      // (async: a spec the sandbox refuses rejects, so the broker below is still stopped)
+      const r = await (async () => runInRepoSandbox({
         repoDir: this.view.repoDir,
         toolsDir: this.view.toolsDir,
         argv: program.argv,
@@ -182,7 +183,12 @@ export class SandboxedCommandRunner implements RunReviewer {
         timeoutMs,
         maxOutputBytes: tool.max_output_bytes,
         ...(log === null ? {} : { stderrSink: (c: Buffer) => log.write(c) }),
-      }).finally(() => log?.close());
+      }))()
+        .finally(() => log?.close())
+        .catch(async (e: unknown) => {
+          await egress?.finish().catch(() => undefined);
+          throw e;
+        });
       // The broker's verdict: any refused request, cap or broker failure makes the call unusable.
       const refused = egress === null ? false : await egress.finish().then(() => false, () => true);
       last = refused ? { ...judge(tool, r), status: 'failed', failure: 'egress_refused', stdout: '' } : judge(tool, r);
