@@ -92,7 +92,7 @@ try {
 
   // Steps 19–21: the project's own tests as a gating check reviewer (docs/reviewers.md#check-reviewers).
   failures += checkStory({ root, cli, work: join(work, 'checks'), firstStep: 19 });
-  // Steps 22–26: preservation on a real Node product (probes in the sandbox, a silent removal refused).
+  // Steps 22–26: preservation on a real Node product: probed, reviewed, RELEASE_ELIGIBLE at the gate; a silent removal kept REVIEW_ONLY.
   failures += preservationStory({ root, cli, work: join(work, 'preservation'), firstStep: 22 });
   // Steps 27–30: the pinned model reviewer against a local model server, through the egress broker.
   failures += await demoModelReviewer({ root, cli, work: join(work, 'model'), firstStep: 27 });

@@ -52,15 +52,16 @@ describe('governed setup', () => {
     expect(r.out).toMatchObject({ ok: true, changed: true, init: 'created' });
     expect((r.out.files as { action: string }[]).every((f) => f.action === 'created')).toBe(true);
     expect(statSync(join(out, 'keys')).mode & 0o777).toBe(0o700);
-    for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority']) expect(statSync(join(out, 'keys', `${c}.key`)).mode & 0o777).toBe(0o600);
+    for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority', 'probe']) expect(statSync(join(out, 'keys', `${c}.key`)).mode & 0o777).toBe(0o600);
     const policy = parse(readFileSync(join(out, 'policy.yaml'), 'utf8'));
-    const profile = jsonOut(runCli(['sandbox', 'profile', '--json'])) as { policy: Record<string, string[]> };
+    const profile = jsonOut(runCli(['sandbox', 'profile', '--json'])) as { policy: Record<string, string[]>; check_profile_digest: string };
     expect(policy.sandbox.bwrap_sha256).toEqual(profile.policy.bwrap_sha256);
-    expect(policy.sandbox.profile_sha256).toEqual(profile.policy.profile_sha256);
+    // The reviewer profile, and the check profile preservation probes run in.
+    expect(policy.sandbox.profile_sha256).toEqual([...(profile.policy.profile_sha256 ?? []), profile.check_profile_digest.slice('sha256:'.length)]);
     expect(policy.sandbox.seccomp_sha256).toEqual(profile.policy.seccomp_sha256);
     expect(policy.reviewers.coverage.sha256).toBe(sha(join(REPO_ROOT, 'runner', 'reviewers', 'coverage.mjs')));
     const keyIds = r.out.key_ids as Record<string, string>;
-    for (const c of ['reviewer', 'runner', 'gate', 'log']) {
+    for (const c of ['reviewer', 'runner', 'gate', 'log', 'probe']) {
       expect(policy.credentials[c].key_id).toBe(keyIds[c]);
       expect(policy.credentials[c].attestor_sha256).toEqual([sha(join(REPO_ROOT, 'attestors', 'ed25519-file.mjs'))]);
       expect(policy.credentials[c].attestor_config_sha256).toEqual([sha(join(out, 'attestors', `${c}.json`))]);

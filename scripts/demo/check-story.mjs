@@ -71,7 +71,9 @@ export function checkStory({ root, cli, work, firstStep, out = process.stdout })
     .replace(/"48409aea[0-9a-f]{56}"/, `"${logKey}"`)
     .replace('exclude: [".governed"]', 'exclude: []')
     // This story is about checks; preservation is walked in its own step (scripts/demo/preservation-story.mjs).
-    .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface; preservation is shown in its own step" }');
+    .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface; preservation is shown in its own step" }')
+    // and nothing is probed here: no probe credential (its example key is in no demo trust root)
+    .replace(/^ {2}probe:.*\n(^ {4}.*\n){3}/m, '');
   writeFileSync(join(work, 'policy.yaml'), policy);
   for (const line of policy.split('\n').filter((l) => /^ {2}test:|^ {4}slots: \{ tests|^ {2}node-tests:|^ {6}(adapter|command|report):/.test(l))) say(`policy.yaml  ${line.trim()}`);
   writeFileSync(join(work, 'contract.yaml'), contractYaml('done'));

@@ -79,7 +79,9 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
     .replace(/"48409aea[0-9a-f]{56}"/, `"${logKey}"`)
     .replace('exclude: [".governed"]', 'exclude: []')
     // This story is about reviews; preservation is walked in its own step (scripts/demo/preservation-story.mjs).
-    .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface; preservation is shown in its own step" }');
+    .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface; preservation is shown in its own step" }')
+    // and nothing is probed here: no probe credential (its example key is in no demo trust root)
+    .replace(/^ {2}probe:.*\n(^ {4}.*\n){3}/m, '');
   writeFileSync(join(work, 'policy.yaml'), policy);
   say('policy.yaml = policies/default.yaml with THIS machine\'s digests: bwrap, sandbox profile, seccomp blob');
   say('(from `governed sandbox profile`), the coverage reviewer, the attestor program and its configs,');

@@ -111,6 +111,7 @@ export async function demoModelReviewer({ root, cli, work, firstStep, out = proc
     policy.sandbox.bwrap_sha256 = [profile.bwrap.sha256];
     policy.sandbox.profile_sha256 = [profile.policy.profile_sha256[0], profile.egress_profile_digest.slice(7), profile.relay_profile_digest.slice(7)];
     policy.sandbox.seccomp_sha256 = [...profile.policy.seccomp_sha256, profile.relay_seccomp_digest.slice(7)];
+    delete policy.credentials.probe; // nothing is probed in this story (preservation: docs/preservation.md, steps 22–26)
     for (const c of ['reviewer', 'runner', 'gate', 'log']) {
       policy.credentials[c].attestor_sha256 = [attestorSha];
       policy.credentials[c].attestor_config_sha256 = [cfg[c].sha256];

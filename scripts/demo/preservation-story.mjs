@@ -1,16 +1,60 @@
-// Demo section: preservation on a real small Node product (docs/preservation.md). A CLI command and a
-// library export that imports a dependency under node_modules; the preservation contract bound on
-// the baseline; the allowlisted Node adapter probes every surface in the check sandbox on sealed
-// snapshots, the results signed by the probe credential; a change that keeps everything is
-// satisfied; a change that silently breaks the CLI entry (the file is kept) is refused with
-// `preservation_capability_lost`; a hand-written "probe" is never run.
+// Demo section: preservation on a real small Node product (docs/preservation.md), from the baseline to
+// RELEASE_ELIGIBLE under a policy that REQUIRES preservation. A CLI command and a library export that
+// imports a dependency under node_modules; the preservation contract bound on the baseline; the
+// allowlisted Node adapter probes every surface in the check sandbox on sealed snapshots, the results
+// signed by the probe credential; a change that keeps everything is reviewed (real sandbox, real
+// coverage reviewer) and the deploy gate says RELEASE_ELIGIBLE — and refuses it under a deploy trust
+// root without the probe key; a later change that silently breaks the CLI entry (the file is kept) is
+// reviewed CLEAN, yet the gate says REVIEW_ONLY with `preservation_capability_lost`.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, keyIdOfPem, sha256File } from './world.mjs';
+import { attestorConfigs, git, keyIdOfPem, sha256File, trustRoot } from './world.mjs';
 
 const HELP = 'usage: greet <command>\n\nCommands:\n  hello   say hello\n  bye     say goodbye\n';
 const GREET = `#!/usr/bin/env node\nif (process.argv.includes('--help')) { process.stdout.write(${JSON.stringify(HELP)}); process.exit(0); }\nprocess.stdout.write('hello\\n');\n`;
+const LIB = "import pad from 'leftpad';\nexport const greet = (n) => pad('hello ' + n);\n";
+const REQUEST = 'Add a `shout` export to the library, with a test.';
+const CONTEXT = '\nThe greet command must keep working.\n';
+
+/** The request contract (docs/contract.md#the-request-contract): one directive over the request's bytes. */
+function requestContract(state) {
+  const a = Buffer.byteLength(REQUEST);
+  const b = a + Buffer.byteLength(CONTEXT);
+  return {
+    kind: 'governed/request-contract',
+    version: 1,
+    title: 'shout export',
+    sources: [
+      {
+        id: 'SRC-1',
+        path: 'requests/shout.md',
+        class: 'directive',
+        atoms: [
+          { id: 'ATOM-1', span: [0, a], kind: 'obligation', directives: ['DIR-1'] },
+          { id: 'ATOM-2', span: [a, b], kind: 'context', directives: [] },
+        ],
+      },
+    ],
+    directives: [
+      {
+        id: 'DIR-1',
+        statement: REQUEST,
+        state,
+        sources: ['SRC-1'],
+        targets: [{ id: 'TGT-1', paths: ['lib/index.js'] }],
+        criteria: [{ id: 'AC-1', statement: REQUEST, atoms: ['ATOM-1'] }],
+        implementations: ['IMP-1'],
+        evidence: ['EVD-1'],
+      },
+    ],
+    // The writer may touch the CLI entry while implementing (and, below, breaks it).
+    implementations: [{ id: 'IMP-1', paths: ['lib/index.js', 'bin/greet.js'] }],
+    evidence: [{ id: 'EVD-1', kind: 'test', paths: ['test/shout.test.js'] }],
+    authorities: [],
+    tombstones: [],
+  };
+}
 
 export function preservationStory({ root, cli, work, firstStep, out = process.stdout }) {
   let failures = 0;
@@ -21,9 +65,11 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
   const keys = join(work, 'keys');
   const scrub = (s) => s.replaceAll(work, '$DEMO').replaceAll(root, '.');
   const repo = join(work, 'greeter');
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' };
+  const run = (args) => spawnSync(process.execPath, [cli, ...args, '--home', home], { cwd: repo, encoding: 'utf8', env });
   function governed(args, expectExit, { quiet = 0 } = {}) {
     out.write(`   $ governed ${scrub(args.join(' '))}\n`);
-    const r = spawnSync(process.execPath, [cli, ...args, '--home', home], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' } });
+    const r = run(args);
     const lines = `${r.stdout}${r.stderr}`.trimEnd().split('\n').filter(Boolean);
     const shown = quiet > 0 ? lines.slice(0, quiet) : lines;
     for (const line of shown) out.write(`     ${scrub(line)}\n`);
@@ -33,13 +79,21 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
     say(`${ok ? '\u2713' : '\u2717 UNEXPECTED'} exit ${r.status} (expected ${expectExit})`);
     return r;
   }
+  const json = (r) => {
+    try {
+      return JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+    } catch {
+      return {};
+    }
+  };
 
-  step('A real product: a CLI command, a library export, a dependency under node_modules');
-  for (const d of ['bin', 'lib', join('node_modules', 'leftpad')]) mkdirSync(join(repo, d), { recursive: true });
+  step('A real product (a CLI command, a library export, a dependency under node_modules) under a policy that requires preservation');
+  for (const d of ['bin', 'lib', 'requests', join('node_modules', 'leftpad')]) mkdirSync(join(repo, d), { recursive: true });
   git(repo, 'init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'package.json'), JSON.stringify({ name: 'greeter', version: '1.0.0', type: 'module', bin: { greet: 'bin/greet.js' }, exports: { '.': './lib/index.js' } }, null, 2));
   writeFileSync(join(repo, 'bin', 'greet.js'), GREET);
-  writeFileSync(join(repo, 'lib', 'index.js'), "import pad from 'leftpad';\nexport const greet = (n) => pad('hello ' + n);\n");
+  writeFileSync(join(repo, 'lib', 'index.js'), LIB);
+  writeFileSync(join(repo, 'requests', 'shout.md'), REQUEST + CONTEXT);
   writeFileSync(join(repo, '.gitignore'), 'node_modules\n');
   writeFileSync(join(repo, 'node_modules', 'leftpad', 'package.json'), JSON.stringify({ name: 'leftpad', type: 'module', exports: './index.js' }));
   writeFileSync(join(repo, 'node_modules', 'leftpad', 'index.js'), "export default (s) => '  ' + s;\n");
@@ -48,19 +102,21 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
   const baseline = git(repo, 'rev-parse', 'HEAD');
   for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority', 'probe']) spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
   const pub = (c) => readFileSync(join(keys, `${c}.pub`), 'utf8');
-  const trust = {
-    version: 1,
-    expires: '2030-01-01T00:00:00Z',
-    keys: ['reviewer', 'runner', 'gate', 'log', 'authority', 'probe'].map((c) => ({ key_id: keyIdOfPem(pub(c)), public_key: pub(c), roles: [c], not_before: '2026-01-01T00:00:00Z', not_after: '2030-01-01T00:00:00Z' })),
-  };
-  writeFileSync(join(work, 'trust.json'), JSON.stringify(trust, null, 2));
+  const trust = trustRoot(keys);
+  const probeKey = { key_id: keyIdOfPem(pub('probe')), public_key: pub('probe'), roles: ['probe'], not_before: '2026-01-01T00:00:00Z', not_after: '2030-01-01T00:00:00Z' };
+  writeFileSync(join(work, 'trust.json'), JSON.stringify({ ...trust, keys: [...trust.keys, probeKey] }, null, 2));
+  // The deploy side's trust root of a deployment that never added the probe key (used in step 25).
+  writeFileSync(join(work, 'trust-without-probe.json'), JSON.stringify(trust, null, 2));
   const attestors = join(work, 'attestors');
   mkdirSync(attestors, { recursive: true });
+  const cfg = attestorConfigs(attestors, keys);
+  for (const c of ['reviewer', 'runner', 'log']) copyFileSync(cfg[c].path, join(attestors, `${c}.json`));
   writeFileSync(join(attestors, 'probe.json'), JSON.stringify({ credential: 'probe', kind: 'probe', key_id: keyIdOfPem(pub('probe')), key_ref: join(keys, 'probe.key') }));
   copyFileSync(join(root, 'attestors', 'ed25519-file.mjs'), join(attestors, 'probe.mjs'));
   const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
   const adapter = join(root, 'runner', 'preservation', 'node-adapter.mjs');
-  const cred = (c) => ({ key_id: keyIdOfPem(pub(c)), attestor_sha256: ['4'.repeat(64)], attestor_config_sha256: ['5'.repeat(64)] });
+  const attestorSha = sha256File(join(root, 'attestors', 'ed25519-file.mjs'));
+  const cred = (c) => ({ key_id: cfg[c].keyId, attestor_sha256: [attestorSha], attestor_config_sha256: [cfg[c].sha256] });
   const policy = {
     kind: 'governed/policy',
     version: 1,
@@ -74,8 +130,9 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
     stages: { development: { required: true, streak: 2, slots: { coverage: 'coverage' } } },
     reviewers: { coverage: { sha256: sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs')), interpreter: '/usr/bin/node', env: {} } },
     sandbox: {
-      bwrap_sha256: profile.policy.bwrap_sha256,
-      profile_sha256: [profile.check_profile_digest.slice(7)],
+      bwrap_sha256: [profile.bwrap.sha256],
+      // the reviewer profile (reviews) and the check profile (probes)
+      profile_sha256: [profile.policy.profile_sha256[0], profile.check_profile_digest.slice('sha256:'.length)],
       seccomp_sha256: profile.policy.seccomp_sha256,
       uid: 64500,
       timeout: '60s',
@@ -88,20 +145,19 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
       runner: cred('runner'),
       gate: cred('gate'),
       log: cred('log'),
-      probe: { key_id: keyIdOfPem(pub('probe')), attestor_sha256: [sha256File(join(attestors, 'probe.mjs'))], attestor_config_sha256: [sha256File(join(attestors, 'probe.json'))] },
+      probe: { key_id: keyIdOfPem(pub('probe')), attestor_sha256: [attestorSha], attestor_config_sha256: [sha256File(join(attestors, 'probe.json'))] },
     },
     controls: ['deploy_gate', 'real_entry_probes', 'vendor_origin_attestation', 'incident_history'],
     preservation_adapters: { sha256: [sha256File(adapter)], interpreter: '/usr/bin/node', dependency_root: 'node_modules' },
   };
   writeFileSync(join(work, 'policy.json'), JSON.stringify(policy, null, 2));
-  say('policy: preservation required; the Node adapter allowlisted by its sha256; a probe credential and its attestor (kind probe)');
+  say('policy: preservation REQUIRED; one gating development stage (two CLEAN coverage reviews); the Node adapter');
+  say('allowlisted by its sha256; a probe credential whose attestor signs only probe statements (kind probe)');
   governed(['init', '--policy', join(work, 'policy.json'), '--trust', join(work, 'trust.json')], 0);
-  writeFileSync(join(work, 'request.md'), 'Keep greet working.\n');
-  writeFileSync(
-    join(work, 'contract.json'),
-    JSON.stringify({ kind: 'governed/request-contract', version: 1, title: 'greeter', sources: [], directives: [], implementations: [], evidence: [], authorities: [], tombstones: [] }),
-  );
-  const unit = JSON.parse(governed(['unit', 'create', '--contract', join(work, 'contract.json'), '--baseline', 'HEAD', '--json'], 0).stdout).unit ?? '';
+  writeFileSync(join(work, 'contract.json'), JSON.stringify(requestContract('active'), null, 2));
+  const unit = json(governed(['unit', 'create', '--contract', join(work, 'contract.json'), '--baseline', 'HEAD', '--json'], 0)).unit ?? '';
+  governed(['writer', 'register', '--unit', unit, '--writer-session', 'demo-writer'], 0);
+  const policyDigest = json(run(['status', '--unit', unit, '--json'])).policyDigest ?? '';
 
   step('The preservation contract, bound on the baseline commit (a logged planning-state change)');
   const contract = {
@@ -111,7 +167,7 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
     intent: 'Keep the greet command and the library export.',
     surfaces: [
       { id: 'SURF-cli', kind: 'cli_command', paths: ['bin', 'package.json'], disposition: 'preserve', probe: 'bin:greet', baseline_evidence_id: 'EVD-cli-b', current_evidence_id: 'EVD-cli-c' },
-      { id: 'SURF-lib', kind: 'library_export', paths: ['lib'], disposition: 'extend', probe: 'export:.', baseline_evidence_id: 'EVD-lib-b', current_evidence_id: 'EVD-lib-c' },
+      { id: 'SURF-lib', kind: 'library_export', paths: ['lib', 'test'], disposition: 'extend', probe: 'export:.', baseline_evidence_id: 'EVD-lib-b', current_evidence_id: 'EVD-lib-c' },
     ],
     vendor_sources: [],
   };
@@ -125,17 +181,62 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
   writeFileSync(join(work, 'probe.json'), JSON.stringify({ kind: 'governed/probe-result', version: 1, entry: 'bin:greet', exit_code: 0, capabilities: ['command:hello'] }));
   governed(['preservation', 'probe', '--unit', unit, '--phase', 'current', '--adapter', join(work, 'probe.json'), '--attestors', attestors], 6);
 
-  step('A change that keeps everything (and extends the library): satisfied');
-  writeFileSync(join(repo, 'lib', 'index.js'), "import pad from 'leftpad';\nexport const greet = (n) => pad('hello ' + n);\nexport const shout = (n) => n.toUpperCase();\n");
+  /** The writer's change under the mutation lease, committed. */
+  const change = (files, message) => {
+    const lease = json(run(['lease', 'acquire', '--unit', unit, '--writer-session', 'demo-writer', '--json'])).lease ?? 'LSE-refused';
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    }
+    const released = run(['lease', 'release', '--lease', lease, '--writer-session', 'demo-writer']);
+    if (released.status !== 0) failures++;
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', message);
+    const head = git(repo, 'rev-parse', 'HEAD');
+    say(`${released.status === 0 ? '\u2713' : '\u2717 UNEXPECTED'} under the writer's lease: ${Object.keys(files).join(', ')} written; committed ${head.slice(0, 12)}`);
+    return head;
+  };
+  /** Two development reviews: a one-time challenge, then the sandboxed coverage reviewer, each. */
+  const reviews = () => {
+    for (let round = 1; round <= 2; round++) {
+      const c = run(['review-challenge', '--unit', unit, '--writer-session', 'demo-writer', '--stage', 'development', '--slot', 'coverage', '--json']);
+      const challenge = c.status === 0 ? json(c).challenge_id : 'CHL-refused';
+      const r = run(['review-run', '--challenge', challenge, '--attestors', attestors, '--json']);
+      const o = json(r);
+      const ok = c.status === 0 && r.status === 0;
+      if (!ok) failures++;
+      say(`${ok ? '\u2713' : '\u2717 UNEXPECTED'} development/coverage round ${round} ${challenge} \u2192 ${String(o.verdict ?? o.error?.code ?? '?')} exit ${r.status}`);
+    }
+  };
+  const gate = (subject, trustFile, expectExit) =>
+    governed(['gate', '--unit', unit, '--trust', trustFile, '--policy-digest', policyDigest, '--subject', subject], expectExit, { quiet: 12 });
+
+  step('A change that keeps everything (it extends the library): probed, checked, reviewed → RELEASE_ELIGIBLE');
+  const kept = change(
+    {
+      'lib/index.js': `${LIB}export const shout = (n) => n.toUpperCase();\n`,
+      'test/shout.test.js': "import { shout } from '../lib/index.js';\nif (shout('a') !== 'A') throw new Error('shout');\n",
+    },
+    'Add shout',
+  );
+  writeFileSync(join(work, 'contract.json'), JSON.stringify(requestContract('done'), null, 2));
+  governed(['unit', 'bind', '--unit', unit, '--contract', join(work, 'contract.json')], 0);
   probe('current');
   governed(['preservation', 'check', '--unit', unit], 0);
+  reviews();
+  say('the deploy gate judges preservation on the commit, with the probe receipts under the deploy trust root:');
+  gate(kept, join(work, 'trust.json'), 0);
+  say('a deploy trust root without the probe key: the probe receipts do not verify there, the gate refuses');
+  gate(kept, join(work, 'trust-without-probe.json'), 6);
 
-  step('A silent removal: bin/greet.js is kept but its entry no longer starts → refused');
-  writeFileSync(join(repo, 'bin', 'greet.js'), "#!/usr/bin/env node\nthrow new Error('moved elsewhere');\n");
-  say('the current probes ran on the previous workspace: they no longer count (stale snapshot)');
-  governed(['preservation', 'check', '--unit', unit], 3);
+  step('A silent removal: bin/greet.js is kept but its entry no longer starts; the reviews stay CLEAN, the gate does not');
+  const broken = change({ 'bin/greet.js': "#!/usr/bin/env node\nthrow new Error('moved elsewhere');\n" }, 'Move greet');
+  say('the current probes ran on the previous commit: they no longer count (stale snapshot)');
+  governed(['preservation', 'check', '--unit', unit], 3, { quiet: 4 });
   probe('current');
   governed(['preservation', 'check', '--unit', unit], 3);
+  reviews();
+  gate(broken, join(work, 'trust.json'), 3);
   say('preservation_capability_lost [SURF-cli, reachability, …]: removing a surface needs a signed `remove` record over its real diff digest');
   return failures;
 }

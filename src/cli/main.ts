@@ -13,6 +13,13 @@
 import { GOVERNED_VERSION } from '../core/version.js';
 
 const argv = process.argv.slice(2);
+// A reader that closes the pipe early (`governed … --help | head`) ends the output, not the command:
+// the exit code stays the command's own (docs/commands.md#exit-codes) and later writes are dropped.
+for (const s of [process.stdout, process.stderr]) {
+  s.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+}
 
 async function main(): Promise<void> {
   const [{ Command, CommanderError }, { EXIT }] = await Promise.all([import('commander'), import('../core/errors.js')]);

@@ -12,7 +12,7 @@
 //   adapter runs each surface's real entry in the check sandbox on a sealed snapshot, its result signed
 //   by the probe credential (attestor kind `probe`). Acceptance tests: test/preservation-product.test.ts
 //   (real product, real bwrap: capability lost, stale snapshot, altered snapshot, non-allowlisted
-//   adapter, hand-written probe JSON), test/preservation-controls.test.ts.
+//   adapter, hand-written probe JSON), test/preservation-gate.test.ts (at the gate, probe receipts under --trust).
 // - vendor_origin_attestation: implemented by `preservation vendor-attest` (docs/preservation.md#vendor-sources):
 //   the origin tree digest computed from the origin repository's own objects; the local copy refused.
 //   Acceptance tests: test/preservation-product.test.ts (vendor tests), test/preservation-set.test.ts.

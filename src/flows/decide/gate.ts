@@ -371,7 +371,8 @@ async function decideOnSnapshot(
           baselineCommit: p.unit.baselineCommit,
           repo: resolve(args.repo),
           policy: p.policy,
-          now,
+          // One rule for every signed record the decision rests on: the deploy side's trust root.
+          trustAt: () => p.trust,
           currentCommit: k.subjectCommit,
         });
   const decision = decideUnit({

@@ -66,15 +66,17 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       const current = currentDigests(unit, scope, workspace.digest);
       const uncovered = await uncoveredChanges(resolve(args.repo), unit.baselineCommit, scope.contract, { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude }, workspace.entries);
       const facts = loadUnitFacts(db, unit.unit, current);
+      // Each record judged under the trust root in force at its log position (docs/state.md#the-store),
+      // probe receipts included.
+      const trustAt = await trustRootsByPosition(db);
       // Preservation (docs/preservation.md#delivery-state): judged only when a contract is bound; the
       // check's modules load only then.
       const preservation =
         scope.preservation.preservation === undefined
           ? NO_PRESERVATION
-          : await (await import('../preservation/fact.js')).preservationFactOf(db, { unit: unit.unit, baselineCommit: unit.baselineCommit, repo: resolve(args.repo), policy, now });
+          : await (await import('../preservation/fact.js')).preservationFactOf(db, { unit: unit.unit, baselineCommit: unit.baselineCommit, repo: resolve(args.repo), policy, trustAt });
       const decision = decideUnit({ unit: unit.unit, now, policy, trustDigest: trust.digest, current, facts, scope, preservation });
-      // Each record judged under the trust root in force at its log position (docs/state.md#the-store).
-      await verifyDecisionRecords(db, unit.unit, facts, decision, await trustRootsByPosition(db));
+      await verifyDecisionRecords(db, unit.unit, facts, decision, trustAt);
       const total = db.prepare('SELECT COUNT(*) FROM receipts WHERE unit = ?').pluck().get(unit.unit) as number;
       return {
         schemaVersion: STATUS_SCHEMA_VERSION,

@@ -17,7 +17,7 @@ import { PIN_DOCUMENT_MAX_BYTES as MAX_PIN_FILE_BYTES } from '../../core/limits.
 import { parsePinDocument } from '../../core/pin-document.js';
 import { readInputFile } from '../read-input.js';
 import { reviewerFile, type RunLocations } from '../run/locations.js';
-import { attestorProgramSha256, reviewerSha256, shippedAttestorPath, type SandboxDigests } from '../setup/machine.js';
+import { attestorProgramSha256, preservationAdapterSha256, reviewerSha256, shippedAttestorPath, shippedPreservationAdapterPath, type SandboxDigests } from '../setup/machine.js';
 import { ATTESTED, layoutName, SETUP_CREDENTIALS, type SetupLayout } from '../setup/layout.js';
 
 /** One problem: a stable code (docs/errors.md) and identifiers — file names relative to DIR, field paths. */
@@ -114,7 +114,8 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
         }
         if (!isProblem(t) && t.keys.get(keyId)?.roles.has(c) !== true) out.push(problem('setup_key_mismatch', c, 'trust.json'));
         if (c === 'authority') continue;
-        if (!isProblem(p) && p.doc.credentials[c].key_id !== keyId) out.push(problem('setup_key_mismatch', c, `policy.yaml:credentials.${c}.key_id`));
+        // A policy without the probe credential cannot sign probes (docs/preservation.md#probes): named here.
+        if (!isProblem(p) && p.doc.credentials[c]?.key_id !== keyId) out.push(problem('setup_key_mismatch', c, `policy.yaml:credentials.${c}.key_id`));
         try {
           const cfg = attestorConfigSchema.parse(JSON.parse(readInputFile(layout.attestorConfig(c), 64 * 1024).toString('utf8')));
           if (cfg.key_id !== keyId || cfg.key_ref !== layout.privateKey(c) || cfg.credential !== c) out.push(problem('setup_key_mismatch', c, layoutName(layout, layout.attestorConfig(c))));
@@ -127,7 +128,7 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
   },
   {
     id: 'pinned_programs',
-    proves: 'the reviewer programs, the attestor program and each attestor configuration still have the sha256 the policy pins',
+    proves: 'the reviewer programs, the attestor program, each attestor configuration (the probe one included) and the shipped preservation adapter still have the sha256 the policy pins',
     run: ({ layout, policy, locations }) => {
       const p = policy();
       if (isProblem(p)) return p.code === 'setup_file_missing' ? [] : [p];
@@ -147,18 +148,27 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
       }
       for (const c of ATTESTED) {
         const cred = p.doc.credentials[c];
+        if (cred === undefined) continue; // named by `keys_agree`
         if (attestor !== null && !cred.attestor_sha256.includes(attestor)) out.push(problem('setup_digest_changed', `credentials.${c}.attestor_sha256`));
         const path = layout.attestorConfig(c);
         if (!existsSync(path)) continue; // named by `files`
         const sha = sha256Hex(readInputFile(path, 64 * 1024));
         if (!cred.attestor_config_sha256.includes(sha)) out.push(problem('setup_digest_changed', `credentials.${c}.attestor_config_sha256`));
       }
+      // The shipped preservation adapter, where the policy allowlists adapters (docs/preservation.md#adapter-protocol).
+      if (p.doc.preservation_adapters !== undefined) {
+        try {
+          if (!p.doc.preservation_adapters.sha256.includes(preservationAdapterSha256(shippedPreservationAdapterPath()))) out.push(problem('setup_digest_changed', 'preservation_adapters.sha256'));
+        } catch (e) {
+          out.push(problemOf(e, ['preservation adapter']));
+        }
+      }
       return out;
     },
   },
   {
     id: 'sandbox',
-    proves: 'bwrap is usable (checked like `governed sandbox profile`) and it, the static profile and the seccomp blob have the digests the policy pins',
+    proves: 'bwrap is usable (checked like `governed sandbox profile`) and it, the static profile (and the check profile where the policy allowlists preservation adapters) and the seccomp blob have the digests the policy pins',
     run: async ({ sandbox, policy }) => {
       const s = await sandbox();
       if (isProblem(s)) return [s];
@@ -167,6 +177,8 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
       const out: DoctorProblem[] = [];
       if (!p.doc.sandbox.bwrap_sha256.includes(s.bwrapSha256)) out.push(problem('setup_digest_changed', 'sandbox.bwrap_sha256'));
       if (!p.doc.sandbox.profile_sha256.includes(s.profileSha256)) out.push(problem('setup_digest_changed', 'sandbox.profile_sha256'));
+      // Probes run in the check profile: a policy with preservation adapters must allow it.
+      else if (p.doc.preservation_adapters !== undefined && !p.doc.sandbox.profile_sha256.includes(s.checkProfileSha256)) out.push(problem('setup_digest_changed', 'sandbox.profile_sha256'));
       if (!p.doc.sandbox.seccomp_sha256.includes(s.seccompSha256)) out.push(problem('setup_digest_changed', 'sandbox.seccomp_sha256'));
       return out;
     },

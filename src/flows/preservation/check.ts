@@ -11,14 +11,18 @@ import { computeCommitManifest, computeWorkspaceManifest, diffManifests } from '
 import { originDigest } from '../../workspace/vendor-origin.js';
 import { loadPinned } from '../challenge/pinned.js';
 import { inventoryOf, probeFactsOf, type ProbeSigner } from './evidence.js';
-import { trustRootInForce } from '../../store/index.js';
-import { isoOfSeconds } from '../../core/trust-root.js';
+import type { TrustRoot } from '../../core/trust-root.js';
+import { trustRootsByPosition } from '../decide/pins.js';
 import type { Policy } from '../../core/policy.js';
 
-/** The probe signer of the pinned policy under the trust root in force at `now`. */
-export function probeSignerOf(db: Db, policy: Policy, now: number): ProbeSigner | null {
+/**
+ * The probe signer of the pinned policy, judged under `trustAt` (docs/preservation.md#probes): the
+ * trust root the caller judges every record under — the gate's `--trust`, or the one in force at each
+ * record's log position for status and `preservation check`.
+ */
+export function probeSignerOf(policy: Policy, trustAt: (seq: number) => TrustRoot): ProbeSigner | null {
   const probe = policy.doc.credentials.probe;
-  return probe === undefined ? null : { trust: trustRootInForce(db), keyId: probe.key_id, at: isoOfSeconds(now) };
+  return probe === undefined ? null : { keyId: probe.key_id, trustAt };
 }
 
 export interface PreservationCheckArgs {
@@ -141,7 +145,7 @@ export async function checkPreservationFlow(args: PreservationCheckArgs): Promis
       origins: args.origins,
       binding: b,
       adapterAllowlist: pinned.policy.doc.preservation_adapters?.sha256 ?? [],
-      signer: probeSignerOf(store.db, pinned.policy, args.now),
+      signer: probeSignerOf(pinned.policy, await trustRootsByPosition(store.db)),
     });
     return {
       unit: unit.unitId,

@@ -7,26 +7,54 @@ import type { InventoryEntry, ProbeFact } from '../../core/preservation/rules.js
 import type { Db } from '../../store/index.js';
 import type { PreservationBinding } from '../../store/preservation.js';
 import { probePredicateOfEnvelope } from '../../store/reducers/preservation.js';
-import { isGovernedError } from '../../core/errors.js';
-import type { TrustRoot } from '../../core/trust-root.js';
+import { fail } from '../../core/errors.js';
+import { parseEnvelopeBytes } from '../../core/dsse.js';
+import { isoOfSeconds, type TrustRoot } from '../../core/trust-root.js';
 import { verifyStatementEnvelope } from '../../core/verify-receipt.js';
 
-/** Who must have signed a probe receipt: the policy's probe key, valid in this trust root at `at`. */
+/**
+ * Who must have signed a probe receipt, and under which trust root it is judged: the one rule of every
+ * signed record a decision rests on (docs/preservation.md#probes). The gate judges every record under
+ * the deploy side's `--trust`; status and `preservation check` under the trust root in force at the
+ * record's log position. A probe receipt is judged like a review receipt: at its log time, by that
+ * trust root, with role `probe`, signed by exactly the policy's probe key.
+ */
 export interface ProbeSigner {
-  readonly trust: TrustRoot;
   readonly keyId: string;
-  readonly at: string;
+  readonly trustAt: (seq: number) => TrustRoot;
 }
 
-/** The envelope verifies under the trust root with role `probe`, signed by exactly the policy's probe key. */
-function signedByProbeKey(envelope: Buffer, signer: ProbeSigner): boolean {
+/** The key ids an envelope claims to be signed by (unauthenticated: only used to pick records to verify). */
+function claimedSigners(envelope: Buffer): string[] | null {
   try {
-    const v = verifyStatementEnvelope(envelope, signer.trust, ['probe'], { at: signer.at, offline: false });
-    return v.signedBy.length === 1 && v.signedBy[0]?.keyId === signer.keyId;
-  } catch (e) {
-    if (isGovernedError(e)) return false;
-    throw e;
+    return parseEnvelopeBytes(envelope).signatures.map((s) => s.keyid);
+  } catch {
+    return null;
   }
+}
+
+/**
+ * Verify a selected probe receipt (it claims the policy's probe key as its one signer): its log entry
+ * is a `probe_record` of this unit carrying exactly these envelope bytes, and its signature verifies
+ * under `signer.trustAt(seq)` at the entry's time. Any failure is thrown with its code, as for a review
+ * receipt the decision relies on (a store edited behind governed, or a deploy trust root that does not
+ * hold the probe key, is an error, never a state).
+ */
+function verifyProbeRecord(db: Db, unit: string, row: { id: string; envelope: Buffer; log_seq: number }, signer: ProbeSigner): void {
+  const entry = db.prepare('SELECT time, type, unit, payload FROM log WHERE seq = ?').get(row.log_seq) as { time: number; type: string; unit: string | null; payload: Buffer } | undefined;
+  let logged: { receipt?: unknown; envelope_b64?: unknown } = {};
+  try {
+    const parsed: unknown = entry === undefined ? {} : JSON.parse(entry.payload.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null) fail('decision_fact_mismatch', [row.id]);
+    logged = parsed as typeof logged;
+  } catch {
+    fail('decision_fact_mismatch', [row.id]);
+  }
+  if (entry === undefined || entry.type !== 'probe_record' || entry.unit !== unit || logged.receipt !== row.id || logged.envelope_b64 !== row.envelope.toString('base64')) {
+    fail('decision_fact_mismatch', [row.id]);
+  }
+  const v = verifyStatementEnvelope(row.envelope, signer.trustAt(row.log_seq), ['probe'], { at: isoOfSeconds(entry.time), offline: false });
+  if (v.signedBy.length !== 1 || v.signedBy[0]?.keyId !== signer.keyId || v.id !== row.id) fail('decision_fact_mismatch', [row.id]);
 }
 
 export interface SnapshotDigests {
@@ -51,12 +79,12 @@ export function inventoryOf(db: Db, unit: string, snapshots: SnapshotDigests, al
 /**
  * The newest probe receipt per surface and phase, for probe-able surfaces of the bound contract, that
  * ran on the snapshot of its phase (a probe of a stale snapshot does not count), names the surface's
- * evidence id and its real entry, was made by an adapter still allowlisted, and whose envelope verifies
- * under the trust root with the policy's probe key. The fields are re-read from the stored envelope,
- * not trusted from the table.
+ * evidence id and its real entry, was made by an adapter still allowlisted, and that names the policy's
+ * probe key as its signer; each such receipt must verify (verifyProbeRecord) or the call throws. The
+ * fields are re-read from the stored envelope, not trusted from the table.
  */
 export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snapshots: SnapshotDigests, allowlist: readonly string[], signer: ProbeSigner | null): ProbeFact[] {
-  const rows = db.prepare('SELECT id, envelope FROM probe_receipts WHERE unit = ? ORDER BY log_seq DESC').all(unit) as { id: string; envelope: Buffer }[];
+  const rows = db.prepare('SELECT id, envelope, log_seq FROM probe_receipts WHERE unit = ? ORDER BY log_seq DESC').all(unit) as { id: string; envelope: Buffer; log_seq: number }[];
   const bySurface = new Map(b.contract.surfaces.filter((s) => s.probe !== undefined).map((s) => [s.id, s]));
   const seen = new Set<string>();
   const out: ProbeFact[] = [];
@@ -64,8 +92,12 @@ export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snaps
     const p = probePredicateOfEnvelope(r.envelope);
     if (p === null || p.unit !== unit || !allowlist.includes(p.adapter_sha256)) continue;
     if (p.snapshot_digest !== (p.phase === 'baseline' ? snapshots.baseline : snapshots.current)) continue;
-    // Re-verified here, not trusted from the table: signed by the policy's probe key, valid now.
-    if (signer === null || !signedByProbeKey(r.envelope, signer)) continue;
+    // Only a statement that names the policy's probe key as its one signer is a candidate (one signed
+    // by another key is not a probe of this policy: it never counts). A candidate is re-verified
+    // here, not trusted from the table, and a failure is an error (verifyProbeRecord).
+    const claimed = claimedSigners(r.envelope);
+    if (signer === null || claimed === null || claimed.length !== 1 || claimed[0] !== signer.keyId) continue;
+    verifyProbeRecord(db, unit, r, signer);
     for (const x of p.results) {
       const s = bySurface.get(x.surface);
       if (s === undefined || x.entry !== s.probe) continue;

@@ -4,6 +4,7 @@
 // recorded by `preservation vendor-attest` (a check-time verification governed logged).
 import type { PreservationFact } from '../../core/decision/index.js';
 import type { Policy } from '../../core/policy.js';
+import type { TrustRoot } from '../../core/trust-root.js';
 import { sortedUnique } from '../../core/contract/ids.js';
 import type { Db } from '../../store/index.js';
 import { getPreservation } from '../../store/preservation.js';
@@ -11,7 +12,15 @@ import { preservationReportOf, probeSignerOf } from './check.js';
 
 export async function preservationFactOf(
   db: Db,
-  a: { unit: string; baselineCommit: string; repo: string; policy: Policy; now: number; currentCommit?: string },
+  a: {
+    unit: string;
+    baselineCommit: string;
+    repo: string;
+    policy: Policy;
+    /** The trust root every record is judged under (the gate: `--trust`; status: the one at its log position). */
+    trustAt: (seq: number) => TrustRoot;
+    currentCommit?: string;
+  },
 ): Promise<PreservationFact> {
   const binding = getPreservation(db, a.unit);
   if (binding === null) return { contract: false, incidentHistory: false, unsatisfiedSurfaces: [], violations: [] };
@@ -24,7 +33,7 @@ export async function preservationFactOf(
     origins: new Map(),
     binding,
     adapterAllowlist: a.policy.doc.preservation_adapters?.sha256 ?? [],
-    signer: probeSignerOf(db, a.policy, a.now),
+    signer: probeSignerOf(a.policy, a.trustAt),
     ...(a.currentCommit !== undefined ? { currentCommit: a.currentCommit } : {}),
   });
   return {

@@ -8,15 +8,17 @@ import { join, resolve } from 'node:path';
 import type { AttestorKind } from '../../core/attestor-protocol.js';
 
 /** Every credential setup makes a key for, in trust-root order; each key holds exactly its own role. */
-export const SETUP_CREDENTIALS = ['reviewer', 'runner', 'gate', 'log', 'authority'] as const;
+export const SETUP_CREDENTIALS = ['reviewer', 'runner', 'gate', 'log', 'authority', 'probe'] as const;
 export type SetupCredential = (typeof SETUP_CREDENTIALS)[number];
 
 /** The credentials that sign through a pinned attestor, and the one kind each signs (docs/formats.md). */
-export const ATTESTED_CREDENTIALS: Readonly<Record<'reviewer' | 'runner' | 'gate' | 'log', AttestorKind>> = {
+export const ATTESTED_CREDENTIALS: Readonly<Record<'reviewer' | 'runner' | 'gate' | 'log' | 'probe', AttestorKind>> = {
   reviewer: 'review-receipt',
   runner: 'review-receipt',
   gate: 'decision',
   log: 'checkpoint',
+  // preservation probes (docs/preservation.md#probes): `preservation probe --attestors DIR/attestors`
+  probe: 'probe',
 };
 export type AttestedCredential = keyof typeof ATTESTED_CREDENTIALS;
 export const ATTESTED = Object.keys(ATTESTED_CREDENTIALS) as AttestedCredential[];

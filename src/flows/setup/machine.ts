@@ -17,6 +17,8 @@ export interface SandboxDigests {
   readonly bwrapVersion: string;
   readonly bwrapSha256: string;
   readonly profileSha256: string;
+  /** The check profile (sealed snapshots: check reviewers and preservation probes, docs/sandbox.md). */
+  readonly checkProfileSha256: string;
   readonly seccompSha256: string;
 }
 
@@ -26,7 +28,7 @@ const hexOf = (digest: string): string => digest.slice('sha256:'.length);
 export async function sandboxDigests(bwrapPath: string): Promise<SandboxDigests> {
   const seccomp = seccompDigest(); // refuses unsupported architectures first
   const bwrap = await bwrapInfo(bwrapPath);
-  return { bwrapPath: bwrap.path, bwrapVersion: bwrap.version, bwrapSha256: bwrap.sha256, profileSha256: hexOf(staticProfileDigest()), seccompSha256: hexOf(seccomp) };
+  return { bwrapPath: bwrap.path, bwrapVersion: bwrap.version, bwrapSha256: bwrap.sha256, profileSha256: hexOf(staticProfileDigest()), checkProfileSha256: hexOf(staticProfileDigest('check')), seccompSha256: hexOf(seccomp) };
 }
 
 /** The shipped attestor program every credential falls back to (src/flows/run/locations.ts). */

@@ -1,6 +1,6 @@
 // `governed setup --out DIR` (docs/setup.md): every key, the trust root, each attestor
 // configuration and a policy with this machine's real digests, then `init`. One command instead of
-// five keygen runs, a hand-written trust root, four attestor files and sixteen pasted digests.
+// six keygen runs, a hand-written trust root, five attestor files and twenty-one pasted digests.
 //
 // Order: everything setup must READ is read first (bwrap, profile, seccomp, the reviewer and
 // attestor programs, the policy template), so a machine that cannot run reviewers is refused before
@@ -279,9 +279,12 @@ export function policyFromTemplate(templateText: string, template: PolicyTemplat
   const list = (v: string): YAMLSeq => Object.assign(new YAMLSeq(), { items: [hex(v)], flow: true });
   for (const [name, sha] of Object.entries(pins.reviewers)) doc.setIn(['reviewers', name, 'sha256'], hex(sha));
   doc.setIn(['sandbox', 'bwrap_sha256'], list(pins.sandbox.bwrapSha256));
-  doc.setIn(['sandbox', 'profile_sha256'], list(pins.sandbox.profileSha256));
+  // A policy that allowlists preservation adapters probes in the check profile: pin it beside the
+  // reviewer profile (docs/preservation.md#probes).
+  const probes = doc.hasIn(['preservation_adapters', 'sha256']);
+  doc.setIn(['sandbox', 'profile_sha256'], probes ? Object.assign(new YAMLSeq(), { items: [hex(pins.sandbox.profileSha256), hex(pins.sandbox.checkProfileSha256)], flow: true }) : list(pins.sandbox.profileSha256));
   doc.setIn(['sandbox', 'seccomp_sha256'], list(pins.sandbox.seccompSha256));
-  if (doc.hasIn(['preservation_adapters', 'sha256'])) doc.setIn(['preservation_adapters', 'sha256'], list(pins.preservationAdapterSha256));
+  if (probes) doc.setIn(['preservation_adapters', 'sha256'], list(pins.preservationAdapterSha256));
   for (const c of ATTESTED) {
     doc.setIn(['credentials', c, 'key_id'], hex(pins.credentials[c].keyId));
     doc.setIn(['credentials', c, 'attestor_sha256'], list(pins.attestorSha256));
@@ -321,8 +324,13 @@ export function policyPinsMatch(bytes: Buffer, pins: PolicyPins): string[] {
   if (!p.sandbox.profile_sha256.includes(pins.sandbox.profileSha256)) bad.push('sandbox.profile_sha256');
   if (!p.sandbox.seccomp_sha256.includes(pins.sandbox.seccompSha256)) bad.push('sandbox.seccomp_sha256');
   if (p.preservation_adapters !== undefined && !p.preservation_adapters.sha256.includes(pins.preservationAdapterSha256)) bad.push('preservation_adapters.sha256');
+  if (p.preservation_adapters !== undefined && !p.sandbox.profile_sha256.includes(pins.sandbox.checkProfileSha256)) bad.push('sandbox.profile_sha256');
   for (const c of ATTESTED) {
     const cred = p.credentials[c];
+    if (cred === undefined) {
+      bad.push(`credentials.${c}`);
+      continue;
+    }
     if (cred.key_id !== pins.credentials[c].keyId) bad.push(`credentials.${c}.key_id`);
     if (!cred.attestor_sha256.includes(pins.attestorSha256)) bad.push(`credentials.${c}.attestor_sha256`);
     if (!cred.attestor_config_sha256.includes(pins.credentials[c].configSha256)) bad.push(`credentials.${c}.attestor_config_sha256`);

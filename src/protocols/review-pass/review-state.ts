@@ -16,7 +16,7 @@
 //     findings, an unresolved CONTESTED group, a VETO, an uncovered REQ-ID or missing evidence ends the
 //     review NOT_CLEAN; re-running on the same content cannot legitimately change that (docs/decision.md#the-rules-in-short: a
 //     re-run must not bury a DIRTY verdict). Re-review after the code changed is a new review.
-//   - Budget exhaustion (rounds or time) is NOT_CLEAN, never partial clean (docs/contract.md#validation-rules end, docs/threat-model.md#planned-egress-broker); a round
+//   - Budget exhaustion (rounds or time) is NOT_CLEAN, never partial clean (docs/contract.md#validation-rules end, docs/review-pass.md#exit-codes); a round
 //     that finishes after the time budget is adjudicated (its vetoes are reported) but cannot converge.
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
