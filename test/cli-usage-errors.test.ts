@@ -1,26 +1,18 @@
-// The command-line surface of EVERY command (docs/commands.md#common-behaviour, docs/commands.md#exit-codes, docs/threat-model.md#rules-that-hold-everywhere). Commander's own
+// The command-line surface of EVERY command (docs/commands.md#common-behaviour, docs/commands.md#usage-errors, docs/commands.md#exit-codes, docs/threat-model.md#rules-that-hold-everywhere). Commander's own
 // errors (unknown option or command, excess argument, rejected choice, missing option or
 // subcommand) must still follow the product's rules: under --json exactly ONE JSON object on
 // stdout with the stable code `usage_error`, exit 2, no stack trace, and the rejected word never
-// echoed. `--help` of every command exits 0 and says what it does and its exit codes.
+// echoed; its ids name the declared option or argument at fault, else the command reached, and
+// stderr points to that command's --help. `--help` of every command exits 0 and says what it does
+// and its exit codes. The command tree is the whole CLI (every register module of src/cli/main.ts).
 import { describe, expect, test } from 'vitest';
-import { Command } from 'commander';
 import { join } from 'node:path';
 import { runCli, type CliResult } from './helpers/cli.js';
 import { makeTempDir } from './helpers/temp.js';
-
-const GROUPS = ['keys', 'store', 'unit', 'authority', 'challenge', 'run', 'sandbox', 'decide', 'audit', 'review-pass'];
+import { commandTree, leaves } from './helpers/command-tree.js';
 
 async function leafCommands(): Promise<{ path: string[]; args: number }[]> {
-  const program = new Command();
-  for (const g of GROUPS) ((await import(`../src/cli/register/${g}.ts`)) as { register(p: Command): void }).register(program);
-  const out: { path: string[]; args: number }[] = [];
-  const walk = (c: Command, path: string[]): void => {
-    if (c.commands.length === 0 && path.length > 0) out.push({ path, args: c.registeredArguments.length });
-    for (const s of c.commands) walk(s, [...path, s.name()]);
-  };
-  walk(program, []);
-  return out;
+  return leaves(await commandTree()).map((l) => ({ path: l.path, args: l.command.registeredArguments.length }));
 }
 
 const SECRET = 'S3CRET-rejected-word';
@@ -69,5 +61,30 @@ describe('every command, commander-level refusals under --json', async () => {
     const r = run(['unit', 'create', '--json', '--baseline', SECRET]);
     expectUsage(r, 'missing --contract');
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'usage_error', ids: ['--contract'] } });
+  });
+  test('ids name the declared option or argument at fault, else the command reached; stderr points to its --help', () => {
+    const idsOf = (args: string[], json: 'first' | 'last' = 'last'): { ids: string[]; stderr: string } => {
+      const r = run(json === 'last' ? [...args, '--json'] : [...args.slice(0, 2), '--json', ...args.slice(2)]);
+      expectUsage(r, args.join(' '));
+      return { ids: (JSON.parse(r.stdout) as { error: { ids: string[] } }).error.ids, stderr: r.stderr };
+    };
+    expect(idsOf(['review-pass', '--stage', SECRET]).ids).toEqual(['--stage']);
+    expect(idsOf(['audit', 'export', '--out'], 'first').ids).toEqual(['--out']);
+    const unknown = idsOf(['lease', 'list', `--${SECRET}`]);
+    expect(unknown.ids).toEqual(['governed lease list']);
+    expect(unknown.stderr).toContain('see `governed lease list --help`');
+    expect(idsOf(['keygen', '--credential', 'reviewer', '--out', 'k', SECRET]).ids).toEqual(['governed keygen']);
+    expect(idsOf(['unit', SECRET]).ids).toEqual(['governed unit']);
+    expect(idsOf([SECRET]).ids).toEqual(['governed']);
+    // gate's own parser (its cold path, src/cli/commands/gate-argv.ts) names the same way in its decision object.
+    expect(idsOf(['gate', `--${SECRET}`]).ids).toEqual(['governed gate']);
+    expect(idsOf(['gate', SECRET]).ids).toEqual(['governed gate']);
+    expect(idsOf(['gate', '--unit'], 'first').ids).toEqual(['--unit']);
+    expect(run(['gate', `--${SECRET}`]).stderr).toContain('see `governed gate --help`');
+    // commander's suggestion is repeated only when it is a declared option of that command.
+    const near = run(['keygen', '--credential', 'reviewer', '--out', 'k', '--outt', 'x']);
+    expect(near.code).toBe(2);
+    expect(near.stderr).toContain('did you mean --out? see `governed keygen --help`');
+    expect(near.stderr).not.toContain('--outt');
   });
 });

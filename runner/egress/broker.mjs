@@ -116,15 +116,52 @@ function addressClass(address) {
     if (a >= 224 || a === 198 && (b === 18 || b === 19) || a === 192 && b === 0 && o[2] === 0) return "private";
     return "public";
   }
-  const s = address.toLowerCase();
-  if (!/^[0-9a-f:.]+$/.test(s) || !s.includes(":")) return "invalid";
-  if (s === "::1") return "loopback";
-  if (s === "::") return "unspecified";
-  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(s);
-  if (mapped !== null) return addressClass(mapped[1]);
-  if (/^fe[89ab]/.test(s)) return "link_local";
-  if (/^f[cd]/.test(s) || /^ff/.test(s) || s.startsWith("64:ff9b") || s.startsWith("2001:db8")) return "private";
+  const g = ipv6Groups(address.toLowerCase());
+  if (g === null) return "invalid";
+  const [g0, g1, g2, g3, , g5, g6, g7] = g;
+  const zeroTo = (n) => g.slice(0, n).every((x) => x === 0);
+  if (zeroTo(8)) return "unspecified";
+  if (zeroTo(7) && g7 === 1) return "loopback";
+  if (zeroTo(5) && g5 === 65535) return addressClass(`${g6 >> 8}.${g6 & 255}.${g7 >> 8}.${g7 & 255}`);
+  if ((g0 & 65472) === 65152) return "link_local";
+  if (g0 <= 255) return "private";
+  if (g0 === 256 && g1 === 0 && g2 === 0 && g3 === 0) return "private";
+  if (g0 === 100 && g1 === 65435) return "private";
+  if (g0 === 8193 && (g1 === 0 || g1 === 3512)) return "private";
+  if (g0 === 8194) return "private";
+  if ((g0 & 65024) === 64512 || (g0 & 65472) === 65216 || (g0 & 65280) === 65280) return "private";
   return "public";
+}
+function ipv6Groups(s) {
+  if (!/^[0-9a-f:.]{2,45}$/.test(s) || !s.includes(":")) return null;
+  let text = s;
+  const tail = [];
+  const dotted = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (dotted !== null) {
+    const o = dotted.slice(2).map(Number);
+    if (o.some((x) => x > 255)) return null;
+    tail.push(o[0] << 8 | o[1], o[2] << 8 | o[3]);
+    const prefix = dotted[1];
+    text = prefix.endsWith("::") ? prefix : prefix.slice(0, -1);
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const parse = (part) => {
+    if (part === "") return [];
+    const out = [];
+    for (const h of part.split(":")) {
+      if (!/^[0-9a-f]{1,4}$/.test(h)) return null;
+      out.push(parseInt(h, 16));
+    }
+    return out;
+  };
+  const head = parse(halves[0]);
+  const rest = halves.length === 2 ? parse(halves[1]) : [];
+  if (head === null || rest === null) return null;
+  const given = head.length + rest.length + tail.length;
+  if (halves.length === 1) return given === 8 ? [...head, ...tail] : null;
+  if (given > 7) return null;
+  return [...head, ...new Array(8 - given).fill(0), ...rest, ...tail];
 }
 function addressAllowed(address, transport, allowLoopback) {
   const c = addressClass(address);

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     import('./register/runnerd.js'),
     import('./register/setup.js'),
     import('./register/contract.js'),
+    import('./register/completion.js'),
   ]);
   const program = new Command();
   program
@@ -60,16 +61,25 @@ async function main(): Promise<void> {
       outputError: () => undefined,
     });
   for (const group of groups) group.register(program);
-  const usage = async (): Promise<void> => {
+  (await import('./help-examples.js')).addHelpExamples(program);
+  // A usage error names only what the command tree declares (./usage-error.ts): the refused
+  // option or argument, else the command reached, and points to that command's --help.
+  const usage = async (message: string): Promise<void> => {
     const { GovernedError } = await import('../core/errors.js');
     const { writeError } = await import('./output.js');
-    writeError(new GovernedError('usage_error', { ids: [] }), { json: argv.includes('--json') });
+    const { commandReached, declaredNamesIn, suggestionIn } = await import('./usage-error.js');
+    const { node, path } = commandReached(program, argv);
+    const where = ['governed', ...path].join(' ');
+    const names = declaredNamesIn(message, node, program);
+    writeError(new GovernedError('usage_error', { ids: names.length > 0 ? names : [where] }), { json: argv.includes('--json') });
+    const hint = suggestionIn(message, node, program);
+    process.stderr.write(`governed: ${hint === null ? '' : `did you mean ${hint}? `}see \`${where} --help\`\n`);
     process.exitCode = EXIT.usage;
   };
   // An unknown command word is a usage error whatever follows it: commander would otherwise take
   // `governed <unknown> --help` as help of the enclosing group and exit 0.
   if (unknownCommandIn(program, argv)) {
-    await usage();
+    await usage('');
     return;
   }
   try {
@@ -85,12 +95,8 @@ async function main(): Promise<void> {
       }
       // Every other commander error is a usage error (docs/commands.md#exit-codes: exit 2), reported like every
       // coded error: one JSON object under --json, the code on stderr, never the rejected word.
-      // The one id is the declared flag that is missing or refused (our text, not the input).
-      const { GovernedError } = await import('../core/errors.js');
-      const { writeError } = await import('./output.js');
-      const flag = /^error: (?:required )?option '(--?[A-Za-z][A-Za-z0-9-]*)/.exec(e.message)?.[1];
-      writeError(new GovernedError('usage_error', { ids: flag ? [flag] : [] }), { json: argv.includes('--json') });
-      process.exitCode = EXIT.usage;
+      // Its ids are the declared flags or arguments that are missing or refused (our text, not the input).
+      await usage(e.message);
       return;
     }
     throw e;

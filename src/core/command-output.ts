@@ -51,6 +51,8 @@ export type DeployRecordRef = z.infer<typeof deployRecordRefSchema>;
 
 /** The decision object of `governed gate --json` (docs/gate.md): every field in every decision. */
 export const gateDecisionSchema = z.strictObject({
+  /** Whether the command succeeded: true iff exit is 0 (ALLOW), as in every command's object. */
+  ok: z.boolean(),
   schemaVersion: z.literal(1),
   command: z.literal('gate'),
   decision: z.enum(['ALLOW', 'DENY']),
@@ -80,6 +82,7 @@ export type GateDecisionJson = Omit<GateResultJson, 'export'>;
 
 /** `governed status --json` (docs/gate.md "status"). */
 export const statusSchema = z.strictObject({
+  ok: z.literal(true),
   schemaVersion: z.literal(1),
   command: z.literal('status'),
   unit: unitId,
@@ -169,13 +172,14 @@ export type VerifyJson = z.infer<typeof verifySchema>;
 
 /** `governed review-run --json` (docs/runner.md#the-run-step-by-step): a finished run, or one recorded ABORTED. */
 export const reviewRunSchema = z.union([
-  z.strictObject({ verdict: z.enum(['CLEAN', 'DIRTY']), run_id: runId, receipt_id: receiptId }),
+  /** ok is true iff the verdict is CLEAN (exit 0); a DIRTY receipt exits 9 with ok false. */
+  z.strictObject({ ok: z.boolean(), verdict: z.enum(['CLEAN', 'DIRTY']), run_id: runId, receipt_id: receiptId }),
   z.strictObject({ ok: z.literal(false), verdict: z.literal('ABORTED'), run_id: runId, receipt_id: z.null(), error: errorObjectSchema }),
 ]);
 export type ReviewRunJson = z.infer<typeof reviewRunSchema>;
 
-/** `governed review-challenge --json`: ONLY these four fields (docs/commands.md#what-each-command-guarantees). */
-export const reviewChallengeSchema = z.strictObject({ challenge_id: challengeId, stage: z.enum(STAGES), slot: slotName, expires_at: isoSeconds });
+/** `governed review-challenge --json`: ok and ONLY these four fields (docs/commands.md#what-each-command-guarantees). */
+export const reviewChallengeSchema = z.strictObject({ ok: z.literal(true), challenge_id: challengeId, stage: z.enum(STAGES), slot: slotName, expires_at: isoSeconds });
 export type ReviewChallengeJson = z.infer<typeof reviewChallengeSchema>;
 
 const auditFailureSchema = z.strictObject({ code: z.enum(ERROR_CODE_LIST), exit: failureExit, ids });

@@ -225,15 +225,60 @@ export function addressClass(address: string): 'public' | 'loopback' | 'private'
     if (a >= 224 || (a === 198 && (b === 18 || b === 19)) || (a === 192 && b === 0 && o[2] === 0)) return 'private';
     return 'public';
   }
-  const s = address.toLowerCase();
-  if (!/^[0-9a-f:.]+$/.test(s) || !s.includes(':')) return 'invalid';
-  if (s === '::1') return 'loopback';
-  if (s === '::') return 'unspecified';
-  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(s);
-  if (mapped !== null) return addressClass(mapped[1] as string);
-  if (/^fe[89ab]/.test(s)) return 'link_local';
-  if (/^f[cd]/.test(s) || /^ff/.test(s) || s.startsWith('64:ff9b') || s.startsWith('2001:db8')) return 'private';
+  const g = ipv6Groups(address.toLowerCase());
+  if (g === null) return 'invalid';
+  const [g0, g1, g2, g3, , g5, g6, g7] = g as [number, number, number, number, number, number, number, number];
+  const zeroTo = (n: number): boolean => g.slice(0, n).every((x) => x === 0);
+  if (zeroTo(8)) return 'unspecified';
+  if (zeroTo(7) && g7 === 1) return 'loopback';
+  // IPv4-mapped (::ffff:a.b.c.d, in either notation): the IPv4 address's class.
+  if (zeroTo(5) && g5 === 0xffff) return addressClass(`${g6 >> 8}.${g6 & 0xff}.${g7 >> 8}.${g7 & 0xff}`);
+  if ((g0 & 0xffc0) === 0xfe80) return 'link_local';
+  // Everything that is not plainly a global unicast address is refused as private (fail closed):
+  // the rest of ::/8 (IPv4-compatible, reserved), 100::/64 discard, 64:ff9b::/96 and 64:ff9b:1::/48
+  // NAT64, 2001::/32 Teredo, 2001:db8::/32 documentation, 2002::/16 6to4 (each can embed or reach
+  // an IPv4 address), fc00::/7 unique local, fec0::/10 site-local, ff00::/8 multicast.
+  if (g0 <= 0x00ff) return 'private';
+  if (g0 === 0x0100 && g1 === 0 && g2 === 0 && g3 === 0) return 'private';
+  if (g0 === 0x0064 && g1 === 0xff9b) return 'private';
+  if (g0 === 0x2001 && (g1 === 0 || g1 === 0x0db8)) return 'private';
+  if (g0 === 0x2002) return 'private';
+  if ((g0 & 0xfe00) === 0xfc00 || (g0 & 0xffc0) === 0xfec0 || (g0 & 0xff00) === 0xff00) return 'private';
   return 'public';
+}
+
+/** An IPv6 address in text (RFC 4291 §2.2: `::` once, an optional trailing dotted IPv4) → its eight
+ * 16-bit groups; null for anything else (a zone id, a bad group, a second `::`). */
+function ipv6Groups(s: string): number[] | null {
+  if (!/^[0-9a-f:.]{2,45}$/.test(s) || !s.includes(':')) return null;
+  let text = s;
+  const tail: number[] = [];
+  const dotted = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (dotted !== null) {
+    const o = dotted.slice(2).map(Number);
+    if (o.some((x) => x > 255)) return null;
+    tail.push(((o[0] as number) << 8) | (o[1] as number), ((o[2] as number) << 8) | (o[3] as number));
+    const prefix = dotted[1] as string;
+    text = prefix.endsWith('::') ? prefix : prefix.slice(0, -1);
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string): number[] | null => {
+    if (part === '') return [];
+    const out: number[] = [];
+    for (const h of part.split(':')) {
+      if (!/^[0-9a-f]{1,4}$/.test(h)) return null;
+      out.push(parseInt(h, 16));
+    }
+    return out;
+  };
+  const head = parse(halves[0] as string);
+  const rest = halves.length === 2 ? parse(halves[1] as string) : [];
+  if (head === null || rest === null) return null;
+  const given = head.length + rest.length + tail.length;
+  if (halves.length === 1) return given === 8 ? [...head, ...tail] : null;
+  if (given > 7) return null;
+  return [...head, ...new Array<number>(8 - given).fill(0), ...rest, ...tail];
 }
 
 /** May the broker dial this resolved address for this endpoint? */

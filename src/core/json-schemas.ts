@@ -22,6 +22,7 @@ import { deployRecordManifestSchema } from './deploy-record.js';
 import { reviewOutputSchema } from './review-output.js';
 import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
 import { reviewPassResultSchema } from './review-pass-result.js';
+import { RECORD_OUTPUTS } from './command-output-records.js';
 
 const COMMON_RULES =
   'Every time is UTC seconds naming a real calendar instant (src/core/iso-time.ts); map keys named __proto__ are refused (src/core/closed-record.ts).';
@@ -184,6 +185,13 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     title: 'governed --json on a coded error (every command)',
     rules: 'code is one of docs/errors.md and exit is that code\'s exit (never 0); ids are identifiers, never a rejected value. gate prints its decision object instead (error set). docs/commands.md#common-behaviour.',
   },
+  // The --json objects of the commands that set up and feed a store (./command-output-records.ts).
+  ...Object.fromEntries(
+    Object.entries(RECORD_OUTPUTS).map(([stem, o]): [string, Entry] => [
+      stem,
+      { output: true, schema: o.schema, title: o.title, rules: `Printed on success only (ok is true); a failure prints the command-error object. ${o.doc}.` },
+    ]),
+  ),
 };
 
 /** The one definition behind a published schema (not the bundle's, which has its own generator), by file stem. */

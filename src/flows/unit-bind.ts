@@ -19,7 +19,7 @@
 // nothing. It also reports whether the contract would validate with its cited authorities assumed
 // valid, so a disposal can be planned before its record exists (docs/state.md "Planning a bind").
 import { resolve } from 'node:path';
-import { fail, isGovernedError } from '../core/errors.js';
+import { fail, isGovernedError, type ErrorCode } from '../core/errors.js';
 import { authorityScopeDigest } from '../core/authority/index.js';
 import { RECORD_ID_RE } from '../core/authority/index.js';
 import { sortedUnique } from '../core/contract/ids.js';
@@ -66,7 +66,7 @@ export interface UnitBindResult {
    * (null when it would validate). A bind that disposes of a directive can be planned before its
    * tombstone exists; the real bind judges everything.
    */
-  readonly validation: { readonly code: string; readonly ids: readonly string[] } | null;
+  readonly validation: { readonly code: ErrorCode; readonly ids: readonly string[] } | null;
   /**
    * Dry run only: changed paths of the workspace (against the baseline) that the new contract
    * leaves uncovered — review-challenge would refuse them (docs/contract-init.md "Uncovered changes").

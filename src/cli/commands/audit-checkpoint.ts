@@ -2,12 +2,13 @@
 import { auditCheckpoint } from '../../flows/audit/checkpoint.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { AuditCheckpointOutput } from '../../core/command-output-records.js';
 
 export async function auditCheckpointCommand(opts: { out: string; attestors?: string; home?: string }): Promise<CommandResult> {
   const r = await auditCheckpoint({ home: resolveHome(opts.home), out: opts.out, attestorsDir: opts.attestors, now: new Date() });
   return {
     exit: 0,
-    json: { ok: true, ...r },
+    json: { ok: true, ...r } satisfies AuditCheckpointOutput,
     human: [
       `checkpoint written: ${r.path}`,
       `  log entries  ${r.log_entries}`,

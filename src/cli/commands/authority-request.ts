@@ -1,6 +1,7 @@
 import { authorityRequestFlow } from '../../flows/authority/request.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { AuthorityRequestOutput } from '../../core/command-output-records.js';
 
 export interface AuthorityRequestCliOptions {
   operation: string;
@@ -34,7 +35,7 @@ export async function authorityRequestCommand(opts: AuthorityRequestCliOptions):
       payload_digest: r.payloadDigest,
       seq: r.seq,
       out: opts.out,
-    },
+    } satisfies AuthorityRequestOutput,
     human:
       `authority request ${r.requestId} (${p.operation}, ${p.ids.length} IDs) expires ${p.expires_at}\n` +
       `  presentation written to ${opts.out}\n` +

@@ -6,7 +6,7 @@ import type { CommandResult } from '../output.js';
 import type { ReviewChallengeJson } from '../../core/command-output.js';
 
 /**
- * Prints ONLY {challenge_id, stage, slot, expires_at} (docs/commands.md#what-each-command-guarantees): the bundle path, digests and
+ * Prints ONLY {ok, challenge_id, stage, slot, expires_at} (docs/commands.md#what-each-command-guarantees): the bundle path, digests and
  * reviewer stay in the store, and no source byte ever reaches stdout, stderr or argv.
  */
 export async function reviewChallengeCommand(opts: {
@@ -38,7 +38,7 @@ export async function reviewChallengeCommand(opts: {
   const expiresAt = isoSecondsOf(new Date(r.expiresAt * 1000));
   return {
     exit: 0,
-    json: { challenge_id: r.challengeId, stage: r.stage, slot: r.slot, expires_at: expiresAt } satisfies ReviewChallengeJson,
+    json: { ok: true, challenge_id: r.challengeId, stage: r.stage, slot: r.slot, expires_at: expiresAt } satisfies ReviewChallengeJson,
     human: `challenge_id ${r.challengeId}\nstage ${r.stage}\nslot ${r.slot}\nexpires_at ${expiresAt}`,
   };
 }

@@ -1,6 +1,7 @@
 import { contractInitFlow } from '../../flows/contract-init.js';
 import type { AtomMode } from '../../core/contract/skeleton.js';
 import type { CommandResult } from '../output.js';
+import type { ContractInitOutput } from '../../core/command-output-records.js';
 
 export async function contractInitCommand(opts: { source: string[]; atoms: string; title?: string; out?: string; repo?: string }): Promise<CommandResult> {
   const r = contractInitFlow({ repo: opts.repo ?? process.cwd(), sources: opts.source, mode: opts.atoms as AtomMode, title: opts.title, out: opts.out });
@@ -13,7 +14,7 @@ export async function contractInitCommand(opts: { source: string[]; atoms: strin
     directives: r.directives,
     placeholders: r.placeholders,
     ...(r.out === null ? { contract: r.yaml } : {}),
-  };
+  } satisfies ContractInitOutput;
   const human =
     r.out === null
       ? r.yaml

@@ -32,9 +32,10 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return argv.some((a) => a === '--help' || a === '-h');
 }
 
-function usageDecision(): GateResultJson {
-  const e = new GovernedError('usage_error');
+function usageDecision(ids: readonly string[] = []): GateResultJson {
+  const e = new GovernedError('usage_error', { ids: [...ids] });
   return {
+    ok: false,
     schemaVersion: GATE_SCHEMA_VERSION,
     command: 'gate',
     decision: 'DENY',
@@ -63,10 +64,12 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
   const json = argv.includes('--json');
   try {
     values = parseArgs({ args: [...argv], options: GATE_ARGV_OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch {
+  } catch (e) {
     // The offending word is input: it is never echoed (docs/threat-model.md#rules-that-hold-everywhere).
-    const d = usageDecision();
-    process.stderr.write(`governed: error usage_error: ${d.error?.message ?? ''}\n`);
+    // The ids name a declared option whose value is missing, else the command (docs/commands.md#usage-errors).
+    const flag = /^Option '--([a-z][a-z-]*)[ ']/.exec((e as Error)?.message ?? '')?.[1];
+    const d = usageDecision([flag !== undefined && Object.prototype.hasOwnProperty.call(GATE_ARGV_OPTIONS, flag) ? `--${flag}` : 'governed gate']);
+    process.stderr.write(`governed: error usage_error: ${d.error?.message ?? ''} [${d.error?.ids.join(', ') ?? ''}]\ngoverned: see \`governed gate --help\`\n`);
     writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });
     return 2;
   }

@@ -2,6 +2,7 @@ import { isoSecondsOf } from '../../core/trust-root.js';
 import { acquireLeaseFlow, listLeasesFlow, releaseLeaseFlow } from '../../flows/lease.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { LeaseAcquireOutput, LeaseListOutput, LeaseReleaseOutput } from '../../core/command-output-records.js';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 const iso = (seconds: number): string => isoSecondsOf(new Date(seconds * 1000));
@@ -10,7 +11,7 @@ export async function leaseAcquireCommand(opts: { unit: string; writerSession: s
   const r = await acquireLeaseFlow({ home: resolveHome(opts.home), unit: opts.unit, writerSession: opts.writerSession, ttl: opts.ttl, now: now() });
   return {
     exit: 0,
-    json: { ok: true, lease: r.leaseId, unit: r.unit, writer_session: opts.writerSession, expires_at: iso(r.expiresAt) },
+    json: { ok: true, lease: r.leaseId, unit: r.unit, writer_session: opts.writerSession, expires_at: iso(r.expiresAt) } satisfies LeaseAcquireOutput,
     human: `${r.leaseId} (expires ${iso(r.expiresAt)})`,
   };
 }
@@ -19,7 +20,7 @@ export async function leaseReleaseCommand(opts: { lease: string; writerSession: 
   const r = releaseLeaseFlow({ home: resolveHome(opts.home), leaseId: opts.lease, writerSession: opts.writerSession, now: now() });
   return {
     exit: 0,
-    json: { ok: true, lease: r.leaseId, unit: r.unit, work_revision: r.workRevision },
+    json: { ok: true, lease: r.leaseId, unit: r.unit, work_revision: r.workRevision } satisfies LeaseReleaseOutput,
     human: `released ${r.leaseId} of ${r.unit} (work revision ${r.workRevision})`,
   };
 }
@@ -37,7 +38,7 @@ export async function leaseListCommand(opts: { unit?: string; home?: string }, v
   }));
   return {
     exit: 0,
-    json: { ok: true, leases: rows },
+    json: { ok: true, leases: rows } satisfies LeaseListOutput,
     human: rows.length === 0 ? 'no leases' : rows.map((r) => `${r.lease} ${r.state.padEnd(8)} ${r.unit} ${r.writer_session} expires ${r.expires_at}`).join('\n'),
   };
 }

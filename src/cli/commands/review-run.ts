@@ -1,4 +1,4 @@
-// `governed review-run` (docs/commands.md#what-each-command-guarantees, docs/runner.md#the-run-step-by-step). Prints ONLY {verdict, run_id, receipt_id}: no digest, path,
+// `governed review-run` (docs/commands.md#what-each-command-guarantees, docs/runner.md#the-run-step-by-step). Prints ONLY {ok, verdict, run_id, receipt_id}: no digest, path,
 // reviewer output or stderr ever reaches stdout/stderr. A run recorded as ABORTED prints
 // {ok:false, verdict:"ABORTED", run_id, receipt_id:null, error:{code,exit,message,ids}} and exits with
 // its code's exit (9 for review failures); a refusal before the claim is an ordinary coded error.
@@ -55,7 +55,7 @@ export async function reviewRunCommand(opts: ReviewRunOptions, daemon?: ReviewRu
     });
     return {
       exit: r.verdict === 'CLEAN' ? EXIT.ok : EXIT.not_clean,
-      json: { verdict: r.verdict, run_id: r.runId, receipt_id: r.receiptId } satisfies ReviewRunJson,
+      json: { ok: r.verdict === 'CLEAN', verdict: r.verdict, run_id: r.runId, receipt_id: r.receiptId } satisfies ReviewRunJson,
       human: `verdict ${r.verdict}\nrun_id ${r.runId}\nreceipt_id ${r.receiptId}`,
     };
   } catch (e) {

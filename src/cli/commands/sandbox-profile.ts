@@ -5,6 +5,7 @@ import type { CommandResult } from '../output.js';
 import { bwrapInfo, DEFAULT_BWRAP_PATH } from '../../../runner/sandbox/bwrap.js';
 import { staticProfile, staticProfileDigest } from '../../../runner/sandbox/profile.js';
 import { seccompDigest } from '../../../runner/seccomp/index.js';
+import type { SandboxProfileOutput } from '../../core/command-output-records.js';
 
 export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<CommandResult> {
   const seccomp = seccompDigest(); // refuses unsupported architectures first
@@ -54,7 +55,7 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
       seccomp_digest: seccomp,
       relay_seccomp_digest: relaySeccomp,
       policy,
-    },
+    } satisfies SandboxProfileOutput,
     human,
   };
 }

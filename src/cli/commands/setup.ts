@@ -1,6 +1,7 @@
 import { setupFlow } from '../../flows/setup/setup.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { SetupOutput } from '../../core/command-output-records.js';
 
 export async function setupCommand(opts: { out: string; policyTemplate: string; init: boolean; waivePreservation?: string; bwrap?: string; reviewersDir?: string; home?: string }): Promise<CommandResult> {
   const home = resolveHome(opts.home);
@@ -48,7 +49,7 @@ export async function setupCommand(opts: { out: string; policyTemplate: string; 
       gate_attestor_config: r.gateConfig,
       gate_line: gateLine,
       review_line: reviewLine,
-    },
+    } satisfies SetupOutput,
     human,
   };
 }

@@ -3,6 +3,7 @@ import type { DismissalOperation } from '../../core/authority/dismissal.js';
 import { fail } from '../../core/errors.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { UnitDismissOutput } from '../../core/command-output-records.js';
 
 export async function unitDismissCommand(
   operation: DismissalOperation,
@@ -32,7 +33,7 @@ export async function unitDismissCommand(
     state_before: r.stateBefore,
     state_after: null,
     consumed_seq: r.consumedSeq,
-  };
+  } satisfies UnitDismissOutput;
   const human = r.dryRun
     ? `${operation} of ${r.ids.length} IDs on ${r.unit} is possible; request it with\n` +
       `  governed authority request --operation ${operation} --unit ${r.unit} --ids ${r.ids.join(',')} --state-before ${r.stateBefore} --out FILE`

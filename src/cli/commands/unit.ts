@@ -2,6 +2,7 @@ import { bindUnitFlow } from '../../flows/unit-bind.js';
 import { createUnitFlow } from '../../flows/unit-create.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { UnitBindOutput, UnitCreateOutput } from '../../core/command-output-records.js';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -24,7 +25,7 @@ export async function unitCreateCommand(opts: { contract: string; baseline: stri
       work_revision: r.workRevision,
       contract_digest: r.contractDigest,
       sources_digest: r.sourcesDigest,
-    },
+    } satisfies UnitCreateOutput,
     human: r.unitId,
   };
 }
@@ -66,7 +67,7 @@ export async function unitBindCommand(opts: {
       state_after: r.stateAfter,
       ...(r.dryRun ? { validation: r.validation === null ? { ok: true } : { ok: false, code: r.validation.code, ids: r.validation.ids } } : {}),
       ...(r.dryRun ? { uncovered_changes: r.uncoveredChanges ?? [] } : {}),
-    },
+    } satisfies UnitBindOutput,
     human: [
       `${r.dryRun ? 'would bind' : 'bound'} scope version ${r.scopeVersion} of ${r.unit} (scope epoch ${r.scopeEpoch}, work revision ${r.workRevision})`,
       list('additions', r.additions),

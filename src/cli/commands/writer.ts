@@ -2,6 +2,7 @@ import { fail } from '../../core/errors.js';
 import { registerWriterFlow } from '../../flows/writer.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { WriterRegisterOutput } from '../../core/command-output-records.js';
 
 function parsePid(text: string | undefined): number {
   if (text === undefined) return process.ppid;
@@ -24,7 +25,7 @@ export async function writerRegisterCommand(
   });
   return {
     exit: 0,
-    json: { ok: true, unit: r.unit, writer_session: r.writerSession, boot_id: r.bootId, pid: r.pid, start_time: r.startTime },
+    json: { ok: true, unit: r.unit, writer_session: r.writerSession, boot_id: r.bootId, pid: r.pid, start_time: r.startTime } satisfies WriterRegisterOutput,
     human: `registered writer ${r.writerSession} of ${r.unit} (pid ${r.pid}, start time ${r.startTime}, boot ${r.bootId})`,
   };
 }

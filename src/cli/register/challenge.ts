@@ -12,7 +12,7 @@ export function register(program: Command): void {
         'Sweeps expired leases and challenges (logged), re-hashes the whole workspace, re-validates the bound contract, ' +
         'checks change coverage, builds the private bundle (planning: from the baseline tree only) or the role view, writes it ' +
         'once with mode 0600 to <home>/bundles/<challenge>.json and records the challenge with every bound digest. Prints only ' +
-        '{challenge_id, stage, slot, expires_at}. With --policy/--trust (or GOVERNED_POLICY/GOVERNED_TRUST) the files the ' +
+        '{ok, challenge_id, stage, slot, expires_at}. With --policy/--trust (or GOVERNED_POLICY/GOVERNED_TRUST) the files the ' +
         'deployment holds must equal the pinned ones. ' +
         'Exit 0 issued, 2 unknown stage/slot or invalid input, 4 policy/trust/scope drift or a file changed while hashing, ' +
         '5 trust root expired, 7 unknown unit, 8 an active lease, an unregistered writer, uncovered changes, an exhausted run ' +

@@ -14,8 +14,7 @@ export function register(program: Command): void {
         'refuses until filled in (contract_fill_in_left, naming each field path). Reads only the sources; writes only ' +
         '--out (never overwritten), else prints the skeleton. ' +
         'Exit 0 written, 2 usage, a source that is not a normalized repository-relative path of a readable UTF-8 file, or an ' +
-        'output that exists or cannot be written. ' +
-        'Example: governed contract init --source requests/export.md --atoms line --out contract.yaml',
+        'output that exists or cannot be written.',
     )
     .requiredOption('--source <path...>', 'request files, relative to --repo (each becomes one directive-class source)')
     .addOption(new Option('--atoms <mode>', 'how atoms split a source').choices(['line', 'paragraph', 'sentence']).default('paragraph'))

@@ -29,8 +29,7 @@ export function register(program: Command): void {
         'statement passing its schema and rules; --subject COMMIT: it must be about that commit). With --log-checkpoint FILE: ' +
         'a log checkpoint of `audit checkpoint` (one signature by a log key, a closed checkpoint statement; whether a log ' +
         'extends it is `audit verify --checkpoint`). A FAILED decision that verifies is valid: read its result. ' +
-        'Exit 0 all valid, 4 invalid, 6 untrusted key, 5 trust root expired, 2 usage. ' +
-        'Example: governed verify --vsa decision.vsa.json --trust trust.json --subject $(git rev-parse HEAD)',
+        'Exit 0 all valid, 4 invalid, 6 untrusted key, 5 trust root expired, 2 usage.',
     )
     .argument('[receipt...]', 'receipt files (DSSE envelope JSON)')
     .option('--vsa <file>', 'verify one signed decision (docs/gate.md "Verifying a signed decision") instead of receipts')

@@ -17,7 +17,7 @@ export function register(program: Command): void {
         'against the policy allowlist (nothing runs on a mismatch); (5–6) bwrap, profile and seccomp allowlisted, the ' +
         "reviewer's identity read from outside before it is released; (7) stdout must be the canonical governed.review-output/v1 " +
         'object echoing the bundle coverage; (8) contract, sources, workspace, policy, trust root, scope and bundle re-hashed; ' +
-        '(9) both signatures made in parallel, verified, committed in one transaction. Prints only {verdict, run_id, receipt_id} ' +
+        '(9) both signatures made in parallel, verified, committed in one transaction. Prints only {ok, verdict, run_id, receipt_id} ' +
         '(an aborted run: verdict ABORTED with the error code). There is no --reviewer option: the caller never picks what runs. ' +
         'Exit 0 CLEAN receipt; 9 DIRTY receipt or run ABORTED (bad output, non-zero exit, timeout, drift, a lease taken meanwhile); ' +
         '5 unknown, expired, consumed, claimed or stale challenge; 4 tampered challenge row or bundle file, or a failed verification; ' +

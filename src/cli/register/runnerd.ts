@@ -69,7 +69,7 @@ export function register(program: Command): void {
       await runAction(opts, async () => (await import('../commands/runnerd.js')).runnerdDoctorCommand(opts));
     });
   r.command('hello')
-    .description("Ask the daemon who it is and who it says you are (uid and pid from the kernel). Example: governed runnerd hello --runner /run/governed/runnerd.sock")
+    .description("Ask the daemon who it is and who it says you are (uid and pid from the kernel). Exit 0 answered, 2 usage (no --runner), else the code of the connection or of the daemon's refusal (docs/errors.md).")
     .addOption(runnerOption())
     .addOption(jsonOption())
     .action(async (opts: { runner?: string; json?: boolean }) => {

@@ -16,7 +16,7 @@ export function register(program: Command): void {
         'setup would make and refused otherwise, so running it again on a finished DIR changes nothing and says so. ' +
         'Exit 0 set up (or already set up), 2 usage, bwrap missing or unusable, a file in the way or not writable, 4 a key ' +
         'file readable by others, 5 trust root expired, 6 bwrap setuid or writable by others, 8 the state directory pins ' +
-        'other documents. Example: governed setup --out ./governed-setup --home ./.governed',
+        'other documents.',
     )
     .requiredOption('--out <dir>', 'the setup directory (created if missing)')
     .addOption(new Option('--policy-template <name>', 'the shipped policy template').choices(['default', 'strict']).default('default'))
@@ -37,8 +37,7 @@ export function register(program: Command): void {
         'not 0600 or not owned by you, the trust root expired, a key that the trust root, an attestor configuration and ' +
         'the policy do not all name, a reviewer or attestor program or configuration whose sha256 changed, bwrap ' +
         'missing or changed, user namespaces unusable, a state directory that pins other documents. Read-only. ' +
-        'Exit 0 no problem, else the exit code of the most severe problem (docs/errors.md precedence). ' +
-        'Example: governed doctor --dir ./governed-setup --home ./.governed --json',
+        'Exit 0 no problem, else the exit code of the most severe problem (docs/errors.md precedence).',
     )
     .requiredOption('--dir <dir>', 'the setup directory made by `governed setup --out`')
     .option('--bwrap <path>', 'absolute path of the bubblewrap binary', '/usr/bin/bwrap')

@@ -70,7 +70,7 @@ export const PRESERVATION_ERRORS = {
   preservation_adapter_not_allowlisted: def(6, "The adapter program's sha256 is not on the policy's preservation_adapters.sha256 allowlist; nothing ran."),
   preservation_adapter_failed: def(9, 'The adapter did not run to a result in the sandbox (setup failure, timeout, output cap, or a non-zero exit); nothing was recorded.'),
   preservation_adapter_output_invalid: def(9, "The adapter's stdout is not one closed JSON object of the adapter protocol (or answers another entry); nothing was recorded."),
-  preservation_surface_unknown: def(2, 'The surface named with --surface is not a probe-able surface of the bound preservation contract (ids: the surface).'),
+  preservation_surface_unknown: def(2, 'The surface named with --surface is not a probe-able surface of the bound preservation contract (ids: the surface, or --surface when the value is not an identifier: it is never printed).'),
 
   // --- 2 usage: incident corrections ------------------------------------------------------------
   incident_correction_invalid: def(2, 'An incident correction must be a non-empty UTF-8 text file within the size bound.'),

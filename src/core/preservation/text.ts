@@ -1,17 +1,12 @@
 // Preservation contract bytes → contract, parsed exactly the same way by `preservation set`, replay
 // and the check (strict UTF-8, duplicate keys and YAML aliases refused, format from the content).
 import { digestOf } from '../canonical.js';
-import { fail } from '../errors.js';
 import { parseStructured } from '../strict-parse.js';
+import { decodeUtf8 } from '../utf8.js';
 import { parsePreservationContract, type PreservationContract } from './schema.js';
 
 export function parsePreservationBytes(bytes: Uint8Array): PreservationContract {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return fail('input_unreadable', ['preservation_contract']);
-  }
+  const text = decodeUtf8(bytes, 'preservation_contract');
   return parsePreservationContract(parseStructured(text, ''));
 }
 

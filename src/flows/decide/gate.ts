@@ -453,6 +453,7 @@ function decisionObject(now: number, k: Known, error: GovernedError | null): Gat
   const d = error === null ? k.decision : null;
   const exit: ExitCode = error !== null ? error.exit : d?.state === 'RELEASE_ELIGIBLE' ? EXIT.ok : EXIT.review_only;
   return {
+    ok: exit === EXIT.ok,
     schemaVersion: GATE_SCHEMA_VERSION,
     command: 'gate',
     decision: exit === EXIT.ok ? 'ALLOW' : 'DENY',

@@ -14,6 +14,7 @@ import { newestStoredCheckpoint } from '../../store/checkpoints.js';
 import type { LogRow } from '../../store/log.js';
 import type { Db } from '../../store/store.js';
 import { treeReader } from '../../store/tree-read.js';
+import { utf8OrNull } from '../../core/utf8.js';
 import { inclusionProofText } from '../tlog-proof-text.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
@@ -23,12 +24,7 @@ export function recordTlogFiles(home: string, db: Db, receipts: readonly string[
   const files = new Map<string, Buffer>();
   const stored = newestStoredCheckpoint(home);
   if (stored === null) return files;
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(stored.bytes);
-  } catch {
-    fail('tlog_checkpoint_invalid', [stored.file]);
-  }
+  const text = utf8OrNull(stored.bytes) ?? fail('tlog_checkpoint_invalid', [stored.file]);
   const note = parseSignedNote(text);
   const cp = note === null ? null : parseCheckpointBody(note.text);
   if (cp === null || cp.size !== stored.size) fail('tlog_checkpoint_invalid', [stored.file]);

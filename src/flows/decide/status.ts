@@ -79,6 +79,7 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
       await verifyDecisionRecords(db, unit.unit, facts, decision, trustAt);
       const total = db.prepare('SELECT COUNT(*) FROM receipts WHERE unit = ?').pluck().get(unit.unit) as number;
       return {
+        ok: true,
         schemaVersion: STATUS_SCHEMA_VERSION,
         command: 'status',
         unit: unit.unit,

@@ -6,6 +6,7 @@ import { sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import { closeStore, getUnit, mutate, openStore } from '../../store/index.js';
 import { bindPreservationIn, getPreservation, recordCorrectionIn } from '../../store/preservation.js';
+import { utf8OrNull } from '../../core/utf8.js';
 import { readInputFile } from '../read-input.js';
 
 export const MAX_CORRECTION_BYTES = 1024 * 1024;
@@ -20,11 +21,7 @@ export function correctIncidentFlow(args: { home: string; unit: string; file: st
   try {
     const unit = getUnit(store.db, args.unit);
     const bytes = readInputFile(args.file, MAX_CORRECTION_BYTES);
-    try {
-      new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      fail('incident_correction_invalid', []);
-    }
+    if (utf8OrNull(bytes) === null) fail('incident_correction_invalid', []);
     if (bytes.length === 0) fail('incident_correction_invalid', []);
     const digest = sha256Digest(bytes);
     return mutate(store, args.now, (tx) => {

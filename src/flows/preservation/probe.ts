@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { canonicalBytes, sha256Digest } from '../../core/canonical.js';
 import { encodeEnvelope, IN_TOTO_PAYLOAD_TYPE } from '../../core/dsse.js';
+import { CONTRACT_ID_RE } from '../../core/contract/ids.js';
 import { fail } from '../../core/errors.js';
 import { trustedKeyFor } from '../../core/key-status.js';
 import { parseJsonStrict } from '../../core/strict-json.js';
@@ -141,7 +142,8 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
     const cred = pinned.policy.doc.credentials.probe;
     if (cfg === undefined || cred === undefined) fail('preservation_adapter_not_configured', []);
     const surfaces = binding.contract.surfaces.filter((s) => s.probe !== undefined && (args.surface === null || s.id === args.surface));
-    if (args.surface !== null && surfaces.length === 0) fail('preservation_surface_unknown', [args.surface]);
+    // Named only when it is an identifier: any other --surface value is a rejected value, never printed.
+    if (args.surface !== null && surfaces.length === 0) fail('preservation_surface_unknown', [CONTRACT_ID_RE.test(args.surface) ? args.surface : '--surface']);
 
     // The adapter: exactly an allowlisted program (nothing else ever runs).
     let adapterBytes: Buffer;

@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.js';
+import { COMMIT_READ_MAX_BYTES } from '../../core/limits.js';
 import type { RunnerdContent } from '../../core/runnerd-protocol.js';
 import { runGit, type GitRepo } from '../../workspace/git.js';
 
@@ -25,6 +26,16 @@ async function git(repo: GitRepo, args: readonly string[], input?: Buffer): Prom
   } catch {
     return fail('runnerd_content_invalid', []);
   }
+}
+
+/** The bytes a checkout of an `ls-tree -r -l -z` listing writes (blobs; `-` sizes are gitlinks). */
+function checkoutBytes(listing: Buffer): number {
+  let total = 0;
+  for (const rec of listing.toString('utf8').split('\0')) {
+    const m = /^[0-7]{6} blob [0-9a-f]{40,64} +([0-9]+)\t/.exec(rec);
+    if (m !== null) total += Number(m[1]);
+  }
+  return total;
 }
 
 /**
@@ -44,6 +55,11 @@ export async function importContent(dir: string, content: RunnerdContent): Promi
   if (type !== 'commit') fail('runnerd_content_invalid', ['commit']);
   // Complete: every object the commit reaches is present (a pack that leaves one out is refused).
   await git(repo, ['rev-list', '--objects', '--quiet', content.commit]);
+  // Bounded by what the checkout would WRITE, not by the pack's size: every path's blob, a blob
+  // named at many paths counted at each (a few KiB of pack can name gigabytes). Before the previous
+  // checkout is removed.
+  const listing = await git(repo, ['ls-tree', '-r', '-l', '-z', content.commit]);
+  if (checkoutBytes(listing) > COMMIT_READ_MAX_BYTES) fail('runnerd_content_invalid', ['size']);
   // Keep it reachable for later checks, then a fresh checkout of exactly that commit.
   await git(repo, ['update-ref', `refs/governed/${content.commit}`, content.commit]);
   for (const name of readdirSync(dir)) if (name !== '.git') rmSync(join(dir, name), { recursive: true, force: true });

@@ -7,7 +7,7 @@
 import { takeAppendedHomes } from '../../store/appended.js';
 import { spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fail } from '../../core/errors.js';
 import { publicKeyFromSpkiDer } from '../../core/ed25519.js';
@@ -64,6 +64,10 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
   const att = Object.fromEntries(WARM_CREDENTIALS.map((c) => [c, requireUser(users.attestors[c])])) as unknown as Record<WarmCredential, { uid: number; gid: number }>;
 
   const ensure = (path: string, type: 'dir' | 'file', uid: number, gid: number, mode: number, bytes?: Buffer): void => {
+    // Never through a symlink or onto another type: the state directory is the daemon uid's and a
+    // key directory its attestor's, so either could have planted one, and root follows it
+    // (chmod, chown, read) to anything on the machine.
+    unlessPlain(path, type);
     if (type === 'dir' && !existsSync(path)) {
       mkdirSync(path, { mode });
       actions.push(`created ${path}`);
@@ -102,6 +106,7 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
   for (const c of WARM_CREDENTIALS) {
     ensure(keyDirOf(l, c), 'dir', att[c].uid, att[c].gid, 0o700);
     const keyFile = keyFileOf(l, c);
+    unlessPlain(keyFile, 'file');
     if (!existsSync(keyFile)) {
       const given = a.keys[c];
       const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
@@ -143,12 +148,23 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
   };
 }
 
+/** `path` is absent or exactly a `type` (lstat: a symlink is refused, never followed). */
+function unlessPlain(path: string, type: 'dir' | 'file'): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (type === 'dir' ? !st.isDirectory() : !st.isFile()) fail('runnerd_state_unsafe', [path]);
+}
+
 function chownTree(dir: string, uid: number, gid: number, actions: string[]): void {
   let changed = false;
   const walk = (p: string): void => {
     const st = lstatSync(p);
     if (st.uid !== uid || st.gid !== gid) {
-      chownSync(p, uid, gid);
+      lchownSync(p, uid, gid); // the node lstat saw, never a link target
       changed = true;
     }
     if (st.isDirectory()) for (const n of readdirSync(p)) walk(join(p, n));

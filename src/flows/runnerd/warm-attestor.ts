@@ -41,6 +41,8 @@ interface Pending {
   readonly resolve: (line: string) => void;
   readonly reject: (e: unknown) => void;
   readonly timer: NodeJS.Timeout;
+  /** Timed out: its caller was answered already; the line the attestor still owes it is dropped. */
+  abandoned: boolean;
 }
 
 export class WarmAttestor {
@@ -142,7 +144,7 @@ export class WarmAttestor {
       return;
     }
     const p = this.queue.shift();
-    if (p === undefined) return;
+    if (p === undefined || p.abandoned) return;
     clearTimeout(p.timer);
     p.resolve(line);
   }
@@ -154,12 +156,14 @@ export class WarmAttestor {
         reject(new Error('attestor not ready'));
         return;
       }
+      // On timeout the entry STAYS in the queue (abandoned): the attestor answers in order, so its
+      // late answer to this request must not be taken for the next one's.
       const timer = setTimeout(() => {
-        const i = this.queue.findIndex((q) => q.timer === timer);
-        if (i !== -1) this.queue.splice(i, 1);
+        pending.abandoned = true;
         reject(new Error('attestor timeout'));
       }, WARM_TIMEOUT_MS);
-      this.queue.push({ resolve, reject, timer });
+      const pending: Pending = { resolve, reject, timer, abandoned: false };
+      this.queue.push(pending);
       this.child.stdin?.write(`${text}\n`);
     });
   }
