@@ -14,6 +14,7 @@ import { demoReviewPass } from './demo-review-pass.mjs';
 import { demoModelReviewer } from './demo/model-reviewer.mjs';
 import { checkStory } from './demo/check-story.mjs';
 import { preservationStory } from './demo/preservation-story.mjs';
+import { separatedStory } from './demo/separated-story.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'governed.mjs');
@@ -96,6 +97,8 @@ try {
   failures += preservationStory({ root, cli, work: join(work, 'preservation'), firstStep: 22 });
   // Steps 27–30: the pinned model reviewer against a local model server, through the egress broker.
   failures += await demoModelReviewer({ root, cli, work: join(work, 'model'), firstStep: 27 });
+  // Step 31: separated mode — the demo unit under policies/strict.yaml through governed runnerd (root only).
+  failures += await separatedStory({ root, cli, work: join(work, 'separated'), firstStep: 31 });
 
   process.stdout.write(`\n${failures === 0 ? 'demo complete: every step behaved as expected' : `demo FAILED: ${failures} unexpected result(s)`}\n`);
 } finally {

@@ -20,6 +20,29 @@ export const WRITER1 = 'gvd-sep-w1';
 export const WRITER2 = 'gvd-sep-w2';
 /** A user NOT in the writers' group: the positive control of the socket's permissions. */
 export const OUTSIDER = 'gvd-sep-x';
+/** The system names one test file uses (every user and group it creates starts with `prefix`). */
+export interface SepNames {
+  /** runnerd setup --user: the daemon user; its attestors are `<daemon>-reviewer` / `<daemon>-runner`. */
+  readonly daemon: string;
+  readonly writers: string;
+  readonly writer1: string;
+  readonly writer2: string;
+  readonly outsider: string;
+}
+export const DEFAULT_NAMES: SepNames = { daemon: PREFIX, writers: WRITERS, writer1: WRITER1, writer2: WRITER2, outsider: OUTSIDER };
+/** Names all under `prefix-` (e.g. gvd-sep2-): daemon `prefix-d`, writers' group `prefix-w`, writers `prefix-w1`/`-w2`, outsider `prefix-x`. */
+export function namesFor(prefix: string): SepNames {
+  return { daemon: `${prefix}-d`, writers: `${prefix}-w`, writer1: `${prefix}-w1`, writer2: `${prefix}-w2`, outsider: `${prefix}-x` };
+}
+
+/** Remove every user and group `names` made (the writers, the daemon and its attestors, the writers' group). */
+export function removeSepUsers(n: SepNames): void {
+  for (const u of [n.writer1, n.writer2, n.outsider, n.daemon, `${n.daemon}-reviewer`, `${n.daemon}-runner`]) {
+    if (spawnSync('id', [u]).status === 0) sh('userdel', [u]);
+    if (spawnSync('getent', ['group', u]).status === 0) sh('groupdel', [u]);
+  }
+  if (spawnSync('getent', ['group', n.writers]).status === 0) sh('groupdel', [n.writers]);
+}
 export const REVIEWER_FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'run', 'reviewer.mjs');
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
@@ -39,13 +62,13 @@ function sh(cmd: string, args: string[]): void {
 }
 
 /** The writer users (idempotent): w1 and w2 in the writers' group, x outside it. */
-export function ensureWriterUsers(): void {
-  if (spawnSync('getent', ['group', WRITERS]).status !== 0) sh('groupadd', ['--system', WRITERS]);
-  for (const u of [WRITER1, WRITER2, OUTSIDER]) {
+export function ensureWriterUsers(n: SepNames = DEFAULT_NAMES): void {
+  if (spawnSync('getent', ['group', n.writers]).status !== 0) sh('groupadd', ['--system', n.writers]);
+  for (const u of [n.writer1, n.writer2, n.outsider]) {
     if (spawnSync('id', [u]).status !== 0) sh('useradd', ['--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', u]);
   }
-  sh('usermod', ['-a', '-G', WRITERS, WRITER1]);
-  sh('usermod', ['-a', '-G', WRITERS, WRITER2]);
+  sh('usermod', ['-a', '-G', n.writers, n.writer1]);
+  sh('usermod', ['-a', '-G', n.writers, n.writer2]);
 }
 
 /** Run the CLI as `user` (its primary gid and supplementary groups), cwd `cwd`. */
@@ -78,6 +101,7 @@ export interface SepWorld {
   readonly contractFile: string;
   readonly home: string;
   readonly setupOut: Record<string, unknown>;
+  readonly names: SepNames;
 }
 
 export function root(args: readonly string[]): CliResult {
@@ -85,7 +109,10 @@ export function root(args: readonly string[]): CliResult {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-export const common = (w: { base: string; socket: string }): string[] => ['--dir', w.base, '--socket', w.socket, '--user', PREFIX, '--writers', WRITERS];
+export const common = (w: { base: string; socket: string; names?: SepNames }): string[] => {
+  const n = w.names ?? DEFAULT_NAMES;
+  return ['--dir', w.base, '--socket', w.socket, '--user', n.daemon, '--writers', n.writers];
+};
 
 /** A writer repository owned by `owner`, with the baseline committed and a change on top. */
 export function writerRepo(owner: string): { repo: TempRepo; baseline: string } {
@@ -108,8 +135,20 @@ export function chownTree(p: string, ids: Ids): void {
 }
 
 /** setup (twice: keys, then the store under a policy that pins what setup installed). */
-export async function makeSepWorld(o: { modes?: readonly string[]; policy?: Record<string, unknown> } = {}): Promise<SepWorld> {
-  ensureWriterUsers();
+/** What a policy written by hand (makeSepWorld's policyText) must pin: this machine's digests and the credentials setup made. */
+export interface PolicyPins {
+  readonly reviewerSha: string;
+  readonly bwrapSha: string;
+  readonly profileSha: string;
+  readonly seccompSha: string;
+  readonly credentials: Record<'reviewer' | 'runner' | 'gate' | 'log', { key_id: string; attestor_sha256: string[]; attestor_config_sha256: string[] }>;
+}
+
+export async function makeSepWorld(
+  o: { modes?: readonly string[]; policy?: Record<string, unknown>; names?: SepNames; policyText?: (pins: PolicyPins) => string } = {},
+): Promise<SepWorld> {
+  const names = o.names ?? DEFAULT_NAMES;
+  ensureWriterUsers(names);
   const base = makeTempDir('gvd-sep-');
   chmodSync(base, 0o755);
   const socket = join(base, 'run', 'runnerd.sock');
@@ -119,12 +158,12 @@ export async function makeSepWorld(o: { modes?: readonly string[]; policy?: Reco
   const reviewers = join(scratch, 'reviewers');
   mkdirSync(reviewers);
   for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(REVIEWER_FIXTURE));
-  const w = { base, socket };
+  const w = { base, socket, names };
   const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
   if (first.code !== 0) throw new Error(`setup failed: ${first.stdout} ${first.stderr}`);
   const out = JSON.parse(first.stdout) as { credentials: Record<string, { key_id: string; attestor_sha256: string; attestor_config_sha256: string }> };
   const bw = await inspectBwrap('/usr/bin/bwrap');
-  const cred = (c: string): Record<string, unknown> =>
+  const cred = (c: string): { key_id: string; attestor_sha256: string[]; attestor_config_sha256: string[] } =>
     c === 'reviewer' || c === 'runner'
       ? { key_id: out.credentials[c]!.key_id, attestor_sha256: [out.credentials[c]!.attestor_sha256], attestor_config_sha256: [out.credentials[c]!.attestor_config_sha256] }
       : { key_id: keys[c as 'gate' | 'log'].keyId, attestor_sha256: ['7'.repeat(64)], attestor_config_sha256: ['7'.repeat(64)] };
@@ -146,19 +185,26 @@ export async function makeSepWorld(o: { modes?: readonly string[]; policy?: Reco
     credentials: { reviewer: cred('reviewer'), runner: cred('runner'), gate: cred('gate'), log: cred('log') },
     ...o.policy,
   });
-  const policyFile = join(scratch, 'policy.json');
+  const pins: PolicyPins = {
+    reviewerSha,
+    bwrapSha: bw.sha256,
+    profileSha: staticProfileSha256(),
+    seccompSha: sha256(seccompBlob()),
+    credentials: Object.fromEntries(['reviewer', 'runner', 'gate', 'log'].map((c) => [c, cred(c)])) as PolicyPins['credentials'],
+  };
+  const policyFile = join(scratch, o.policyText === undefined ? 'policy.json' : 'policy.yaml');
   const trustFile = join(scratch, 'trust.json');
-  writeFileSync(policyFile, JSON.stringify(policy));
+  writeFileSync(policyFile, o.policyText === undefined ? JSON.stringify(policy) : o.policyText(pins));
   writeFileSync(trustFile, JSON.stringify(trustDoc(keys)));
   const second = root(['runnerd', 'setup', ...common(w), '--policy', policyFile, '--trust', trustFile, '--json']);
   if (second.code !== 0) throw new Error(`setup 2 failed: ${second.stdout} ${second.stderr}`);
-  const { repo, baseline } = writerRepo(WRITER1);
+  const { repo, baseline } = writerRepo(names.writer1);
   const contractDir = makeTempDir('gvd-sep-contract-');
   chmodSync(contractDir, 0o755);
   const contractFile = join(contractDir, 'contract.json');
   writeFileSync(contractFile, JSON.stringify(contractDoc()));
   chmodSync(contractFile, 0o644);
-  return { base, socket, keys, policyFile, trustFile, repo, baseline, contractFile, home: join(base, 'state', 'home'), setupOut: JSON.parse(second.stdout) as Record<string, unknown> };
+  return { base, socket, keys, policyFile, trustFile, repo, baseline, contractFile, home: join(base, 'state', 'home'), setupOut: JSON.parse(second.stdout) as Record<string, unknown>, names };
 }
 
 export interface Daemon {
@@ -168,7 +214,7 @@ export interface Daemon {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startDaemon(w: { base: string; socket: string }, extra: readonly string[] = []): Promise<Daemon> {
+export function startDaemon(w: { base: string; socket: string; names?: SepNames }, extra: readonly string[] = []): Promise<Daemon> {
   const child = spawn(process.execPath, [CLI, 'runnerd', 'serve', ...common(w), ...extra], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

@@ -40,6 +40,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   gate: [
     'governed gate --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)" \\',
     '  --attest decision.vsa.json --export deploy-record --json',
+    'governed gate --runner /run/governed/runnerd.sock --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)"',
   ],
   'audit verify': [
     'governed audit verify --json',
@@ -65,7 +66,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'runnerd doctor': ['governed runnerd doctor --writers agents --json'],
   'runnerd hello': ['governed runnerd hello --runner /run/governed/runnerd.sock --json'],
   setup: ['governed setup --out ./governed-setup --home ./.governed', 'governed setup --out ./governed-setup --policy-template strict --json'],
-  doctor: ['governed doctor --dir ./governed-setup --home ./.governed --json'],
+  doctor: ['governed doctor --dir ./governed-setup --home ./.governed --json', 'sudo governed doctor --runnerd /var/lib/governed --writers agents'],
   'contract init': ['governed contract init --source requests/export.md --atoms line --out contract.yaml'],
   'completion bash': ['source <(governed completion bash)', 'governed completion bash > /etc/bash_completion.d/governed'],
 };

@@ -127,7 +127,10 @@ function unknownCommandIn(program: CommandNode, args: readonly string[]): boolea
   return false;
 }
 
-if (argv[0] === 'gate' && !argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+// `gate --runner` (separated mode) takes the commander path: its client code stays out of the lean
+// gate bundle (test/gate-cold-imports.test.ts).
+const gateRemote = (words: readonly string[]): boolean => words.some((a) => a === '--runner' || a.startsWith('--runner=')) || Boolean(process.env.GOVERNED_RUNNER);
+if (argv[0] === 'gate' && !argv.slice(1).some((a) => a === '--help' || a === '-h') && !gateRemote(argv.slice(1))) {
   const { gateMain } = await import('./commands/gate-argv.js');
   process.exitCode = await gateMain(argv.slice(1));
 } else if (argv[0] === 'review-run' && (await (await import('./commands/review-run-argv.js')).reviewRunMain(argv.slice(1)))) {

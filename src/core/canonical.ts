@@ -112,6 +112,11 @@ export function isCanonicalJsonText(text: string): { canonical: boolean; value: 
   } catch {
     return { canonical: false, value: undefined };
   }
+  return { canonical: isCanonicalTextOf(value, text), value };
+}
+
+/** True iff `text`, which parses to `value`, is exactly the RFC 8785 form of `value` (the check of `isCanonicalJsonText`, for a caller that already parsed it). */
+export function isCanonicalTextOf(value: unknown, text: string): boolean {
   let fast: string;
   try {
     fast = JSON.stringify(value);
@@ -119,19 +124,19 @@ export function isCanonicalJsonText(text: string): { canonical: boolean; value: 
     // Nesting deeper than the engine's recursion (RangeError) is never governed's canonical JSON: a
     // coded refusal for every caller, never an uncoded crash (red-team finding: reviewer output and
     // stored payloads of 500,000 nested arrays under the 1 MiB cap).
-    return { canonical: false, value };
+    return false;
   }
-  if (fast === text && keysSortedAndWellFormed(value, 0)) return { canonical: true, value };
+  if (fast === text && keysSortedAndWellFormed(value, 0)) return true;
   // The exact fallback must not call text with a lone surrogate canonical: RFC 8785 §3.2.2.2 and
   // `canonicalJson` refuse it, while `jcs` (canonicalize) would escape it and match.
-  if (!stringsWellFormed(value, 0)) return { canonical: false, value };
+  if (!stringsWellFormed(value, 0)) return false;
   let exact: string | null;
   try {
     exact = jcs(value);
   } catch {
     exact = null;
   }
-  return { canonical: exact === text, value };
+  return exact === text;
 }
 
 /** RFC 8785 text of a value in governed's domain. */

@@ -341,7 +341,8 @@ export const doctorOutputSchema = z.strictObject({
   ok: z.boolean(),
   command: z.literal('doctor'),
   exit: exitCode,
-  dir: z.string(),
+  /** The setup directory judged; null when only a runnerd layout was (--runnerd without --dir). */
+  dir: z.nullable(z.string()),
   checks: z.array(z.strictObject({ id: z.string(), ok: z.boolean(), problems: z.array(z.strictObject(problemSchema)) })),
   problems: z.array(z.strictObject({ check: z.string(), ...problemSchema })),
 });

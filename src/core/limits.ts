@@ -150,3 +150,10 @@ export const CHECK_COMMAND_MAX_STDOUT = 67_108_864; // 64 MiB
 export const CHECK_BUDGET_PER_MILLE = 900;
 /** Arguments of one check command (the policy's `check.command`). */
 export const CHECK_COMMAND_MAX_ARGS = 64;
+
+// --- Separated mode (docs/runnerd.md) -------------------------------------------------------------
+
+/** The store copy `gate --runner` receives (the serialized database, uncompressed): the daemon refuses a larger store, the client refuses to inflate past it. */
+export const RUNNERD_STORE_COPY_MAX_BYTES = 268_435_456; // 256 MiB
+/** The largest reply carrying a store copy (gzip, base64, in one JSON line). */
+export const RUNNERD_STORE_COPY_MAX_RESPONSE_BYTES = 402_653_184; // 384 MiB

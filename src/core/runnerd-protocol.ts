@@ -25,6 +25,7 @@ const receipt = str({ re: /^sha256:[0-9a-f]{64}$/ });
 const name = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
 const duration = str({ re: /^[0-9]{1,9}[smhd]$/ });
 const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/, min: 4 });
+const record = str({ re: /^REC-[0-9a-f]{24}$/ });
 
 /** The reviewed content: one commit and a git bundle that contains it (verified by the daemon). */
 export const contentSchema = z.strictObject({ commit: gitId, bundle_b64: b64 });
@@ -42,6 +43,13 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ ...V, op: z.literal('review-run'), challenge }),
   z.strictObject({ ...V, op: z.literal('status'), unit, content: contentSchema }),
   z.strictObject({ ...V, op: z.literal('receipt-show'), receipt }),
+  // The next scope version of a unit (`unit bind`): the contract bytes, the writer's content (its
+  // baseline sources and, for --dry-run, its uncovered changes are read from the daemon's copy) and
+  // the ids of authority records already recorded in the store.
+  z.strictObject({ ...V, op: z.literal('unit-bind'), unit, contract_b64: b64, content: contentSchema, authority: z.array(record).check(z.maxLength(64)), dry_run: z.boolean() }),
+  // The deploy side's read (`gate --runner`): a consistent copy of the store for the client to judge
+  // under its own --trust, --policy-digest and --subject. Nothing of the decision is the daemon's.
+  z.strictObject({ ...V, op: z.literal('store-copy'), unit }),
 ]);
 export type RunnerdRequest = z.infer<typeof runnerdRequestSchema>;
 export type RunnerdOp = RunnerdRequest['op'];
@@ -58,6 +66,8 @@ export const runnerdResponseSchema = z.union([
     diagnostic: z.optional(errorShape),
     /** receipt-show: the exact stored envelope bytes. */
     envelope_b64: z.optional(b64),
+    /** store-copy: the store's database (sqlite3_serialize, gzip) and its newest stored checkpoint note. */
+    store_copy: z.optional(z.strictObject({ db_gz_b64: b64, checkpoint: z.optional(z.strictObject({ size: int(0, Number.MAX_SAFE_INTEGER), note_b64: b64 })) })),
   }),
   z.strictObject({ ok: z.literal(false), error: errorShape }),
 ]);

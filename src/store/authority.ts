@@ -502,11 +502,19 @@ export function pinInForceAt(x: Store | Db, kind: PinKind, seq: number): { reado
   }
   const row = stmt.get(kind, seq) as { seq: number; digest: string; bytes: Buffer } | undefined;
   if (row !== undefined) return { digest: row.digest, bytes: row.bytes, sinceSeq: row.seq };
-  const init = db.prepare("SELECT payload FROM log WHERE seq = 1 AND type = 'store_init'").pluck().get() as Buffer | undefined;
-  if (init === undefined) fail('store_missing', [kind]);
-  const payload = JSON.parse(init.toString('utf8')) as Record<PinKind, { digest: string; bytes_b64: string }>;
-  return { digest: payload[kind].digest, bytes: Buffer.from(payload[kind].bytes_b64, 'base64'), sinceSeq: 1 };
+  // The init pin: log entry 1, which no statement can change (the log's append-only triggers), so
+  // it is read and parsed once per connection — the audit asks for it once per receipt.
+  let init = initPins.get(db);
+  if (init === undefined) {
+    const bytes = db.prepare("SELECT payload FROM log WHERE seq = 1 AND type = 'store_init'").pluck().get() as Buffer | undefined;
+    if (bytes === undefined) fail('store_missing', [kind]);
+    init = JSON.parse(bytes.toString('utf8')) as Record<PinKind, { digest: string; bytes_b64: string }>;
+    initPins.set(db, init);
+  }
+  return { digest: init[kind].digest, bytes: Buffer.from(init[kind].bytes_b64, 'base64'), sinceSeq: 1 };
 }
+
+const initPins = new WeakMap<Db, Record<PinKind, { digest: string; bytes_b64: string }>>();
 
 /** The trust root in force at log position `seq` (for judging a record at its position). */
 export function trustRootAt(x: Store | Db, seq: number): TrustRoot {

@@ -5,7 +5,7 @@
 // Every table change happens as `tx.append(type, unit, payload)`: the entry is written and its
 // reducer applied in the same IMMEDIATE transaction, so a change and its log entry commit together
 // or not at all (docs/threat-model.md#rules-that-hold-everywhere "Nothing half-done").
-import { canonicalJson, digestOf, sha256Digest } from '../core/canonical.js';
+import { canonicalJson, digestOf, isCanonicalTextOf, sha256Digest } from '../core/canonical.js';
 import { fail, isGovernedError } from '../core/errors.js';
 import { parseJsonStrict } from '../core/strict-parse.js';
 import { isEntryType, reducerOf, type EntryType, type PayloadOf } from './reducers.js';
@@ -73,7 +73,8 @@ export function decodePayload(seq: number, type: string, unit: string | null, pa
   } catch {
     fail('log_payload_invalid', [id]);
   }
-  if (canonicalJson(value) !== text) fail('log_payload_invalid', [id]);
+  // parseJsonStrict already refused anything outside the canonical domain; the bytes must be its RFC 8785 form.
+  if (!isCanonicalTextOf(value, text)) fail('log_payload_invalid', [id]);
   const reducer = reducerOf(type);
   const parsed = reducer.payload.safeParse(value);
   if (!parsed.success) fail('log_payload_invalid', [id]);

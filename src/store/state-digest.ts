@@ -4,7 +4,8 @@
 // Rows are read in a total order (ORDER BY every column), every cell keeps its SQLite type (an
 // INTEGER is a number, TEXT a string, a BLOB `{"blob": base64}`, NULL null) and the column names
 // are included, so two stores have equal digests exactly when their tables hold equal rows.
-import { digestOf } from '../core/canonical.js';
+import { createHash, type Hash } from 'node:crypto';
+import { canonicalJson } from '../core/canonical.js';
 import { fail } from '../core/errors.js';
 import { dbOf, type Db, type Store } from './store.js';
 
@@ -34,23 +35,46 @@ function tableNames(db: Db, includeLog: boolean): string[] {
   return names.filter((n) => includeLog || (n !== 'log' && n !== 'tlog_hashes'));
 }
 
-function tableContent(db: Db, name: string): { name: string; columns: string[]; rows: Cell[][] } {
+/**
+ * The digest is sha256 over the RFC 8785 bytes of one document,
+ *   {"schema_version": N, "tables": [{"columns": [...], "name": "...", "rows": [[cell, ...], ...]}, ...]},
+ * tables by name. The document is never built: its bytes are hashed as they are produced, one row
+ * at a time (docs/audit.md "Cost and memory": a store of 100,000 receipts holds gigabytes of
+ * envelopes, so a digest that held them would be the audit's memory). Only the framing is written
+ * here — keys in RFC 8785 order (columns < name < rows, schema_version < tables), no whitespace —
+ * and every value inside it, each row included, is `canonicalJson`'s output, so the bytes are
+ * exactly `canonicalJson` of the whole document (test/store-state-digest.test.ts checks that
+ * against the document built in memory).
+ */
+function hashTable(h: Hash, db: Db, name: string): void {
   if (!TABLE_NAME_RE.test(name)) fail('internal_error', ['table_name']);
-  const columns = (db.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY cid`).pluck().all(name) as string[]);
+  const columns = db.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY cid`).pluck().all(name) as string[];
   if (columns.length === 0) fail('internal_error', [name]);
   const order = columns.map((_, i) => String(i + 1)).join(', ');
   const stmt = db.prepare(`SELECT * FROM "${name}" ORDER BY ${order}`).raw(true).safeIntegers(true);
-  const rows = (stmt.all() as unknown[][]).map((r) => r.map((v, i) => cellOf(v, `${name}.${columns[i] ?? i}`)));
-  return { name, columns, rows };
+  h.update(`{"columns":${canonicalJson(columns)},"name":${canonicalJson(name)},"rows":[`);
+  let first = true;
+  for (const r of stmt.iterate() as IterableIterator<unknown[]>) {
+    h.update(first ? '' : ',');
+    h.update(canonicalJson(r.map((v, i) => cellOf(v, `${name}.${columns[i] ?? i}`))));
+    first = false;
+  }
+  h.update(']}');
 }
 
 function digestTables(db: Db, includeLog: boolean): string {
   // One read transaction: every table is read from the same snapshot.
-  const read = db.transaction(() => ({
-    schema_version: db.pragma('user_version', { simple: true }) as number,
-    tables: tableNames(db, includeLog).map((n) => tableContent(db, n)),
-  }));
-  return digestOf(read());
+  const read = db.transaction(() => {
+    const h = createHash('sha256');
+    h.update(`{"schema_version":${canonicalJson(db.pragma('user_version', { simple: true }))},"tables":[`);
+    tableNames(db, includeLog).forEach((n, i) => {
+      if (i > 0) h.update(',');
+      hashTable(h, db, n);
+    });
+    h.update(']}');
+    return `sha256:${h.digest('hex')}`;
+  });
+  return read();
 }
 
 /** Digest of every table except the log: the state that replaying the log must reproduce. */

@@ -3,7 +3,7 @@
 // seq−1 is the log entry `seq`; its leaf bytes are `entryLeafBytes` — exactly the RFC 8785 bytes
 // the chain hashes into entry_hash — so leaf hash = SHA-256(0x00 ‖ those bytes).
 import { fail } from '../core/errors.js';
-import { leafHash, storedHashCount, storedHashesForLeaf, storedHashIndex, treeHash, type Hash, type HashReader } from '../core/merkle.js';
+import { leafHash, storedHashCount, storedHashesForLeaf, storedHashIndex, treeHash, type Hash } from '../core/merkle.js';
 import { leafBytesOf, type LeafFields } from '../core/tlog-leaf.js';
 import { dbOf, type Db, type Store } from './store.js';
 import { treeReader } from './tree-read.js';
@@ -70,19 +70,4 @@ export function verifyTree(x: Store | Db): { size: number; root: Hash } {
   const count = db.prepare('SELECT count(*) FROM tlog_hashes').pluck().get() as number;
   if (count !== storedHashCount(size)) fail('log_tree_mismatch', ['tree:count']);
   return { size, root: treeHash(size, read) };
-}
-
-/** The tree of a list of log rows, in memory (the audit judges checkpoints on the rows it read). */
-export function memoryTree(rows: readonly LeafFields[]): HashReader {
-  const table: Hash[] = [];
-  const read: HashReader = (ix) =>
-    ix.map((i) => {
-      const h = table[i];
-      if (h === undefined) fail('log_tree_mismatch', [`tree:${i}`]);
-      return h;
-    });
-  rows.forEach((row, n) => {
-    for (const h of storedHashesForLeaf(n, entryLeafHash(row), read)) table.push(h);
-  });
-  return read;
 }

@@ -23,6 +23,7 @@ export const GATE_ARGV_OPTIONS = {
   'attestor-config': { type: 'string' },
   attestor: { type: 'string' },
   export: { type: 'string' },
+  runner: { type: 'string' },
   home: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
@@ -70,6 +71,13 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
     const flag = /^Option '--([a-z][a-z-]*)[ ']/.exec((e as Error)?.message ?? '')?.[1];
     const d = usageDecision([flag !== undefined && Object.prototype.hasOwnProperty.call(GATE_ARGV_OPTIONS, flag) ? `--${flag}` : 'governed gate']);
     process.stderr.write(`governed: error usage_error: ${d.error?.message ?? ''} [${d.error?.ids.join(', ') ?? ''}]\ngoverned: see \`governed gate --help\`\n`);
+    writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });
+    return 2;
+  }
+  // --runner is routed to commander by src/cli/main.ts; here it would be ignored, so it is refused.
+  if (values.runner !== undefined || process.env.GOVERNED_RUNNER) {
+    const d = usageDecision();
+    process.stderr.write(`governed: error usage_error: ${d.error?.message ?? ''}\n`);
     writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });
     return 2;
   }

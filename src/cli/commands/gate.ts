@@ -20,10 +20,15 @@ export interface GateOptions {
   export?: string;
   home?: string;
   json?: boolean;
+  /** Separated mode: judge a copy of the daemon's store (docs/runnerd.md "The deploy side"). */
+  runner?: string;
 }
 
 
-export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
+/** Separated mode: where the copy of the daemon's store comes from (./gate-remote.ts, wired by the commander path only). */
+export type StoreCopySource = (unit: string) => Promise<{ home: string; dispose: () => void }>;
+
+export async function gateCommand(opts: GateOptions, storeCopy?: StoreCopySource): Promise<CommandResult> {
   const d = await gateFlow({
     home: resolveHome(opts.home),
     unit: opts.unit,
@@ -38,6 +43,7 @@ export async function gateCommand(opts: GateOptions): Promise<CommandResult> {
     export: opts.export,
     version: GOVERNED_VERSION,
     clock: () => Math.floor(Date.now() / 1000),
+    storeCopy,
   });
   if (d.error !== null) {
     const ids = d.error.ids.length > 0 ? ` [${d.error.ids.join(', ')}]` : '';

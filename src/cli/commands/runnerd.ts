@@ -1,10 +1,8 @@
 // `governed runnerd serve | setup | doctor | hello` (docs/runnerd.md).
 import { fail } from '../../core/errors.js';
-import { expectedLayout, runnerdDoctorChecks } from '../../flows/runnerd/doctor-checks.js';
-import { findGroup, findUser } from '../../flows/runnerd/accounts.js';
-import { DEFAULT_BASE, DEFAULT_MAX_RUNS, DEFAULT_SOCKET, DEFAULT_USER, layoutOf, usersOf, WARM_CREDENTIALS, type WarmCredential } from '../../flows/runnerd/layout.js';
+import { runnerdLayoutFindings } from '../../flows/runnerd/layout-findings.js';
+import { DEFAULT_BASE, DEFAULT_MAX_RUNS, DEFAULT_SOCKET, DEFAULT_USER, WARM_CREDENTIALS, type WarmCredential } from '../../flows/runnerd/layout.js';
 import { runnerdSetup } from '../../flows/runnerd/setup.js';
-import { statFact } from '../../flows/runnerd/stat-fact.js';
 import { writeError, type CommandResult } from '../output.js';
 import { GovernedError, isGovernedError } from '../../core/errors.js';
 import { resolve } from 'node:path';
@@ -52,18 +50,8 @@ export async function runnerdSetupCommand(o: RunnerdCommandOptions): Promise<Com
 }
 
 export async function runnerdDoctorCommand(o: RunnerdCommandOptions): Promise<CommandResult> {
-  const b = base(o);
-  const l = layoutOf(b.base, b.socket);
-  const u = usersOf(b.user, b.writers);
-  const d = findUser(u.daemon);
-  const g = findGroup(u.writersGroup);
-  const a = WARM_CREDENTIALS.map((c) => findUser(u.attestors[c]));
-  const missing = [d === null ? u.daemon : null, g === null ? u.writersGroup : null, ...a.map((x, i) => (x === null ? u.attestors[WARM_CREDENTIALS[i] as WarmCredential] : null))].filter((x): x is string => x !== null);
-  if (missing.length > 0) fail('runnerd_user_missing', missing);
-  const findings = runnerdDoctorChecks(
-    expectedLayout(l, { daemonUid: d!.uid, daemonGid: d!.gid, attestorUids: { reviewer: a[0]!.uid, runner: a[1]!.uid }, writersGid: g!.gid }, { socket: statFact(l.socket).exists }),
-    statFact,
-  );
+  const { missingUsers, findings } = runnerdLayoutFindings(base(o));
+  if (missingUsers.length > 0) fail('runnerd_user_missing', [...missingUsers]);
   if (findings.length > 0) {
     const e = new GovernedError('runnerd_state_unsafe', { ids: findings.map((f) => `${f.path}:${f.problem}`) });
     return { exit: e.exit, json: { ok: false, findings, error: e.toJSON() }, human: findings.map((f) => `${f.path}: ${f.problem} (expected ${f.expected})`).join('\n') };

@@ -50,7 +50,9 @@ export function register(program: Command): void {
         'Exit 0 RELEASE_ELIGIBLE, 3 REVIEW_ONLY (reasons inside), 2 usage (missing anchor, malformed digest or subject, no ' +
         'store, --attest file or --export directory already there or not writable), 4 verification (policy digest differs, tampered receipt or row, subject is not the reviewed content), ' +
         '5 expired trust root, 6 untrusted key or attestor, 7 unknown unit, no receipt, or no work-stage review of the ' +
-        'subject; precedence 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. Never 0 on an error.',
+        'subject; precedence 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. Never 0 on an error. With --runner SOCKET (separated mode, ' +
+        'docs/runnerd.md#the-deploy-side-gate---runner) the store judged is a private copy the daemon sends for a unit of ' +
+        'the calling uid; the anchors, the subject\'s repository and every check stay on this side.',
     )
     // Required, but checked by the command (not by commander) so --json still prints the decision object.
     .addOption(new Option('--unit <id>', 'unit id (UNIT-…) [required]'))
@@ -68,9 +70,13 @@ export function register(program: Command): void {
         'records (exact signed bytes), the --trust file, the VSA (with --attest) and manifest.json (sha256 of every file); ' +
         'all or nothing, never exit 0 without it',
     )
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: GateOptions) => {
-      await runAction(opts, async () => (await import('../commands/gate.js')).gateCommand(opts));
+      await runAction(opts, async () => {
+        const remote = (await import('../runnerd/client.js')).runnerSocket(opts.runner) === undefined ? undefined : (await import('../commands/gate-remote.js')).storeCopySource(opts);
+        return (await import('../commands/gate.js')).gateCommand(opts, remote);
+      });
     });
 }

@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
+import type { DoctorOptions } from '../commands/doctor.js';
 
 export function register(program: Command): void {
   program
@@ -37,14 +38,21 @@ export function register(program: Command): void {
         'not 0600 or not owned by you, the trust root expired, a key that the trust root, an attestor configuration and ' +
         'the policy do not all name, a reviewer or attestor program or configuration whose sha256 changed, bwrap ' +
         'missing or changed, user namespaces unusable, a state directory that pins other documents. Read-only. ' +
-        'Exit 0 no problem, else the exit code of the most severe problem (docs/errors.md precedence).',
+        'Exit 0 no problem, else the exit code of the most severe problem (docs/errors.md precedence). ' +
+        'With --runnerd DIR --writers GROUP (separated mode, docs/runnerd.md#layout; as root or any user that can stat the layout) ' +
+        'the runnerd_layout check names every missing account and every path whose owner, group, type or mode is wrong ' +
+        '(runnerd_state_unsafe [path:problem]); --dir and --runnerd may be given together, one of them is required.',
     )
-    .requiredOption('--dir <dir>', 'the setup directory made by `governed setup --out`')
+    .option('--dir <dir>', 'the setup directory made by `governed setup --out` (co-located checks)')
+    .option('--runnerd <dir>', 'the runnerd base directory (separated-mode checks, with --writers)')
+    .option('--writers <group>', 'with --runnerd: the writers\' group given to `governed runnerd setup`')
+    .option('--runnerd-user <name>', 'with --runnerd: the daemon user (default: governed)')
+    .option('--socket <path>', 'with --runnerd: the daemon socket (default: /run/governed/runnerd.sock)')
     .option('--bwrap <path>', 'absolute path of the bubblewrap binary', '/usr/bin/bwrap')
     .option('--reviewers-dir <dir>', 'where the reviewer programs are (default: $GOVERNED_REVIEWERS_DIR, else the shipped ones)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { dir: string; bwrap?: string; reviewersDir?: string; home?: string; json?: boolean }) => {
+    .action(async (opts: DoctorOptions & { json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/doctor.js')).doctorCommand(opts));
     });
 }

@@ -44,11 +44,16 @@ export function register(program: Command): void {
     .option('--authority <record...>', 'authority record ids (REC-…) for the narrowing of this bind')
     .option('--dry-run', 'compute and print the diff and state digests; record nothing')
     .option('--repo <dir>', 'repository top level (default: the current directory)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(
-      async (opts: { unit: string; contract: string; authority?: string[]; dryRun?: boolean; repo?: string; home?: string; json?: boolean }) => {
-        await runAction(opts, async () => (await import('../commands/unit.js')).unitBindCommand(opts));
+      async (opts: { unit: string; contract: string; authority?: string[]; dryRun?: boolean; repo?: string; home?: string; json?: boolean; runner?: string }) => {
+        await runAction(opts, async () => {
+          const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+          if (s !== undefined) return (await import('../runnerd/remote-commands.js')).remoteUnitBind(s, opts);
+          return (await import('../commands/unit.js')).unitBindCommand(opts);
+        });
       },
     );
 

@@ -23,7 +23,7 @@ export function refuseLocalOnly(opts: Record<string, unknown>, names: readonly s
   for (const n of names) if (opts[n] !== undefined) fail('runnerd_option_not_remote', [`--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`]);
 }
 
-export function runnerdCall(socket: string, req: RunnerdRequest, timeoutMs = 30 * 60_000): Promise<RunnerdResponse> {
+export function runnerdCall(socket: string, req: RunnerdRequest, timeoutMs = 30 * 60_000, maxResponseBytes = RUNNERD_MAX_RESPONSE_BYTES): Promise<RunnerdResponse> {
   return new Promise((resolve, reject) => {
     const s = connect(socket);
     const chunks: Buffer[] = [];
@@ -42,7 +42,7 @@ export function runnerdCall(socket: string, req: RunnerdRequest, timeoutMs = 30 
     s.on('connect', () => s.write(`${JSON.stringify(req)}\n`));
     s.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > RUNNERD_MAX_RESPONSE_BYTES) return unreachable();
+      if (size > maxResponseBytes) return unreachable();
       chunks.push(c);
     });
     s.on('end', () => {
@@ -68,8 +68,13 @@ function errorOf(e: { code: string; ids: readonly string[] }): GovernedError {
 }
 
 /** The daemon's answer as this command's own result (or its coded error, thrown). */
-export async function remoteResult(socket: string, req: RunnerdRequest, opts: { json?: boolean }): Promise<CommandResult & { envelope?: Buffer }> {
-  const r = await runnerdCall(socket, req);
+export async function remoteResult(
+  socket: string,
+  req: RunnerdRequest,
+  opts: { json?: boolean },
+  maxResponseBytes = RUNNERD_MAX_RESPONSE_BYTES,
+): Promise<CommandResult & { envelope?: Buffer; storeCopy?: NonNullable<Extract<RunnerdResponse, { ok: true }>['store_copy']> }> {
+  const r = await runnerdCall(socket, req, undefined, maxResponseBytes);
   if (!r.ok) throw errorOf(r.error);
   if (r.diagnostic !== undefined) writeError(errorOf(r.diagnostic), { json: false });
   void opts;
@@ -78,6 +83,7 @@ export async function remoteResult(socket: string, req: RunnerdRequest, opts: { 
     json: r.json,
     human: r.human,
     ...(r.envelope_b64 === undefined ? {} : { envelope: Buffer.from(r.envelope_b64, 'base64') }),
+    ...(r.store_copy === undefined ? {} : { storeCopy: r.store_copy }),
   };
 }
 

@@ -223,6 +223,14 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
             human: r.result.human,
             ...(r.diagnostic === undefined ? {} : { diagnostic: { ...r.diagnostic.toJSON(), ids: [...r.diagnostic.ids] } }),
             ...(r.envelope === undefined ? {} : { envelope_b64: r.envelope.toString('base64') }),
+            ...(r.storeCopy === undefined
+              ? {}
+              : {
+                  store_copy: {
+                    db_gz_b64: r.storeCopy.dbGz.toString('base64'),
+                    ...(r.storeCopy.checkpoint === null ? {} : { checkpoint: { size: r.storeCopy.checkpoint.size, note_b64: r.storeCopy.checkpoint.note.toString('base64') } }),
+                  },
+                }),
           });
         } catch (e) {
           reply(errorReply(e));

@@ -22,6 +22,7 @@ import type { Signers } from '../../flows/run/sign.js';
 import { parentPid, processUid } from '../../flows/runnerd/accounts.js';
 import { importContent } from '../../flows/runnerd/content.js';
 import type { RunnerdLayout } from '../../flows/runnerd/layout.js';
+import { takeStoreCopy, type StoreCopy } from '../../flows/runnerd/store-copy.js';
 
 export interface Peer {
   readonly uid: number;
@@ -46,6 +47,7 @@ export interface Reply {
   readonly result: CommandResult;
   readonly diagnostic?: GovernedError;
   readonly envelope?: Buffer;
+  readonly storeCopy?: StoreCopy;
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -66,6 +68,12 @@ function assertOwner(ctx: DaemonContext, peer: Peer, unit: string): void {
     return;
   }
   if (owner !== peer.uid) fail('runnerd_not_owner', [unit]);
+}
+
+/** Stricter: the unit must exist and be the caller's (unit_unknown for an id nobody owns), so nothing is imported or copied for it otherwise. */
+function assertOwned(ctx: DaemonContext, peer: Peer, unit: string): void {
+  assertOwner(ctx, peer, unit);
+  if (ctx.owners.ownerOf(unit) === null) fail('unit_unknown', [unit]);
 }
 
 function unitOfChallenge(ctx: DaemonContext, challenge: string): string | null {
@@ -137,7 +145,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       return { result: await leaseListCommand({ unit: req.unit, home }, (u) => ctx.owners.ownerOf(u) === peer.uid) };
     }
     case 'review-challenge': {
-      assertOwner(ctx, peer, req.unit);
+      assertOwned(ctx, peer, req.unit);
       const { reviewChallengeCommand } = await import('../commands/challenge.js');
       return ctx.withUnit(req.unit, async () => {
         const repo = await importContent(checkout(ctx, req.unit), req.content);
@@ -167,12 +175,32 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       return diagnostic === undefined ? { result } : { result, diagnostic };
     }
     case 'status': {
-      assertOwner(ctx, peer, req.unit);
+      assertOwned(ctx, peer, req.unit);
       const { statusCommand } = await import('../commands/status.js');
       return ctx.withUnit(req.unit, async () => {
         const repo = await importContent(checkout(ctx, req.unit), req.content);
         return { result: await statusCommand({ unit: req.unit, repo, home }) };
       });
+    }
+    case 'unit-bind': {
+      assertOwned(ctx, peer, req.unit);
+      const { unitBindCommand } = await import('../commands/unit.js');
+      return ctx.withUnit(req.unit, async () => {
+        const repo = await importContent(checkout(ctx, req.unit), req.content);
+        const contract = join(ctx.layout.tmpDir, `contract-${randomBytes(8).toString('hex')}.json`);
+        try {
+          writeFileSync(contract, Buffer.from(req.contract_b64, 'base64'), { mode: 0o600, flag: 'wx' });
+          return { result: await unitBindCommand({ unit: req.unit, contract, authority: [...req.authority], dryRun: req.dry_run, repo, home }) };
+        } finally {
+          rmSync(contract, { force: true });
+        }
+      });
+    }
+    case 'store-copy': {
+      // The unit's owner only: an unknown unit is unit_unknown here (the copy is never sent for an id
+      // nobody owns). The copy is the whole store: docs/runnerd.md says what that shows.
+      assertOwned(ctx, peer, req.unit);
+      return { result: { exit: 0, json: { ok: true }, human: '' }, storeCopy: takeStoreCopy(home) };
     }
     case 'receipt-show': {
       const r = showReceiptFlow({ home, receiptId: req.receipt });

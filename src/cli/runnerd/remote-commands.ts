@@ -3,6 +3,9 @@
 // machine (--home, --policy, --trust, --reviewers-dir, --attestors, --bwrap) are refused: the daemon
 // uses its own. --repo names the writer's own repository, snapshotted here.
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { RUNNERD_STORE_COPY_MAX_RESPONSE_BYTES } from '../../core/limits.js';
+import { materializeStoreCopy } from '../../flows/runnerd/store-copy.js';
 import { fail } from '../../core/errors.js';
 import { writeNewFile } from '../../flows/run/receipt-show.js';
 import type { CommandResult } from '../output.js';
@@ -79,4 +82,36 @@ export async function remoteReceiptShow(socket: string, o: { receipt: string; ou
     json: { ...summary, envelope_b64: envelope.toString('base64') },
     human: `receipt ${String(summary.receipt_id)} ${String(summary.verdict)} ${String(summary.stage)}/${String(summary.slot)} ${String(summary.unit)}\nwritten ${o.out ?? ''}`,
   };
+}
+
+export async function remoteUnitBind(
+  socket: string,
+  o: { unit: string; contract: string; authority?: string[]; dryRun?: boolean; repo?: string; home?: string; json?: boolean },
+): Promise<CommandResult> {
+  refuseLocalOnly(o, ['home']);
+  const authority = o.authority ?? [];
+  // Record ids only; the records themselves are in the daemon's store (authority record).
+  for (const a of authority) if (!/^REC-[0-9a-f]{24}$/.test(a)) fail('runnerd_request_invalid', ['--authority']);
+  let contract: Buffer;
+  try {
+    contract = readFileSync(o.contract);
+  } catch {
+    return fail('input_unreadable', ['contract']);
+  }
+  const content = await snapshotContent(repoOf(o));
+  return remoteResult(socket, { v: 1, op: 'unit-bind', unit: o.unit, contract_b64: contract.toString('base64'), content, authority, dry_run: o.dryRun === true }, o);
+}
+
+/**
+ * `gate --runner`: the daemon's store, copied into a private directory of this process, for the
+ * gate to judge exactly as in co-located mode (docs/runnerd.md "The deploy side"). The caller
+ * disposes of it. A unit id the protocol cannot carry is not sent: the gate's own preflight names it.
+ */
+export async function remoteStoreCopy(socket: string, unit: string): Promise<{ home: string; dispose: () => void }> {
+  const r = await remoteResult(socket, { v: 1, op: 'store-copy', unit }, {}, RUNNERD_STORE_COPY_MAX_RESPONSE_BYTES);
+  const copy = r.storeCopy ?? fail('runnerd_unreachable');
+  return materializeStoreCopy(process.env.TMPDIR || tmpdir(), {
+    dbGz: Buffer.from(copy.db_gz_b64, 'base64'),
+    checkpoint: copy.checkpoint === undefined ? null : { size: copy.checkpoint.size, note: Buffer.from(copy.checkpoint.note_b64, 'base64') },
+  });
 }

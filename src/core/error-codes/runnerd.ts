@@ -16,11 +16,13 @@ export const RUNNERD_ERRORS = {
   runnerd_not_root: def(2, 'governed runnerd and runnerd setup must be started as root (they switch to the governed and attestor users themselves).'),
   runnerd_user_missing: def(2, 'A system user or group runnerd needs does not exist (run governed runnerd setup first).'),
   runnerd_peercred_unavailable: def(2, 'The peer-credential addon (build/peercred.node) is missing or failed to load; rebuild with npm run build. The daemon does not start without it.'),
+  runnerd_store_copy_too_large: def(2, 'The daemon\'s store is larger than the store-copy cap of gate --runner (src/core/limits.ts); nothing was sent and no decision was made.'),
   runnerd_worktree_snapshot_failed: def(2, 'The writer-side client could not snapshot the working tree as a commit (not a git repository, or git failed); nothing was sent.'),
 
   // --- 4 verification ---------------------------------------------------------------------------
   runnerd_content_invalid: def(4, 'The git bundle sent as the reviewed content did not verify, or its commit is not the one the request names; nothing was imported or recorded.'),
   runnerd_attestor_pin_mismatch: def(4, 'A warm attestor runs program or configuration bytes the current policy no longer allowlists (or that changed since it was pinned); it signs nothing and the run was recorded as ABORTED.'),
+  runnerd_store_copy_invalid: def(4, 'The store copy the daemon sent for gate --runner does not inflate within its cap (or is not gzip); no decision was made.'),
   runnerd_state_unsafe: def(4, 'A runnerd directory or file has the wrong owner or mode (governed runnerd doctor names it); the daemon does not start.'),
 
   // --- 6 untrusted ------------------------------------------------------------------------------

@@ -4,11 +4,10 @@
 // two checkpoints of one origin and size with different roots are a fork (tlog_fork); with
 // `--witness-key`, each needs `threshold` valid cosignatures (tlog_witness_insufficient).
 import { GovernedError, isGovernedError, type ExitCode } from '../../core/errors.js';
-import { treeHash } from '../../core/merkle.js';
+import { treeHash, type HashReader } from '../../core/merkle.js';
 import { cosignatureCount, verifyCheckpointNote, type WitnessKey } from '../../core/tlog-checkpoint.js';
 import type { Checkpoint } from '../../core/signed-note.js';
 import { isoSecondsOf, type TrustRoot } from '../../core/trust-root.js';
-import { memoryTree, type LeafFields } from '../../store/tree.js';
 
 export interface TlogFailure {
   readonly code: string;
@@ -25,7 +24,9 @@ const failure = (e: GovernedError): TlogFailure => ({ code: e.code, exit: e.exit
 
 export function checkNoteCheckpoints(
   files: readonly { readonly file: string; readonly bytes: Buffer }[],
-  rows: readonly LeafFields[],
+  /** The log's length and its Merkle tree, derived from the checked log rows (the audit's pass). */
+  entries: number,
+  read: HashReader,
   trust: TrustRoot,
   now: Date,
   failures: TlogFailure[],
@@ -33,7 +34,6 @@ export function checkNoteCheckpoints(
 ): { file: string; log_entries: number | null; matches: boolean }[] {
   const out: { file: string; log_entries: number | null; matches: boolean }[] = [];
   if (files.length === 0) return out;
-  const read = memoryTree(rows);
   const seen = new Map<string, { file: string; cp: Checkpoint }>();
   for (const f of files) {
     let cp: Checkpoint;
@@ -54,7 +54,7 @@ export function checkNoteCheckpoints(
     if (twin !== undefined && !twin.cp.root.equals(cp.root)) failures.push(failure(new GovernedError('tlog_fork', { ids: [twin.file, f.file, `size:${cp.size}`] })));
     seen.set(key, { file: f.file, cp });
     let matches = false;
-    if (cp.size > rows.length) failures.push(failure(new GovernedError('tlog_log_truncated', { ids: [f.file, `size:${cp.size}`, `log:${rows.length}`] })));
+    if (cp.size > entries) failures.push(failure(new GovernedError('tlog_log_truncated', { ids: [f.file, `size:${cp.size}`, `log:${entries}`] })));
     else if (!treeHash(cp.size, read).equals(cp.root)) failures.push(failure(new GovernedError('tlog_root_mismatch', { ids: [f.file, `size:${cp.size}`] })));
     else matches = true;
     out.push({ file: f.file, log_entries: cp.size, matches });

@@ -27,8 +27,9 @@ import { isoOfSeconds, isoSecondsOf, type TrustRoot } from '../../core/trust-roo
 import { verifyReceiptBytes, verifyStatementEnvelope } from '../../core/verify-receipt.js';
 import { checkNoteCheckpoints, type WitnessPolicy } from './tlog-verify.js';
 import { isNoteCheckpoint } from '../../core/tlog-checkpoint.js';
-import { verifyTree } from '../../store/tree.js';
-import { assertReplayMatches, closeStore, decodePayload, openStoreReadOnly, readLog, trustRootAt, trustRootInForce, verifyChain, type LogRow } from '../../store/index.js';
+import { treeReader, verifyTree } from '../../store/tree.js';
+import { closeStore, openStoreReadOnly, stateDigest, trustRootAt, trustRootInForce, type Db, type LogRow } from '../../store/index.js';
+import { openReplayTarget, passLog, type LogPass } from '../../store/replay.js';
 
 /** Defined once in zod/mini (src/core/command-output.ts auditVerifySchema); type imports only. */
 export type { AuditFailure, AuditReport } from '../../core/command-output.js';
@@ -72,28 +73,56 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
   const failures: AuditFailure[] = [];
   let log: AuditReport['log'] = null;
   let replay: AuditReport['replay'] = null;
-  const counts = { issued: 0, claimed: 0, answered: 0, aborted: 0 };
-  const receipts = { checked: 0, failed: 0 };
-  const authority = { checked: 0, failed: 0 };
-  const trustModes = new Set<AuditReport['trust_modes'][number]>();
+  let records: RecordChecks | null = null;
   const checkpoints: { file: string; log_entries: number | null; matches: boolean }[] = [];
+  let target: Db | null = null;
   try {
     const db = store.db;
+    // The authority verifier (zod-based) is loaded only when the log holds an authority record,
+    // and before the pass, which is synchronous.
+    const hasAuthority = db.prepare("SELECT 1 FROM log WHERE type = 'authority_record' LIMIT 1").get() !== undefined;
+    const verifyAuthority = hasAuthority ? (await import('../../core/authority/index.js')).verifyAuthorityRecordBytes : null;
+    const trustAt = (seq: number): TrustRoot => options.trust ?? trustRootAt(db, seq);
     // One read transaction: the chain, the replay and the records are judged on one snapshot even
-    // while other processes append.
-    const snapshot = db.transaction(() => {
+    // while other processes append. One pass over the log (docs/audit.md "Cost and memory"): each
+    // row is read once, checked, decoded once, applied to the replay and handed to the record checks.
+    const snapshot = db.transaction((): void => {
       if (options.unit !== undefined) {
         const known = db.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
         // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
         if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
       }
-      log = verifyChain(db);
-      const replayed = assertReplayMatchesCollecting(db, join(scratch, 'replay.db'), failures);
-      replay = replayed;
+      const stored = stateDigest(db);
+      const t = openReplayTarget(join(scratch, 'replay.db'));
+      target = t;
+      // Never committed: the replay is judged inside its transaction and dropped with the file.
+      t.exec('BEGIN IMMEDIATE');
+      const checks = new RecordChecks(options.unit, trustAt, verifyAuthority);
+      let pass: LogPass;
+      try {
+        pass = passLog(db, t, (row, payload) => checks.visit(row, payload as Payload));
+      } catch (e) {
+        if (!isGovernedError(e)) throw e;
+        // A broken chain stops the audit: nothing after a broken link can be trusted, and nothing
+        // the record checks found before it is reported.
+        failures.push(failureOf(e));
+        return;
+      }
+      log = { entries: pass.entries, head: pass.head };
+      let matches = false;
+      if (pass.notApplicable !== null) {
+        failures.push(failureOf(pass.notApplicable));
+        replay = { state_digest: '', matches: false };
+      } else {
+        const replayed = stateDigest(t);
+        matches = replayed === stored;
+        if (!matches) failures.push(failureOf(new GovernedError('state_replay_mismatch')));
+        replay = { state_digest: matches ? replayed : '', matches };
+      }
       // The stored Merkle tree is re-derived from the log (docs/audit.md "Transparency log") once
       // the tables are known to follow from it (a replay failure already names a store whose
       // derived rows do not; a tree of a rewritten log would only repeat it).
-      if (replayed.matches) {
+      if (matches) {
         try {
           verifyTree(db);
         } catch (e) {
@@ -101,132 +130,179 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
           failures.push(failureOf(e));
         }
       }
-      return readLog(db);
+      checks.finish(failures);
+      records = checks;
+      // Checkpoints are judged on the tree the pass derived from the checked log rows (in the
+      // replay database, not in memory), never on the stored tree under test.
+      const now = options.now ?? new Date();
+      const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
+      if (notes.length > 0) checkpoints.push(...checkNoteCheckpoints(notes, pass.entries, treeReader(t), options.trust ?? trustRootInForce(db), now, failures, options.witnesses));
+      const entryHashAt = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck();
+      const entries = pass.entries;
+      for (const c of options.checkpoints ?? []) {
+        if (isNoteCheckpoint(c.bytes)) continue;
+        checkpoints.push(checkCheckpoint(c, (seq) => (seq >= 1 && seq <= entries ? (entryHashAt.get(seq) as string | undefined) : undefined), options.trust ?? trustRootInForce(db), now, failures));
+      }
     });
-    let rows: LogRow[];
     try {
-      rows = snapshot.deferred();
+      snapshot.deferred();
     } catch (e) {
-      if (!isGovernedError(e)) throw e;
-      if (e.code === 'unit_unknown') throw e;
+      if (!isGovernedError(e) || e.code === 'unit_unknown') throw e;
       failures.push(failureOf(e));
-      return report();
-    }
-    const trustAt = (seq: number): TrustRoot => options.trust ?? trustRootAt(db, seq);
-    const issues = new Map<string, Payload>();
-    const claims = new Map<string, Payload>(); // by run id
-    const claimedChallenges = new Set<string>();
-    const answered = new Set<string>();
-    const consumedAt = new Map<string, LogRow>(); // authority record id → its consumption entry
-    for (const row of rows) {
-      if (row.type === 'authority_consume') {
-        const p = decodePayload(row.seq, row.type, row.unit, row.payload) as Payload;
-        consumedAt.set(p.record as string, row);
-      }
-    }
-    for (const row of rows) {
-      const p = decodePayload(row.seq, row.type, row.unit, row.payload) as Payload;
-      const inUnit = options.unit === undefined || row.unit === options.unit;
-      switch (row.type) {
-        case 'challenge_issue':
-          issues.set(p.challenge as string, p);
-          counts.issued += inUnit ? 1 : 0;
-          break;
-        case 'run_claim': {
-          const challenge = p.challenge as string;
-          if (!issues.has(challenge)) failures.push(failure('audit_orphan_record', [`seq:${row.seq}`, challenge]));
-          if (claimedChallenges.has(challenge)) failures.push(failure('audit_challenge_reused', [`seq:${row.seq}`, challenge]));
-          claimedChallenges.add(challenge);
-          claims.set(p.run as string, p);
-          counts.claimed += inUnit ? 1 : 0;
-          break;
-        }
-        case 'run_abort':
-          counts.aborted += inUnit ? 1 : 0;
-          break;
-        case 'run_receipt': {
-          const challenge = p.challenge as string;
-          if (answered.has(challenge)) failures.push(failure('audit_challenge_reused', [`seq:${row.seq}`, challenge]));
-          answered.add(challenge);
-          if (!inUnit) break;
-          counts.answered++;
-          receipts.checked++;
-          const before = failures.length;
-          checkReceipt(row, p, issues.get(challenge), claims.get(p.run as string), trustAt(row.seq), failures, trustModes);
-          if (failures.length > before) receipts.failed++;
-          break;
-        }
-        case 'authority_record': {
-          if (!inUnit) break;
-          authority.checked++;
-          const at = consumedAt.get(p.record as string) ?? row;
-          const before = failures.length;
-          await checkAuthority(row, p, at, trustAt(at.seq), failures);
-          if (failures.length > before) authority.failed++;
-          break;
-        }
-        default:
-          break;
-      }
-    }
-    const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
-    if (notes.length > 0) checkpoints.push(...checkNoteCheckpoints(notes, rows, options.trust ?? trustRootInForce(db), options.now ?? new Date(), failures, options.witnesses));
-    for (const c of options.checkpoints ?? []) {
-      if (isNoteCheckpoint(c.bytes)) continue;
-      checkpoints.push(checkCheckpoint(c, rows, options.trust ?? trustRootInForce(db), options.now ?? new Date(), failures));
     }
     return report();
   } finally {
+    const t = target as Db | null;
+    if (t !== null && t.open) t.close();
     closeStore(store);
     rmSync(scratch, { recursive: true, force: true });
   }
 
   function report(): AuditReport {
+    const r = records as RecordChecks | null;
     return {
       exit: worstExit(failures),
       log,
       replay,
       unit: options.unit ?? null,
       trust: options.trust === undefined ? 'pinned-at-position' : 'given',
-      receipts,
-      authority_records: authority,
-      challenges: counts,
-      trust_modes: [...trustModes].sort(),
+      receipts: r?.receipts ?? { checked: 0, failed: 0 },
+      authority_records: r?.authority ?? { checked: 0, failed: 0 },
+      challenges: r?.counts ?? { issued: 0, claimed: 0, answered: 0, aborted: 0 },
+      trust_modes: [...(r?.trustModes ?? [])].sort(),
       checkpoints,
       failures,
     };
   }
 }
 
-/** Replay into `path`; a mismatch (or an entry that does not apply) is recorded, not thrown. */
-function assertReplayMatchesCollecting(db: Parameters<typeof verifyChain>[0], path: string, failures: AuditFailure[]): { state_digest: string; matches: boolean } {
-  try {
-    const r = assertReplayMatches(db, path);
-    return { state_digest: r.stateDigest, matches: true };
-  } catch (e) {
-    if (!isGovernedError(e)) throw e;
-    failures.push(failureOf(e));
-    return { state_digest: '', matches: false };
+/**
+ * The record checks (steps 3–5), fed one decoded log row at a time by the pass. What it holds: the
+ * payload of each challenge issued and not yet answered and of each run claimed and not yet
+ * answered, the ids of challenges issued, claimed and answered, and the authority records (checked
+ * at the end, under the trust root at their consumption, which comes later in the log). Failures
+ * keep their log position and are reported in log order.
+ */
+class RecordChecks {
+  readonly counts = { issued: 0, claimed: 0, answered: 0, aborted: 0 };
+  readonly receipts = { checked: 0, failed: 0 };
+  readonly authority = { checked: 0, failed: 0 };
+  readonly trustModes = new Set<AuditReport['trust_modes'][number]>();
+  private readonly found: { seq: number; f: AuditFailure }[] = [];
+  private readonly issues = new Map<string, Payload>(); // open challenges, by id
+  private readonly claims = new Map<string, Payload>(); // unanswered claims, by run id
+  private readonly issued = new Set<string>();
+  private readonly claimed = new Set<string>();
+  private readonly answered = new Set<string>();
+  private readonly consumedAt = new Map<string, LogRow>(); // authority record id → its consumption entry
+  private readonly authorityRecords: { row: LogRow; p: Payload }[] = [];
+
+  constructor(
+    private readonly unit: string | undefined,
+    private readonly trustAt: (seq: number) => TrustRoot,
+    private readonly verifyAuthority: VerifyAuthority | null,
+  ) {}
+
+  visit(row: LogRow, p: Payload): void {
+    const inUnit = this.unit === undefined || row.unit === this.unit;
+    const add = (fs: readonly AuditFailure[]): void => {
+      for (const f of fs) this.found.push({ seq: row.seq, f });
+    };
+    switch (row.type) {
+      case 'challenge_issue':
+        this.issues.set(p.challenge as string, p);
+        this.issued.add(ownCopy(p.challenge as string));
+        this.counts.issued += inUnit ? 1 : 0;
+        break;
+      case 'run_claim': {
+        const challenge = p.challenge as string;
+        if (!this.issued.has(challenge)) add([failure('audit_orphan_record', [`seq:${row.seq}`, challenge])]);
+        if (this.claimed.has(challenge)) add([failure('audit_challenge_reused', [`seq:${row.seq}`, challenge])]);
+        this.claimed.add(ownCopy(challenge));
+        this.claims.set(p.run as string, p);
+        this.counts.claimed += inUnit ? 1 : 0;
+        break;
+      }
+      case 'run_abort':
+        this.counts.aborted += inUnit ? 1 : 0;
+        break;
+      case 'authority_consume':
+        this.consumedAt.set(p.record as string, row);
+        break;
+      case 'run_receipt': {
+        const challenge = p.challenge as string;
+        const reused = this.answered.has(challenge);
+        if (reused) add([failure('audit_challenge_reused', [`seq:${row.seq}`, challenge])]);
+        this.answered.add(ownCopy(challenge));
+        // The first answer consumes its issue and its claim: they are no longer held. A second
+        // answer is audit_challenge_reused; its envelope is still verified, its binding is not.
+        const issue = this.issues.get(challenge);
+        const claim = this.claims.get(p.run as string);
+        this.issues.delete(challenge);
+        this.claims.delete(p.run as string);
+        if (!inUnit) break;
+        this.counts.answered++;
+        this.receipts.checked++;
+        const fs: AuditFailure[] = [];
+        checkReceipt(row, p, reused ? null : issue, claim, this.trustAt(row.seq), fs, this.trustModes);
+        if (fs.length > 0 || reused) this.receipts.failed++;
+        add(fs);
+        break;
+      }
+      case 'authority_record':
+        if (inUnit) this.authorityRecords.push({ row, p });
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Check the authority records, then add every failure, in log order, to `failures`. */
+  finish(failures: AuditFailure[]): void {
+    for (const { row, p } of this.authorityRecords) {
+      this.authority.checked++;
+      const at = this.consumedAt.get(p.record as string) ?? row;
+      const fs: AuditFailure[] = [];
+      checkAuthority(row, p, at, this.trustAt(at.seq), fs, this.verifyAuthority as VerifyAuthority);
+      if (fs.length > 0) this.authority.failed++;
+      for (const f of fs) this.found.push({ seq: row.seq, f });
+    }
+    // A stable sort: the failures of one entry keep the order they were found in.
+    this.found.sort((a, b) => a.seq - b.seq);
+    for (const { f } of this.found) failures.push(f);
   }
 }
+
+/**
+ * A flat copy of an id kept for the whole pass: the strict JSON parser returns strings that are
+ * slices of the payload text, so keeping the slice would keep each entry's whole text (a receipt
+ * entry's is its envelope) alive until the end — the audit's memory grew by ~9 KB a receipt.
+ */
+function ownCopy(id: string): string {
+  return Buffer.from(id, 'utf8').toString('utf8');
+}
+
+type VerifyAuthority = typeof import('../../core/authority/index.js').verifyAuthorityRecordBytes;
 
 function checkReceipt(
   row: LogRow,
   p: Payload,
-  issue: Payload | undefined,
+  /** null: consumed by an earlier answer (the envelope is verified, the binding is not). */
+  issue: Payload | null | undefined,
   claim: Payload | undefined,
   trust: TrustRoot,
   failures: AuditFailure[],
   trustModes: Set<AuditReport['trust_modes'][number]>,
 ): void {
   const id = p.receipt as string;
-  if (issue === undefined || claim === undefined) {
+  if (issue === undefined || (issue !== null && claim === undefined)) {
     failures.push(failure('audit_orphan_record', [`seq:${row.seq}`, id]));
     return;
   }
   try {
     const v = verifyReceiptBytes(Buffer.from(p.envelope_b64 as string, 'base64'), trust, { at: isoOfSeconds(row.time), offline: false });
     trustModes.add(v.predicate.trust_mode);
+    if (issue === null || claim === undefined) return;
     const fields = receiptBindingMismatches(
       v.id,
       v.predicate,
@@ -242,10 +318,8 @@ function checkReceipt(
   }
 }
 
-async function checkAuthority(row: LogRow, p: Payload, at: LogRow, trust: TrustRoot, failures: AuditFailure[]): Promise<void> {
+function checkAuthority(row: LogRow, p: Payload, at: LogRow, trust: TrustRoot, failures: AuditFailure[], verifyAuthorityRecordBytes: VerifyAuthority): void {
   const id = p.record as string;
-  // The zod-based authority verifier is loaded only when the log holds an authority record.
-  const { verifyAuthorityRecordBytes } = await import('../../core/authority/index.js');
   try {
     const v = verifyAuthorityRecordBytes(Buffer.from(p.envelope_b64 as string, 'base64'), trust, { at: isoOfSeconds(at.time), offline: false });
     const fields: string[] = [];
@@ -266,7 +340,7 @@ async function checkAuthority(row: LogRow, p: Payload, at: LogRow, trust: TrustR
  */
 function checkCheckpoint(
   c: { readonly file: string; readonly bytes: Buffer },
-  rows: readonly LogRow[],
+  entryHashAt: (seq: number) => string | undefined,
   trust: TrustRoot,
   now: Date,
   failures: AuditFailure[],
@@ -284,8 +358,7 @@ function checkCheckpoint(
     failures.push(failureOf(e, [c.file]));
     return { file: c.file, log_entries: null, matches: false };
   }
-  const row = rows[p.log_entries - 1];
-  const matches = row !== undefined && row.seq === p.log_entries && row.entry_hash === p.log_head;
+  const matches = entryHashAt(p.log_entries) === p.log_head;
   if (!matches) failures.push(failure('audit_checkpoint_mismatch', [c.file, `seq:${p.log_entries}`]));
   return { file: c.file, log_entries: p.log_entries, matches };
 }

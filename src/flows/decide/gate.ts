@@ -73,6 +73,12 @@ export interface GateArgs {
   readonly version: string;
   /** Runner clock, whole seconds. */
   readonly clock: () => number;
+  /**
+   * Separated mode (`gate --runner`, docs/runnerd.md "The deploy side"): instead of `home`, a private
+   * copy of the daemon's store for this unit, removed when the gate is done. Everything after is
+   * the same gate: the copy is judged under the deploy side's anchors like any store.
+   */
+  readonly storeCopy?: ((unit: string) => Promise<{ readonly home: string; readonly dispose: () => void }>) | undefined;
 }
 
 interface Known {
@@ -195,10 +201,19 @@ async function evaluate(args: GateArgs, now: number, k: Known): Promise<void> {
   // for (decideOnSnapshot), exactly as when git started there; otherwise it is cancelled.
   const job = k.subjectCommit !== null ? beginCommitManifest(resolve(args.repo), k.subjectCommit) : null;
   let store: Store | undefined;
+  let copy: { readonly home: string; readonly dispose: () => void } | undefined;
   try {
     // Inside the try: whatever happens, git is stopped before the gate answers (a live child
     // would keep the process from exiting).
-    store = f.run(() => openStoreReadOnly(args.home));
+    let home: string | undefined = args.home;
+    if (args.storeCopy !== undefined) {
+      // No copy is asked for without a well-formed unit id (the protocol carries only those).
+      const fetch = args.storeCopy;
+      if (k.unit === null && args.unit !== undefined && args.unit !== '') f.run(() => fail('unit_unknown', []));
+      copy = k.unit === null ? undefined : await f.runAsync(() => fetch(k.unit as string));
+      home = copy?.home;
+    }
+    store = home === undefined ? undefined : f.run(() => openStoreReadOnly(home));
     if (store === undefined) {
       // Still judge the trust root: its failure may take precedence over the store's (docs/commands.md#exit-codes).
       if (args.trustFile) await f.runAsync(() => loadDeployTrust(args.trustFile as string, nowIso));
@@ -210,6 +225,7 @@ async function evaluate(args: GateArgs, now: number, k: Known): Promise<void> {
   } finally {
     await job?.cancel();
     if (store !== undefined) closeStore(store);
+    copy?.dispose();
   }
 }
 
@@ -247,8 +263,8 @@ async function checkPinnedPolicy(args: GateArgs, db: Store['db'], home: string, 
  * receipts' signatures are checked while git hashes the blobs. Every failure is collected and the
  * worst thrown (docs/commands.md#exit-codes precedence).
  */
-async function preflight(args: GateArgs, db: Store['db'], job: CommitManifestJob | null, nowIso: string, f: Failures, k: Known): Promise<Preflight> {
-  const policy = await checkPinnedPolicy(args, db, args.home, f, k);
+async function preflight(args: GateArgs, db: Store['db'], home: string, job: CommitManifestJob | null, nowIso: string, f: Failures, k: Known): Promise<Preflight> {
+  const policy = await checkPinnedPolicy(args, db, home, f, k);
   const manifest =
     policy !== undefined && job !== null && f.list.length === 0 ? f.runAsync(() => subjectManifest(job, policy)) : Promise.resolve(undefined);
   let trust: TrustRoot | undefined;
@@ -318,7 +334,7 @@ async function attest(args: GateArgs & { attest: string }, store: Store, p: Pref
   const { attestDecision } = await import('./attest.js');
   k.attestation = await attestDecision({
     out: args.attest,
-    home: store.home,
+    home: args.home,
     attestorsDir: args.attestorsDir,
     attestorPath: args.attestor,
     attestorConfigPath: args.attestorConfig,
@@ -355,7 +371,7 @@ async function decideOnSnapshot(
   k: Known,
 ): Promise<void> {
   const db = store.db;
-  const p = await preflight(args, db, job, nowIso, f, k);
+  const p = await preflight(args, db, store.home, job, nowIso, f, k);
 
   // 2-3. The current state on the subject's content, the facts (proven to be the log's), the rules.
   const current = currentDigests(p.unit, p.scope, p.manifestDigest);

@@ -19,6 +19,7 @@ import { readInputFile } from '../read-input.js';
 import { reviewerFile, type RunLocations } from '../run/locations.js';
 import { attestorProgramSha256, preservationAdapterSha256, reviewerSha256, shippedAttestorPath, shippedPreservationAdapterPath, type SandboxDigests } from '../setup/machine.js';
 import { ATTESTED, layoutName, SETUP_CREDENTIALS, type SetupLayout } from '../setup/layout.js';
+import { runnerdLayoutFindings, type RunnerdTarget } from '../runnerd/layout-findings.js';
 
 /** One problem: a stable code (docs/errors.md) and identifiers — file names relative to DIR, field paths. */
 export interface DoctorProblem {
@@ -35,10 +36,14 @@ export interface DoctorContext {
   policy(): Policy | DoctorProblem;
   trust(): TrustRoot | DoctorProblem;
   sandbox(): Promise<SandboxDigests | DoctorProblem>;
+  /** The runnerd layout to judge (separated mode), or null. */
+  readonly runnerd: RunnerdTarget | null;
 }
 
 export interface DoctorCheck {
   readonly id: string;
+  /** `separated`: a check of separated mode, run only when doctor is given a runnerd layout (--runnerd); else co-located, run with --dir. */
+  readonly mode?: 'separated';
   /** What the check proves when it passes (printed by --help and the docs). */
   readonly proves: string;
   run(ctx: DoctorContext): Promise<readonly DoctorProblem[]> | readonly DoctorProblem[];
@@ -217,6 +222,19 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
       if (!isProblem(p) && pins.policy !== p.digest) out.push(problem('setup_store_pins_other', 'policy'));
       if (!isProblem(t) && pins.trust !== t.digest) out.push(problem('setup_store_pins_other', 'trust'));
       return out;
+    },
+  },
+  {
+    id: 'runnerd_layout',
+    mode: 'separated',
+    proves:
+      'separated mode (docs/runnerd.md#layout): the daemon, attestor and writers accounts exist, and every directory, key, attestor file ' +
+      'and the socket (when the daemon runs) has its owner, group, type and mode — the same rules `governed runnerd doctor` and the daemon apply',
+    run: ({ runnerd }) => {
+      if (runnerd === null) return [];
+      const r = runnerdLayoutFindings(runnerd);
+      if (r.missingUsers.length > 0) return [problem('runnerd_user_missing', ...r.missingUsers)];
+      return r.findings.map((f) => problem('runnerd_state_unsafe', `${f.path}:${f.problem}`));
     },
   },
 ];

@@ -9,9 +9,13 @@ import { resolveLocations } from '../run/locations.js';
 import { sandboxDigests, type SandboxDigests } from '../setup/machine.js';
 import { setupLayout } from '../setup/layout.js';
 import { DOCTOR_CHECKS, readDocument, type DoctorContext, type DoctorProblem } from './checks.js';
+import type { RunnerdTarget } from '../runnerd/layout-findings.js';
 
 export interface DoctorArgs {
-  readonly dir: string;
+  /** The co-located setup directory (`governed setup --out`); its checks run only when given. */
+  readonly dir?: string | undefined;
+  /** A runnerd layout (separated mode, docs/runnerd.md#layout); its checks run only when given. */
+  readonly runnerd?: RunnerdTarget | undefined;
   readonly home: string;
   readonly now: number;
   readonly bwrapPath?: string | undefined;
@@ -19,7 +23,7 @@ export interface DoctorArgs {
 }
 
 export interface DoctorReport {
-  readonly dir: string;
+  readonly dir: string | null;
   readonly exit: ExitCode;
   readonly checks: readonly { readonly id: string; readonly ok: boolean; readonly problems: readonly (DoctorProblem & { readonly exit: ExitCode })[] }[];
 }
@@ -37,7 +41,7 @@ function once<T>(f: () => T): () => T {
 }
 
 export async function doctorFlow(a: DoctorArgs): Promise<DoctorReport> {
-  const layout = setupLayout(a.dir);
+  const layout = setupLayout(a.dir ?? '.');
   const locations = resolveLocations({ home: a.home, reviewersDir: a.reviewersDir, attestorsDir: layout.attestorsDir, bwrapPath: a.bwrapPath });
   const sandbox = once(async (): Promise<SandboxDigests | DoctorProblem> => {
     try {
@@ -56,11 +60,13 @@ export async function doctorFlow(a: DoctorArgs): Promise<DoctorReport> {
     policy: once((): Policy | DoctorProblem => readDocument(layout, layout.policy, 'policy', loadPolicy)),
     trust: once((): TrustRoot | DoctorProblem => readDocument(layout, layout.trust, 'trust', loadTrustRoot)),
     sandbox,
+    runnerd: a.runnerd ?? null,
   };
   const checks = [];
   for (const check of DOCTOR_CHECKS) {
+    if (check.mode === 'separated' ? a.runnerd === undefined : a.dir === undefined) continue;
     const problems = (await check.run(ctx)).map((p) => ({ ...p, exit: ERROR_CODES[p.code].exit }));
     checks.push({ id: check.id, ok: problems.length === 0, problems });
   }
-  return { dir: layout.dir, exit: highestPrecedence(checks.flatMap((c) => c.problems.map((p) => p.exit))), checks };
+  return { dir: a.dir === undefined ? null : layout.dir, exit: highestPrecedence(checks.flatMap((c) => c.problems.map((p) => p.exit))), checks };
 }

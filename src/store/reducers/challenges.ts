@@ -18,6 +18,7 @@ import { ROLES, ROLE_STAGES } from '../../core/policy-rules.js';
 import type { Policy } from '../../core/policy.js';
 import { parseStructured } from '../../core/strict-parse.js';
 import type { Db } from '../store.js';
+import { cached } from '../statements.js';
 import { digest, gitOid, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 
@@ -109,7 +110,7 @@ export function viewNameOf(stage: string, slot: string): string {
  * for a year, past the run budget, or issued under a policy not in force at its position.
  */
 function assertIssuedUnderPins(db: Db, p: ChallengeIssuePayload): void {
-  const pin = db.prepare('SELECT digest, bytes FROM pins WHERE kind = ?');
+  const pin = cached(db, 'SELECT digest, bytes FROM pins WHERE kind = ?');
   const policyPin = pin.get('policy') as { digest: string; bytes: Buffer } | undefined;
   const trustPin = pin.get('trust') as { digest: string; bytes: Buffer } | undefined;
   if (policyPin === undefined || trustPin === undefined) return expectChanges(0, 1, p.challenge);
@@ -139,8 +140,8 @@ export const CHALLENGE_REDUCERS = {
       // Bound to the unit's state at this log position (docs/contract.md#the-states-a-receipt-is-judged-against): current scope version and counters,
       // the unit's own baseline, and no mutation lease active anywhere (docs/overview.md#words: no review is issued
       // while any lease is active).
-      const state = db
-        .prepare(
+      const state = cached(
+          db,
           `SELECT 1 FROM units u
            WHERE u.id = ? AND u.scope_epoch = ? AND u.work_revision = ? AND u.baseline_commit = ? AND u.baseline_tree = ?
              AND ? = (SELECT MAX(version) FROM scope_versions WHERE unit = u.id)
@@ -148,12 +149,11 @@ export const CHALLENGE_REDUCERS = {
         )
         .get(p.unit, p.scope_epoch, p.work_revision, p.baseline.commit, p.baseline.tree, p.scope_version, p.issued_at);
       expectChanges(state === undefined ? 0 : 1, 1, p.challenge);
-      const count = db
-        .prepare('SELECT COUNT(*) AS n FROM challenges WHERE unit = ? AND stage = ? AND slot = ? AND content_digest = ?')
+      const count = cached(db, 'SELECT COUNT(*) AS n FROM challenges WHERE unit = ? AND stage = ? AND slot = ? AND content_digest = ?')
         .get(p.unit, p.stage, p.slot, p.content_digest) as { n: number };
       expectChanges(count.n + 1 === p.ordinal ? 1 : 0, 1, p.challenge);
-      const r = db
-        .prepare(
+      const r = cached(
+          db,
           `INSERT INTO challenges (id, unit, stage, slot, ordinal, writer_session, reviewer_name, reviewer_sha256,
              reviewer_interpreter, view, bundle_digest, bundle_size, view_digest, planning_state_digest, content_digest,
              work_state_digest, contract_digest, sources_digest, workspace_digest, baseline_commit, baseline_tree,

@@ -9,6 +9,7 @@ import { STAGES } from '../../core/review-vocabulary.js';
 import { bootId, digest, pid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
+import { cached, cachedPluck } from '../statements.js';
 import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry } from '../receipt-entries.js';
 
 const runId = z.string().regex(/^RUN-[0-9a-f]{32}$/);
@@ -69,7 +70,7 @@ function envelopeMatches(p: {
 
 /** The seq of the entry being applied: its log row is written just before its reducer runs. */
 function currentSeq(db: Db): number {
-  return db.prepare('SELECT MAX(seq) FROM log').pluck().get() as number;
+  return cachedPluck(db, 'SELECT MAX(seq) FROM log').get() as number;
 }
 
 export const RUN_REDUCERS = {
@@ -93,8 +94,8 @@ export const RUN_REDUCERS = {
       // mutation lease may be active anywhere at that log position (docs/overview.md#words, docs/runner.md#the-run-step-by-step step 2).
       // The claim runs the reviewer the challenge pinned (flows/run/claim.ts takes both from the
       // challenge, docs/bundle.md#views, docs/runner.md#the-run-step-by-step step 3): a forged claim naming another reviewer program does not apply.
-      const c = db
-        .prepare(
+      const c = cached(
+          db,
           `UPDATE challenges SET status = 'claimed'
            WHERE id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'open' AND expires_at > ?
              AND reviewer_name = ? AND reviewer_sha256 = ?
@@ -102,8 +103,8 @@ export const RUN_REDUCERS = {
         )
         .run(p.challenge, p.unit, p.stage, p.slot, p.claimed_at, p.reviewer_name, p.reviewer_sha256, p.claimed_at);
       expectChanges(c.changes, 1, p.challenge);
-      const r = db
-        .prepare(
+      const r = cached(
+          db,
           `INSERT INTO runs (id, challenge_id, execution_id, unit, stage, slot, reviewer_name, reviewer_sha256,
              runner_boot_id, runner_pid, runner_start_time, claimed_at, deadline, claim_seq, status)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'claimed')`,
@@ -151,8 +152,8 @@ export const RUN_REDUCERS = {
       const seq = currentSeq(db);
       // At its log position (docs/runner.md#the-run-step-by-step step 9): the claim is still open and within its deadline, and no
       // mutation lease is active anywhere (docs/overview.md#words: no review is ingested while any lease is active).
-      const r = db
-        .prepare(
+      const r = cached(
+          db,
           `UPDATE runs SET status = 'receipt', ended_at = ?, end_seq = ?
            WHERE id = ? AND challenge_id = ? AND unit = ? AND stage = ? AND slot = ? AND status = 'claimed' AND deadline > ?
              AND NOT EXISTS (SELECT 1 FROM leases WHERE state = 'active' AND expires_at > ?)`,
@@ -161,8 +162,8 @@ export const RUN_REDUCERS = {
       expectChanges(r.changes, 1, p.run);
       // The receipt is about exactly the state its challenge bound (docs/contract.md#the-states-a-receipt-is-judged-against): a forged entry naming
       // other digests does not apply.
-      const c = db
-        .prepare(
+      const c = cached(
+          db,
           `UPDATE challenges SET status = 'consumed', ended_at = ?
            WHERE id = ? AND status = 'claimed' AND planning_state_digest = ? AND content_digest = ? AND work_state_digest = ?
              AND policy_digest = ? AND trust_digest = ?`,
@@ -173,8 +174,8 @@ export const RUN_REDUCERS = {
       // The row is `receiptRowOfEntry` (one definition: the decision loader checks the table against
       // the log entries with it, src/flows/decide/facts.ts).
       const row = receiptRowOfEntry(p, seq);
-      const i = db
-        .prepare(
+      const i = cached(
+          db,
           `INSERT INTO receipts (${RECEIPT_ROW_COLUMNS}, envelope)
            VALUES (@id, @run_id, @unit, @stage, @slot, @verdict, @has_veto, @planning_state_digest, @content_digest,
              @work_state_digest, @policy_digest, @trust_digest, @recorded_at, @log_seq, @envelope)`,
@@ -194,15 +195,14 @@ export const RUN_REDUCERS = {
     }),
     unitOf: (p) => p.unit,
     apply(db, p) {
-      const r = db
-        .prepare(
+      const r = cached(
+          db,
           `UPDATE runs SET status = 'aborted', ended_at = ?, end_seq = ?, abort_code = ?
            WHERE id = ? AND challenge_id = ? AND unit = ? AND status = 'claimed'`,
         )
         .run(p.aborted_at, currentSeq(db), p.code, p.run, p.challenge, p.unit);
       expectChanges(r.changes, 1, p.run);
-      const c = db
-        .prepare(`UPDATE challenges SET status = 'aborted', ended_at = ? WHERE id = ? AND status = 'claimed'`)
+      const c = cached(db, `UPDATE challenges SET status = 'aborted', ended_at = ? WHERE id = ? AND status = 'claimed'`)
         .run(p.aborted_at, p.challenge);
       expectChanges(c.changes, 1, p.challenge);
     },

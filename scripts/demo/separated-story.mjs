@@ -1,0 +1,218 @@
+// Demo section: separated mode (docs/runnerd.md). As root it creates the system users (all named
+// gvd-demo-…, removed at the end), installs the keys, attestors and the store under them with
+// `governed runnerd setup`, starts `governed runnerd serve`, and then runs the writer as an
+// unprivileged uid in the writers' group: the demo unit under policies/strict.yaml (this machine's
+// digests, preservation waived with its reason) goes from nothing to RELEASE_ELIGIBLE through the
+// socket only — reviews, `unit bind --runner`, `gate --runner` on the commit — while the writer
+// cannot read a key or the store. Not root, or no bubblewrap: the step says so and is skipped.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { contractYaml, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
+
+const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
+const DAEMON = 'gvd-demo-d';
+const WRITERS = 'gvd-demo-w';
+const WRITER = 'gvd-demo-w1';
+const SYS = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', NO_COLOR: '1' };
+
+function chownTree(p, uid, gid) {
+  chownSync(p, uid, gid);
+  if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n), uid, gid);
+}
+
+export async function separatedStory({ root, cli, work, firstStep, out = process.stdout }) {
+  let failures = 0;
+  const step = (title) => out.write(`\n\u2501\u2501 ${title}\n`);
+  const say = (text) => out.write(`   ${text}\n`);
+  step(`${firstStep}. Separated mode: the writer reaches RELEASE_ELIGIBLE under policies/strict.yaml only through governed runnerd`);
+  if (process.geteuid?.() !== 0) {
+    say('SKIPPED: this step creates system users and starts the daemon as root; run `sudo npm run demo` to see it.');
+    return 0;
+  }
+  if (!existsSync('/usr/bin/bwrap')) {
+    say('SKIPPED: no /usr/bin/bwrap on this machine (the daemon runs every reviewer in bubblewrap).');
+    return 0;
+  }
+  const scrub = (s) => s.replaceAll(work, '$DEMO').replaceAll(root, '.');
+  const show = (r, quiet) => {
+    const lines = `${r.stdout}${r.stderr}`.trimEnd().split('\n').filter(Boolean);
+    const shown = quiet > 0 ? lines.slice(0, quiet) : lines;
+    for (const line of shown) out.write(`     ${scrub(line)}\n`);
+    if (shown.length < lines.length) out.write(`     … (${lines.length - shown.length} more lines)\n`);
+  };
+  const check = (r, expectExit) => {
+    const ok = r.status === expectExit;
+    if (!ok) failures++;
+    say(`${ok ? '\u2713' : '\u2717 UNEXPECTED'} exit ${r.status} (expected ${expectExit})`);
+    return r;
+  };
+  /** governed as root (setup). */
+  const asRoot = (args, expectExit, quiet = 0) => {
+    out.write(`   # governed ${scrub(args.join(' '))}\n`);
+    const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: SYS });
+    show(r, quiet);
+    return check(r, expectExit);
+  };
+  const base = join(work, 'srv');
+  const socket = join(base, 'run', 'runnerd.sock');
+  const repo = join(work, 'repo');
+  /** A command of the writer uid, through its own shell (its parent process is the writer's). */
+  const asWriter = (argv, { cwd = repo, env = {} } = {}) =>
+    spawnSync('setpriv', ['--reuid', WRITER, '--regid', WRITER, '--init-groups', '--', '/bin/sh', '-c', '"$@"; exit $?', 'sh', ...argv], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: '/usr/bin:/bin', NO_COLOR: '1', HOME: '/nonexistent', GOVERNED_RUNNER: socket, ...env },
+    });
+  const writer = (args, expectExit, quiet = 0) => {
+    out.write(`   $ governed ${scrub(args.join(' '))}            (uid ${WRITER}, GOVERNED_RUNNER=${scrub(socket)})\n`);
+    const r = asWriter([process.execPath, cli, ...args]);
+    show(r, quiet);
+    return check(r, expectExit);
+  };
+  const json = (r) => {
+    try {
+      return JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+    } catch {
+      failures++;
+      return {};
+    }
+  };
+  let daemon = null;
+  try {
+    mkdirSync(work, { recursive: true });
+    // The writer uid must reach its repository and the socket: the demo's private directory is
+    // made traversable (0711: no listing), this step's own readable.
+    chmodSync(dirname(work), 0o711);
+    chmodSync(work, 0o755);
+    mkdirSync(base, { mode: 0o755 });
+    // The writers' group and one writer (the daemon's users are made by runnerd setup).
+    if (spawnSync('getent', ['group', WRITERS]).status !== 0) spawnSync('groupadd', ['--system', WRITERS], { env: SYS });
+    if (spawnSync('id', [WRITER]).status !== 0) {
+      spawnSync('useradd', ['--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', '-G', WRITERS, WRITER], { env: SYS });
+    }
+    const keys = join(work, 'keys');
+    for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority']) spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
+    const common = ['--dir', base, '--socket', socket, '--user', DAEMON, '--writers', WRITERS];
+    say('root installs the daemon: its users, key files (0400, each readable by its attestor uid only), attestors, reviewer:');
+    const setupArgs = ['runnerd', 'setup', ...common, '--key', `reviewer=${join(keys, 'reviewer.key')}`, '--key', `runner=${join(keys, 'runner.key')}`, '--reviewer', join(root, 'runner', 'reviewers', 'coverage.mjs'), '--json'];
+    out.write(`   # governed ${scrub(setupArgs.join(' '))}\n`);
+    const setupRun = spawnSync(process.execPath, [cli, ...setupArgs], { encoding: 'utf8', env: SYS });
+    const setup = json(setupRun);
+    for (const a of (setup.actions ?? []).filter((x) => /^created user|^installed key|^wrote .*reviewers/.test(x))) out.write(`     ${scrub(a)}\n`);
+    check(setupRun, 0);
+    const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
+    const trust = trustRoot(keys);
+    const keyOf = (role) => trust.keys.find((k) => k.roles[0] === role).key_id;
+    const cred = setup.credentials ?? {};
+    let program = 0;
+    const programs = [cred.reviewer?.attestor_sha256, cred.runner?.attestor_sha256, '9'.repeat(64), '9'.repeat(64)];
+    const policy = readFileSync(join(root, 'policies', 'strict.yaml'), 'utf8')
+      .replace(/"0{64}"/, `"${sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs'))}"`)
+      .replace(/\["1{64}"\]/, `["${profile.bwrap.sha256}"]`)
+      .replace(/\["2{64}"\]/, `["${profile.policy.profile_sha256[0]}"]`)
+      .replace(/\["3{64}"\]/, `["${profile.policy.seccomp_sha256[0]}"]`)
+      .replaceAll(/\["4{64}"\]/g, () => `["${programs[program++]}"]`)
+      .replace(/\["5{64}"\]/, `["${cred.reviewer?.attestor_config_sha256}"]`)
+      .replace(/\["6{64}"\]/, `["${cred.runner?.attestor_config_sha256}"]`)
+      .replace(/"2b4dd4f4[0-9a-f]{56}"/, `"${keyOf('reviewer')}"`)
+      .replace(/"dba56b56[0-9a-f]{56}"/, `"${keyOf('runner')}"`)
+      .replace(/"d58f5414[0-9a-f]{56}"/, `"${keyOf('gate')}"`)
+      .replace(/"48409aea[0-9a-f]{56}"/, `"${keyOf('log')}"`)
+      .replace(/^preservation: required.*$/m, 'preservation: { waived: "separated-mode probes are not built; this demo unit changes no product surface" }');
+    writeFileSync(join(work, 'policy.yaml'), policy);
+    writeFileSync(join(work, 'trust.json'), JSON.stringify(trust, null, 2));
+    chmodSync(join(work, 'trust.json'), 0o644);
+    say('policy.yaml = policies/strict.yaml (trust_mode: separated, accept_co_located: false) with this machine\'s digests and');
+    say('the keys setup installed; preservation waived with its reason. The store is made and handed to the daemon\'s user:');
+    asRoot(['runnerd', 'setup', ...common, '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')], 0, 2);
+
+    say('the daemon starts as root, starts one warm attestor per key under its own uid, binds the socket, drops to its user:');
+    out.write(`   # governed runnerd serve ${scrub(common.join(' '))}\n`);
+    daemon = spawn(process.execPath, [cli, 'runnerd', 'serve', ...common], { env: SYS, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ready = await new Promise((resolve) => {
+      let buf = '';
+      const t = setTimeout(() => resolve(null), 30_000);
+      daemon.stdout.on('data', (c) => {
+        buf += c.toString();
+        const line = buf.split('\n').find((l) => l.includes('"ready":true'));
+        if (line) {
+          clearTimeout(t);
+          resolve(JSON.parse(line));
+        }
+      });
+      daemon.on('close', () => resolve(null));
+    });
+    if (ready === null) {
+      failures++;
+      say('\u2717 UNEXPECTED the daemon did not become ready');
+      return failures;
+    }
+    say(`\u2713 ready: daemon pid ${ready.daemon_pid} uid ${ready.daemon_uid}, attestor uids ${JSON.stringify(ready.attestor_uids)}`);
+
+    // The writer's repository, owned by the writer: the baseline, then the change written.
+    makeRepo(work);
+    writeFileSync(join(work, 'contract.yaml'), contractYaml('active'));
+    writeFileSync(join(work, 'contract-done.yaml'), contractYaml('done'));
+    for (const f of ['contract.yaml', 'contract-done.yaml']) chmodSync(join(work, f), 0o644);
+    writeChange(repo);
+    const ids = spawnSync('id', ['-u', WRITER], { encoding: 'utf8' }).stdout.trim();
+    chownTree(repo, Number(ids), Number(spawnSync('id', ['-g', WRITER], { encoding: 'utf8' }).stdout.trim()));
+
+    say('the writer cannot read a key or open the store (the kernel says no, not governed):');
+    const probe = asWriter(['/bin/cat', join(base, 'keys', 'reviewer', 'key.pem'), join(base, 'state', 'home', 'governed.db')]);
+    say(`${probe.status !== 0 && probe.stdout === '' ? '\u2713' : '\u2717 UNEXPECTED'} ${scrub(probe.stderr.trim().split('\n')[0] ?? '')}`);
+    if (!(probe.status !== 0 && probe.stdout === '')) failures++;
+
+    const baseline = asWriter(['git', 'rev-parse', 'HEAD']).stdout.trim();
+    const unit = json(writer(['unit', 'create', '--contract', join(work, 'contract.yaml'), '--baseline', baseline, '--json'], 0)).unit ?? '';
+    writer(['writer', 'register', '--unit', unit, '--writer-session', 'agent-1'], 0);
+    const review = (stage, slot) => {
+      const c = asWriter([process.execPath, cli, 'review-challenge', '--unit', unit, '--writer-session', 'agent-1', '--stage', stage, '--slot', slot, '--json']);
+      const challenge = c.status === 0 ? JSON.parse(c.stdout).challenge_id : 'CHL-refused';
+      const r = asWriter([process.execPath, cli, 'review-run', '--challenge', challenge, '--json']);
+      let o = {};
+      try {
+        o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+      } catch {
+        /* reported below */
+      }
+      const ok = c.status === 0 && r.status === 0;
+      if (!ok) failures++;
+      say(`${ok ? '\u2713' : '\u2717 UNEXPECTED'} ${`${stage}/${slot}`.padEnd(34)} ${challenge} \u2192 ${String(o.verdict ?? o.error?.code ?? '?').padEnd(6)} exit ${r.status}`);
+    };
+    say('planning, two CLEAN rounds (each line: review-challenge then review-run, both through the socket):');
+    for (let round = 0; round < 2; round++) for (const role of ROLES) review('planning', role);
+    say('the directive is done: the next scope version, bound through the daemon (its own copy of the content):');
+    writer(['unit', 'bind', '--unit', unit, '--contract', join(work, 'contract-done.yaml')], 0, 2);
+    for (let round = 0; round < 2; round++) review('development', 'coverage');
+    const gitEnv = { GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'Demo Writer', GIT_AUTHOR_EMAIL: 'writer@example.invalid', GIT_COMMITTER_NAME: 'Demo Writer', GIT_COMMITTER_EMAIL: 'writer@example.invalid' };
+    asWriter(['git', 'add', '-A'], { env: gitEnv });
+    asWriter(['git', 'commit', '-q', '-m', 'Add export command'], { env: gitEnv });
+    const head = asWriter(['git', 'rev-parse', 'HEAD']).stdout.trim();
+    for (let round = 0; round < 2; round++) for (const role of ROLES) review('integration', role);
+    out.write(`   $ governed status --unit ${unit} --json            (uid ${WRITER})\n`);
+    const statusRun = asWriter([process.execPath, cli, 'status', '--unit', unit, '--json']);
+    const status = json(statusRun);
+    say(`state ${status.state}, trustMode ${status.trustMode}, reasons ${JSON.stringify(status.reasons ?? null)}`);
+    check(statusRun, 0);
+    say('the deploy gate asks the daemon for a copy of its store and judges it under its OWN trust root, policy digest and commit:');
+    const gateArgs = ['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', status.policyDigest ?? 'sha256:missing', '--subject', head];
+    writer(gateArgs, 0, 10);
+    say('another policy digest on the deploy side: the copy does not decide for it:');
+    writer(['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', `sha256:${'0'.repeat(64)}`, '--subject', head], 4, 2);
+  } finally {
+    if (daemon !== null && daemon.exitCode === null) {
+      const closed = new Promise((r) => daemon.once('close', r));
+      daemon.kill('SIGTERM');
+      await closed;
+    }
+    for (const u of [WRITER, DAEMON, `${DAEMON}-reviewer`, `${DAEMON}-runner`]) {
+      if (spawnSync('id', [u]).status === 0) spawnSync('userdel', [u], { env: SYS });
+      if (spawnSync('getent', ['group', u]).status === 0) spawnSync('groupdel', [u], { env: SYS });
+    }
+    if (spawnSync('getent', ['group', WRITERS]).status === 0) spawnSync('groupdel', [WRITERS], { env: SYS });
+    say('the demo\'s users and group are removed again.');
+  }
+  return failures;
+}

@@ -1,0 +1,36 @@
+// The runnerd layout judged on this machine (docs/runnerd.md "Layout"): the users and group looked
+// up, every path lstat'ed, and the pure rules of ./doctor-checks.ts applied. One definition for
+// `governed runnerd doctor` and the `runnerd_layout` check of `governed doctor`.
+import { findGroup, findUser } from './accounts.js';
+import { expectedLayout, runnerdDoctorChecks, type DoctorFinding } from './doctor-checks.js';
+import { layoutOf, usersOf, WARM_CREDENTIALS } from './layout.js';
+import { statFact } from './stat-fact.js';
+
+export interface RunnerdTarget {
+  readonly base: string;
+  readonly socket: string;
+  readonly user: string;
+  readonly writers: string;
+}
+
+/** The users or group that do not exist (then nothing else is judged), else every finding (empty: all right). */
+export function runnerdLayoutFindings(t: RunnerdTarget): { readonly missingUsers: readonly string[]; readonly findings: readonly DoctorFinding[] } {
+  const l = layoutOf(t.base, t.socket);
+  const u = usersOf(t.user, t.writers);
+  const d = findUser(u.daemon);
+  const g = findGroup(u.writersGroup);
+  const [r, n] = WARM_CREDENTIALS.map((c) => findUser(u.attestors[c]));
+  const missing = [
+    d === null ? u.daemon : null,
+    g === null ? u.writersGroup : null,
+    r === null || r === undefined ? u.attestors.reviewer : null,
+    n === null || n === undefined ? u.attestors.runner : null,
+  ].filter((x): x is string => x !== null);
+  if (missing.length > 0 || d === null || g === null || !r || !n) return { missingUsers: missing, findings: [] };
+  const findings = runnerdDoctorChecks(
+    // The socket is judged when it is there (a stopped daemon has none).
+    expectedLayout(l, { daemonUid: d.uid, daemonGid: d.gid, attestorUids: { reviewer: r.uid, runner: n.uid }, writersGid: g.gid }, { socket: statFact(l.socket).exists }),
+    statFact,
+  );
+  return { missingUsers: [], findings };
+}
