@@ -2824,7 +2824,10 @@ var egressPolicySchema = strictObject({
   credential: union([strictObject({ env: envName }), strictObject({ file: absPath })]),
   /** The pinned broker program (runner/egress/broker.mjs) the runner may start. */
   broker_sha256: list(hex64, 1, 16),
-  caps: egressCapsSchema
+  caps: egressCapsSchema,
+  /** The reviewer speaks TCP only (a hosted CLI): run it behind the pinned in-sandbox relay
+   * (runner/egress/relay.mjs) under the relay profile (docs/egress.md#the-in-sandbox-relay). */
+  relay: optional(strictObject({ sha256: list(hex64, 1, 16) }))
 });
 var egressRecordSchema = strictObject({
   seq: count,
@@ -2846,6 +2849,8 @@ var egressReceiptSchema = strictObject({
   port: int2(1, 65535),
   transport: _enum(["tls", "plain-loopback"]),
   broker_sha256: hex64,
+  /** The relay's sha256, when the reviewer ran behind the in-sandbox relay. */
+  relay_sha256: optional(hex64),
   transcript: strictObject({
     head: digestString,
     records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),

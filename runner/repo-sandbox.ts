@@ -31,6 +31,8 @@ export const SANDBOX_PROMPT = '/prompt/prompt.md';
 
 /** Default sizes (docs/sandbox.md): bounded scratch space and shared memory. */
 import { REPO_SANDBOX_TMP_BYTES as TMPFS_BYTES } from '../src/core/limits.js';
+import { EGRESS_SANDBOX_SOCKET, RELAY_PORT } from '../src/core/egress-rules.js';
+import { RELAY_INTERPRETER, RELAY_PATH } from './sandbox/profile.js';
 import { SANDBOX_DEV_SHM_BYTES as SHM_BYTES } from '../src/core/limits.js';
 
 /** Host files a networked reviewer needs for DNS and TLS (the documented egress path). */
@@ -46,6 +48,14 @@ export interface RepoSandboxSpec {
   /** Extra environment (validated names); PATH, HOME, TMPDIR and LANG are fixed here. */
   readonly env: Readonly<Record<string, string>>;
   readonly network: boolean;
+  /**
+   * `network: broker` (docs/review-pass.md "Network"): the egress broker's socket (bound read-only
+   * at /run/governed/egress.sock), the runner's egress and relay variables, and the pinned relay's
+   * bytes (delivered at /opt/governed/relay.mjs through a descriptor). The relay runs first, as PID
+   * 1, and starts the tool once it listens on 127.0.0.1:3128 in the sandbox's own network namespace;
+   * `network` must be false (the namespace stays unshared).
+   */
+  readonly egress?: { readonly socket: string; readonly env: Readonly<Record<string, string>>; readonly relay: Buffer } | undefined;
   /** Prompt bytes written to the reviewer's stdin (null: stdin is /dev/null). */
   readonly stdin: Buffer | null;
   /** Prompt bytes delivered read-only at /prompt/prompt.md (null: no prompt file). */
@@ -82,8 +92,14 @@ function assertArgvSafe(spec: RepoSandboxSpec): void {
   const program = spec.argv[0];
   if (program === undefined || !program.startsWith('/')) throw new RangeError('repo-sandbox: program path must be absolute');
   for (const a of spec.argv) if (a.includes('\0')) throw new RangeError('repo-sandbox: NUL in argument');
-  for (const [k, v] of Object.entries(spec.env)) {
+  for (const [k, v] of Object.entries({ ...spec.env, ...(spec.egress?.env ?? {}) })) {
     if (!ENV_NAME.test(k) || FIXED_ENV.includes(k) || v.includes('\0')) throw new RangeError('repo-sandbox: bad environment entry');
+  }
+  if (spec.egress !== undefined) {
+    // The broker path never shares the host network, and the runner's variables are not overridable.
+    if (spec.network) throw new RangeError('repo-sandbox: broker egress with the host network');
+    if (Object.keys(spec.env).some((k) => Object.hasOwn(spec.egress?.env ?? {}, k))) throw new RangeError('repo-sandbox: egress variable set by the tool');
+    if (!/^\/[A-Za-z0-9._/-]{1,1000}$/.test(spec.egress.socket) || spec.egress.socket.split('/').includes('..')) throw new RangeError('repo-sandbox: egress socket path');
   }
   for (const p of [spec.repoDir, ...(spec.toolsDir === null ? [] : [spec.toolsDir])]) {
     if (!p.startsWith('/') || p.includes('\0')) throw new RangeError('repo-sandbox: host paths must be absolute');
@@ -110,7 +126,7 @@ function rootLayoutArgs(): string[] {
  * The bwrap argument list (pure apart from reading the host's root layout). `statusFd` and
  * `promptFd` are the child descriptor numbers the caller wires up.
  */
-export function buildRepoSandboxArgs(spec: RepoSandboxSpec, fds: { statusFd: number; promptFd: number | null }): string[] {
+export function buildRepoSandboxArgs(spec: RepoSandboxSpec, fds: { statusFd: number; promptFd: number | null; relayFd?: number | null }): string[] {
   assertArgvSafe(spec);
   const args: string[] = ['--unshare-all', '--unshare-user', '--disable-userns'];
   if (spec.network) args.push('--share-net');
@@ -122,6 +138,7 @@ export function buildRepoSandboxArgs(spec: RepoSandboxSpec, fds: { statusFd: num
     TMPDIR: '/tmp',
     LANG: 'C.UTF-8',
     ...spec.env,
+    ...(spec.egress?.env ?? {}),
   };
   for (const k of Object.keys(env).sort()) args.push('--setenv', k, env[k] as string);
   args.push('--hostname', 'governed-review');
@@ -134,8 +151,15 @@ export function buildRepoSandboxArgs(spec: RepoSandboxSpec, fds: { statusFd: num
   if (fds.promptFd !== null) {
     args.push('--dir', SANDBOX_PROMPT_DIR, '--perms', '0444', '--ro-bind-data', String(fds.promptFd), SANDBOX_PROMPT);
   }
+  const relayFd = fds.relayFd ?? null;
+  if (spec.egress !== undefined) {
+    if (relayFd === null) throw new RangeError('repo-sandbox: relay descriptor missing');
+    args.push('--ro-bind', spec.egress.socket, EGRESS_SANDBOX_SOCKET, '--perms', '0555', '--ro-bind-data', String(relayFd), RELAY_PATH);
+  }
   args.push('--remount-ro', '/', '--chdir', SANDBOX_REPO, '--json-status-fd', String(fds.statusFd));
-  args.push('--', ...spec.argv);
+  // Behind the broker the relay runs first and starts the tool once it listens.
+  const relay = spec.egress === undefined ? [] : [RELAY_INTERPRETER, RELAY_PATH, String(RELAY_PORT), EGRESS_SANDBOX_SOCKET];
+  args.push('--', ...relay, ...spec.argv);
   return args;
 }
 
@@ -192,7 +216,8 @@ export function closeInheritedDescriptors(): number {
 export function runInRepoSandbox(spec: RepoSandboxSpec): Promise<RepoSandboxResult> {
   const statusFd = 3;
   const promptFd = spec.promptFile === null ? null : 4;
-  const args = buildRepoSandboxArgs(spec, { statusFd, promptFd });
+  const relayFd = spec.egress === undefined ? null : promptFd === null ? 4 : 5;
+  const args = buildRepoSandboxArgs(spec, { statusFd, promptFd, relayFd });
   if (!existsSync(BWRAP)) {
     return Promise.resolve({ status: 'sandbox_failed', exitCode: null, stdout: Buffer.alloc(0), stderrBytes: 0, durationMs: 0 });
   }
@@ -200,6 +225,7 @@ export function runInRepoSandbox(spec: RepoSandboxSpec): Promise<RepoSandboxResu
   return new Promise((resolve) => {
     const stdio: Array<'pipe' | 'ignore'> = [spec.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'];
     if (promptFd !== null) stdio.push('pipe');
+    if (relayFd !== null) stdio.push('pipe');
     const child = spawn(BWRAP, args, { env: {}, cwd: '/', stdio, detached: true });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -240,6 +266,11 @@ export function runInRepoSandbox(spec: RepoSandboxSpec): Promise<RepoSandboxResu
       const w = child.stdio[4] as Writable | null;
       w?.on('error', () => undefined);
       w?.end(spec.promptFile as Buffer);
+    }
+    if (relayFd !== null) {
+      const w = (child.stdio as readonly unknown[])[relayFd] as Writable | null;
+      w?.on('error', () => undefined);
+      w?.end(spec.egress?.relay as Buffer);
     }
     if (spec.stdin !== null) {
       child.stdin?.on('error', () => undefined);

@@ -18,6 +18,7 @@ import { runReviewAsync, type RunWorld } from './run-helpers.js';
 
 export const MODEL_REVIEWER = join(REPO_ROOT, 'runner', 'reviewers', 'model.mjs');
 export const BROKER = join(REPO_ROOT, 'runner', 'egress', 'broker.mjs');
+export const RELAY = join(REPO_ROOT, 'runner', 'egress', 'relay.mjs');
 export const KEY_ENV = 'GVD_MODEL_TEST_KEY';
 export const REAL_KEY = 'sk-ant-REAL-gvd-model-e2e-7f3a9c';
 export const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
@@ -48,7 +49,7 @@ export function egressEntry(provider: 'anthropic' | 'openai', port: number, over
   };
 }
 
-export async function makeModelWorld(port: number, o: { egress?: (provider: 'anthropic' | 'openai') => Record<string, unknown> } = {}): Promise<RunWorld> {
+export async function makeModelWorld(port: number, o: { egress?: (provider: 'anthropic' | 'openai') => Record<string, unknown>; relay?: boolean } = {}): Promise<RunWorld> {
   const dir = tempDir('governed-model-');
   const keys = makeKeys(join(dir, 'keys'));
   const attestors = attestorsDir(dir, keys);
@@ -78,8 +79,9 @@ export async function makeModelWorld(port: number, o: { egress?: (provider: 'ant
     },
     sandbox: {
       bwrap_sha256: [bw.sha256],
-      profile_sha256: [staticProfileSha256(), staticProfileSha256('egress')],
-      seccomp_sha256: [sha256(seccompBlob())],
+      // With `relay`: the relay profile and its loopback-tcp filter too (docs/egress.md#the-in-sandbox-relay).
+      profile_sha256: [staticProfileSha256(), staticProfileSha256('egress'), ...(o.relay === true ? [staticProfileSha256('relay')] : [])],
+      seccomp_sha256: [sha256(seccompBlob()), ...(o.relay === true ? [sha256(seccompBlob('loopback-tcp'))] : [])],
       uid: 64560,
       timeout: '60s',
       memory: '2GiB',

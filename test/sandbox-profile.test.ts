@@ -66,7 +66,7 @@ describe('argv builder (property 18)', () => {
       '/usr/bin/node', '/opt/reviewer/reviewer',
     ]);
     expect(buildBwrapArgv({ ...base, env: { ALPHA: '-looks-like-an-option', ZED: 'last' } })).toEqual(argv);
-    expect(FD_NUMBERS).toEqual({ seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: 8, snapshot: 10, dependencies: 11 });
+    expect(FD_NUMBERS).toEqual({ seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: 8, snapshot: 10, dependencies: 11, relay: 10 });
     expect(GO_GATE).toBe('IFS= read -r go <&8 && [ "$go" = go ] || exit 125; exec 8<&-; exec "$@"');
   });
 
@@ -139,7 +139,9 @@ describe('governed sandbox profile (built CLI)', () => {
       profile_digest: staticProfileDigest(),
       check_profile_digest: staticProfileDigest('check'),
       egress_profile_digest: staticProfileDigest('egress'),
+      relay_profile_digest: staticProfileDigest('relay'),
       seccomp_digest: seccompDigest(),
+      relay_seccomp_digest: seccompDigest('loopback-tcp'),
       policy: { bwrap_sha256: [info.sha256], profile_sha256: [staticProfileSha256()], seccomp_sha256: [seccompDigest().slice(7)] },
     });
     expect(r.stderr).toBe('');

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Assembler } from '../runner/seccomp/assembler.js';
 import { DATA, OP, RET, decodeProgram, disassemble, encodeProgram, validateProgram, type Insn } from '../runner/seccomp/bpf.js';
 import { AF_UNIX, CLONE_NAMESPACE_FLAGS, DENY_ENOSYS, DENY_EPERM, ERRNO, TIOCLINUX, TIOCSTI, buildFilterX86_64, syscallNames } from '../runner/seccomp/filter.js';
-import { SECCOMP_X86_64_SHA256, seccompBlob, seccompDigest, seccompDisassembly } from '../runner/seccomp/index.js';
+import { SECCOMP_TCP_X86_64_SHA256, SECCOMP_X86_64_SHA256, seccompBlob, seccompDigest, seccompDisassembly } from '../runner/seccomp/index.js';
 import { AUDIT_ARCH_X86_64, NEWER_THAN_DEBIAN12_HEADERS, X32_SYSCALL_BIT, X86_64_SYSCALLS } from '../runner/seccomp/syscalls-x86_64.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { sha256 } from './sandbox-helpers.js';
@@ -127,6 +127,53 @@ describe('seccomp filter semantics (evaluated like the kernel)', () => {
     }
     expect(evaluate(prog, { nr: nr.clone, args: [0x3d0f00n /* pthread_create */] })).toBe(RET.ALLOW);
     expect(evaluate(prog, { nr: nr.clone, args: [0x1200011n /* fork */] })).toBe(RET.ALLOW);
+  });
+});
+
+describe('the relay profile filter (loopback-tcp): committed, pinned, and TCP stream sockets only', () => {
+  const committedTcp = readFileSync(join(SECCOMP_DIR, 'filter-tcp-x86_64.bpf'));
+  const prog = buildFilterX86_64('loopback-tcp');
+  const nr = X86_64_SYSCALLS;
+  const errno = (e: number): number => (RET.ERRNO | e) >>> 0;
+  const SOCK_NONBLOCK = 0x800;
+  const SOCK_CLOEXEC = 0x80000;
+
+  it('the assembler regenerates filter-tcp-x86_64.bpf byte for byte; its sha256 is the second pinned constant; the text is its disassembly', () => {
+    expect(encodeProgram(prog).equals(committedTcp)).toBe(true);
+    expect(seccompBlob('loopback-tcp').equals(committedTcp)).toBe(true);
+    expect(sha256(committedTcp)).toBe(SECCOMP_TCP_X86_64_SHA256);
+    expect(seccompDigest('loopback-tcp')).toBe(`sha256:${SECCOMP_TCP_X86_64_SHA256}`);
+    expect(SECCOMP_TCP_X86_64_SHA256).not.toBe(SECCOMP_X86_64_SHA256);
+    expect(seccompDisassembly('loopback-tcp')).toBe(readFileSync(join(SECCOMP_DIR, 'filter-tcp-x86_64.txt'), 'utf8'));
+  });
+
+  it('admits AF_UNIX and AF_INET/AF_INET6 stream sockets of protocol 0 or TCP (with SOCK_NONBLOCK/SOCK_CLOEXEC)', () => {
+    expect(evaluate(prog, { nr: nr.socket, args: [BigInt(AF_UNIX), 1n, 0n] })).toBe(RET.ALLOW);
+    expect(evaluate(prog, { nr: nr.socket, args: [BigInt(AF_UNIX), 2n, 0n] })).toBe(RET.ALLOW);
+    for (const family of [2n, 10n]) {
+      for (const type of [1, 1 | SOCK_NONBLOCK, 1 | SOCK_CLOEXEC, 1 | SOCK_NONBLOCK | SOCK_CLOEXEC]) {
+        for (const proto of [0n, 6n]) expect(evaluate(prog, { nr: nr.socket, args: [family, BigInt(type), proto] })).toBe(RET.ALLOW);
+      }
+    }
+  });
+
+  it('refuses datagram, raw, seqpacket and packet types, SCTP and MPTCP, every other family, and socketpair beyond AF_UNIX', () => {
+    for (const family of [2n, 10n]) {
+      for (const type of [2, 3, 4, 5, 10, 2 | SOCK_CLOEXEC, 3 | SOCK_NONBLOCK]) expect(evaluate(prog, { nr: nr.socket, args: [family, BigInt(type), 0n] }), `type ${type}`).toBe(errno(ERRNO.EAFNOSUPPORT));
+      for (const proto of [17n /* UDP */, 132n /* SCTP */, 262n /* MPTCP */, 1n /* ICMP */]) expect(evaluate(prog, { nr: nr.socket, args: [family, 1n, proto] })).toBe(errno(ERRNO.EAFNOSUPPORT));
+    }
+    for (const family of [0, 16 /* NETLINK */, 17 /* PACKET */, 38 /* ALG */, 40 /* VSOCK */]) expect(evaluate(prog, { nr: nr.socket, args: [BigInt(family), 1n, 0n] })).toBe(errno(ERRNO.EAFNOSUPPORT));
+    // High bits cannot disguise a family (the kernel truncates the int).
+    expect(evaluate(prog, { nr: nr.socket, args: [(1n << 32n) | 16n, 1n, 0n] })).toBe(errno(ERRNO.EAFNOSUPPORT));
+    expect(evaluate(prog, { nr: nr.socketpair, args: [2n, 1n, 0n] })).toBe(errno(ERRNO.EAFNOSUPPORT));
+    expect(evaluate(prog, { nr: nr.socketpair, args: [BigInt(AF_UNIX), 1n, 0n] })).toBe(RET.ALLOW);
+  });
+
+  it('everything else is the same filter as the AF_UNIX one (only the socket rule differs)', () => {
+    const unix = buildFilterX86_64();
+    for (const n of [...DENY_EPERM, ...DENY_ENOSYS]) expect(evaluate(prog, { nr: nr[n] }), n).toBe(evaluate(unix, { nr: nr[n] }));
+    expect(evaluate(prog, { nr: nr.clone, args: [0x40000000n | 17n] })).toBe(errno(ERRNO.EPERM));
+    expect(evaluate(prog, { nr: nr.ioctl, args: [0n, BigInt(TIOCSTI)] })).toBe(errno(ERRNO.EPERM));
   });
 });
 

@@ -548,7 +548,8 @@ function callModel(e, system, prompt) {
     headers["anthropic-version"] = "2023-06-01";
   } else headers.authorization = `Bearer ${e.token}`;
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: e.socket, method: "POST", path: e.path, headers, timeout: TIMEOUT_MS }, (res) => {
+    const to = e.relayPort === null ? { socketPath: e.socket } : { host: "127.0.0.1", port: e.relayPort };
+    const req = request({ ...to, method: "POST", path: e.path, headers, timeout: TIMEOUT_MS }, (res) => {
       const chunks = [];
       let size = 0;
       res.on("data", (c) => {
@@ -695,7 +696,10 @@ function endpoint() {
   const provider = e.GOVERNED_MODEL_PROVIDER;
   if (!e.GOVERNED_EGRESS_SOCKET || !e.GOVERNED_EGRESS_TOKEN || !e.GOVERNED_MODEL || !e.GOVERNED_EGRESS_PATH) return null;
   if (provider !== "anthropic" && provider !== "openai") return null;
-  return { socket: e.GOVERNED_EGRESS_SOCKET, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
+  const relay = e.GOVERNED_EGRESS_URL === void 0 ? null : /^http:\/\/127\.0\.0\.1:([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_URL);
+  if (relay === null && e.GOVERNED_EGRESS_URL !== void 0) return null;
+  const relayPort = relay === null ? null : Number(relay[1]);
+  return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
 }
 async function main() {
   const path2 = process.env.GOVERNED_BUNDLE;

@@ -5,12 +5,12 @@
 import { fail } from '../../src/core/errors.js';
 import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
 import { dependencyRootAllowed, interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
-import { CHECK_PROFILE_ARGV, EGRESS_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, SANDBOX_PATHS, type FdName, type ProfileKind } from './profile.js';
-import { EGRESS_ENV_NAMES } from '../../src/core/egress-rules.js';
+import { CHECK_PROFILE_ARGV, EGRESS_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, RELAY_PROFILE_ARGV, SANDBOX_PATHS, type FdName, type ProfileKind } from './profile.js';
+import { EGRESS_ENV, EGRESS_ENV_NAMES, EGRESS_PROVIDERS, relayEnv, type EgressProvider } from '../../src/core/egress-rules.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
 /** Descriptor numbers inside bwrap: the index in the spawn stdio array (0–2 are stdio). */
-export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: GO_FD, snapshot: 10, dependencies: 11 };
+export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: GO_FD, snapshot: 10, dependencies: 11, relay: 10 };
 
 const ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
 const RESERVED_ENV = new Set([...FIXED_ENV.map(([k]) => k), 'PWD']);
@@ -23,6 +23,9 @@ import { REVIEWER_ENV_MAX_VARS as MAX_ENV_VARS } from '../../src/core/limits.js'
 export interface EgressWiring {
   readonly socket: string;
   readonly env: Readonly<Record<string, string>>;
+  /** The reviewer speaks TCP only: the relay profile, with the relay's variables in `env`
+   * (docs/egress.md#the-in-sandbox-relay). */
+  readonly relay?: boolean | undefined;
 }
 
 export interface ArgvInputs {
@@ -77,7 +80,12 @@ export function validateEgressWiring(e: unknown): asserts e is EgressWiring {
     fail('sandbox_argument_invalid', ['egress.socket']);
   }
   const env = w.env as Record<string, unknown>;
-  if (env === null || typeof env !== 'object' || Object.keys(env).sort().join(',') !== [...EGRESS_ENV_NAMES].sort().join(',')) fail('sandbox_argument_invalid', ['egress.env']);
+  if (w.relay !== undefined && typeof w.relay !== 'boolean') fail('sandbox_argument_invalid', ['egress.relay']);
+  const provider = env === null || typeof env !== 'object' ? undefined : env[EGRESS_ENV.provider];
+  if (!(EGRESS_PROVIDERS as readonly unknown[]).includes(provider)) fail('sandbox_argument_invalid', ['egress.env']);
+  // Exactly the egress variables, plus the relay's for this provider behind the relay.
+  const names = [...EGRESS_ENV_NAMES, ...(w.relay === true ? Object.keys(relayEnv(provider as EgressProvider, '')) : [])];
+  if (Object.keys(env).sort().join(',') !== names.sort().join(',')) fail('sandbox_argument_invalid', ['egress.env']);
   for (const v of Object.values(env)) if (typeof v !== 'string' || v.length > MAX_ENV_VALUE || v.includes('\0')) fail('sandbox_argument_invalid', ['egress.env']);
 }
 
@@ -95,10 +103,17 @@ export function buildBwrapArgv(inputs: ArgvInputs): string[] {
   if (check && inputs.egress !== undefined) fail('sandbox_argument_invalid', ['profile']);
   const dep = check ? (inputs.dependencyRoot ?? null) : null;
   if (dep !== null) validateDependencyRoot(dep);
-  if (inputs.egress !== undefined) validateEgressWiring(inputs.egress);
+  const wiring = inputs.egress;
+  if (wiring !== undefined) {
+    validateEgressWiring(wiring);
+    // The runner's variables are set after the policy's; a policy variable of the same name would be
+    // silently replaced, so it is refused instead.
+    if (Object.keys(inputs.env).some((k) => Object.hasOwn(wiring.env, k))) fail('sandbox_argument_invalid', ['env.name']);
+  }
   const egressEnv = inputs.egress === undefined ? [] : Object.keys(inputs.egress.env).sort().flatMap((k) => ['--setenv', k, (inputs.egress as EgressWiring).env[k] as string]);
   const out: string[] = [];
-  for (const arg of check ? CHECK_PROFILE_ARGV : inputs.egress === undefined ? PROFILE_ARGV : EGRESS_PROFILE_ARGV) {
+  const template = check ? CHECK_PROFILE_ARGV : inputs.egress === undefined ? PROFILE_ARGV : inputs.egress.relay === true ? RELAY_PROFILE_ARGV : EGRESS_PROFILE_ARGV;
+  for (const arg of template) {
     if (typeof arg === 'string') out.push(arg);
     else if ('egress' in arg) {
       if (inputs.egress === undefined) fail('internal_error', ['profile']);

@@ -10,7 +10,7 @@
 // argument. buildBwrapArgv (argv.ts) is the only expander of this template, so the argv that runs is
 // by construction an instance of the digest-pinned profile.
 import { canonicalJson, sha256Digest, digestHex } from '../../src/core/canonical.js';
-import { EGRESS_SANDBOX_SOCKET } from '../../src/core/egress-rules.js';
+import { EGRESS_SANDBOX_SOCKET, RELAY_PORT } from '../../src/core/egress-rules.js';
 
 /** Paths inside the sandbox (docs/reviewers.md#the-reviewers-world: the reviewer's world). */
 export const SANDBOX_PATHS = {
@@ -50,7 +50,10 @@ export const GO_GATE = `IFS= read -r go <&${GO_FD} && [ "$go" = go ] || exit 125
 /** The check profile's two more descriptors: directory descriptors of the sealed snapshot and the
  * sealed dependency root (bwrap --ro-bind-fd), numbers 10 and 11 (9 is the lifeline). */
 export const CHECK_FD_NAMES = ['snapshot', 'dependencies'] as const;
-export type FdName = (typeof FD_NAMES)[number] | (typeof CHECK_FD_NAMES)[number];
+/** The relay profile's one more descriptor: the pinned relay's bytes (--ro-bind-data), number 10
+ * (the check profile's descriptors never meet it: a check reviewer has no egress). */
+export const RELAY_FD_NAMES = ['relay'] as const;
+export type FdName = (typeof FD_NAMES)[number] | (typeof CHECK_FD_NAMES)[number] | (typeof RELAY_FD_NAMES)[number];
 
 /** prlimit resources set from SandboxLimits (core is fixed at 0 in the template). */
 export const PRLIMIT_NAMES = ['as', 'cpu', 'fsize', 'nofile', 'nproc'] as const;
@@ -196,8 +199,36 @@ export const CHECK_PROFILE_ARGV: readonly ProfileArg[] = [
   ...PROFILE_ARGV.slice(REMOUNT_ROOT),
 ];
 
-/** The three static profiles: a reviewer's, a check reviewer's (sealed snapshot), a model reviewer's (egress socket). */
-export type ProfileKind = 'reviewer' | 'check' | 'egress';
+/** The in-sandbox relay (docs/egress.md#the-in-sandbox-relay): where its pinned bytes appear, the
+ * fixed interpreter that runs it (a root-owned file under /usr, checked before every run like the
+ * other helpers), and the loopback port it listens on inside the sandbox's own network namespace. */
+export const RELAY_PATH = '/opt/governed/relay.mjs';
+export const RELAY_INTERPRETER = '/usr/bin/node';
+
+/**
+ * The relay profile (docs/egress.md#the-in-sandbox-relay): the egress profile plus the pinned relay
+ * bound read-only at RELAY_PATH and started as the first program after prlimit, before the reviewer
+ * (`node relay.mjs 3128 /run/governed/egress.sock <interpreter> <reviewer>`). Same namespaces — the
+ * network namespace is still a new, empty one (`--unshare-all`, never `--share-net`) — same mounts,
+ * limits and go-gate; its seccomp filter is the `loopback-tcp` one (named in the profile, so the
+ * digest binds it), which admits TCP stream sockets: the only TCP peer in that namespace is the
+ * relay's listener on the sandbox's own loopback. For clients that speak TCP only (hosted CLIs).
+ */
+export const RELAY_PROFILE_ARGV: readonly ProfileArg[] = (() => {
+  const out: ProfileArg[] = [];
+  for (let i = 0; i < EGRESS_PROFILE_ARGV.length; i++) {
+    const arg = EGRESS_PROFILE_ARGV[i] as ProfileArg;
+    if (arg === '--remount-ro' && EGRESS_PROFILE_ARGV[i + 1] === '/') out.push('--perms', '0555', '--ro-bind-data', fd('relay'), RELAY_PATH);
+    // After prlimit's `--`: the relay runs first and starts `<interpreter> <reviewer>` itself.
+    if (typeof arg === 'object' && 'interpreter' in arg) out.push(RELAY_INTERPRETER, RELAY_PATH, String(RELAY_PORT), EGRESS_SANDBOX_SOCKET);
+    out.push(arg);
+  }
+  return out;
+})();
+
+/** The four static profiles: a reviewer's, a check reviewer's (sealed snapshot), a model reviewer's
+ * (egress socket), and a TCP-only model client's (egress socket + in-sandbox relay). */
+export type ProfileKind = 'reviewer' | 'check' | 'egress' | 'relay';
 
 /** Absolute helpers the template executes inside the sandbox (checked to exist before a run). */
 export const SANDBOX_HELPERS = [SHELL_PATH, '/usr/bin/env', '/usr/bin/prlimit'] as const;
@@ -219,9 +250,21 @@ export interface StaticProfile {
     readonly uid: 'policy sandbox.uid when euid is 0, else unchanged';
   };
   readonly argv: readonly ProfileArg[];
+  /** Relay profile only: the seccomp filter it runs under (runner/seccomp SocketRule). The other
+   * profiles predate the field and run the `unix` filter; their digests are unchanged. */
+  readonly seccomp_sockets?: 'loopback-tcp';
+}
+
+/** The seccomp filter a profile runs under. */
+export function profileSockets(kind: ProfileKind): 'unix' | 'loopback-tcp' {
+  return kind === 'relay' ? 'loopback-tcp' : 'unix';
 }
 
 export function staticProfile(kind: ProfileKind = 'reviewer'): StaticProfile {
+  if (kind === 'relay') {
+    const base = staticProfile('egress');
+    return { ...base, spawn: { ...base.spawn, extra_fds: [...FD_NAMES, ...RELAY_FD_NAMES] }, argv: RELAY_PROFILE_ARGV, seccomp_sockets: 'loopback-tcp' };
+  }
   if (kind === 'check') {
     const base = staticProfile('reviewer');
     return { ...base, spawn: { ...base.spawn, extra_fds: [...FD_NAMES, ...CHECK_FD_NAMES] }, argv: CHECK_PROFILE_ARGV };

@@ -26,7 +26,7 @@ import { closeInheritedFds } from './fds.js';
 import { LIFELINE_FD, LIFELINE_SHELL, lifelineArgv } from './lifeline.js';
 import { validateLimits, type SandboxLimits } from './limits.js';
 import { isBlockedReading, namespaceMembers, NAMESPACES, readNamespaces, readPpid, type NamespaceIds } from './proc.js';
-import { SHELL_PATH, SANDBOX_HELPERS, staticProfileDigest } from './profile.js';
+import { profileSockets, RELAY_INTERPRETER, SHELL_PATH, SANDBOX_HELPERS, staticProfileDigest } from './profile.js';
 import { StatusParser } from './status.js';
 import { assertTrustedUsrExecutable } from './trusted-file.js';
 
@@ -57,8 +57,12 @@ export interface SandboxRequest {
   readonly uid: number;
   readonly gid: number;
   readonly limits: SandboxLimits;
-  /** The egress broker's socket and variables (docs/egress.md); the egress profile is used then. */
+  /** The egress broker's socket and variables (docs/egress.md); the egress profile is used then
+   * (the relay profile when `egress.relay`). */
   readonly egress?: EgressWiring | undefined;
+  /** With `egress.relay`: the pinned relay's bytes and the sha256 list they must be on
+   * (docs/egress.md#the-in-sandbox-relay); streamed into the sandbox like the reviewer's. */
+  readonly relay?: { readonly bytes: Buffer; readonly sha256: readonly string[] } | undefined;
   /**
    * A check run (docs/sandbox.md#the-check-profile-check-reviewers): the check profile's template, with the sealed
    * snapshot's directory descriptor bound read-only at /snapshot and the sealed dependency root's
@@ -169,18 +173,30 @@ async function preflight(req: SandboxRequest): Promise<{ facts: Omit<SandboxFact
     }
   }
   if (check !== undefined && req.egress !== undefined) fail('sandbox_argument_invalid', ['check']);
-  const kind = check !== undefined ? 'check' : req.egress !== undefined ? 'egress' : 'reviewer';
+  const relay = req.egress?.relay === true;
+  // The relay's bytes come exactly with the relay wiring, and are on their allowlist.
+  if (relay !== (req.relay !== undefined)) fail('sandbox_argument_invalid', ['relay']);
+  if (req.relay !== undefined) {
+    const r = req.relay;
+    if (!Buffer.isBuffer(r.bytes) || r.bytes.length > MAX_REVIEWER_BYTES || !Array.isArray(r.sha256) || !r.sha256.every((h) => typeof h === 'string' && HEX64_RE.test(h))) {
+      fail('sandbox_argument_invalid', ['relay']);
+    }
+    if (!r.sha256.includes(sha256Hex(r.bytes))) fail('egress_relay_not_allowlisted', ['relay']);
+  }
+  const kind = check !== undefined ? 'check' : req.egress === undefined ? 'reviewer' : relay ? 'relay' : 'egress';
   const argv = buildBwrapArgv({ interpreter: req.interpreter, env: req.env, limits: req.limits, profile: check === undefined ? 'reviewer' : 'check', dependencyRoot: check?.dependencyRoot ?? null, egress: req.egress });
   const bwrap = await inspectBwrap(req.bwrapPath ?? DEFAULT_BWRAP_PATH);
   if (!req.allow.bwrapSha256.includes(bwrap.sha256)) fail('bwrap_not_allowlisted');
   const profileDigest = staticProfileDigest(kind);
   if (!req.allow.profileSha256.includes(profileDigest.slice(7))) fail('sandbox_profile_not_allowlisted');
-  const blob = seccompBlob();
+  // The filter the profile names: the relay profile's admits loopback TCP (docs/egress.md#the-in-sandbox-relay).
+  const blob = seccompBlob(profileSockets(kind));
   const seccompHex = sha256Hex(blob);
   if (!req.allow.seccompSha256.includes(seccompHex)) fail('seccomp_not_allowlisted');
   if ('bytes' in req.reviewer && sha256Hex(req.reviewer.bytes) !== req.allow.reviewerSha256) fail('reviewer_not_allowlisted');
   assertTrustedUsrExecutable(req.interpreter, 'sandbox_interpreter_invalid', 'interpreter');
   for (const helper of SANDBOX_HELPERS) assertTrustedUsrExecutable(helper, 'sandbox_helper_missing', helper);
+  if (relay) assertTrustedUsrExecutable(RELAY_INTERPRETER, 'sandbox_helper_missing', RELAY_INTERPRETER);
   // bwrap is executed for the first time only now that its digest is allowlisted.
   const version = await bwrapVersion(bwrap);
   const euid = process.geteuid?.() ?? -1;
@@ -277,14 +293,14 @@ function spawnBwrap(pre: Awaited<ReturnType<typeof preflight>>, req: SandboxRequ
   // bwrap runs under the lifeline watcher (lifeline.ts): the shell execs bwrap in place (same pid,
   // descriptors 0–8, empty environment), in a new session whose process group the watcher kills
   // when governed's end of fd 9 closes — whatever way governed ends.
-  const checkFds: ('ignore' | number)[] = req.check === undefined ? [] : [req.check.snapshotFd, req.check.dependencyFd ?? 'ignore'];
+  const checkFds: ('ignore' | number | 'pipe')[] = req.check === undefined ? (req.relay === undefined ? [] : ['pipe']) : [req.check.snapshotFd, req.check.dependencyFd ?? 'ignore'];
   const child: ChildProcess = spawn(LIFELINE_SHELL, lifelineArgv(pre.bwrap.path, pre.argv), {
     env: {},
     cwd: '/',
     // index = descriptor number inside bwrap (FD_NUMBERS); fd 9 is the lifeline, closed before
     // bwrap is executed. Nothing else is passed.
     // A check run adds the two directory descriptors at 10 and 11 (FD_NUMBERS), dup'ed from the
-    // caller's; 'ignore' when there is no dependency root.
+    // caller's; 'ignore' when there is no dependency root. A relay run adds the relay's pipe at 10.
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...checkFds],
     detached: true,
     ...(pre.facts.uidSeparated ? { uid: pre.facts.uid, gid: pre.facts.gid } : {}),
@@ -489,13 +505,14 @@ export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandb
       'bytes' in req.reviewer
         ? writeAll(reviewerPipe, req.reviewer.bytes, true).then((ok) => ({ sha256: sha256Hex((req.reviewer as { bytes: Buffer }).bytes), ok }))
         : streamReviewerFile(req.reviewer.path, reviewerPipe);
-    const [seccompOk, bundleOk, reviewer] = await Promise.all([seccompSent, bundleSent, streamed]);
+    const relaySent = req.relay === undefined ? Promise.resolve(true) : writeAll(pipes[FD_NUMBERS.relay] as Writable, req.relay.bytes, true);
+    const [seccompOk, bundleOk, reviewer, relayOk] = await Promise.all([seccompSent, bundleSent, streamed, relaySent]);
     reviewerSha256 = reviewer.sha256;
     // bwrap has built the sandbox (it read every --ro-bind-data pipe) and waits on --block-fd.
     for (;;) {
       if (live.statusError) throw live.statusError;
       if (setupTimedOut) fail('sandbox_setup_failed', ['timeout']);
-      if (live.exited || !seccompOk || !bundleOk || !reviewer.ok) fail('sandbox_setup_failed');
+      if (live.exited || !seccompOk || !bundleOk || !reviewer.ok || !relayOk) fail('sandbox_setup_failed');
       const pid = live.status.status.childPid;
       if (pid !== null && isBlockedReading(pid, FD_NUMBERS.block) === true) break;
       await sleep(2);

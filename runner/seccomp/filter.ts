@@ -87,6 +87,19 @@ export const DENY_ENOSYS: readonly SyscallName[] = [
 ];
 
 export const AF_UNIX = 1;
+export const AF_INET = 2;
+export const AF_INET6 = 10;
+/** The socket type's low nibble (SOCK_TYPE_MASK); SOCK_NONBLOCK and SOCK_CLOEXEC live above it. */
+export const SOCK_STREAM = 1;
+export const IPPROTO_TCP = 6;
+
+/**
+ * Which sockets a filter admits. `unix` (every profile but one): AF_UNIX only. `loopback-tcp` (the
+ * relay profile, docs/egress.md#the-in-sandbox-relay): AF_UNIX, and AF_INET/AF_INET6 stream sockets
+ * of protocol 0 or TCP — the network namespace is still empty, so the only TCP peer there is the
+ * sandbox's own loopback. Datagram, raw, SCTP and MPTCP sockets stay refused (no DNS, no ICMP).
+ */
+export type SocketRule = 'unix' | 'loopback-tcp';
 export const TIOCSTI = 0x5412;
 export const TIOCLINUX = 0x541c;
 /** CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID |
@@ -101,7 +114,7 @@ const errno = (e: number): number => (RET.ERRNO | e) >>> 0;
  * the kernel truncates `int`/`unsigned int` arguments (socket family, ioctl request, clone flags via
  * lower_32_bits), so high bits cannot smuggle a value past the rule (CVE-2019-7303).
  */
-export function buildFilterX86_64(): Insn[] {
+export function buildFilterX86_64(sockets: SocketRule = 'unix'): Insn[] {
   const nr = (n: SyscallName): number => X86_64_SYSCALLS[n];
   const a = new Assembler();
   // 1. Wrong architecture (i386 via int 0x80, anything else): the syscall numbers below would mean
@@ -114,11 +127,24 @@ export function buildFilterX86_64(): Insn[] {
   // 3. socket/socketpair: only AF_UNIX (the network namespace is empty anyway; this also closes
   //    AF_NETLINK, AF_PACKET, AF_VSOCK, AF_ALG ... kernel surface).
   for (const call of ['socket', 'socketpair'] as const) {
-    a.jeq(nr(call), 'next', `after_${call}`)
-      .load(DATA.argLow(0))
-      .jeq(AF_UNIX, 'next', `deny_${call}`)
-      .ret(RET.ALLOW)
-      .label(`deny_${call}`)
+    a.jeq(nr(call), 'next', `after_${call}`).load(DATA.argLow(0));
+    if (sockets === 'loopback-tcp' && call === 'socket') {
+      // AF_INET/AF_INET6: type & 0xf must be SOCK_STREAM (bit 0 set, bits 1–3 clear; the kernel
+      // refuses any other bit below SOCK_NONBLOCK), protocol 0 or IPPROTO_TCP.
+      a.jeq(AF_UNIX, 'allow_socket', 'next')
+        .jeq(AF_INET, 'inet_socket', 'next')
+        .jeq(AF_INET6, 'inet_socket', 'deny_socket')
+        .label('inet_socket')
+        .load(DATA.argLow(1))
+        .jset(0xe, 'deny_socket', 'next')
+        .jset(SOCK_STREAM, 'next', 'deny_socket')
+        .load(DATA.argLow(2))
+        .jeq(0, 'allow_socket', 'next')
+        .jeq(IPPROTO_TCP, 'allow_socket', 'deny_socket')
+        .label('allow_socket')
+        .ret(RET.ALLOW);
+    } else a.jeq(AF_UNIX, 'next', `deny_${call}`).ret(RET.ALLOW);
+    a.label(`deny_${call}`)
       .ret(errno(ERRNO.EAFNOSUPPORT))
       .label(`after_${call}`);
   }

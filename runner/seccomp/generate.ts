@@ -3,12 +3,14 @@
 //   node /tmp/gen.mjs bpf > runner/seccomp/filter-x86_64.bpf
 //   node /tmp/gen.mjs txt > runner/seccomp/filter-x86_64.txt
 //   node /tmp/gen.mjs sha256   # paste into pinned.ts
+// The relay profile's filter (AF_INET/AF_INET6 stream sockets too): a second argument `loopback-tcp`,
+// into filter-tcp-x86_64.bpf / .txt and SECCOMP_TCP_X86_64_SHA256.
 import { createHash } from 'node:crypto';
 import { encodeProgram, disassemble } from './bpf.js';
 import { buildFilterX86_64, syscallNames } from './filter.js';
 
 const what = process.argv[2];
-const insns = buildFilterX86_64();
+const insns = buildFilterX86_64(process.argv[3] === 'loopback-tcp' ? 'loopback-tcp' : 'unix');
 const bytes = encodeProgram(insns);
 if (what === 'bpf') process.stdout.write(bytes);
 else if (what === 'txt') process.stdout.write(`${disassemble(insns, syscallNames()).join('\n')}\n`);

@@ -241,7 +241,10 @@ export const sandboxProfileOutputSchema = z.strictObject({
   profile_digest: digestString,
   egress_profile_digest: digestString,
   check_profile_digest: digestString,
+  /** The relay profile's digest and its seccomp filter's (docs/egress.md#the-in-sandbox-relay). */
+  relay_profile_digest: digestString,
   seccomp_digest: digestString,
+  relay_seccomp_digest: digestString,
   policy: z.strictObject({ bwrap_sha256: hexList, profile_sha256: hexList, seccomp_sha256: hexList }),
 });
 

@@ -24,6 +24,33 @@ export const EGRESS_SANDBOX_SOCKET = '/run/governed/egress.sock';
 export const EGRESS_PROVIDERS = ['anthropic', 'openai'] as const;
 export type EgressProvider = (typeof EGRESS_PROVIDERS)[number];
 
+/** The in-sandbox relay's listener (docs/egress.md#the-in-sandbox-relay): a literal address (the
+ * sandbox has no /etc/hosts, so `localhost` does not resolve) and a fixed port in the sandbox's own
+ * network namespace. */
+export const RELAY_PORT = 3128;
+/** `http://127.0.0.1:${RELAY_PORT}`, written out (a literal keeps the broker's bundled bytes; the
+ * relay rules test checks the two agree). */
+export const RELAY_URL = 'http://127.0.0.1:3128';
+
+/** The variables the relay profile adds (docs/egress.md#the-in-sandbox-relay): the relay's URL, and
+ * the base-URL and key variables each provider's own clients read — the key is the run's phantom. */
+export const RELAY_ENV_BY_PROVIDER: Readonly<Record<EgressProvider, { readonly baseUrl: string; readonly key: string; readonly urlSuffix: string }>> = {
+  anthropic: { baseUrl: 'ANTHROPIC_BASE_URL', key: 'ANTHROPIC_API_KEY', urlSuffix: '' },
+  openai: { baseUrl: 'OPENAI_BASE_URL', key: 'OPENAI_API_KEY', urlSuffix: '/v1' },
+};
+export const RELAY_URL_ENV = 'GOVERNED_EGRESS_URL';
+
+/** The relay profile's variables for one provider, beside EGRESS_ENV's. */
+export function relayEnv(provider: EgressProvider, phantom: string): Record<string, string> {
+  const p = RELAY_ENV_BY_PROVIDER[provider];
+  return { [RELAY_URL_ENV]: RELAY_URL, [p.baseUrl]: `${RELAY_URL}${p.urlSuffix}`, [p.key]: phantom };
+}
+
+/** Every name relayEnv can set (a policy may not set one for a reviewer behind the relay);
+ * test/egress-relay-rules.test.ts checks it against RELAY_ENV_BY_PROVIDER. A literal, so programs
+ * that bundle this file without using it (the broker, the attestors) keep their bytes. */
+export const RELAY_ENV_NAMES: readonly string[] = ['GOVERNED_EGRESS_URL', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API_KEY'];
+
 /**
  * Closed outcomes of one transcript record. `forwarded` is the only outcome a receipt may carry;
  * every other one ends the run ABORTED with the error code EGRESS_OUTCOME_CODES names.

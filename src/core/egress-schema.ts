@@ -43,6 +43,9 @@ export const egressPolicySchema = z.strictObject({
   /** The pinned broker program (runner/egress/broker.mjs) the runner may start. */
   broker_sha256: list(hex64, 1, 16),
   caps: egressCapsSchema,
+  /** The reviewer speaks TCP only (a hosted CLI): run it behind the pinned in-sandbox relay
+   * (runner/egress/relay.mjs) under the relay profile (docs/egress.md#the-in-sandbox-relay). */
+  relay: z.optional(z.strictObject({ sha256: list(hex64, 1, 16) })),
 });
 export type EgressPolicy = z.infer<typeof egressPolicySchema>;
 
@@ -68,6 +71,8 @@ export const egressReceiptSchema = z.strictObject({
   port: int(1, 65535),
   transport: z.enum(['tls', 'plain-loopback']),
   broker_sha256: hex64,
+  /** The relay's sha256, when the reviewer ran behind the in-sandbox relay. */
+  relay_sha256: z.optional(hex64),
   transcript: z.strictObject({
     head: digestString,
     records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),

@@ -2,7 +2,7 @@
 // (src/core/policy.ts) after its closed schema. Each rule has its own code and names the
 // offending stage/slot/credential/field, never a value. Pure.
 import { digestOf } from './canonical.js';
-import { EGRESS_ENV_NAMES } from './egress-rules.js';
+import { EGRESS_ENV_NAMES, RELAY_ENV_NAMES } from './egress-rules.js';
 import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';
 import { fail } from './errors.js';
@@ -15,7 +15,7 @@ export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementatio
 export const ROLE_STAGES: ReadonlySet<Stage> = new Set(['planning', 'integration']);
 /** The environment names a policy may never set for a reviewer (docs/reviewers.md#the-reviewers-world fixed environment; `PWD`
  * is removed by the sandbox's own start gate, runner/sandbox/argv.ts RESERVED_ENV). */
-const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG', 'PWD', ...EGRESS_ENV_NAMES]);
+const FIXED_ENV = new Set(['GOVERNED_BUNDLE', 'HOME', 'TMPDIR', 'PATH', 'LANG', 'PWD', ...EGRESS_ENV_NAMES, RELAY_ENV_NAMES[0] as string]);
 
 /**
  * Loader- and interpreter-influencing names (docs/formats.md#attestors "its SHA-256 covers every line it runs",
@@ -99,6 +99,9 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     }
     const env = Object.entries(r.env);
     if (env.length > MAX_REVIEWER_ENV) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
+    // Behind the relay the runner sets the provider's base-URL and key variables (the phantom);
+    // the policy may not set them itself (docs/egress.md#the-in-sandbox-relay).
+    if (r.egress?.relay !== undefined && env.some(([k]) => RELAY_ENV_NAMES.includes(k))) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     for (const [k, v] of env) {
       if (!reviewerEnvNameAllowed(k) || v.includes('\0')) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     }

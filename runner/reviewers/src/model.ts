@@ -30,7 +30,11 @@ function endpoint(): Endpoint | null {
   const provider = e.GOVERNED_MODEL_PROVIDER;
   if (!e.GOVERNED_EGRESS_SOCKET || !e.GOVERNED_EGRESS_TOKEN || !e.GOVERNED_MODEL || !e.GOVERNED_EGRESS_PATH) return null;
   if (provider !== 'anthropic' && provider !== 'openai') return null;
-  return { socket: e.GOVERNED_EGRESS_SOCKET, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
+  // Behind the relay the runner sets GOVERNED_EGRESS_URL (always http://127.0.0.1:<port>).
+  const relay = e.GOVERNED_EGRESS_URL === undefined ? null : /^http:\/\/127\.0\.0\.1:([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_URL);
+  if (relay === null && e.GOVERNED_EGRESS_URL !== undefined) return null;
+  const relayPort = relay === null ? null : Number(relay[1]);
+  return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
 }
 
 async function main(): Promise<number> {

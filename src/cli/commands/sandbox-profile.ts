@@ -16,6 +16,9 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
   const egressProfileDigest = staticProfileDigest('egress');
   // The check profile (docs/sandbox.md#the-check-profile-check-reviewers): allowlist it too when the policy has check reviewers.
   const checkProfileDigest = staticProfileDigest('check');
+  // The relay profile and its seccomp filter (docs/egress.md#the-in-sandbox-relay): both, for reviewers whose egress entry has `relay`.
+  const relayProfileDigest = staticProfileDigest('relay');
+  const relaySeccomp = seccompDigest('loopback-tcp');
   const policy = {
     bwrap_sha256: [bwrap.sha256],
     profile_sha256: [profileDigest.slice('sha256:'.length)],
@@ -27,7 +30,9 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
     `profile  ${profileDigest}`,
     `egress   ${egressProfileDigest} (the profile of reviewers with an egress entry, docs/egress.md)`,
     `check    ${checkProfileDigest} (check reviewers: docs/reviewers.md#check-reviewers)`,
+    `relay    ${relayProfileDigest} (egress entries with relay, docs/egress.md#the-in-sandbox-relay)`,
     `seccomp  ${seccomp}`,
+    `         ${relaySeccomp} (the relay profile's filter: loopback TCP too)`,
     '',
     'Paste into the policy (sandbox section):',
     `  bwrap_sha256: ["${policy.bwrap_sha256[0]}"]`,
@@ -46,7 +51,9 @@ export async function sandboxProfileCommand(opts: { bwrap?: string }): Promise<C
       profile_digest: profileDigest,
       egress_profile_digest: egressProfileDigest,
       check_profile_digest: checkProfileDigest,
+      relay_profile_digest: relayProfileDigest,
       seccomp_digest: seccomp,
+      relay_seccomp_digest: relaySeccomp,
       policy,
     } satisfies SandboxProfileOutput,
     human,

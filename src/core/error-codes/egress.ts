@@ -12,6 +12,7 @@ export const EGRESS_ERRORS = {
   egress_credential_unavailable: def(2, 'The egress credential named by the policy is missing: the environment variable is unset or empty, or the file is not a regular file of mode 0600 owned by the runner. Nothing is recorded when found before the claim.'),
   egress_ca_invalid: def(2, "The egress entry's pinned CA file is missing or its sha256 differs from the policy's."),
   egress_broker_not_allowlisted: def(2, "The egress broker program is missing or its sha256 is not on the reviewer's egress.broker_sha256 allowlist."),
+  egress_relay_not_allowlisted: def(2, "The in-sandbox relay program is missing or its sha256 is not on the reviewer's egress.relay.sha256 allowlist (checked again on the bytes streamed into the sandbox)."),
   egress_broker_failed: def(9, 'The egress broker did not start, crashed, or reported something that is not its record format; the run was recorded as ABORTED.'),
   egress_target_refused: def(9, 'The reviewer asked the broker for another host, port or address (absolute-form target or CONNECT); refused and recorded, the run ABORTED.'),
   egress_upgrade_refused: def(9, 'The reviewer asked for a protocol upgrade (WebSocket); refused, the run ABORTED.'),

@@ -22,6 +22,8 @@ import { parseDurationSeconds, parseSizeBytes } from '../../core/duration.js';
 import { readStructuredFile } from '../read-input.js';
 import { ReviewPassFileSchema, type ParseStrategyName, type StageEntryInput, type ToolEntryInput } from './config-schema.js';
 import { PRESETS } from './presets.js';
+import { egressPolicySchema, type EgressPolicy } from '../../core/egress-schema.js';
+import { EGRESS_ENV_NAMES, RELAY_ENV_NAMES } from '../../core/egress-rules.js';
 import { ROLES, STAGES, type Role, type Stage } from '../../protocols/review-pass/index.js';
 
 export const CONFIG_FILE_NAMES = ['review-pass.yaml', '.review-pass.yaml'] as const;
@@ -38,7 +40,10 @@ export interface ResolvedTool {
   /** null: the stage's per-call timeout applies. */
   readonly timeout_ms: number | null;
   readonly retries: number;
-  readonly network: boolean;
+  /** `broker`: the tool reaches `egress`'s one endpoint through the broker and the relay. */
+  readonly network: boolean | 'broker';
+  /** The egress entry of a `network: broker` tool (null otherwise). */
+  readonly egress: EgressPolicy | null;
   readonly ok_exit_codes: readonly number[];
   readonly env: Readonly<Record<string, string>>;
   readonly env_passthrough: readonly string[];
@@ -101,6 +106,27 @@ function checkCommand(name: string, command: readonly string[], prompt: PromptDe
   if (program.startsWith('-')) fail('orchestrator_command_invalid', [`tools.${name}.command[0]`]);
 }
 
+/**
+ * `network: broker` needs an egress entry, checked by the policy's one schema, with `relay` (a tool
+ * is an unmodified TCP client); an entry without `network: broker` is refused rather than ignored.
+ * The runner sets the egress and relay variables, so the tool's env may not name them, nor the
+ * credential's variable (the real key never enters the sandbox).
+ */
+function resolveEgress(name: string, network: boolean | 'broker', entry: ToolEntryInput): EgressPolicy | null {
+  if (network !== 'broker') {
+    if (entry.egress !== undefined) fail('orchestrator_config_invalid', [`tools.${name}.egress`]);
+    return null;
+  }
+  const parsed = egressPolicySchema.safeParse(entry.egress);
+  if (!parsed.success || parsed.data.relay === undefined) fail('orchestrator_config_invalid', [`tools.${name}.egress`]);
+  // The real key stays outside the sandbox: its variable may not be passed through either.
+  const reserved = new Set([...EGRESS_ENV_NAMES, ...RELAY_ENV_NAMES, ...('env' in parsed.data.credential ? [parsed.data.credential.env] : [])]);
+  for (const k of [...Object.keys(entry.env ?? {}), ...(entry.env_passthrough ?? [])]) {
+    if (reserved.has(k)) fail('orchestrator_config_invalid', [`tools.${name}.env`]);
+  }
+  return parsed.data;
+}
+
 function resolveTool(name: string, entry: ToolEntryInput): ResolvedTool {
   const base = entry.preset === undefined ? null : PRESETS[entry.preset];
   const command = entry.command ?? base?.command;
@@ -119,14 +145,17 @@ function resolveTool(name: string, entry: ToolEntryInput): ResolvedTool {
   for (const v of Object.values(entry.env ?? {})) {
     if (v.includes('\0')) fail('orchestrator_config_invalid', [`tools.${name}.env`]);
   }
+  const network = entry.network ?? base?.network ?? false;
+  const egress = resolveEgress(name, network, entry);
   return {
     name,
     command,
     prompt,
     parse,
+    egress,
     timeout_ms: entry.timeout === undefined ? null : parseDurationSeconds(entry.timeout, `tools.${name}.timeout`) * 1000,
     retries: entry.retries ?? base?.retries ?? 1,
-    network: entry.network ?? base?.network ?? false,
+    network,
     ok_exit_codes: entry.ok_exit_codes ?? base?.ok_exit_codes ?? [0],
     env: entry.env ?? base?.env ?? {},
     env_passthrough: entry.env_passthrough ?? base?.env_passthrough ?? [],

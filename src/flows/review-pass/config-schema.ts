@@ -29,7 +29,12 @@ export const ToolEntrySchema = z.strictObject({
   parse: z.enum(PARSE_STRATEGIES).optional(),
   timeout: DURATION.optional(),
   retries: z.number().int().min(0).max(5).optional(),
-  network: z.boolean().optional(),
+  /** false (default), true (the host network: an egress path), or `broker`: one model endpoint through
+   * the egress broker and the in-sandbox relay (docs/review-pass.md "Network"), with `egress`. */
+  network: z.union([z.boolean(), z.literal('broker')]).optional(),
+  /** With `network: broker`: a policy egress entry (docs/egress.md#the-policy-entry), `relay`
+   * required; checked by its one schema (src/core/egress-schema.ts) in config-load.ts. */
+  egress: z.unknown().optional(),
   ok_exit_codes: z.array(z.number().int().min(0).max(255)).min(1).max(16).optional(),
   env: z.record(ENV_NAME, z.string().max(4096)).optional(),
   env_passthrough: z.array(ENV_NAME).max(32).optional(),

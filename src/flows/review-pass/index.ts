@@ -11,6 +11,7 @@
 //   7. the protocol loop (protocol-*.ts), then the three result files.
 // Exit codes (docs/commands.md#exit-codes, docs/review-pass.md): 0 CLEAN (converged clean), 9 NOT_CLEAN, 2 usage or
 // configuration, 8 governed mode unavailable, 1 internal.
+import { assertEgressUsable } from '../run/egress.js';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -113,6 +114,9 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
       ? { files: validateFiles(repoDir, opts.files), truncated: false }
       : await defaultScope(repoDir);
   if (!bwrapUsable()) fail('orchestrator_sandbox_unavailable', ['bwrap']);
+  // `network: broker` tools (docs/review-pass.md "Network"): the caller's credential, the pinned
+  // broker and relay are checked before any reviewer starts (each refusal its egress code, exit 2).
+  for (const tool of Object.values(config.tools)) if (tool.egress !== null) assertEgressUsable(tool.egress, opts.env);
   const out = prepareOutDir(opts.out);
 
   const toolsDir = opts.toolsDir === undefined ? governedToolsDir() : opts.toolsDir;

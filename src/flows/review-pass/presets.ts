@@ -16,7 +16,7 @@ import type { ToolEntryInput } from './config-schema.js';
 export const PRESET_NAMES = ['claude', 'gemini', 'codex', 'opencode', 'tsc', 'eslint'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
-export const PRESETS: Readonly<Record<PresetName, Required<Omit<ToolEntryInput, 'preset' | 'timeout'>>>> = {
+export const PRESETS: Readonly<Record<PresetName, Required<Omit<ToolEntryInput, 'preset' | 'timeout' | 'egress'>>>> = {
   claude: {
     command: ['claude', '-p', '--output-format', 'text', '--allowedTools', 'Read,Glob,Grep', '--max-turns', '5'],
     prompt: 'stdin',

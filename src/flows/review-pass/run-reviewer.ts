@@ -8,6 +8,7 @@
 // output of docs/reviewers.md#reviewer-output, adjudicated by the engines' `governed` strategy. That runner does not exist
 // in this version, so governed mode stops before anything runs (governed-mode.ts).
 import { randomBytes } from 'node:crypto';
+import { startEgress, type EgressSession } from '../run/egress.js';
 import { runInRepoSandbox, type RepoSandboxResult } from '../../../runner/repo-sandbox.js';
 import { expandCommand, resolveProgram, type SandboxView } from './command.js';
 import type { ResolvedTool } from './config-load.js';
@@ -16,7 +17,9 @@ import type { ToolLog } from './tool-log.js';
 import { utf8OrNull } from '../../core/utf8.js';
 
 export type ExecutionStatus = 'ok' | 'timeout' | 'failed';
-export type ExecutionFailure = 'tool_missing' | 'exit_code' | 'output_cap' | 'sandbox_failed' | 'empty_output' | 'output_not_utf8';
+/** `egress_refused`: a `network: broker` call whose broker refused a request, hit a cap or failed
+ * (docs/egress.md "What each request must be"): the call is unusable whatever it printed. */
+export type ExecutionFailure = 'tool_missing' | 'exit_code' | 'output_cap' | 'sandbox_failed' | 'empty_output' | 'output_not_utf8' | 'egress_refused';
 /**
  * How the reviewer process ended (its last attempt), so a reviewer that scores health 0 says why:
  * `not_run` (tool missing), `sandbox_failed`, `timed_out`, `output_capped`, `killed_by_signal`
@@ -74,7 +77,8 @@ export interface ReviewerExecution {
   readonly duration_ms: number;
   /** stdout of the successful attempt; '' otherwise. Never printed by the CLI. */
   readonly stdout: string;
-  readonly network: boolean;
+  /** `broker`: one endpoint through the egress broker (docs/review-pass.md "Network"). */
+  readonly network: boolean | 'broker';
 }
 
 export interface RunReviewer {
@@ -153,22 +157,45 @@ export class SandboxedCommandRunner implements RunReviewer {
     for (let i = 0; i <= tool.retries; i++) {
       attempts++;
       const log = this.toolLog?.open(execution_id, attempts, tool.max_output_bytes) ?? null;
-      const r = await runInRepoSandbox({
+      const timeoutMs = tool.timeout_ms ?? req.default_timeout_ms;
+      // `network: broker`: a broker per attempt (its caps and transcript are per call), started from
+      // the pinned program with the caller's credential; the relay's pinned bytes go in with it.
+      let egress: EgressSession | null = null;
+      if (tool.egress !== null) {
+        try {
+          egress = await startEgress(tool.egress, { sandboxUid: process.geteuid?.() ?? 0, timeoutSeconds: Math.ceil(timeoutMs / 1000), env: this.callerEnv });
+        } catch {
+          log?.close();
+          last = { status: 'failed', failure: 'egress_refused', exit_code: null, exit_class: 'not_run', stdout: '', duration_ms: 0 };
+          break;
+        }
+      }
+      // (async: a spec the sandbox refuses rejects, so the broker below is still stopped)
+      const r = await (async () => runInRepoSandbox({
         repoDir: this.view.repoDir,
         toolsDir: this.view.toolsDir,
         argv: program.argv,
         env,
-        network: tool.network,
+        network: tool.network === true,
+        ...(egress === null || egress.relay === undefined ? {} : { egress: { socket: egress.wiring.socket, env: egress.wiring.env, relay: egress.relay.bytes } }),
         stdin: tool.prompt === 'stdin' ? prompt : null,
         promptFile: tool.prompt === 'file' ? prompt : null,
-        timeoutMs: tool.timeout_ms ?? req.default_timeout_ms,
+        timeoutMs,
         maxOutputBytes: tool.max_output_bytes,
         ...(log === null ? {} : { stderrSink: (c: Buffer) => log.write(c) }),
-      }).finally(() => log?.close());
-      last = judge(tool, r);
+      }))()
+        .finally(() => log?.close())
+        .catch(async (e: unknown) => {
+          await egress?.finish().catch(() => undefined);
+          throw e;
+        });
+      // The broker's verdict: any refused request, cap or broker failure makes the call unusable.
+      const refused = egress === null ? false : await egress.finish().then(() => false, () => true);
+      last = refused ? { ...judge(tool, r), status: 'failed', failure: 'egress_refused', stdout: '' } : judge(tool, r);
       total += last.duration_ms;
       // A sandbox that cannot be built will not be built by retrying.
-      if (last.status === 'ok' || last.failure === 'sandbox_failed') break;
+      // A reviewer that tried to leave its lane is not given another try.
+      if (last.status === 'ok' || last.failure === 'sandbox_failed' || last.failure === 'egress_refused') break;
     }
     const a = last as Attempt;
     return { ...common, status: a.status, failure: a.failure, attempts, exit_code: a.exit_code, exit_class: a.exit_class, duration_ms: total, stdout: a.stdout };

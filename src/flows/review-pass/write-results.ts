@@ -66,6 +66,9 @@ export function orchestratorSection(o: ProtocolOutcome, d: RunDescription): stri
     `- Configuration: ${d.config_source === null ? 'built-in defaults (review-pass-v3 §10.2)' : basename(d.config_source)}`,
     `- Files in scope: ${d.files}`,
     '- Reviewers ran as child processes in a read-only bubblewrap view of the repository (mounted at /repo), with fresh /proc, /dev and /tmp, no capabilities, and no network unless the reviewer\'s entry says `network: true` (an egress path, marked below).',
+    ...(o.executions.some((x) => x.network === 'broker')
+      ? ['- Entries with `network: broker` (marked below) had no network but their own loopback: an in-sandbox relay took their TCP connections to the egress broker, which forwards only allowed requests to one model endpoint with the caller\'s key (docs/egress.md).']
+      : []),
     '- Auto-fix is out of scope: the orchestrator never edits code. Findings are for a human or writer to act on; a re-review after a change is a new run.',
   ];
   if (o.executions.some((x) => x.exit_class !== 'exited_zero' || x.status !== 'ok')) {
@@ -83,7 +86,7 @@ export function orchestratorSection(o: ProtocolOutcome, d: RunDescription): stri
   );
   for (const x of o.executions) {
     out.push(
-      `| ${x.round} | ${x.purpose} | ${x.reviewer} | ${statusCell(x)} | ${x.attempts} | ${x.exit_code ?? '—'} | ${EXIT_CLASS_TEXT[x.exit_class]} | ${x.network ? 'yes (egress)' : 'no'} |`,
+      `| ${x.round} | ${x.purpose} | ${x.reviewer} | ${statusCell(x)} | ${x.attempts} | ${x.exit_code ?? '—'} | ${EXIT_CLASS_TEXT[x.exit_class]} | ${x.network === 'broker' ? 'broker (one endpoint)' : x.network ? 'yes (egress)' : 'no'} |`,
     );
   }
   if (o.executions.length === 0) out.push('| — | — | — | no reviewer ran | — | — | — | — |');

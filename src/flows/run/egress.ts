@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { digestOf } from '../../core/canonical.js';
 import { parseDurationSeconds, parseSizeBytes } from '../../core/duration.js';
 import { fail, isGovernedError, type ErrorCode } from '../../core/errors.js';
-import { chainRecords, EGRESS_ENV, EGRESS_OUTCOME_CODES, EGRESS_SANDBOX_SOCKET, transcriptTotals } from '../../core/egress-rules.js';
+import { chainRecords, EGRESS_ENV, EGRESS_OUTCOME_CODES, EGRESS_SANDBOX_SOCKET, relayEnv, transcriptTotals } from '../../core/egress-rules.js';
 import type { EgressPolicy, EgressReceipt } from '../../core/egress-schema.js';
 import { readPinned } from '../../../runner/pinned-file.js';
 import { startBroker, type StartedBroker } from '../../../runner/egress/host.js';
@@ -31,10 +31,16 @@ export function brokerFile(): string {
   return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(installRoot(), 'runner', 'egress', 'broker.mjs');
 }
 
+/** Where the pinned in-sandbox relay is looked for (GOVERNED_EGRESS_RELAY overrides, for tests and installs). */
+export function relayFile(): string {
+  const fromEnv = process.env.GOVERNED_EGRESS_RELAY;
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(installRoot(), 'runner', 'egress', 'relay.mjs');
+}
+
 /** The API key, from the runner's environment variable or a 0600 regular file owned by the runner. */
-export function loadCredential(e: EgressPolicy): string {
+export function loadCredential(e: EgressPolicy, env: Readonly<Record<string, string | undefined>> = process.env): string {
   if ('env' in e.credential) {
-    const v = process.env[e.credential.env];
+    const v = env[e.credential.env];
     if (v === undefined || v === '' || v.length > MAX_CREDENTIAL_BYTES || /[\r\n\0]/.test(v)) fail('egress_credential_unavailable', ['env']);
     return v;
   }
@@ -75,11 +81,26 @@ function pinBroker(e: EgressPolicy): { bytes: Buffer; sha256: string } {
   return pinned;
 }
 
+/** The relay's bytes, for an entry behind the relay (docs/egress.md#the-in-sandbox-relay); null otherwise. */
+function pinRelay(e: EgressPolicy): { bytes: Buffer; sha256: string } | null {
+  if (e.relay === undefined) return null;
+  let pinned;
+  try {
+    pinned = readPinned(relayFile(), MAX_BROKER_BYTES);
+  } catch (err) {
+    if (isGovernedError(err)) fail('egress_relay_not_allowlisted', ['relay']);
+    throw err;
+  }
+  if (!e.relay.sha256.includes(pinned.sha256)) fail('egress_relay_not_allowlisted', ['relay']);
+  return pinned;
+}
+
 /** Before the claim: everything the broker needs is present and allowlisted (nothing recorded). */
-export function assertEgressUsable(e: EgressPolicy): void {
-  loadCredential(e);
+export function assertEgressUsable(e: EgressPolicy, env: Readonly<Record<string, string | undefined>> = process.env): void {
+  loadCredential(e, env);
   loadCa(e);
   pinBroker(e);
+  pinRelay(e);
 }
 
 /** A phantom token shaped like the provider's keys (client-side format checks pass); valid only at this broker. */
@@ -90,14 +111,20 @@ function phantomFor(provider: EgressPolicy['provider']): string {
 
 export interface EgressSession {
   readonly wiring: EgressWiring;
+  /** Behind the relay: its pinned bytes and the entry's allowlist (the sandbox streams and re-checks them). */
+  readonly relay: { readonly bytes: Buffer; readonly sha256: readonly string[] } | undefined;
   /** Stop the broker and turn its records into the receipt section; throws the run's egress code. */
   finish(): Promise<EgressReceipt>;
 }
 
-export async function startEgress(e: EgressPolicy, o: { readonly sandboxUid: number; readonly timeoutSeconds: number }): Promise<EgressSession> {
-  const key = loadCredential(e);
+export async function startEgress(
+  e: EgressPolicy,
+  o: { readonly sandboxUid: number; readonly timeoutSeconds: number; readonly env?: Readonly<Record<string, string | undefined>> },
+): Promise<EgressSession> {
+  const key = loadCredential(e, o.env);
   const ca = loadCa(e);
   const broker = pinBroker(e);
+  const relay = pinRelay(e);
   const phantom = phantomFor(e.provider);
   const euid = process.geteuid?.() ?? -1;
   let started: StartedBroker;
@@ -136,11 +163,15 @@ export async function startEgress(e: EgressPolicy, o: { readonly sandboxUid: num
       [EGRESS_ENV.provider]: e.provider,
       [EGRESS_ENV.model]: e.model,
       [EGRESS_ENV.path]: (e.routes[0] as { path: string }).path,
+      // Behind the relay: its URL and the provider's own base-URL and key variables (the phantom).
+      ...(relay === null ? {} : relayEnv(e.provider, phantom)),
     },
+    ...(relay === null ? {} : { relay: true }),
   };
   let finished: Promise<EgressReceipt> | null = null;
   return {
     wiring,
+    relay: relay === null || e.relay === undefined ? undefined : { bytes: relay.bytes, sha256: e.relay.sha256 },
     finish(): Promise<EgressReceipt> {
       finished ??= (async () => {
         const outcome = await started.stop();
@@ -158,6 +189,7 @@ export async function startEgress(e: EgressPolicy, o: { readonly sandboxUid: num
           port: e.port,
           transport: e.transport,
           broker_sha256: broker.sha256,
+          ...(relay === null ? {} : { relay_sha256: relay.sha256 }),
           transcript: { head, records, ...transcriptTotals(records) },
         };
       })();

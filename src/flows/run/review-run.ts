@@ -161,6 +161,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
           bundleBytes: bundle.bytes,
           clock: args.clock,
           egress: egress?.wiring,
+          relay: egress?.relay,
           check:
             sealed === null || checkPlan === null
               ? undefined

@@ -48,6 +48,8 @@ export interface SandboxRunArgs {
   readonly clock: () => number;
   /** The egress broker's socket and variables (docs/egress.md), for a reviewer with an egress entry. */
   readonly egress?: EgressWiring | undefined;
+  /** Behind the in-sandbox relay: its pinned bytes and allowlist (docs/egress.md#the-in-sandbox-relay). */
+  readonly relay?: { readonly bytes: Buffer; readonly sha256: readonly string[] } | undefined;
   /** A check run: the sealed trees' descriptors and the dependency root's path (check-run.ts). */
   readonly check?: { readonly snapshotFd: number; readonly dependencyFd: number | null; readonly dependencyRoot: string | null } | undefined;
 }
@@ -103,6 +105,7 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
     gid: sandbox.uid,
     limits: sandboxLimitsFromPolicy(a.pinned.policy),
     egress: a.egress,
+    relay: a.relay,
     ...(a.check === undefined ? {} : { check: a.check }),
   });
   try {

@@ -1,5 +1,6 @@
 // One model call through the egress broker (docs/egress.md): plain HTTP over the broker's Unix
-// socket bound into the sandbox (the sandbox has no other way out), the run's phantom token as the
+// socket bound into the sandbox (the sandbox has no other way out), or over loopback TCP to the
+// in-sandbox relay when the run has one (GOVERNED_EGRESS_URL), the run's phantom token as the
 // credential (the broker swaps in the real key), the policy's provider, model and route.
 // Anthropic Messages API and OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, …).
 import { request } from 'node:http';
@@ -12,6 +13,9 @@ export class CallFailed extends Error {
 
 export interface Endpoint {
   readonly socket: string;
+  /** Behind the in-sandbox relay (docs/egress.md#the-in-sandbox-relay): its loopback TCP port, used
+   * instead of the socket. Both lead to the same broker. */
+  readonly relayPort: number | null;
   readonly token: string;
   readonly provider: 'anthropic' | 'openai';
   readonly model: string;
@@ -54,7 +58,8 @@ export function callModel(e: Endpoint, system: string, prompt: string): Promise<
     headers['anthropic-version'] = '2023-06-01';
   } else headers.authorization = `Bearer ${e.token}`;
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: e.socket, method: 'POST', path: e.path, headers, timeout: TIMEOUT_MS }, (res) => {
+    const to = e.relayPort === null ? { socketPath: e.socket } : { host: '127.0.0.1', port: e.relayPort };
+    const req = request({ ...to, method: 'POST', path: e.path, headers, timeout: TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
