@@ -232,10 +232,16 @@ describe('authority record refusals (store unchanged, nothing leaked)', () => {
 
   it('an expired request can be neither signed nor recorded', async () => {
     const e = env();
-    const { out } = request(e, ['--operation', 'policy_update', '--state-after', `sha256:${'1'.repeat(64)}`, '--ttl', '2s']);
+    // The TTL leaves room for a loaded CI machine to start `sign` before expiry; the wait is then
+    // computed from the request's own expires_at, not from a guess at how long the steps took.
+    const { out } = request(e, ['--operation', 'policy_update', '--state-after', `sha256:${'1'.repeat(64)}`, '--ttl', '20s']);
     const recordFile = join(e.dir, 'record.json');
     expect(ptySign('confirm', out, e.w.human, recordFile).code).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const presented = JSON.parse(readFileSync(out, 'utf8')) as { payload: string };
+    const statement = JSON.parse(Buffer.from(presented.payload, 'base64').toString('utf8')) as { predicate: { expires_at: string } };
+    const expiresMs = Date.parse(statement.predicate.expires_at);
+    expect(Number.isFinite(expiresMs)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresMs - Date.now()) + 1_100));
     const late = ptySign('confirm', out, e.w.human, join(e.dir, 'late.json'));
     expect([late.code, late.answered]).toEqual([5, false]);
     expect((JSON.parse(late.stdout.trim()).error as { code: string }).code).toBe('authority_expired');
