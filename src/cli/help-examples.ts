@@ -46,6 +46,8 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'governed audit verify --json',
     'governed audit verify --trust auditor-trust.json --checkpoint cp-monday.note cp-friday.note',
     'governed audit verify --export ./audit-export --json    # no store needed',
+    'governed audit verify --trust T.json --checkpoint cp-mon1.note cp-mon2.note --inclusion-proof r.proof.json --receipt sha256:… \\',
+    '    --consistency-proof week.proof.json    # proofs only, no log',
   ],
   'audit checkpoint': ['governed audit checkpoint --out cp-$(date +%F).note    # then copy it off this machine'],
   'audit prove': [

@@ -213,10 +213,35 @@ export const exportCheckSchema = z.strictObject({
 export type ExportCheck = z.infer<typeof exportCheckSchema>;
 
 /** `governed audit verify [--export DIR] --json` (docs/audit.md): the report, `ok`, and the co-located caveat when it applies. */
-export const auditVerifySchema = z.strictObject({
+export const auditVerifyStoreSchema = z.strictObject({
   ok: z.boolean(),
   ...auditReportShape,
   export: z.optional(exportCheckSchema),
   caveat: z.optional(z.string()),
 });
+
+/**
+ * `governed audit verify --checkpoint F... --inclusion-proof P... [--consistency-proof C...] --json`
+ * (docs/audit.md#checking-proofs-without-the-log): no log is read; each file with what it was
+ * checked against (null where it could not be read that far) and whether it verified.
+ */
+export const auditVerifyProofsSchema = z.strictObject({
+  ok: z.boolean(),
+  exit: anyExit,
+  mode: z.literal('proofs'),
+  trust_digest: digestString,
+  evaluated_at: isoSeconds,
+  checkpoints: z.array(z.strictObject({ file: z.string(), origin: z.nullable(z.string()), tree_size: z.nullable(count), verified: z.boolean() })),
+  inclusion: z.array(
+    z.strictObject({ proof: z.string(), checkpoint: z.nullable(z.string()), tree_size: z.nullable(count), seq: z.nullable(count), receipt: z.nullable(receiptId), verified: z.boolean() }),
+  ),
+  consistency: z.array(
+    z.strictObject({ proof: z.string(), from: z.nullable(z.string()), to: z.nullable(z.string()), old_size: z.nullable(count), new_size: z.nullable(count), verified: z.boolean() }),
+  ),
+  failures: z.array(auditFailureSchema),
+});
+export type AuditProofsReport = z.infer<typeof auditVerifyProofsSchema>;
+
+/** `governed audit verify --json`: the store (or export) audit, or the proofs-only check. */
+export const auditVerifySchema = z.union([auditVerifyStoreSchema, auditVerifyProofsSchema]);
 export type AuditVerifyJson = z.infer<typeof auditVerifySchema>;

@@ -177,7 +177,7 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     output: true,
     schema: auditVerifySchema,
     title: 'governed audit verify --json v1',
-    rules: 'ok iff exit is 0; export is present only with --export; caveat is present when a co-located receipt was audited. docs/audit.md.',
+    rules: 'ok iff exit is 0; export is present only with --export; caveat is present when a co-located receipt was audited; with --inclusion-proof or --consistency-proof the second shape (mode "proofs", no log read). docs/audit.md.',
   },
   'command-error': {
     output: true,

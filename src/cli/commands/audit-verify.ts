@@ -2,8 +2,9 @@
 import { fail } from '../../core/errors.js';
 import { auditVerify, type AuditReport } from '../../flows/audit/verify.js';
 import { readInputFile } from '../../flows/read-input.js';
-import { CHECKPOINT_FILE_MAX_BYTES } from '../../core/limits.js';
-import { loadTrustRootFile } from '../../flows/verify.js';
+import { CHECKPOINT_FILE_MAX_BYTES, INPUT_FILE_MAX_BYTES } from '../../core/limits.js';
+import { loadPinnedTrustRoot, loadTrustRootFile } from '../../flows/verify.js';
+import { auditVerifyProofs, type AuditProofsReport } from '../../flows/audit/verify-proofs.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { AuditVerifyJson } from '../../core/command-output.js';
@@ -45,10 +46,60 @@ function human(r: AuditReport, exportDir?: string): string {
   return lines.join('\n');
 }
 
-export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string }): Promise<CommandResult> {
+export interface AuditVerifyOpts {
+  unit?: string;
+  trust?: string;
+  checkpoint?: string[];
+  witnessKey?: string[];
+  witnessThreshold?: string;
+  home?: string;
+  export?: string;
+  inclusionProof?: string[];
+  consistencyProof?: string[];
+  receipt?: string;
+  entry?: string;
+}
+
+/** Proofs only, no log (docs/audit.md#checking-proofs-without-the-log). */
+function proofsHuman(r: Omit<AuditProofsReport, 'ok'>): string {
+  const lines = [r.exit === 0 ? 'PROOFS OK' : 'PROOFS FAILED'];
+  for (const c of r.checkpoints) lines.push(`  checkpoint     ${c.file}: ${c.verified ? `signed by the log key (${c.origin}, size ${c.tree_size})` : 'NOT verified'}`);
+  for (const p of r.inclusion) lines.push(`  inclusion      ${p.proof}: ${p.verified ? `entry ${p.seq} is in the tree of ${p.checkpoint} (size ${p.tree_size})` : 'NOT verified'}`);
+  for (const p of r.consistency) lines.push(`  consistency    ${p.proof}: ${p.verified ? `${p.to} (size ${p.new_size}) extends ${p.from} (size ${p.old_size})` : 'NOT verified'}`);
+  for (const f of r.failures) lines.push(`  FAIL ${f.code} (exit ${f.exit})${f.ids.length > 0 ? ` [${f.ids.join(', ')}]` : ''}`);
+  return lines.join('\n');
+}
+
+function auditVerifyProofsCommand(opts: AuditVerifyOpts, now: Date): CommandResult {
+  // No log is read: the options that audit a log or an export have nothing to act on.
+  if (opts.export !== undefined || opts.unit !== undefined) fail('usage_error', [opts.export !== undefined ? '--export' : '--unit']);
+  if ((opts.checkpoint ?? []).length === 0) fail('usage_error', ['--checkpoint']);
+  const inclusion = opts.inclusionProof ?? [];
+  if ((opts.receipt !== undefined || opts.entry !== undefined) && inclusion.length !== 1) fail('usage_error', ['--inclusion-proof']);
+  // A malformed --receipt or --entry is never echoed (docs/commands.md#exit-codes).
+  if (opts.receipt !== undefined && !/^sha256:[0-9a-f]{64}$/.test(opts.receipt)) fail('usage_error', ['--receipt']);
+  if (opts.entry !== undefined && !/^[1-9][0-9]{0,15}$/.test(opts.entry)) fail('usage_error', ['--entry']);
+  const trust = opts.trust !== undefined ? loadTrustRootFile(opts.trust, now) : loadPinnedTrustRoot(resolveHome(opts.home), now);
+  const read = (max: number) => (file: string) => ({ file, bytes: readInputFile(file, max) });
+  const r = auditVerifyProofs({
+    checkpoints: (opts.checkpoint ?? []).map(read(CHECKPOINT_FILE_MAX_BYTES)),
+    inclusion: inclusion.map(read(INPUT_FILE_MAX_BYTES)),
+    consistency: (opts.consistencyProof ?? []).map(read(INPUT_FILE_MAX_BYTES)),
+    ...(opts.receipt === undefined ? {} : { receipt: opts.receipt }),
+    ...(opts.entry === undefined ? {} : { entry: Number(opts.entry) }),
+    trust,
+    now,
+    ...witnessOptions(opts),
+  });
+  return { exit: r.exit, json: { ok: r.exit === 0, ...r } satisfies AuditVerifyJson, human: proofsHuman(r) };
+}
+
+export async function auditVerifyCommand(opts: AuditVerifyOpts): Promise<CommandResult> {
+  const now = new Date();
+  if (opts.inclusionProof !== undefined || opts.consistencyProof !== undefined) return auditVerifyProofsCommand(opts, now);
+  if (opts.receipt !== undefined || opts.entry !== undefined) fail('usage_error', ['--inclusion-proof']);
   // An export is audited without any store: a --home beside it would be ignored, so it is refused.
   if (opts.export !== undefined && opts.home !== undefined) fail('usage_error', ['--export', '--home']);
-  const now = new Date();
   const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, now);
   const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, CHECKPOINT_FILE_MAX_BYTES) }));
   const options = {

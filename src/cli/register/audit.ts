@@ -22,7 +22,11 @@ export function register(program: Command): void {
         '(every listed file with its sha256, nothing else, only regular files: audit_export_invalid, 4 — the manifest is not ' +
         'signed, this is a consistency check), the store is rebuilt from DIR/log.jsonl alone in a private temporary ' +
         'directory and given every check above, and each exported envelope, pin and key must equal what the log records ' +
-        '(audit_export_mismatch, 4). DIR is never written.',
+        '(audit_export_mismatch, 4). DIR is never written. ' +
+        'With --inclusion-proof or --consistency-proof no log is read (proofs only; the trust root is --trust, else the pinned one): ' +
+        'each --checkpoint must be signed by a log key of the trust root now (tlog_checkpoint_untrusted, 6), each proof must lead ' +
+        'from its entry (or older tree) to the root of the checkpoint of its origin and size (tlog_proof_invalid, tlog_fork, ' +
+        'tlog_proof_size_mismatch, tlog_origin_mismatch: 4), and with --receipt/--entry its entry must be that one (tlog_proof_entry_mismatch, 4).',
     )
     .option('--unit <id>', 'check only the receipts and authority records of this unit (chain and replay always cover the whole log)')
     .option('--trust <file>', 'the auditor\'s trust root (JSON or YAML), applied at every log position instead of the pinned ones')
@@ -33,9 +37,16 @@ export function register(program: Command): void {
     .option('--witness-key <key...>', 'witness verifier keys (name+hash+base64, Go note format) whose cosignatures each C2SP checkpoint must carry')
     .option('--witness-threshold <n>', 'how many of the --witness-key cosignatures each checkpoint needs (default: all of them)')
     .option('--export <dir>', 'verify this `governed audit export` directory instead of a store (read-only; exclusive with --home)')
+    .option(
+      '--inclusion-proof <file...>',
+      'check these inclusion proofs (audit prove) against the --checkpoint of their origin and tree size, with no log: the store is not read (docs/audit.md#checking-proofs-without-the-log)',
+    )
+    .option('--consistency-proof <file...>', 'check these consistency proofs (audit prove --from --to) between the two --checkpoint files of their sizes, with no log')
+    .option('--receipt <id>', 'with one --inclusion-proof: its entry must be the run_receipt entry recording this receipt id')
+    .option('--entry <seq>', 'with one --inclusion-proof: its entry must be this log position')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string; json?: boolean }) => {
+    .action(async (opts: import('../commands/audit-verify.js').AuditVerifyOpts & { json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
     });
 
