@@ -70,6 +70,8 @@ await build({
     'gen-errors-doc': 'scripts/gen-errors-doc.ts',
     'gen-schemas-doc': 'scripts/gen-schemas-doc.ts',
     'make-fixture-receipt': 'scripts/make-fixture-receipt.ts',
+    // audit verify's receipt-check worker threads (src/flows/audit/receipt-pool.ts finds it beside the CLI).
+    'audit-receipt-worker': 'src/flows/audit/receipt-worker.ts',
   },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },

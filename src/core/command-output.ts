@@ -191,7 +191,8 @@ const auditReportShape = {
   replay: z.nullable(z.strictObject({ state_digest: digestString, matches: z.boolean() })),
   unit: z.nullable(unitId),
   trust: z.enum(['pinned-at-position', 'given']),
-  receipts: z.strictObject({ checked: count, failed: count }),
+  /** workers: the worker threads that ran the receipt checks (0: the audit's own thread; docs/audit.md "Cost and memory"). */
+  receipts: z.strictObject({ checked: count, failed: count, workers: z.optional(count) }),
   authority_records: z.strictObject({ checked: count, failed: count }),
   challenges: z.strictObject({ issued: count, claimed: count, answered: count, aborted: count }),
   trust_modes: z.array(trustMode),

@@ -5,6 +5,7 @@ import { readInputFile } from '../../flows/read-input.js';
 import { CHECKPOINT_FILE_MAX_BYTES, INPUT_FILE_MAX_BYTES } from '../../core/limits.js';
 import { loadPinnedTrustRoot, loadTrustRootFile } from '../../flows/verify.js';
 import { auditVerifyProofs, type AuditProofsReport } from '../../flows/audit/verify-proofs.js';
+import { receiptWorkerFile } from '../../flows/audit/receipt-pool.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { AuditVerifyJson } from '../../core/command-output.js';
@@ -58,6 +59,15 @@ export interface AuditVerifyOpts {
   consistencyProof?: string[];
   receipt?: string;
   entry?: string;
+  jobs?: string;
+}
+
+/** --jobs N: worker threads for the receipt checks (0: in this thread); default chosen by the audit. */
+function jobsOption(opts: AuditVerifyOpts): { jobs?: number; workerFile: string | null } {
+  const workerFile = receiptWorkerFile(import.meta.url);
+  if (opts.jobs === undefined) return { workerFile };
+  if (!/^(?:[0-9]|1[0-6])$/.test(opts.jobs)) fail('usage_error', ['--jobs']);
+  return { jobs: Number(opts.jobs), workerFile };
 }
 
 /** Proofs only, no log (docs/audit.md#checking-proofs-without-the-log). */
@@ -103,6 +113,7 @@ export async function auditVerifyCommand(opts: AuditVerifyOpts): Promise<Command
   const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, now);
   const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, CHECKPOINT_FILE_MAX_BYTES) }));
   const options = {
+    ...jobsOption(opts),
     ...(opts.unit === undefined ? {} : { unit: opts.unit }),
     ...(trust === undefined ? {} : { trust }),
     checkpoints,

@@ -44,6 +44,7 @@ export function register(program: Command): void {
     .option('--consistency-proof <file...>', 'check these consistency proofs (audit prove --from --to) between the two --checkpoint files of their sizes, with no log')
     .option('--receipt <id>', 'with one --inclusion-proof: its entry must be the run_receipt entry recording this receipt id')
     .option('--entry <seq>', 'with one --inclusion-proof: its entry must be this log position')
+    .option('--jobs <n>', 'worker threads for the receipt signature and binding checks, 0-16 (0: none; default: up to 4, one less than the cores, for a log of 256 receipts or more)')
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: import('../commands/audit-verify.js').AuditVerifyOpts & { json?: boolean }) => {

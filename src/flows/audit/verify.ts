@@ -18,18 +18,18 @@
 // uid that owns the keys and the store could rewrite the log and re-sign consistently; only a
 // checkpoint that has left the machine (step 6) makes such a rewrite of what it covers detectable.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { receiptBindingMismatches, type ClaimFacts, type IssuedChallengeFacts, type RecordedReceiptFacts } from '../../core/audit/receipt-binding.js';
 import { EXIT_PRECEDENCE, GovernedError, isGovernedError, type ExitCode } from '../../core/errors.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../core/checkpoint.js';
 import { isoOfSeconds, isoSecondsOf, type TrustRoot } from '../../core/trust-root.js';
-import { verifyReceiptBytes, verifyStatementEnvelope } from '../../core/verify-receipt.js';
+import { verifyStatementEnvelope } from '../../core/verify-receipt.js';
 import { checkNoteCheckpoints, type WitnessPolicy } from './tlog-verify.js';
 import { isNoteCheckpoint } from '../../core/tlog-checkpoint.js';
 import { treeReader, verifyTree } from '../../store/tree.js';
 import { closeStore, openStoreReadOnly, stateDigest, trustRootAt, trustRootInForce, type Db, type LogRow } from '../../store/index.js';
 import { openReplayTarget, passLog, type LogPass } from '../../store/replay.js';
+import { inThreadChecker, workerChecker, type ReceiptChecker } from './receipt-pool.js';
 
 /** Defined once in zod/mini (src/core/command-output.ts auditVerifySchema); type imports only. */
 export type { AuditFailure, AuditReport } from '../../core/command-output.js';
@@ -45,6 +45,27 @@ export interface AuditOptions {
   readonly now?: Date;
   /** Witness keys whose cosignatures each C2SP checkpoint must carry (docs/audit.md "Witnesses"). */
   readonly witnesses?: WitnessPolicy;
+  /**
+   * Worker threads for the receipt checks (docs/audit.md "Cost and memory"); 0: in this thread.
+   * Default: up to 4, one less than the available cores, and only for a log of at least
+   * WORKERS_FROM receipts. Workers need `workerFile` (dist/audit-receipt-worker.mjs).
+   */
+  readonly jobs?: number;
+  readonly workerFile?: string | null;
+}
+
+/** Below this many receipts a worker's start-up (~0.1 s) costs more than it saves. */
+const WORKERS_FROM = 256;
+
+async function receiptChecker(db: Db, options: AuditOptions): Promise<ReceiptChecker> {
+  let n = options.jobs;
+  if (n === undefined) {
+    const receipts = db.prepare('SELECT count(*) FROM receipts').pluck().get() as number;
+    n = receipts < WORKERS_FROM || options.workerFile == null ? 0 : Math.max(0, Math.min(4, availableParallelism() - 1));
+  }
+  if (n === 0) return inThreadChecker();
+  if (options.workerFile == null) throw new GovernedError('internal_error', { ids: ['audit_worker_missing'] });
+  return workerChecker(n, options.workerFile);
 }
 
 type Payload = Record<string, unknown>;
@@ -76,8 +97,11 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
   let records: RecordChecks | null = null;
   const checkpoints: { file: string; log_entries: number | null; matches: boolean }[] = [];
   let target: Db | null = null;
+  let checker: ReceiptChecker | null = null;
   try {
     const db = store.db;
+    checker = await receiptChecker(db, options);
+    const receiptsOn = checker;
     // The authority verifier (zod-based) is loaded only when the log holds an authority record,
     // and before the pass, which is synchronous.
     const hasAuthority = db.prepare("SELECT 1 FROM log WHERE type = 'authority_record' LIMIT 1").get() !== undefined;
@@ -97,7 +121,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
       target = t;
       // Never committed: the replay is judged inside its transaction and dropped with the file.
       t.exec('BEGIN IMMEDIATE');
-      const checks = new RecordChecks(options.unit, trustAt, verifyAuthority);
+      const checks = new RecordChecks(options.unit, trustAt, verifyAuthority, receiptsOn);
       let pass: LogPass;
       try {
         pass = passLog(db, t, (row, payload) => checks.visit(row, payload as Payload));
@@ -154,6 +178,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
   } finally {
     const t = target as Db | null;
     if (t !== null && t.open) t.close();
+    (checker as ReceiptChecker | null)?.close();
     closeStore(store);
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -166,7 +191,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
       replay,
       unit: options.unit ?? null,
       trust: options.trust === undefined ? 'pinned-at-position' : 'given',
-      receipts: r?.receipts ?? { checked: 0, failed: 0 },
+      receipts: { ...(r?.receipts ?? { checked: 0, failed: 0 }), workers: (checker as ReceiptChecker | null)?.workers ?? 0 },
       authority_records: r?.authority ?? { checked: 0, failed: 0 },
       challenges: r?.counts ?? { issued: 0, claimed: 0, answered: 0, aborted: 0 },
       trust_modes: [...(r?.trustModes ?? [])].sort(),
@@ -201,6 +226,7 @@ class RecordChecks {
     private readonly unit: string | undefined,
     private readonly trustAt: (seq: number) => TrustRoot,
     private readonly verifyAuthority: VerifyAuthority | null,
+    private readonly receiptChecks: ReceiptChecker,
   ) {}
 
   visit(row: LogRow, p: Payload): void {
@@ -243,10 +269,8 @@ class RecordChecks {
         if (!inUnit) break;
         this.counts.answered++;
         this.receipts.checked++;
-        const fs: AuditFailure[] = [];
-        checkReceipt(row, p, reused ? null : issue, claim, this.trustAt(row.seq), fs, this.trustModes);
-        if (fs.length > 0 || reused) this.receipts.failed++;
-        add(fs);
+        // Checked here or on a worker thread (./receipt-pool.ts); the outcome is taken in finish().
+        this.receiptChecks.submit({ seq: row.seq, time: row.time, p, issue: reused ? null : issue, claim }, this.trustAt(row.seq));
         break;
       }
       case 'authority_record':
@@ -259,6 +283,11 @@ class RecordChecks {
 
   /** Check the authority records, then add every failure, in log order, to `failures`. */
   finish(failures: AuditFailure[]): void {
+    for (const o of this.receiptChecks.drain(true)) {
+      if (o.failed) this.receipts.failed++;
+      if (o.trustMode !== null) this.trustModes.add(o.trustMode);
+      for (const f of o.failures) this.found.push({ seq: o.seq, f });
+    }
     for (const { row, p } of this.authorityRecords) {
       this.authority.checked++;
       const at = this.consumedAt.get(p.record as string) ?? row;
@@ -283,40 +312,6 @@ function ownCopy(id: string): string {
 }
 
 type VerifyAuthority = typeof import('../../core/authority/index.js').verifyAuthorityRecordBytes;
-
-function checkReceipt(
-  row: LogRow,
-  p: Payload,
-  /** null: consumed by an earlier answer (the envelope is verified, the binding is not). */
-  issue: Payload | null | undefined,
-  claim: Payload | undefined,
-  trust: TrustRoot,
-  failures: AuditFailure[],
-  trustModes: Set<AuditReport['trust_modes'][number]>,
-): void {
-  const id = p.receipt as string;
-  if (issue === undefined || (issue !== null && claim === undefined)) {
-    failures.push(failure('audit_orphan_record', [`seq:${row.seq}`, id]));
-    return;
-  }
-  try {
-    const v = verifyReceiptBytes(Buffer.from(p.envelope_b64 as string, 'base64'), trust, { at: isoOfSeconds(row.time), offline: false });
-    trustModes.add(v.predicate.trust_mode);
-    if (issue === null || claim === undefined) return;
-    const fields = receiptBindingMismatches(
-      v.id,
-      v.predicate,
-      issue as unknown as IssuedChallengeFacts,
-      claim as unknown as ClaimFacts,
-      p as unknown as RecordedReceiptFacts,
-    );
-    // Field names only, never values (docs/commands.md#exit-codes: a rejection never prints the rejected value).
-    if (fields.length > 0) failures.push(failure('audit_receipt_mismatch', [`seq:${row.seq}`, id, ...fields.slice(0, 8)]));
-  } catch (e) {
-    if (!isGovernedError(e)) throw e;
-    failures.push(failureOf(e, [`seq:${row.seq}`, id]));
-  }
-}
 
 function checkAuthority(row: LogRow, p: Payload, at: LogRow, trust: TrustRoot, failures: AuditFailure[], verifyAuthorityRecordBytes: VerifyAuthority): void {
   const id = p.record as string;
