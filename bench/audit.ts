@@ -15,7 +15,7 @@
 // Env: BENCH_AUDIT_RECEIPTS, BENCH_AUDIT_N (big tree size), BENCH_AUDIT_APPENDS (appends per case
 // per repetition), BENCH_REPS.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -55,19 +55,19 @@ async function auditVerifyRate(): Promise<void> {
     }
     return { n, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
   };
-  const auditOnce = (): { ms: number; rssKb: number; receipts: number } => {
+  const auditOnce = (jobs?: number): { ms: number; rssKb: number; receipts: number; workers: number } => {
     const t0 = process.hrtime.bigint();
     // Peak RSS from GNU time when installed (Debian package `time`); else not measured (0).
-    const argv = [process.execPath, CLI, 'audit', 'verify', '--home', f.home, '--json'];
+    const argv = [process.execPath, CLI, 'audit', 'verify', '--home', f.home, '--json', ...(jobs === undefined ? [] : ['--jobs', String(jobs)])];
     const timed = existsSync('/usr/bin/time');
     const r = timed
       ? spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
       : spawnSync(argv[0] as string, argv.slice(1), { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    const out = JSON.parse(r.stdout) as { ok?: boolean; exit: number; receipts: { checked: number; failed: number }; failures: { code: string }[] };
+    const out = JSON.parse(r.stdout) as { ok?: boolean; exit: number; receipts: { checked: number; failed: number; workers?: number }; failures: { code: string }[] };
     if (out.exit !== 0) throw new Error(`audit verify exited ${out.exit}: ${JSON.stringify(out.failures.slice(0, 3))}`);
     const rssKb = timed ? Number(r.stderr.trim().split('\n').pop()) : 0;
-    return { ms, rssKb, receipts: out.receipts.checked };
+    return { ms, rssKb, receipts: out.receipts.checked, workers: out.receipts.workers ?? 0 };
   };
   // The replay alone, in this process: the one pass of `audit verify` without the record checks —
   // every row checked and decoded, applied by the reducers to a scratch database — and the two
@@ -86,14 +86,26 @@ async function auditVerifyRate(): Promise<void> {
   const replay: number[] = [];
   const raw: number[] = [];
   const audit: number[] = [];
+  const audit0: number[] = [];
   let rss = 0;
+  let rss0 = 0;
   let checked = 0;
+  let workers = 0;
   const reps = Math.max(1, Math.min(REPS, 3));
+  // BENCH_AUDIT_JOBS: the worker threads of the measured audit (default: the audit's own choice).
+  const jobsEnv = process.env.BENCH_AUDIT_JOBS;
+  const jobs = jobsEnv === undefined || jobsEnv === '' ? undefined : Number(jobsEnv);
   for (let r = 0; r < reps; r++) {
-    const a = auditOnce();
+    // The audit with its receipt checks on worker threads, and in its own thread (--jobs 0, the
+    // design before), interleaved in the same run.
+    const a = auditOnce(jobs);
     audit.push(a.ms);
     rss = Math.max(rss, a.rssKb);
     checked = a.receipts;
+    workers = a.workers;
+    const a0 = auditOnce(0);
+    audit0.push(a0.ms);
+    rss0 = Math.max(rss0, a0.rssKb);
     const w = rawOnce();
     raw.push(w.ms);
     replay.push(replayOnce());
@@ -102,7 +114,10 @@ async function auditVerifyRate(): Promise<void> {
   const rawRate = (f.receipts / median(raw)) * 1000;
   const auditRate = (checked / median(audit)) * 1000;
   const ratio = auditRate / rawRate;
-  console.log(`audit verify: ${checked} receipts in ${(median(audit) / 1000).toFixed(2)} s = ${auditRate.toFixed(0)} receipts/s (the whole audit: chain, replay, tree, binding, signatures); raw node:crypto verify of the same ${f.receipts} envelopes (2 signatures each) ${rawRate.toFixed(0)} receipts/s; ratio ${ratio.toFixed(3)} (bar ≥ 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'}); medians of ${reps}`);
+  const audit0Rate = (checked / median(audit0)) * 1000;
+  const ratio0 = audit0Rate / rawRate;
+  console.log(`audit verify: ${checked} receipts in ${(median(audit) / 1000).toFixed(2)} s = ${auditRate.toFixed(0)} receipts/s with ${workers} receipt worker thread(s) (the whole audit: chain, replay, tree, binding, signatures); raw node:crypto verify of the same ${f.receipts} envelopes (2 signatures each, one thread) ${rawRate.toFixed(0)} receipts/s; ratio ${ratio.toFixed(3)} (bar ≥ 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'}); medians of ${reps}`);
+  console.log(`audit verify --jobs 0 (every check in one thread, the design before): ${(median(audit0) / 1000).toFixed(2)} s = ${audit0Rate.toFixed(0)} receipts/s; ratio ${ratio0.toFixed(3)}; peak RSS ${(rss0 / 1024).toFixed(0)} MB; workers / one thread ${(median(audit0) / median(audit)).toFixed(2)}× faster; cores ${availableParallelism()}, load average ${loadavg()[0]?.toFixed(1)}`);
   const replayRate = (f.receipts / median(replay)) * 1000;
   console.log(
     `replay alone (chain, decode, reducers into a scratch database, state digests; no signature): ${replayRate.toFixed(0)} receipts/s = ${(replayRate / rawRate).toFixed(3)} of the raw verify rate; ` +
@@ -111,6 +126,7 @@ async function auditVerifyRate(): Promise<void> {
   if (rss === 0) console.log('audit verify peak RSS: not measured (no /usr/bin/time)');
   else console.log(`audit verify peak RSS: ${(rss / 1024).toFixed(0)} MB (bar ≤ 200 MB: ${rss / 1024 <= 200 ? 'met' : 'NOT met'})`);
   console.log(`ratio audit verify / raw verify ${ratio.toFixed(3)}`);
+  console.log(`ratio audit verify --jobs 0 / raw verify ${ratio0.toFixed(3)}`);
   judgeBar(ratio >= 0.8 && rss / 1024 <= 200);
 }
 

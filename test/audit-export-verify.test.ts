@@ -164,7 +164,7 @@ describe('governed audit verify --export', () => {
     expect(out.ok).toBe(true);
     expect(out.failures).toEqual([]);
     for (const k of ['log', 'replay', 'receipts', 'authority_records', 'challenges', 'trust_modes', 'unit', 'trust'] as const) expect(out[k], k).toEqual(store[k]);
-    expect(out.receipts).toEqual({ checked: story.receipts.length, failed: 0 });
+    expect(out.receipts).toEqual({ checked: story.receipts.length, failed: 0, workers: 0 });
     expect(out.authority_records).toEqual({ checked: 1, failed: 0 });
     const subdirs = ['receipts', 'authority', 'keys', 'intoto', 'sigstore'];
     const files = readdirSync(exportDir).length - subdirs.length + subdirs.reduce((n, d) => n + readdirSync(join(exportDir, d)).length, 0);

@@ -26,10 +26,10 @@ import { canonicalJson, sha256Hex } from '../../core/canonical.js';
 import { fail, GovernedError, highestPrecedence, isGovernedError } from '../../core/errors.js';
 import { exportLogLineSchema, exportManifestSchema, type ExportManifest as Manifest } from '../../core/audit/export-schema.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
-import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, readLog, readPin, replayInto, verifyChain, type Db, type LogRow } from '../../store/index.js';
+import { BUNDLES_DIR, closeStore, DB_FILE, openDatabase, openStoreReadOnly, readLog, readPin, verifyChain, type Db, type LogRow } from '../../store/index.js';
 import { readAllFd } from '../read-file.js';
 import { CHECKPOINT_FILE, exportLayout, exportTlogFiles } from './export-layout.js';
-import { auditVerify, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
+import { auditRebuild, type AuditFailure, type AuditOptions, type AuditReport } from './verify.js';
 import { utf8OrNull } from '../../core/utf8.js';
 
 /** What the export part of the report says (docs/audit.md "audit verify --export"): defined once in src/core/command-output.ts exportCheckSchema. */
@@ -307,36 +307,32 @@ export async function auditVerifyExport(dir: string, options: AuditOptions = {})
     mkdirSync(home, { mode: 0o700 });
     mkdirSync(join(home, BUNDLES_DIR), { mode: 0o700 });
     const src = sourceDb(rows, join(scratch, 'source.db'));
+    let r: AuditReport;
     try {
-      // The chain first, by the store audit's own check: nothing after a broken link is trusted,
-      // so the audit stops there exactly as it does on a store.
-      let chain: { entries: number; head: string };
-      try {
-        chain = verifyChain(src);
-      } catch (e) {
-        if (!isGovernedError(e)) throw e;
-        return finish(emptyReport(options, [{ code: e.code, exit: e.exit, ids: [...e.ids] }], null), [], 'not-checked');
+      // A store's log opens with its init pin (docs/commands.md#what-each-command-guarantees init);
+      // without it there is nothing to replay. (A broken chain is named first, as the audit would.)
+      if (rows[0]?.type !== 'store_init') {
+        let chain: { entries: number; head: string };
+        try {
+          chain = verifyChain(src);
+        } catch (e) {
+          if (!isGovernedError(e)) throw e;
+          return finish(emptyReport(options, [{ code: e.code, exit: e.exit, ids: [...e.ids] }], null), [], 'not-checked');
+        }
+        return finish(emptyReport(options, [exportFailure('audit_export_invalid', [LOG, 'seq:1'])], chain), [], 'not-checked');
       }
-      // A store's log opens with its init pin (docs/commands.md#what-each-command-guarantees init); without it there is nothing to replay.
-      if (rows[0]?.type !== 'store_init') return finish(emptyReport(options, [exportFailure('audit_export_invalid', [LOG, 'seq:1'])], chain), [], 'not-checked');
-      try {
-        replayInto(src, join(home, DB_FILE));
-      } catch (e) {
-        if (!isGovernedError(e)) throw e;
-        // An entry that does not apply to the state before it (the store audit's replay failure).
-        // Without a consistent rebuilt state the record checks have nothing sound to run on.
-        const r = emptyReport(options, [{ code: e.code, exit: e.exit, ids: [...e.ids] }], chain);
-        return finish({ ...r, replay: { state_digest: '', matches: false } }, [], 'not-checked');
-      }
+      // Every check of the store audit, in the same one pass that rebuilds the store from the
+      // exported log (unit_unknown is thrown, as there): the log is replayed once. The exported
+      // checkpoint is checked as a `--checkpoint` is: signed by a log key of the trust root, its
+      // root this log's.
+      const cpBytes = files.get(CHECKPOINT_FILE);
+      r = await auditRebuild(src, join(home, DB_FILE), cpBytes === undefined ? options : { ...options, checkpoints: [...(options.checkpoints ?? []), { file: CHECKPOINT_FILE, bytes: cpBytes }] });
     } finally {
       src.close();
     }
-
-    // Every check of the store audit, on the rebuilt store (unit_unknown is thrown, as there).
-    // The exported checkpoint is checked as a `--checkpoint` is: signed by a log key of the trust
-    // root, its root this log's.
-    const cpBytes = files.get(CHECKPOINT_FILE);
-    const r = await auditVerify(home, cpBytes === undefined ? options : { ...options, checkpoints: [...(options.checkpoints ?? []), { file: CHECKPOINT_FILE, bytes: cpBytes }] });
+    // A broken chain, or an entry that does not apply to the state before it: without a
+    // consistent rebuilt state the export's other files have nothing sound to be compared with.
+    if (r.log === null || r.replay?.matches !== true) return finish(r, [], 'not-checked');
     const extra: AuditFailure[] = [];
     const store = openStoreReadOnly(home);
     try {

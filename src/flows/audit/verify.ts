@@ -57,10 +57,10 @@ export interface AuditOptions {
 /** Below this many receipts a worker's start-up (~0.1 s) costs more than it saves. */
 const WORKERS_FROM = 256;
 
-async function receiptChecker(db: Db, options: AuditOptions): Promise<ReceiptChecker> {
+async function receiptChecker(db: Db, options: AuditOptions, rebuild: boolean): Promise<ReceiptChecker> {
   let n = options.jobs;
   if (n === undefined) {
-    const receipts = db.prepare('SELECT count(*) FROM receipts').pluck().get() as number;
+    const receipts = db.prepare(rebuild ? "SELECT count(*) FROM log WHERE type = 'run_receipt'" : 'SELECT count(*) FROM receipts').pluck().get() as number;
     n = receipts < WORKERS_FROM || options.workerFile == null ? 0 : Math.max(0, Math.min(4, availableParallelism() - 1));
   }
   if (n === 0) return inThreadChecker();
@@ -91,6 +91,29 @@ function failure(
 export async function auditVerify(home: string, options: AuditOptions = {}): Promise<AuditReport> {
   const store = openStoreReadOnly(home); // no write lock, no write: an audit never changes what it audits
   const scratch = mkdtempSync(join(tmpdir(), 'governed-audit-'));
+  try {
+    return await auditLog(store.db, options, { scratch });
+  } finally {
+    closeStore(store);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `audit verify --export` (./export-verify.ts): the log rows of `src` (no stored state beside
+ * them) audited in the same one pass that rebuilds the store from them into `rebuildTo` (a new
+ * file, committed only when every entry applied) — the export's log is replayed once. The trust
+ * root in force at each position is read from the store being rebuilt, which holds exactly the
+ * entries before it; there is no stored state to compare, so `replay.matches` says every entry
+ * applied. When one does not, the report holds that refusal only (the record checks would run on
+ * a state that stopped there).
+ */
+export async function auditRebuild(src: Db, rebuildTo: string, options: AuditOptions = {}): Promise<AuditReport> {
+  return auditLog(src, options, { rebuildTo });
+}
+
+async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch: string } | { readonly rebuildTo: string }): Promise<AuditReport> {
+  const rebuild = 'rebuildTo' in mode;
   const failures: AuditFailure[] = [];
   let log: AuditReport['log'] = null;
   let replay: AuditReport['replay'] = null;
@@ -99,27 +122,30 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
   let target: Db | null = null;
   let checker: ReceiptChecker | null = null;
   try {
-    const db = store.db;
-    checker = await receiptChecker(db, options);
+    checker = await receiptChecker(db, options, rebuild);
     const receiptsOn = checker;
     // The authority verifier (zod-based) is loaded only when the log holds an authority record,
     // and before the pass, which is synchronous.
     const hasAuthority = db.prepare("SELECT 1 FROM log WHERE type = 'authority_record' LIMIT 1").get() !== undefined;
     const verifyAuthority = hasAuthority ? (await import('../../core/authority/index.js')).verifyAuthorityRecordBytes : null;
-    const trustAt = (seq: number): TrustRoot => options.trust ?? trustRootAt(db, seq);
+    const trustAt = (seq: number): TrustRoot => options.trust ?? trustRootAt(rebuild ? (target as unknown as Db) : db, seq);
+    const trustNow = (): TrustRoot => options.trust ?? trustRootInForce(rebuild ? (target as unknown as Db) : db);
+    const knowsUnit = (x: Db): void => {
+      if (options.unit === undefined) return;
+      const known = x.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
+      // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
+      if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
+    };
     // One read transaction: the chain, the replay and the records are judged on one snapshot even
     // while other processes append. One pass over the log (docs/audit.md "Cost and memory"): each
     // row is read once, checked, decoded once, applied to the replay and handed to the record checks.
     const snapshot = db.transaction((): void => {
-      if (options.unit !== undefined) {
-        const known = db.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
-        // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
-        if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
-      }
-      const stored = stateDigest(db);
-      const t = openReplayTarget(join(scratch, 'replay.db'));
+      if (!rebuild) knowsUnit(db);
+      const stored = rebuild ? null : stateDigest(db);
+      const t = openReplayTarget('rebuildTo' in mode ? mode.rebuildTo : join(mode.scratch, 'replay.db'));
       target = t;
-      // Never committed: the replay is judged inside its transaction and dropped with the file.
+      // A store audit's replay is never committed: it is judged inside its transaction and dropped
+      // with the file. A rebuild is committed below once every entry applied.
       t.exec('BEGIN IMMEDIATE');
       const checks = new RecordChecks(options.unit, trustAt, verifyAuthority, receiptsOn);
       let pass: LogPass;
@@ -137,6 +163,13 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
       if (pass.notApplicable !== null) {
         failures.push(failureOf(pass.notApplicable));
         replay = { state_digest: '', matches: false };
+        if (rebuild) {
+          checks.finish([]); // drained and dropped: judged against a state that stopped at the refused entry
+          return;
+        }
+      } else if (rebuild) {
+        knowsUnit(t);
+        replay = { state_digest: stateDigest(t), matches: true };
       } else {
         const replayed = stateDigest(t);
         matches = replayed === stored;
@@ -146,7 +179,8 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
       // The stored Merkle tree is re-derived from the log (docs/audit.md "Transparency log") once
       // the tables are known to follow from it (a replay failure already names a store whose
       // derived rows do not; a tree of a rewritten log would only repeat it).
-      if (matches) {
+      // (A rebuilt store's tree is the one the pass itself built from the checked rows.)
+      if (matches && !rebuild) {
         try {
           verifyTree(db);
         } catch (e) {
@@ -160,13 +194,14 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
       // replay database, not in memory), never on the stored tree under test.
       const now = options.now ?? new Date();
       const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
-      if (notes.length > 0) checkpoints.push(...checkNoteCheckpoints(notes, pass.entries, treeReader(t), options.trust ?? trustRootInForce(db), now, failures, options.witnesses));
+      if (notes.length > 0) checkpoints.push(...checkNoteCheckpoints(notes, pass.entries, treeReader(t), trustNow(), now, failures, options.witnesses));
       const entryHashAt = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck();
       const entries = pass.entries;
       for (const c of options.checkpoints ?? []) {
         if (isNoteCheckpoint(c.bytes)) continue;
-        checkpoints.push(checkCheckpoint(c, (seq) => (seq >= 1 && seq <= entries ? (entryHashAt.get(seq) as string | undefined) : undefined), options.trust ?? trustRootInForce(db), now, failures));
+        checkpoints.push(checkCheckpoint(c, (seq) => (seq >= 1 && seq <= entries ? (entryHashAt.get(seq) as string | undefined) : undefined), trustNow(), now, failures));
       }
+      if (rebuild) t.exec('COMMIT');
     });
     try {
       snapshot.deferred();
@@ -179,8 +214,6 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
     const t = target as Db | null;
     if (t !== null && t.open) t.close();
     (checker as ReceiptChecker | null)?.close();
-    closeStore(store);
-    rmSync(scratch, { recursive: true, force: true });
   }
 
   function report(): AuditReport {
