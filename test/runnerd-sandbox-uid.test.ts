@@ -7,14 +7,15 @@
 //    reads succeed as the daemon's and the attestor's uid (positive controls);
 //  - the sandbox uid is read per request, not once at start: once the pinned policy names another
 //    uid, a client of that uid is refused and a run is refused before its claim (store unchanged).
-import { readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync } from 'node:fs';
+import { commandErrorSchema } from '../src/core/command-output.js';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
 import { pinDigestOf } from '../src/store/pins.js';
-import { asUser, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+import { asUser, common, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, root, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
 
 const SANDBOX_UID = 64500;
 const NAMES = namesFor('gvd-sep3u');
@@ -174,6 +175,28 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     expect(runAs(NAMES.daemon, ['ls', stateDir]).code).toBe(0);
     expect(runAs(`${NAMES.daemon}-reviewer`, ['cat', keys[0] as string]).code).toBe(0);
     expect(runAs(`${NAMES.daemon}-runner`, ['cat', keys[1] as string]).code).toBe(0);
+  });
+
+  it('runnerd serve logs on stderr (the ready line); its stdout stays empty', () => {
+    expect(d.stderr()).toContain('"ready":true');
+    expect(d.stdout()).toBe('');
+  });
+
+  it('runnerd doctor: a wrong mode answers the published command-error object (runnerd_state_unsafe, exit 4); put right, ok (positive control)', () => {
+    const stateDir = join(w.base, 'state');
+    chmodSync(stateDir, 0o750);
+    try {
+      const r = root(['runnerd', 'doctor', ...common(w), '--json']);
+      expect(r.code).toBe(4);
+      const obj = JSON.parse(r.stdout) as unknown;
+      expect(commandErrorSchema.safeParse(obj).success, r.stdout).toBe(true);
+      const err = (obj as { error: { code: string; exit: number; ids: string[] } }).error;
+      expect({ code: err.code, exit: err.exit }).toEqual({ code: 'runnerd_state_unsafe', exit: 4 });
+      expect(err.ids.some((i) => i.startsWith(`${stateDir}:`))).toBe(true);
+    } finally {
+      chmodSync(stateDir, 0o700);
+    }
+    expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [] });
   });
 
   it('a client of the sandbox uid is refused even in the writers group (kernel uid); a writer is answered (positive control)', () => {

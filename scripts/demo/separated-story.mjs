@@ -133,7 +133,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     const ready = await new Promise((resolve) => {
       let buf = '';
       const t = setTimeout(() => resolve(null), 30_000);
-      daemon.stdout.on('data', (c) => {
+      daemon.stderr.on('data', (c) => {
         buf += c.toString();
         const line = buf.split('\n').find((l) => l.includes('"ready":true'));
         if (line) {

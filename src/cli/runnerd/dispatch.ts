@@ -25,6 +25,7 @@ import type { RunnerdLayout } from '../../flows/runnerd/layout.js';
 import { takeStoreCopy, type StoreCopy } from '../../flows/runnerd/store-copy.js';
 import type { SandboxHost } from '../../flows/runnerd/sandbox-host.js';
 import { assertSandboxHostFor } from './sandbox-gate.js';
+import { assertReceiptVisible } from './receipt-visible.js';
 
 export interface Peer {
   readonly uid: number;
@@ -208,8 +209,8 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       return { result: { exit: 0, json: { ok: true }, human: '' }, storeCopy: takeStoreCopy(home) };
     }
     case 'receipt-show': {
+      assertReceiptVisible(home, ctx.owners, peer.uid, req.receipt);
       const r = showReceiptFlow({ home, receiptId: req.receipt });
-      assertOwner(ctx, peer, r.unit);
       const summary = { receipt_id: r.receiptId, run_id: r.runId, unit: r.unit, stage: r.stage, slot: r.slot, verdict: r.verdict };
       return { result: { exit: 0, json: summary, human: '' }, envelope: r.envelope };
     }
