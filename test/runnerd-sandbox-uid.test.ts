@@ -207,6 +207,20 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     expect((JSON.parse(r.stdout) as { error: { code: string } }).error.code).toBe('runnerd_client_uid_forbidden');
     expect(asUser(W1, ['runnerd', 'hello', '--json'], { env: env() }).code).toBe(0);
   });
+
+  // Last in this world: it kills the host for good (only root can start another: restart the daemon).
+  it('the sandbox host killed: a run is refused before its claim (runnerd_sandbox_unavailable), the store unchanged; the daemon serves on', async () => {
+    const c = challenge('clean');
+    const db = join(w.home, 'governed.db');
+    process.kill(d.ready.sandbox_host_pid as number, 'SIGKILL');
+    for (let i = 0; i < 200 && procIds(d.ready.sandbox_host_pid as number) !== null; i++) await new Promise((r) => setTimeout(r, 25));
+    const before = sha(db);
+    const run = asUser(W1, ['review-run', '--challenge', c, '--json'], { cwd: w.repo.root, env: env() });
+    expect({ exit: run.code, code: (jsonOut(run).error as { code: string }).code }).toEqual({ exit: 1, code: 'runnerd_sandbox_unavailable' });
+    expect(sha(db)).toBe(before);
+    expect(asUser(W1, ['runnerd', 'hello', '--json'], { env: env() }).code).toBe(0);
+    expect(d.child.exitCode).toBeNull();
+  }, 120_000);
 });
 
 describe.skipIf(!IS_ROOT)('runnerd: the sandbox uid is read per request, not once at start', () => {
