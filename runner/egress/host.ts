@@ -26,6 +26,9 @@ export interface BrokerStartConfig {
   readonly transport: 'tls' | 'plain-loopback';
   readonly allow_loopback: boolean;
   readonly ca_pem: string | null;
+  /** TLS-terminating mode (docs/egress.md#tls-terminating-mode): the run CA's leaf for the host and
+   * its key (runner/egress/run-ca.ts). Absent or null: the broker refuses every CONNECT. */
+  readonly terminate?: { readonly cert_pem: string; readonly key_pem: string } | null;
   readonly routes: readonly { readonly method: 'POST'; readonly path: string }[];
   readonly key: string;
   readonly phantom: string;
@@ -144,7 +147,7 @@ export async function startBroker(brokerBytes: Buffer, config: BrokerStartConfig
     }
   });
   child.stdin?.on('error', () => undefined);
-  child.stdin?.write(`${JSON.stringify({ ...config, socket })}\n`);
+  child.stdin?.write(`${JSON.stringify({ ...config, terminate: config.terminate ?? null, socket })}\n`);
   const started = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
     onReady = () => {
