@@ -2848,7 +2848,9 @@ var egressRecordSchema = strictObject({
   route: nullable(int2(0, EGRESS_MAX_ROUTES - 1)),
   request: strictObject({ sha256: nullable(hex64), bytes: count }),
   response: strictObject({ status: nullable(int2(100, 599)), sha256: nullable(hex64), bytes: count }),
-  upstream_cert_sha256: nullable(hex64)
+  upstream_cert_sha256: nullable(hex64),
+  /** The request came through a terminated CONNECT tunnel (docs/egress.md#tls-terminating-mode). */
+  tunnel: optional(literal(true))
 });
 var egressReceiptSchema = strictObject({
   /** digestOf(the reviewer's egress policy entry). */

@@ -75,7 +75,7 @@ async function terminateRequest(socket: string, runCa: RunCa, reviewer: Buffer, 
     GOVERNED_MODEL: 'claude-test',
     GOVERNED_EGRESS_PATH: '/v1/messages',
     ...relayEnv('anthropic', PHANTOM),
-    ...terminateEnv(runCa.caPem),
+    ...terminateEnv(runCa.caPem, 'localhost', upstream.port),
   };
   return {
     allow: { ...base, profileSha256: [staticProfileSha256('relay')], seccompSha256: [sha256(seccompBlob('loopback-tcp'))] },
@@ -165,6 +165,7 @@ describe('a client that honours only HTTPS_PROXY, through relay → broker (TLS 
     }
     expect(stopped.crashed).toBe(false);
     expect(stopped.records.map((x) => x.outcome)).toEqual(['forwarded']);
+    expect(stopped.records[0]!.tunnel).toBe(true);
     // Re-originated TLS: the recorded certificate is the endpoint's (pinned test CA), not the run CA's leaf.
     expect(stopped.records[0]!.upstream_cert_sha256).toBe(sha256(new X509Certificate(pki.leaf.cert).raw));
     expect(upstream.requests.length).toBe(before + 1);
@@ -182,6 +183,7 @@ describe('a client that honours only HTTPS_PROXY, through relay → broker (TLS 
     expect(out.direct_upstream).toEqual({ ok: false, code: 'ECONNREFUSED' });
     expect(out.cases[0]).toMatchObject({ connect: 200, statuses: [200], cert: sha256(new X509Certificate(runCa.leafPem).raw) });
     expect(stopped.records.map((x) => x.outcome)).toEqual(['forwarded']);
+    expect(stopped.records[0]!.tunnel).toBe(true);
     expect(upstream.requests.length).toBe(before + 1);
     expect(forbidden.connections()).toBe(0);
   });

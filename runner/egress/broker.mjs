@@ -229,12 +229,13 @@ async function main() {
         route: r.route ?? null,
         request: r.request ?? { sha256: null, bytes: 0 },
         response: r.response ?? { status: null, sha256: null, bytes: 0 },
-        upstream_cert_sha256: r.upstream_cert_sha256 ?? null
+        upstream_cert_sha256: r.upstream_cert_sha256 ?? null,
+        ...r.tunnel === true ? { tunnel: true } : {}
       }
     });
   };
   const refuse = (res, status, outcome, method, route = null) => {
-    record({ outcome, method, route });
+    record({ outcome, method, route, ...tunnels.has(res.req.socket) ? { tunnel: true } : {} });
     res.writeHead(status, { "content-type": "application/json", connection: "close" });
     res.end(`{"error":"${outcome}"}`);
   };
@@ -292,7 +293,7 @@ async function main() {
     const reqDigest = { sha256: sha256(body), bytes: body.length };
     const address = await resolveAddress();
     if (address === null) {
-      record({ outcome: "refused_address", method, route, request: reqDigest });
+      record({ outcome: "refused_address", method, route, request: reqDigest, ...tunnels.has(req.socket) ? { tunnel: true } : {} });
       res.writeHead(502, { connection: "close" });
       res.end();
       return;
@@ -321,7 +322,7 @@ async function main() {
       const end = (outcome) => {
         if (finished) return;
         finished = true;
-        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === "forwarded" ? hash.digest("hex") : null, bytes }, upstream_cert_sha256: certSha });
+        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === "forwarded" ? hash.digest("hex") : null, bytes }, upstream_cert_sha256: certSha, ...tunnels.has(req.socket) ? { tunnel: true } : {} });
         done();
       };
       const up = (cfg.transport === "tls" ? httpsRequest : httpRequest)(options, (ures) => {

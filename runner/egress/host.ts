@@ -73,7 +73,7 @@ export function parseRecord(v: unknown): RawEgressRecord | null {
   if (v === null || typeof v !== 'object') return null;
   const r = v as Record<string, unknown>;
   const keys = Object.keys(r).sort().join(',');
-  if (keys !== 'at_ms,method,outcome,request,response,route,upstream_cert_sha256') return null;
+  if (keys !== 'at_ms,method,outcome,request,response,route,upstream_cert_sha256' && !(keys === 'at_ms,method,outcome,request,response,route,tunnel,upstream_cert_sha256' && r.tunnel === true)) return null;
   const req = r.request as Record<string, unknown> | null;
   const res = r.response as Record<string, unknown> | null;
   if (!isCount(r.at_ms) || !(EGRESS_OUTCOMES as readonly unknown[]).includes(r.outcome) || !(RECORD_METHODS as readonly unknown[]).includes(r.method)) return null;

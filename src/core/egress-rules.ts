@@ -58,8 +58,10 @@ export const TERMINATE_CA_ENV = 'GOVERNED_EGRESS_CA_PEM';
 
 /** The variables terminate mode adds to the relay's: the relay as the HTTPS proxy (both spellings
  * clients read), and the run's CA as the trust store of Node, OpenSSL and curl. */
-export function terminateEnv(caPem: string): Record<string, string> {
+export function terminateEnv(caPem: string, host: string, port: number): Record<string, string> {
   return {
+    // The CONNECT target a client names (the policy endpoint), for clients that need it spelled out.
+    GOVERNED_EGRESS_TARGET: `${host}:${port}`,
     HTTPS_PROXY: RELAY_URL,
     https_proxy: RELAY_URL,
     NODE_EXTRA_CA_CERTS: TERMINATE_CA_PATH,
@@ -69,7 +71,7 @@ export function terminateEnv(caPem: string): Record<string, string> {
   };
 }
 /** Every name terminateEnv sets, written out (a literal, for the same reason as RELAY_ENV_NAMES). */
-export const TERMINATE_ENV_NAMES: readonly string[] = ['HTTPS_PROXY', 'https_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE', 'GOVERNED_EGRESS_CA_PEM'];
+export const TERMINATE_ENV_NAMES: readonly string[] = ['GOVERNED_EGRESS_TARGET', 'HTTPS_PROXY', 'https_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE', 'GOVERNED_EGRESS_CA_PEM'];
 
 /** May a CONNECT tunnel be opened to this request target? Only to exactly `<policy host>:<port>`
  * (authority form, the host in lowercase): never another name, port or an IP literal. */
@@ -341,6 +343,8 @@ export interface EgressRecord {
   readonly response: { readonly status: number | null; readonly sha256: string | null; readonly bytes: number };
   /** sha256 of the upstream certificate (DER), null for plain loopback or no connection. */
   readonly upstream_cert_sha256: string | null;
+  /** Present (true) when the request came through a terminated CONNECT tunnel (TLS-terminating mode). */
+  readonly tunnel?: true;
 }
 
 /** The chain's start: the head of an empty transcript. */

@@ -67,6 +67,8 @@ export const egressRecordSchema = z.strictObject({
   request: z.strictObject({ sha256: z.nullable(hex64), bytes: count }),
   response: z.strictObject({ status: z.nullable(int(100, 599)), sha256: z.nullable(hex64), bytes: count }),
   upstream_cert_sha256: z.nullable(hex64),
+  /** The request came through a terminated CONNECT tunnel (docs/egress.md#tls-terminating-mode). */
+  tunnel: z.optional(z.literal(true)),
 });
 
 /** The receipt's `egress` section (present only for a reviewer with an egress entry). */

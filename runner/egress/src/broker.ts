@@ -121,12 +121,13 @@ async function main(): Promise<void> {
         request: r.request ?? { sha256: null, bytes: 0 },
         response: r.response ?? { status: null, sha256: null, bytes: 0 },
         upstream_cert_sha256: r.upstream_cert_sha256 ?? null,
+        ...(r.tunnel === true ? { tunnel: true as const } : {}),
       } satisfies RawRecord,
     });
   };
 
   const refuse = (res: ServerResponse, status: number, outcome: EgressOutcome, method: RawRecord['method'], route: number | null = null): void => {
-    record({ outcome, method, route });
+    record({ outcome, method, route, ...(tunnels.has(res.req.socket as object) ? { tunnel: true as const } : {}) });
     res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
     res.end(`{"error":"${outcome}"}`);
   };
@@ -194,7 +195,7 @@ async function main(): Promise<void> {
     const reqDigest = { sha256: sha256(body), bytes: body.length };
     const address = await resolveAddress();
     if (address === null) {
-      record({ outcome: 'refused_address', method, route, request: reqDigest });
+      record({ outcome: 'refused_address', method, route, request: reqDigest, ...(tunnels.has(req.socket) ? { tunnel: true as const } : {}) });
       res.writeHead(502, { connection: 'close' });
       res.end();
       return;
@@ -224,7 +225,7 @@ async function main(): Promise<void> {
       const end = (outcome: EgressOutcome): void => {
         if (finished) return;
         finished = true;
-        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === 'forwarded' ? hash.digest('hex') : null, bytes }, upstream_cert_sha256: certSha });
+        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === 'forwarded' ? hash.digest('hex') : null, bytes }, upstream_cert_sha256: certSha, ...(tunnels.has(req.socket) ? { tunnel: true as const } : {}) });
         done();
       };
       const up = (cfg.transport === 'tls' ? httpsRequest : httpRequest)(options, (ures) => {

@@ -177,7 +177,7 @@ export async function startEgress(
       // Behind the relay: its URL and the provider's own base-URL and key variables (the phantom).
       ...(relay === null ? {} : relayEnv(e.provider, phantom)),
       // Terminate mode: the relay is also the HTTPS proxy, and the run CA is the sandbox's trust store.
-      ...(runCa === null ? {} : terminateEnv(runCa.caPem)),
+      ...(runCa === null ? {} : terminateEnv(runCa.caPem, e.host, e.port)),
     },
     ...(relay === null ? {} : { relay: true }),
     ...(runCa === null ? {} : { terminate: true }),
