@@ -105,6 +105,18 @@ describe('review-pass network: broker', () => {
       expect(s.headers['x-api-key']).toBe(REAL_KEY);
       expect(JSON.parse(s.body).messages[0].content).toContain('src/app.js');
     }
+    // The advisory results keep each call's egress transcript head and totals: one request each,
+    // and together exactly the bytes the server received.
+    const executions = (JSON.parse(readFileSync(join(out, 'executions.json'), 'utf8')) as { executions: { egress_transcript: { head: string; requests: number; bytes_up: number; bytes_down: number; terminate_ca_sha256: string | null } }[] }).executions;
+    expect(executions.length).toBe(x.length);
+    for (const e of executions) {
+      expect(e.egress_transcript.head).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(e.egress_transcript.requests).toBe(1);
+      expect(e.egress_transcript.bytes_down).toBeGreaterThan(0);
+      expect(e.egress_transcript.terminate_ca_sha256).toBeNull();
+    }
+    expect(new Set(executions.map((e) => e.egress_transcript.head)).size).toBe(executions.length);
+    expect(executions.reduce((n, e) => n + e.egress_transcript.bytes_up, 0)).toBe(seen.reduce((n, s) => n + Buffer.byteLength(s.body), 0));
     const report = readFileSync(join(out, 'report.md'), 'utf8');
     expect(report).toContain('broker (one endpoint)');
     for (const f of ['result.json', 'report.md', 'executions.json']) expect(readFileSync(join(out, f), 'utf8')).not.toContain(REAL_KEY);
@@ -115,9 +127,14 @@ describe('review-pass network: broker', () => {
   it("a body outside the broker's allowlist (a server-side web search tool) makes the call unusable: egress_refused, nothing forwarded", async () => {
     const before = server.requests.length;
     const repo = repoWith({ tooly: tool(['server-tool'], 'broker', egressEntry()) });
-    const { r } = await review(repo);
+    const { r, out } = await review(repo);
     expect(r.code).toBe(9);
     expect(rows(r).map((row) => [row.reviewer, row.status, row.failure])).toContainEqual(['tooly', 'failed', 'egress_refused']);
+    // A refused call keeps no transcript digest (its records decided the status and were dropped).
+    const executions = (JSON.parse(readFileSync(join(out, 'executions.json'), 'utf8')) as { executions: { reviewer: string; egress_transcript: unknown }[] }).executions;
+    const tooly = executions.filter((row) => row.reviewer === 'tooly');
+    expect(tooly.length).toBeGreaterThan(0);
+    for (const e of tooly) expect(e.egress_transcript).toBeNull();
     expect(server.requests.length).toBe(before);
     expect(forbidden.connections()).toBe(0);
   }, 120_000);
