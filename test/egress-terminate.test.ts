@@ -147,7 +147,7 @@ describe('the per-run CA (runner/egress/run-ca.ts)', () => {
 });
 
 describe('a client that honours only HTTPS_PROXY, through relay → broker (TLS ended with the run CA) → TLS to the endpoint', () => {
-  it('curl with https_proxy reaches the allowlisted host; the endpoint sees the real key; the same curl ignoring the proxy has no route', async () => {
+  it('curl with HTTPS_PROXY reaches the allowlisted host; the endpoint sees the real key; the same curl ignoring the proxy has no route', async () => {
     const runCa = makeRunCa('localhost');
     const b = await broker(upstream.port, runCa);
     const before = upstream.requests.length;

@@ -160,6 +160,29 @@ describe('review-pass network: broker', () => {
     expect(forbidden.connections()).toBe(0);
   }, 120_000);
 
+  it('TLS-terminating mode: a CLI that honours only HTTPS_PROXY reaches the endpoint through CONNECT and the run CA; the same CLI without terminate has no proxy and gets nowhere', async () => {
+    const before = server.requests.length;
+    const relay = { sha256: [sha256(readFileSync(join(REPO_ROOT, 'runner', 'egress', 'relay.mjs')))], terminate: true };
+    const { r, out } = await review(repoWith({ proxied: tool(['proxy'], 'broker', egressEntry({ relay })) }));
+    expect([0, 9], r.stderr).toContain(r.code);
+    const x = rows(r);
+    expect(x.length).toBeGreaterThanOrEqual(1);
+    expect(x.map((row) => [row.status, row.failure, row.network, (row as unknown as { exit_code: number }).exit_code]), JSON.stringify(x)).toEqual(x.map(() => ['ok', null, 'broker', 0]));
+    const seen = server.requests.slice(before);
+    expect(seen.length).toBe(x.length);
+    for (const s of seen) expect(s.headers['x-api-key']).toBe(REAL_KEY);
+    const executions = (JSON.parse(readFileSync(join(out, 'executions.json'), 'utf8')) as { executions: { egress_transcript: { terminate_ca_sha256: string | null } }[] }).executions;
+    for (const e of executions) expect(e.egress_transcript.terminate_ca_sha256).toMatch(/^[0-9a-f]{64}$/);
+    // Without terminate the runner sets no HTTPS_PROXY: the same CLI has no way to its default URL
+    // (and the broker would refuse its CONNECT: test/egress-terminate.test.ts).
+    const mid = server.requests.length;
+    const plain = await review(repoWith({ proxied: tool(['proxy'], 'broker', egressEntry()) }));
+    expect(plain.r.code).toBe(9);
+    expect(rows(plain.r).map((row) => [row.status, row.failure])).toContainEqual(['failed', 'exit_code']);
+    expect(server.requests.length).toBe(mid);
+    expect(forbidden.connections()).toBe(0);
+  }, 120_000);
+
   it('positive control: the same CLI with network: true (the host network) connects to the server the broker path cannot reach', async () => {
     const target = await startForbidden();
     try {

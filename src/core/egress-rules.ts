@@ -56,14 +56,13 @@ export const RELAY_ENV_NAMES: readonly string[] = ['GOVERNED_EGRESS_URL', 'ANTHR
 export const TERMINATE_CA_PATH = '/tmp/governed-egress-ca.pem';
 export const TERMINATE_CA_ENV = 'GOVERNED_EGRESS_CA_PEM';
 
-/** The variables terminate mode adds to the relay's: the relay as the HTTPS proxy (both spellings
- * clients read), and the run's CA as the trust store of Node, OpenSSL and curl. */
+/** The variables terminate mode adds to the relay's: the relay as the HTTPS proxy (the upper-case
+ * name, which curl, Node agents and the hosted CLIs read; environment names are upper-case here), and the run's CA as the trust store of Node, OpenSSL and curl. */
 export function terminateEnv(caPem: string, host: string, port: number): Record<string, string> {
   return {
     // The CONNECT target a client names (the policy endpoint), for clients that need it spelled out.
     GOVERNED_EGRESS_TARGET: `${host}:${port}`,
     HTTPS_PROXY: RELAY_URL,
-    https_proxy: RELAY_URL,
     NODE_EXTRA_CA_CERTS: TERMINATE_CA_PATH,
     SSL_CERT_FILE: TERMINATE_CA_PATH,
     CURL_CA_BUNDLE: TERMINATE_CA_PATH,
@@ -71,7 +70,7 @@ export function terminateEnv(caPem: string, host: string, port: number): Record<
   };
 }
 /** Every name terminateEnv sets, written out (a literal, for the same reason as RELAY_ENV_NAMES). */
-export const TERMINATE_ENV_NAMES: readonly string[] = ['GOVERNED_EGRESS_TARGET', 'HTTPS_PROXY', 'https_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE', 'GOVERNED_EGRESS_CA_PEM'];
+export const TERMINATE_ENV_NAMES: readonly string[] = ['GOVERNED_EGRESS_TARGET', 'HTTPS_PROXY', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE', 'GOVERNED_EGRESS_CA_PEM'];
 
 /** May a CONNECT tunnel be opened to this request target? Only to exactly `<policy host>:<port>`
  * (authority form, the host in lowercase): never another name, port or an IP literal. */
