@@ -414,11 +414,18 @@ async function main() {
     sock.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     const tls = new TLSSocket(sock, { isServer: true, secureContext: tunnelContext, requestCert: false, ALPNProtocols: ["http/1.1"] });
     tunnels.add(tls);
+    const handshake = setTimeout(() => {
+      tls.destroy();
+      sock.destroy();
+    }, Math.min(1e4, cfg.caps.request_timeout_ms));
+    handshake.unref();
     tls.on("error", () => {
+      clearTimeout(handshake);
       tls.destroy();
       sock.destroy();
     });
     tls.once("secure", () => {
+      clearTimeout(handshake);
       const sni = tls.servername;
       if (sni !== cfg.host) {
         record({ outcome: "refused_sni", method: "CONNECT" });

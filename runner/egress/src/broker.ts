@@ -327,11 +327,20 @@ async function main(): Promise<void> {
     sock.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     const tls = new TLSSocket(sock, { isServer: true, secureContext: tunnelContext, requestCert: false, ALPNProtocols: ['http/1.1'] });
     tunnels.add(tls);
+    // A handshake that fails (a client that does not trust the run CA, bytes that are not TLS) or
+    // does not finish in time closes the tunnel; nothing was read from it, nothing left the broker.
+    const handshake = setTimeout(() => {
+      tls.destroy();
+      sock.destroy();
+    }, Math.min(10_000, cfg.caps.request_timeout_ms));
+    handshake.unref();
     tls.on('error', () => {
+      clearTimeout(handshake);
       tls.destroy();
       sock.destroy();
     });
     tls.once('secure', () => {
+      clearTimeout(handshake);
       const sni = (tls as TLSSocket & { servername?: string | false }).servername;
       if (sni !== cfg.host) {
         record({ outcome: 'refused_sni', method: 'CONNECT' });
