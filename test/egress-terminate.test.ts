@@ -244,3 +244,28 @@ describe('attacks on the terminating mode: each a coded refusal, nothing reaches
     expect(forbidden.connections()).toBe(0);
   });
 });
+
+describe('the terminate wiring is checked before bwrap runs', () => {
+  const cases: [string, (r: SandboxRequest) => SandboxRequest][] = [
+    ['terminate without the relay', (r) => ({ ...r, egress: { ...(r.egress as NonNullable<SandboxRequest['egress']>), relay: undefined } })],
+    ['terminate wiring without HTTPS_PROXY', (r) => {
+      const { HTTPS_PROXY: _gone, ...env } = (r.egress as NonNullable<SandboxRequest['egress']>).env;
+      return { ...r, egress: { ...(r.egress as NonNullable<SandboxRequest['egress']>), env } };
+    }],
+    ['terminate variables without terminate', (r) => ({ ...r, egress: { ...(r.egress as NonNullable<SandboxRequest['egress']>), terminate: undefined } })],
+  ];
+  for (const [name, mutate] of cases) {
+    it(`${name} → sandbox_argument_invalid, nothing connected`, async () => {
+      const runCa = makeRunCa('localhost');
+      const b = await broker(upstream.port, runCa);
+      const before = upstream.requests.length;
+      try {
+        await expect(runSandboxed(mutate(await terminateRequest(b.socket, runCa, CONNECT_PROBE, { upstreamPort: upstream.port, cases: [] })))).rejects.toMatchObject({ code: 'sandbox_argument_invalid' });
+      } finally {
+        expect((await b.stop()).records).toEqual([]);
+      }
+      expect(upstream.requests.length).toBe(before);
+      expect(forbidden.connections()).toBe(0);
+    });
+  }
+});
