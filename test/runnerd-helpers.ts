@@ -211,6 +211,8 @@ export interface Daemon {
   readonly child: ChildProcess;
   readonly ready: Record<string, unknown>;
   readonly stdout: () => string;
+  /** The daemon's log lines. */
+  readonly stderr: () => string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -224,16 +226,18 @@ export function startDaemon(w: { base: string; socket: string; names?: SepNames 
       child.kill('SIGKILL');
       reject(new Error(`daemon not ready: ${out} ${err}`));
     }, 30_000);
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const line = out.split('\n').find((l) => l.includes('"ready":true'));
+    // The daemon's log is on stderr (one JSON line when ready); stdout carries only a failure's JSON.
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      const line = err.split('\n').find((l) => l.includes('"ready":true'));
       if (line !== undefined) {
         clearTimeout(t);
         resolve({
           child,
           ready: JSON.parse(line) as Record<string, unknown>,
           stdout: () => out,
+          stderr: () => err,
           stop: (signal = 'SIGTERM') => {
             child.kill(signal);
             return exited;

@@ -67,6 +67,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'runnerd serve': ['sudo governed runnerd serve --writers agents --max-runs 2'],
   'runnerd doctor': ['governed runnerd doctor --writers agents --json'],
   'runnerd hello': ['governed runnerd hello --runner /run/governed/runnerd.sock --json'],
+  'runnerd sandbox-host': ['governed runnerd sandbox-host < jobs.jsonl   # what runnerd serve starts under the sandbox uid; not run by hand'],
   setup: ['governed setup --out ./governed-setup --home ./.governed', 'governed setup --out ./governed-setup --policy-template strict --json'],
   doctor: ['governed doctor --dir ./governed-setup --home ./.governed --json', 'sudo governed doctor --runnerd /var/lib/governed --writers agents'],
   'contract init': ['governed contract init --source requests/export.md --atoms line --out contract.yaml'],

@@ -54,7 +54,8 @@ export async function runnerdDoctorCommand(o: RunnerdCommandOptions): Promise<Co
   if (missingUsers.length > 0) fail('runnerd_user_missing', [...missingUsers]);
   if (findings.length > 0) {
     const e = new GovernedError('runnerd_state_unsafe', { ids: findings.map((f) => `${f.path}:${f.problem}`) });
-    return { exit: e.exit, json: { ok: false, findings, error: e.toJSON() }, human: findings.map((f) => `${f.path}: ${f.problem} (expected ${f.expected})`).join('\n') };
+    // The published command-error shape (docs/schemas): each finding is one id, `<path>:<problem>`.
+    return { exit: e.exit, json: { ok: false, error: { ...e.toJSON(), ids: [...e.ids] } }, human: findings.map((f) => `${f.path}: ${f.problem} (expected ${f.expected})`).join('\n') };
   }
   return { exit: 0, json: { ok: true, findings: [] }, human: 'runnerd layout: every owner and mode is right' };
 }
@@ -73,7 +74,7 @@ export async function runnerdServeCommand(o: RunnerdCommandOptions): Promise<num
     process.stdout.on('error', () => undefined);
     process.stderr.on('error', () => undefined);
     const { startRunnerd } = await import('../runnerd/daemon.js');
-    const d = await startRunnerd({ ...base(o), maxRuns }, (line) => process.stdout.write(`${JSON.stringify(line)}\n`));
+    const d = await startRunnerd({ ...base(o), maxRuns }, (line) => process.stderr.write(`${JSON.stringify(line)}\n`));
     return await d.closed;
   } catch (e) {
     const err = isGovernedError(e) ? e : new GovernedError('internal_error', { cause: e });

@@ -75,4 +75,22 @@ export function register(program: Command): void {
     .action(async (opts: { runner?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/runnerd.js')).runnerdHelloCommand(opts));
     });
+  // Started by `runnerd serve` itself, as root, under the policy's sandbox uid (docs/runnerd.md#the-sandbox-host);
+  // run by hand it is a sandbox runner of the caller's own uid and nothing more.
+  r.command('sandbox-host', { hidden: true })
+    .description(
+      'Internal: the sandbox host `runnerd serve` starts under the policy sandbox uid (docs/runnerd.md#the-sandbox-host). ' +
+        'Reads one job per line on stdin, answers one line per job on stdout; ends at end of input. Exit 0 input ended, 1 refused to start (root, or a supplementary group).',
+    )
+
+    .action(async () => {
+      const { serveSandboxHost } = await import('../../flows/runnerd/sandbox-host.js');
+      process.stdout.on('error', () => undefined);
+      try {
+        await serveSandboxHost(process.stdin, process.stdout);
+        process.exitCode = 0;
+      } catch {
+        process.exitCode = 1;
+      }
+    });
 }

@@ -107,7 +107,10 @@ export async function snapshotContent(repoDir: string): Promise<RunnerdContent> 
     const parts: Buffer[] = [Buffer.from(`commit ${SNAPSHOT_REF}\nauthor ${IDENT}\ncommitter ${IDENT}\ndata 8\nsnapshot\n${head === '' ? '' : `from ${head}\n`}deleteall\n`)];
     for (const raw of listed) {
       const path = raw.toString('utf8');
-      if (seen.has(path) || path.includes('\n') || path.startsWith('"')) continue;
+      // A path fast-import cannot take unquoted (a newline ends the command, a leading quote starts
+      // C quoting): refused whole, never skipped — a silently missing file would be reviewed absent.
+      if (path.includes('\n') || path.startsWith('"')) fail('runnerd_path_unsupported');
+      if (seen.has(path)) continue;
       seen.add(path);
       let st;
       try {
@@ -134,7 +137,8 @@ export async function snapshotContent(repoDir: string): Promise<RunnerdContent> 
     const pack = await runGit(r, ['pack-objects', '--revs', '--stdout', '-q'], { input: Buffer.from(`${commit}\n`) });
     await runGit(r, ['update-ref', '-d', SNAPSHOT_REF]).catch(() => undefined);
     return { commit, bundle_b64: pack.toString('base64') };
-  } catch {
+  } catch (e) {
+    if (e instanceof GovernedError && e.code === 'runnerd_path_unsupported') throw e;
     return fail('runnerd_worktree_snapshot_failed', []);
   }
 }

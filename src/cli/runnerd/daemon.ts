@@ -36,6 +36,9 @@ import { expectedLayout, runnerdDoctorChecks } from '../../flows/runnerd/doctor-
 import { layoutOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type WarmCredential } from '../../flows/runnerd/layout.js';
 import { statFact } from '../../flows/runnerd/stat-fact.js';
 import { WarmAttestor } from '../../flows/runnerd/warm-attestor.js';
+import { SandboxHost, SANDBOX_HOST_READY_MS } from '../../flows/runnerd/sandbox-host.js';
+import { pinnedSandboxUid } from '../../flows/runnerd/sandbox-uid.js';
+import { realpathSync } from 'node:fs';
 import { dispatch, type DaemonContext, type Peer } from './dispatch.js';
 
 export interface RunnerdOptions {
@@ -146,6 +149,28 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
   if (ready.some((r) => !r)) {
     await Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close()));
     fail('runnerd_attestor_unavailable', WARM_CREDENTIALS.filter((_, i) => !ready[i]));
+  }
+
+  // 3b. the sandbox host (docs/runnerd.md#the-sandbox-host), under the sandbox uid of the policy
+  // pinned now (read as the governed user: files the store creates stay the governed user's).
+  process.setegid?.(daemon.gid);
+  process.seteuid?.(daemon.uid);
+  let startUid: number | null;
+  try {
+    startUid = pinnedSandboxUid(layout.home);
+  } finally {
+    process.seteuid?.(0);
+    process.setegid?.(0);
+  }
+  const stopWarm = (): Promise<unknown> => Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close()));
+  if (startUid !== null && [0, daemon.uid, att.reviewer.uid, att.runner.uid].includes(startUid)) {
+    await stopWarm();
+    fail('runnerd_sandbox_uid_unsafe', [`uid:${startUid}`]);
+  }
+  const sandboxHost = startUid === null ? null : new SandboxHost(startUid, startUid, realpathSync(process.argv[1] ?? ''));
+  if (sandboxHost !== null && !(await sandboxHost.waitReady(SANDBOX_HOST_READY_MS))) {
+    await Promise.all([stopWarm(), sandboxHost.close()]);
+    fail('runnerd_sandbox_unavailable', [`uid:${startUid}`]);
   }
 
   // 4. the socket, before the drop (its directory is root's).
@@ -313,28 +338,22 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
   };
   const reaped = reapAll(layout.home);
   const owners = new RunnerdOwners(layout.ownersDb);
-  let sandboxUid: number | null = null;
-  try {
-    const store = openStore(layout.home);
-    try {
-      const { loadPinned } = await import('../../flows/challenge/pinned.js');
-      sandboxUid = loadPinned(store.db, Math.floor(Date.now() / 1000)).policy.doc.sandbox.uid;
-    } finally {
-      closeStore(store);
-    }
-  } catch {
-    sandboxUid = null;
-  }
+  const fixedUids = [0, daemon.uid, att.reviewer.uid, att.runner.uid, ...(startUid === null ? [] : [startUid])];
   ctx = {
     layout,
     owners,
-    governedUids: new Set([0, daemon.uid, att.reviewer.uid, att.runner.uid, ...(sandboxUid === null ? [] : [sandboxUid])]),
+    // Re-read for every request: the sandbox uid of the policy pinned NOW (and the host's).
+    governedUids: () => {
+      const now = pinnedSandboxUid(layout.home);
+      return new Set([...fixedUids, ...(now === null ? [] : [now])]);
+    },
+    sandbox: sandboxHost,
     identity,
     signers: (programs) => ({ reviewer: warm.reviewer.signerFor(programs.reviewerSigner), runner: warm.runner.signerFor(programs.runnerSigner) }),
     withUnit: unitLocks(),
     withRunSlot: semaphore(o.maxRuns),
   };
-  log({ ready: true, pid: process.pid, socket: layout.socket, ...identity, reaped });
+  log({ ready: true, pid: process.pid, socket: layout.socket, ...identity, sandbox_uid: startUid, sandbox_host_pid: sandboxHost?.pid ?? null, reaped });
 
   const closed = new Promise<number>((resolve) => {
     const drain = (): void => {
@@ -347,7 +366,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
           return;
         }
         for (const s of conns) s.destroy();
-        void Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close())).then(() => {
+        void Promise.all([stopWarm(), sandboxHost?.close()]).then(() => {
           owners.close();
           log({ stopped: true });
           resolve(0);
