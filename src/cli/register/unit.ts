@@ -95,10 +95,15 @@ export function register(program: Command): void {
       .option('--authority <record>', `the recorded ${operation} authority record (REC-…) to consume`)
       .option('--ids <list>', 'with --dry-run: comma-separated IDs the record would name')
       .option('--dry-run', 'check the IDs and print the state_before digest; record nothing')
+      .addOption(runnerOption())
       .addOption(homeOption())
       .addOption(jsonOption())
-      .action(async (opts: { unit: string; authority?: string; ids?: string; dryRun?: boolean; home?: string; json?: boolean }) => {
-        await runAction(opts, async () => (await import('../commands/unit-dismiss.js')).unitDismissCommand(operation, opts));
+      .action(async (opts: { unit: string; authority?: string; ids?: string; dryRun?: boolean; home?: string; json?: boolean; runner?: string }) => {
+        await runAction(opts, async () => {
+          const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+          if (s !== undefined) return (await import('../runnerd/remote-authority.js')).remoteUnitDismiss(s, operation, opts);
+          return (await import('../commands/unit-dismiss.js')).unitDismissCommand(operation, opts);
+        });
       });
   }
 

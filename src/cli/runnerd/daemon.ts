@@ -254,6 +254,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
             human: r.result.human,
             ...(r.diagnostic === undefined ? {} : { diagnostic: { ...r.diagnostic.toJSON(), ids: [...r.diagnostic.ids] } }),
             ...(r.envelope === undefined ? {} : { envelope_b64: r.envelope.toString('base64') }),
+            ...(r.presentation === undefined ? {} : { presentation_b64: r.presentation.toString('base64') }),
             ...(r.storeCopy === undefined
               ? {}
               : {
