@@ -138,14 +138,7 @@ describe.skipIf(!IS_ROOT)('separated mode: human authority records requested, re
     // A writer signs the statement with a key it is not trusted for (the reviewer key: role reviewer).
     const forged = fresh(dir1, 'forged');
     signPresentation(out, w.keys.reviewer, forged, NAMES.writer1);
-    const forgedCode = (() => {
-      const before = storeDigest(w.home);
-      const res = as1(['authority', 'record', '--record', forged]);
-      expect(res.code).toBe(6);
-      expect(storeDigest(w.home)).toBe(before);
-      return errCode(res);
-    })();
-    expect(forgedCode).toMatch(/^(key_role_invalid|key_unknown|signature_|key_)/);
+    refused(() => as1(['authority', 'record', '--record', forged]), 'key_wrong_role');
 
     // The human signs with the authority key. Writer 2 gets a copy of the record: it is not its request.
     const signed = fresh(dir1, 'signed');

@@ -37,6 +37,8 @@ import { layoutOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type WarmCrede
 import { statFact } from '../../flows/runnerd/stat-fact.js';
 import { WarmAttestor } from '../../flows/runnerd/warm-attestor.js';
 import { dispatch, type DaemonContext, type Peer } from './dispatch.js';
+import { daemonCheckpointer } from './daemon-checkpoint.js';
+import { withCheckpoint } from '../run-action.js';
 
 export interface RunnerdOptions {
   readonly base: string;
@@ -247,11 +249,14 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
         inflight++;
         try {
           const r = await dispatch(ctx, peer, parsed.data);
+          // The request's entries are committed: its due checkpoint now (docs/runnerd.md "Checkpoints").
+          const cp = await checkpoint();
+          const result = cp === null ? r.result : withCheckpoint(r.result, cp);
           reply({
             ok: true,
-            exit: r.result.exit,
-            json: r.result.json,
-            human: r.result.human,
+            exit: result.exit,
+            json: result.json,
+            human: result.human,
             ...(r.diagnostic === undefined ? {} : { diagnostic: { ...r.diagnostic.toJSON(), ids: [...r.diagnostic.ids] } }),
             ...(r.envelope === undefined ? {} : { envelope_b64: r.envelope.toString('base64') }),
             ...(r.presentation === undefined ? {} : { presentation_b64: r.presentation.toString('base64') }),
@@ -265,6 +270,8 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
                 }),
           });
         } catch (e) {
+          // A refused request may still have appended (a run recorded ABORTED): its checkpoint too.
+          await checkpoint().catch(() => null);
           reply(errorReply(e));
         } finally {
           inflight--;
@@ -313,6 +320,8 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     attestor_uids: { reviewer: att.reviewer.uid, runner: att.runner.uid },
   };
   const reaped = reapAll(layout.home);
+  const checkpoint = daemonCheckpointer(layout.attestorsDir);
+  const started = await checkpoint();
   const owners = new RunnerdOwners(layout.ownersDb);
   let sandboxUid: number | null = null;
   try {
@@ -335,7 +344,14 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     withUnit: unitLocks(),
     withRunSlot: semaphore(o.maxRuns),
   };
-  log({ ready: true, pid: process.pid, socket: layout.socket, ...identity, reaped });
+  log({
+    ready: true,
+    pid: process.pid,
+    socket: layout.socket,
+    ...identity,
+    reaped,
+    ...(started === null ? {} : { checkpoint: { written: started.written, error: started.error === null ? null : started.error.code } }),
+  });
 
   const closed = new Promise<number>((resolve) => {
     const drain = (): void => {
