@@ -22,6 +22,8 @@ export interface GateOptions {
   json?: boolean;
   /** Separated mode: judge a copy of the daemon's store (docs/runnerd.md "The deploy side"). */
   runner?: string;
+  /** With --runner: checkpoints of the daemon's log the copy must extend (docs/runnerd.md "Checkpoints"). */
+  runnerCheckpoint?: string[];
 }
 
 

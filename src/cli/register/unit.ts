@@ -89,7 +89,8 @@ export function register(program: Command): void {
           `  governed authority request --operation ${operation} --unit UNIT-… --ids ${ids} --state-before sha256:… --out r.json\n` +
           '  governed authority sign --request r.json --key authority.key --out r.record.json   # where the key lives\n' +
           '  governed authority record --record r.record.json                                    # prints REC-…\n' +
-          `  governed unit ${name} --unit UNIT-… --authority REC-…`,
+          `  governed unit ${name} --unit UNIT-… --authority REC-…\n` +
+          `  governed unit ${name} --runner /run/governed/runnerd.sock --unit UNIT-… --authority REC-…   # separated mode`,
       )
       .requiredOption('--unit <id>', 'unit id (UNIT-…)')
       .option('--authority <record>', `the recorded ${operation} authority record (REC-…) to consume`)
