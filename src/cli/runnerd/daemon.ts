@@ -320,8 +320,9 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     attestor_uids: { reviewer: att.reviewer.uid, runner: att.runner.uid },
   };
   const reaped = reapAll(layout.home);
-  const checkpoint = daemonCheckpointer(layout.attestorsDir);
-  const started = await checkpoint();
+  const checkpoints = daemonCheckpointer(layout.home, layout.attestorsDir);
+  const checkpoint = checkpoints.afterRequest;
+  const started = await checkpoints.atStart();
   const owners = new RunnerdOwners(layout.ownersDb);
   let sandboxUid: number | null = null;
   try {
@@ -350,7 +351,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     socket: layout.socket,
     ...identity,
     reaped,
-    ...(started === null ? {} : { checkpoint: { written: started.written, error: started.error === null ? null : started.error.code } }),
+    checkpoint: { written: started.written, error: started.error === null ? null : started.error.code },
   });
 
   const closed = new Promise<number>((resolve) => {
