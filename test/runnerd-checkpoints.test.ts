@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { materializeStoreCopy } from '../src/flows/runnerd/store-copy.js';
 import { jsonOut, REPO_ROOT, type CliResult } from './helpers/cli.js';
 import { makeTempDir } from './helpers/temp.js';
-import { IS_ROOT, asUser, common, idsOf, makeSepWorld, namesFor, removeSepUsers, root, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+import { IS_ROOT, asUser, chownTree, common, idsOf, makeSepWorld, namesFor, removeSepUsers, root, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
 
 const NAMES = namesFor('gvd-sep4c');
 const errCode = (r: CliResult): string | undefined => ((jsonOut(r) as { error?: { code?: string } | null }).error ?? {}).code;
@@ -176,7 +176,12 @@ describe.skipIf(!IS_ROOT)('separated mode: the daemon signs checkpoints of its l
         env: env(),
       });
       serve(dbBytes(w.home), newestNote(w.home));
-      const g = gate(['--runner-checkpoint', kept]);
+      const out = makeTempDir('gvd-sep4c-out-');
+      chownTree(out, idsOf(NAMES.writer1));
+      const next = join(out, 'next.note');
+      const g = gate(['--runner-checkpoint', kept, '--runner-checkpoint-out', next]);
+      // The head to bring next time: the newest verified note the copy extends.
+      expect(readFileSync(next)).toEqual(newestNote(w.home).note);
       expect(STALE_OR_MISMATCH.has(errCode(g) ?? '')).toBe(false);
       expect({ code: g.code, err: errCode(g), decision: jsonOut(g).decision }).toEqual({ code: real.code, err: errCode(real), decision: jsonOut(real).decision });
     });

@@ -51,7 +51,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'governed gate --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)" \\',
     '  --attest decision.vsa.json --export deploy-record --json',
     'governed gate --runner /run/governed/runnerd.sock --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)"',
-    'governed gate --runner /run/governed/runnerd.sock --runner-checkpoint last.note --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)"',
+    'governed gate --runner /run/governed/runnerd.sock --runner-checkpoint last.note --runner-checkpoint-out next.note --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)"',
   ],
   'audit verify': [
     'governed audit verify --json',

@@ -8,6 +8,7 @@ import { fail } from '../../core/errors.js';
 import { isoOfSeconds } from '../../core/trust-root.js';
 import { MAX_CHECKPOINT_BYTES, newestStoredCheckpoint } from '../../store/checkpoints.js';
 import { readInputFile } from '../../flows/read-input.js';
+import { writeOnce } from '../../flows/write-once.js';
 import { assertCopyExtends, type CheckpointNoteFile } from '../../flows/runnerd/copy-checkpoint.js';
 
 /**
@@ -17,6 +18,7 @@ import { assertCopyExtends, type CheckpointNoteFile } from '../../flows/runnerd/
  */
 async function checkCopyCheckpoints(home: string, opts: GateOptions): Promise<void> {
   if (opts.runnerCheckpoint !== undefined && opts.runnerCheckpoint.length > 0 && opts.trust === undefined) fail('usage_error', ['--trust']);
+  if (opts.runnerCheckpointOut !== undefined && opts.trust === undefined) fail('usage_error', ['--trust']);
   if (opts.trust === undefined) return;
   const nowIso = isoOfSeconds(Math.floor(Date.now() / 1000));
   const { loadDeployTrust } = await import('../../flows/decide/gate.js');
@@ -30,7 +32,12 @@ async function checkCopyCheckpoints(home: string, opts: GateOptions): Promise<vo
   const own = newestStoredCheckpoint(home);
   if (own !== null) notes.push({ file: 'runner:' + own.file, bytes: own.bytes });
   for (const f of opts.runnerCheckpoint ?? []) notes.push({ file: 'runner-checkpoint', bytes: readInputFile(f, MAX_CHECKPOINT_BYTES) });
-  assertCopyExtends(home, notes, trust, nowIso);
+  const newest = assertCopyExtends(home, notes, trust, nowIso);
+  // The head to bring next time (--runner-checkpoint): verified, and extended by this copy.
+  if (opts.runnerCheckpointOut !== undefined) {
+    if (newest === null) fail('usage_error', ['--runner-checkpoint-out']);
+    writeOnce(opts.runnerCheckpointOut, newest.bytes.toString('utf8'), { exists: 'audit_checkpoint_output_exists', unwritable: 'audit_checkpoint_output_unwritable' });
+  }
 }
 
 export function storeCopySource(opts: GateOptions): StoreCopySource | undefined {

@@ -24,6 +24,8 @@ export interface GateOptions {
   runner?: string;
   /** With --runner: checkpoints of the daemon's log the copy must extend (docs/runnerd.md "Checkpoints"). */
   runnerCheckpoint?: string[];
+  /** With --runner: write the newest verified checkpoint the copy extends to this new file. */
+  runnerCheckpointOut?: string;
 }
 
 

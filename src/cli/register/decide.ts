@@ -77,6 +77,10 @@ export function register(program: Command): void {
       "with --runner: signed checkpoints of the daemon's log this side kept (e.g. from an earlier gate's copy); the copy must extend each, " +
         'else runnerd_store_copy_stale (docs/runnerd.md#checkpoints)',
     )
+    .option(
+      '--runner-checkpoint-out <file>',
+      'with --runner: write the newest verified checkpoint the copy extends to this new file, to pass as --runner-checkpoint next time',
+    )
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: GateOptions) => {

@@ -19,9 +19,12 @@ export interface CheckpointNoteFile {
   readonly bytes: Buffer;
 }
 
-/** Throws the first failure: tlog_checkpoint_* (the note), runnerd_store_copy_stale, tlog_root_mismatch. */
-export function assertCopyExtends(home: string, notes: readonly CheckpointNoteFile[], trust: TrustRoot, nowIso: string): void {
-  if (notes.length === 0) return;
+/**
+ * Throws the first failure: tlog_checkpoint_* (the note), runnerd_store_copy_stale, tlog_root_mismatch.
+ * Returns the newest of the notes (largest size; every one verified and extended), or null when none was given.
+ */
+export function assertCopyExtends(home: string, notes: readonly CheckpointNoteFile[], trust: TrustRoot, nowIso: string): CheckpointNoteFile | null {
+  if (notes.length === 0) return null;
   const heads = notes.map((n) => ({ file: n.file, cp: verifyCheckpointNote(n.bytes, n.file, trust, nowIso).cp }));
   const store = openStoreReadOnly(home);
   try {
@@ -34,4 +37,9 @@ export function assertCopyExtends(home: string, notes: readonly CheckpointNoteFi
   } finally {
     closeStore(store);
   }
+  let newest = 0;
+  heads.forEach((h, i) => {
+    if (h.cp.size > (heads[newest] as (typeof heads)[number]).cp.size) newest = i;
+  });
+  return notes[newest] as CheckpointNoteFile;
 }
