@@ -178,6 +178,9 @@ describe.skipIf(!IS_ROOT)('separated mode: human authority records requested, re
     const recordId = jsonOut(req).record_id as string;
     const signed = fresh(dir1, 'signed');
     signPresentation(out, w.keys.authority, signed, NAMES.writer1);
+    // A request with no unit is still its requester's: another writer cannot record it.
+    const stolen = writerFile(dir2, NAMES.writer2, 'stolen', readFileSync(signed, 'utf8'));
+    refused(() => as2(['authority', 'record', '--record', stolen]), 'runnerd_not_owner');
     expect(as1(['authority', 'record', '--record', signed]).code).toBe(0);
 
     refused(() => as2(['policy', 'update', '--policy', copy2, '--authority', recordId]), 'runnerd_not_owner');
