@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.js';
+import { AUTHORITY_RECORD_MAX_BYTES } from '../../core/limits.js';
 import { parseAuthorityStatement } from '../../core/authority/index.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { decodeCanonicalPayload } from '../../core/verify-receipt.js';
@@ -109,7 +110,8 @@ export async function dispatchAuthority(ctx: DaemonContext, peer: Peer, req: Aut
     }
     case 'authority-record': {
       const bytes = Buffer.from(req.record_b64, 'base64');
-      const request = requestOfEnvelope(bytes);
+      // Over the record cap it is not even parsed: the command refuses it (input_too_large).
+      const request = bytes.length <= AUTHORITY_RECORD_MAX_BYTES ? requestOfEnvelope(bytes) : null;
       if (request !== null) assertRequestOwned(ctx, peer, request);
       const { authorityRecordCommand } = await import('../commands/authority-record.js');
       return withScratchFile(ctx, 'record', req.record_b64, async (record) => ({ result: await authorityRecordCommand({ record: record as string, home }) }));
