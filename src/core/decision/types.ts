@@ -112,6 +112,8 @@ export interface PreservationFact {
   readonly unsatisfiedSurfaces: readonly string[];
   /** Every preservation reason the check gave (docs/preservation.md#rules), each `{code, ids}`. */
   readonly violations?: readonly { readonly code: string; readonly ids: readonly string[] }[];
+  /** The probe receipts the check counted (ids `sha256:<hex>`): what the decision rests on of preservation. */
+  readonly probeReceipts?: readonly string[];
 }
 
 /**
@@ -222,7 +224,8 @@ export interface Decision {
   /**
    * Every signed record the decision rests on, for `gate` to re-verify under the deploy trust root
    * (docs/decision.md#8-delivery-state-and-reason-codes): receipts of the proving rounds, receipts that lifted blocks or vetoes, and the
-   * authority records that lifted blocks or vetoes or dispose directives.
+   * authority records that lifted blocks or vetoes or dispose directives; and, when the policy requires
+   * preservation, the probe receipts the preservation check counted (docs/preservation.md#delivery-state).
    */
-  readonly reliedOn: { readonly receipts: readonly string[]; readonly authorities: readonly string[] };
+  readonly reliedOn: { readonly receipts: readonly string[]; readonly authorities: readonly string[]; readonly probes: readonly string[] };
 }

@@ -73,7 +73,7 @@ export async function preservationReportOf(
     /** The probe key probe receipts must verify under (null: the policy names none, so none count). */
     signer: ProbeSigner | null;
   },
-): Promise<{ report: PreservationReport; uncovered: string[] }> {
+): Promise<{ report: PreservationReport; uncovered: string[]; probes: ProbeFact[] }> {
   const b = args.binding;
   const { incidentsNow } = verifyIncidentBinding(db, b);
   const scope = { productRoots: args.productRoots, exclude: args.exclude };
@@ -117,7 +117,7 @@ export async function preservationReportOf(
   });
   const roots = [...b.contract.surfaces.flatMap((s) => s.paths), ...b.contract.vendor_sources.map((v) => v.path)];
   const uncovered = changes.map((c) => c.path).filter((p) => !roots.some((r) => p === r || p.startsWith(`${r}/`)));
-  return { report, uncovered };
+  return { report, uncovered, probes };
 }
 
 export async function checkPreservationFlow(args: PreservationCheckArgs): Promise<PreservationCheckResult> {
