@@ -160,7 +160,7 @@ describe.skipIf(!IS_ROOT)('preservation at the gate (policy requires preservatio
     const before = storeDigestAt(s.w.home);
     const r = gate(s, { extra: ['--export', record, '--attest', vsa, '--attestors', attestors] });
     const d = gateJson(r) as ReturnType<typeof gateJson> & { reliedOn: { probes: string[] } | null };
-    expect({ exit: r.code, state: d.state, probes: d.reliedOn?.probes }).toEqual({ exit: 0, state: 'RELEASE_ELIGIBLE', probes: ids });
+    expect({ exit: r.code, error: d.error?.code ?? null, state: d.state, probes: d.reliedOn?.probes }).toEqual({ exit: 0, error: null, state: 'RELEASE_ELIGIBLE', probes: ids });
     expect(storeDigestAt(s.w.home)).toBe(before);
     // The deploy record holds each probe receipt's exact stored envelope, listed in its manifest.
     const manifest = JSON.parse(readFileSync(join(record, 'manifest.json'), 'utf8')) as { files: { path: string; sha256: string }[] };

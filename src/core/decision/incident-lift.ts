@@ -13,6 +13,8 @@
 // incident history item by item and the history it saw reaches the block's own log entry (the
 // DIRTY receipt or the ABORTED run is one of its items). Missing witnesses fail closed: unknown work
 // counts as the same work, an unknown history as not seen.
+import { digestOf } from '../canonical.js';
+
 export interface LiftWitness {
   /** What was reviewed (planning: the planning-state digest; other stages: the content digest). */
   readonly reviewedContent: string;
@@ -40,4 +42,42 @@ export function cleanLiftsBlock(block: BlockWitness, clean: CleanWitness): boole
   const workChanged = block.work !== null && clean.work !== null && block.work !== clean.work;
   if (workChanged) return true;
   return clean.historySeenUpto !== null && clean.historySeenUpto >= block.seq;
+}
+
+/**
+ * The lift rule over decision facts: the plain content rule when the facts carry no witnesses (a
+ * loader that predates them, or generated histories), else `cleanLiftsBlock`.
+ */
+export function liftsFact(
+  block: { readonly seq: number; readonly reviewedContent: string; readonly work?: string | null | undefined },
+  clean: { readonly reviewedContent: string; readonly work?: string | null | undefined; readonly historySeenUpto?: number | null | undefined },
+): boolean {
+  if (block.work === undefined && clean.work === undefined) return clean.reviewedContent !== block.reviewedContent;
+  return cleanLiftsBlock(
+    { seq: block.seq, reviewedContent: block.reviewedContent, work: block.work ?? null },
+    { reviewedContent: clean.reviewedContent, work: clean.work ?? null, historySeenUpto: clean.historySeenUpto ?? null },
+  );
+}
+
+/**
+ * The reviewed work of a challenge without its incident-history binding: the request contract and
+ * sources digests, the workspace (work stages only: planning is built from the baseline tree) and the
+ * preservation contract bound when it was issued (null: none).
+ */
+export function reviewedWorkDigest(a: {
+  readonly stage: string;
+  readonly contractDigest: string;
+  readonly sourcesDigest: string;
+  readonly workspaceDigest: string;
+  readonly preservationContract: string | null;
+}): string {
+  return digestOf({
+    kind: 'governed/reviewed-work',
+    version: 1,
+    stage: a.stage === 'planning' ? 'planning' : 'work',
+    contract: a.contractDigest,
+    sources: a.sourcesDigest,
+    workspace: a.stage === 'planning' ? null : a.workspaceDigest,
+    preservation: a.preservationContract,
+  });
 }

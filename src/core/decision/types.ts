@@ -59,6 +59,13 @@ export interface ReceiptFact extends LogPosition, StateDigests {
   readonly trustDigest: string;
   /** The receipt's own `trust_mode` (absent: co-located). */
   readonly trustMode?: TrustMode;
+  /**
+   * The incident-history witnesses of the lift rule (./incident-lift.ts): the reviewed work without the
+   * history binding, and how far the history shown to this reviewer reached (null: not shown).
+   * Absent (both): the plain content rule applies.
+   */
+  readonly work?: string | null;
+  readonly historySeenUpto?: number | null;
 }
 
 /** One ABORTED run (docs/runner.md#the-run-step-by-step): no receipt, the state its challenge was issued for. */
@@ -67,6 +74,8 @@ export interface AbortedRunFact extends LogPosition, StateDigests {
   readonly unit: string;
   readonly stage: Stage;
   readonly slot: string;
+  /** The reviewed work without the incident-history binding (./incident-lift.ts); absent: the plain rule. */
+  readonly work?: string | null;
 }
 
 /**

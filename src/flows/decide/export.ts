@@ -161,7 +161,14 @@ export class DeployRecord {
       };
       const manifestBytes = Buffer.from(canonicalJson(manifest), 'utf8');
       this.files.set('manifest.json', manifestBytes);
-      const subs = ['receipts', 'authority', 'intoto', 'sigstore', ...(this.files.has('checkpoint.note') ? ['proofs'] : [])];
+      const subs = [
+        'receipts',
+        'authority',
+        'intoto',
+        'sigstore',
+        ...(this.files.has('checkpoint.note') ? ['proofs'] : []),
+        ...([...this.files.keys()].some((p) => p.startsWith('probes/')) ? ['probes'] : []),
+      ];
       for (const sub of subs) mkdirSync(join(this.staging, sub), { mode: 0o700 });
       for (const [path, bytes] of this.files) writeDurably(join(this.staging, path), bytes);
       for (const sub of [...subs, '.']) syncDir(join(this.staging, sub));
