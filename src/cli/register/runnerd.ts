@@ -28,12 +28,14 @@ export function register(program: Command): void {
       .description(
         'As root, idempotently: create the writers group, the governed user and one user per attestor; the directories with their ' +
           'owners and modes (docs/runnerd.md#layout); the pinned attestor programs and configs; one key per credential (--key CRED=FILE ' +
-          'installs one, else it is generated) readable only by its attestor user (0400); with --policy and --trust, the store. ' +
+          'installs one, else it is generated) readable only by its attestor user (0400); the log key, the daemon\'s own (0600), with the pinned ' +
+          'tlog-checkpoint attestor that signs the daemon\'s checkpoints (docs/runnerd.md#checkpoints); with --policy and --trust, the store. ' +
           'Prints what it did (nothing on a second run), the key ids and the digests the policy must pin. ' +
           'Example: sudo governed runnerd setup --writers agents --key reviewer=r.pem --key runner=n.pem. Exit 0 done, 2 not root or a user could not be made.',
       ),
   )
-    .option('--key <cred=file...>', 'install this private key (PKCS#8 PEM) for reviewer or runner instead of generating one')
+    .option('--key <cred=file...>', 'install this private key (PKCS#8 PEM) for reviewer, runner or log instead of generating one')
+    .option('--log-origin <name>', "the name of the daemon's log in its checkpoints (default: governed-runnerd/<hostname>)")
     .option('--reviewer <file...>', 'install this reviewer program into <dir>/reviewers (root 0444)')
     .option('--policy <file>', 'initialise the store with this policy (with --trust)')
     .option('--trust <file>', 'initialise the store with this trust root (with --policy)')

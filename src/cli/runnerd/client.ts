@@ -73,7 +73,7 @@ export async function remoteResult(
   req: RunnerdRequest,
   opts: { json?: boolean },
   maxResponseBytes = RUNNERD_MAX_RESPONSE_BYTES,
-): Promise<CommandResult & { envelope?: Buffer; storeCopy?: NonNullable<Extract<RunnerdResponse, { ok: true }>['store_copy']> }> {
+): Promise<CommandResult & { envelope?: Buffer; presentation?: Buffer; storeCopy?: NonNullable<Extract<RunnerdResponse, { ok: true }>['store_copy']> }> {
   const r = await runnerdCall(socket, req, undefined, maxResponseBytes);
   if (!r.ok) throw errorOf(r.error);
   if (r.diagnostic !== undefined) writeError(errorOf(r.diagnostic), { json: false });
@@ -84,6 +84,7 @@ export async function remoteResult(
     human: r.human,
     ...(r.envelope_b64 === undefined ? {} : { envelope: Buffer.from(r.envelope_b64, 'base64') }),
     ...(r.store_copy === undefined ? {} : { storeCopy: r.store_copy }),
+    ...(r.presentation_b64 === undefined ? {} : { presentation: Buffer.from(r.presentation_b64, 'base64') }),
   };
 }
 

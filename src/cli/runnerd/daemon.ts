@@ -40,6 +40,8 @@ import { SandboxHost, SANDBOX_HOST_READY_MS } from '../../flows/runnerd/sandbox-
 import { pinnedSandboxUid } from '../../flows/runnerd/sandbox-uid.js';
 import { realpathSync } from 'node:fs';
 import { dispatch, type DaemonContext, type Peer } from './dispatch.js';
+import { daemonCheckpointer } from './daemon-checkpoint.js';
+import { withCheckpoint } from '../run-action.js';
 
 export interface RunnerdOptions {
   readonly base: string;
@@ -272,13 +274,17 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
         inflight++;
         try {
           const r = await dispatch(ctx, peer, parsed.data);
+          // The request's entries are committed: its due checkpoint now (docs/runnerd.md "Checkpoints").
+          const cp = await checkpoint();
+          const result = cp === null ? r.result : withCheckpoint(r.result, cp);
           reply({
             ok: true,
-            exit: r.result.exit,
-            json: r.result.json,
-            human: r.result.human,
+            exit: result.exit,
+            json: result.json,
+            human: result.human,
             ...(r.diagnostic === undefined ? {} : { diagnostic: { ...r.diagnostic.toJSON(), ids: [...r.diagnostic.ids] } }),
             ...(r.envelope === undefined ? {} : { envelope_b64: r.envelope.toString('base64') }),
+            ...(r.presentation === undefined ? {} : { presentation_b64: r.presentation.toString('base64') }),
             ...(r.storeCopy === undefined
               ? {}
               : {
@@ -289,6 +295,8 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
                 }),
           });
         } catch (e) {
+          // A refused request may still have appended (a run recorded ABORTED): its checkpoint too.
+          await checkpoint().catch(() => null);
           reply(errorReply(e));
         } finally {
           inflight--;
@@ -337,6 +345,9 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     attestor_uids: { reviewer: att.reviewer.uid, runner: att.runner.uid },
   };
   const reaped = reapAll(layout.home);
+  const checkpoints = daemonCheckpointer(layout.home, layout.attestorsDir);
+  const checkpoint = checkpoints.afterRequest;
+  const started = await checkpoints.atStart();
   const owners = new RunnerdOwners(layout.ownersDb);
   const fixedUids = [0, daemon.uid, att.reviewer.uid, att.runner.uid, ...(startUid === null ? [] : [startUid])];
   ctx = {
@@ -353,7 +364,16 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     withUnit: unitLocks(),
     withRunSlot: semaphore(o.maxRuns),
   };
-  log({ ready: true, pid: process.pid, socket: layout.socket, ...identity, sandbox_uid: startUid, sandbox_host_pid: sandboxHost?.pid ?? null, reaped });
+  log({
+    ready: true,
+    pid: process.pid,
+    socket: layout.socket,
+    ...identity,
+    sandbox_uid: startUid,
+    sandbox_host_pid: sandboxHost?.pid ?? null,
+    reaped,
+    checkpoint: { written: started.written, error: started.error === null ? null : started.error.code },
+  });
 
   const closed = new Promise<number>((resolve) => {
     const drain = (): void => {

@@ -53,6 +53,8 @@ export interface Reply {
   readonly diagnostic?: GovernedError;
   readonly envelope?: Buffer;
   readonly storeCopy?: StoreCopy;
+  /** authority-request: the presentation bytes for the client's --out. */
+  readonly presentation?: Buffer;
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -76,7 +78,7 @@ function assertOwner(ctx: DaemonContext, peer: Peer, unit: string): void {
 }
 
 /** Stricter: the unit must exist and be the caller's (unit_unknown for an id nobody owns), so nothing is imported or copied for it otherwise. */
-function assertOwned(ctx: DaemonContext, peer: Peer, unit: string): void {
+export function assertOwned(ctx: DaemonContext, peer: Peer, unit: string): void {
   assertOwner(ctx, peer, unit);
   if (ctx.owners.ownerOf(unit) === null) fail('unit_unknown', [unit]);
 }
@@ -208,6 +210,11 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       assertOwned(ctx, peer, req.unit);
       return { result: { exit: 0, json: { ok: true }, human: '' }, storeCopy: takeStoreCopy(home) };
     }
+    case 'authority-request':
+    case 'authority-record':
+    case 'unit-dismiss':
+    case 'pin-update':
+      return (await import('./dispatch-authority.js')).dispatchAuthority(ctx, peer, req);
     case 'receipt-show': {
       assertReceiptVisible(home, ctx.owners, peer.uid, req.receipt);
       const r = showReceiptFlow({ home, receiptId: req.receipt });

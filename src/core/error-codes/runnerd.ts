@@ -28,11 +28,12 @@ export const RUNNERD_ERRORS = {
   runnerd_content_invalid: def(4, 'The git bundle sent as the reviewed content did not verify, or its commit is not the one the request names; nothing was imported or recorded.'),
   runnerd_attestor_pin_mismatch: def(4, 'A warm attestor runs program or configuration bytes the current policy no longer allowlists (or that changed since it was pinned); it signs nothing and the run was recorded as ABORTED.'),
   runnerd_store_copy_invalid: def(4, 'The store copy the daemon sent for gate --runner does not inflate within its cap (or is not gzip); no decision was made.'),
+  runnerd_store_copy_stale: def(4, 'The store copy gate --runner received is older than a checkpoint of the daemon\'s log (the one sent with it, or one given with --runner-checkpoint): its log has fewer entries than the signed tree size. No decision was made.'),
   runnerd_state_unsafe: def(4, 'A runnerd directory or file has the wrong owner or mode (governed runnerd doctor names it); the daemon does not start and setup refuses to use it.'),
 
   // --- 6 untrusted ------------------------------------------------------------------------------
   runnerd_client_uid_forbidden: def(6, 'The client uid (from the kernel) is one of the daemon\'s own uids (governed, an attestor, the sandbox): a writer must run as a different user. Nothing was done.'),
-  runnerd_not_owner: def(6, 'The request names a unit, writer session, lease, challenge or receipt that belongs to another client uid; nothing was done.'),
+  runnerd_not_owner: def(6, 'The request names a unit, writer session, lease, challenge, receipt, authority request or authority record that belongs to another client uid (or was made before the daemon); nothing was done.'),
   runnerd_pid_not_client: def(6, 'The writer pid named is not a live process of the calling uid (from the kernel); nothing was recorded.'),
 } as const satisfies Record<string, ErrorDef>;
 
