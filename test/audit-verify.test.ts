@@ -72,7 +72,7 @@ describe('governed audit verify', () => {
     expect(r.out.failures).toEqual([]);
     expect(r.out.replay?.matches).toBe(true);
     expect(r.out.log?.entries).toBeGreaterThan(10);
-    expect(r.out.receipts).toEqual({ checked: story.receipts.length, failed: 0 });
+    expect(r.out.receipts).toEqual({ checked: story.receipts.length, failed: 0, workers: 0 });
     expect(r.out.challenges.answered).toBe(story.receipts.length);
     expect(r.out.trust_modes).toEqual(['co-located']);
     expect(r.out.caveat).toMatch(/co-located/);
