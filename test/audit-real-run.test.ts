@@ -22,7 +22,7 @@ describe('audit verify on real review-run receipts', () => {
     const r = gov(w, ['audit', 'verify', '--json']);
     const out = jsonOut(r) as Record<string, unknown>;
     expect(r.code, JSON.stringify(out.failures)).toBe(0);
-    expect(out.receipts).toEqual({ checked: 2, failed: 0 });
+    expect(out.receipts).toEqual({ checked: 2, failed: 0, workers: 0 });
     expect(out.challenges).toMatchObject({ issued: 3, claimed: 3, answered: 2, aborted: 1 });
     expect(out.trust_modes).toEqual(['co-located']);
     expect(storeDigest(w)).toBe(before);
