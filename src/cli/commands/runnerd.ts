@@ -1,4 +1,5 @@
 // `governed runnerd serve | setup | doctor | hello` (docs/runnerd.md).
+import type { RunnerdDoctorOutput, RunnerdSetupOutput } from '../../core/command-output-areas.js';
 import { fail } from '../../core/errors.js';
 import { runnerdLayoutFindings } from '../../flows/runnerd/layout-findings.js';
 import { DEFAULT_BASE, DEFAULT_MAX_RUNS, DEFAULT_SOCKET, DEFAULT_USER, WARM_CREDENTIALS, type WarmCredential } from '../../flows/runnerd/layout.js';
@@ -40,7 +41,7 @@ export async function runnerdSetupCommand(o: RunnerdCommandOptions): Promise<Com
   const r = runnerdSetup({ ...base(o), keys, reviewers: (o.reviewer ?? []).map((f) => resolve(f)), policyFile: o.policy, trustFile: o.trust });
   return {
     exit: 0,
-    json: { ok: true, actions: r.actions, uids: r.uids, credentials: r.credentials, reviewers: r.reviewers, home: r.home, socket: r.socket },
+    json: { ok: true, actions: r.actions, uids: r.uids, credentials: r.credentials, reviewers: r.reviewers, home: r.home, socket: r.socket } satisfies RunnerdSetupOutput,
     human: [
       ...(r.actions.length === 0 ? ['nothing to do: everything is in place'] : r.actions),
       ...WARM_CREDENTIALS.map((c) => `credential ${c}: key_id ${r.credentials[c].key_id} attestor_sha256 ${r.credentials[c].attestor_sha256} attestor_config_sha256 ${r.credentials[c].attestor_config_sha256}`),
@@ -54,9 +55,9 @@ export async function runnerdDoctorCommand(o: RunnerdCommandOptions): Promise<Co
   if (missingUsers.length > 0) fail('runnerd_user_missing', [...missingUsers]);
   if (findings.length > 0) {
     const e = new GovernedError('runnerd_state_unsafe', { ids: findings.map((f) => `${f.path}:${f.problem}`) });
-    return { exit: e.exit, json: { ok: false, findings, error: e.toJSON() }, human: findings.map((f) => `${f.path}: ${f.problem} (expected ${f.expected})`).join('\n') };
+    return { exit: e.exit, json: { ok: false, findings, error: e.toJSON() } satisfies RunnerdDoctorOutput, human: findings.map((f) => `${f.path}: ${f.problem} (expected ${f.expected})`).join('\n') };
   }
-  return { exit: 0, json: { ok: true, findings: [] }, human: 'runnerd layout: every owner and mode is right' };
+  return { exit: 0, json: { ok: true, findings: [] } satisfies RunnerdDoctorOutput, human: 'runnerd layout: every owner and mode is right' };
 }
 
 export async function runnerdHelloCommand(o: { runner?: string; json?: boolean }): Promise<CommandResult> {

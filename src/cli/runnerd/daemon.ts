@@ -12,6 +12,7 @@
 // request line (size-capped, timed), answered with one line; the connection is then closed.
 // SIGTERM/SIGINT drain: no new requests (runnerd_draining), running ones finish, attestors are
 // closed, exit 0.
+import type { RunnerdServeLine } from '../../core/command-output-areas.js';
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -334,7 +335,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     withUnit: unitLocks(),
     withRunSlot: semaphore(o.maxRuns),
   };
-  log({ ready: true, pid: process.pid, socket: layout.socket, ...identity, reaped });
+  log({ ready: true, pid: process.pid, socket: layout.socket, ...identity, reaped } satisfies RunnerdServeLine);
 
   const closed = new Promise<number>((resolve) => {
     const drain = (): void => {
@@ -349,7 +350,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
         for (const s of conns) s.destroy();
         void Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close())).then(() => {
           owners.close();
-          log({ stopped: true });
+          log({ stopped: true } satisfies RunnerdServeLine);
           resolve(0);
         });
       };
