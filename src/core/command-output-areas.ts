@@ -7,7 +7,7 @@
 // --json option whose object has no published schema (COMMAND_JSON_SCHEMAS below). Identifiers,
 // digests, counts, codes and the paths the caller gave only. Pure.
 import * as z from 'zod/mini';
-import { ERROR_CODES } from './errors.js';
+import { ERROR_CODES, REASON_CODES } from './errors.js';
 import { count, digestString, hex64, int, str } from './schema-primitives.js';
 import { DISPOSITIONS } from './preservation/schema.js';
 import { CAPABILITY_RE } from './preservation/probe.js';
@@ -15,6 +15,9 @@ import { CONTRACT_ID_RE } from './contract/ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const code = z.enum(ERROR_CODE_LIST);
+const REASON_CODE_LIST = Object.keys(REASON_CODES) as [keyof typeof REASON_CODES, ...(keyof typeof REASON_CODES)[]];
+/** A decision reason (docs/errors.md, reason codes): what preservation check reports. */
+const reason = z.enum(REASON_CODE_LIST);
 const unitId = str({ re: /^UNIT-[0-9a-f]{32}$/ });
 const runId = str({ re: /^RUN-[0-9a-f]{32}$/ });
 const recordId = str({ re: /^REC-[0-9a-f]{24}$/ });
@@ -139,10 +142,10 @@ export const preservationCheckOutputSchema = z.strictObject({
       diff_digest: digestString,
       baseline_probe: z.nullable(digestString),
       current_probe: z.nullable(digestString),
-      violations: z.array(code),
+      violations: z.array(reason),
     }),
   ),
-  reasons: z.array(z.strictObject({ code, ids: z.array(z.string()) })),
+  reasons: z.array(z.strictObject({ code: reason, ids: z.array(z.string()) })),
 });
 
 const credentialPins = z.strictObject({ key_id: hex64, attestor_sha256: hex64, attestor_config_sha256: hex64 });
