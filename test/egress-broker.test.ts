@@ -259,9 +259,10 @@ describe('caps', () => {
 
   it('deadline: at the deadline the listener closes and nothing connects after it', async () => {
     const up = await server();
-    const b = await broker(up.port, { caps: { deadline_ms: 3000 } });
+    // The deadline leaves a loaded CI machine room to start the broker and forward one request.
+    const b = await broker(up.port, { caps: { deadline_ms: 6000 } });
     expect((await send(b)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 3500));
+    await new Promise((r) => setTimeout(r, 6500));
     await expect(send(b)).rejects.toThrow(/ENOENT|ECONNREFUSED/);
     expect(up.requests).toHaveLength(1);
     const res = await outcomes(b);
