@@ -155,9 +155,10 @@ async function runnerdStory(): Promise<void> {
   const last = d.stdout().trim().split('\n').at(-1) ?? '';
   docs.push(['runnerd-serve-line', 'runnerd serve (stopped after a drain)', JSON.parse(last) as Json]);
   chmodSync(join(w.base, 'state'), 0o777);
+  // Findings print the command-error object (judged by test/cli-json-error-envelope.test.ts).
   const broken = root(['runnerd', 'doctor', ...common(w), '--json']);
   expect(broken.code).toBe(4);
-  docs.push(['runnerd-doctor', 'runnerd doctor (a directory made world-writable)', jsonOut(broken)]);
+  expect((jsonOut(broken).error as { code: string }).code).toBe('runnerd_state_unsafe');
 }
 
 beforeAll(async () => {
@@ -180,7 +181,7 @@ const MUTATIONS: Record<Stem, (d: Json) => void> = {
   'preservation-vendor-attest': (d) => (d.vendors = ['vendor/pad']),
   'preservation-check': (d) => (d.reasons = [{ code: 'not_a_code', ids: [] }]),
   'runnerd-setup': (d) => ((d.credentials as Json).gate = { key_id: 'a'.repeat(64), attestor_sha256: 'a'.repeat(64), attestor_config_sha256: 'a'.repeat(64) }),
-  'runnerd-doctor': (d) => (d.ok = !(d.ok as boolean)),
+  'runnerd-doctor': (d) => (d.ok = false),
   'runnerd-hello': (d) => (d.trust_mode = 'co-located'),
   'runnerd-serve-line': (d) => (d.private_key = 'k'),
 };
@@ -221,7 +222,6 @@ describe('the --json objects of review-pass, run reap, preservation * and runner
     if (!IS_ROOT) return;
     expect(of('preservation-check').map((d) => d.ok).sort()).toEqual([false, true]);
     expect(of('preservation-probe').map((d) => d.inventory === null).sort()).toEqual([false, true]);
-    expect(of('runnerd-doctor').map((d) => d.ok).sort()).toEqual([false, true]);
     expect(of('runnerd-serve-line').map((d) => ('ready' in d ? 'ready' : 'stopped')).sort()).toEqual(['ready', 'stopped']);
   });
 });

@@ -347,6 +347,82 @@ function scopeHistory(v) {
     };
   });
 }
+var SURFACE_KINDS = ["cli_command", "api", "library_export", "data_schema", "ui_route", "job", "package_target", "ops_path", "other"];
+var DISPOSITIONS = ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"];
+var DESTRUCTIVE = ["replace", "remove", "disable", "redirect", "migrate"];
+var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
+var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
+var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+var digestOrNull = (x) => nullable(x, (d) => str(d, DIGEST_RE));
+function preservation(v, stage) {
+  const o = obj(v, ["binding", "intent", "surfaces", "vendor_sources", "probes", "authorities", "incident_history"]);
+  const b = obj(o.binding, ["version", "contract_digest", "incident_history"]);
+  int(b.version, 1);
+  str(b.contract_digest, DIGEST_RE);
+  check(b.incident_history === "none" || DIGEST_RE.test(str(b.incident_history)));
+  check(str(o.intent).length > 0);
+  const surfaces = arr(o.surfaces, (x) => {
+    const s = obj(x, ["id", "kind", "na_reason", "paths", "disposition", "probe", "baseline_evidence_id", "current_evidence_id", "authority_id", "expected_diff_digest", "diff_digest"]);
+    oneOf(s.kind, SURFACE_KINDS);
+    nullable(s.na_reason, (t) => str(t));
+    arr(s.paths, path);
+    id(s.baseline_evidence_id);
+    id(s.current_evidence_id);
+    const diffDigest = digestOrNull(s.diff_digest);
+    check(diffDigest === null === (stage === "planning"));
+    return {
+      id: id(s.id),
+      disposition: oneOf(s.disposition, DISPOSITIONS),
+      probe: nullable(s.probe, (e) => str(e, ENTRY_RE)),
+      authorityId: nullable(s.authority_id, (r) => str(r, RECORD_ID_RE)),
+      expectedDiffDigest: digestOrNull(s.expected_diff_digest),
+      diffDigest
+    };
+  });
+  arr(o.vendor_sources, (x) => {
+    const vs = obj(x, ["id", "path", "disposition", "origin"]);
+    id(vs.id);
+    path(vs.path);
+    oneOf(vs.disposition, ["import", "preserve"]);
+    const origin = obj(vs.origin, ["repository", "commit", "path", "tree_digest"]);
+    str(origin.repository);
+    str(origin.commit, GIT_OID_RE);
+    str(origin.path);
+    str(origin.tree_digest, DIGEST_RE);
+  });
+  const probes = arr(o.probes, (x) => {
+    const p = obj(x, ["receipt_id", "surface", "phase", "evidence_id", "entry", "exit_code", "capabilities", "output_digest"]);
+    str(p.receipt_id, DIGEST_RE);
+    id(p.evidence_id);
+    str(p.entry, ENTRY_RE);
+    str(p.output_digest, DIGEST_RE);
+    const phase = oneOf(p.phase, ["baseline", "current"]);
+    check(stage === "integration" || phase === "baseline");
+    const capabilities = arr(p.capabilities, (c) => str(c, CAPABILITY_RE));
+    check(isSortedUnique(capabilities));
+    return { surface: id(p.surface), phase, exitCode: int(p.exit_code), capabilities };
+  });
+  const known = new Set(surfaces.map((s) => s.id));
+  check(probes.every((p) => known.has(p.surface)));
+  const authorities = arr(o.authorities, (x) => {
+    const a = obj(x, ["record", "operation", "surfaces", "state_after"]);
+    const names = arr(a.surfaces, id);
+    check(names.every((n) => known.has(n)));
+    return { record: str(a.record, RECORD_ID_RE), operation: oneOf(a.operation, DESTRUCTIVE), surfaces: names, stateAfter: digestOrNull(a.state_after) };
+  });
+  let last = 0;
+  arr(o.incident_history, (x) => {
+    const i = obj(x, ["seq", "kind", "entry_hash", "correction_b64"]);
+    const seq = int(i.seq, 1);
+    check(seq > last);
+    last = seq;
+    const kind = oneOf(i.kind, INCIDENT_KINDS);
+    str(i.entry_hash, DIGEST_RE);
+    const bytes = nullable(i.correction_b64, b64);
+    check(bytes !== null === (kind === "correction"));
+  });
+  return { surfaces, probes, authorities };
+}
 function sectionsOf(v, stage) {
   const o = obj(v, [], SECTION_NAMES);
   const out = {};
@@ -381,7 +457,10 @@ function sectionsOf(v, stage) {
     });
     out.baseline_files = { files: fileEntries(b.files) };
   }
-  check(!("preservation" in o));
+  if ("preservation" in o) {
+    check(stage === "planning" || stage === "integration");
+    out.preservation = preservation(o.preservation, stage);
+  }
   if ("prior_receipts" in o) {
     out.prior_receipts = arr(o.prior_receipts, (x) => {
       const r = obj(x, ["receipt_id", "stage", "slot", "verdict"]);
@@ -512,6 +591,7 @@ function mapAnswer(answer, visible) {
 
 // runner/reviewers/src/model/call.ts
 import { request } from "node:http";
+import { connect as tlsConnect } from "node:tls";
 var CallFailed = class extends Error {
   constructor(reason) {
     super(reason);
@@ -540,7 +620,31 @@ function answerText(provider, value) {
   if (typeof content !== "string") throw new CallFailed("shape");
   return content;
 }
-function callModel(e, system, prompt) {
+function openTunnel(relayPort, t) {
+  return new Promise((resolve, reject) => {
+    const target2 = `${t.host}:${t.port}`;
+    const req = request({ host: "127.0.0.1", port: relayPort, method: "CONNECT", path: target2, headers: { host: target2 }, timeout: TIMEOUT_MS });
+    req.on("error", () => reject(new CallFailed("connect")));
+    req.on("timeout", () => {
+      req.destroy();
+      reject(new CallFailed("timeout"));
+    });
+    req.on("connect", (res, sock) => {
+      if (res.statusCode !== 200) {
+        sock.destroy();
+        return reject(new CallFailed("connect"));
+      }
+      const tls = tlsConnect({ socket: sock, servername: t.host, ALPNProtocols: ["http/1.1"] }, () => resolve(tls));
+      tls.once("error", () => reject(new CallFailed("connect")));
+    });
+    req.end();
+  });
+}
+async function callModel(e, system, prompt) {
+  const tunnel = e.tunnel === null || e.relayPort === null ? null : await openTunnel(e.relayPort, e.tunnel);
+  return callOnce(e, system, prompt, tunnel);
+}
+function callOnce(e, system, prompt, tunnel) {
   const body = requestBody(e, system, prompt);
   const headers = { "content-type": "application/json", accept: "application/json", "content-length": String(body.length), host: "localhost" };
   if (e.provider === "anthropic") {
@@ -548,7 +652,8 @@ function callModel(e, system, prompt) {
     headers["anthropic-version"] = "2023-06-01";
   } else headers.authorization = `Bearer ${e.token}`;
   return new Promise((resolve, reject) => {
-    const to = e.relayPort === null ? { socketPath: e.socket } : { host: "127.0.0.1", port: e.relayPort };
+    if (tunnel !== null && e.tunnel !== null) headers.host = e.tunnel.port === 443 ? e.tunnel.host : `${e.tunnel.host}:${e.tunnel.port}`;
+    const to = tunnel !== null ? { createConnection: () => tunnel } : e.relayPort === null ? { socketPath: e.socket } : { host: "127.0.0.1", port: e.relayPort };
     const req = request({ ...to, method: "POST", path: e.path, headers, timeout: TIMEOUT_MS }, (res) => {
       const chunks = [];
       let size = 0;
@@ -699,7 +804,11 @@ function endpoint() {
   const relay = e.GOVERNED_EGRESS_URL === void 0 ? null : /^http:\/\/127\.0\.0\.1:([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_URL);
   if (relay === null && e.GOVERNED_EGRESS_URL !== void 0) return null;
   const relayPort = relay === null ? null : Number(relay[1]);
-  return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
+  const target2 = e.GOVERNED_EGRESS_TARGET === void 0 ? null : /^([a-z0-9.-]{1,253}):([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_TARGET);
+  if (target2 === null && e.GOVERNED_EGRESS_TARGET !== void 0) return null;
+  if (target2 !== null && (relayPort === null || e.HTTPS_PROXY !== e.GOVERNED_EGRESS_URL)) return null;
+  const tunnel = target2 === null ? null : { host: target2[1], port: Number(target2[2]) };
+  return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, tunnel, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
 }
 async function main() {
   const path2 = process.env.GOVERNED_BUNDLE;

@@ -25,7 +25,6 @@ const contractId = str({ re: CONTRACT_ID_RE });
 const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
 const exitCode = int(0, 9);
 const tally = z.record(z.string(), count);
-const errorObject = z.strictObject({ code, exit: exitCode, message: z.string(), ids: z.array(z.string()) });
 
 /** The three result files review-pass writes (0600 in a 0700 directory): paths only. */
 const reviewPassFiles = z.strictObject({ result: z.string(), report: z.string(), executions: z.string() });
@@ -154,22 +153,14 @@ export const runnerdSetupOutputSchema = z.strictObject({
   ok: z.literal(true),
   actions: z.array(z.string()),
   uids: z.record(z.string(), count),
-  credentials: z.strictObject({ reviewer: credentialPins, runner: credentialPins }),
+  credentials: z.strictObject({ reviewer: credentialPins, runner: credentialPins, log: credentialPins }),
   reviewers: z.record(z.string(), hex64),
   home: z.string(),
   socket: z.string(),
 });
 
-const doctorFinding = z.strictObject({
-  path: z.string(),
-  problem: z.enum(['missing', 'wrong_type', 'wrong_owner', 'wrong_group', 'wrong_mode']),
-  expected: z.string(),
-});
-/** `governed runnerd doctor --json`: every path whose owner, group, type or mode is wrong; with findings ok is false and error is runnerd_state_unsafe (exit 4). */
-export const runnerdDoctorOutputSchema = z.union([
-  z.strictObject({ ok: z.literal(true), findings: z.array(doctorFinding).check(z.maxLength(0)) }),
-  z.strictObject({ ok: z.literal(false), findings: z.array(doctorFinding).check(z.minLength(1)), error: errorObject }),
-]);
+/** `governed runnerd doctor --json` with nothing to report; findings print the command-error object (runnerd_state_unsafe, exit 4, one id `<path>:<problem>` each). */
+export const runnerdDoctorOutputSchema = z.strictObject({ ok: z.literal(true), findings: z.array(z.never()).check(z.maxLength(0)) });
 
 /** The daemon's identity as `runnerd hello` reports it and `runnerd serve` prints when ready. */
 const daemonIdentity = {
@@ -190,7 +181,18 @@ export const runnerdHelloOutputSchema = z.strictObject({
 
 /** `governed runnerd serve` (no --json: always JSON lines on stdout): the line printed once ready, and the one printed after a drain. */
 export const runnerdServeLineSchema = z.union([
-  z.strictObject({ ready: z.literal(true), pid: count, socket: z.string(), ...daemonIdentity, reaped: z.array(runId) }),
+  z.strictObject({
+    ready: z.literal(true),
+    pid: count,
+    socket: z.string(),
+    ...daemonIdentity,
+    /** The policy's sandbox uid the daemon's sandbox host runs reviewers as; null without a pinned policy. */
+    sandbox_uid: z.nullable(count),
+    sandbox_host_pid: z.nullable(count),
+    reaped: z.array(runId),
+    /** The automatic checkpoint written at start (docs/audit.md "Automatic checkpoints"), or the code that stopped it. */
+    checkpoint: z.strictObject({ written: z.array(z.record(z.string(), z.unknown())), error: z.nullable(code) }),
+  }),
   z.strictObject({ stopped: z.literal(true) }),
 ]);
 
@@ -223,7 +225,7 @@ export const AREA_OUTPUTS = {
   'preservation-vendor-attest': { schema: preservationVendorAttestOutputSchema, title: 'governed preservation vendor-attest --json v1', doc: 'docs/preservation.md' },
   'preservation-check': { schema: preservationCheckOutputSchema, title: 'governed preservation check --json v1', rules: 'ok is true iff no reason (exit 0); not satisfied is ok false with its reasons (exit 3); a failure prints the command-error object.', doc: 'docs/preservation.md#rules' },
   'runnerd-setup': { schema: runnerdSetupOutputSchema, title: 'governed runnerd setup --json v1', doc: 'docs/runnerd.md#layout' },
-  'runnerd-doctor': { schema: runnerdDoctorOutputSchema, title: 'governed runnerd doctor --json v1', rules: 'ok is true with no finding (exit 0); with findings ok is false, error is runnerd_state_unsafe (exit 4); missing users print the command-error object.', doc: 'docs/runnerd.md' },
+  'runnerd-doctor': { schema: runnerdDoctorOutputSchema, title: 'governed runnerd doctor --json v1', rules: 'Printed when every owner and mode is right (exit 0); findings and missing users print the command-error object (runnerd_state_unsafe, exit 4).', doc: 'docs/runnerd.md' },
   'runnerd-hello': { schema: runnerdHelloOutputSchema, title: 'governed runnerd hello --json v1', doc: 'docs/runnerd.md' },
   'runnerd-serve-line': { schema: runnerdServeLineSchema, title: 'governed runnerd serve: its JSON lines on stdout v1', rules: 'One JSON object per line, always (serve has no --json): the ready line, and the stopped line after a drain; a failure to start prints the command-error object.', doc: 'docs/runnerd.md' },
 } as const;
