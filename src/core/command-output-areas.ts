@@ -8,7 +8,7 @@
 // digests, counts, codes and the paths the caller gave only. Pure.
 import * as z from 'zod/mini';
 import { ERROR_CODES, REASON_CODES } from './errors.js';
-import { count, digestString, hex64, int, str } from './schema-primitives.js';
+import { count, digestString, hex64, str } from './schema-primitives.js';
 import { DISPOSITIONS } from './preservation/schema.js';
 import { CAPABILITY_RE } from './preservation/probe.js';
 import { CONTRACT_ID_RE } from './contract/ids.js';
@@ -23,7 +23,6 @@ const runId = str({ re: /^RUN-[0-9a-f]{32}$/ });
 const recordId = str({ re: /^REC-[0-9a-f]{24}$/ });
 const contractId = str({ re: CONTRACT_ID_RE });
 const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
-const exitCode = int(0, 9);
 const tally = z.record(z.string(), count);
 
 /** The three result files review-pass writes (0600 in a 0700 directory): paths only. */
