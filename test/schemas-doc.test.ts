@@ -15,6 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCheckpointStatement } from '../src/core/checkpoint.js';
 import { publishedDefinition, publishedJsonSchemas } from '../src/core/json-schemas.js';
 import { RECORD_OUTPUTS } from '../src/core/command-output-records.js';
+import { AREA_OUTPUTS } from '../src/core/command-output-areas.js';
 import { buildVsaStatement } from '../src/core/vsa.js';
 import { buildProbeStatement } from '../src/core/preservation/probe.js';
 import { jsonOut, REPO_ROOT, runCli } from './helpers/cli.js';
@@ -26,7 +27,8 @@ import { issue, makeRunWorld, runReview } from './run-helpers.js';
 const DIR = join(REPO_ROOT, 'docs', 'schemas');
 const generated = publishedJsonSchemas();
 /** The schemas whose real documents this file judges (those of src/core/command-output-records.ts: test/schemas-command-output.test.ts). */
-const JUDGED_HERE = Object.keys(generated).filter((s) => !Object.prototype.hasOwnProperty.call(RECORD_OUTPUTS, s));
+// The command outputs of command-output-records.ts and command-output-areas.ts are judged by test/schemas-command-output*.test.ts.
+const JUDGED_HERE = Object.keys(generated).filter((s) => !Object.prototype.hasOwnProperty.call(RECORD_OUTPUTS, s) && !Object.prototype.hasOwnProperty.call(AREA_OUTPUTS, s));
 
 describe('docs/schemas is generated and not stale (npm run schemas:doc)', () => {
   it('holds exactly one file per published schema', () => {

@@ -35,7 +35,9 @@ function olderStore(): string {
   db.exec('DROP TABLE tlog_hashes');
   // Migration 9 (preservation) came after it: a store of two versions ago has neither.
   for (const t of ['preservation_versions', 'incident_corrections', 'surface_inventories', 'vendor_attestations', 'probe_receipts']) db.exec(`DROP TABLE ${t}`);
-  db.pragma(`user_version = ${SCHEMA_VERSION - 2}`);
+  // Migration 10 (the receipts' trust_mode column) too: the store of version 7.
+  db.exec('ALTER TABLE receipts DROP COLUMN trust_mode');
+  db.pragma(`user_version = ${SCHEMA_VERSION - 3}`);
   db.close(); // checkpoints the WAL into the file: no -wal left
   return home;
 }
@@ -60,7 +62,7 @@ describe('read-only commands on an older-schema store', () => {
     } catch (e) {
       code = isGovernedError(e) ? `${e.code}/${e.exit}/${e.ids.join(',')}` : 'thrown';
     }
-    expect(code).toBe(`store_migration_required/2/schema:${SCHEMA_VERSION - 2}`);
+    expect(code).toBe(`store_migration_required/2/schema:${SCHEMA_VERSION - 3}`);
     expect(fileBytes(home)).toBe(before);
   });
 

@@ -23,6 +23,7 @@ import { reviewOutputSchema } from './review-output.js';
 import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
 import { reviewPassResultSchema } from './review-pass-result.js';
 import { RECORD_OUTPUTS } from './command-output-records.js';
+import { AREA_OUTPUTS } from './command-output-areas.js';
 
 const COMMON_RULES =
   'Every time is UTC seconds naming a real calendar instant (src/core/iso-time.ts); map keys named __proto__ are refused (src/core/closed-record.ts).';
@@ -185,11 +186,12 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     title: 'governed --json on a coded error (every command)',
     rules: 'code is one of docs/errors.md and exit is that code\'s exit (never 0); ids are identifiers, never a rejected value. gate prints its decision object instead (error set). docs/commands.md#common-behaviour.',
   },
-  // The --json objects of the commands that set up and feed a store (./command-output-records.ts).
+  // The --json objects of the commands that set up and feed a store (./command-output-records.ts)
+  // and of review-pass, preservation *, runnerd * and run reap (./command-output-areas.ts).
   ...Object.fromEntries(
-    Object.entries(RECORD_OUTPUTS).map(([stem, o]): [string, Entry] => [
+    Object.entries({ ...RECORD_OUTPUTS, ...AREA_OUTPUTS }).map(([stem, o]): [string, Entry] => [
       stem,
-      { output: true, schema: o.schema, title: o.title, rules: `Printed on success only (ok is true); a failure prints the command-error object. ${o.doc}.` },
+      { output: true, schema: o.schema, title: o.title, rules: `${'rules' in o ? o.rules : 'Printed on success only (ok is true); a failure prints the command-error object.'} ${o.doc}.` },
     ]),
   ),
 };

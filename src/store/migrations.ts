@@ -15,6 +15,7 @@ import { LOG_UNIT_INDEXES_SQL } from './migrations/0007-log-unit-indexes.js';
 import { TLOG_SQL } from './migrations/0008-tlog.js';
 import { backfillTree } from './tree.js';
 import { PRESERVATION_SQL } from './migrations/0009-preservation.js';
+import { backfillReceiptTrustModes, RECEIPT_TRUST_MODE_SQL } from './migrations/0010-receipt-trust-mode.js';
 
 const GENESIS = `sha256:${'0'.repeat(64)}`;
 const hexGlob = (n: number): string => '[0-9a-f]'.repeat(n);
@@ -107,10 +108,11 @@ export const MIGRATIONS: readonly string[] = [
   LOG_UNIT_INDEXES_SQL,
   TLOG_SQL,
   PRESERVATION_SQL,
+  RECEIPT_TRUST_MODE_SQL,
 ];
 
 /** Work a migration does beyond its SQL, run right after it in the same transaction. */
-const AFTER: { readonly [version: number]: (db: Database.Database) => void } = { 8: backfillTree };
+const AFTER: { readonly [version: number]: (db: Database.Database) => void } = { 8: backfillTree, 10: backfillReceiptTrustModes };
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -39,6 +39,30 @@ export interface ReceiptRow {
   readonly log_seq: number;
 }
 
+export type ReceiptTrustMode = 'co-located' | 'separated';
+
+/** The trust mode a receipt predicate states, or null when it states none of the two (the `receipts.trust_mode` column, migration 0010). */
+export function trustModeOfPredicate(predicate: unknown): ReceiptTrustMode | null {
+  const m = typeof predicate === 'object' && predicate !== null ? (predicate as { trust_mode?: unknown }).trust_mode : undefined;
+  return m === 'co-located' || m === 'separated' ? m : null;
+}
+
+/**
+ * The trust mode the signed predicate inside a stored DSSE envelope states, or null when the bytes
+ * do not hold one (zod-free; the signature and the canonical bytes are checked where the receipt is
+ * verified, not here).
+ */
+export function trustModeOfEnvelope(envelope: Uint8Array): ReceiptTrustMode | null {
+  try {
+    const env = JSON.parse(Buffer.from(envelope).toString('utf8')) as { payload?: unknown };
+    if (typeof env.payload !== 'string') return null;
+    const statement = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as { predicate?: unknown };
+    return trustModeOfPredicate(statement.predicate);
+  } catch {
+    return null;
+  }
+}
+
 /** The columns of `ReceiptRow`, in table order (what a SELECT of a receipts row names). */
 export const RECEIPT_ROW_COLUMNS =
   'id, run_id, unit, stage, slot, verdict, has_veto, planning_state_digest, content_digest, work_state_digest, policy_digest, trust_digest, recorded_at, log_seq';

@@ -47,6 +47,8 @@ export interface ReceiptOptions {
   readonly now?: number;
   /** Sign with these keys instead (forged receipts). */
   readonly signers?: readonly TestKey[];
+  /** Sign a separated-mode receipt with this daemon-observed section (trust_mode separated). */
+  readonly separation?: ReviewReceiptPredicate['separation'];
 }
 
 export interface RecordedReceipt {
@@ -87,7 +89,7 @@ export function predicateFor(
   db: Db,
   c: Challenge,
   run: { runId: string; executionId: string },
-  o: { verdict: 'CLEAN' | 'DIRTY'; findings: readonly Finding[]; finishedAt: number },
+  o: { verdict: 'CLEAN' | 'DIRTY'; findings: readonly Finding[]; finishedAt: number; separation?: ReviewReceiptPredicate['separation'] },
 ): ReviewReceiptPredicate {
   const findings = [...o.findings].sort((a, b) => (canonicalJson(a) < canonicalJson(b) ? -1 : 1));
   const writer = db.prepare('SELECT session, boot_id, pid, start_time FROM writers WHERE unit = ? AND session = ?').get(c.unit, c.writerSession) as {
@@ -117,6 +119,7 @@ export function predicateFor(
     },
     writers: writer === undefined ? [] : [{ writer_session: writer.session, boot_id: writer.boot_id, pid: writer.pid, start_time: String(writer.start_time) }],
     times: { issued_at: iso(c.issuedAt), started_at: iso(Math.max(c.issuedAt, o.finishedAt - 1)), finished_at: iso(o.finishedAt) },
+    ...(o.separation === undefined ? {} : { trust_mode: 'separated' as const, separation: o.separation }),
   };
 }
 
@@ -128,7 +131,7 @@ export function recordReceipt(home: string, challengeId: string, keys: SigningKe
     const c = requireChallenge(store, challengeId);
     const run = claim(store, c, now);
     const verdict = o.verdict ?? (o.findings !== undefined && o.findings.length > 0 ? 'DIRTY' : 'CLEAN');
-    const predicate = predicateFor(store.db, c, run, { verdict, findings: o.findings ?? [], finishedAt: now });
+    const predicate = predicateFor(store.db, c, run, { verdict, findings: o.findings ?? [], finishedAt: now, ...(o.separation === undefined ? {} : { separation: o.separation }) });
     const payload = payloadOf(statementFor(predicate));
     const envelope = Buffer.from(signEnvelope(payload, o.signers ?? [keys.reviewer, keys.runner]));
     if (o.signers === undefined) {

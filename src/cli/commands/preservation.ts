@@ -1,10 +1,14 @@
 import { checkPreservationFlow, parseOrigins, vendorAttestFlow } from '../../flows/preservation/check.js';
+import type { PreservationCheckOutput, PreservationCorrectOutput, PreservationProbeOutput, PreservationSetOutput, PreservationVendorAttestOutput } from '../../core/command-output-areas.js';
 import { correctIncidentFlow } from '../../flows/preservation/correct.js';
 import { setPreservationFlow } from '../../flows/preservation/set.js';
 import { probePreservationFlow } from '../../flows/preservation/probe.js';
 import { fail } from '../../core/errors.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+
+/** The contract's dispositions and the rules' codes are typed as strings upstream; the schema names them (test/schemas-command-output-areas.test.ts judges real output). */
+type Check = PreservationCheckOutput;
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -28,7 +32,7 @@ export async function preservationSetCommand(opts: { unit: string; contract: str
       additions: r.additions,
       narrowing: r.narrowing,
       authorities: r.authorities,
-    },
+    } satisfies PreservationSetOutput,
     human: [
       `bound preservation contract version ${r.version} of ${r.unit}`,
       `  contract digest  ${r.contractDigest}`,
@@ -42,7 +46,7 @@ export async function preservationCorrectCommand(opts: { unit: string; file: str
   const r = correctIncidentFlow({ home: resolveHome(opts.home), unit: opts.unit, file: opts.file, now: now() });
   return {
     exit: 0,
-    json: { ok: true, unit: r.unit, correction: r.correctionDigest, version: r.version, incident_history: r.incidentHistory },
+    json: { ok: true, unit: r.unit, correction: r.correctionDigest, version: r.version, incident_history: r.incidentHistory } satisfies PreservationCorrectOutput,
     human: `recorded correction ${r.correctionDigest} for ${r.unit}; incident history ${r.incidentHistory}`,
   };
 }
@@ -76,14 +80,14 @@ export async function preservationCheckCommand(opts: { unit: string; origin?: st
       binding: r.binding === null ? null : { version: r.binding.version, contract_digest: r.binding.contractDigest, incident_history: r.binding.incidentHistory },
       surfaces: (r.report?.surfaces ?? []).map((s) => ({
         id: s.id,
-        disposition: s.disposition,
+        disposition: s.disposition as Check['surfaces'][number]['disposition'],
         diff_digest: s.diffDigest,
         baseline_probe: s.baselineProbe,
         current_probe: s.currentProbe,
-        violations: s.violations,
+        violations: s.violations as Check['reasons'][number]['code'][],
       })),
-      reasons: violations.map((v) => ({ code: v.code, ids: v.ids })),
-    },
+      reasons: violations.map((v) => ({ code: v.code as Check['reasons'][number]['code'], ids: v.ids })),
+    } satisfies PreservationCheckOutput,
     human: lines.join('\n'),
   };
 }
@@ -109,7 +113,7 @@ export async function preservationProbeCommand(opts: { unit: string; phase: stri
       snapshot_digest: r.snapshotDigest,
       inventory: r.inventory,
       probes: r.probes.map((p) => ({ surface: p.surface, receipt: p.receipt, exit_code: p.exitCode, capabilities: p.capabilities })),
-    },
+    } satisfies PreservationProbeOutput,
     human: [
       `probed ${r.probes.length} surface(s) of ${r.unit} on the ${r.phase} snapshot ${r.snapshotDigest}`,
       ...(r.inventory !== null ? [`  inventory: ${r.inventory} surface(s) discovered`] : []),
@@ -120,5 +124,5 @@ export async function preservationProbeCommand(opts: { unit: string; phase: stri
 
 export async function preservationVendorAttestCommand(opts: { unit: string; origin: string[]; repo?: string; home?: string }): Promise<CommandResult> {
   const r = await vendorAttestFlow({ home: resolveHome(opts.home), unit: opts.unit, repo: opts.repo ?? process.cwd(), origins: parseOrigins(opts.origin), now: now() });
-  return { exit: 0, json: { ok: true, unit: r.unit, vendors: r.vendors }, human: `attested vendor origin(s) of ${r.unit}: ${r.vendors.join(' ')}` };
+  return { exit: 0, json: { ok: true, unit: r.unit, vendors: r.vendors } satisfies PreservationVendorAttestOutput, human: `attested vendor origin(s) of ${r.unit}: ${r.vendors.join(' ')}` };
 }

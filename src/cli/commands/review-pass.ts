@@ -1,6 +1,7 @@
 // `governed review-pass`: wiring from CLI options to the flow, and the summary it prints. Stdout
 // carries counts, statuses and paths only — never reviewer output, finding text or stderr (docs/threat-model.md#rules-that-hold-everywhere
 // "No secrets in output"); the findings are in the result files, created 0600 in a 0700 directory.
+import type { ReviewPassGovernedOutput, ReviewPassOutput } from '../../core/command-output-areas.js';
 import { resolve } from 'node:path';
 import { closeInheritedDescriptors } from '../../../runner/repo-sandbox.js';
 import { runGovernedMode, runReviewPass } from '../../flows/review-pass/index.js';
@@ -83,7 +84,7 @@ export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<Com
       out_dir: run.out_dir,
       files: run.files,
       auto_fix: 'out_of_scope',
-    },
+    } satisfies ReviewPassOutput,
     human: human.join('\n'),
   };
 }
@@ -152,7 +153,7 @@ async function governedCommand(opts: ReviewPassCliOptions, files: string[]): Pro
       out_dir: run.out_dir,
       files: run.files,
       auto_fix: 'out_of_scope',
-    },
+    } satisfies ReviewPassGovernedOutput,
     human: human.join('\n'),
   };
 }

@@ -1,4 +1,5 @@
 // `governed runnerd serve | setup | doctor | hello` (docs/runnerd.md).
+import type { RunnerdSetupOutput } from '../../core/command-output-areas.js';
 import { fail } from '../../core/errors.js';
 import { runnerdLayoutFindings } from '../../flows/runnerd/layout-findings.js';
 import { DEFAULT_BASE, DEFAULT_MAX_RUNS, DEFAULT_SOCKET, DEFAULT_USER, SETUP_CREDENTIALS, type SetupCredential } from '../../flows/runnerd/layout.js';
@@ -41,7 +42,7 @@ export async function runnerdSetupCommand(o: RunnerdCommandOptions): Promise<Com
   const r = runnerdSetup({ ...base(o), keys, reviewers: (o.reviewer ?? []).map((f) => resolve(f)), policyFile: o.policy, trustFile: o.trust, logOrigin: o.logOrigin });
   return {
     exit: 0,
-    json: { ok: true, actions: r.actions, uids: r.uids, credentials: r.credentials, reviewers: r.reviewers, home: r.home, socket: r.socket },
+    json: { ok: true, actions: r.actions, uids: r.uids, credentials: r.credentials, reviewers: r.reviewers, home: r.home, socket: r.socket } satisfies RunnerdSetupOutput,
     human: [
       ...(r.actions.length === 0 ? ['nothing to do: everything is in place'] : r.actions),
       ...SETUP_CREDENTIALS.map((c) => `credential ${c}: key_id ${r.credentials[c].key_id} attestor_sha256 ${r.credentials[c].attestor_sha256} attestor_config_sha256 ${r.credentials[c].attestor_config_sha256}`),

@@ -5,6 +5,7 @@
 // prints. Ownership: a unit belongs to the uid that created it; every operation naming a unit (or a
 // lease, challenge or receipt of one) from another uid is refused (runnerd_not_owner) before
 // anything is read or written.
+import type { RunnerdHelloOutput } from '../../core/command-output-areas.js';
 import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -104,7 +105,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       return {
         result: {
           exit: 0,
-          json: { ok: true, trust_mode: 'separated', daemon: ctx.identity, client: { uid: peer.uid, pid: peer.pid } },
+          json: { ok: true, trust_mode: 'separated', daemon: ctx.identity, client: { uid: peer.uid, pid: peer.pid } } satisfies RunnerdHelloOutput,
           human: `runnerd ${ctx.identity.boot_id} pid ${ctx.identity.daemon_pid} uid ${ctx.identity.daemon_uid}; you are uid ${peer.uid} pid ${peer.pid}`,
         },
       };

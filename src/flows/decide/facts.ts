@@ -66,12 +66,9 @@ export function receiptEnvelope(db: Db, receiptId: string): Buffer {
   return bytes;
 }
 
-/** The veto findings of a stored receipt, read from its payload (shape-checked; signatures later). */
 /**
- * The stored envelope's signed predicate (its vetoes and its trust mode). Every loaded receipt is
- * parsed once here because the decision's trust mode is every relied-on receipt's (docs/security.md);
+ * The stored envelope's signed predicate (its vetoes), read for a receipt with veto findings only;
  * an envelope that does not parse is not the receipt its row claims: decision_fact_mismatch.
- * (Cost: one predicate parse per loaded receipt on the gate path; a trust-mode column would avoid it.)
  */
 function predicateOf(db: Db, receiptId: string): ReturnType<typeof storedPredicate> {
   try {
@@ -82,10 +79,23 @@ function predicateOf(db: Db, receiptId: string): ReturnType<typeof storedPredica
   }
 }
 
+/**
+ * The receipt's trust mode from its `trust_mode` column (migration 0010), which the `run_receipt`
+ * reducer derives from the signed predicate: no envelope is parsed for it here. The gate compares it
+ * with the signed predicate wherever it matters (./verify.ts: every re-verified receipt, and every
+ * other loaded receipt whose column says `separated`); a column that says `co-located` can only make
+ * the decision's trust mode stricter (docs/gate.md#6-the-cold-gate-path).
+ */
+function trustModeColumn(db: Db, receiptId: string): ReceiptFact['trustMode'] {
+  const m = prepared(db, 'SELECT trust_mode FROM receipts WHERE id = ?').pluck().get(receiptId) as string | undefined;
+  return m === 'co-located' || m === 'separated' ? m : fail('decision_fact_mismatch', [receiptId]);
+}
+
 function toLoaded(db: Db, r: ReceiptRow, witness: LiftWitnessOf | null = null): LoadedReceipt {
   const readPayload = r.has_veto === 1;
-  const predicate = predicateOf(db, r.id);
-  const w = witness === null ? null : witness(predicate.challenge_id);
+  // The predicate is parsed only where its content is needed: the veto findings, the lift witness.
+  const predicate = readPayload || witness !== null ? predicateOf(db, r.id) : null;
+  const w = witness === null || predicate === null ? null : witness(predicate.challenge_id);
   return {
     readPayload,
     fact: {
@@ -94,8 +104,8 @@ function toLoaded(db: Db, r: ReceiptRow, witness: LiftWitnessOf | null = null): 
       stage: r.stage as ReceiptFact['stage'],
       slot: r.slot,
       verdict: r.verdict as ReceiptFact['verdict'],
-      vetoes: readPayload ? (vetoesOfPredicate(predicate).map((v) => ({ ...v, refs: [...v.refs] })) as VetoFinding[]) : [],
-      trustMode: predicate.trust_mode,
+      vetoes: readPayload && predicate !== null ? (vetoesOfPredicate(predicate).map((v) => ({ ...v, refs: [...v.refs] })) as VetoFinding[]) : [],
+      trustMode: trustModeColumn(db, r.id),
       planningStateDigest: r.planning_state_digest,
       contentDigest: r.content_digest,
       workStateDigest: r.work_state_digest,

@@ -23,6 +23,7 @@ import { isoOfSeconds } from '../../core/trust-root.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { assertSignedByCredentials, RECEIPT_ROLES, type CredentialKeys } from '../../core/verify-signatures.js';
 import { prepared } from './statements.js';
+import { trustModeOfEnvelope } from '../../store/receipt-entries.js';
 
 export interface VerifiedRecords {
   /** Receipt id → its verified predicate. */
@@ -106,6 +107,14 @@ function verifyReceipt(
   return p;
 }
 
+/** A receipt's `separated` trust mode column against its signed predicate (the envelope its log entry holds), without a signature check. */
+function claimedSeparated(db: Db, unit: string, fact: UnitFacts['receipts'][number]['fact']): void {
+  const id = fact.receiptId;
+  const envelope = receiptEnvelope(db, id);
+  const entry = logEntry(db, fact.seq, 'run_receipt', unit, id);
+  if (entry.payload.envelope_b64 !== envelope.toString('base64') || trustModeOfEnvelope(envelope) !== 'separated') fail('decision_fact_mismatch', [id]);
+}
+
 async function verifyAuthority(db: Db, unit: string, fact: UnitFacts['authorities'][number]['fact'], trust: TrustRoot): Promise<void> {
   const id = fact.recordId;
   const row = db.prepare('SELECT envelope FROM authority_records WHERE id = ?').pluck().get(id) as Buffer | undefined;
@@ -182,6 +191,18 @@ export class RecordVerifier {
       const r = this.receipt(loaded.fact);
       if ('ok' in r) receipts.set(id, r.ok);
       else errors.push(r.error);
+    }
+    // Every other loaded receipt still counts for the decision's trust mode (all loaded receipts'):
+    // one whose column claims `separated` must say so in its signed predicate, in the envelope its
+    // log entry holds (a column that says co-located only makes the decision stricter).
+    for (const r of facts.receipts) {
+      if (wanted.has(r.fact.receiptId) || r.fact.trustMode !== 'separated') continue;
+      try {
+        claimedSeparated(this.db, this.unit, r.fact);
+      } catch (e) {
+        if (!isGovernedError(e)) throw e;
+        errors.push(e);
+      }
     }
     const authorities = new Map(facts.authorities.map((a) => [a.fact.recordId, a]));
     for (const id of decision.reliedOn.authorities) {

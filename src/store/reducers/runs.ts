@@ -10,7 +10,7 @@ import { bootId, digest, pid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
 import { cached, cachedPluck } from '../statements.js';
-import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry } from '../receipt-entries.js';
+import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry, trustModeOfPredicate, type ReceiptTrustMode } from '../receipt-entries.js';
 
 const runId = z.string().regex(/^RUN-[0-9a-f]{32}$/);
 const executionId = z.string().regex(/^EXE-[0-9a-f]{32}$/);
@@ -26,8 +26,9 @@ const abortCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
  * exact envelope bytes"): the receipt id is the sha256 of the payload bytes (docs/formats.md#receipt) and the payload
  * names this run, challenge, unit, stage, slot, verdict and these state digests. Pure: no trust root
  * is needed for this consistency check (signatures are verified at commit and by `verify`/`gate`).
+ * Returns the trust mode the predicate states (the `trust_mode` column), or null when anything differs.
  */
-function envelopeMatches(p: {
+function envelopeTrustMode(p: {
   receipt: string;
   run: string;
   challenge: string;
@@ -42,13 +43,13 @@ function envelopeMatches(p: {
   policy_digest: string;
   trust_digest: string;
   envelope_b64: string;
-}): boolean {
+}): ReceiptTrustMode | null {
   try {
     const env = parseEnvelopeBytes(Buffer.from(p.envelope_b64, 'base64'));
-    if (sha256Digest(env.payload) !== p.receipt) return false;
+    if (sha256Digest(env.payload) !== p.receipt) return null;
     const st = JSON.parse(env.payload.toString('utf8')) as { predicate?: Record<string, unknown> };
     const q = st.predicate as Record<string, unknown> & { inputs: Record<string, unknown>; vetoes: unknown[] };
-    return (
+    const same =
       q.run_id === p.run &&
       q.challenge_id === p.challenge &&
       q.unit === p.unit &&
@@ -61,10 +62,10 @@ function envelopeMatches(p: {
       q.content_digest === p.content_digest &&
       q.work_state_digest === p.work_state_digest &&
       q.inputs.policy_digest === p.policy_digest &&
-      q.inputs.trust_digest === p.trust_digest
-    );
+      q.inputs.trust_digest === p.trust_digest;
+    return same ? trustModeOfPredicate(q) : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -170,17 +171,19 @@ export const RUN_REDUCERS = {
         )
         .run(p.recorded_at, p.challenge, p.planning_state_digest, p.content_digest, p.work_state_digest, p.policy_digest, p.trust_digest);
       expectChanges(c.changes, 1, p.challenge);
-      expectChanges(envelopeMatches(p) ? 1 : 0, 1, p.receipt);
+      // The trust mode column is the signed predicate's (migration 0010): replay derives it again.
+      const trustMode = envelopeTrustMode(p);
+      expectChanges(trustMode === null ? 0 : 1, 1, p.receipt);
       // The row is `receiptRowOfEntry` (one definition: the decision loader checks the table against
       // the log entries with it, src/flows/decide/facts.ts).
       const row = receiptRowOfEntry(p, seq);
       const i = cached(
           db,
-          `INSERT INTO receipts (${RECEIPT_ROW_COLUMNS}, envelope)
+          `INSERT INTO receipts (${RECEIPT_ROW_COLUMNS}, envelope, trust_mode)
            VALUES (@id, @run_id, @unit, @stage, @slot, @verdict, @has_veto, @planning_state_digest, @content_digest,
-             @work_state_digest, @policy_digest, @trust_digest, @recorded_at, @log_seq, @envelope)`,
+             @work_state_digest, @policy_digest, @trust_digest, @recorded_at, @log_seq, @envelope, @trust_mode)`,
         )
-        .run({ ...row, envelope: Buffer.from(p.envelope_b64, 'base64') });
+        .run({ ...row, envelope: Buffer.from(p.envelope_b64, 'base64'), trust_mode: trustMode });
       expectChanges(i.changes, 1, p.receipt);
     },
   }),
