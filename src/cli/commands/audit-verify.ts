@@ -5,6 +5,7 @@ import { readInputFile } from '../../flows/read-input.js';
 import { CHECKPOINT_FILE_MAX_BYTES } from '../../core/limits.js';
 import { loadTrustRootFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
+import { progressSink } from '../progress.js';
 import type { CommandResult } from '../output.js';
 import type { AuditVerifyJson } from '../../core/command-output.js';
 import { parseVerifierKey } from '../../core/tlog-checkpoint.js';
@@ -45,7 +46,7 @@ function human(r: AuditReport, exportDir?: string): string {
   return lines.join('\n');
 }
 
-export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string }): Promise<CommandResult> {
+export async function auditVerifyCommand(opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string; json?: boolean; progress?: boolean }): Promise<CommandResult> {
   // An export is audited without any store: a --home beside it would be ignored, so it is refused.
   if (opts.export !== undefined && opts.home !== undefined) fail('usage_error', ['--export', '--home']);
   const now = new Date();
@@ -57,6 +58,7 @@ export async function auditVerifyCommand(opts: { unit?: string; trust?: string; 
     checkpoints,
     now,
     ...witnessOptions(opts),
+    progress: progressSink('audit-verify', opts),
   };
   if (opts.export !== undefined) {
     const { auditVerifyExport } = await import('../../flows/audit/export-verify.js');

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
+import { progressOption } from '../progress.js';
 
 export function register(program: Command): void {
   const audit = program.command('audit').description('Re-check the state directory from its hash-chained log (docs/state.md#the-store).');
@@ -35,7 +36,8 @@ export function register(program: Command): void {
     .option('--export <dir>', 'verify this `governed audit export` directory instead of a store (read-only; exclusive with --home)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string; json?: boolean }) => {
+    .addOption(progressOption())
+    .action(async (opts: { unit?: string; trust?: string; checkpoint?: string[]; witnessKey?: string[]; witnessThreshold?: string; home?: string; export?: string; json?: boolean; progress?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
     });
 

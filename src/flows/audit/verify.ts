@@ -34,6 +34,7 @@ import { openReplayTarget, passLog, type LogPass } from '../../store/replay.js';
 /** Defined once in zod/mini (src/core/command-output.ts auditVerifySchema); type imports only. */
 export type { AuditFailure, AuditReport } from '../../core/command-output.js';
 import type { AuditFailure, AuditReport } from '../../core/command-output.js';
+import type { ProgressSink } from '../../core/progress.js';
 
 export interface AuditOptions {
   readonly unit?: string;
@@ -45,6 +46,8 @@ export interface AuditOptions {
   readonly now?: Date;
   /** Witness keys whose cosignatures each C2SP checkpoint must carry (docs/audit.md "Witnesses"). */
   readonly witnesses?: WitnessPolicy;
+  /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
+  readonly progress?: ProgressSink<'audit-verify'> | undefined;
 }
 
 type Payload = Record<string, unknown>;
@@ -68,6 +71,8 @@ function failure(
 }
 
 export async function auditVerify(home: string, options: AuditOptions = {}): Promise<AuditReport> {
+  const progress = options.progress ?? (() => undefined);
+  progress('open');
   const store = openStoreReadOnly(home); // no write lock, no write: an audit never changes what it audits
   const scratch = mkdtempSync(join(tmpdir(), 'governed-audit-'));
   const failures: AuditFailure[] = [];
@@ -92,6 +97,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
         // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
         if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
       }
+      progress('replay', db.prepare('SELECT coalesce(max(seq), 0) FROM log').pluck().get() as number);
       const stored = stateDigest(db);
       const t = openReplayTarget(join(scratch, 'replay.db'));
       target = t;
@@ -123,6 +129,7 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
       // the tables are known to follow from it (a replay failure already names a store whose
       // derived rows do not; a tree of a rewritten log would only repeat it).
       if (matches) {
+        progress('tree');
         try {
           verifyTree(db);
         } catch (e) {
@@ -130,11 +137,13 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
           failures.push(failureOf(e));
         }
       }
+      progress('records');
       checks.finish(failures);
       records = checks;
       // Checkpoints are judged on the tree the pass derived from the checked log rows (in the
       // replay database, not in memory), never on the stored tree under test.
       const now = options.now ?? new Date();
+      if ((options.checkpoints ?? []).length > 0) progress('checkpoints', (options.checkpoints ?? []).length);
       const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
       if (notes.length > 0) checkpoints.push(...checkNoteCheckpoints(notes, pass.entries, treeReader(t), options.trust ?? trustRootInForce(db), now, failures, options.witnesses));
       const entryHashAt = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck();

@@ -38,6 +38,7 @@ import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
 import { assertEgressUsable, startEgress, type EgressSession } from './egress.js';
 import { resolve } from 'node:path';
+import type { ProgressSink } from '../../core/progress.js';
 import { assertCheckProfileAllowed, checkPlanOf, closeAndVerify, sweepSealed, removeSealedCheck, sealForCheck, type SealedCheck } from './check-run.js';
 
 export interface ReviewRunArgs {
@@ -61,6 +62,8 @@ export interface ReviewRunArgs {
     readonly separation: Separation;
     readonly signers: (programs: PinnedPrograms) => Signers;
   };
+  /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
+  readonly progress?: ProgressSink<'review-run'> | undefined;
 }
 
 export interface ReviewRunResult {
@@ -84,6 +87,8 @@ export class RunAborted extends Error {
 
 export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResult> {
   const id = challengeIdOrUnknown(args.challengeId);
+  const progress = args.progress ?? (() => undefined);
+  progress('load');
   const store = openStore(args.home);
   try {
     const db = store.db;
@@ -120,11 +125,13 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     if (checkPlan !== null) assertCheckProfileAllowed(pinned.policy.doc.sandbox.profile_sha256);
 
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
+    progress('claim');
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
     const signers: { reviewer?: StartedAttestor; runner?: StartedAttestor } = {};
     let egress: EgressSession | null = null;
     let sealed: SealedCheck | null = null;
     try {
+      progress('pin');
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
       const scratch = makeScratch(store.home, claimed.runId);
@@ -139,6 +146,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       }
       // A check slot runs on the sealed content (docs/sandbox.md#sealed-snapshots).
       if (checkPlan !== null) {
+        progress('seal');
         const policy = pinned.policy.doc;
         sealed = await sealForCheck({
           repo: resolve(args.repo),
@@ -152,6 +160,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         egress = await startEgress(reviewer.egress, { sandboxUid: pinned.policy.doc.sandbox.uid, timeoutSeconds: pinned.policy.sandboxTimeoutSeconds });
       }
       let run;
+      progress('review');
       try {
         run = await runReviewer({
           bwrapPath: loc.bwrapPath,
@@ -180,6 +189,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       // after it, so this read, after the sandbox is gone, sees every registration of it.
       assertReviewerIndependent(db, run.identity);
       const output = parseReviewOutput(run.stdout, bundle.coverage);
+      progress('drift');
       await assertNoDrift({ db, bundlesDir: store.bundlesDir, challenge: c, repo: args.repo, now: args.clock(), pinned });
       const statement = buildReceiptStatement({
         // How this run happened, never what the policy wishes: co-located unless the daemon ran it.
@@ -198,7 +208,9 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
             ? undefined
             : { command: checkPlan.inputs.command, snapshotDigest: sealed.snapshot.digest, dependencyRoot: checkPlan.inputs.dependency_root },
       });
+      progress('sign');
       const signed = await signReceipt(statement, signers as Signers, pinned.trust, isoSecondsOf(new Date(args.clock() * 1000)));
+      progress('commit');
       commitReceipt(store, args.clock(), c, claimed.runId, output, signed);
       return { verdict: output.verdict, runId: claimed.runId, receiptId: signed.receiptId, challengeId: c.challengeId, unit: c.unit };
     } catch (e) {
