@@ -34,13 +34,15 @@ function envelope(r: CliResult, name: string, label: string): string {
   expect(r.code, `${label}: ${r.stdout}`).not.toBe(0);
   const lines = r.stdout.split('\n').filter((l) => l !== '');
   expect(lines.length, `${label}: ${r.stdout}`).toBe(1);
-  const obj = JSON.parse(lines[0] as string) as { ok?: unknown; exit?: unknown; error?: { code: string; exit: number } | null };
+  const obj = JSON.parse(lines[0] as string) as { ok?: unknown; exit?: unknown; schema_version?: unknown; error?: { code: string; exit: number } | null };
   expect(obj.ok, label).toBe(false);
   expect(r.stderr, label).not.toMatch(/\n\s+at /);
+  // Every object, report or error, carries the process's exit code and the format version (docs/commands.md#the-json-style).
+  expect(obj.exit, label).toBe(r.code);
+  expect(obj.schema_version, label).toBe(1);
   const report = REPORTS[name];
-  if (report !== undefined && 'exit' in obj) {
+  if (report !== undefined && !commandError(obj)) {
     expect(report(obj), `${label}: ${JSON.stringify(report.errors?.slice(0, 2))}`).toBe(true);
-    expect(obj.exit, label).toBe(r.code);
     return obj.error?.code ?? 'report';
   }
   expect(commandError(obj), `${label}: ${JSON.stringify(commandError.errors?.slice(0, 2))}`).toBe(true);

@@ -187,7 +187,7 @@ export const reviewRunSchema = z.union([
 ]);
 export type ReviewRunJson = z.infer<typeof reviewRunSchema>;
 
-/** `governed review-challenge --json`: ok and ONLY these four fields (docs/commands.md#what-each-command-guarantees). */
+/** `governed review-challenge --json`: ok and ONLY these four fields, plus the schema_version and exit every printed object carries (docs/commands.md#the-json-style). */
 export const reviewChallengeSchema = z.strictObject({ ok: z.literal(true), challenge_id: challengeId, stage: z.enum(STAGES), slot: slotName, expires_at: isoSeconds });
 export type ReviewChallengeJson = z.infer<typeof reviewChallengeSchema>;
 

@@ -172,7 +172,7 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     output: true,
     schema: reviewChallengeSchema,
     title: 'governed review-challenge --json v1',
-    rules: 'Only these four fields: the bundle, its digests and the reviewer stay in the store. docs/commands.md#what-each-command-guarantees.',
+    rules: 'Only these four fields (besides ok, schema_version and exit): the bundle, its digests and the reviewer stay in the store. docs/commands.md#what-each-command-guarantees.',
   },
   'audit-verify': {
     output: true,
