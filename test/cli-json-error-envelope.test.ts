@@ -41,7 +41,8 @@ function envelope(r: CliResult, name: string, label: string): string {
   expect(obj.exit, label).toBe(r.code);
   expect(obj.schema_version, label).toBe(1);
   const report = REPORTS[name];
-  if (report !== undefined && !commandError(obj)) {
+  const isCommandError: boolean = commandError(obj);
+  if (report !== undefined && !isCommandError) {
     expect(report(obj), `${label}: ${JSON.stringify(report.errors?.slice(0, 2))}`).toBe(true);
     return obj.error?.code ?? 'report';
   }

@@ -361,8 +361,8 @@ export const contractInitOutputSchema = z.strictObject({
   contract: z.optional(z.string()),
 });
 
-/** `governed completion bash --json` (docs/commands.md#shell-completion). */
-export const completionOutputSchema = z.strictObject({ ok: z.literal(true), shell: z.literal('bash'), script: z.string() });
+/** `governed completion bash|zsh --json` (docs/commands.md#shell-completion). */
+export const completionOutputSchema = z.strictObject({ ok: z.literal(true), shell: z.enum(['bash', 'zsh']), script: z.string() });
 
 /** What a command builds: the inferred type, read-only all the way down (the flows return read-only arrays). */
 type Out<T> = T extends readonly (infer U)[] ? readonly Out<U>[] : T extends object ? { readonly [K in keyof T]: Out<T[K]> } : T;
@@ -415,7 +415,7 @@ const RECORD_OUTPUT_DEFS = {
   setup: { schema: setupOutputSchema, title: 'governed setup --json v1', doc: 'docs/setup.md' },
   doctor: { schema: doctorOutputSchema, title: 'governed doctor --json v1', doc: 'docs/setup.md' },
   'contract-init': { schema: contractInitOutputSchema, title: 'governed contract init --json v1', doc: 'docs/contract-init.md' },
-  completion: { schema: completionOutputSchema, title: 'governed completion bash --json v1', doc: 'docs/commands.md#shell-completion' },
+  completion: { schema: completionOutputSchema, title: 'governed completion bash | zsh --json v1', doc: 'docs/commands.md#shell-completion' },
 } as const;
 
 /** Each record output as printed: with schema_version and exit (src/core/json-style-schema.ts). */
