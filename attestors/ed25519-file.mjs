@@ -2745,6 +2745,8 @@ var EGRESS_PROVIDERS = ["anthropic", "openai"];
 var EGRESS_OUTCOMES = [
   "forwarded",
   "refused_connect",
+  "refused_sni",
+  "refused_malformed",
   "refused_upgrade",
   "refused_target",
   "refused_host",
@@ -2827,7 +2829,15 @@ var egressPolicySchema = strictObject({
   caps: egressCapsSchema,
   /** The reviewer speaks TCP only (a hosted CLI): run it behind the pinned in-sandbox relay
    * (runner/egress/relay.mjs) under the relay profile (docs/egress.md#the-in-sandbox-relay). */
-  relay: optional(strictObject({ sha256: list(hex64, 1, 16) }))
+  relay: optional(
+    strictObject({
+      sha256: list(hex64, 1, 16),
+      /** TLS-terminating mode (docs/egress.md#tls-terminating-mode): for clients that honour only
+       * HTTPS_PROXY. A per-run CA that only this sandbox trusts; the broker ends the client's TLS for
+       * CONNECT to exactly host:port and re-originates it to the endpoint. Absent: CONNECT refused. */
+      terminate: optional(boolean2())
+    })
+  )
 });
 var egressRecordSchema = strictObject({
   seq: count,
@@ -2838,7 +2848,9 @@ var egressRecordSchema = strictObject({
   route: nullable(int2(0, EGRESS_MAX_ROUTES - 1)),
   request: strictObject({ sha256: nullable(hex64), bytes: count }),
   response: strictObject({ status: nullable(int2(100, 599)), sha256: nullable(hex64), bytes: count }),
-  upstream_cert_sha256: nullable(hex64)
+  upstream_cert_sha256: nullable(hex64),
+  /** The request came through a terminated CONNECT tunnel (docs/egress.md#tls-terminating-mode). */
+  tunnel: optional(literal(true))
 });
 var egressReceiptSchema = strictObject({
   /** digestOf(the reviewer's egress policy entry). */
@@ -2851,6 +2863,9 @@ var egressReceiptSchema = strictObject({
   broker_sha256: hex64,
   /** The relay's sha256, when the reviewer ran behind the in-sandbox relay. */
   relay_sha256: optional(hex64),
+  /** TLS-terminating mode only: sha256 of the run CA certificate's DER (the one certificate the
+   * sandbox trusted; its key was deleted once it had signed the leaf for the policy host). */
+  terminate_ca_sha256: optional(hex64),
   transcript: strictObject({
     head: digestString,
     records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),

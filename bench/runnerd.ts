@@ -120,10 +120,11 @@ async function main(): Promise<void> {
   const ids = { uid: Number(sh('id', ['-u', WRITER])), gid: Number(sh('id', ['-g', WRITER])) };
   chownTree(repo, ids.uid, ids.gid);
 
-  const daemon = spawn(process.execPath, [CLI, 'runnerd', 'serve', ...common, '--max-runs', String(Math.max(PAR, 2))], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const daemon = spawn(process.execPath, [CLI, 'runnerd', 'serve', ...common, '--max-runs', String(Math.max(PAR, 2))], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const ready = await new Promise<Record<string, unknown>>((res, rej) => {
     let out = '';
-    daemon.stdout.on('data', (b: Buffer) => {
+    // The daemon logs on stderr (one JSON line when ready).
+    daemon.stderr.on('data', (b: Buffer) => {
       out += b.toString();
       const line = out.split('\n').find((l) => l.includes('"ready":true'));
       if (line !== undefined) res(JSON.parse(line) as Record<string, unknown>);

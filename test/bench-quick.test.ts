@@ -8,7 +8,11 @@ import { REPO_ROOT } from './helpers/cli.js';
 
 /** Each bench's ratio lines (the numbers it exists to report); a new bench must add its own here. */
 const RATIO_LINES: Record<string, RegExp[]> = {
-  egress: [/^added by the broker \(reused connection\): p50 [+-]?-?\d+\.\d{3} ms, p90 [+-]?-?\d+\.\d{3} ms; ratio broker\/direct p50 \d+\.\d\d$/m],
+  egress: [
+    /^added by the broker \(reused connection\): p50 [+-]?-?\d+\.\d{3} ms, p90 [+-]?-?\d+\.\d{3} ms; ratio broker\/direct p50 \d+\.\d\d$/m,
+    /^added by relay\+terminate \(reused connection\): p50 [+-]?-?\d+\.\d{3} ms, p90 [+-]?-?\d+\.\d{3} ms; ratio terminate\/direct TLS p50 \d+\.\d\d; ratio terminate\/floor p50 \d+\.\d\d$/m,
+    /^terminate\/floor p50 \(reused\) \d+\.\d\d \(bar ≤ 2\.5/m,
+  ],
   preservation: [/^governed \/ bare = \d+\.\d\d \(bar ≤ 1\.3/m],
   // As root it measures; otherwise it says it was skipped (it needs root for its users and the daemon).
   runnerd: process.geteuid?.() === 0 ? [/^\(run − bare\) \/ node = -?\d+\.\d\d/m, /^throughput with \d+ clients: \d+\.\d\d reviews\/s/m] : [/^bench\/runnerd: skipped \(needs root/m],

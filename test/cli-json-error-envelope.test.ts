@@ -54,8 +54,8 @@ function envelope(r: CliResult, name: string, label: string): string {
 describe('every command prints the same error envelope under --json', async () => {
   const all = leaves(await commandTree());
   const withJson = all.filter((l) => l.command.options.some((o) => o.long === '--json'));
-  test('every command takes --json but the daemon itself (runnerd serve: it prints nothing, it serves)', () => {
-    expect(all.filter((l) => !withJson.includes(l)).map((l) => l.path.join(' '))).toEqual(['runnerd serve']);
+  test('every command takes --json but the daemon itself (runnerd serve: it logs on stderr, it serves) and its internal sandbox host', () => {
+    expect(all.filter((l) => !withJson.includes(l)).map((l) => l.path.join(' '))).toEqual(['runnerd serve', 'runnerd sandbox-host']);
   });
   const inside: string[] = [];
   for (const { path, command } of withJson) {

@@ -181,6 +181,28 @@ describe('the lane: one endpoint, the real key injected, nothing else', () => {
     expect((await outcomes(b)).outcomes).toEqual(['refused_connect', 'refused_connect', 'refused_upgrade']);
   });
 
+  it('a request the HTTP parser rejects on the socket (Content-Length with Transfer-Encoding) is refused_malformed (egress_request_malformed), nothing forwarded; control: the same request without Transfer-Encoding is forwarded', async () => {
+    const up = await server();
+    const b = await broker(up.port);
+    const raw = (text: string): Promise<string> =>
+      new Promise((resolve) => {
+        const s = connect(b.socket);
+        let got = '';
+        s.on('data', (d) => (got += d.toString()));
+        s.on('close', () => resolve(got));
+        s.on('error', () => resolve(got));
+        s.write(text);
+      });
+    const body = okBody();
+    const head = `POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${PHANTOM}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n`;
+    expect(await raw(`${head}transfer-encoding: chunked\r\n\r\n${body}`)).toMatch(/^HTTP\/1\.1 400/);
+    expect(up.requests).toHaveLength(0);
+    expect(await raw(`${head}\r\n${body}`)).toMatch(/^HTTP\/1\.1 200/);
+    expect(up.requests).toHaveLength(1);
+    expect((await outcomes(b)).outcomes).toEqual(['refused_malformed', 'forwarded']);
+    expect(EGRESS_OUTCOME_CODES.refused_malformed).toBe('egress_request_malformed');
+  });
+
   it('OpenAI-compatible: Authorization Bearer phantom is swapped for the real key; tools and web_search_options are refused', async () => {
     const up = await server();
     const b = await broker(up.port, { provider: 'openai', model: 'local-model', routes: [{ method: 'POST', path: '/v1/chat/completions' }] });
@@ -259,9 +281,10 @@ describe('caps', () => {
 
   it('deadline: at the deadline the listener closes and nothing connects after it', async () => {
     const up = await server();
-    const b = await broker(up.port, { caps: { deadline_ms: 3000 } });
+    // The deadline leaves a loaded CI machine room to start the broker and forward one request.
+    const b = await broker(up.port, { caps: { deadline_ms: 6000 } });
     expect((await send(b)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 3500));
+    await new Promise((r) => setTimeout(r, 6500));
     await expect(send(b)).rejects.toThrow(/ENOENT|ECONNREFUSED/);
     expect(up.requests).toHaveLength(1);
     const res = await outcomes(b);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildBwrapArgv, FD_NUMBERS } from '../runner/sandbox/argv.js';
 import { EGRESS_PROFILE_ARGV, PROFILE_ARGV, RELAY_INTERPRETER, RELAY_PATH, RELAY_PROFILE_ARGV, profileSockets, staticProfile, staticProfileSha256 } from '../runner/sandbox/profile.js';
-import { EGRESS_SANDBOX_SOCKET, RELAY_ENV_BY_PROVIDER, RELAY_ENV_NAMES, RELAY_PORT, RELAY_URL, RELAY_URL_ENV, relayEnv } from '../src/core/egress-rules.js';
+import { connectTargetAllowed, EGRESS_SANDBOX_SOCKET, RELAY_ENV_BY_PROVIDER, RELAY_ENV_NAMES, RELAY_PORT, RELAY_URL, RELAY_URL_ENV, relayEnv, TERMINATE_CA_PATH, TERMINATE_ENV_NAMES, terminateEnv, tunnelHostAllowed } from '../src/core/egress-rules.js';
 import { isGovernedError } from '../src/core/errors.js';
 import { loadPolicy } from '../src/core/policy.js';
 import { policyDoc } from './decision-fixtures.js';
@@ -125,6 +125,40 @@ describe('policy: an entry behind the relay may not set the variables the runner
     expect(codeOf(() => loadPolicy(doc(false, { ANTHROPIC_BASE_URL: CANARY })))).toBeUndefined();
     // GOVERNED_EGRESS_URL is the runner's in every case.
     expect(codeOf(() => loadPolicy(doc(false, { GOVERNED_EGRESS_URL: CANARY })))).toBe('policy_invalid');
+  });
+
+  it('TLS-terminating mode: TERMINATE_ENV_NAMES lists exactly what terminateEnv sets; each of them in reviewers.<r>.env of a relay entry → policy_invalid; relay.terminate is a boolean', () => {
+    const env = terminateEnv('-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n', 'api.example.test', 443);
+    expect(new Set(Object.keys(env))).toEqual(new Set(TERMINATE_ENV_NAMES));
+    expect(env.HTTPS_PROXY).toBe(RELAY_URL);
+    expect(env.GOVERNED_EGRESS_TARGET).toBe('api.example.test:443');
+    for (const k of ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE']) expect(env[k]).toBe(TERMINATE_CA_PATH);
+    for (const name of TERMINATE_ENV_NAMES) {
+      let caught: unknown;
+      try {
+        loadPolicy(doc(true, { [name]: CANARY }));
+      } catch (e) {
+        caught = e;
+      }
+      expect(isGovernedError(caught) ? { code: caught.code, ids: caught.ids } : caught, name).toEqual({ code: 'policy_invalid', ids: ['reviewers.coverage.env'] });
+      expect(String((caught as Error).message)).not.toContain(CANARY);
+    }
+    const withTerminate = structuredClone(doc(true, {})) as { reviewers: { coverage: { egress: { relay: Record<string, unknown> } } } };
+    withTerminate.reviewers.coverage.egress.relay = { sha256: ['b'.repeat(64)], terminate: true };
+    expect(codeOf(() => loadPolicy(withTerminate))).toBeUndefined();
+    withTerminate.reviewers.coverage.egress.relay = { sha256: ['b'.repeat(64)], terminate: 'yes' };
+    expect(codeOf(() => loadPolicy(withTerminate))).toBe('policy_invalid');
+  });
+
+  it('the CONNECT target and the Host inside a tunnel must be exactly the policy endpoint', () => {
+    expect(connectTargetAllowed('api.example.test:443', 'api.example.test', 443)).toBe(true);
+    for (const t of ['api.example.test:8443', 'API.example.test:443', 'api.example.test', '93.184.216.34:443', 'other.test:443', 'api.example.test:443/x', undefined]) {
+      expect(connectTargetAllowed(t, 'api.example.test', 443), String(t)).toBe(false);
+    }
+    expect(tunnelHostAllowed('api.example.test', 'api.example.test', 443)).toBe(true);
+    expect(tunnelHostAllowed('api.example.test:443', 'api.example.test', 443)).toBe(true);
+    expect(tunnelHostAllowed('localhost:9443', 'localhost', 9443)).toBe(true);
+    for (const h of ['localhost', '127.0.0.1:9443', 'egress', 'localhost:9444', undefined]) expect(tunnelHostAllowed(h, 'localhost', 9443), String(h)).toBe(false);
   });
 
   it('relay.sha256 is a non-empty list of sha256 hex (the schema)', () => {

@@ -10,10 +10,10 @@ import { REPO_ROOT } from './helpers/cli.js';
 
 const RELAY = join(REPO_ROOT, 'runner', 'egress', 'relay.mjs');
 
-function inSandbox(args: string[]): { status: number | null; stdout: string } {
+function inSandbox(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string } {
   const r = spawnSync(
     '/usr/bin/bwrap',
-    ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--ro-bind', RELAY, '/relay.mjs', '--', '/usr/bin/node', '/relay.mjs', ...args],
+    [...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]), '--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--ro-bind', RELAY, '/relay.mjs', '--', '/usr/bin/node', '/relay.mjs', ...args],
     { encoding: 'utf8', timeout: 30_000, env: {} },
   );
   return { status: r.status, stdout: r.stdout };
@@ -41,5 +41,16 @@ describe('the relay program', () => {
     const c = spawnSync('/usr/bin/bwrap', ['--unshare-all', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--proc', '/proc', '--dev', '/dev', '--', '/usr/bin/bash', '-c', 'exec 3<>/dev/tcp/127.0.0.1/3128 && echo accepted'], { encoding: 'utf8', env: {} });
     expect(c.status).not.toBe(0);
     expect(c.stdout).toBe('');
+  });
+
+  it('TLS-terminating mode: it writes the run CA from GOVERNED_EGRESS_CA_PEM to /tmp/governed-egress-ca.pem (0444) before the program starts; a value that is not one PEM certificate → 65, running nothing', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIBAAAA\n-----END CERTIFICATE-----\n';
+    const ok = inSandbox(['3128', '/run/x.sock', '/usr/bin/sh', '-c', 'stat -c %a /tmp/governed-egress-ca.pem && cat /tmp/governed-egress-ca.pem'], { GOVERNED_EGRESS_CA_PEM: pem });
+    expect(ok).toEqual({ status: 0, stdout: `444\n${pem}` });
+    for (const bad of ['not a certificate', `${pem}-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----\n`, pem.replace('MIIBAAAA', 'MII$(id)')]) {
+      expect(inSandbox(['3128', '/run/x.sock', '/usr/bin/sh', '-c', 'echo ran'], { GOVERNED_EGRESS_CA_PEM: bad })).toEqual({ status: 65, stdout: '' });
+    }
+    // Control: without the variable nothing is written.
+    expect(inSandbox(['3128', '/run/x.sock', '/usr/bin/sh', '-c', 'test -e /tmp/governed-egress-ca.pem && echo present || echo absent'])).toEqual({ status: 0, stdout: 'absent\n' });
   });
 });

@@ -4,7 +4,7 @@
 // positive control beside it.
 import { describe, expect, it } from 'vitest';
 import { addressAllowed, addressClass, bodyViolation, chainRecords, transcriptTotals, transcriptViolation, type EgressRecord } from '../src/core/egress-rules.js';
-import { egressPolicySchema } from '../src/core/egress-schema.js';
+import { egressPolicySchema, egressRecordSchema } from '../src/core/egress-schema.js';
 import { loadPolicy } from '../src/core/policy.js';
 import { makeKeys, policyDoc } from './state-helpers.js';
 
@@ -125,6 +125,18 @@ describe('the transcript chain', () => {
     expect(transcriptViolation({ ...t(), head: `sha256:${'0'.repeat(64)}` })).toBe('egress.transcript.head');
     const refusal = chainRecords([{ ...raw(1), outcome: 'refused_body' }]);
     expect(transcriptViolation({ ...refusal, ...transcriptTotals(refusal.records) })).toBe('egress.transcript.outcome');
+  });
+
+  it("a terminated tunnel's mark is inside the chain: dropping or adding `tunnel` breaks the head; the schema admits only `true`", () => {
+    const tunnelled = chainRecords([{ ...raw(10), tunnel: true }, raw(20)]);
+    const whole = { ...tunnelled, ...transcriptTotals(tunnelled.records) };
+    expect(transcriptViolation(whole)).toBeNull();
+    expect(egressRecordSchema.safeParse(tunnelled.records[0]).success).toBe(true);
+    const { tunnel: _dropped, ...withoutMark } = tunnelled.records[0]!;
+    expect(transcriptViolation({ ...whole, records: [withoutMark, tunnelled.records[1]!] })).toBe('egress.transcript.records');
+    const last = { ...tunnelled.records[1]!, tunnel: true as const };
+    expect(transcriptViolation({ ...whole, records: [tunnelled.records[0]!, last] })).toBe('egress.transcript.head');
+    expect(egressRecordSchema.safeParse({ ...tunnelled.records[0], tunnel: false }).success).toBe(false);
   });
 });
 

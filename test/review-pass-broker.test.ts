@@ -105,6 +105,18 @@ describe('review-pass network: broker', () => {
       expect(s.headers['x-api-key']).toBe(REAL_KEY);
       expect(JSON.parse(s.body).messages[0].content).toContain('src/app.js');
     }
+    // The advisory results keep each call's egress transcript head and totals: one request each,
+    // and together exactly the bytes the server received.
+    const executions = (JSON.parse(readFileSync(join(out, 'executions.json'), 'utf8')) as { executions: { egress_transcript: { head: string; requests: number; bytes_up: number; bytes_down: number; terminate_ca_sha256: string | null } }[] }).executions;
+    expect(executions.length).toBe(x.length);
+    for (const e of executions) {
+      expect(e.egress_transcript.head).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(e.egress_transcript.requests).toBe(1);
+      expect(e.egress_transcript.bytes_down).toBeGreaterThan(0);
+      expect(e.egress_transcript.terminate_ca_sha256).toBeNull();
+    }
+    expect(new Set(executions.map((e) => e.egress_transcript.head)).size).toBe(executions.length);
+    expect(executions.reduce((n, e) => n + e.egress_transcript.bytes_up, 0)).toBe(seen.reduce((n, s) => n + Buffer.byteLength(s.body), 0));
     const report = readFileSync(join(out, 'report.md'), 'utf8');
     expect(report).toContain('broker (one endpoint)');
     for (const f of ['result.json', 'report.md', 'executions.json']) expect(readFileSync(join(out, f), 'utf8')).not.toContain(REAL_KEY);
@@ -115,9 +127,14 @@ describe('review-pass network: broker', () => {
   it("a body outside the broker's allowlist (a server-side web search tool) makes the call unusable: egress_refused, nothing forwarded", async () => {
     const before = server.requests.length;
     const repo = repoWith({ tooly: tool(['server-tool'], 'broker', egressEntry()) });
-    const { r } = await review(repo);
+    const { r, out } = await review(repo);
     expect(r.code).toBe(9);
     expect(rows(r).map((row) => [row.reviewer, row.status, row.failure])).toContainEqual(['tooly', 'failed', 'egress_refused']);
+    // A refused call keeps no transcript digest (its records decided the status and were dropped).
+    const executions = (JSON.parse(readFileSync(join(out, 'executions.json'), 'utf8')) as { executions: { reviewer: string; egress_transcript: unknown }[] }).executions;
+    const tooly = executions.filter((row) => row.reviewer === 'tooly');
+    expect(tooly.length).toBeGreaterThan(0);
+    for (const e of tooly) expect(e.egress_transcript).toBeNull();
     expect(server.requests.length).toBe(before);
     expect(forbidden.connections()).toBe(0);
   }, 120_000);
@@ -140,6 +157,29 @@ describe('review-pass network: broker', () => {
       expect((jsonOut(r).error as { code: string }).code).toBe(code);
     }
     expect(server.requests.length).toBe(before);
+    expect(forbidden.connections()).toBe(0);
+  }, 120_000);
+
+  it('TLS-terminating mode: a CLI that honours only HTTPS_PROXY reaches the endpoint through CONNECT and the run CA; the same CLI without terminate has no proxy and gets nowhere', async () => {
+    const before = server.requests.length;
+    const relay = { sha256: [sha256(readFileSync(join(REPO_ROOT, 'runner', 'egress', 'relay.mjs')))], terminate: true };
+    const { r, out } = await review(repoWith({ proxied: tool(['proxy'], 'broker', egressEntry({ relay })) }));
+    expect([0, 9], r.stderr).toContain(r.code);
+    const x = rows(r);
+    expect(x.length).toBeGreaterThanOrEqual(1);
+    expect(x.map((row) => [row.status, row.failure, row.network, (row as unknown as { exit_code: number }).exit_code]), JSON.stringify(x)).toEqual(x.map(() => ['ok', null, 'broker', 0]));
+    const seen = server.requests.slice(before);
+    expect(seen.length).toBe(x.length);
+    for (const s of seen) expect(s.headers['x-api-key']).toBe(REAL_KEY);
+    const executions = (JSON.parse(readFileSync(join(out, 'executions.json'), 'utf8')) as { executions: { egress_transcript: { terminate_ca_sha256: string | null } }[] }).executions;
+    for (const e of executions) expect(e.egress_transcript.terminate_ca_sha256).toMatch(/^[0-9a-f]{64}$/);
+    // Without terminate the runner sets no HTTPS_PROXY: the same CLI has no way to its default URL
+    // (and the broker would refuse its CONNECT: test/egress-terminate.test.ts).
+    const mid = server.requests.length;
+    const plain = await review(repoWith({ proxied: tool(['proxy'], 'broker', egressEntry()) }));
+    expect(plain.r.code).toBe(9);
+    expect(rows(plain.r).map((row) => [row.status, row.failure])).toContainEqual(['failed', 'exit_code']);
+    expect(server.requests.length).toBe(mid);
     expect(forbidden.connections()).toBe(0);
   }, 120_000);
 

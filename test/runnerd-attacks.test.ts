@@ -10,7 +10,11 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOut, type CliResult } from './helpers/cli.js';
 import { tablesDigest } from '../src/store/index.js';
-import { IS_ROOT, OUTSIDER, PREFIX, WRITER1, WRITER2, WRITERS, asUser, makeSepWorld, runAs, startDaemon, writerRepo, type Daemon, type SepWorld } from './runnerd-helpers.js';
+import { IS_ROOT, asUser, makeSepWorld, namesFor, removeSepUsers, runAs, startDaemon, writerRepo, type Daemon, type SepWorld } from './runnerd-helpers.js';
+
+// This file's own system users, removed after it (other files run beside it with theirs).
+const NAMES = namesFor('gvd-sep-a');
+const { daemon: PREFIX, writer1: WRITER1, writer2: WRITER2, writers: WRITERS, outsider: OUTSIDER } = NAMES;
 
 const RAW = join(REPO_ROOT, 'test', 'fixtures', 'runnerd', 'raw-client.mjs');
 
@@ -42,7 +46,7 @@ describe.skipIf(!IS_ROOT)('separated mode: a writer in the writers group cannot 
   const as1 = (args: string[]): CliResult => asUser(WRITER1, [...args, '--json'], { cwd: w.repo.root, env: env() });
 
   beforeAll(async () => {
-    w = await makeSepWorld();
+    w = await makeSepWorld({ names: NAMES });
     d = await startDaemon(w);
     unit = jsonOut(as1(['unit', 'create', '--contract', w.contractFile, '--baseline', w.baseline])).unit as string;
     expect(as1(['writer', 'register', '--unit', unit, '--writer-session', 'agent-1']).code).toBe(0);
@@ -53,6 +57,7 @@ describe.skipIf(!IS_ROOT)('separated mode: a writer in the writers group cannot 
   }, 180_000);
   afterAll(async () => {
     await d?.stop();
+    removeSepUsers(NAMES);
   });
 
   it('cannot read either private key; the attestor uid that owns it can (positive control)', () => {
@@ -194,17 +199,26 @@ describe.skipIf(!IS_ROOT)('separated mode: a writer in the writers group cannot 
       ['writer', 'register', '--unit', unit, '--writer-session', 'agent-7'],
       ['review-challenge', '--unit', unit, '--writer-session', 'agent-1', '--stage', 'development', '--slot', 'clean'],
       ['review-run', '--challenge', challenge],
-      ['receipt', 'show', '--receipt', receipt],
     ];
     for (const p of probes) {
       const r = as2(p);
       expect({ probe: p.slice(0, 2).join(' '), exit: r.code, code: errCode(r) }).toEqual({ probe: p.slice(0, 2).join(' '), exit: 6, code: 'runnerd_not_owner' });
     }
+    // Another writer's receipt answers exactly as a receipt that does not exist: no existence oracle.
+    const unknownId = `sha256:${'0'.repeat(64)}`;
+    const theirs = as2(['receipt', 'show', '--receipt', receipt]);
+    const none = as2(['receipt', 'show', '--receipt', unknownId]);
+    expect({ exit: theirs.code, error: jsonOut(theirs).error }).toEqual({
+      exit: none.code,
+      error: { ...(jsonOut(none).error as Record<string, unknown>), ids: [receipt] },
+    });
+    expect({ exit: none.code, code: errCode(none) }).toEqual({ exit: 7, code: 'receipt_unknown' });
     // Listing everything shows only the caller's own leases.
     expect(jsonOut(as2(['lease', 'list'])).leases).toEqual([]);
     expect(storeDigest(w.home)).toBe(before);
     const released = as1(['lease', 'release', '--lease', lease, '--writer-session', 'agent-1']);
     expect(released.code).toBe(0);
+    expect(as1(['receipt', 'show', '--receipt', receipt]).code).toBe(0);
   });
 
   it('options naming files of the runner machine are refused with --runner', () => {

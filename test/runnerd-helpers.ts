@@ -159,14 +159,14 @@ export async function makeSepWorld(
   mkdirSync(reviewers);
   for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(REVIEWER_FIXTURE));
   const w = { base, socket, names };
-  const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
+  const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--key', `log=${keys.log.privateKeyPath}`, '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
   if (first.code !== 0) throw new Error(`setup failed: ${first.stdout} ${first.stderr}`);
   const out = JSON.parse(first.stdout) as { credentials: Record<string, { key_id: string; attestor_sha256: string; attestor_config_sha256: string }> };
   const bw = await inspectBwrap('/usr/bin/bwrap');
   const cred = (c: string): { key_id: string; attestor_sha256: string[]; attestor_config_sha256: string[] } =>
-    c === 'reviewer' || c === 'runner'
+    c === 'reviewer' || c === 'runner' || c === 'log'
       ? { key_id: out.credentials[c]!.key_id, attestor_sha256: [out.credentials[c]!.attestor_sha256], attestor_config_sha256: [out.credentials[c]!.attestor_config_sha256] }
-      : { key_id: keys[c as 'gate' | 'log'].keyId, attestor_sha256: ['7'.repeat(64)], attestor_config_sha256: ['7'.repeat(64)] };
+      : { key_id: keys[c as 'gate'].keyId, attestor_sha256: ['7'.repeat(64)], attestor_config_sha256: ['7'.repeat(64)] };
   const reviewerSha = sha256(readFileSync(REVIEWER_FIXTURE));
   const policy = policyDoc(keys, {
     max_runs_per_content: 1000,
@@ -211,6 +211,8 @@ export interface Daemon {
   readonly child: ChildProcess;
   readonly ready: Record<string, unknown>;
   readonly stdout: () => string;
+  /** The daemon's log lines. */
+  readonly stderr: () => string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -224,16 +226,18 @@ export function startDaemon(w: { base: string; socket: string; names?: SepNames 
       child.kill('SIGKILL');
       reject(new Error(`daemon not ready: ${out} ${err}`));
     }, 30_000);
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const line = out.split('\n').find((l) => l.includes('"ready":true'));
+    // The daemon's log is on stderr (one JSON line when ready); stdout carries only a failure's JSON.
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      const line = err.split('\n').find((l) => l.includes('"ready":true'));
       if (line !== undefined) {
         clearTimeout(t);
         resolve({
           child,
           ready: JSON.parse(line) as Record<string, unknown>,
           stdout: () => out,
+          stderr: () => err,
           stop: (signal = 'SIGTERM') => {
             child.kill(signal);
             return exited;

@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, jsonOut, type CliResult } from './helpers/cli.js';
-import { IS_ROOT, PREFIX, WRITER1, asUser, chownTree, idsOf, makeSepWorld, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+import { IS_ROOT, asUser, chownTree, idsOf, makeSepWorld, namesFor, removeSepUsers, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+
+// This file's own system users, removed after it (other files run beside it with theirs).
+const NAMES = namesFor('gvd-sep-l');
+const { daemon: PREFIX, writer1: WRITER1 } = NAMES;
 
 const TRIALS = Number(process.env.GOVERNED_RUNNERD_KILL_TRIALS ?? '3');
 
@@ -51,13 +55,17 @@ describe.skipIf(!IS_ROOT)('runnerd lifecycle: kill -9, restart, disconnects, SIG
   };
 
   beforeAll(async () => {
-    w = await makeSepWorld();
+    w = await makeSepWorld({ names: NAMES });
     d = await startDaemon(w);
     unit = jsonOut(as1(['unit', 'create', '--contract', w.contractFile, '--baseline', w.baseline])).unit as string;
     expect(as1(['writer', 'register', '--unit', unit, '--writer-session', 'agent-1']).code).toBe(0);
   }, 180_000);
   afterAll(async () => {
-    await d?.stop();
+    try {
+      await d?.stop();
+    } finally {
+      removeSepUsers(NAMES);
+    }
   });
 
   it(`kill -9 at a random point of a run, then restart: the claim is reaped ABORTED, audit verify passes (${TRIALS} trials)`, async () => {
@@ -116,7 +124,7 @@ describe.skipIf(!IS_ROOT)('runnerd lifecycle: kill -9, restart, disconnects, SIG
   }, 180_000);
 
   it('a killed warm attestor is restarted by its keeper and the next run signs', async () => {
-    const pids = spawn('pgrep', ['-u', String(idsOf('gvd-sep-reviewer').uid), '-f', '--', `${w.base}/attestors/reviewer\\.mjs --serve`]);
+    const pids = spawn('pgrep', ['-u', String(idsOf(`${PREFIX}-reviewer`).uid), '-f', '--', `${w.base}/attestors/reviewer\\.mjs --serve`]);
     let out = '';
     pids.stdout.on('data', (c: Buffer) => (out += c.toString()));
     await new Promise((r) => pids.on('close', r));

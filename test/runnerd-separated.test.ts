@@ -3,7 +3,11 @@
 // the receipt says trust_mode separated with the daemon's identity and the writer's uid and pid as
 // the kernel reported them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IS_ROOT, WRITER1, asUser, idsOf, makeSepWorld, root, common, startDaemon, type Daemon, type SepWorld, PREFIX } from './runnerd-helpers.js';
+import { IS_ROOT, asUser, idsOf, makeSepWorld, namesFor, removeSepUsers, root, common, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+
+// This file's own system users, removed after it (other files run beside it with theirs).
+const NAMES = namesFor('gvd-sep-s');
+const { daemon: PREFIX, writer1: WRITER1 } = NAMES;
 import { jsonOut } from './helpers/cli.js';
 
 describe.skipIf(!IS_ROOT)('governed runnerd: a writer reaches a separated receipt through the socket', () => {
@@ -13,11 +17,12 @@ describe.skipIf(!IS_ROOT)('governed runnerd: a writer reaches a separated receip
   const env = (): Record<string, string> => ({ GOVERNED_RUNNER: w.socket });
 
   beforeAll(async () => {
-    w = await makeSepWorld();
+    w = await makeSepWorld({ names: NAMES });
     d = await startDaemon(w);
   }, 120_000);
   afterAll(async () => {
     await d?.stop();
+    removeSepUsers(NAMES);
   });
 
   it('setup is idempotent: a second run with the same arguments changes nothing', () => {

@@ -5,6 +5,7 @@
 import { lchownSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeSepUsers } from './runnerd-helpers.js';
 import { spawnSync } from 'node:child_process';
 import { layoutOf, keyFileOf } from '../src/flows/runnerd/layout.js';
 import { findUser } from '../src/flows/runnerd/accounts.js';
@@ -47,7 +48,11 @@ describe.skipIf(!IS_ROOT)('runnerd setup never follows a symlink the daemon or a
     mkdirSync(victim, { mode: 0o755 });
     writeFileSync(victimFile(), 'root only\n', { mode: 0o644 });
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    // The users and groups setup made (names of this file only).
+    removeSepUsers({ daemon: USER, writers: WRITERS, writer1: `${USER}-w1`, writer2: `${USER}-w2`, outsider: `${USER}-x` });
+  });
 
   const daemonUid = (): { uid: number; gid: number } => findUser(USER) as { uid: number; gid: number };
 

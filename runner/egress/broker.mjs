@@ -9,6 +9,7 @@ import { chmodSync, chownSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Agent as HttpAgent } from "node:http";
+import { TLSSocket, createSecureContext } from "node:tls";
 
 // src/core/canonical.ts
 import { createHash } from "node:crypto";
@@ -30,6 +31,14 @@ var EGRESS_ENV = {
   path: "GOVERNED_EGRESS_PATH"
 };
 var EGRESS_ENV_NAMES = Object.values(EGRESS_ENV);
+function connectTargetAllowed(target, host, port) {
+  return target === `${host}:${port}`;
+}
+function tunnelHostAllowed(hostHeader, host, port) {
+  if (hostHeader === void 0) return false;
+  const h = hostHeader.toLowerCase();
+  return h === `${host}:${port}` || port === 443 && h === host;
+}
 var RECORD_METHODS = ["POST", "GET", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "OTHER"];
 function recordMethod(m) {
   return RECORD_METHODS.includes(m ?? "") ? m : "OTHER";
@@ -208,6 +217,8 @@ async function main() {
   let open = 0;
   let stopping = false;
   const sockets = /* @__PURE__ */ new Set();
+  const tunnels = /* @__PURE__ */ new WeakSet();
+  const tunnelContext = cfg.terminate === null ? null : createSecureContext({ cert: cfg.terminate.cert_pem, key: cfg.terminate.key_pem, minVersion: "TLSv1.2" });
   const agent = cfg.transport === "tls" ? new HttpsAgent({ keepAlive: true, maxSockets: cfg.caps.connections, ...cfg.ca_pem === null ? {} : { ca: cfg.ca_pem } }) : new HttpAgent({ keepAlive: true, maxSockets: cfg.caps.connections });
   const record = (r) => {
     emit({
@@ -218,12 +229,13 @@ async function main() {
         route: r.route ?? null,
         request: r.request ?? { sha256: null, bytes: 0 },
         response: r.response ?? { status: null, sha256: null, bytes: 0 },
-        upstream_cert_sha256: r.upstream_cert_sha256 ?? null
+        upstream_cert_sha256: r.upstream_cert_sha256 ?? null,
+        ...r.tunnel === true ? { tunnel: true } : {}
       }
     });
   };
   const refuse = (res, status, outcome, method, route = null) => {
-    record({ outcome, method, route });
+    record({ outcome, method, route, ...tunnels.has(res.req.socket) ? { tunnel: true } : {} });
     res.writeHead(status, { "content-type": "application/json", connection: "close" });
     res.end(`{"error":"${outcome}"}`);
   };
@@ -246,7 +258,8 @@ async function main() {
     requests++;
     const url = req.url ?? "";
     if (!url.startsWith("/")) return refuse(res, 403, "refused_target", method);
-    if (!hostOk(req.headers.host)) return refuse(res, 421, "refused_host", method);
+    const hostPassed = tunnels.has(req.socket) ? tunnelHostAllowed(req.headers.host, cfg.host, cfg.port) : hostOk(req.headers.host);
+    if (!hostPassed) return refuse(res, 421, "refused_host", method);
     const route = matchRoute(cfg.routes, req.method, url);
     if (route < 0) return refuse(res, 404, "refused_route", method);
     const cred = CREDENTIAL_HEADERS[cfg.provider];
@@ -280,7 +293,7 @@ async function main() {
     const reqDigest = { sha256: sha256(body), bytes: body.length };
     const address = await resolveAddress();
     if (address === null) {
-      record({ outcome: "refused_address", method, route, request: reqDigest });
+      record({ outcome: "refused_address", method, route, request: reqDigest, ...tunnels.has(req.socket) ? { tunnel: true } : {} });
       res.writeHead(502, { connection: "close" });
       res.end();
       return;
@@ -309,7 +322,7 @@ async function main() {
       const end = (outcome) => {
         if (finished) return;
         finished = true;
-        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === "forwarded" ? hash.digest("hex") : null, bytes }, upstream_cert_sha256: certSha });
+        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === "forwarded" ? hash.digest("hex") : null, bytes }, upstream_cert_sha256: certSha, ...tunnels.has(req.socket) ? { tunnel: true } : {} });
         done();
       };
       const up = (cfg.transport === "tls" ? httpsRequest : httpRequest)(options, (ures) => {
@@ -379,6 +392,7 @@ async function main() {
     });
   });
   server.on("connection", (sock) => {
+    if (tunnels.has(sock)) return;
     open++;
     sockets.add(sock);
     sock.on("close", () => {
@@ -390,9 +404,42 @@ async function main() {
       sock.destroy();
     }
   });
-  server.on("connect", (_req, sock) => {
-    record({ outcome: "refused_connect", method: "CONNECT" });
-    sock.end("HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+  server.on("connect", (req, sock, head) => {
+    if (tunnelContext === null || stopping || !connectTargetAllowed(req.url, cfg.host, cfg.port)) {
+      record({ outcome: "refused_connect", method: "CONNECT" });
+      sock.end("HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+      return;
+    }
+    if (head.length > 0) sock.unshift(head);
+    sock.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    const tls = new TLSSocket(sock, { isServer: true, secureContext: tunnelContext, requestCert: false, ALPNProtocols: ["http/1.1"] });
+    tunnels.add(tls);
+    const handshake = setTimeout(() => {
+      tls.destroy();
+      sock.destroy();
+    }, Math.min(1e4, cfg.caps.request_timeout_ms));
+    handshake.unref();
+    tls.on("error", () => {
+      clearTimeout(handshake);
+      tls.destroy();
+      sock.destroy();
+    });
+    tls.once("secure", () => {
+      clearTimeout(handshake);
+      const sni = tls.servername;
+      if (sni !== cfg.host) {
+        record({ outcome: "refused_sni", method: "CONNECT" });
+        tls.destroy();
+        sock.destroy();
+        return;
+      }
+      server.emit("connection", tls);
+    });
+  });
+  server.on("clientError", (err, sock) => {
+    if (typeof err.code === "string" && err.code.startsWith("HPE_")) record({ outcome: "refused_malformed", method: "OTHER" });
+    if (sock.writable) sock.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    else sock.destroy();
   });
   server.on("upgrade", (req, sock) => {
     record({ outcome: "refused_upgrade", method: recordMethod(req.method) });

@@ -26,6 +26,9 @@ export interface BrokerStartConfig {
   readonly transport: 'tls' | 'plain-loopback';
   readonly allow_loopback: boolean;
   readonly ca_pem: string | null;
+  /** TLS-terminating mode (docs/egress.md#tls-terminating-mode): the run CA's leaf for the host and
+   * its key (runner/egress/run-ca.ts). Absent or null: the broker refuses every CONNECT. */
+  readonly terminate?: { readonly cert_pem: string; readonly key_pem: string } | null;
   readonly routes: readonly { readonly method: 'POST'; readonly path: string }[];
   readonly key: string;
   readonly phantom: string;
@@ -70,7 +73,7 @@ export function parseRecord(v: unknown): RawEgressRecord | null {
   if (v === null || typeof v !== 'object') return null;
   const r = v as Record<string, unknown>;
   const keys = Object.keys(r).sort().join(',');
-  if (keys !== 'at_ms,method,outcome,request,response,route,upstream_cert_sha256') return null;
+  if (keys !== 'at_ms,method,outcome,request,response,route,upstream_cert_sha256' && !(keys === 'at_ms,method,outcome,request,response,route,tunnel,upstream_cert_sha256' && r.tunnel === true)) return null;
   const req = r.request as Record<string, unknown> | null;
   const res = r.response as Record<string, unknown> | null;
   if (!isCount(r.at_ms) || !(EGRESS_OUTCOMES as readonly unknown[]).includes(r.outcome) || !(RECORD_METHODS as readonly unknown[]).includes(r.method)) return null;
@@ -144,7 +147,7 @@ export async function startBroker(brokerBytes: Buffer, config: BrokerStartConfig
     }
   });
   child.stdin?.on('error', () => undefined);
-  child.stdin?.write(`${JSON.stringify({ ...config, socket })}\n`);
+  child.stdin?.write(`${JSON.stringify({ ...config, terminate: config.terminate ?? null, socket })}\n`);
   const started = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
     onReady = () => {

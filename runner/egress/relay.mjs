@@ -4,6 +4,7 @@ import { createRequire as __governedCreateRequire } from 'node:module'; const re
 
 // runner/egress/src/relay.ts
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { constants } from "node:os";
 var MAX_CONNECTIONS = 64;
@@ -30,7 +31,20 @@ function relayConnection(client, socketPath) {
   client.pipe(up);
   up.pipe(client);
 }
+var CA_ENV = "GOVERNED_EGRESS_CA_PEM";
+var CA_PATH = "/tmp/governed-egress-ca.pem";
+function writeRunCa() {
+  const pem = process.env[CA_ENV];
+  if (pem === void 0) return;
+  if (!/^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/.test(pem)) fatal(65);
+  try {
+    writeFileSync(CA_PATH, pem, { mode: 292, flag: "wx" });
+  } catch {
+    fatal(73);
+  }
+}
 function main() {
+  writeRunCa();
   const [portText, socketPath, program, ...args] = process.argv.slice(2);
   const port = Number(portText);
   if (!Number.isSafeInteger(port) || port < 1 || port > 65535) fatal(64);

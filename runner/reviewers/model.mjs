@@ -512,6 +512,7 @@ function mapAnswer(answer, visible) {
 
 // runner/reviewers/src/model/call.ts
 import { request } from "node:http";
+import { connect as tlsConnect } from "node:tls";
 var CallFailed = class extends Error {
   constructor(reason) {
     super(reason);
@@ -540,7 +541,31 @@ function answerText(provider, value) {
   if (typeof content !== "string") throw new CallFailed("shape");
   return content;
 }
-function callModel(e, system, prompt) {
+function openTunnel(relayPort, t) {
+  return new Promise((resolve, reject) => {
+    const target2 = `${t.host}:${t.port}`;
+    const req = request({ host: "127.0.0.1", port: relayPort, method: "CONNECT", path: target2, headers: { host: target2 }, timeout: TIMEOUT_MS });
+    req.on("error", () => reject(new CallFailed("connect")));
+    req.on("timeout", () => {
+      req.destroy();
+      reject(new CallFailed("timeout"));
+    });
+    req.on("connect", (res, sock) => {
+      if (res.statusCode !== 200) {
+        sock.destroy();
+        return reject(new CallFailed("connect"));
+      }
+      const tls = tlsConnect({ socket: sock, servername: t.host, ALPNProtocols: ["http/1.1"] }, () => resolve(tls));
+      tls.once("error", () => reject(new CallFailed("connect")));
+    });
+    req.end();
+  });
+}
+async function callModel(e, system, prompt) {
+  const tunnel = e.tunnel === null || e.relayPort === null ? null : await openTunnel(e.relayPort, e.tunnel);
+  return callOnce(e, system, prompt, tunnel);
+}
+function callOnce(e, system, prompt, tunnel) {
   const body = requestBody(e, system, prompt);
   const headers = { "content-type": "application/json", accept: "application/json", "content-length": String(body.length), host: "localhost" };
   if (e.provider === "anthropic") {
@@ -548,7 +573,8 @@ function callModel(e, system, prompt) {
     headers["anthropic-version"] = "2023-06-01";
   } else headers.authorization = `Bearer ${e.token}`;
   return new Promise((resolve, reject) => {
-    const to = e.relayPort === null ? { socketPath: e.socket } : { host: "127.0.0.1", port: e.relayPort };
+    if (tunnel !== null && e.tunnel !== null) headers.host = e.tunnel.port === 443 ? e.tunnel.host : `${e.tunnel.host}:${e.tunnel.port}`;
+    const to = tunnel !== null ? { createConnection: () => tunnel } : e.relayPort === null ? { socketPath: e.socket } : { host: "127.0.0.1", port: e.relayPort };
     const req = request({ ...to, method: "POST", path: e.path, headers, timeout: TIMEOUT_MS }, (res) => {
       const chunks = [];
       let size = 0;
@@ -699,7 +725,11 @@ function endpoint() {
   const relay = e.GOVERNED_EGRESS_URL === void 0 ? null : /^http:\/\/127\.0\.0\.1:([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_URL);
   if (relay === null && e.GOVERNED_EGRESS_URL !== void 0) return null;
   const relayPort = relay === null ? null : Number(relay[1]);
-  return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
+  const target2 = e.GOVERNED_EGRESS_TARGET === void 0 ? null : /^([a-z0-9.-]{1,253}):([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_TARGET);
+  if (target2 === null && e.GOVERNED_EGRESS_TARGET !== void 0) return null;
+  if (target2 !== null && (relayPort === null || e.HTTPS_PROXY !== e.GOVERNED_EGRESS_URL)) return null;
+  const tunnel = target2 === null ? null : { host: target2[1], port: Number(target2[2]) };
+  return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, tunnel, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
 }
 async function main() {
   const path2 = process.env.GOVERNED_BUNDLE;

@@ -6,7 +6,7 @@ import { fail } from '../../src/core/errors.js';
 import { reviewerEnvNameAllowed } from '../../src/core/policy-rules.js';
 import { dependencyRootAllowed, interpreterSegmentsAllowed } from '../../src/core/sandbox-bounds.js';
 import { CHECK_PROFILE_ARGV, EGRESS_PROFILE_ARGV, FIXED_ENV, GO_FD, PROFILE_ARGV, PRLIMIT_NAMES, RELAY_PROFILE_ARGV, SANDBOX_PATHS, type FdName, type ProfileKind } from './profile.js';
-import { EGRESS_ENV, EGRESS_ENV_NAMES, EGRESS_PROVIDERS, relayEnv, type EgressProvider } from '../../src/core/egress-rules.js';
+import { EGRESS_ENV, EGRESS_ENV_NAMES, EGRESS_PROVIDERS, relayEnv, TERMINATE_ENV_NAMES, type EgressProvider } from '../../src/core/egress-rules.js';
 import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 
 /** Descriptor numbers inside bwrap: the index in the spawn stdio array (0–2 are stdio). */
@@ -26,6 +26,9 @@ export interface EgressWiring {
   /** The reviewer speaks TCP only: the relay profile, with the relay's variables in `env`
    * (docs/egress.md#the-in-sandbox-relay). */
   readonly relay?: boolean | undefined;
+  /** Behind the relay in TLS-terminating mode: the proxy and CA variables are in `env` too
+   * (docs/egress.md#tls-terminating-mode). */
+  readonly terminate?: boolean | undefined;
 }
 
 export interface ArgvInputs {
@@ -81,10 +84,11 @@ export function validateEgressWiring(e: unknown): asserts e is EgressWiring {
   }
   const env = w.env as Record<string, unknown>;
   if (w.relay !== undefined && typeof w.relay !== 'boolean') fail('sandbox_argument_invalid', ['egress.relay']);
+  if (w.terminate !== undefined && (w.terminate !== true || w.relay !== true)) fail('sandbox_argument_invalid', ['egress.terminate']);
   const provider = env === null || typeof env !== 'object' ? undefined : env[EGRESS_ENV.provider];
   if (!(EGRESS_PROVIDERS as readonly unknown[]).includes(provider)) fail('sandbox_argument_invalid', ['egress.env']);
   // Exactly the egress variables, plus the relay's for this provider behind the relay.
-  const names = [...EGRESS_ENV_NAMES, ...(w.relay === true ? Object.keys(relayEnv(provider as EgressProvider, '')) : [])];
+  const names = [...EGRESS_ENV_NAMES, ...(w.relay === true ? Object.keys(relayEnv(provider as EgressProvider, '')) : []), ...(w.terminate === true ? TERMINATE_ENV_NAMES : [])];
   if (Object.keys(env).sort().join(',') !== names.sort().join(',')) fail('sandbox_argument_invalid', ['egress.env']);
   for (const v of Object.values(env)) if (typeof v !== 'string' || v.length > MAX_ENV_VALUE || v.includes('\0')) fail('sandbox_argument_invalid', ['egress.env']);
 }

@@ -56,6 +56,12 @@ export interface SandboxRequest {
   /** Policy sandbox.uid (gid = uid by convention); used only when governed runs as root. */
   readonly uid: number;
   readonly gid: number;
+  /**
+   * Separated mode's sandbox host (docs/runnerd.md#the-sandbox-host): this process was started by
+   * root as exactly `uid`/`gid` with no supplementary groups, so bwrap runs (unprivileged) under the
+   * policy's uid without a switch; anything else is refused (sandbox_uid_mismatch).
+   */
+  readonly hosted?: boolean | undefined;
   readonly limits: SandboxLimits;
   /** The egress broker's socket and variables (docs/egress.md); the egress profile is used then
    * (the relay profile when `egress.relay`). */
@@ -200,9 +206,11 @@ async function preflight(req: SandboxRequest): Promise<{ facts: Omit<SandboxFact
   // bwrap is executed for the first time only now that its digest is allowlisted.
   const version = await bwrapVersion(bwrap);
   const euid = process.geteuid?.() ?? -1;
-  const uidSeparated = euid === 0;
+  const egid = process.getegid?.() ?? -1;
+  if (req.hosted === true && (euid !== req.uid || egid !== req.gid || euid === 0)) fail('sandbox_uid_mismatch', ['hosted']);
+  const uidSeparated = euid === 0 || req.hosted === true;
   const uid = uidSeparated ? req.uid : euid;
-  const gid = uidSeparated ? req.gid : (process.getegid?.() ?? -1);
+  const gid = uidSeparated ? req.gid : egid;
   return {
     argv,
     blob,
@@ -303,7 +311,7 @@ function spawnBwrap(pre: Awaited<ReturnType<typeof preflight>>, req: SandboxRequ
     // caller's; 'ignore' when there is no dependency root. A relay run adds the relay's pipe at 10.
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...checkFds],
     detached: true,
-    ...(pre.facts.uidSeparated ? { uid: pre.facts.uid, gid: pre.facts.gid } : {}),
+    ...(pre.facts.uidSeparated && req.hosted !== true ? { uid: pre.facts.uid, gid: pre.facts.gid } : {}),
   });
   let resolveClosed!: () => void;
   const live: Live = {

@@ -93,9 +93,11 @@ export async function demoModelReviewer({ root, cli, work, firstStep, out = proc
       caps: { requests: 4, request_bytes: '4MiB', response_bytes: '1MiB', total_up: '16MiB', total_down: '4MiB', request_timeout: '60s', connections: 2 },
     });
     const model = sha256File(join(root, 'runner', 'reviewers', 'model.mjs'));
-    // The local entry runs behind the in-sandbox relay (docs/egress.md#the-in-sandbox-relay): the same
-    // reviewer speaks TCP to 127.0.0.1:3128 inside its own network namespace instead of the socket.
-    const relay = { sha256: [sha256File(join(root, 'runner', 'egress', 'relay.mjs'))] };
+    // The local entry runs behind the in-sandbox relay (docs/egress.md#the-in-sandbox-relay) in
+    // TLS-terminating mode (docs/egress.md#tls-terminating-mode): the same reviewer opens a CONNECT
+    // tunnel to 127.0.0.1:3128 inside its own network namespace and speaks TLS to the broker, which
+    // ends it with a per-run CA only that sandbox trusts.
+    const relay = { sha256: [sha256File(join(root, 'runner', 'egress', 'relay.mjs'))], terminate: true };
     policy.reviewers = {
       claude: { sha256: model, interpreter: '/usr/bin/node', env: {}, egress: egress('anthropic') },
       local: { sha256: model, interpreter: '/usr/bin/node', env: {}, egress: { ...egress('openai'), relay } },
@@ -108,7 +110,8 @@ export async function demoModelReviewer({ root, cli, work, firstStep, out = proc
     writeFileSync(join(work, 'policy.json'), JSON.stringify(policy, null, 2));
     say(`reviewers claude (anthropic, claude-demo) and local (openai, local-demo): the SAME pinned model.mjs,`);
     say(`each reaching only 127.0.0.1:${port} over plain-loopback HTTP; the key is review-run's DEMO_MODEL_KEY.`);
-    say('local runs behind the in-sandbox relay (egress.relay): TCP to 127.0.0.1:3128 in its own network namespace.');
+    say('local runs behind the in-sandbox relay (egress.relay): TCP to 127.0.0.1:3128 in its own network namespace,');
+    say('in TLS-terminating mode (relay.terminate): HTTPS_PROXY, a CONNECT tunnel, TLS ended by the broker with a per-run CA.');
     say('sandbox.profile_sha256 lists the plain, egress and relay profiles; seccomp_sha256 both filters (`governed sandbox profile`).');
     writeFileSync(join(work, 'contract.yaml'), contractYaml('active'));
     await governed(['init', '--policy', join(work, 'policy.json'), '--trust', setup.trust], 0);
@@ -141,12 +144,13 @@ export async function demoModelReviewer({ root, cli, work, firstStep, out = proc
     say(`transcript: ${t.requests} request(s), ${t.refused} refused, ${t.bytes_up} bytes up, ${t.bytes_down} down, head ${t.head.slice(0, 19)}…`);
     await governed(['verify', file, '--json'], 0);
 
-    step('The OpenAI-compatible entry (a local server such as vLLM, llama.cpp or Ollama), behind the relay: CLEAN');
+    step('The OpenAI-compatible entry (a local server such as vLLM, llama.cpp or Ollama), behind the relay through a CONNECT tunnel: CLEAN');
     const clean = await governed(['review-run', '--challenge', await challenge('local'), '--attestors', attestorsDir, '--reviewers-dir', reviewers, '--json'], 0, { DEMO_MODEL_KEY: 'sk-demo-REAL' });
     const cleanFile = join(work, 'receipt-relay.json');
     await governed(['receipt', 'show', '--receipt', JSON.parse(clean.text.trim().split('\n').pop()).receipt_id, '--out', cleanFile, '--json'], 0);
     const relayed = JSON.parse(Buffer.from(JSON.parse(readFileSync(cleanFile, 'utf8')).payload, 'base64').toString()).predicate;
     say(`receipt: relay ${relayed.egress.relay_sha256.slice(0, 12)}…, profile ${relayed.sandbox.profile_digest.slice(0, 19)}…, seccomp ${relayed.sandbox.seccomp_digest.slice(0, 19)}…`);
+    say(`run CA ${relayed.egress.terminate_ca_sha256.slice(0, 12)}… (this run only); tunnelled requests: ${relayed.egress.transcript.records.filter((r) => r.tunnel === true).length} of ${relayed.egress.transcript.requests}`);
     await governed(['verify', cleanFile, '--json'], 0);
   } finally {
     server.kill();

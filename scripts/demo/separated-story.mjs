@@ -133,7 +133,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     const ready = await new Promise((resolve) => {
       let buf = '';
       const t = setTimeout(() => resolve(null), 30_000);
-      daemon.stdout.on('data', (c) => {
+      daemon.stderr.on('data', (c) => {
         buf += c.toString();
         const line = buf.split('\n').find((l) => l.includes('"ready":true'));
         if (line) {
@@ -148,7 +148,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
       say('\u2717 UNEXPECTED the daemon did not become ready');
       return failures;
     }
-    say(`\u2713 ready: daemon pid ${ready.daemon_pid} uid ${ready.daemon_uid}, attestor uids ${JSON.stringify(ready.attestor_uids)}`);
+    say(`\u2713 ready: daemon pid ${ready.daemon_pid} uid ${ready.daemon_uid}, attestor uids ${JSON.stringify(ready.attestor_uids)}, sandbox host uid ${ready.sandbox_uid}`);
 
     // The writer's repository, owned by the writer: the baseline, then the change written.
     makeRepo(work);
@@ -167,6 +167,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     const baseline = asWriter(['git', 'rev-parse', 'HEAD']).stdout.trim();
     const unit = json(writer(['unit', 'create', '--contract', join(work, 'contract.yaml'), '--baseline', baseline, '--json'], 0)).unit ?? '';
     writer(['writer', 'register', '--unit', unit, '--writer-session', 'agent-1'], 0);
+    let lastReceipt = null;
     const review = (stage, slot) => {
       const c = asWriter([process.execPath, cli, 'review-challenge', '--unit', unit, '--writer-session', 'agent-1', '--stage', stage, '--slot', slot, '--json']);
       const challenge = c.status === 0 ? JSON.parse(c.stdout).challenge_id : 'CHL-refused';
@@ -179,10 +180,24 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
       }
       const ok = c.status === 0 && r.status === 0;
       if (!ok) failures++;
+      if (o.receipt_id) lastReceipt = o.receipt_id;
       say(`${ok ? '\u2713' : '\u2717 UNEXPECTED'} ${`${stage}/${slot}`.padEnd(34)} ${challenge} \u2192 ${String(o.verdict ?? o.error?.code ?? '?').padEnd(6)} exit ${r.status}`);
     };
     say('planning, two CLEAN rounds (each line: review-challenge then review-run, both through the socket):');
     for (let round = 0; round < 2; round++) for (const role of ROLES) review('planning', role);
+    // The reviewer ran under the policy's sandbox uid, not the daemon's (docs/runnerd.md#the-sandbox-host).
+    out.write(`   $ governed receipt show --receipt ${lastReceipt} --json            (uid ${WRITER}; its sandbox facts:)\n`);
+    const shown = json(asWriter([process.execPath, cli, 'receipt', 'show', '--receipt', lastReceipt ?? 'sha256:missing', '--json']));
+    let sandboxFacts = {};
+    try {
+      const envelope = JSON.parse(Buffer.from(shown.envelope_b64 ?? '', 'base64').toString('utf8'));
+      sandboxFacts = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')).predicate.sandbox ?? {};
+    } catch {
+      /* reported below */
+    }
+    const separatedUid = sandboxFacts.uid_separated === true && sandboxFacts.uid === ready.sandbox_uid && sandboxFacts.uid !== ready.daemon_uid;
+    if (!separatedUid) failures++;
+    say(`${separatedUid ? '\u2713' : '\u2717 UNEXPECTED'} the last receipt: sandbox uid ${sandboxFacts.uid}, uid_separated ${sandboxFacts.uid_separated} (the daemon is uid ${ready.daemon_uid})`);
     say('the directive is done: the next scope version, bound through the daemon (its own copy of the content):');
     writer(['unit', 'bind', '--unit', unit, '--contract', join(work, 'contract-done.yaml')], 0, 2);
     for (let round = 0; round < 2; round++) review('development', 'coverage');

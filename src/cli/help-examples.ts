@@ -26,11 +26,21 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'authority request': [
     'governed authority request --operation authorize --unit UNIT-… --ids DIR-1 --contract contract.yaml --out request.json',
     'governed authority request --operation policy_update --document policy.v2.yaml --out request.json',
+    'governed authority request --runner /run/governed/runnerd.sock --operation dismiss --unit UNIT-… --ids sha256:… --state-before sha256:… --out request.json',
   ],
   'authority sign': ['governed authority sign --request request.json --key authority.key --out record.json    # on the authority machine'],
-  'authority record': ['governed authority record --record record.json    # prints REC-…'],
-  'policy update': ['governed policy update --policy policy.v2.yaml --authority REC-…'],
-  'trust update': ['governed trust update --trust trust.v2.yaml --authority REC-…'],
+  'authority record': [
+    'governed authority record --record record.json    # prints REC-…',
+    'governed authority record --runner /run/governed/runnerd.sock --record record.json    # the daemon verifies and records it',
+  ],
+  'policy update': [
+    'governed policy update --policy policy.v2.yaml --authority REC-…',
+    'governed policy update --runner /run/governed/runnerd.sock --policy policy.v2.yaml --authority REC-…',
+  ],
+  'trust update': [
+    'governed trust update --trust trust.v2.yaml --authority REC-…',
+    'governed trust update --runner /run/governed/runnerd.sock --trust trust.v2.yaml --authority REC-…',
+  ],
   'review-challenge': ['governed review-challenge --unit UNIT-… --writer-session agent-1 --stage development --slot coverage --json'],
   'review-run': ['governed review-run --challenge CHL-… --attestors ./governed-setup/attestors --json'],
   'run reap': ['governed run reap --unit UNIT-…'],
@@ -41,6 +51,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'governed gate --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)" \\',
     '  --attest decision.vsa.json --export deploy-record --json',
     'governed gate --runner /run/governed/runnerd.sock --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)"',
+    'governed gate --runner /run/governed/runnerd.sock --runner-checkpoint last.note --runner-checkpoint-out next.note --unit UNIT-… --trust trust.json --policy-digest sha256:… --subject "$(git rev-parse HEAD)"',
   ],
   'audit verify': [
     'governed audit verify --json',
@@ -61,10 +72,14 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'governed review-pass --stage development --light --json    # advisory, non-governed',
     'governed review-pass --stage development --unit UNIT-… --writer-session agent-1 --attestors ./governed-setup/attestors',
   ],
-  'runnerd setup': ['sudo governed runnerd setup --writers agents --policy policy.yaml --trust trust.json --json'],
+  'runnerd setup': [
+    'sudo governed runnerd setup --writers agents --policy policy.yaml --trust trust.json --json',
+    'sudo governed runnerd setup --writers agents --key log=log.pem --log-origin ci.example.com/governed    # the daemon\'s checkpoint key',
+  ],
   'runnerd serve': ['sudo governed runnerd serve --writers agents --max-runs 2'],
   'runnerd doctor': ['governed runnerd doctor --writers agents --json'],
   'runnerd hello': ['governed runnerd hello --runner /run/governed/runnerd.sock --json'],
+  'runnerd sandbox-host': ['governed runnerd sandbox-host < jobs.jsonl   # what runnerd serve starts under the sandbox uid; not run by hand'],
   setup: ['governed setup --out ./governed-setup --home ./.governed', 'governed setup --out ./governed-setup --policy-template strict --json'],
   doctor: ['governed doctor --dir ./governed-setup --home ./.governed --json', 'sudo governed doctor --runnerd /var/lib/governed --writers agents'],
   'contract init': ['governed contract init --source requests/export.md --atoms line --out contract.yaml'],

@@ -5,12 +5,17 @@
 import { GovernedError, isGovernedError, EXIT } from '../core/errors.js';
 import { writeError, writeResult, type CommandResult, type OutputOptions } from './output.js';
 
+export interface CheckpointStep {
+  readonly written: { file: string; tree_size: number }[];
+  readonly error: GovernedError | null;
+}
+
 /**
  * After a command appended to a store: its automatic checkpoint, if the pinned policy asks for one
  * and it is due (docs/audit.md "Automatic checkpoints"). Null when nothing was appended (the store
  * module is then not even loaded); else what was written, or the coded error that stopped it.
  */
-async function checkpointAfter(opts: OutputOptions): Promise<{ written: { file: string; tree_size: number }[]; error: GovernedError | null } | null> {
+export async function checkpointAfter(opts: OutputOptions): Promise<CheckpointStep | null> {
   const { takeAppendedHomes } = await import('../store/appended.js');
   const homes = takeAppendedHomes();
   if (homes.length === 0) return null;
@@ -27,6 +32,17 @@ async function checkpointAfter(opts: OutputOptions): Promise<{ written: { file: 
   }
 }
 
+/** The command's result with what its checkpoint step did (`tlog_checkpoint`; its error becomes the exit of a success). */
+export function withCheckpoint(result: CommandResult, cp: CheckpointStep): CommandResult {
+  if (cp.written.length === 0 && cp.error === null) return result;
+  const field = cp.error === null ? { written: cp.written } : { written: cp.written, error: cp.error.toJSON() };
+  return {
+    exit: cp.error !== null && result.exit === EXIT.ok ? cp.error.exit : result.exit,
+    json: { ...result.json, tlog_checkpoint: field },
+    human: result.human + cp.written.map((w) => `checkpoint written  ${w.file} (tree size ${w.tree_size})\n`).join(''),
+  };
+}
+
 /** Run a command action, map every failure to its code, and set the process exit code. */
 export async function runAction(opts: OutputOptions, action: () => Promise<CommandResult>): Promise<void> {
   try {
@@ -35,12 +51,7 @@ export async function runAction(opts: OutputOptions, action: () => Promise<Comma
     // becomes the command's exit (the entries stay recorded: they are whole without it).
     const cp = await checkpointAfter(opts);
     if (cp !== null && (cp.written.length > 0 || cp.error !== null)) {
-      const field = cp.error === null ? { written: cp.written } : { written: cp.written, error: cp.error.toJSON() };
-      result = {
-        exit: cp.error !== null && result.exit === EXIT.ok ? cp.error.exit : result.exit,
-        json: { ...result.json, tlog_checkpoint: field },
-        human: result.human + cp.written.map((w) => `checkpoint written  ${w.file} (tree size ${w.tree_size})\n`).join(''),
-      };
+      result = withCheckpoint(result, cp);
       if (cp.error !== null) {
         const ids = cp.error.ids.length > 0 ? ` [${cp.error.ids.join(', ')}]` : '';
         process.stderr.write(`governed: error ${cp.error.code}: the command's entries are recorded, but the automatic checkpoint was not written: ${cp.error.message}${ids}\n`);

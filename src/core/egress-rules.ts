@@ -51,6 +51,41 @@ export function relayEnv(provider: EgressProvider, phantom: string): Record<stri
  * that bundle this file without using it (the broker, the attestors) keep their bytes. */
 export const RELAY_ENV_NAMES: readonly string[] = ['GOVERNED_EGRESS_URL', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API_KEY'];
 
+/** TLS-terminating mode (docs/egress.md#tls-terminating-mode): where the relay writes the run's CA
+ * certificate inside the sandbox (its /tmp), and the variable that carries the PEM to it. */
+export const TERMINATE_CA_PATH = '/tmp/governed-egress-ca.pem';
+export const TERMINATE_CA_ENV = 'GOVERNED_EGRESS_CA_PEM';
+
+/** The variables terminate mode adds to the relay's: the relay as the HTTPS proxy (the upper-case
+ * name, which curl, Node agents and the hosted CLIs read; environment names are upper-case here), and the run's CA as the trust store of Node, OpenSSL and curl. */
+export function terminateEnv(caPem: string, host: string, port: number): Record<string, string> {
+  return {
+    // The CONNECT target a client names (the policy endpoint), for clients that need it spelled out.
+    GOVERNED_EGRESS_TARGET: `${host}:${port}`,
+    HTTPS_PROXY: RELAY_URL,
+    NODE_EXTRA_CA_CERTS: TERMINATE_CA_PATH,
+    SSL_CERT_FILE: TERMINATE_CA_PATH,
+    CURL_CA_BUNDLE: TERMINATE_CA_PATH,
+    [TERMINATE_CA_ENV]: caPem,
+  };
+}
+/** Every name terminateEnv sets, written out (a literal, for the same reason as RELAY_ENV_NAMES). */
+export const TERMINATE_ENV_NAMES: readonly string[] = ['GOVERNED_EGRESS_TARGET', 'HTTPS_PROXY', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE', 'GOVERNED_EGRESS_CA_PEM'];
+
+/** May a CONNECT tunnel be opened to this request target? Only to exactly `<policy host>:<port>`
+ * (authority form, the host in lowercase): never another name, port or an IP literal. */
+export function connectTargetAllowed(target: string | undefined, host: string, port: number): boolean {
+  return target === `${host}:${port}`;
+}
+
+/** The Host header a request inside a terminated tunnel must carry: the policy host, with its port
+ * unless it is 443. */
+export function tunnelHostAllowed(hostHeader: string | undefined, host: string, port: number): boolean {
+  if (hostHeader === undefined) return false;
+  const h = hostHeader.toLowerCase();
+  return h === `${host}:${port}` || (port === 443 && h === host);
+}
+
 /**
  * Closed outcomes of one transcript record. `forwarded` is the only outcome a receipt may carry;
  * every other one ends the run ABORTED with the error code EGRESS_OUTCOME_CODES names.
@@ -58,6 +93,8 @@ export const RELAY_ENV_NAMES: readonly string[] = ['GOVERNED_EGRESS_URL', 'ANTHR
 export const EGRESS_OUTCOMES = [
   'forwarded',
   'refused_connect',
+  'refused_sni',
+  'refused_malformed',
   'refused_upgrade',
   'refused_target',
   'refused_host',
@@ -79,6 +116,8 @@ export type EgressOutcome = (typeof EGRESS_OUTCOMES)[number];
 /** The error code (src/core/error-codes/egress.ts) a run ends with for each non-forwarded outcome. */
 export const EGRESS_OUTCOME_CODES: Readonly<Record<Exclude<EgressOutcome, 'forwarded'>, string>> = {
   refused_connect: 'egress_target_refused',
+  refused_sni: 'egress_host_mismatch',
+  refused_malformed: 'egress_request_malformed',
   refused_upgrade: 'egress_upgrade_refused',
   refused_target: 'egress_target_refused',
   refused_host: 'egress_host_mismatch',
@@ -303,6 +342,8 @@ export interface EgressRecord {
   readonly response: { readonly status: number | null; readonly sha256: string | null; readonly bytes: number };
   /** sha256 of the upstream certificate (DER), null for plain loopback or no connection. */
   readonly upstream_cert_sha256: string | null;
+  /** Present (true) when the request came through a terminated CONNECT tunnel (TLS-terminating mode). */
+  readonly tunnel?: true;
 }
 
 /** The chain's start: the head of an empty transcript. */

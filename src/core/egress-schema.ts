@@ -45,7 +45,15 @@ export const egressPolicySchema = z.strictObject({
   caps: egressCapsSchema,
   /** The reviewer speaks TCP only (a hosted CLI): run it behind the pinned in-sandbox relay
    * (runner/egress/relay.mjs) under the relay profile (docs/egress.md#the-in-sandbox-relay). */
-  relay: z.optional(z.strictObject({ sha256: list(hex64, 1, 16) })),
+  relay: z.optional(
+    z.strictObject({
+      sha256: list(hex64, 1, 16),
+      /** TLS-terminating mode (docs/egress.md#tls-terminating-mode): for clients that honour only
+       * HTTPS_PROXY. A per-run CA that only this sandbox trusts; the broker ends the client's TLS for
+       * CONNECT to exactly host:port and re-originates it to the endpoint. Absent: CONNECT refused. */
+      terminate: z.optional(z.boolean()),
+    }),
+  ),
 });
 export type EgressPolicy = z.infer<typeof egressPolicySchema>;
 
@@ -59,6 +67,8 @@ export const egressRecordSchema = z.strictObject({
   request: z.strictObject({ sha256: z.nullable(hex64), bytes: count }),
   response: z.strictObject({ status: z.nullable(int(100, 599)), sha256: z.nullable(hex64), bytes: count }),
   upstream_cert_sha256: z.nullable(hex64),
+  /** The request came through a terminated CONNECT tunnel (docs/egress.md#tls-terminating-mode). */
+  tunnel: z.optional(z.literal(true)),
 });
 
 /** The receipt's `egress` section (present only for a reviewer with an egress entry). */
@@ -73,6 +83,9 @@ export const egressReceiptSchema = z.strictObject({
   broker_sha256: hex64,
   /** The relay's sha256, when the reviewer ran behind the in-sandbox relay. */
   relay_sha256: z.optional(hex64),
+  /** TLS-terminating mode only: sha256 of the run CA certificate's DER (the one certificate the
+   * sandbox trusted; its key was deleted once it had signed the leaf for the policy host). */
+  terminate_ca_sha256: z.optional(hex64),
   transcript: z.strictObject({
     head: digestString,
     records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),

@@ -2,7 +2,7 @@
 // (src/core/policy.ts) after its closed schema. Each rule has its own code and names the
 // offending stage/slot/credential/field, never a value. Pure.
 import { digestOf } from './canonical.js';
-import { EGRESS_ENV_NAMES, RELAY_ENV_NAMES } from './egress-rules.js';
+import { EGRESS_ENV_NAMES, RELAY_ENV_NAMES, TERMINATE_ENV_NAMES } from './egress-rules.js';
 import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';
 import { fail } from './errors.js';
@@ -101,7 +101,7 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     if (env.length > MAX_REVIEWER_ENV) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     // Behind the relay the runner sets the provider's base-URL and key variables (the phantom);
     // the policy may not set them itself (docs/egress.md#the-in-sandbox-relay).
-    if (r.egress?.relay !== undefined && env.some(([k]) => RELAY_ENV_NAMES.includes(k))) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
+    if (r.egress?.relay !== undefined && env.some(([k]) => RELAY_ENV_NAMES.includes(k) || TERMINATE_ENV_NAMES.includes(k))) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     for (const [k, v] of env) {
       if (!reviewerEnvNameAllowed(k) || v.includes('\0')) fail('policy_invalid', [`reviewers.${reviewer}.env`]);
     }

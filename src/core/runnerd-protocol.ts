@@ -50,6 +50,33 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
   // The deploy side's read (`gate --runner`): a consistent copy of the store for the client to judge
   // under its own --trust, --policy-digest and --subject. Nothing of the decision is the daemon's.
   z.strictObject({ ...V, op: z.literal('store-copy'), unit }),
+  // Human authority through the daemon (docs/runnerd.md "Human authority through the daemon"). The
+  // values are the command's own options, judged by the daemon exactly as co-located mode judges
+  // them (so a bad one gets the same code); documents and contracts travel as their bytes.
+  z.strictObject({
+    ...V,
+    op: z.literal('authority-request'),
+    operation: str({ max: 64 }),
+    unit: z.optional(unit),
+    ids: z.optional(str({ max: 256 * 1024 })),
+    state_before: z.optional(str({ max: 128 })),
+    state_after: z.optional(str({ max: 128 })),
+    ttl: z.optional(str({ max: 32 })),
+    document_b64: z.optional(b64),
+    contract_b64: z.optional(b64),
+  }),
+  // The signed record (a DSSE envelope, signed where the authority key lives), verified by the daemon.
+  z.strictObject({ ...V, op: z.literal('authority-record'), record_b64: b64 }),
+  z.strictObject({
+    ...V,
+    op: z.literal('unit-dismiss'),
+    operation: z.enum(['dismiss', 'dismiss_veto']),
+    unit,
+    authority: z.optional(str({ max: 128 })),
+    ids: z.optional(str({ max: 256 * 1024 })),
+    dry_run: z.boolean(),
+  }),
+  z.strictObject({ ...V, op: z.literal('pin-update'), kind: z.enum(['policy', 'trust']), document_b64: b64, authority: str({ max: 128 }) }),
 ]);
 export type RunnerdRequest = z.infer<typeof runnerdRequestSchema>;
 export type RunnerdOp = RunnerdRequest['op'];
@@ -66,6 +93,8 @@ export const runnerdResponseSchema = z.union([
     diagnostic: z.optional(errorShape),
     /** receipt-show: the exact stored envelope bytes. */
     envelope_b64: z.optional(b64),
+    /** authority-request: the presentation the client writes to its --out. */
+    presentation_b64: z.optional(b64),
     /** store-copy: the store's database (sqlite3_serialize, gzip) and its newest stored checkpoint note. */
     store_copy: z.optional(z.strictObject({ db_gz_b64: b64, checkpoint: z.optional(z.strictObject({ size: int(0, Number.MAX_SAFE_INTEGER), note_b64: b64 })) })),
   }),

@@ -13,6 +13,18 @@ export class RunnerdOwners {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec('CREATE TABLE IF NOT EXISTS unit_owner (unit TEXT PRIMARY KEY, uid INTEGER NOT NULL) STRICT');
+    // Which client uid asked for each authority request (docs/runnerd.md "Human authority through
+    // the daemon"): only that uid may record its signed record or consume it.
+    this.db.exec('CREATE TABLE IF NOT EXISTS authority_request_owner (request TEXT PRIMARY KEY, uid INTEGER NOT NULL) STRICT');
+  }
+
+  requesterOf(request: string): number | null {
+    const r = this.db.prepare('SELECT uid FROM authority_request_owner WHERE request = ?').pluck().get(request) as number | undefined;
+    return r ?? null;
+  }
+
+  recordRequester(request: string, uid: number): void {
+    this.db.prepare('INSERT INTO authority_request_owner (request, uid) VALUES (?, ?)').run(request, uid);
   }
 
   ownerOf(unit: string): number | null {

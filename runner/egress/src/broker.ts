@@ -19,13 +19,15 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Agent as HttpAgent } from 'node:http';
 import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { TLSSocket, createSecureContext } from 'node:tls';
 import {
   addressAllowed,
   bodyViolation,
+  connectTargetAllowed,
   CREDENTIAL_HEADERS,
   matchRoute,
   recordMethod,
+  tunnelHostAllowed,
   upstreamHeaders,
   type EgressOutcome,
   type EgressProvider,
@@ -44,6 +46,9 @@ export interface BrokerConfig {
   readonly transport: 'tls' | 'plain-loopback';
   readonly allow_loopback: boolean;
   readonly ca_pem: string | null;
+  /** TLS-terminating mode (docs/egress.md#tls-terminating-mode): the run CA's leaf for the policy
+   * host and its key; CONNECT to exactly host:port is then ended here. null: every CONNECT refused. */
+  readonly terminate: { readonly cert_pem: string; readonly key_pem: string } | null;
   readonly routes: readonly EgressRoute[];
   readonly key: string;
   readonly phantom: string;
@@ -101,6 +106,9 @@ async function main(): Promise<void> {
   let open = 0;
   let stopping = false;
   const sockets = new Set<Socket>();
+  /** The TLS sockets of terminated CONNECT tunnels (their requests meet the stricter Host rule). */
+  const tunnels = new WeakSet<object>();
+  const tunnelContext = cfg.terminate === null ? null : createSecureContext({ cert: cfg.terminate.cert_pem, key: cfg.terminate.key_pem, minVersion: 'TLSv1.2' });
   const agent = cfg.transport === 'tls' ? new HttpsAgent({ keepAlive: true, maxSockets: cfg.caps.connections, ...(cfg.ca_pem === null ? {} : { ca: cfg.ca_pem }) }) : new HttpAgent({ keepAlive: true, maxSockets: cfg.caps.connections });
 
   const record = (r: Partial<RawRecord> & { outcome: EgressOutcome; method: RawRecord['method'] }): void => {
@@ -113,12 +121,13 @@ async function main(): Promise<void> {
         request: r.request ?? { sha256: null, bytes: 0 },
         response: r.response ?? { status: null, sha256: null, bytes: 0 },
         upstream_cert_sha256: r.upstream_cert_sha256 ?? null,
+        ...(r.tunnel === true ? { tunnel: true as const } : {}),
       } satisfies RawRecord,
     });
   };
 
   const refuse = (res: ServerResponse, status: number, outcome: EgressOutcome, method: RawRecord['method'], route: number | null = null): void => {
-    record({ outcome, method, route });
+    record({ outcome, method, route, ...(tunnels.has(res.req.socket as object) ? { tunnel: true as const } : {}) });
     res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
     res.end(`{"error":"${outcome}"}`);
   };
@@ -147,7 +156,9 @@ async function main(): Promise<void> {
     requests++;
     const url = req.url ?? '';
     if (!url.startsWith('/')) return refuse(res, 403, 'refused_target', method);
-    if (!hostOk(req.headers.host)) return refuse(res, 421, 'refused_host', method);
+    // Inside a terminated tunnel the Host must be exactly the policy host (the CONNECT target).
+    const hostPassed = tunnels.has(req.socket) ? tunnelHostAllowed(req.headers.host, cfg.host, cfg.port) : hostOk(req.headers.host);
+    if (!hostPassed) return refuse(res, 421, 'refused_host', method);
     const route = matchRoute(cfg.routes, req.method, url);
     if (route < 0) return refuse(res, 404, 'refused_route', method);
     const cred = CREDENTIAL_HEADERS[cfg.provider];
@@ -184,7 +195,7 @@ async function main(): Promise<void> {
     const reqDigest = { sha256: sha256(body), bytes: body.length };
     const address = await resolveAddress();
     if (address === null) {
-      record({ outcome: 'refused_address', method, route, request: reqDigest });
+      record({ outcome: 'refused_address', method, route, request: reqDigest, ...(tunnels.has(req.socket) ? { tunnel: true as const } : {}) });
       res.writeHead(502, { connection: 'close' });
       res.end();
       return;
@@ -214,7 +225,7 @@ async function main(): Promise<void> {
       const end = (outcome: EgressOutcome): void => {
         if (finished) return;
         finished = true;
-        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === 'forwarded' ? hash.digest('hex') : null, bytes }, upstream_cert_sha256: certSha });
+        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === 'forwarded' ? hash.digest('hex') : null, bytes }, upstream_cert_sha256: certSha, ...(tunnels.has(req.socket) ? { tunnel: true as const } : {}) });
         done();
       };
       const up = (cfg.transport === 'tls' ? httpsRequest : httpRequest)(options, (ures) => {
@@ -287,6 +298,9 @@ async function main(): Promise<void> {
     });
   });
   server.on('connection', (sock: Socket) => {
+    // A terminated tunnel's TLS socket is handed to the HTTP parser here too; its TCP connection
+    // was counted already.
+    if (tunnels.has(sock)) return;
     open++;
     sockets.add(sock);
     sock.on('close', () => {
@@ -298,10 +312,51 @@ async function main(): Promise<void> {
       sock.destroy();
     }
   });
-  // CONNECT (a tunnel to anywhere) and protocol upgrades (WebSocket) are never served.
-  server.on('connect', (_req: IncomingMessage, sock: Socket) => {
-    record({ outcome: 'refused_connect', method: 'CONNECT' });
-    sock.end('HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  // CONNECT: without terminate mode never served (a tunnel to anywhere). With it, only to exactly
+  // the policy host:port, and the tunnel is not a tunnel: the broker ends the client's TLS with the
+  // run CA's leaf, requires SNI = the policy host, and parses the HTTP inside with this same server,
+  // so every request in it meets every rule above and is re-originated to the one endpoint (TLS
+  // verified against the system store or the pinned CA). Bytes are never passed through.
+  server.on('connect', (req: IncomingMessage, sock: Socket, head: Buffer) => {
+    if (tunnelContext === null || stopping || !connectTargetAllowed(req.url, cfg.host, cfg.port)) {
+      record({ outcome: 'refused_connect', method: 'CONNECT' });
+      sock.end('HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    if (head.length > 0) sock.unshift(head);
+    sock.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    const tls = new TLSSocket(sock, { isServer: true, secureContext: tunnelContext, requestCert: false, ALPNProtocols: ['http/1.1'] });
+    tunnels.add(tls);
+    // A handshake that fails (a client that does not trust the run CA, bytes that are not TLS) or
+    // does not finish in time closes the tunnel; nothing was read from it, nothing left the broker.
+    const handshake = setTimeout(() => {
+      tls.destroy();
+      sock.destroy();
+    }, Math.min(10_000, cfg.caps.request_timeout_ms));
+    handshake.unref();
+    tls.on('error', () => {
+      clearTimeout(handshake);
+      tls.destroy();
+      sock.destroy();
+    });
+    tls.once('secure', () => {
+      clearTimeout(handshake);
+      const sni = (tls as TLSSocket & { servername?: string | false }).servername;
+      if (sni !== cfg.host) {
+        record({ outcome: 'refused_sni', method: 'CONNECT' });
+        tls.destroy();
+        sock.destroy();
+        return;
+      }
+      server.emit('connection', tls);
+    });
+  });
+  // A request the HTTP parser rejects (both Content-Length and Transfer-Encoding, a bad request
+  // line or header, an oversized head) is a refusal, recorded: the connection is closed with 400.
+  server.on('clientError', (err: NodeJS.ErrnoException, sock: Socket) => {
+    if (typeof err.code === 'string' && err.code.startsWith('HPE_')) record({ outcome: 'refused_malformed', method: 'OTHER' });
+    if (sock.writable) sock.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else sock.destroy();
   });
   server.on('upgrade', (req: IncomingMessage, sock: Socket) => {
     record({ outcome: 'refused_upgrade', method: recordMethod(req.method) });

@@ -14,6 +14,7 @@
 // Built by scripts/build.mjs into runner/egress/relay.mjs, one self-contained file whose sha256 the
 // policy's egress.relay_sha256 lists and the receipt's egress section names.
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { constants } from 'node:os';
 
@@ -46,7 +47,26 @@ function relayConnection(client: Socket, socketPath: string): void {
   up.pipe(client);
 }
 
+/** TLS-terminating mode (docs/egress.md#tls-terminating-mode): the run CA's certificate arrives as
+ * a variable (it is public: a certificate, never a key) and is written where NODE_EXTRA_CA_CERTS,
+ * SSL_CERT_FILE and CURL_CA_BUNDLE point, in the sandbox's own /tmp, before the reviewer starts.
+ * Literals, not imports: the relay's bytes stay independent of the rules file. */
+const CA_ENV = 'GOVERNED_EGRESS_CA_PEM';
+const CA_PATH = '/tmp/governed-egress-ca.pem';
+
+function writeRunCa(): void {
+  const pem = process.env[CA_ENV];
+  if (pem === undefined) return;
+  if (!/^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/.test(pem)) fatal(65);
+  try {
+    writeFileSync(CA_PATH, pem, { mode: 0o444, flag: 'wx' });
+  } catch {
+    fatal(73);
+  }
+}
+
 function main(): void {
+  writeRunCa();
   const [portText, socketPath, program, ...args] = process.argv.slice(2);
   const port = Number(portText);
   if (!Number.isSafeInteger(port) || port < 1 || port > 65535) fatal(64);

@@ -34,7 +34,13 @@ function endpoint(): Endpoint | null {
   const relay = e.GOVERNED_EGRESS_URL === undefined ? null : /^http:\/\/127\.0\.0\.1:([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_URL);
   if (relay === null && e.GOVERNED_EGRESS_URL !== undefined) return null;
   const relayPort = relay === null ? null : Number(relay[1]);
-  return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
+  // TLS-terminating mode (docs/egress.md#tls-terminating-mode): HTTPS through the relay as a proxy,
+  // to the CONNECT target the runner names, trusting the run CA (NODE_EXTRA_CA_CERTS).
+  const target = e.GOVERNED_EGRESS_TARGET === undefined ? null : /^([a-z0-9.-]{1,253}):([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_TARGET);
+  if (target === null && e.GOVERNED_EGRESS_TARGET !== undefined) return null;
+  if (target !== null && (relayPort === null || e.HTTPS_PROXY !== e.GOVERNED_EGRESS_URL)) return null;
+  const tunnel = target === null ? null : { host: target[1] as string, port: Number(target[2]) };
+  return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, tunnel, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
 }
 
 async function main(): Promise<number> {

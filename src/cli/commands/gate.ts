@@ -22,6 +22,10 @@ export interface GateOptions {
   json?: boolean;
   /** Separated mode: judge a copy of the daemon's store (docs/runnerd.md "The deploy side"). */
   runner?: string;
+  /** With --runner: checkpoints of the daemon's log the copy must extend (docs/runnerd.md "Checkpoints"). */
+  runnerCheckpoint?: string[];
+  /** With --runner: write the newest verified checkpoint the copy extends to this new file. */
+  runnerCheckpointOut?: string;
 }
 
 

@@ -1,7 +1,7 @@
 // `governed runnerd serve | setup | doctor | hello` (docs/runnerd.md).
 import { fail } from '../../core/errors.js';
 import { runnerdLayoutFindings } from '../../flows/runnerd/layout-findings.js';
-import { DEFAULT_BASE, DEFAULT_MAX_RUNS, DEFAULT_SOCKET, DEFAULT_USER, WARM_CREDENTIALS, type WarmCredential } from '../../flows/runnerd/layout.js';
+import { DEFAULT_BASE, DEFAULT_MAX_RUNS, DEFAULT_SOCKET, DEFAULT_USER, SETUP_CREDENTIALS, type SetupCredential } from '../../flows/runnerd/layout.js';
 import { runnerdSetup } from '../../flows/runnerd/setup.js';
 import { writeError, type CommandResult } from '../output.js';
 import { GovernedError, isGovernedError } from '../../core/errors.js';
@@ -17,6 +17,7 @@ export interface RunnerdCommandOptions {
   reviewer?: string[];
   policy?: string;
   trust?: string;
+  logOrigin?: string;
   json?: boolean;
 }
 
@@ -29,21 +30,21 @@ function base(o: RunnerdCommandOptions): { base: string; socket: string; user: s
 }
 
 export async function runnerdSetupCommand(o: RunnerdCommandOptions): Promise<CommandResult> {
-  const keys: Partial<Record<WarmCredential, string>> = {};
+  const keys: Partial<Record<SetupCredential, string>> = {};
   for (const k of o.key ?? []) {
     const i = k.indexOf('=');
     const cred = k.slice(0, i);
-    if (i <= 0 || !(WARM_CREDENTIALS as readonly string[]).includes(cred)) fail('usage_error', ['--key']);
-    keys[cred as WarmCredential] = resolve(k.slice(i + 1));
+    if (i <= 0 || !(SETUP_CREDENTIALS as readonly string[]).includes(cred)) fail('usage_error', ['--key']);
+    keys[cred as SetupCredential] = resolve(k.slice(i + 1));
   }
   if ((o.policy === undefined) !== (o.trust === undefined)) fail('usage_error', ['--policy/--trust']);
-  const r = runnerdSetup({ ...base(o), keys, reviewers: (o.reviewer ?? []).map((f) => resolve(f)), policyFile: o.policy, trustFile: o.trust });
+  const r = runnerdSetup({ ...base(o), keys, reviewers: (o.reviewer ?? []).map((f) => resolve(f)), policyFile: o.policy, trustFile: o.trust, logOrigin: o.logOrigin });
   return {
     exit: 0,
     json: { ok: true, actions: r.actions, uids: r.uids, credentials: r.credentials, reviewers: r.reviewers, home: r.home, socket: r.socket },
     human: [
       ...(r.actions.length === 0 ? ['nothing to do: everything is in place'] : r.actions),
-      ...WARM_CREDENTIALS.map((c) => `credential ${c}: key_id ${r.credentials[c].key_id} attestor_sha256 ${r.credentials[c].attestor_sha256} attestor_config_sha256 ${r.credentials[c].attestor_config_sha256}`),
+      ...SETUP_CREDENTIALS.map((c) => `credential ${c}: key_id ${r.credentials[c].key_id} attestor_sha256 ${r.credentials[c].attestor_sha256} attestor_config_sha256 ${r.credentials[c].attestor_config_sha256}`),
       ...Object.entries(r.reviewers).map(([n, d]) => `reviewer ${n}: sha256 ${d}`),
     ].join('\n'),
   };
@@ -54,7 +55,8 @@ export async function runnerdDoctorCommand(o: RunnerdCommandOptions): Promise<Co
   if (missingUsers.length > 0) fail('runnerd_user_missing', [...missingUsers]);
   if (findings.length > 0) {
     const e = new GovernedError('runnerd_state_unsafe', { ids: findings.map((f) => `${f.path}:${f.problem}`) });
-    return { exit: e.exit, json: { ok: false, findings, error: e.toJSON() }, human: findings.map((f) => `${f.path}: ${f.problem} (expected ${f.expected})`).join('\n') };
+    // The published command-error shape (docs/schemas): each finding is one id, `<path>:<problem>`.
+    return { exit: e.exit, json: { ok: false, error: { ...e.toJSON(), ids: [...e.ids] } }, human: findings.map((f) => `${f.path}: ${f.problem} (expected ${f.expected})`).join('\n') };
   }
   return { exit: 0, json: { ok: true, findings: [] }, human: 'runnerd layout: every owner and mode is right' };
 }
@@ -73,7 +75,7 @@ export async function runnerdServeCommand(o: RunnerdCommandOptions): Promise<num
     process.stdout.on('error', () => undefined);
     process.stderr.on('error', () => undefined);
     const { startRunnerd } = await import('../runnerd/daemon.js');
-    const d = await startRunnerd({ ...base(o), maxRuns }, (line) => process.stdout.write(`${JSON.stringify(line)}\n`));
+    const d = await startRunnerd({ ...base(o), maxRuns }, (line) => process.stderr.write(`${JSON.stringify(line)}\n`));
     return await d.closed;
   } catch (e) {
     const err = isGovernedError(e) ? e : new GovernedError('internal_error', { cause: e });

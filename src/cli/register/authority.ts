@@ -2,7 +2,7 @@
 // `policy update`, `trust update`. Each action lazily imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../run-action.js';
-import { homeOption, jsonOption } from '../options.js';
+import { homeOption, jsonOption, runnerOption } from '../options.js';
 
 const OPERATIONS =
   'authorize, add, replace, supersede, defer, abandon (scope); remove, disable, redirect, migrate (destructive dispositions); ' +
@@ -35,10 +35,15 @@ export function register(program: Command): void {
     .option('--contract <file>', 'scope operations: the contract to be bound (its authority scope digest becomes --state-after)')
     .option('--ttl <duration>', 'how long the request stays valid, 1s..7d (default 1h)')
     .requiredOption('--out <file>', 'where to write the presentation (must not exist)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: import('../commands/authority-request.js').AuthorityRequestCliOptions & { json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/authority-request.js')).authorityRequestCommand(opts));
+    .action(async (opts: import('../commands/authority-request.js').AuthorityRequestCliOptions & { json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-authority.js')).remoteAuthorityRequest(s, opts);
+        return (await import('../commands/authority-request.js')).authorityRequestCommand(opts);
+      });
     });
 
   authority
@@ -69,10 +74,15 @@ export function register(program: Command): void {
         'reused nonce / trust root expired, 6 unknown, revoked or wrong-role key, 2 usage.',
     )
     .requiredOption('--record <file>', 'the signed record (DSSE envelope JSON)')
+    .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (opts: { record: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/authority-record.js')).authorityRecordCommand(opts));
+    .action(async (opts: { record: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-authority.js')).remoteAuthorityRecord(s, opts);
+        return (await import('../commands/authority-record.js')).authorityRecordCommand(opts);
+      });
     });
 
   const pinUpdate = (group: string, kind: 'policy' | 'trust', fileFlag: string, what: string): void => {
@@ -90,11 +100,16 @@ export function register(program: Command): void {
       )
       .requiredOption(`--${fileFlag} <file>`, `the new ${what} (JSON or YAML)`)
       .requiredOption('--authority <record>', `the recorded ${kind}_update authority record id (REC-<24 hex>)`)
+      .addOption(runnerOption())
       .addOption(homeOption())
       .addOption(jsonOption())
       .action(async (opts: Record<string, string | boolean | undefined>) => {
         const args = { file: String(opts[fileFlag]), authority: String(opts.authority), home: opts.home as string | undefined };
-        await runAction(opts, async () => (await import('../commands/authority-pin-update.js')).pinUpdateCommand(kind, args));
+        await runAction(opts, async () => {
+          const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner as string | undefined);
+          if (s !== undefined) return (await import('../runnerd/remote-authority.js')).remotePinUpdate(s, kind, args);
+          return (await import('../commands/authority-pin-update.js')).pinUpdateCommand(kind, args);
+        });
       });
   };
   pinUpdate('policy', 'policy', 'policy', 'policy');

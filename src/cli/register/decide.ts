@@ -52,7 +52,8 @@ export function register(program: Command): void {
         '5 expired trust root, 6 untrusted key or attestor, 7 unknown unit, no receipt, or no work-stage review of the ' +
         'subject; precedence 1 > 4 > 6 > 5 > 8 > 7 > 2 > 3. Never 0 on an error. With --runner SOCKET (separated mode, ' +
         'docs/runnerd.md#the-deploy-side-gate---runner) the store judged is a private copy the daemon sends for a unit of ' +
-        'the calling uid; the anchors, the subject\'s repository and every check stay on this side.',
+        'the calling uid; the anchors, the subject\'s repository and every check stay on this side. The copy must extend the ' +
+        "daemon's newest signed checkpoint sent with it and each --runner-checkpoint, verified under --trust (runnerd_store_copy_stale, tlog_root_mismatch, 4).",
     )
     // Required, but checked by the command (not by commander) so --json still prints the decision object.
     .addOption(new Option('--unit <id>', 'unit id (UNIT-…) [required]'))
@@ -71,6 +72,15 @@ export function register(program: Command): void {
         'all or nothing, never exit 0 without it',
     )
     .addOption(runnerOption())
+    .option(
+      '--runner-checkpoint <file...>',
+      "with --runner: signed checkpoints of the daemon's log this side kept (e.g. from an earlier gate's copy); the copy must extend each, " +
+        'else runnerd_store_copy_stale (docs/runnerd.md#checkpoints)',
+    )
+    .option(
+      '--runner-checkpoint-out <file>',
+      'with --runner: write the newest verified checkpoint the copy extends to this new file, to pass as --runner-checkpoint next time',
+    )
     .addOption(homeOption())
     .addOption(jsonOption())
     .action(async (opts: GateOptions) => {

@@ -28,12 +28,14 @@ export function register(program: Command): void {
       .description(
         'As root, idempotently: create the writers group, the governed user and one user per attestor; the directories with their ' +
           'owners and modes (docs/runnerd.md#layout); the pinned attestor programs and configs; one key per credential (--key CRED=FILE ' +
-          'installs one, else it is generated) readable only by its attestor user (0400); with --policy and --trust, the store. ' +
+          'installs one, else it is generated) readable only by its attestor user (0400); the log key, the daemon\'s own (0600), with the pinned ' +
+          'tlog-checkpoint attestor that signs the daemon\'s checkpoints (docs/runnerd.md#checkpoints); with --policy and --trust, the store. ' +
           'Prints what it did (nothing on a second run), the key ids and the digests the policy must pin. ' +
           'Example: sudo governed runnerd setup --writers agents --key reviewer=r.pem --key runner=n.pem. Exit 0 done, 2 not root or a user could not be made.',
       ),
   )
-    .option('--key <cred=file...>', 'install this private key (PKCS#8 PEM) for reviewer or runner instead of generating one')
+    .option('--key <cred=file...>', 'install this private key (PKCS#8 PEM) for reviewer, runner or log instead of generating one')
+    .option('--log-origin <name>', "the name of the daemon's log in its checkpoints (default: governed-runnerd/<hostname>)")
     .option('--reviewer <file...>', 'install this reviewer program into <dir>/reviewers (root 0444)')
     .option('--policy <file>', 'initialise the store with this policy (with --trust)')
     .option('--trust <file>', 'initialise the store with this trust root (with --policy)')
@@ -74,5 +76,23 @@ export function register(program: Command): void {
     .addOption(jsonOption())
     .action(async (opts: { runner?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/runnerd.js')).runnerdHelloCommand(opts));
+    });
+  // Started by `runnerd serve` itself, as root, under the policy's sandbox uid (docs/runnerd.md#the-sandbox-host);
+  // run by hand it is a sandbox runner of the caller's own uid and nothing more.
+  r.command('sandbox-host', { hidden: true })
+    .description(
+      'Internal: the sandbox host `runnerd serve` starts under the policy sandbox uid (docs/runnerd.md#the-sandbox-host). ' +
+        'Reads one job per line on stdin, answers one line per job on stdout; ends at end of input. Exit 0 input ended, 1 refused to start (root, or a supplementary group).',
+    )
+
+    .action(async () => {
+      const { serveSandboxHost } = await import('../../flows/runnerd/sandbox-host.js');
+      process.stdout.on('error', () => undefined);
+      try {
+        await serveSandboxHost(process.stdin, process.stdout);
+        process.exitCode = 0;
+      } catch {
+        process.exitCode = 1;
+      }
     });
 }

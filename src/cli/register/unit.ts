@@ -89,16 +89,22 @@ export function register(program: Command): void {
           `  governed authority request --operation ${operation} --unit UNIT-… --ids ${ids} --state-before sha256:… --out r.json\n` +
           '  governed authority sign --request r.json --key authority.key --out r.record.json   # where the key lives\n' +
           '  governed authority record --record r.record.json                                    # prints REC-…\n' +
-          `  governed unit ${name} --unit UNIT-… --authority REC-…`,
+          `  governed unit ${name} --unit UNIT-… --authority REC-…\n` +
+          `  governed unit ${name} --runner /run/governed/runnerd.sock --unit UNIT-… --authority REC-…   # separated mode`,
       )
       .requiredOption('--unit <id>', 'unit id (UNIT-…)')
       .option('--authority <record>', `the recorded ${operation} authority record (REC-…) to consume`)
       .option('--ids <list>', 'with --dry-run: comma-separated IDs the record would name')
       .option('--dry-run', 'check the IDs and print the state_before digest; record nothing')
+      .addOption(runnerOption())
       .addOption(homeOption())
       .addOption(jsonOption())
-      .action(async (opts: { unit: string; authority?: string; ids?: string; dryRun?: boolean; home?: string; json?: boolean }) => {
-        await runAction(opts, async () => (await import('../commands/unit-dismiss.js')).unitDismissCommand(operation, opts));
+      .action(async (opts: { unit: string; authority?: string; ids?: string; dryRun?: boolean; home?: string; json?: boolean; runner?: string }) => {
+        await runAction(opts, async () => {
+          const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+          if (s !== undefined) return (await import('../runnerd/remote-authority.js')).remoteUnitDismiss(s, operation, opts);
+          return (await import('../commands/unit-dismiss.js')).unitDismissCommand(operation, opts);
+        });
       });
   }
 

@@ -73,7 +73,7 @@ export async function remoteResult(
   req: RunnerdRequest,
   opts: { json?: boolean },
   maxResponseBytes = RUNNERD_MAX_RESPONSE_BYTES,
-): Promise<CommandResult & { envelope?: Buffer; storeCopy?: NonNullable<Extract<RunnerdResponse, { ok: true }>['store_copy']> }> {
+): Promise<CommandResult & { envelope?: Buffer; presentation?: Buffer; storeCopy?: NonNullable<Extract<RunnerdResponse, { ok: true }>['store_copy']> }> {
   const r = await runnerdCall(socket, req, undefined, maxResponseBytes);
   if (!r.ok) throw errorOf(r.error);
   if (r.diagnostic !== undefined) writeError(errorOf(r.diagnostic), { json: false });
@@ -84,6 +84,7 @@ export async function remoteResult(
     human: r.human,
     ...(r.envelope_b64 === undefined ? {} : { envelope: Buffer.from(r.envelope_b64, 'base64') }),
     ...(r.store_copy === undefined ? {} : { storeCopy: r.store_copy }),
+    ...(r.presentation_b64 === undefined ? {} : { presentation: Buffer.from(r.presentation_b64, 'base64') }),
   };
 }
 
@@ -107,7 +108,10 @@ export async function snapshotContent(repoDir: string): Promise<RunnerdContent> 
     const parts: Buffer[] = [Buffer.from(`commit ${SNAPSHOT_REF}\nauthor ${IDENT}\ncommitter ${IDENT}\ndata 8\nsnapshot\n${head === '' ? '' : `from ${head}\n`}deleteall\n`)];
     for (const raw of listed) {
       const path = raw.toString('utf8');
-      if (seen.has(path) || path.includes('\n') || path.startsWith('"')) continue;
+      // A path fast-import cannot take unquoted (a newline ends the command, a leading quote starts
+      // C quoting): refused whole, never skipped — a silently missing file would be reviewed absent.
+      if (path.includes('\n') || path.startsWith('"')) fail('runnerd_path_unsupported');
+      if (seen.has(path)) continue;
       seen.add(path);
       let st;
       try {
@@ -134,7 +138,8 @@ export async function snapshotContent(repoDir: string): Promise<RunnerdContent> 
     const pack = await runGit(r, ['pack-objects', '--revs', '--stdout', '-q'], { input: Buffer.from(`${commit}\n`) });
     await runGit(r, ['update-ref', '-d', SNAPSHOT_REF]).catch(() => undefined);
     return { commit, bundle_b64: pack.toString('base64') };
-  } catch {
+  } catch (e) {
+    if (e instanceof GovernedError && e.code === 'runnerd_path_unsupported') throw e;
     return fail('runnerd_worktree_snapshot_failed', []);
   }
 }

@@ -36,7 +36,12 @@ import { expectedLayout, runnerdDoctorChecks } from '../../flows/runnerd/doctor-
 import { layoutOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type WarmCredential } from '../../flows/runnerd/layout.js';
 import { statFact } from '../../flows/runnerd/stat-fact.js';
 import { WarmAttestor } from '../../flows/runnerd/warm-attestor.js';
+import { SandboxHost, SANDBOX_HOST_READY_MS } from '../../flows/runnerd/sandbox-host.js';
+import { pinnedSandboxUid } from '../../flows/runnerd/sandbox-uid.js';
+import { realpathSync } from 'node:fs';
 import { dispatch, type DaemonContext, type Peer } from './dispatch.js';
+import { daemonCheckpointer } from './daemon-checkpoint.js';
+import { withCheckpoint } from '../run-action.js';
 
 export interface RunnerdOptions {
   readonly base: string;
@@ -148,6 +153,28 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     fail('runnerd_attestor_unavailable', WARM_CREDENTIALS.filter((_, i) => !ready[i]));
   }
 
+  // 3b. the sandbox host (docs/runnerd.md#the-sandbox-host), under the sandbox uid of the policy
+  // pinned now (read as the governed user: files the store creates stay the governed user's).
+  process.setegid?.(daemon.gid);
+  process.seteuid?.(daemon.uid);
+  let startUid: number | null;
+  try {
+    startUid = pinnedSandboxUid(layout.home);
+  } finally {
+    process.seteuid?.(0);
+    process.setegid?.(0);
+  }
+  const stopWarm = (): Promise<unknown> => Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close()));
+  if (startUid !== null && [0, daemon.uid, att.reviewer.uid, att.runner.uid].includes(startUid)) {
+    await stopWarm();
+    fail('runnerd_sandbox_uid_unsafe', [`uid:${startUid}`]);
+  }
+  const sandboxHost = startUid === null ? null : new SandboxHost(startUid, startUid, realpathSync(process.argv[1] ?? ''));
+  if (sandboxHost !== null && !(await sandboxHost.waitReady(SANDBOX_HOST_READY_MS))) {
+    await Promise.all([stopWarm(), sandboxHost.close()]);
+    fail('runnerd_sandbox_unavailable', [`uid:${startUid}`]);
+  }
+
   // 4. the socket, before the drop (its directory is root's).
   try {
     if (lstatSync(layout.socket).isSocket()) unlinkSync(layout.socket);
@@ -247,13 +274,17 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
         inflight++;
         try {
           const r = await dispatch(ctx, peer, parsed.data);
+          // The request's entries are committed: its due checkpoint now (docs/runnerd.md "Checkpoints").
+          const cp = await checkpoint();
+          const result = cp === null ? r.result : withCheckpoint(r.result, cp);
           reply({
             ok: true,
-            exit: r.result.exit,
-            json: r.result.json,
-            human: r.result.human,
+            exit: result.exit,
+            json: result.json,
+            human: result.human,
             ...(r.diagnostic === undefined ? {} : { diagnostic: { ...r.diagnostic.toJSON(), ids: [...r.diagnostic.ids] } }),
             ...(r.envelope === undefined ? {} : { envelope_b64: r.envelope.toString('base64') }),
+            ...(r.presentation === undefined ? {} : { presentation_b64: r.presentation.toString('base64') }),
             ...(r.storeCopy === undefined
               ? {}
               : {
@@ -264,6 +295,8 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
                 }),
           });
         } catch (e) {
+          // A refused request may still have appended (a run recorded ABORTED): its checkpoint too.
+          await checkpoint().catch(() => null);
           reply(errorReply(e));
         } finally {
           inflight--;
@@ -312,29 +345,35 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     attestor_uids: { reviewer: att.reviewer.uid, runner: att.runner.uid },
   };
   const reaped = reapAll(layout.home);
+  const checkpoints = daemonCheckpointer(layout.home, layout.attestorsDir);
+  const checkpoint = checkpoints.afterRequest;
+  const started = await checkpoints.atStart();
   const owners = new RunnerdOwners(layout.ownersDb);
-  let sandboxUid: number | null = null;
-  try {
-    const store = openStore(layout.home);
-    try {
-      const { loadPinned } = await import('../../flows/challenge/pinned.js');
-      sandboxUid = loadPinned(store.db, Math.floor(Date.now() / 1000)).policy.doc.sandbox.uid;
-    } finally {
-      closeStore(store);
-    }
-  } catch {
-    sandboxUid = null;
-  }
+  const fixedUids = [0, daemon.uid, att.reviewer.uid, att.runner.uid, ...(startUid === null ? [] : [startUid])];
   ctx = {
     layout,
     owners,
-    governedUids: new Set([0, daemon.uid, att.reviewer.uid, att.runner.uid, ...(sandboxUid === null ? [] : [sandboxUid])]),
+    // Re-read for every request: the sandbox uid of the policy pinned NOW (and the host's).
+    governedUids: () => {
+      const now = pinnedSandboxUid(layout.home);
+      return new Set([...fixedUids, ...(now === null ? [] : [now])]);
+    },
+    sandbox: sandboxHost,
     identity,
     signers: (programs) => ({ reviewer: warm.reviewer.signerFor(programs.reviewerSigner), runner: warm.runner.signerFor(programs.runnerSigner) }),
     withUnit: unitLocks(),
     withRunSlot: semaphore(o.maxRuns),
   };
-  log({ ready: true, pid: process.pid, socket: layout.socket, ...identity, reaped });
+  log({
+    ready: true,
+    pid: process.pid,
+    socket: layout.socket,
+    ...identity,
+    sandbox_uid: startUid,
+    sandbox_host_pid: sandboxHost?.pid ?? null,
+    reaped,
+    checkpoint: { written: started.written, error: started.error === null ? null : started.error.code },
+  });
 
   const closed = new Promise<number>((resolve) => {
     const drain = (): void => {
@@ -347,7 +386,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
           return;
         }
         for (const s of conns) s.destroy();
-        void Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close())).then(() => {
+        void Promise.all([stopWarm(), sandboxHost?.close()]).then(() => {
           owners.close();
           log({ stopped: true });
           resolve(0);

@@ -23,6 +23,9 @@ import { parentPid, processUid } from '../../flows/runnerd/accounts.js';
 import { importContent } from '../../flows/runnerd/content.js';
 import type { RunnerdLayout } from '../../flows/runnerd/layout.js';
 import { takeStoreCopy, type StoreCopy } from '../../flows/runnerd/store-copy.js';
+import type { SandboxHost } from '../../flows/runnerd/sandbox-host.js';
+import { assertSandboxHostFor } from './sandbox-gate.js';
+import { assertReceiptVisible } from './receipt-visible.js';
 
 export interface Peer {
   readonly uid: number;
@@ -33,8 +36,10 @@ export interface Peer {
 export interface DaemonContext {
   readonly layout: RunnerdLayout;
   readonly owners: RunnerdOwners;
-  /** uids that may never be a client: root, the daemon, the attestors, the sandbox. */
-  readonly governedUids: ReadonlySet<number>;
+  /** uids that may never be a client: root, the daemon, the attestors, the sandbox (re-read per request). */
+  readonly governedUids: () => ReadonlySet<number>;
+  /** The sandbox host, under the sandbox uid pinned at daemon start (null: no policy then). */
+  readonly sandbox: SandboxHost | null;
   readonly identity: Omit<Separation, 'client_uid' | 'client_pid'>;
   readonly signers: (programs: PinnedPrograms) => Signers;
   /** Serialises everything that touches one unit's checkout. */
@@ -48,6 +53,8 @@ export interface Reply {
   readonly diagnostic?: GovernedError;
   readonly envelope?: Buffer;
   readonly storeCopy?: StoreCopy;
+  /** authority-request: the presentation bytes for the client's --out. */
+  readonly presentation?: Buffer;
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -71,7 +78,7 @@ function assertOwner(ctx: DaemonContext, peer: Peer, unit: string): void {
 }
 
 /** Stricter: the unit must exist and be the caller's (unit_unknown for an id nobody owns), so nothing is imported or copied for it otherwise. */
-function assertOwned(ctx: DaemonContext, peer: Peer, unit: string): void {
+export function assertOwned(ctx: DaemonContext, peer: Peer, unit: string): void {
   assertOwner(ctx, peer, unit);
   if (ctx.owners.ownerOf(unit) === null) fail('unit_unknown', [unit]);
 }
@@ -90,7 +97,7 @@ function unitOfChallenge(ctx: DaemonContext, challenge: string): string | null {
 const checkout = (ctx: DaemonContext, unit: string): string => join(ctx.layout.workDir, unit);
 
 export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdRequest): Promise<Reply> {
-  if (ctx.governedUids.has(peer.uid)) fail('runnerd_client_uid_forbidden', [`uid:${peer.uid}`]);
+  if (ctx.governedUids().has(peer.uid)) fail('runnerd_client_uid_forbidden', [`uid:${peer.uid}`]);
   const home = ctx.layout.home;
   switch (req.op) {
     case 'hello':
@@ -155,6 +162,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
     case 'review-run': {
       const unit = unitOfChallenge(ctx, req.challenge);
       if (unit !== null) assertOwner(ctx, peer, unit);
+      assertSandboxHostFor(ctx.sandbox, home);
       const { reviewRunCommand } = await import('../commands/review-run.js');
       let diagnostic: GovernedError | undefined;
       const run = async (): Promise<CommandResult> =>
@@ -165,7 +173,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
             repo: unit === null ? ctx.layout.workDir : checkout(ctx, unit),
             reviewersDir: ctx.layout.reviewersDir,
             attestorsDir: ctx.layout.attestorsDir,
-            separated: { separation: { ...ctx.identity, client_uid: peer.uid, client_pid: peer.pid }, signers: ctx.signers },
+            separated: { separation: { ...ctx.identity, client_uid: peer.uid, client_pid: peer.pid }, signers: ctx.signers, sandbox: ctx.sandbox?.delegate() },
             diagnostic: (e) => {
               diagnostic = e;
             },
@@ -202,9 +210,14 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       assertOwned(ctx, peer, req.unit);
       return { result: { exit: 0, json: { ok: true }, human: '' }, storeCopy: takeStoreCopy(home) };
     }
+    case 'authority-request':
+    case 'authority-record':
+    case 'unit-dismiss':
+    case 'pin-update':
+      return (await import('./dispatch-authority.js')).dispatchAuthority(ctx, peer, req);
     case 'receipt-show': {
+      assertReceiptVisible(home, ctx.owners, peer.uid, req.receipt);
       const r = showReceiptFlow({ home, receiptId: req.receipt });
-      assertOwner(ctx, peer, r.unit);
       const summary = { receipt_id: r.receiptId, run_id: r.runId, unit: r.unit, stage: r.stage, slot: r.slot, verdict: r.verdict };
       return { result: { exit: 0, json: summary, human: '' }, envelope: r.envelope };
     }

@@ -23,7 +23,7 @@ import { readStructuredFile } from '../read-input.js';
 import { ReviewPassFileSchema, type ParseStrategyName, type StageEntryInput, type ToolEntryInput } from './config-schema.js';
 import { PRESETS } from './presets.js';
 import { egressPolicySchema, type EgressPolicy } from '../../core/egress-schema.js';
-import { EGRESS_ENV_NAMES, RELAY_ENV_NAMES } from '../../core/egress-rules.js';
+import { EGRESS_ENV_NAMES, RELAY_ENV_NAMES, TERMINATE_ENV_NAMES } from '../../core/egress-rules.js';
 import { ROLES, STAGES, type Role, type Stage } from '../../protocols/review-pass/index.js';
 
 export const CONFIG_FILE_NAMES = ['review-pass.yaml', '.review-pass.yaml'] as const;
@@ -120,7 +120,7 @@ function resolveEgress(name: string, network: boolean | 'broker', entry: ToolEnt
   const parsed = egressPolicySchema.safeParse(entry.egress);
   if (!parsed.success || parsed.data.relay === undefined) fail('orchestrator_config_invalid', [`tools.${name}.egress`]);
   // The real key stays outside the sandbox: its variable may not be passed through either.
-  const reserved = new Set([...EGRESS_ENV_NAMES, ...RELAY_ENV_NAMES, ...('env' in parsed.data.credential ? [parsed.data.credential.env] : [])]);
+  const reserved = new Set([...EGRESS_ENV_NAMES, ...RELAY_ENV_NAMES, ...TERMINATE_ENV_NAMES, ...('env' in parsed.data.credential ? [parsed.data.credential.env] : [])]);
   for (const k of [...Object.keys(entry.env ?? {}), ...(entry.env_passthrough ?? [])]) {
     if (reserved.has(k)) fail('orchestrator_config_invalid', [`tools.${name}.env`]);
   }

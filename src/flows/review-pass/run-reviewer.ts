@@ -79,6 +79,19 @@ export interface ReviewerExecution {
   readonly stdout: string;
   /** `broker`: one endpoint through the egress broker (docs/review-pass.md "Network"). */
   readonly network: boolean | 'broker';
+  /** `network: broker`, a call the broker let through: the head, count and sizes of its egress
+   * transcript (the hash chain of src/core/egress-rules.ts; docs/review-pass.md "Network"). */
+  readonly egress_transcript?: EgressTranscriptDigest | null;
+}
+
+/** What the advisory results keep of one call's egress transcript: digests and counts, never a record's content. */
+export interface EgressTranscriptDigest {
+  readonly head: string;
+  readonly requests: number;
+  readonly bytes_up: number;
+  readonly bytes_down: number;
+  /** TLS-terminating mode: the run CA the sandbox trusted. */
+  readonly terminate_ca_sha256: string | null;
 }
 
 export interface RunReviewer {
@@ -151,11 +164,14 @@ export class SandboxedCommandRunner implements RunReviewer {
     }
     const prompt = Buffer.from(req.prompt, 'utf8');
     let last: Attempt | null = null;
+    /** The last attempt's egress transcript digest (`network: broker`), null when it was refused. */
+    let transcript: EgressTranscriptDigest | null = null;
     let attempts = 0;
     let total = 0;
     // review-pass-v3 §2.4/§7: a failed call is retried up to `retries` times, then degrades.
     for (let i = 0; i <= tool.retries; i++) {
       attempts++;
+      transcript = null;
       const log = this.toolLog?.open(execution_id, attempts, tool.max_output_bytes) ?? null;
       const timeoutMs = tool.timeout_ms ?? req.default_timeout_ms;
       // `network: broker`: a broker per attempt (its caps and transcript are per call), started from
@@ -190,7 +206,12 @@ export class SandboxedCommandRunner implements RunReviewer {
           throw e;
         });
       // The broker's verdict: any refused request, cap or broker failure makes the call unusable.
-      const refused = egress === null ? false : await egress.finish().then(() => false, () => true);
+      const receipt = egress === null ? null : await egress.finish().catch(() => null);
+      const refused = egress !== null && receipt === null;
+      transcript =
+        receipt === null
+          ? null
+          : { head: receipt.transcript.head, requests: receipt.transcript.requests, bytes_up: receipt.transcript.bytes_up, bytes_down: receipt.transcript.bytes_down, terminate_ca_sha256: receipt.terminate_ca_sha256 ?? null };
       last = refused ? { ...judge(tool, r), status: 'failed', failure: 'egress_refused', stdout: '' } : judge(tool, r);
       total += last.duration_ms;
       // A sandbox that cannot be built will not be built by retrying.
@@ -198,6 +219,6 @@ export class SandboxedCommandRunner implements RunReviewer {
       if (last.status === 'ok' || last.failure === 'sandbox_failed' || last.failure === 'egress_refused') break;
     }
     const a = last as Attempt;
-    return { ...common, status: a.status, failure: a.failure, attempts, exit_code: a.exit_code, exit_class: a.exit_class, duration_ms: total, stdout: a.stdout };
+    return { ...common, status: a.status, failure: a.failure, attempts, exit_code: a.exit_code, exit_class: a.exit_class, duration_ms: total, stdout: a.stdout, ...(tool.egress === null ? {} : { egress_transcript: transcript }) };
   }
 }

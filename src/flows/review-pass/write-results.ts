@@ -113,6 +113,8 @@ export function executionsJson(o: ProtocolOutcome, d: RunDescription): string {
       exit_class: x.exit_class,
       duration_ms: x.duration_ms,
       network: x.network,
+      // `network: broker`: the call's egress transcript head and totals (null when the broker refused).
+      ...(x.egress_transcript === undefined ? {} : { egress_transcript: x.egress_transcript }),
     })),
   })}\n`;
 }

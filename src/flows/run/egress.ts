@@ -13,10 +13,11 @@ import { join } from 'node:path';
 import { digestOf } from '../../core/canonical.js';
 import { parseDurationSeconds, parseSizeBytes } from '../../core/duration.js';
 import { fail, isGovernedError, type ErrorCode } from '../../core/errors.js';
-import { chainRecords, EGRESS_ENV, EGRESS_OUTCOME_CODES, EGRESS_SANDBOX_SOCKET, relayEnv, transcriptTotals } from '../../core/egress-rules.js';
+import { chainRecords, EGRESS_ENV, EGRESS_OUTCOME_CODES, EGRESS_SANDBOX_SOCKET, relayEnv, terminateEnv, transcriptTotals } from '../../core/egress-rules.js';
 import type { EgressPolicy, EgressReceipt } from '../../core/egress-schema.js';
 import { readPinned } from '../../../runner/pinned-file.js';
 import { startBroker, type StartedBroker } from '../../../runner/egress/host.js';
+import { makeRunCa, type RunCa } from '../../../runner/egress/run-ca.js';
 import type { EgressWiring } from '../../../runner/sandbox/argv.js';
 import { installRoot } from './locations.js';
 
@@ -127,9 +128,19 @@ export async function startEgress(
   const relay = pinRelay(e);
   const phantom = phantomFor(e.provider);
   const euid = process.geteuid?.() ?? -1;
+  // TLS-terminating mode: a fresh CA per run, for the policy host only (docs/egress.md#tls-terminating-mode).
+  let runCa: RunCa | null = null;
+  if (relay !== null && e.relay?.terminate === true) {
+    try {
+      runCa = makeRunCa(e.host);
+    } catch {
+      return fail('egress_broker_failed', ['run_ca']);
+    }
+  }
   let started: StartedBroker;
   try {
     started = await startBroker(broker.bytes, {
+      terminate: runCa === null ? null : { cert_pem: runCa.leafPem, key_pem: runCa.leafKeyPem },
       provider: e.provider,
       model: e.model,
       host: e.host,
@@ -165,8 +176,11 @@ export async function startEgress(
       [EGRESS_ENV.path]: (e.routes[0] as { path: string }).path,
       // Behind the relay: its URL and the provider's own base-URL and key variables (the phantom).
       ...(relay === null ? {} : relayEnv(e.provider, phantom)),
+      // Terminate mode: the relay is also the HTTPS proxy, and the run CA is the sandbox's trust store.
+      ...(runCa === null ? {} : terminateEnv(runCa.caPem, e.host, e.port)),
     },
     ...(relay === null ? {} : { relay: true }),
+    ...(runCa === null ? {} : { terminate: true }),
   };
   let finished: Promise<EgressReceipt> | null = null;
   return {
@@ -190,6 +204,7 @@ export async function startEgress(
           transport: e.transport,
           broker_sha256: broker.sha256,
           ...(relay === null ? {} : { relay_sha256: relay.sha256 }),
+          ...(runCa === null ? {} : { terminate_ca_sha256: runCa.caSha256 }),
           transcript: { head, records, ...transcriptTotals(records) },
         };
       })();

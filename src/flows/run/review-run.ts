@@ -32,7 +32,7 @@ import { pinPrograms, policyReviewer, SIGNING_CREDENTIALS, type PinnedPrograms }
 import type { Separation } from '../../core/receipt-predicate.js';
 import { reapAndClean } from './reap.js';
 import { makeScratch, removeScratch, sweepScratch } from './scratch.js';
-import { assertReviewerIndependent, assertSandboxAccepts, runReviewer } from './sandbox-run.js';
+import { assertReviewerIndependent, assertSandboxAccepts, runReviewer, type SandboxDelegate } from './sandbox-run.js';
 import { signReceipt, type Signers } from './sign.js';
 import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
@@ -61,6 +61,8 @@ export interface ReviewRunArgs {
   readonly separated?: {
     readonly separation: Separation;
     readonly signers: (programs: PinnedPrograms) => Signers;
+    /** The daemon's sandbox host: runs the reviewer under the policy's uid (docs/runnerd.md#the-sandbox-host). */
+    readonly sandbox?: SandboxDelegate | undefined;
   };
   /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
   readonly progress?: ProgressSink<'review-run'> | undefined;
@@ -175,7 +177,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
             sealed === null || checkPlan === null
               ? undefined
               : { snapshotFd: sealed.snapshotFd, dependencyFd: sealed.dependencyFd, dependencyRoot: checkPlan.inputs.dependency_root?.path ?? null },
-        });
+        }, args.separated?.sandbox);
       } catch (e) {
         // The broker's verdict first: a reviewer that failed because its request was refused (or
         // the broker died under it) is recorded with the egress code, not as a mere non-zero exit.

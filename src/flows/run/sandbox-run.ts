@@ -15,9 +15,10 @@ import { fail } from '../../core/errors.js';
 import {
   prepareSandbox,
   sandboxLimitsFromPolicy,
-  type PreparedSandbox,
   type SandboxFacts,
   type SandboxIdentity,
+  type SandboxRequest,
+  type SandboxResult,
 } from '../../../runner/sandbox/index.js';
 import { validateInterpreterPath, validatePolicyEnv, type EgressWiring } from '../../../runner/sandbox/argv.js';
 import { validateLimits } from '../../../runner/sandbox/limits.js';
@@ -74,22 +75,31 @@ export function assertSandboxAccepts(pinned: Pinned, reviewer: PolicyReviewer): 
   for (const helper of SANDBOX_HELPERS) assertTrustedUsrExecutable(helper, 'sandbox_helper_missing', helper);
 }
 
-/** Step 6: what the receipt will state about the sandbox, checked from outside before release. */
-function assertIdentity(sb: PreparedSandbox, a: SandboxRunArgs): void {
-  const own = readNamespaces('self');
-  for (const name of NAMESPACES) if (sb.identity.namespaces[name] === own[name]) fail('sandbox_not_isolated', [`ns.${name}`]);
-  if (sb.facts.reviewerSha256 !== a.reviewer.sha256) fail('reviewer_not_allowlisted', [a.reviewer.name]);
-  if (sb.facts.interpreter !== a.reviewer.interpreter) fail('sandbox_identity_mismatch', ['interpreter']);
-  const euid = typeof process.geteuid === 'function' ? process.geteuid() : -1;
-  const policyUid = a.pinned.policy.doc.sandbox.uid;
-  if (sb.facts.uidSeparated !== (euid === 0)) fail('sandbox_uid_mismatch', ['uid_separated']);
-  if (sb.facts.uidSeparated && (sb.facts.uid !== policyUid || sb.facts.gid !== policyUid)) fail('sandbox_uid_mismatch', ['uid']);
-  if (!sb.facts.uidSeparated && sb.facts.uid !== euid) fail('sandbox_uid_mismatch', ['uid']);
+/** What a run must show before release: the slot's reviewer, interpreter and the policy's uid. */
+export interface SandboxExpectation {
+  readonly reviewerSha256: string;
+  readonly interpreter: string;
+  readonly policyUid: number;
 }
 
-export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
+/** Step 6: what the receipt will state about the sandbox, checked from outside before release. */
+export function assertIdentity(identity: SandboxIdentity, facts: SandboxFacts, x: SandboxExpectation, hosted: boolean): void {
+  const own = readNamespaces('self');
+  for (const name of NAMESPACES) if (identity.namespaces[name] === own[name]) fail('sandbox_not_isolated', [`ns.${name}`]);
+  if (facts.reviewerSha256 !== x.reviewerSha256) fail('reviewer_not_allowlisted', ['reviewer']);
+  if (facts.interpreter !== x.interpreter) fail('sandbox_identity_mismatch', ['interpreter']);
+  const euid = typeof process.geteuid === 'function' ? process.geteuid() : -1;
+  // Separated: governed is root (co-located) or this is the daemon's sandbox host, started by root
+  // as exactly the policy's uid (docs/runnerd.md#the-sandbox-host).
+  if (facts.uidSeparated !== (euid === 0 || hosted)) fail('sandbox_uid_mismatch', ['uid_separated']);
+  if (facts.uidSeparated && (facts.uid !== x.policyUid || facts.gid !== x.policyUid)) fail('sandbox_uid_mismatch', ['uid']);
+  if (!facts.uidSeparated && facts.uid !== euid) fail('sandbox_uid_mismatch', ['uid']);
+}
+
+/** The sandbox request of one run (what a sandbox host receives whole). */
+export function sandboxRequestOf(a: SandboxRunArgs): SandboxRequest {
   const sandbox = a.pinned.policy.doc.sandbox;
-  const sb = await prepareSandbox({
+  return {
     bwrapPath: a.bwrapPath,
     allow: {
       bwrapSha256: sandbox.bwrap_sha256,
@@ -107,16 +117,45 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
     egress: a.egress,
     relay: a.relay,
     ...(a.check === undefined ? {} : { check: a.check }),
-  });
+  };
+}
+
+/** What a sandbox run returns to the runner: bwrap's result and the clock at release and exit. */
+export interface CheckedSandboxRun {
+  readonly result: SandboxResult;
+  readonly startedAt: number;
+  readonly finishedAt: number;
+}
+
+/** Prepare, check the identity from outside, release (or abort): the part a sandbox host runs. */
+export async function runSandboxChecked(req: SandboxRequest, clock: () => number): Promise<CheckedSandboxRun> {
+  const sb = await prepareSandbox(req);
   try {
-    assertIdentity(sb, a);
+    assertIdentity(sb.identity, sb.facts, { reviewerSha256: req.allow.reviewerSha256, interpreter: req.interpreter, policyUid: req.uid }, req.hosted === true);
   } catch (e) {
     await sb.abort();
     throw e;
   }
-  const startedAt = a.clock();
-  const r = await sb.release();
-  const finishedAt = a.clock();
+  const startedAt = clock();
+  const result = await sb.release();
+  return { result, startedAt, finishedAt: clock() };
+}
+
+/**
+ * Runs one sandbox somewhere else (separated mode: the daemon's sandbox host, under the policy's
+ * uid); returns null when this run stays in this process.
+ */
+export type SandboxDelegate = (req: SandboxRequest, a: SandboxRunArgs) => Promise<CheckedSandboxRun> | null;
+
+export async function runReviewer(a: SandboxRunArgs, delegate?: SandboxDelegate): Promise<ReviewerRun> {
+  const req = sandboxRequestOf(a);
+  const hostedRun = delegate?.(req, a) ?? null;
+  const { result: r, startedAt, finishedAt } = hostedRun === null ? await runSandboxChecked(req, a.clock) : await hostedRun;
+  // A hosted run is checked again here, by the runner that signs: what the host reports must be
+  // what this run asked for, under the policy's uid, isolated from this process too.
+  if (hostedRun !== null) {
+    assertIdentity(r.identity, r.facts, { reviewerSha256: a.reviewer.sha256, interpreter: a.reviewer.interpreter, policyUid: a.pinned.policy.doc.sandbox.uid }, true);
+  }
   if (r.timedOut) fail('reviewer_timeout');
   if (r.outputOverflow) fail('review_output_too_large');
   if (r.setupFailed) fail('reviewer_run_incomplete', ['setup']);
@@ -125,7 +164,7 @@ export async function runReviewer(a: SandboxRunArgs): Promise<ReviewerRun> {
   if (checkCode !== null) fail(checkCode);
   if (r.exitCode !== 0 || r.signal !== null) fail('reviewer_exit_nonzero');
   if (!r.cleanupVerified) fail('reviewer_run_incomplete', ['cleanup']);
-  return { stdout: r.stdout, identity: sb.identity, facts: sb.facts, startedAt, finishedAt };
+  return { stdout: r.stdout, identity: r.identity, facts: r.facts, startedAt, finishedAt };
 }
 
 /**

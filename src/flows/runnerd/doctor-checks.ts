@@ -1,7 +1,7 @@
 // The owner and mode rules of separated mode (docs/runnerd.md "Layout"), as one pure function over
 // facts the caller read with lstat: `governed runnerd doctor` prints them, and `governed doctor`
 // may include them. Each finding names the path and what is wrong; nothing else.
-import { keyDirOf, keyFileOf, WARM_CREDENTIALS, type RunnerdLayout } from './layout.js';
+import { keyDirOf, keyFileOf, logKeyDirOf, logKeyFileOf, WARM_CREDENTIALS, type RunnerdLayout } from './layout.js';
 
 export interface PathFact {
   readonly exists: boolean;
@@ -51,6 +51,11 @@ export function expectedLayout(l: RunnerdLayout, ids: RunnerdIds, opts: { socket
     out.push(root(`${l.attestorsDir}/${c}.mjs`, 'file', 0o444));
     out.push(root(`${l.attestorsDir}/${c}.json`, 'file', 0o444));
   }
+  // The log key is the daemon's own: it signs the checkpoints of the daemon's store.
+  out.push({ path: logKeyDirOf(l), type: 'dir', uid: ids.daemonUid, gid: null, mode: 0o700 });
+  out.push({ path: logKeyFileOf(l), type: 'file', uid: ids.daemonUid, gid: null, mode: 0o600 });
+  out.push(root(`${l.attestorsDir}/log.mjs`, 'file', 0o444));
+  out.push(root(`${l.attestorsDir}/log.json`, 'file', 0o444));
   if (opts.socket) out.push({ path: l.socket, type: 'socket', uid: 0, gid: ids.writersGid, mode: 0o660 });
   return out;
 }

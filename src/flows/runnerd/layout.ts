@@ -60,3 +60,14 @@ export function usersOf(prefix: string, writersGroup: string): RunnerdUsers {
 
 export const keyFileOf = (l: RunnerdLayout, c: WarmCredential): string => join(l.keysDir, c, 'key.pem');
 export const keyDirOf = (l: RunnerdLayout, c: WarmCredential): string => join(l.keysDir, c);
+
+/**
+ * The log key (docs/runnerd.md "Checkpoints"): the daemon's own, owned by the governed uid (0600 in a
+ * 0700 directory). The daemon signs the checkpoints of its store with it, through the pinned
+ * tlog-checkpoint attestor (<base>/attestors/log.mjs, log.json) run as a child under its own uid.
+ */
+export const LOG_CREDENTIAL = 'log';
+export const SETUP_CREDENTIALS = [...WARM_CREDENTIALS, LOG_CREDENTIAL] as const;
+export type SetupCredential = (typeof SETUP_CREDENTIALS)[number];
+export const logKeyDirOf = (l: RunnerdLayout): string => join(l.keysDir, LOG_CREDENTIAL);
+export const logKeyFileOf = (l: RunnerdLayout): string => join(l.keysDir, LOG_CREDENTIAL, 'key.pem');

@@ -9,19 +9,24 @@ import { spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { hostname } from 'node:os';
 import { fail } from '../../core/errors.js';
 import { publicKeyFromSpkiDer } from '../../core/ed25519.js';
 import { initFlow } from '../init.js';
 import { installRoot } from '../run/locations.js';
 import { findGroup, findUser, requireGroup, requireUser } from './accounts.js';
-import { keyDirOf, keyFileOf, layoutOf, usersOf, WARM_CREDENTIALS, type WarmCredential } from './layout.js';
+import { keyDirOf, keyFileOf, layoutOf, logKeyDirOf, logKeyFileOf, usersOf, WARM_CREDENTIALS, type SetupCredential, type WarmCredential } from './layout.js';
+import { TLOG_CHECKPOINT_KIND } from '../../core/tlog-attestor.js';
+import { isKeyName } from '../../core/signed-note.js';
 
 export interface SetupArgs {
   readonly base: string;
   readonly socket: string;
   readonly user: string;
   readonly writers: string;
-  readonly keys: Partial<Record<WarmCredential, string>>;
+  readonly keys: Partial<Record<SetupCredential, string>>;
+  /** The origin line of the daemon's checkpoints (the log's name; default governed-runnerd/<hostname>). */
+  readonly logOrigin?: string | undefined;
   readonly reviewers: readonly string[];
   readonly policyFile?: string | undefined;
   readonly trustFile?: string | undefined;
@@ -30,7 +35,7 @@ export interface SetupArgs {
 export interface SetupResult {
   readonly actions: string[];
   readonly uids: Record<string, number>;
-  readonly credentials: Record<WarmCredential, { key_id: string; attestor_sha256: string; attestor_config_sha256: string }>;
+  readonly credentials: Record<SetupCredential, { key_id: string; attestor_sha256: string; attestor_config_sha256: string }>;
   readonly reviewers: Record<string, string>;
   readonly home: string;
   readonly socket: string;
@@ -121,6 +126,28 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
     const config = Buffer.from(JSON.stringify({ credential: c, kind: 'review-receipt', key_id: keyId, key_ref: keyFile }));
     ensure(join(l.attestorsDir, `${c}.json`), 'file', 0, 0, 0o444, config);
     credentials[c] = { key_id: keyId, attestor_sha256: sha256(program), attestor_config_sha256: sha256(config) };
+  }
+  // The log key: the daemon's own (docs/runnerd.md "Checkpoints"), and the pinned tlog-checkpoint
+  // attestor that signs with it, run by the daemon as a child under the governed uid.
+  {
+    const origin = a.logOrigin ?? `governed-runnerd/${hostname()}`;
+    if (!isKeyName(origin)) fail('usage_error', ['--log-origin']);
+    ensure(logKeyDirOf(l), 'dir', daemon.uid, daemon.gid, 0o700);
+    const keyFile = logKeyFileOf(l);
+    unlessPlain(keyFile, 'file');
+    if (!existsSync(keyFile)) {
+      const given = a.keys.log;
+      const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+      writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
+      actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
+    }
+    ensure(keyFile, 'file', daemon.uid, daemon.gid, 0o600);
+    const keyId = publicKeyFromSpkiDer(createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' })).keyId;
+    const logProgram = readFileSync(join(installRoot(), 'attestors', 'tlog-note.mjs'));
+    ensure(join(l.attestorsDir, 'log.mjs'), 'file', 0, 0, 0o444, logProgram);
+    const config = Buffer.from(JSON.stringify({ credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: keyId, key_ref: keyFile, origin }));
+    ensure(join(l.attestorsDir, 'log.json'), 'file', 0, 0, 0o444, config);
+    credentials.log = { key_id: keyId, attestor_sha256: sha256(logProgram), attestor_config_sha256: sha256(config) };
   }
   const reviewers: Record<string, string> = {};
   for (const file of a.reviewers) {

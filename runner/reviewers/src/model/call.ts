@@ -3,7 +3,8 @@
 // in-sandbox relay when the run has one (GOVERNED_EGRESS_URL), the run's phantom token as the
 // credential (the broker swaps in the real key), the policy's provider, model and route.
 // Anthropic Messages API and OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, …).
-import { request } from 'node:http';
+import { request, type ClientRequestArgs } from 'node:http';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 
 export class CallFailed extends Error {
   constructor(readonly reason: 'env' | 'connect' | 'status' | 'timeout' | 'too_large' | 'shape') {
@@ -16,6 +17,9 @@ export interface Endpoint {
   /** Behind the in-sandbox relay (docs/egress.md#the-in-sandbox-relay): its loopback TCP port, used
    * instead of the socket. Both lead to the same broker. */
   readonly relayPort: number | null;
+  /** TLS-terminating mode (docs/egress.md#tls-terminating-mode): CONNECT through the relay to this
+   * host:port, then HTTPS inside, verified against the trust store (which holds the run CA). */
+  readonly tunnel: { readonly host: string; readonly port: number } | null;
   readonly token: string;
   readonly provider: 'anthropic' | 'openai';
   readonly model: string;
@@ -50,7 +54,34 @@ export function answerText(provider: Endpoint['provider'], value: unknown): stri
   return content;
 }
 
-export function callModel(e: Endpoint, system: string, prompt: string): Promise<string> {
+/** A CONNECT tunnel through the relay, and TLS inside it (SNI and certificate check = the host). */
+function openTunnel(relayPort: number, t: { host: string; port: number }): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const target = `${t.host}:${t.port}`;
+    const req = request({ host: '127.0.0.1', port: relayPort, method: 'CONNECT', path: target, headers: { host: target }, timeout: TIMEOUT_MS });
+    req.on('error', () => reject(new CallFailed('connect')));
+    req.on('timeout', () => {
+      req.destroy();
+      reject(new CallFailed('timeout'));
+    });
+    req.on('connect', (res, sock) => {
+      if (res.statusCode !== 200) {
+        sock.destroy();
+        return reject(new CallFailed('connect'));
+      }
+      const tls = tlsConnect({ socket: sock, servername: t.host, ALPNProtocols: ['http/1.1'] }, () => resolve(tls));
+      tls.once('error', () => reject(new CallFailed('connect')));
+    });
+    req.end();
+  });
+}
+
+export async function callModel(e: Endpoint, system: string, prompt: string): Promise<string> {
+  const tunnel = e.tunnel === null || e.relayPort === null ? null : await openTunnel(e.relayPort, e.tunnel);
+  return callOnce(e, system, prompt, tunnel);
+}
+
+function callOnce(e: Endpoint, system: string, prompt: string, tunnel: TLSSocket | null): Promise<string> {
   const body = requestBody(e, system, prompt);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'content-length': String(body.length), host: 'localhost' };
   if (e.provider === 'anthropic') {
@@ -58,7 +89,8 @@ export function callModel(e: Endpoint, system: string, prompt: string): Promise<
     headers['anthropic-version'] = '2023-06-01';
   } else headers.authorization = `Bearer ${e.token}`;
   return new Promise((resolve, reject) => {
-    const to = e.relayPort === null ? { socketPath: e.socket } : { host: '127.0.0.1', port: e.relayPort };
+    if (tunnel !== null && e.tunnel !== null) headers.host = e.tunnel.port === 443 ? e.tunnel.host : `${e.tunnel.host}:${e.tunnel.port}`;
+    const to: ClientRequestArgs = tunnel !== null ? { createConnection: () => tunnel } : e.relayPort === null ? { socketPath: e.socket } : { host: '127.0.0.1', port: e.relayPort };
     const req = request({ ...to, method: 'POST', path: e.path, headers, timeout: TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;

@@ -1,0 +1,62 @@
+// The line protocol between governed runnerd and its sandbox host (docs/runnerd.md#the-sandbox-host):
+// one JSON object per line each way, over the host's stdin/stdout pipes (never a socket). The daemon
+// sends one job per run (the exact sandbox request: allowlists, interpreter, environment, limits, the
+// policy's uid, the reviewer's and the bundle's bytes); the host answers with what bwrap reported or
+// a coded refusal. One definition for both ends. Pure.
+import * as z from 'zod/mini';
+import { count, hex64, int, str } from './schema-primitives.js';
+
+const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/ });
+const id = int(1, Number.MAX_SAFE_INTEGER);
+const uid = int(1, 4294967294);
+const ns = z.strictObject({ cgroup: count, ipc: count, mnt: count, net: count, pid: count, user: count, uts: count });
+
+export const sandboxHostJobSchema = z.strictObject({
+  id,
+  bwrap_path: str({ re: /^\/[^\0]{0,4095}$/ }),
+  allow: z.strictObject({ bwrap: z.array(hex64), profile: z.array(hex64), seccomp: z.array(hex64), reviewer: hex64 }),
+  interpreter: str({ max: 4096 }),
+  env: z.record(z.string(), z.string()),
+  uid,
+  gid: uid,
+  limits: z.strictObject({ timeoutMs: count, memoryBytes: count, maxOutputBytes: count, nofile: count, nproc: count, fsize: count, tmpfsBytes: count }),
+  reviewer_b64: b64,
+  bundle_b64: b64,
+});
+export type SandboxHostJob = z.infer<typeof sandboxHostJobSchema>;
+
+export const sandboxHostReplySchema = z.union([
+  z.strictObject({ ready: z.literal(true), uid, gid: uid, pid: int(1, 4194304) }),
+  z.strictObject({ id, ok: z.literal(false), code: str({ re: /^[a-z][a-z0-9_]{0,63}$/ }), ids: z.array(str({ max: 300 })).check(z.maxLength(16)) }),
+  z.strictObject({
+    id,
+    ok: z.literal(true),
+    started_at: count,
+    finished_at: count,
+    result: z.strictObject({
+      exit_code: z.nullable(int(0, 1024)),
+      signal: z.nullable(str({ re: /^SIG[A-Z0-9]{1,10}$/ })),
+      timed_out: z.boolean(),
+      output_overflow: z.boolean(),
+      stdout_b64: b64,
+      stderr_bytes: count,
+      setup_failed: z.boolean(),
+      cleanup_verified: z.boolean(),
+      duration_ms: count,
+      identity: z.strictObject({ boot_id: str({ re: /^[0-9a-f-]{36}$/ }), pid: int(1, 4194304), start_time: str({ re: /^[0-9]{1,20}$/ }), namespaces: ns }),
+      facts: z.strictObject({
+        bwrapPath: str({ max: 4096 }),
+        bwrapSha256: hex64,
+        bwrapVersion: str({ max: 200 }),
+        profileDigest: str({ re: /^sha256:[0-9a-f]{64}$/ }),
+        seccompDigest: str({ re: /^sha256:[0-9a-f]{64}$/ }),
+        reviewerSha256: hex64,
+        interpreter: str({ max: 4096 }),
+        uid: int(0, 4294967295),
+        gid: int(0, 4294967295),
+        uidSeparated: z.boolean(),
+      }),
+    }),
+  }),
+]);
+export type SandboxHostReply = z.infer<typeof sandboxHostReplySchema>;
