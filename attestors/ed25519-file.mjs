@@ -3024,7 +3024,7 @@ var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
 var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
 var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
-var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
+var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
 var VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;

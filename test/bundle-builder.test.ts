@@ -81,11 +81,11 @@ describe('views (docs/bundle.md#views table)', () => {
     expect(viewFor('planning', 'source_fidelity')).toEqual({
       name: 'source_fidelity',
       included: ['sources', 'authorities', 'tombstones'],
-      withheld: ['source_map', 'contract', 'scope_history', 'baseline_files', 'prior_receipts'],
+      withheld: ['source_map', 'contract', 'scope_history', 'baseline_files', 'preservation', 'prior_receipts'],
     });
-    expect(viewFor('integration', 'baseline_preservation').included).toEqual(['changes', 'baseline_files']);
+    expect(viewFor('integration', 'baseline_preservation').included).toEqual(['changes', 'baseline_files', 'preservation']);
     expect(viewFor('integration', 'implementation_test').included).toEqual(['contract', 'changes', 'current_files']);
-    expect(viewFor('integration', 'authority_release').included).toEqual(['source_map', 'authorities', 'tombstones', 'scope_history', 'prior_receipts']);
+    expect(viewFor('integration', 'authority_release').included).toEqual(['source_map', 'authorities', 'tombstones', 'scope_history', 'preservation', 'prior_receipts']);
     for (const role of Object.keys(ROLE_SECTIONS) as (keyof typeof ROLE_SECTIONS)[]) {
       for (const stage of ['planning', 'integration'] as const) {
         const v = viewFor(stage, role);

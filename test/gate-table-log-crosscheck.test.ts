@@ -26,7 +26,8 @@ beforeAll(() => {
   eligibleHome = cloneHome(s);
   const bug = { code: 'test_gap' as const, class: 'correctness' as const, severity: 'MEDIUM' as const, refs: ['AC-1'] };
   dirty = review(s, 'integration', proof?.predicate.slot as string, { findings: [bug] }).receiptId;
-});
+  // A whole eligible story (≈ 20 CLI runs): the default 60 s hook budget is used up at load ≈ 14.
+}, 300_000);
 afterAll(() => cleanupDirs());
 
 function edit(home: string, sql: string, ...params: unknown[]): void {

@@ -48,6 +48,11 @@ describe('shipped policies and example trust root (docs/policy.md#policy)', () =
     expect(p.doc.accept_co_located).toBe(false);
     expect(p.doc.trust_mode).toBe('separated');
     expect(p.doc.preservation).toBe('required');
+    // It lists the preservation adapter and the probe credential the way policies/default.yaml does,
+    // so a unit can satisfy the preservation it requires (docs/preservation.md#adapter-protocol).
+    const d = loadPolicy(load('policies/default.yaml'));
+    expect(p.doc.preservation_adapters).toEqual(d.doc.preservation_adapters);
+    expect(p.doc.credentials.probe).toEqual(d.doc.credentials.probe);
   });
 
   it('the example policies name exactly the keys of keys.example/trust.yaml, each with its role; no private key ships', () => {

@@ -83,6 +83,10 @@ beforeAll(async () => {
   copyFileSync(ATTESTOR, join(attestors, 'probe.mjs'));
   const cfg = JSON.stringify({ credential: 'probe', kind: 'probe', key_id: probeKey.keyId, key_ref: probeKey.privateKeyPath });
   writeFileSync(join(attestors, 'probe.json'), cfg);
+  // The gate's own attestor (decision kind), so `gate --attest` can sign the VSA.
+  const gateCfg = JSON.stringify({ credential: 'gate', kind: 'decision', key_id: keys.gate.keyId, key_ref: keys.gate.privateKeyPath });
+  writeFileSync(join(attestors, 'gate.json'), gateCfg);
+  copyFileSync(ATTESTOR, join(attestors, 'gate.mjs'));
   const bw = await inspectBwrap('/usr/bin/bwrap');
   const base = planningRequiredPolicy(keys) as { sandbox: Record<string, unknown>; credentials: Record<string, unknown> };
   const policy = {
@@ -90,7 +94,11 @@ beforeAll(async () => {
     preservation: 'required',
     // Probes run in the check profile on sealed snapshots: this machine's real sandbox digests.
     sandbox: { ...base.sandbox, bwrap_sha256: [bw.sha256], profile_sha256: [staticProfileSha256('check')], seccomp_sha256: [sha(seccompBlob())] },
-    credentials: { ...base.credentials, probe: { key_id: probeKey.keyId, attestor_sha256: [sha(readFileSync(ATTESTOR))], attestor_config_sha256: [sha(cfg)] } },
+    credentials: {
+      ...base.credentials,
+      gate: { key_id: keys.gate.keyId, attestor_sha256: [sha(readFileSync(ATTESTOR))], attestor_config_sha256: [sha(gateCfg)] },
+      probe: { key_id: probeKey.keyId, attestor_sha256: [sha(readFileSync(ATTESTOR))], attestor_config_sha256: [sha(cfg)] },
+    },
     controls: ['deploy_gate', 'real_entry_probes', 'incident_history'],
     preservation_adapters: { sha256: [sha(readFileSync(ADAPTER))], interpreter: '/usr/bin/node' },
   };
@@ -133,6 +141,50 @@ describe.skipIf(!IS_ROOT)('preservation at the gate (policy requires preservatio
     // Positive control of the attacks below: a deploy trust root of its own, holding the probe key.
     const own = gate(s, { trust: deployTrust(['probe']) });
     expect({ exit: own.code, state: gateJson(own).state }).toEqual({ exit: 0, state: 'RELEASE_ELIGIBLE' });
+  });
+
+  it('the probe receipts counted are relied on: in reliedOn.probes, copied into the deploy record, named in the VSA; audit verify re-verifies them (without the probe key: key_unknown)', () => {
+    const db = new Database(join(s.w.home, 'governed.db'), { readonly: true });
+    let rows: { id: string; envelope: Buffer }[];
+    try {
+      rows = db.prepare('SELECT id, envelope FROM probe_receipts ORDER BY id').all() as { id: string; envelope: Buffer }[];
+    } finally {
+      db.close();
+    }
+    // One baseline run and one current run so far, each one receipt covering both surfaces.
+    expect(rows).toHaveLength(2);
+    const ids = rows.map((r) => r.id);
+    const dir = tempDir('gvd-pres-gate-record-');
+    const vsa = join(dir, 'decision.vsa.json');
+    const record = join(dir, 'record');
+    const before = storeDigestAt(s.w.home);
+    const r = gate(s, { extra: ['--export', record, '--attest', vsa, '--attestors', attestors] });
+    const d = gateJson(r) as ReturnType<typeof gateJson> & { reliedOn: { probes: string[] } | null };
+    expect({ exit: r.code, error: d.error?.code ?? null, state: d.state, probes: d.reliedOn?.probes }).toEqual({ exit: 0, error: null, state: 'RELEASE_ELIGIBLE', probes: ids });
+    expect(storeDigestAt(s.w.home)).toBe(before);
+    // The deploy record holds each probe receipt's exact stored envelope, listed in its manifest.
+    const manifest = JSON.parse(readFileSync(join(record, 'manifest.json'), 'utf8')) as { files: { path: string; sha256: string }[] };
+    for (const row of rows) {
+      const path = `probes/${row.id.slice(7)}.json`;
+      expect(readFileSync(join(record, path))).toEqual(row.envelope);
+      expect(manifest.files).toContainEqual({ path, sha256: sha(row.envelope) });
+    }
+    // The VSA names them as input attestations (an offline auditor sees which probes the release relied on).
+    const env = JSON.parse(readFileSync(vsa, 'utf8')) as { payload: string };
+    const st = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as { predicate: { inputAttestations: { uri: string; digest: { sha256: string } }[] } };
+    const probeInputs = st.predicate.inputAttestations.filter((a) => a.uri.startsWith('governed:probe:'));
+    expect(probeInputs).toEqual(ids.map((id) => ({ uri: `governed:probe:${id}`, digest: { sha256: id.slice(7) } })));
+    expect(gov(s.w, ['verify', '--vsa', vsa, '--trust', s.w.trustFile, '--json']).code).toBe(0);
+    // audit verify re-verifies every probe receipt of the log: under the store's trust roots it passes
+    // (positive control); under an auditor's trust root without the probe key each one fails.
+    const ok = gov(s.w, ['audit', 'verify', '--json']);
+    expect(ok.code).toBe(0);
+    const bad = gov(s.w, ['audit', 'verify', '--trust', deployTrust(null), '--json']);
+    const rep = JSON.parse(bad.stdout) as { failures: { code: string; ids: string[] }[] };
+    expect(bad.code).toBe(6);
+    expect(rep.failures.map((f) => [f.code, f.ids[1]])).toEqual(ids.length === 2 ? expect.arrayContaining(ids.map((id) => ['key_unknown', id])) : []);
+    expect(rep.failures.every((f) => f.code === 'key_unknown' && ids.includes(f.ids[1] ?? ''))).toBe(true);
+    expect(storeDigestAt(s.w.home)).toBe(before);
   });
 
   it('probe receipts are judged under --trust: without the probe key key_unknown (6), with it in another role key_wrong_role (6); nothing recorded', () => {

@@ -128,7 +128,7 @@ const SHAPE_DEFECTS: Record<string, (b: Json) => void> = {
   'view.included out of order': (b) => {
     b.view.included = [...b.view.included].reverse();
   },
-  'a preservation section (none exists yet)': (b) => {
+  'an empty preservation section (not the closed format)': (b) => {
     b.sections.preservation = {};
     b.view.included = [...b.view.included.slice(0, -1), 'preservation', ...b.view.included.slice(-1)];
   },

@@ -82,7 +82,9 @@ describe.skipIf(!IS_ROOT)('separated mode: the daemon signs checkpoints of its l
       expect(open.stdout).toContain('PRIVATE KEY');
       const doctor = root(['runnerd', 'doctor', ...common(w), '--json']);
       expect(doctor.code).toBe(4);
-      expect((jsonOut(doctor).findings as { path: string; problem: string }[]).map((f) => `${f.path}:${f.problem}`).sort()).toEqual(
+      const failed = jsonOut(doctor) as { ok: boolean; error: { code: string; ids: string[] } };
+      expect([failed.ok, failed.error.code]).toEqual([false, 'runnerd_state_unsafe']);
+      expect([...failed.error.ids].sort()).toEqual(
         [`${join(w.base, 'keys', 'log')}:wrong_mode`, `${key}:wrong_mode`].sort(),
       );
     } finally {

@@ -45,7 +45,8 @@ export const commandErrorSchema = z.strictObject({ ok: z.literal(false), error: 
 export type CommandErrorJson = z.infer<typeof commandErrorSchema>;
 
 const reasonSchema = z.strictObject({ code: z.enum(REASON_CODE_LIST), ids });
-const reliedOnSchema = z.strictObject({ receipts: z.array(receiptId), authorities: z.array(authorityRecordId) });
+/** `probes`: the probe receipts the preservation check counted, when the policy requires preservation (docs/preservation.md#delivery-state). */
+const reliedOnSchema = z.strictObject({ receipts: z.array(receiptId), authorities: z.array(authorityRecordId), probes: z.array(receiptId) });
 
 /** The deploy record a `gate --export DIR` wrote: `path` as given, the sha256 of its manifest.json. */
 export const deployRecordRefSchema = z.strictObject({ path: z.string(), manifestDigest: digestString });

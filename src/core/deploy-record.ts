@@ -8,13 +8,13 @@ import * as z from 'zod/mini';
 import { digestString, gitId, hex64, isoSeconds, str } from './schema-primitives.js';
 
 /**
- * Every path a deploy record can hold, made of IDs only: the decision, the relied-on envelopes, the
+ * Every path a deploy record can hold, made of IDs only: the decision, the relied-on envelopes (receipts, probe receipts, authority records), the
  * --trust bytes, the VSA, and — when the store has a stored checkpoint — `checkpoint.note` and the
  * inclusion proof `proofs/<hex>.json` of each relied-on receipt that checkpoint covers; beside each
  * envelope (a receipt or the VSA) its standard containers `intoto/<name>.intoto.jsonl` and one
  * `sigstore/<name>.<i>.sigstore.json` per signature (docs/formats.md).
  */
-export const DEPLOY_RECORD_FILE_PATH = /^(?:decision\.json|vsa\.json|trust\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json|checkpoint\.note|proofs\/[0-9a-f]{64}\.json|intoto\/(?:vsa|[0-9a-f]{64})\.intoto\.jsonl|sigstore\/(?:vsa|[0-9a-f]{64})\.[0-9]+\.sigstore\.json)$/;
+export const DEPLOY_RECORD_FILE_PATH = /^(?:decision\.json|vsa\.json|trust\.(?:json|yaml)|receipts\/[0-9a-f]{64}\.json|probes\/[0-9a-f]{64}\.json|authority\/REC-[0-9a-f]{24}\.json|checkpoint\.note|proofs\/[0-9a-f]{64}\.json|intoto\/(?:vsa|[0-9a-f]{64})\.intoto\.jsonl|sigstore\/(?:vsa|[0-9a-f]{64})\.[0-9]+\.sigstore\.json)$/;
 
 export const deployRecordManifestSchema = z.strictObject({
   format: z.literal('governed/gate-record'),

@@ -7,7 +7,7 @@
 // (`workspace` + the manifest digest of docs/contract.md#workspace-digest), so a deploy system can check that the VSA is
 // about exactly the tree it ships; `resourceUri` names the commit. The SLSA fields carry the outcome
 // (`verificationResult`, `verifiedLevels`), the policy digest and the records the decision rests on
-// (`inputAttestations`: every receipt and authority record of `reliedOn`, re-verified by the gate).
+// (`inputAttestations`: every receipt, probe receipt and authority record of `reliedOn`, re-verified by the gate).
 // governed's own facts sit in one closed `governed` object (unit, delivery state, every reason, the
 // trust mode, the pinned and the deploy-side trust digests, the current state digests, the
 // preservation waiver shown in every decision, docs/authority.md#human-authority-records), with the attestor's own sha256: the gate
@@ -48,7 +48,7 @@ export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAtt
  */
 export const VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 
-const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
+const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 /** Reason codes and ids: closed alphabets only (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"). */
 const reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 const reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
@@ -113,6 +113,8 @@ export interface DecisionForVsa {
   /** Re-verified receipt ids (`sha256:<hex>`) and authority records (id + payload digest). */
   readonly receipts: readonly string[];
   readonly authorities: readonly { readonly recordId: string; readonly payloadDigest: string }[];
+  /** Re-verified probe receipt ids (`sha256:<hex>`) the preservation check counted (docs/preservation.md#delivery-state). */
+  readonly probes?: readonly string[] | undefined;
   readonly attestorSha256: string;
   /** The policy's `vsa.verifier_id` (else VSA_VERIFIER_ID) and `vsa.repository_uri` (else none). */
   readonly verifierId?: string | undefined;
@@ -131,6 +133,7 @@ export function buildVsaStatement(d: DecisionForVsa): VsaStatement {
   const eligible = d.state === 'RELEASE_ELIGIBLE';
   const inputs = [
     ...d.receipts.map((r) => ({ uri: `governed:receipt:${r}`, digest: { sha256: hexOf(r) } })),
+    ...(d.probes ?? []).map((r) => ({ uri: `governed:probe:${r}`, digest: { sha256: hexOf(r) } })),
     ...d.authorities.map((a) => ({ uri: `governed:authority:${a.recordId}`, digest: { sha256: hexOf(a.payloadDigest) } })),
   ].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
   return {

@@ -56,6 +56,8 @@ import { readBaselineSources } from './challenge/baseline-sources.js';
 import { assertStateDirOutsideWorkspace } from './challenge/state-dir.js';
 import { consumedAuthorityValidator, parseContractBytes } from './unit-contract.js';
 import { preservationPlanningInput } from '../store/preservation-state.js';
+import { unreviewableSurfaces } from '../core/bundle/preservation.js';
+import { preservationEvidenceOf } from './challenge/preservation-evidence.js';
 
 /** A slot is an identifier of the policy (docs/policy.md#policy-and-trust-root names); anything else is never echoed. */
 const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -221,6 +223,11 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
   });
   const currentFiles =
     stage === 'planning' ? null : readWorkspaceEvidence({ root, manifest: work.entries, paths, owners, exclude: scopeOptions.exclude, budget });
+  // The unit's preservation evidence (docs/bundle.md#the-preservation-section): planning and integration only.
+  const preservation =
+    stage === 'planning' || stage === 'integration'
+      ? await preservationEvidenceOf(db, unit.unitId, policy, { baseline: base.digest, current: work.digest })
+      : null;
   const challengeId = newChallengeId();
   const built = buildBundle({
     challengeId,
@@ -234,12 +241,20 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
     currentFiles,
     baseline: { commit: unit.baselineCommit, tree: unit.baselineTree, manifest: base.entries, files: baselineFiles },
     priorReceipts: loadPriorReceipts(db, unit.unitId, stage),
+    preservation: preservation ?? undefined,
     maxBytes: policy.maxBundleBytes,
     check:
       pre.check === undefined
         ? undefined
         : checkInputsAtIssue({ root, check: pre.check, workspace: work.entries, sandboxTimeoutSeconds: policy.sandboxTimeoutSeconds }),
   });
+  // Under a policy that requires preservation, a view that shows the section must be able to judge
+  // every declared surface: its probes, its N/A reason or its destructive record exist.
+  const section = built.bundle.sections.preservation;
+  if (section !== undefined && policy.doc.preservation === 'required' && (stage === 'planning' || stage === 'integration')) {
+    const missing = unreviewableSurfaces(section, stage);
+    if (missing.length > 0) fail('preservation_surface_unreviewable', missing);
+  }
   return {
     built,
     challengeId,

@@ -64,7 +64,7 @@ function pick(all: Sections, names: readonly SectionName[]): Sections {
 export function buildBundle(input: BundleInput): BuiltBundle {
   const all = buildStageSections(input);
   const planned = viewFor(input.stage, input.slot);
-  // A section the stage lists but the inputs do not carry (preservation, until it exists) is
+  // A section the stage lists but the inputs do not carry (preservation, when no contract is bound) is
   // neither included nor withheld: the view lists what this bundle actually had.
   const has = (n: SectionName): boolean => all[n] !== undefined;
   const view: ViewPlan = { name: planned.name, included: planned.included.filter(has), withheld: planned.withheld.filter(has) };

@@ -5,7 +5,8 @@
 //
 // What counts as visible (docs/bundle.md):
 // - the items a section carries (a source and its atoms, a directive with its targets and criteria,
-//   an implementation, an authority, a tombstone, a change, a scope version), and the IDs those
+//   an implementation, an authority, a tombstone, a change, a scope version, a preservation
+//   surface), and the IDs those
 //   items reference by field (a directive's sources, a criterion's atoms, a tombstone's directive and
 //   authority, both ends of a `source_map` edge);
 // - edges: atom>directive (source_map), directive>target, directive>criterion, atom>criterion,
@@ -91,6 +92,7 @@ export function coverageOf(sections: Sections): Coverage {
     }
   }
   for (const v of sections.scope_history ?? []) acc.scope_versions.add(v.id);
+  for (const s of sections.preservation?.surfaces ?? []) acc.surfaces.add(s.id);
   for (const c of sections.changes ?? []) acc.changes.add(c.id);
   if (sections.changes !== undefined && contract !== undefined && contract.form === 'full') {
     for (const c of sections.changes) {
@@ -119,6 +121,7 @@ export function isEmptySections(sections: Sections): boolean {
     (sections.current_files?.length ?? 0) > 0,
     sections.baseline_files !== undefined && (sections.baseline_files.manifest.length > 0 || sections.baseline_files.files.length > 0),
     (sections.prior_receipts?.length ?? 0) > 0,
+    sections.preservation !== undefined,
   ];
   return !nonEmpty.some(Boolean);
 }

@@ -11,6 +11,7 @@ import { isIsoSeconds, ISO_SECONDS_SHAPE } from '../iso-time.js';
 import { STAGES } from '../receipt-predicate.js';
 import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/schema.js';
 import { bundleIdSchema, coverageSchema, relationSchema } from './coverage-schema.js';
+import { preservationSectionSchema } from './preservation-schema.js';
 
 // The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
 export { coverageSchema };
@@ -185,9 +186,8 @@ export const sectionsSchema = z.strictObject({
   changes: z.array(changeEntrySchema).optional(),
   current_files: z.array(fileEntrySchema).optional(),
   baseline_files: baselineFilesSchema.optional(),
-  // Preservation contracts, probes and incident history arrive with preservation (docs/authority.md#human-authority-records);
-  // until then no bundle carries this section, so its schema admits nothing.
-  preservation: z.never().optional(),
+  // Planning and integration, when the unit has a preservation contract bound (./preservation-schema.ts).
+  preservation: preservationSectionSchema.optional(),
   prior_receipts: z.array(priorReceiptSchema).optional(),
 });
 

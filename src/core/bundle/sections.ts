@@ -20,6 +20,7 @@ import type {
   SourceEntry,
 } from './schema.js';
 import { stageSections } from './views.js';
+import { buildPreservationSection, type PreservationSectionInput } from './preservation.js';
 
 /** One file the bundle carries: present with the exact bytes that were hashed, or absent. */
 export type FileInput =
@@ -69,6 +70,8 @@ export interface SectionInputs {
   };
   /** Receipts of earlier stages (docs/bundle.md#views); only read for stages whose bundle has the section. */
   readonly priorReceipts: readonly PriorReceipt[];
+  /** The unit's preservation evidence (planning, integration); absent when no contract is bound. */
+  readonly preservation?: PreservationSectionInput | undefined;
 }
 
 /**
@@ -198,6 +201,11 @@ export function buildStageSections(input: SectionInputs): Sections {
   if (names.has('changes') && input.changes !== null) out.changes = changesSection(input.changes);
   if (names.has('current_files') && input.currentFiles !== null) out.current_files = fileEntries(input.currentFiles, wanted, 'current_files');
   if (names.has('baseline_files')) out.baseline_files = baselineSection(input.baseline, wanted);
+  if (names.has('preservation') && input.preservation !== undefined) {
+    const stage = input.stage === 'planning' ? 'planning' : 'integration';
+    if (input.stage !== stage) fail('internal_error', ['preservation_stage']);
+    out.preservation = buildPreservationSection(input.preservation, stage, input.changes);
+  }
   if (names.has('prior_receipts')) {
     // Only receipts of stages before this one (docs/bundle.md#views "of earlier stages only").
     const order: readonly Stage[] = STAGES;

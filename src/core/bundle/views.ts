@@ -6,14 +6,15 @@
 //   empty (no stage precedes planning);
 // - development and test: every section except `prior_receipts`;
 // - integration: every section.
-// `preservation` is listed by no stage until preservation exists (docs/authority.md#human-authority-records).
+// `preservation` (planning and integration) is present when the unit has a preservation contract bound
+// (docs/bundle.md#the-preservation-section); a bundle without it lists it neither included nor withheld.
 //
 // Role views (planning and integration; the table of docs/bundle.md#views, "sees" column):
 //   source_fidelity        sources (texts and atoms), authorities, tombstones
 //   baseline_preservation  baseline_files (files and manifest), changes, preservation
 //   implementation_test    contract, changes, current_files (target, implementation and evidence files)
 //   authority_release      authorities, tombstones, scope_history, source_map (atom→directive IDs),
-//                          preservation (incident history), prior_receipts
+//                          preservation (contract, probes, destructive records, incident history), prior_receipts
 // "The delivery state so far" of authority_release arrives with `governed status` (docs/gate.md).
 // Development and test slots see the `complete` view: every section of their stage.
 import { fail } from '../errors.js';
@@ -22,7 +23,7 @@ import { ROLES, ROLE_STAGES } from '../policy.js';
 import { SECTION_NAMES, type SectionName } from './schema.js';
 
 const STAGE_SECTIONS: Readonly<Record<Stage, readonly SectionName[]>> = {
-  planning: ['sources', 'source_map', 'contract', 'authorities', 'tombstones', 'scope_history', 'baseline_files', 'prior_receipts'],
+  planning: ['sources', 'source_map', 'contract', 'authorities', 'tombstones', 'scope_history', 'baseline_files', 'preservation', 'prior_receipts'],
   development: ['sources', 'source_map', 'contract', 'authorities', 'tombstones', 'scope_history', 'changes', 'current_files', 'baseline_files'],
   test: ['sources', 'source_map', 'contract', 'authorities', 'tombstones', 'scope_history', 'changes', 'current_files', 'baseline_files'],
   integration: [
@@ -35,6 +36,7 @@ const STAGE_SECTIONS: Readonly<Record<Stage, readonly SectionName[]>> = {
     'changes',
     'current_files',
     'baseline_files',
+    'preservation',
     'prior_receipts',
   ],
 };

@@ -105,6 +105,7 @@ function reliedOn(
   evaluations: readonly StageEvaluation[],
   history: History,
   disposalRecords: readonly string[],
+  input: DecisionInput,
 ): Decision['reliedOn'] {
   const receipts: string[] = [];
   const authorities: string[] = [...disposalRecords];
@@ -117,7 +118,9 @@ function reliedOn(
     }
   });
   for (const lift of history.vetoLifts) (lift.by.kind === 'receipt' ? receipts : authorities).push(lift.by.id);
-  return { receipts: sortedUnique(receipts), authorities: sortedUnique(authorities) };
+  // Probe receipts count only where preservation is judged (a waiver judges none).
+  const probes = input.policy.doc.preservation === 'required' ? sortedUnique(input.preservation?.probeReceipts ?? []) : [];
+  return { receipts: sortedUnique(receipts), authorities: sortedUnique(authorities), probes };
 }
 
 /** The delivery state of one unit at `input.now` (docs/decision.md#8-delivery-state-and-reason-codes). Pure; throws only on bad input. */
@@ -170,6 +173,6 @@ export function decide(input: DecisionInput): Decision {
     planningSealed: seal.sealed,
     stages,
     vetoes: history.vetoes,
-    reliedOn: reliedOn(stages, evaluations, history, deferrals.records),
+    reliedOn: reliedOn(stages, evaluations, history, deferrals.records, input),
   };
 }

@@ -6,6 +6,9 @@
 //   cycles and policy/trust updates never lift it.
 // - A receipt's vetoes stand until a later CLEAN receipt of the same stage and slot on different
 //   reviewed content, or a later `dismiss_veto` naming the receipt and every ref of the finding.
+// - Once a preservation contract binds an incident history, a CLEAN whose content differs only by a
+//   re-bound history lifts a block or veto only if that review was shown the history reaching it
+//   (./incident-lift.ts, docs/preservation.md#incident-history).
 // - "Reviewed content" is the content digest for development, test and integration, and the
 //   planning-state digest for planning: planning bundles are built from the baseline tree (§6.2), so
 //   an unrelated workspace edit does not change what a planning reviewer saw and must not lift a
@@ -17,6 +20,7 @@
 // the group on its own content, so each block is touched a bounded number of times.
 import type { AbortedRunFact, AuthorityFact, Block, EvidenceInput, ReceiptFact, StandingVeto, Stage, StateDigests, VetoFinding } from './types.js';
 import { slotKey } from './vocabulary.js';
+import { liftsFact } from './incident-lift.js';
 
 /** What a planning reviewer reviewed (planning state) vs. everything else (content). */
 export function reviewedContentOf(stage: Stage, digests: StateDigests): string {
@@ -34,6 +38,8 @@ interface MutableBlock {
   reviewedContent: string;
   liftedBy: Lifter | null;
   countsFrom: number | null;
+  /** The incident-lift witness (./incident-lift.ts); undefined: the plain content rule. */
+  work?: string | null | undefined;
 }
 
 interface MutableVeto {
@@ -43,6 +49,7 @@ interface MutableVeto {
   slot: string;
   reviewedContent: string;
   findings: VetoFinding[];
+  work?: string | null | undefined;
 }
 
 /** A lift of (part of) a veto, kept so `gate` can re-verify what lifted it. */
@@ -100,17 +107,17 @@ class HistoryBuilder {
   onReceipt(r: ReceiptFact): void {
     const content = reviewedContentOf(r.stage, r);
     if (r.verdict === 'CLEAN') {
-      this.liftOtherContent(slotKey(r.stage, r.slot), content, { kind: 'receipt', id: r.receiptId, seq: r.seq }, r.seq);
+      this.liftOtherContent(slotKey(r.stage, r.slot), { reviewedContent: content, work: r.work, historySeenUpto: r.historySeenUpto }, { kind: 'receipt', id: r.receiptId, seq: r.seq }, r.seq);
       return;
     }
-    this.addBlock({ kind: 'receipt', id: r.receiptId, seq: r.seq, stage: r.stage, slot: r.slot, reviewedContent: content, liftedBy: null, countsFrom: null });
+    this.addBlock({ kind: 'receipt', id: r.receiptId, seq: r.seq, stage: r.stage, slot: r.slot, reviewedContent: content, liftedBy: null, countsFrom: null, work: r.work });
     if (r.vetoes.length > 0) {
-      this.addVeto({ receiptId: r.receiptId, seq: r.seq, stage: r.stage, slot: r.slot, reviewedContent: content, findings: [...r.vetoes] });
+      this.addVeto({ receiptId: r.receiptId, seq: r.seq, stage: r.stage, slot: r.slot, reviewedContent: content, findings: [...r.vetoes], work: r.work });
     }
   }
 
   onAborted(a: AbortedRunFact): void {
-    this.addBlock({ kind: 'aborted', id: a.runId, seq: a.seq, stage: a.stage, slot: a.slot, reviewedContent: reviewedContentOf(a.stage, a), liftedBy: null, countsFrom: null });
+    this.addBlock({ kind: 'aborted', id: a.runId, seq: a.seq, stage: a.stage, slot: a.slot, reviewedContent: reviewedContentOf(a.stage, a), liftedBy: null, countsFrom: null, work: a.work });
   }
 
   onAuthority(a: AuthorityFact): void {
@@ -121,7 +128,7 @@ class HistoryBuilder {
   }
 
   result(): History {
-    const frozen: Block[] = this.blocks.map((b) => ({ ...b }));
+    const frozen: Block[] = this.blocks.map(({ work: _work, ...b }) => ({ ...b }));
     const blocksBySlot = new Map<string, Block[]>();
     for (const b of frozen) {
       const key = slotKey(b.stage, b.slot);
@@ -165,22 +172,37 @@ class HistoryBuilder {
     else list.push(v);
   }
 
-  /** A CLEAN of the slot on `content` lifts the slot's blocks and vetoes standing on other content. */
-  private liftOtherContent(key: string, content: string, by: Lifter, seq: number): void {
+  /**
+   * A CLEAN of the slot lifts the slot's blocks and vetoes standing on other content — when only the
+   * incident-history binding differs, only if that review saw the history reaching them
+   * (./incident-lift.ts).
+   */
+  private liftOtherContent(
+    key: string,
+    clean: { reviewedContent: string; work?: string | null | undefined; historySeenUpto?: number | null | undefined },
+    by: Lifter,
+    seq: number,
+  ): void {
+    const content = clean.reviewedContent;
     const byContent = this.standing.get(key);
     if (byContent !== undefined) {
       for (const [blockedContent, list] of byContent) {
         if (blockedContent === content) continue;
         // Lifted blocks may still sit in the group after a dismiss; skip them.
-        for (const b of list) if (b.liftedBy === null) this.lift(b, by, seq);
-        byContent.delete(blockedContent);
+        for (const b of list) if (b.liftedBy === null && liftsFact(b, clean)) this.lift(b, by, seq);
+        const rest = list.filter((b) => b.liftedBy === null);
+        if (rest.length === 0) byContent.delete(blockedContent);
+        else byContent.set(blockedContent, rest);
       }
     }
     const list = this.standingVetoes.get(key);
     if (list !== undefined) {
-      const kept = list.filter((v) => v.reviewedContent === content);
+      const kept: MutableVeto[] = [];
       for (const v of list) {
-        if (v.reviewedContent === content) continue;
+        if (v.reviewedContent === content || !liftsFact(v, clean)) {
+          kept.push(v);
+          continue;
+        }
         this.vetoLifts.push({ receiptId: v.receiptId, by });
         this.standingVetoById.delete(v.receiptId);
       }

@@ -6,10 +6,12 @@
 //   2. every receipt on the current state: planning receipts on the current planning-state digest,
 //      other stages' receipts on the current work-state digest (rounds and streaks);
 //   3. for every DIRTY receipt and every ABORTED run, the first later CLEAN receipt of the same
-//      stage and slot on different reviewed content (the one receipt that can lift it, §10.1-§10.2).
+//      stage and slot on different reviewed content that lifts it (the one receipt that can lift it,
+//      §10.1-§10.2; ./incident-lift.ts when the history was only re-bound).
 // ABORTED runs, authorities and resets are few and always loaded whole. This module is the
 // executable statement of that contract; a loader's SQL is correct when it selects the same rows.
 import { reviewedContentOf } from './history.js';
+import { liftsFact } from './incident-lift.js';
 import { receiptsBySlot } from './streak.js';
 import type { DecisionInput, ReceiptFact } from './types.js';
 import { slotKey } from './vocabulary.js';
@@ -17,8 +19,10 @@ import { slotKey } from './vocabulary.js';
 export function sufficientReceipts(input: Pick<DecisionInput, 'receipts' | 'abortedRuns' | 'current'>): ReceiptFact[] {
   const keep = new Set<ReceiptFact>();
   const bySlot = receiptsBySlot(input.receipts);
-  const firstLifter = (stage: ReceiptFact['stage'], slot: string, seq: number, content: string): ReceiptFact | undefined =>
-    (bySlot.get(slotKey(stage, slot)) ?? []).find((r) => r.seq > seq && r.verdict === 'CLEAN' && reviewedContentOf(stage, r) !== content);
+  const firstLifter = (stage: ReceiptFact['stage'], slot: string, seq: number, content: string, work: string | null | undefined): ReceiptFact | undefined =>
+    (bySlot.get(slotKey(stage, slot)) ?? []).find(
+      (r) => r.seq > seq && r.verdict === 'CLEAN' && liftsFact({ seq, reviewedContent: content, work }, { reviewedContent: reviewedContentOf(stage, r), work: r.work, historySeenUpto: r.historySeenUpto }),
+    );
 
   for (const r of input.receipts) {
     const current =
@@ -26,12 +30,12 @@ export function sufficientReceipts(input: Pick<DecisionInput, 'receipts' | 'abor
     if (current) keep.add(r);
     if (r.verdict === 'DIRTY') {
       keep.add(r);
-      const lifter = firstLifter(r.stage, r.slot, r.seq, reviewedContentOf(r.stage, r));
+      const lifter = firstLifter(r.stage, r.slot, r.seq, reviewedContentOf(r.stage, r), r.work);
       if (lifter !== undefined) keep.add(lifter);
     }
   }
   for (const a of input.abortedRuns) {
-    const lifter = firstLifter(a.stage, a.slot, a.seq, reviewedContentOf(a.stage, a));
+    const lifter = firstLifter(a.stage, a.slot, a.seq, reviewedContentOf(a.stage, a), a.work);
     if (lifter !== undefined) keep.add(lifter);
   }
   return input.receipts.filter((r) => keep.has(r));

@@ -59,6 +59,13 @@ export interface ReceiptFact extends LogPosition, StateDigests {
   readonly trustDigest: string;
   /** The receipt's own `trust_mode` (absent: co-located). */
   readonly trustMode?: TrustMode;
+  /**
+   * The incident-history witnesses of the lift rule (./incident-lift.ts): the reviewed work without the
+   * history binding, and how far the history shown to this reviewer reached (null: not shown).
+   * Absent (both): the plain content rule applies.
+   */
+  readonly work?: string | null;
+  readonly historySeenUpto?: number | null;
 }
 
 /** One ABORTED run (docs/runner.md#the-run-step-by-step): no receipt, the state its challenge was issued for. */
@@ -67,6 +74,8 @@ export interface AbortedRunFact extends LogPosition, StateDigests {
   readonly unit: string;
   readonly stage: Stage;
   readonly slot: string;
+  /** The reviewed work without the incident-history binding (./incident-lift.ts); absent: the plain rule. */
+  readonly work?: string | null;
 }
 
 /**
@@ -112,6 +121,8 @@ export interface PreservationFact {
   readonly unsatisfiedSurfaces: readonly string[];
   /** Every preservation reason the check gave (docs/preservation.md#rules), each `{code, ids}`. */
   readonly violations?: readonly { readonly code: string; readonly ids: readonly string[] }[];
+  /** The probe receipts the check counted (ids `sha256:<hex>`): what the decision rests on of preservation. */
+  readonly probeReceipts?: readonly string[];
 }
 
 /**
@@ -222,7 +233,8 @@ export interface Decision {
   /**
    * Every signed record the decision rests on, for `gate` to re-verify under the deploy trust root
    * (docs/decision.md#8-delivery-state-and-reason-codes): receipts of the proving rounds, receipts that lifted blocks or vetoes, and the
-   * authority records that lifted blocks or vetoes or dispose directives.
+   * authority records that lifted blocks or vetoes or dispose directives; and, when the policy requires
+   * preservation, the probe receipts the preservation check counted (docs/preservation.md#delivery-state).
    */
-  readonly reliedOn: { readonly receipts: readonly string[]; readonly authorities: readonly string[] };
+  readonly reliedOn: { readonly receipts: readonly string[]; readonly authorities: readonly string[]; readonly probes: readonly string[] };
 }

@@ -172,6 +172,10 @@ export function validateDecisionInput(input: DecisionInput): void {
     if (typeof v.code !== 'string' || !PRESERVATION_REASON_CODES.has(v.code)) bad(`preservation.violations.${i}.code`);
     if (!Array.isArray(v.ids) || !v.ids.every(isNonEmpty)) bad(`preservation.violations.${i}.ids`);
   });
+  (p.probeReceipts ?? []).forEach((r, i) => {
+    if (typeof r !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(r)) bad(`preservation.probe_receipts.${i}`);
+  });
+  if (!p.contract && (p.probeReceipts ?? []).length > 0) bad('preservation.probe_receipts');
   // Without a contract there are no surfaces to be unsatisfied: a loader saying otherwise is confused.
   if (!p.contract && p.unsatisfiedSurfaces.length > 0) bad('preservation.unsatisfied_surfaces');
 

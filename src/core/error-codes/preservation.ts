@@ -72,6 +72,12 @@ export const PRESERVATION_ERRORS = {
   preservation_adapter_output_invalid: def(9, "The adapter's stdout is not one closed JSON object of the adapter protocol (or answers another entry); nothing was recorded."),
   preservation_surface_unknown: def(2, 'The surface named with --surface is not a probe-able surface of the bound preservation contract (ids: the surface, or --surface when the value is not an identifier: it is never printed).'),
 
+  // --- 8 state: the preservation section of a review bundle ----------------------------------
+  preservation_surface_unreviewable: def(
+    8,
+    'A view that shows preservation would not hold the evidence of every declared surface: probe receipts (baseline; in integration also current), the N/A reason of an `other` surface, or the consumed record of a destructive one; run `governed preservation probe` first (ids: the surfaces). Nothing was issued.',
+  ),
+
   // --- 2 usage: incident corrections ------------------------------------------------------------
   incident_correction_invalid: def(2, 'An incident correction must be a non-empty UTF-8 text file within the size bound.'),
 } as const satisfies Record<string, ErrorDef>;

@@ -8,7 +8,9 @@
 //   4. single use: no challenge claimed or answered twice, no receipt without its claim and issue;
 //   5. every authority record verifies at the log position where it took effect (its consumption,
 //      docs/authority.md#human-authority-records; else where it was recorded) and matches its entry;
-//   6. each signed checkpoint given (`audit checkpoint`) is extended by this log.
+//   6. each signed checkpoint given (`audit checkpoint`) is extended by this log;
+//   7. every probe receipt the log recorded verifies under the trust root in force at its position,
+//      by a key holding role `probe` (docs/preservation.md#probes).
 // Read-only: nothing is written to the state directory (replay goes to a private temp directory).
 // A chain failure stops the audit (nothing after a broken link can be trusted); other failures are
 // collected, and the exit code is the worst by docs/commands.md#exit-codes precedence.
@@ -261,6 +263,13 @@ class RecordChecks {
       case 'authority_record':
         if (inUnit) this.authorityRecords.push({ row, p });
         break;
+      case 'probe_record': {
+        if (!inUnit) break;
+        const fs: AuditFailure[] = [];
+        checkProbe(row, p, this.trustAt(row.seq), fs);
+        add(fs);
+        break;
+      }
       default:
         break;
     }
@@ -321,6 +330,22 @@ function checkReceipt(
     );
     // Field names only, never values (docs/commands.md#exit-codes: a rejection never prints the rejected value).
     if (fields.length > 0) failures.push(failure('audit_receipt_mismatch', [`seq:${row.seq}`, id, ...fields.slice(0, 8)]));
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    failures.push(failureOf(e, [`seq:${row.seq}`, id]));
+  }
+}
+
+/**
+ * A probe receipt (docs/preservation.md#probes): its envelope verifies under the trust root in force at
+ * its log position, at its log time, by a key holding role `probe`, and it is the statement the entry
+ * names. Which probe key the policy names is the decision's rule (status, gate), not the log's.
+ */
+function checkProbe(row: LogRow, p: Payload, trust: TrustRoot, failures: AuditFailure[]): void {
+  const id = p.receipt as string;
+  try {
+    const v = verifyStatementEnvelope(Buffer.from(p.envelope_b64 as string, 'base64'), trust, ['probe'], { at: isoOfSeconds(row.time), offline: false });
+    if (v.id !== id) failures.push(failure('audit_receipt_mismatch', [`seq:${row.seq}`, id, 'receipt']));
   } catch (e) {
     if (!isGovernedError(e)) throw e;
     failures.push(failureOf(e, [`seq:${row.seq}`, id]));

@@ -7,6 +7,7 @@
 //   receipts/<hex of id>.json  the exact stored envelope bytes of every receipt of `reliedOn`,
 //   authority/<REC-id>.json    and of every authority record of `reliedOn` (the records the gate
 //                              re-verified, read in the same read snapshot);
+//   probes/<hex of id>.json    the exact stored envelope of every probe receipt of `reliedOn`;
 //   checkpoint.note            the newest checkpoint stored in <home>/checkpoints/ (its root the log's),
 //   proofs/<hex of id>.json    and the inclusion proof of each relied-on receipt it covers
 //                              (./record-tlog.ts; both absent when no checkpoint is stored);
@@ -116,6 +117,14 @@ export class DeployRecord {
       for (const [path, bytes] of containersOf(envelope, m[1] as string)) this.files.set(path, bytes);
     }
     for (const [path, bytes] of this.tools.tlogFiles(db, reliedOn.receipts)) this.files.set(path, bytes);
+    // The probe receipts the preservation check counted (docs/preservation.md#delivery-state): their exact stored envelopes.
+    for (const id of reliedOn.probes) {
+      const m = RECEIPT_ID_RE.exec(id);
+      if (m === null) fail('internal_error', ['export_probe_id']);
+      const bytes = db.prepare('SELECT envelope FROM probe_receipts WHERE id = ?').pluck().get(id) as Buffer | undefined;
+      if (bytes === undefined) fail('decision_fact_mismatch', [id]);
+      this.files.set(`probes/${m[1]}.json`, bytes);
+    }
     for (const id of reliedOn.authorities) {
       if (!RECORD_ID_RE.test(id)) fail('internal_error', ['export_record_id']);
       const bytes = db.prepare('SELECT envelope FROM authority_records WHERE id = ?').pluck().get(id) as Buffer | undefined;
@@ -152,7 +161,14 @@ export class DeployRecord {
       };
       const manifestBytes = Buffer.from(canonicalJson(manifest), 'utf8');
       this.files.set('manifest.json', manifestBytes);
-      const subs = ['receipts', 'authority', 'intoto', 'sigstore', ...(this.files.has('checkpoint.note') ? ['proofs'] : [])];
+      const subs = [
+        'receipts',
+        'authority',
+        'intoto',
+        'sigstore',
+        ...(this.files.has('checkpoint.note') ? ['proofs'] : []),
+        ...([...this.files.keys()].some((p) => p.startsWith('probes/')) ? ['probes'] : []),
+      ];
       for (const sub of subs) mkdirSync(join(this.staging, sub), { mode: 0o700 });
       for (const [path, bytes] of this.files) writeDurably(join(this.staging, path), bytes);
       for (const sub of [...subs, '.']) syncDir(join(this.staging, sub));

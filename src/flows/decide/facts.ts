@@ -21,6 +21,8 @@ import { fail, isGovernedError } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
 import { storedPredicate, vetoesOfPredicate } from '../../core/verify-receipt.js';
 import { prepared } from './statements.js';
+import { liftWitnessReader, type LiftWitnessOf } from './lift-witness.js';
+import { liftsFact } from '../../core/decision/incident-lift.js';
 import { canonicalJson } from '../../core/canonical.js';
 import { logField, RECEIPT_ROW_COLUMNS, receiptRowOfPayloadBytes, type ReceiptRow } from '../../store/receipt-entries.js';
 
@@ -80,9 +82,10 @@ function predicateOf(db: Db, receiptId: string): ReturnType<typeof storedPredica
   }
 }
 
-function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {
+function toLoaded(db: Db, r: ReceiptRow, witness: LiftWitnessOf | null = null): LoadedReceipt {
   const readPayload = r.has_veto === 1;
   const predicate = predicateOf(db, r.id);
+  const w = witness === null ? null : witness(predicate.challenge_id);
   return {
     readPayload,
     fact: {
@@ -100,6 +103,7 @@ function toLoaded(db: Db, r: ReceiptRow): LoadedReceipt {
       trustDigest: r.trust_digest,
       seq: r.log_seq,
       time: r.recorded_at,
+      ...(w === null ? {} : { work: w.work, historySeenUpto: w.historySeenUpto }),
     },
   };
 }
@@ -116,6 +120,8 @@ interface ReceiptSource {
   dirty(unit: string): ReceiptRow[];
   /** The first CLEAN receipt of (stage, slot) after `seq` whose reviewed content is not `content`. */
   firstCleanAfter(unit: string, stage: string, slot: string, seq: number, content: string): ReceiptRow | undefined;
+  /** Every such CLEAN receipt, in log order (the incident-lift rule may pass over the first: ./lift-witness.ts). */
+  cleansAfter(unit: string, stage: string, slot: string, seq: number, content: string): ReceiptRow[];
 }
 
 function tableSource(db: Db): ReceiptSource {
@@ -136,6 +142,14 @@ function tableSource(db: Db): ReceiptSource {
            AND (CASE WHEN stage = 'planning' THEN planning_state_digest ELSE content_digest END) <> ?
          ORDER BY log_seq LIMIT 1`,
       ).get(unit, stage, slot, seq, content) as ReceiptRow | undefined,
+    cleansAfter: (unit, stage, slot, seq, content) =>
+      prepared(
+        db,
+        `SELECT ${RECEIPT_COLUMNS} FROM receipts
+         WHERE unit = ? AND stage = ? AND slot = ? AND log_seq > ? AND verdict = 'CLEAN'
+           AND (CASE WHEN stage = 'planning' THEN planning_state_digest ELSE content_digest END) <> ?
+         ORDER BY log_seq`,
+      ).all(unit, stage, slot, seq, content) as ReceiptRow[],
   };
 }
 
@@ -170,12 +184,26 @@ function logSource(db: Db): ReceiptSource {
              AND (CASE WHEN ${L.stage} = 'planning' THEN ${L.planning} ELSE ${L.content} END) <> ?
            ORDER BY seq LIMIT 1`,
         ).all(unit, stage, slot, seq, content),
-      )[0],
+      )[0],    cleansAfter: (unit, stage, slot, seq, content) =>
+      rows(
+        prepared(
+          db,
+          `${LOG_RECEIPTS} AND ${L.stage} = ? AND ${L.slot} = ? AND ${L.verdict} = 'CLEAN' AND seq > ?
+             AND (CASE WHEN ${L.stage} = 'planning' THEN ${L.planning} ELSE ${L.content} END) <> ?
+           ORDER BY seq`,
+        ).all(unit, stage, slot, seq, content),
+      ),
   };
 }
 
 /** The rows a decision needs (sufficientReceipts), one indexed query per part, keyed by log position. */
-function sufficientRows(src: ReceiptSource, unit: string, current: StateDigests, aborted: readonly AbortedRunFact[]): Map<number, ReceiptRow> {
+function sufficientRows(
+  src: ReceiptSource,
+  unit: string,
+  current: StateDigests,
+  aborted: readonly AbortedRunFact[],
+  lifter: ((b: { seq: number; content: string; work: string | null | undefined }, candidates: readonly ReceiptRow[]) => ReceiptRow | undefined) | null = null,
+): Map<number, ReceiptRow> {
   const rows = new Map<number, ReceiptRow>();
   const add = (list: readonly ReceiptRow[]): void => {
     for (const r of list) rows.set(r.log_seq, r);
@@ -186,11 +214,13 @@ function sufficientRows(src: ReceiptSource, unit: string, current: StateDigests,
   add(dirty);
   // The one receipt that can lift a block: the first later CLEAN of the slot on other content.
   const blocks = [
-    ...dirty.map((r) => ({ stage: r.stage, slot: r.slot, seq: r.log_seq, content: r.stage === 'planning' ? r.planning_state_digest : r.content_digest })),
-    ...aborted.map((a) => ({ stage: a.stage, slot: a.slot, seq: a.seq, content: a.stage === 'planning' ? a.planningStateDigest : a.contentDigest })),
+    ...dirty.map((r) => ({ stage: r.stage, slot: r.slot, seq: r.log_seq, content: r.stage === 'planning' ? r.planning_state_digest : r.content_digest, row: r as ReceiptRow | null, work: undefined as string | null | undefined })),
+    ...aborted.map((a) => ({ stage: a.stage, slot: a.slot, seq: a.seq, content: a.stage === 'planning' ? a.planningStateDigest : a.contentDigest, row: null, work: a.work })),
   ];
   for (const b of blocks) {
-    const row = src.firstCleanAfter(unit, b.stage, b.slot, b.seq, b.content);
+    // With a preservation contract bound, the first CLEAN on other content may not lift (only the
+    // history was re-bound): the first that does, by the rule of src/core/decision/incident-lift.ts.
+    const row = lifter === null ? src.firstCleanAfter(unit, b.stage, b.slot, b.seq, b.content) : lifter(b, src.cleansAfter(unit, b.stage, b.slot, b.seq, b.content));
     if (row !== undefined) rows.set(row.log_seq, row);
   }
   return rows;
@@ -223,9 +253,21 @@ export function planningReceipts(db: Db, unit: string, planningStateDigest: stri
  * the unit's log entries say (`decision_table_log_mismatch`, exit 4, otherwise).
  */
 export function loadReceipts(db: Db, unit: string, current: StateDigests, aborted: readonly AbortedRunFact[]): LoadedReceipt[] {
-  const rows = sufficientRows(tableSource(db), unit, current, aborted);
-  assertSameRows(rows, sufficientRows(logSource(db), unit, current, aborted));
-  return [...rows.values()].sort((a, b) => a.log_seq - b.log_seq).map((r) => toLoaded(db, r));
+  const witness = liftWitnessReader(db, unit);
+  const witnessOfRow = (r: ReceiptRow) => (witness === null ? null : witness(predicateOf(db, r.id).challenge_id));
+  const lifter =
+    witness === null
+      ? null
+      : (b: { seq: number; content: string; work: string | null | undefined; row?: ReceiptRow | null }, candidates: readonly ReceiptRow[]): ReceiptRow | undefined => {
+          const work = b.row != null ? witnessOfRow(b.row)?.work : b.work;
+          return candidates.find((c) => {
+            const w = witnessOfRow(c);
+            return liftsFact({ seq: b.seq, reviewedContent: b.content, work }, { reviewedContent: c.stage === 'planning' ? c.planning_state_digest : c.content_digest, work: w?.work, historySeenUpto: w?.historySeenUpto });
+          });
+        };
+  const rows = sufficientRows(tableSource(db), unit, current, aborted, lifter);
+  assertSameRows(rows, sufficientRows(logSource(db), unit, current, aborted, lifter));
+  return [...rows.values()].sort((a, b) => a.log_seq - b.log_seq).map((r) => toLoaded(db, r, witness));
 }
 
 /** A stored payload as a JSON object, or null (the comparison that follows then fails). */
@@ -263,6 +305,7 @@ function assertRowsAreEntries<R>(table: string, rows: ReadonlyMap<number, R>, en
 
 /** Every ABORTED run of the unit, with the state its challenge was issued for (docs/runner.md#the-run-step-by-step step 3). */
 export function loadAbortedRuns(db: Db, unit: string): AbortedRunFact[] {
+  const witness = liftWitnessReader(db, unit);
   const rows = db
     .prepare(
       `SELECT r.id, r.unit, r.stage, r.slot, r.end_seq, r.ended_at, r.claim_seq, r.challenge_id, c.planning_state_digest, c.content_digest, c.work_state_digest
@@ -301,6 +344,7 @@ export function loadAbortedRuns(db: Db, unit: string): AbortedRunFact[] {
     planningStateDigest: r.planning_state_digest,
     contentDigest: r.content_digest,
     workStateDigest: r.work_state_digest,
+    ...(witness === null ? {} : { work: witness(r.challenge_id).work }),
   }));
 }
 

@@ -356,6 +356,7 @@ async function attest(args: GateArgs & { attest: string }, store: Store, p: Pref
       current,
       preservationWaiver: decision.preservationWaiver,
       receipts: decision.reliedOn.receipts,
+      probes: decision.reliedOn.probes,
       authorities: decision.reliedOn.authorities.map((id) => ({ recordId: id, payloadDigest: authorityPayloadDigest(store.db, id) })),
     },
   });
@@ -491,7 +492,7 @@ function decisionCamel(now: number, k: Known, error: GovernedError | null): Gate
     reasons: d?.reasons.map((r) => ({ code: r.code, ids: [...r.ids] })) ?? [],
     preservationWaiver: d?.preservationWaiver ?? k.waiver,
     current: k.current,
-    reliedOn: d === null ? null : { receipts: [...d.reliedOn.receipts], authorities: [...d.reliedOn.authorities] },
+    reliedOn: d === null ? null : { receipts: [...d.reliedOn.receipts], authorities: [...d.reliedOn.authorities], probes: [...d.reliedOn.probes] },
     attestation: error === null ? k.attestation : null,
     export: null,
     error: error === null ? null : errorJson(error),

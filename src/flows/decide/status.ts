@@ -136,7 +136,7 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
         })),
         abortedRuns: facts.abortedRuns.map((a) => ({ run: a.runId, stage: a.stage, slot: a.slot })),
         receipts: { total, loaded: facts.receipts.length },
-        reliedOn: { receipts: [...decision.reliedOn.receipts], authorities: [...decision.reliedOn.authorities] },
+        reliedOn: { receipts: [...decision.reliedOn.receipts], authorities: [...decision.reliedOn.authorities], probes: [...decision.reliedOn.probes] },
       };
     }));
   } finally {

@@ -6,11 +6,11 @@ import { resolve } from 'node:path';
 import { fail } from '../../core/errors.js';
 import { checkPreservation, type PreservationReport, type ProbeFact, type VendorOriginFact } from '../../core/preservation/rules.js';
 import { closeStore, getUnit, openStoreReadOnly, type Db } from '../../store/index.js';
-import { dispositionConsumptions, getPreservation, verifyIncidentBinding, type PreservationBinding } from '../../store/preservation.js';
+import { getPreservation, verifyIncidentBinding, type PreservationBinding } from '../../store/preservation.js';
 import { computeCommitManifest, computeWorkspaceManifest, diffManifests } from '../../workspace/index.js';
 import { originDigest } from '../../workspace/vendor-origin.js';
 import { loadPinned } from '../challenge/pinned.js';
-import { inventoryOf, probeFactsOf, type ProbeSigner } from './evidence.js';
+import { dispositionAuthorityFacts, inventoryOf, probeFactsOf, type ProbeSigner } from './evidence.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import { trustRootsByPosition } from '../decide/pins.js';
 import type { Policy } from '../../core/policy.js';
@@ -73,7 +73,7 @@ export async function preservationReportOf(
     /** The probe key probe receipts must verify under (null: the policy names none, so none count). */
     signer: ProbeSigner | null;
   },
-): Promise<{ report: PreservationReport; uncovered: string[] }> {
+): Promise<{ report: PreservationReport; uncovered: string[]; probes: ProbeFact[] }> {
   const b = args.binding;
   const { incidentsNow } = verifyIncidentBinding(db, b);
   const scope = { productRoots: args.productRoots, exclude: args.exclude };
@@ -83,13 +83,7 @@ export async function preservationReportOf(
   ]);
   const changes = diffManifests(base.entries, work.entries);
   const snapshots = { baseline: base.digest, current: work.digest };
-  const authorities = dispositionConsumptions(db, args.unit).map((c) => ({
-    recordId: c.recordId,
-    operation: c.operation,
-    ids: c.ids,
-    stateAfter: c.stateAfter,
-    inForce: c.expiresAt === null || c.consumedAt < c.expiresAt,
-  }));
+  const authorities = dispositionAuthorityFacts(db, args.unit);
   const vendorOrigins = new Map<string, VendorOriginFact>();
   // Recorded verifications (preservation vendor-attest) of exactly the contract's origin and commit.
   const recorded = db.prepare('SELECT tree_digest FROM vendor_attestations WHERE unit = ? AND vendor = ? AND repository = ? AND git_commit = ? ORDER BY log_seq DESC LIMIT 1').pluck();
@@ -123,7 +117,7 @@ export async function preservationReportOf(
   });
   const roots = [...b.contract.surfaces.flatMap((s) => s.paths), ...b.contract.vendor_sources.map((v) => v.path)];
   const uncovered = changes.map((c) => c.path).filter((p) => !roots.some((r) => p === r || p.startsWith(`${r}/`)));
-  return { report, uncovered };
+  return { report, uncovered, probes };
 }
 
 export async function checkPreservationFlow(args: PreservationCheckArgs): Promise<PreservationCheckResult> {

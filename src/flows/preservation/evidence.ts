@@ -3,9 +3,9 @@
 // command that ingests either from outside: both are written only by governed's own adapter runs
 // (`preservation probe`), and each counts only for the exact sealed snapshot it ran on and while its
 // adapter is still on the policy's allowlist.
-import type { InventoryEntry, ProbeFact } from '../../core/preservation/rules.js';
+import type { DispositionAuthorityFact, InventoryEntry, ProbeFact } from '../../core/preservation/rules.js';
 import type { Db } from '../../store/index.js';
-import type { PreservationBinding } from '../../store/preservation.js';
+import { dispositionConsumptions, type PreservationBinding } from '../../store/preservation.js';
 import { probePredicateOfEnvelope } from '../../store/reducers/preservation.js';
 import { fail } from '../../core/errors.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
@@ -109,4 +109,15 @@ export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snaps
     }
   }
   return out;
+}
+
+/** The unit's consumed destructive-disposition records as the rules see them (in force: consumed before expiry). */
+export function dispositionAuthorityFacts(db: Db, unit: string): DispositionAuthorityFact[] {
+  return dispositionConsumptions(db, unit).map((c) => ({
+    recordId: c.recordId,
+    operation: c.operation,
+    ids: c.ids,
+    stateAfter: c.stateAfter,
+    inForce: c.expiresAt === null || c.consumedAt < c.expiresAt,
+  }));
 }

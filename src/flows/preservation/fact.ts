@@ -24,7 +24,7 @@ export async function preservationFactOf(
 ): Promise<PreservationFact> {
   const binding = getPreservation(db, a.unit);
   if (binding === null) return { contract: false, incidentHistory: false, unsatisfiedSurfaces: [], violations: [] };
-  const { report } = await preservationReportOf(db, {
+  const { report, probes } = await preservationReportOf(db, {
     unit: a.unit,
     baselineCommit: a.baselineCommit,
     repo: a.repo,
@@ -41,5 +41,7 @@ export async function preservationFactOf(
     incidentHistory: !report.violations.some((v) => v.code === 'incident_history_missing'),
     unsatisfiedSurfaces: sortedUnique(report.surfaces.filter((s) => s.violations.length > 0).map((s) => s.id)),
     violations: report.violations.filter((v) => v.code !== 'incident_history_missing').map((v) => ({ code: v.code, ids: [...v.ids] })),
+    // Every probe receipt the rules judged (each verified under the caller's trust root on the way).
+    probeReceipts: sortedUnique(probes.map((p) => p.receiptId)),
   };
 }

@@ -8,6 +8,7 @@ import { readBundle, COVERAGE_KINDS } from './bundle.js';
 import { canonicalJson } from './canonical.js';
 import { contractFindings } from './checks/contract.js';
 import { historyFindings } from './checks/history.js';
+import { preservationFindings } from './checks/preservation.js';
 import { sourceFindings } from './checks/sources.js';
 import { finalizeFindings } from './findings.js';
 
@@ -18,7 +19,7 @@ export function reviewBundleBytes(bytes: Uint8Array): string {
   const bundle = readBundle(bytes);
   const visible = new Set(COVERAGE_KINDS.flatMap((k) => bundle.coverage[k]));
   const findings = finalizeFindings(
-    [...sourceFindings(bundle.sections), ...contractFindings(bundle.sections), ...historyFindings(bundle.sections)],
+    [...sourceFindings(bundle.sections), ...contractFindings(bundle.sections), ...historyFindings(bundle.sections), ...preservationFindings(bundle.sections)],
     visible,
   );
   return canonicalJson({
