@@ -78,7 +78,7 @@ describe('review-challenge: issuing', () => {
     assertNoSecrets(r);
     expect(r.stderr).toBe('');
     const out = jsonOut(r);
-    expect(Object.keys(out).sort()).toEqual(['challenge_id', 'expires_at', 'ok', 'slot', 'stage']);
+    expect(Object.keys(out).sort()).toEqual(['challenge_id', 'exit', 'expires_at', 'ok', 'schema_version', 'slot', 'stage']);
     expect(out).toMatchObject({ stage: 'development', slot: 'coverage' });
     const id = out.challenge_id as string;
     expect(id).toMatch(/^CHL-[0-9a-f]{32}$/);

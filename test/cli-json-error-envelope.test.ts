@@ -34,13 +34,16 @@ function envelope(r: CliResult, name: string, label: string): string {
   expect(r.code, `${label}: ${r.stdout}`).not.toBe(0);
   const lines = r.stdout.split('\n').filter((l) => l !== '');
   expect(lines.length, `${label}: ${r.stdout}`).toBe(1);
-  const obj = JSON.parse(lines[0] as string) as { ok?: unknown; exit?: unknown; error?: { code: string; exit: number } | null };
+  const obj = JSON.parse(lines[0] as string) as { ok?: unknown; exit?: unknown; schema_version?: unknown; error?: { code: string; exit: number } | null };
   expect(obj.ok, label).toBe(false);
   expect(r.stderr, label).not.toMatch(/\n\s+at /);
+  // Every object, report or error, carries the process's exit code and the format version (docs/commands.md#the-json-style).
+  expect(obj.exit, label).toBe(r.code);
+  expect(obj.schema_version, label).toBe(1);
   const report = REPORTS[name];
-  if (report !== undefined && 'exit' in obj) {
+  const isCommandError: boolean = commandError(obj);
+  if (report !== undefined && !isCommandError) {
     expect(report(obj), `${label}: ${JSON.stringify(report.errors?.slice(0, 2))}`).toBe(true);
-    expect(obj.exit, label).toBe(r.code);
     return obj.error?.code ?? 'report';
   }
   expect(commandError(obj), `${label}: ${JSON.stringify(commandError.errors?.slice(0, 2))}`).toBe(true);
@@ -64,7 +67,8 @@ describe('every command prints the same error envelope under --json', async () =
       // A command that needs nothing to succeed is pointed at a bubblewrap that does not exist.
       if (command.options.some((o) => o.long === '--bwrap')) args.push('--bwrap', join(NOWHERE, 'bwrap'));
       const env = { GOVERNED_HOME: join(NOWHERE, 'home'), GOVERNED_ATTESTORS_DIR: join(NOWHERE, 'attestors') };
-      if (name !== 'completion bash') {
+      // completion bash|zsh cannot fail inside: it reads nothing (only its usage error is judged).
+      if (name !== 'completion bash' && name !== 'completion zsh') {
         const code = envelope(runCli([...args, '--json'], { cwd, env }), name, `${name} (inside)`);
         if (code !== 'usage_error') inside.push(name);
       }

@@ -122,7 +122,7 @@ describe('the output names the run, never a path or a digest', () => {
     writeFileSync(join(dir, 'clean.mjs'), '// other bytes\n');
     const r = runReview(w, issue(w, 'clean'), ['--reviewers-dir', dir]);
     const out = jsonOut(r) as Record<string, unknown>;
-    expect(Object.keys(out).sort()).toEqual(['error', 'ok', 'receipt_id', 'run_id', 'verdict']);
+    expect(Object.keys(out).sort()).toEqual(['error', 'exit', 'ok', 'receipt_id', 'run_id', 'schema_version', 'verdict']);
     expect(r.stdout + r.stderr).not.toContain(dir);
     expect(r.stdout + r.stderr).not.toMatch(/[0-9a-f]{64}/);
   });

@@ -55,7 +55,7 @@ describe('honest runs', () => {
     const r = runReview(w, id);
     expect(r.code).toBe(0);
     const out = jsonOut(r);
-    expect(Object.keys(out).sort()).toEqual(['ok', 'receipt_id', 'run_id', 'verdict']);
+    expect(Object.keys(out).sort()).toEqual(['exit', 'ok', 'receipt_id', 'run_id', 'schema_version', 'verdict']);
     expect(out.verdict).toBe('CLEAN');
     expect(out.run_id).toMatch(/^RUN-[0-9a-f]{32}$/);
     expect(out.receipt_id).toMatch(/^sha256:[0-9a-f]{64}$/);

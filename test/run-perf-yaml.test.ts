@@ -42,7 +42,7 @@ describe('review-run reads YAML pins and a YAML contract (cold bundle, split yam
     expect(r.code, r.stderr).toBe(0);
     const out = jsonOut(r);
     expect(out.verdict).toBe('CLEAN');
-    expect(Object.keys(out).sort()).toEqual(['ok', 'receipt_id', 'run_id', 'verdict']);
+    expect(Object.keys(out).sort()).toEqual(['exit', 'ok', 'receipt_id', 'run_id', 'schema_version', 'verdict']);
     // The stored pins really are the YAML bytes (exact bytes are pinned).
     const db = (await import('better-sqlite3')).default(join(yw.home, 'governed.db'), { readonly: true });
     try {

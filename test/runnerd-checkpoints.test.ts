@@ -91,7 +91,7 @@ describe.skipIf(!IS_ROOT)('separated mode: the daemon signs checkpoints of its l
       chmodSync(key, 0o600);
       chmodSync(join(w.base, 'keys', 'log'), 0o700);
     }
-    expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [] });
+    expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [], schema_version: 1, exit: 0 });
   });
 
   it('the daemon signed a checkpoint at start, and one after each request that appended: the reply carries it, as co-located mode prints it', () => {

@@ -196,7 +196,7 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     } finally {
       chmodSync(stateDir, 0o700);
     }
-    expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [] });
+    expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [], schema_version: 1, exit: 0 });
   });
 
   it('a client of the sandbox uid is refused even in the writers group (kernel uid); a writer is answered (positive control)', () => {

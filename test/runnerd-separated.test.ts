@@ -30,7 +30,7 @@ describe.skipIf(!IS_ROOT)('governed runnerd: a writer reaches a separated receip
     expect(again.code).toBe(0);
     expect(jsonOut(again).actions).toEqual([]);
     const doctor = root(['runnerd', 'doctor', ...common(w), '--json']);
-    expect(jsonOut(doctor)).toEqual({ ok: true, findings: [] });
+    expect(jsonOut(doctor)).toEqual({ ok: true, findings: [], schema_version: 1, exit: 0 });
   });
 
   it('hello: the daemon reports the uid the kernel gave it, and its own identity', () => {

@@ -4,9 +4,9 @@
 // change whose test fails gets a DIRTY receipt and keeps the unit REVIEW_ONLY (slot_blocked) until
 // the code is fixed; then two CLEAN rounds lift the block.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { attestorConfigs, contractYaml, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
+import { contractYaml, governedSetup, makeRepo, sha256File, writeChange } from './world.mjs';
 
 export function checkStory({ root, cli, work, firstStep, out = process.stdout }) {
   let failures = 0;
@@ -14,7 +14,6 @@ export function checkStory({ root, cli, work, firstStep, out = process.stdout })
   const step = (title) => out.write(`\n\u2501\u2501 ${n++}. ${title}\n`);
   const say = (text) => out.write(`   ${text}\n`);
   const home = join(work, 'state');
-  const keys = join(work, 'keys');
   mkdirSync(work, { recursive: true });
   const repo = makeRepo(work);
   const run = (args) => spawnSync(process.execPath, [cli, ...args, '--home', home, '--json'], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
@@ -34,16 +33,11 @@ export function checkStory({ root, cli, work, firstStep, out = process.stdout })
   };
 
   step('A check reviewer: the project\'s own tests gate the unit (the commented test stage of policies/default.yaml, switched on)');
-  for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority']) spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
-  writeFileSync(join(work, 'trust.json'), JSON.stringify(trustRoot(keys), null, 2));
-  const attestorsDir = join(work, 'attestors');
-  mkdirSync(attestorsDir, { recursive: true });
-  const cfg = attestorConfigs(attestorsDir, keys);
-  copyFileSync(cfg.reviewer.path, join(attestorsDir, 'reviewer.json'));
-  copyFileSync(cfg.runner.path, join(attestorsDir, 'runner.json'));
-  const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
-  const logKey = JSON.parse(readFileSync(join(work, 'trust.json'), 'utf8')).keys.find((k) => k.roles[0] === 'log').key_id;
-  const policy = readFileSync(join(root, 'policies', 'default.yaml'), 'utf8')
+  // `governed setup --no-init` (docs/setup.md) pins this machine's programs and keys; the story then
+  // switches on the commented test stage in setup's policy.yaml and initialises the store with it.
+  const setup = governedSetup({ cli, work, init: false });
+  const attestorsDir = setup.attestors;
+  const policy = readFileSync(setup.policy, 'utf8')
     // switch on the commented test stage and its check reviewer (no dependency root: the demo
     // package has no dependencies)
     .replace(/^ {2}# test:.*\n(^ {2}#.*\n){3}/m, (block) => block.replace(/^ {2}# ?/gm, '  ').replace(/ {2}# the project's.*$/m, ''))
@@ -55,29 +49,11 @@ export function checkStory({ root, cli, work, firstStep, out = process.stdout })
         .replace(/^ {2}# ?/gm, '  ')
         .replace(/ {2}# a check reviewer.*$/m, ''),
     )
-    .replace('"<sha256 of runner/reviewers/check-tests.mjs>"', `"${sha256File(join(root, 'runner', 'reviewers', 'check-tests.mjs'))}"`)
-    .replace(/"0{64}"/, `"${sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs'))}"`)
-    .replace(/\["1{64}"\]/, `["${profile.bwrap.sha256}"]`)
-    .replace(/\["2{64}"\]/, `["${profile.policy.profile_sha256[0]}", "${profile.check_profile_digest.slice('sha256:'.length)}"]`)
-    .replace(/\["3{64}"\]/, `["${profile.policy.seccomp_sha256[0]}"]`)
-    .replaceAll(/\["4{64}"\]/g, `["${sha256File(join(root, 'attestors', 'ed25519-file.mjs'))}"]`)
-    .replace(/\["5{64}"\]/, `["${cfg.reviewer.sha256}"]`)
-    .replace(/\["6{64}"\]/, `["${cfg.runner.sha256}"]`)
-    .replace(/\["7{64}"\]/, `["${cfg.gate.sha256}"]`)
-    .replace(/\["8{64}"\]/, `["${cfg.log.sha256}"]`)
-    .replace(/"2b4dd4f4[0-9a-f]{56}"/, `"${cfg.reviewer.keyId}"`)
-    .replace(/"dba56b56[0-9a-f]{56}"/, `"${cfg.runner.keyId}"`)
-    .replace(/"d58f5414[0-9a-f]{56}"/, `"${cfg.gate.keyId}"`)
-    .replace(/"48409aea[0-9a-f]{56}"/, `"${logKey}"`)
-    .replace('exclude: [".governed"]', 'exclude: []')
-    // This story is about checks; preservation is walked in its own step (scripts/demo/preservation-story.mjs).
-    .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface; preservation is shown in its own step" }')
-    // and nothing is probed here: no probe credential (its example key is in no demo trust root)
-    .replace(/^ {2}probe:.*\n(^ {4}.*\n){3}/m, '');
-  writeFileSync(join(work, 'policy.yaml'), policy);
+    .replace('"<sha256 of runner/reviewers/check-tests.mjs>"', `"${sha256File(join(root, 'runner', 'reviewers', 'check-tests.mjs'))}"`);
+  writeFileSync(setup.policy, policy);
   for (const line of policy.split('\n').filter((l) => /^ {2}test:|^ {4}slots: \{ tests|^ {2}node-tests:|^ {6}(adapter|command|report):/.test(l))) say(`policy.yaml  ${line.trim()}`);
   writeFileSync(join(work, 'contract.yaml'), contractYaml('done'));
-  expectOk(run(['init', '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')]), 'init');
+  expectOk(run(['init', '--policy', setup.policy, '--trust', setup.trust]), 'init');
   const unit = expectOk(run(['unit', 'create', '--contract', join(work, 'contract.yaml'), '--baseline', 'HEAD']), 'unit create').unit ?? '';
   expectOk(run(['writer', 'register', '--unit', unit, '--writer-session', 'demo-writer']), 'writer register');
 

@@ -1,14 +1,16 @@
 // Demo section: one unit of work from nothing to RELEASE_ELIGIBLE, with real keys, the real
 // sandbox, the real coverage reviewer and real receipts — and the refusals on the way.
+//   `governed setup` (keys, trust root, attestor configs, pinned policy, store: the path a new user
+//   takes, docs/setup.md) and `governed doctor` →
 //   planning rounds for the four roles on the baseline → a lease while the change is written →
 //   a DIRTY development review (the test is missing) → the test is written → development and
 //   integration rounds → `status` / `gate` at each step → `gate --subject` on the commit →
 //   a tampered receipt makes the gate refuse.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { attestorConfigs, contractYaml, git, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
+import { contractYaml, git, governedSetup, makeRepo, writeChange } from './world.mjs';
 
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
 
@@ -17,7 +19,6 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   const step = (title) => out.write(`\n\u2501\u2501 ${title}\n`);
   const say = (text) => out.write(`   ${text}\n`);
   const home = join(work, 'state');
-  const keys = join(work, 'keys');
   const repo = makeRepo(work);
   const scrub = (s) => s.replaceAll(work, '$DEMO').replaceAll(root, '.');
 
@@ -47,49 +48,28 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
     }
   };
 
-  step('6. A real world: git repository, human request, keys, trust root, attestors, policy');
-  for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority']) {
-    spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
-  }
-  writeFileSync(join(work, 'trust.json'), JSON.stringify(trustRoot(keys), null, 2));
-  const attestorsDir = join(work, 'attestors');
-  mkdirSync(attestorsDir, { recursive: true });
-  const cfg = attestorConfigs(attestorsDir, keys);
-  // review-run looks for <attestors>/<credential>.json
-  copyFileSync(cfg.reviewer.path, join(attestorsDir, 'reviewer.json'));
-  copyFileSync(cfg.runner.path, join(attestorsDir, 'runner.json'));
-  copyFileSync(cfg.log.path, join(attestorsDir, 'log.json'));
-  const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
-  const attestorSha = sha256File(join(root, 'attestors', 'ed25519-file.mjs'));
-  const reviewerSha = sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs'));
-  const logKey = JSON.parse(readFileSync(join(work, 'trust.json'), 'utf8')).keys.find((k) => k.roles[0] === 'log').key_id;
-  const policy = readFileSync(join(root, 'policies', 'default.yaml'), 'utf8')
-    .replace(/"0{64}"/, `"${reviewerSha}"`)
-    .replace(/\["1{64}"\]/, `["${profile.bwrap.sha256}"]`)
-    .replace(/\["2{64}"\]/, `["${profile.policy.profile_sha256[0]}"]`)
-    .replace(/\["3{64}"\]/, `["${profile.policy.seccomp_sha256[0]}"]`)
-    .replaceAll(/\["4{64}"\]/g, `["${attestorSha}"]`)
-    .replace(/\["5{64}"\]/, `["${cfg.reviewer.sha256}"]`)
-    .replace(/\["6{64}"\]/, `["${cfg.runner.sha256}"]`)
-    .replace(/\["7{64}"\]/, `["${cfg.gate.sha256}"]`)
-    .replace(/\["8{64}"\]/, `["${cfg.log.sha256}"]`)
-    .replace(/"2b4dd4f4[0-9a-f]{56}"/, `"${cfg.reviewer.keyId}"`)
-    .replace(/"dba56b56[0-9a-f]{56}"/, `"${cfg.runner.keyId}"`)
-    .replace(/"d58f5414[0-9a-f]{56}"/, `"${cfg.gate.keyId}"`)
-    .replace(/"48409aea[0-9a-f]{56}"/, `"${logKey}"`)
-    .replace('exclude: [".governed"]', 'exclude: []')
-    // This story is about reviews; preservation is walked in its own step (scripts/demo/preservation-story.mjs).
-    .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface; preservation is shown in its own step" }')
-    // and nothing is probed here: no probe credential (its example key is in no demo trust root)
-    .replace(/^ {2}probe:.*\n(^ {4}.*\n){3}/m, '');
-  writeFileSync(join(work, 'policy.yaml'), policy);
-  say('policy.yaml = policies/default.yaml with THIS machine\'s digests: bwrap, sandbox profile, seccomp blob');
-  say('(from `governed sandbox profile`), the coverage reviewer, the attestor program and its configs,');
-  say('and the key ids of the keys just made. Preservation is waived there, with its reason.');
+  step('6. A real world: a git repository with a human request; `governed setup` makes everything else');
+  say('one command makes every Ed25519 key (0600), the trust root, the attestor configurations and a policy');
+  say('(policies/default.yaml) pinned to THIS machine: bwrap, sandbox profile, seccomp blob, the shipped');
+  say('reviewer and attestor, each configuration and key id; then it initialises the store (docs/setup.md).');
+  say('Preservation is waived here, with its reason; it is walked in its own step.');
+  const setupDir = join(work, 'setup');
+  governed(['setup', '--out', setupDir, '--waive-preservation', 'this demo unit changes no product surface; preservation is shown in its own step'], 0, { quiet: 4 });
+  say('running it again on the finished directory changes nothing, and says so:');
+  const setup = governedSetup({ cli, work });
+  say(`changed: ${setup.changed}, init: ${setup.init}, ${setup.files?.filter((f) => f.action === 'kept').length ?? 0} files kept, policy digest ${String(setup.policy_digest).slice(0, 19)}…`);
+  if (setup.changed !== false) failures++;
+  say('what setup printed last: the two lines to copy (the unit and the commit are filled in later, step 13):');
+  for (const line of [setup.review_line, setup.gate_line]) say(`  ${scrub(String(line))}`);
+  say('`governed doctor` checks a finished setup: modes, key agreement, pinned digests, bwrap and user namespaces, the store:');
+  governed(['doctor', '--dir', setupDir], 0, { quiet: 12 });
+  const attestorsDir = setup.attestors;
+  const trustFile = setup.trust;
+  const policyFile = setup.policy;
+  const cfg = { gate: { path: setup.gate_attestor_config } };
   writeFileSync(join(work, 'contract.yaml'), contractYaml('active'));
-  governed(['init', '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')], 0);
-  say('init runs once:');
-  governed(['init', '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')], 8);
+  say('the store pins one policy and one trust root; init does not run twice:');
+  governed(['init', '--policy', policyFile, '--trust', trustFile], 8);
 
   step('7. A unit of work: the request contract, bound to the baseline commit');
   const unit = json(governed(['unit', 'create', '--contract', join(work, 'contract.yaml'), '--baseline', 'HEAD', '--json'], 0)).unit ?? '';
@@ -124,15 +104,7 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
       db.close();
     }
   };
-  const gateArgs = (subject) => ['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', pinnedPolicyDigest(), '--subject', subject];
-  const pinnedPolicyDigest = () => {
-    const db = new Database(join(home, 'governed.db'), { readonly: true });
-    try {
-      return db.prepare("SELECT digest FROM pins WHERE kind = 'policy'").pluck().get();
-    } finally {
-      db.close();
-    }
-  };
+  const gateArgs = (subject) => ['gate', '--unit', unit, '--trust', trustFile, '--policy-digest', setup.policy_digest, '--subject', subject];
 
   step('8. Planning: two CLEAN rounds, one challenge + sandboxed review per role (bundles from the baseline tree)');
   say('each line: `governed review-challenge` (one-time, expiring, bundle 0600) then `governed review-run`');
@@ -149,13 +121,13 @@ export function governedStory({ root, cli, work, out = process.stdout }) {
   say('any receipt can be exported and verified offline, by governed and by openssl:');
   const receiptFile = join(work, 'receipt.json');
   governed(['receipt', 'show', '--receipt', firstReceipt ?? 'sha256:missing', '--out', receiptFile], 0, { quiet: 1 });
-  governed(['verify', receiptFile, '--trust', join(work, 'trust.json')], 0);
+  governed(['verify', receiptFile, '--trust', trustFile], 0);
   {
     const env = JSON.parse(readFileSync(receiptFile, 'utf8'));
     const payload = Buffer.from(env.payload, 'base64');
     writeFileSync(join(work, 'pae.bin'), Buffer.concat([Buffer.from(`DSSEv1 ${Buffer.byteLength(env.payloadType)} ${env.payloadType} ${payload.length} `), payload]));
     for (const [i, sig] of env.signatures.entries()) {
-      const k = JSON.parse(readFileSync(join(work, 'trust.json'), 'utf8')).keys.find((x) => x.key_id === sig.keyid);
+      const k = JSON.parse(readFileSync(trustFile, 'utf8')).keys.find((x) => x.key_id === sig.keyid);
       writeFileSync(join(work, `k${i}.pub`), k.public_key);
       writeFileSync(join(work, `s${i}.bin`), Buffer.from(sig.sig, 'base64'));
       const r = spawnSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', join(work, `k${i}.pub`), '-rawin', '-in', join(work, 'pae.bin'), '-sigfile', join(work, `s${i}.bin`)], { encoding: 'utf8' });

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { attestorConfigs, contractYaml, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
+import { contractYaml, governedSetup, makeRepo, sha256File, writeChange } from './world.mjs';
 
 // The local model server: DIRTY (one finding on the first view ID it was offered) on the Anthropic
 // route, CLEAN on the OpenAI route. It prints its port, then one line per request it saw.
@@ -39,7 +39,6 @@ export async function demoModelReviewer({ root, cli, work, firstStep, out = proc
   const step = (title) => out.write(`\n\u2501\u2501 ${n++}. ${title}\n`);
   const say = (text) => out.write(`   ${text}\n`);
   const home = join(work, 'state');
-  const keys = join(work, 'keys');
   mkdirSync(work, { recursive: true });
   const repo = makeRepo(work);
   const scrub = (s) => s.replaceAll(work, '$DEMO').replaceAll(root, '.');
@@ -76,17 +75,12 @@ export async function demoModelReviewer({ root, cli, work, firstStep, out = proc
     });
   try {
     step('The model reviewer: a local model server, the egress broker, and two reviewer entries');
-    for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority']) spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
-    writeFileSync(join(work, 'trust.json'), JSON.stringify(trustRoot(keys), null, 2));
-    const attestorsDir = join(work, 'attestors');
-    mkdirSync(attestorsDir, { recursive: true });
-    const cfg = attestorConfigs(attestorsDir, keys);
-    copyFileSync(cfg.reviewer.path, join(attestorsDir, 'reviewer.json'));
-    copyFileSync(cfg.runner.path, join(attestorsDir, 'runner.json'));
+    // `governed setup --no-init` (docs/setup.md) makes the keys, trust root, attestor configs and a
+    // policy pinned to this machine; the story replaces its reviewers, stages and sandbox digests.
+    const setup = governedSetup({ cli, work, init: false });
+    const attestorsDir = setup.attestors;
     const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
-    const attestorSha = sha256File(join(root, 'attestors', 'ed25519-file.mjs'));
-    const policy = parse(readFileSync(join(root, 'policies', 'default.yaml'), 'utf8'));
-    const logKey = JSON.parse(readFileSync(join(work, 'trust.json'), 'utf8')).keys.find((k) => k.roles[0] === 'log').key_id;
+    const policy = parse(readFileSync(setup.policy, 'utf8'));
     const egress = (provider) => ({
       provider,
       model: provider === 'anthropic' ? 'claude-demo' : 'local-demo',
@@ -113,12 +107,6 @@ export async function demoModelReviewer({ root, cli, work, firstStep, out = proc
     policy.sandbox.bwrap_sha256 = [profile.bwrap.sha256];
     policy.sandbox.profile_sha256 = [profile.policy.profile_sha256[0], profile.egress_profile_digest.slice(7), profile.relay_profile_digest.slice(7)];
     policy.sandbox.seccomp_sha256 = [...profile.policy.seccomp_sha256, profile.relay_seccomp_digest.slice(7)];
-    delete policy.credentials.probe; // nothing is probed in this story (preservation: docs/preservation.md, steps 22–26)
-    for (const c of ['reviewer', 'runner', 'gate', 'log']) {
-      policy.credentials[c].attestor_sha256 = [attestorSha];
-      policy.credentials[c].attestor_config_sha256 = [cfg[c].sha256];
-      policy.credentials[c].key_id = c === 'log' ? logKey : cfg[c].keyId;
-    }
     writeFileSync(join(work, 'policy.json'), JSON.stringify(policy, null, 2));
     say(`reviewers claude (anthropic, claude-demo) and local (openai, local-demo): the SAME pinned model.mjs,`);
     say(`each reaching only 127.0.0.1:${port} over plain-loopback HTTP; the key is review-run's DEMO_MODEL_KEY.`);
@@ -126,7 +114,7 @@ export async function demoModelReviewer({ root, cli, work, firstStep, out = proc
     say('in TLS-terminating mode (relay.terminate): HTTPS_PROXY, a CONNECT tunnel, TLS ended by the broker with a per-run CA.');
     say('sandbox.profile_sha256 lists the plain, egress and relay profiles; seccomp_sha256 both filters (`governed sandbox profile`).');
     writeFileSync(join(work, 'contract.yaml'), contractYaml('active'));
-    await governed(['init', '--policy', join(work, 'policy.json'), '--trust', join(work, 'trust.json')], 0);
+    await governed(['init', '--policy', join(work, 'policy.json'), '--trust', setup.trust], 0);
     const unitOut = await governed(['unit', 'create', '--contract', join(work, 'contract.yaml'), '--baseline', 'HEAD', '--json'], 0);
     const unit = JSON.parse(unitOut.text.trim().split('\n').pop()).unit;
     await governed(['writer', 'register', '--unit', unit, '--writer-session', 'demo-writer'], 0);

@@ -117,3 +117,23 @@ export function attestorConfigs(dir, keysDir) {
   }
   return out;
 }
+
+/**
+ * The path a new user takes (docs/setup.md): `governed setup --out <work>/setup --home <work>/state`
+ * makes every key, the trust root, the attestor configurations and a policy pinned to this machine.
+ * With `init: false` (`--no-init`) a story edits `setup.policy` for its own stages first and runs
+ * `init` itself. Returns setup's `--json` object (dir, home, policy, trust, attestors,
+ * gate_attestor_config, policy_digest, key_ids, gate_line, …) or throws with setup's error code.
+ */
+export function governedSetup({ cli, work, init = true, waive = 'this demo unit changes no product surface; preservation is shown in its own step' }) {
+  const args = ['setup', '--out', join(work, 'setup'), '--home', join(work, 'state'), ...(init ? [] : ['--no-init']), ...(waive ? ['--waive-preservation', waive] : []), '--json'];
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' } });
+  let out = {};
+  try {
+    out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+  } catch {
+    /* reported below */
+  }
+  if (r.status !== 0 || out.ok !== true) throw new Error(`governed setup failed: exit ${r.status} ${out.error?.code ?? ''}`);
+  return out;
+}

@@ -86,6 +86,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   doctor: ['governed doctor --dir ./governed-setup --home ./.governed --json', 'sudo governed doctor --runnerd /var/lib/governed --writers agents'],
   'contract init': ['governed contract init --source requests/export.md --atoms line --out contract.yaml'],
   'completion bash': ['source <(governed completion bash)', 'governed completion bash > /etc/bash_completion.d/governed'],
+  'completion zsh': ['governed completion zsh > "${fpath[1]}/_governed"', 'source <(governed completion zsh)'],
 };
 
 interface HelpNode {

@@ -3,6 +3,7 @@
 // prints its stable code, fixed summary and IDs, never a rejected value (docs/threat-model.md#rules-that-hold-everywhere).
 import { GovernedError, type ExitCode } from '../core/errors.js';
 import type { CommandErrorJson } from '../core/command-output.js';
+import { withEnvelope } from '../core/json-style.js';
 
 export interface CommandResult {
   readonly exit: ExitCode;
@@ -19,7 +20,8 @@ export interface OutputOptions {
 const useColor = (): boolean => !process.env.NO_COLOR && process.stderr.isTTY === true;
 
 export function writeResult(result: CommandResult, opts: OutputOptions): void {
-  if (opts.json) process.stdout.write(`${JSON.stringify(result.json)}\n`);
+  // Every object carries schema_version and exit (docs/commands.md#the-json-style).
+  if (opts.json) process.stdout.write(`${JSON.stringify(withEnvelope(result.json, result.exit))}\n`);
   else if (result.human) process.stdout.write(result.human.endsWith('\n') ? result.human : `${result.human}\n`);
 }
 
@@ -27,7 +29,7 @@ export function writeError(err: GovernedError, opts: OutputOptions): void {
   const ids = err.ids.length > 0 ? ` [${err.ids.join(', ')}]` : '';
   if (opts.json) {
     const body: CommandErrorJson = { ok: false, error: { ...err.toJSON(), ids: [...err.ids] } };
-    process.stdout.write(`${JSON.stringify(body)}\n`);
+    process.stdout.write(`${JSON.stringify(withEnvelope(body, err.exit))}\n`);
   }
   const label = useColor() ? `\u001b[31merror\u001b[0m` : 'error';
   process.stderr.write(`governed: ${label} ${err.code}: ${err.message}${ids}\n`);

@@ -14,6 +14,7 @@ import { authorityPredicateSchema } from './authority/predicate.js';
 import { count, digestString, gitId, hex64, isoSeconds, str } from './schema-primitives.js';
 import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
 import { STAGES } from './review-vocabulary.js';
+import { printedSchema } from './json-style-schema.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const unitId = str({ re: /^UNIT-[0-9a-f]{32}$/ });
@@ -360,8 +361,8 @@ export const contractInitOutputSchema = z.strictObject({
   contract: z.optional(z.string()),
 });
 
-/** `governed completion bash --json` (docs/commands.md#shell-completion). */
-export const completionOutputSchema = z.strictObject({ ok: z.literal(true), shell: z.literal('bash'), script: z.string() });
+/** `governed completion bash|zsh --json` (docs/commands.md#shell-completion). */
+export const completionOutputSchema = z.strictObject({ ok: z.literal(true), shell: z.enum(['bash', 'zsh']), script: z.string() });
 
 /** What a command builds: the inferred type, read-only all the way down (the flows return read-only arrays). */
 type Out<T> = T extends readonly (infer U)[] ? readonly Out<U>[] : T extends object ? { readonly [K in keyof T]: Out<T[K]> } : T;
@@ -391,7 +392,7 @@ export type DoctorOutput = Out<z.infer<typeof doctorOutputSchema>>;
 export type ContractInitOutput = Out<z.infer<typeof contractInitOutputSchema>>;
 
 /** Each schema with its published file stem and title (registered in ./json-schemas.ts). */
-export const RECORD_OUTPUTS = {
+const RECORD_OUTPUT_DEFS = {
   init: { schema: initOutputSchema, title: 'governed init --json v1', doc: 'docs/state.md#init' },
   keygen: { schema: keygenOutputSchema, title: 'governed keygen --json v1', doc: 'docs/security.md#keys' },
   'unit-create': { schema: unitCreateOutputSchema, title: 'governed unit create --json v1', doc: 'docs/state.md#commands' },
@@ -414,5 +415,10 @@ export const RECORD_OUTPUTS = {
   setup: { schema: setupOutputSchema, title: 'governed setup --json v1', doc: 'docs/setup.md' },
   doctor: { schema: doctorOutputSchema, title: 'governed doctor --json v1', doc: 'docs/setup.md' },
   'contract-init': { schema: contractInitOutputSchema, title: 'governed contract init --json v1', doc: 'docs/contract-init.md' },
-  completion: { schema: completionOutputSchema, title: 'governed completion bash --json v1', doc: 'docs/commands.md#shell-completion' },
+  completion: { schema: completionOutputSchema, title: 'governed completion bash | zsh --json v1', doc: 'docs/commands.md#shell-completion' },
 } as const;
+
+/** Each record output as printed: with schema_version and exit (src/core/json-style-schema.ts). */
+export const RECORD_OUTPUTS = Object.fromEntries(
+  Object.entries(RECORD_OUTPUT_DEFS).map(([stem, o]) => [stem, { ...o, schema: printedSchema(o.schema) }]),
+) as { readonly [K in keyof typeof RECORD_OUTPUT_DEFS]: Omit<(typeof RECORD_OUTPUT_DEFS)[K], 'schema'> & { readonly schema: z.ZodMiniType } };

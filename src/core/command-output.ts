@@ -10,6 +10,8 @@ import { ERROR_CODES, REASON_CODES } from './errors.js';
 import { count, digestString, gitId, isoSeconds, str } from './schema-primitives.js';
 import { findingSchema } from './receipt-predicate.js';
 import { STAGES } from './review-vocabulary.js';
+import type { WithSnakeTwins } from './json-style.js';
+import { snakeTwinsSchema } from './json-style-schema.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const REASON_CODE_LIST = Object.keys(REASON_CODES) as [keyof typeof REASON_CODES, ...(keyof typeof REASON_CODES)[]];
@@ -50,8 +52,8 @@ const reliedOnSchema = z.strictObject({ receipts: z.array(receiptId), authoritie
 export const deployRecordRefSchema = z.strictObject({ path: z.string(), manifestDigest: digestString });
 export type DeployRecordRef = z.infer<typeof deployRecordRefSchema>;
 
-/** The decision object of `governed gate --json` (docs/gate.md): every field in every decision. */
-export const gateDecisionSchema = z.strictObject({
+/** The decision object of `governed gate --json` (docs/gate.md): every field in every decision (camelCase; the printed object adds the snake_case twins). */
+const gateDecisionCamelSchema = z.strictObject({
   /** Whether the command succeeded: true iff exit is 0 (ALLOW), as in every command's object. */
   ok: z.boolean(),
   schemaVersion: z.literal(1),
@@ -77,12 +79,16 @@ export const gateDecisionSchema = z.strictObject({
   export: z.nullable(deployRecordRefSchema),
   error: z.nullable(errorObjectSchema),
 });
+/** The decision object as printed and recorded: each camelCase field with its snake_case twin (./json-style.ts, deprecation period). */
+export const gateDecisionSchema = snakeTwinsSchema(gateDecisionCamelSchema) as unknown as z.ZodMiniType<WithSnakeTwins<z.infer<typeof gateDecisionCamelSchema>>>;
 export type GateResultJson = z.infer<typeof gateDecisionSchema>;
+/** What the gate builds before the twins are added (src/flows/decide/gate.ts). */
+export type GateCamelJson = z.infer<typeof gateDecisionCamelSchema>;
 /** The decision without its `export` field: what decision.json of a deploy record holds. */
 export type GateDecisionJson = Omit<GateResultJson, 'export'>;
 
-/** `governed status --json` (docs/gate.md "status"). */
-export const statusSchema = z.strictObject({
+/** `governed status --json` (docs/gate.md "status"), camelCase; the printed object adds the snake_case twins. */
+const statusCamelSchema = z.strictObject({
   ok: z.literal(true),
   schemaVersion: z.literal(1),
   command: z.literal('status'),
@@ -132,7 +138,10 @@ export const statusSchema = z.strictObject({
   receipts: z.strictObject({ total: count, loaded: count }),
   reliedOn: reliedOnSchema,
 });
+export const statusSchema = snakeTwinsSchema(statusCamelSchema) as unknown as z.ZodMiniType<WithSnakeTwins<z.infer<typeof statusCamelSchema>>>;
 export type StatusJson = z.infer<typeof statusSchema>;
+/** What status builds before the twins are added (src/flows/decide/status.ts). */
+export type StatusCamelJson = z.infer<typeof statusCamelSchema>;
 
 /** One receipt file's verdict in `governed verify --json`. */
 export const receiptVerdictSchema = z.strictObject({
@@ -179,7 +188,7 @@ export const reviewRunSchema = z.union([
 ]);
 export type ReviewRunJson = z.infer<typeof reviewRunSchema>;
 
-/** `governed review-challenge --json`: ok and ONLY these four fields (docs/commands.md#what-each-command-guarantees). */
+/** `governed review-challenge --json`: ok and ONLY these four fields, plus the schema_version and exit every printed object carries (docs/commands.md#the-json-style). */
 export const reviewChallengeSchema = z.strictObject({ ok: z.literal(true), challenge_id: challengeId, stage: z.enum(STAGES), slot: slotName, expires_at: isoSeconds });
 export type ReviewChallengeJson = z.infer<typeof reviewChallengeSchema>;
 

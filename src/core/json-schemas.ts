@@ -24,6 +24,7 @@ import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
 import { reviewPassResultSchema } from './review-pass-result.js';
 import { RECORD_OUTPUTS } from './command-output-records.js';
 import { AREA_OUTPUTS } from './command-output-areas.js';
+import { printedSchema } from './json-style-schema.js';
 
 const COMMON_RULES =
   'Every time is UTC seconds naming a real calendar instant (src/core/iso-time.ts); map keys named __proto__ are refused (src/core/closed-record.ts).';
@@ -172,7 +173,7 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     output: true,
     schema: reviewChallengeSchema,
     title: 'governed review-challenge --json v1',
-    rules: 'Only these four fields: the bundle, its digests and the reviewer stay in the store. docs/commands.md#what-each-command-guarantees.',
+    rules: 'Only these four fields (besides ok, schema_version and exit): the bundle, its digests and the reviewer stay in the store. docs/commands.md#what-each-command-guarantees.',
   },
   'audit-verify': {
     output: true,
@@ -196,16 +197,20 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
   ),
 };
 
+/** What is published for an entry: a `--json` output as printed, with schema_version and exit (./json-style-schema.ts). */
+const published = (e: Entry): z.ZodMiniType => (e.output === true ? printedSchema(e.schema) : e.schema);
+
 /** The one definition behind a published schema (not the bundle's, which has its own generator), by file stem. */
 export function publishedDefinition(stem: string): z.ZodMiniType | undefined {
-  return Object.prototype.hasOwnProperty.call(ENTRIES, stem) ? ENTRIES[stem]?.schema : undefined;
+  const e = Object.prototype.hasOwnProperty.call(ENTRIES, stem) ? ENTRIES[stem] : undefined;
+  return e === undefined ? undefined : published(e);
 }
 
 /** Every published schema by file stem (docs/schemas/<stem>.schema.json), in a stable order. */
 export function publishedJsonSchemas(): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [stem, e] of Object.entries(ENTRIES)) {
-    const generated = z.toJSONSchema(e.schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+    const generated = z.toJSONSchema(published(e), { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
     out[stem] = {
       $id: `https://governed.dev/schemas/${stem}/v1.json`,
       title: e.title,

@@ -7,6 +7,7 @@ import { loadPinnedTrustRoot, loadTrustRootFile } from '../../flows/verify.js';
 import { auditVerifyProofs, type AuditProofsReport } from '../../flows/audit/verify-proofs.js';
 import { receiptWorkerFile } from '../../flows/audit/receipt-pool.js';
 import { resolveHome } from '../options.js';
+import { progressSink } from '../progress.js';
 import type { CommandResult } from '../output.js';
 import type { AuditVerifyJson } from '../../core/command-output.js';
 import { parseVerifierKey } from '../../core/tlog-checkpoint.js';
@@ -60,6 +61,8 @@ export interface AuditVerifyOpts {
   receipt?: string;
   entry?: string;
   jobs?: string;
+  json?: boolean;
+  progress?: boolean;
 }
 
 /** --jobs N: worker threads for the receipt checks (0: in this thread); default chosen by the audit. */
@@ -119,6 +122,7 @@ export async function auditVerifyCommand(opts: AuditVerifyOpts): Promise<Command
     checkpoints,
     now,
     ...witnessOptions(opts),
+    progress: progressSink('audit-verify', opts),
   };
   if (opts.export !== undefined) {
     const { auditVerifyExport } = await import('../../flows/audit/export-verify.js');

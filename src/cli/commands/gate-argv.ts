@@ -10,6 +10,8 @@ import { errorJson, gateHuman, GATE_SCHEMA_VERSION } from '../../flows/decide/ga
 import { writeResult } from '../output.js';
 import { gateCommand, type GateOptions } from './gate.js';
 import type { GateResultJson } from '../../flows/decide/gate.js';
+import { withSnakeTwins } from '../../core/json-style.js';
+import type { GateCamelJson } from '../../core/command-output.js';
 
 /** The `gate` options of register/decide.ts, as parseArgs declarations (kept equal by test/gate-argv.test.ts). */
 export const GATE_ARGV_OPTIONS = {
@@ -35,7 +37,7 @@ export function wantsHelp(argv: readonly string[]): boolean {
 
 function usageDecision(ids: readonly string[] = []): GateResultJson {
   const e = new GovernedError('usage_error', { ids: [...ids] });
-  return {
+  return withSnakeTwins({
     ok: false,
     schemaVersion: GATE_SCHEMA_VERSION,
     command: 'gate',
@@ -56,7 +58,7 @@ function usageDecision(ids: readonly string[] = []): GateResultJson {
     attestation: null,
     export: null,
     error: errorJson(e),
-  };
+  } satisfies GateCamelJson);
 }
 
 /** Run `gate` from its argv (the words after `gate`); returns the exit code. Never throws. */

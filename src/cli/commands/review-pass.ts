@@ -7,6 +7,7 @@ import { closeInheritedDescriptors } from '../../../runner/repo-sandbox.js';
 import { runGovernedMode, runReviewPass } from '../../flows/review-pass/index.js';
 import { fail } from '../../core/errors.js';
 import { resolveHome } from '../options.js';
+import { progressSink } from '../progress.js';
 import type { CommandResult } from '../output.js';
 import type { ReviewPassCliOptions } from '../register/review-pass.js';
 
@@ -39,6 +40,7 @@ export async function reviewPassCommand(opts: ReviewPassCliOptions): Promise<Com
     deferredReqIds: splitList(opts.deferredReqIds),
     ...(opts.toolLog === undefined ? {} : { toolLog: opts.toolLog }),
     env: process.env,
+    progress: progressSink('review-pass', opts),
   });
   const o = run.outcome;
   const reviewers = o.executions.map((x) => ({
@@ -113,6 +115,7 @@ async function governedCommand(opts: ReviewPassCliOptions, files: string[]): Pro
     policyFile: opts.policy ?? env('GOVERNED_POLICY'),
     trustFile: opts.trust ?? env('GOVERNED_TRUST'),
     clock: () => Math.floor(Date.now() / 1000),
+    progress: progressSink('review-pass', opts),
   });
   const o = run.outcome;
   const runs = o.runs.map((r) => ({ round: r.round, slot: r.slot, verdict: r.verdict, run_id: r.run_id, receipt_id: r.receipt_id, error: r.error }));

@@ -6,6 +6,7 @@ import { EXIT, type GovernedError } from '../../core/errors.js';
 import { reviewRunFlow, RunAborted, type ReviewRunArgs } from '../../flows/run/review-run.js';
 import { writeError, type CommandResult } from '../output.js';
 import { resolveHome } from '../home.js';
+import { progressSink } from '../progress.js';
 import type { ReviewRunJson } from '../../core/command-output.js';
 
 export interface ReviewRunOptions {
@@ -19,6 +20,7 @@ export interface ReviewRunOptions {
   home?: string;
   json?: boolean;
   runner?: string;
+  progress?: boolean;
 }
 
 /** What the daemon sets instead of options (docs/runnerd.md): its own locations and warm signers. */
@@ -52,6 +54,7 @@ export async function reviewRunCommand(opts: ReviewRunOptions, daemon?: ReviewRu
       policyFile: opts.policy ?? (process.env.GOVERNED_POLICY || undefined),
       trustFile: opts.trust ?? (process.env.GOVERNED_TRUST || undefined),
       clock: () => Math.floor(Date.now() / 1000),
+      progress: progressSink('review-run', opts),
     });
     return {
       exit: r.verdict === 'CLEAN' ? EXIT.ok : EXIT.not_clean,

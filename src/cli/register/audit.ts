@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
+import { progressOption } from '../progress.js';
 
 export function register(program: Command): void {
   const audit = program.command('audit').description('Re-check the state directory from its hash-chained log (docs/state.md#the-store).');
@@ -47,6 +48,7 @@ export function register(program: Command): void {
     .option('--jobs <n>', 'worker threads for the receipt signature and binding checks, 0-16 (0: none; default: up to 4, one less than the cores, for a log of 256 receipts or more)')
     .addOption(homeOption())
     .addOption(jsonOption())
+    .addOption(progressOption())
     .action(async (opts: import('../commands/audit-verify.js').AuditVerifyOpts & { json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
     });

@@ -23,4 +23,19 @@ export function register(program: Command): void {
         return { exit: 0, json: { ok: true, shell: 'bash', script } satisfies import('../../core/command-output-records.js').CompletionOutput, human: script };
       });
     });
+  completion
+    .command('zsh')
+    .description(
+      'Print the zsh completion script on stdout (with --json: inside {ok, shell, script}): a compsys function over the same ' +
+        'generated tables as bash (command words, options, declared choices, file names). Install it as _governed in a directory ' +
+        'of $fpath, or source it after compinit. It reads no state directory. Exit 0 printed, 2 usage.',
+    )
+    .addOption(jsonOption())
+    .action(async (opts: { json?: boolean }) => {
+      await runAction(opts, async () => {
+        const { zshCompletionScript } = await import('../completion.js');
+        const script = zshCompletionScript(program);
+        return { exit: 0, json: { ok: true, shell: 'zsh', script } satisfies import('../../core/command-output-records.js').CompletionOutput, human: script };
+      });
+    });
 }

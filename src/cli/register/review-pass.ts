@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { STAGES } from '../../core/review-vocabulary.js';
 import { runAction } from '../run-action.js';
 import { homeOption, jsonOption } from '../options.js';
+import { progressOption } from '../progress.js';
 
 export function register(program: Command): void {
   program
@@ -52,6 +53,7 @@ export function register(program: Command): void {
     .option('--req-ids <ids>', 'comma-separated REQ-IDs to validate coverage against (review-pass protocol)')
     .option('--deferred-req-ids <ids>', 'comma-separated REQ-IDs intentionally deferred')
     .addOption(jsonOption())
+    .addOption(progressOption())
     .action(async (opts: ReviewPassCliOptions) => {
       await runAction(opts, async () => (await import('../commands/review-pass.js')).reviewPassCommand(opts));
     });
@@ -77,4 +79,5 @@ export interface ReviewPassCliOptions {
   readonly trust?: string;
   readonly home?: string;
   readonly json?: boolean;
+  readonly progress?: boolean;
 }

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { ReviewRunOptions } from '../commands/review-run.js';
 import { runAction } from '../run-action.js';
 import { homeOption, jsonOption, runnerOption } from '../options.js';
+import { progressOption } from '../progress.js';
 
 export function register(program: Command): void {
   program
@@ -34,6 +35,7 @@ export function register(program: Command): void {
     .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
+    .addOption(progressOption())
     .action(
       async (opts: ReviewRunOptions) => {
         // zod's one-shot setting first (commands/review-run-jitless.ts), then the command.

@@ -36,6 +36,7 @@ import { inThreadChecker, workerChecker, type ReceiptChecker } from './receipt-p
 /** Defined once in zod/mini (src/core/command-output.ts auditVerifySchema); type imports only. */
 export type { AuditFailure, AuditReport } from '../../core/command-output.js';
 import type { AuditFailure, AuditReport } from '../../core/command-output.js';
+import type { ProgressSink } from '../../core/progress.js';
 
 export interface AuditOptions {
   readonly unit?: string;
@@ -54,6 +55,8 @@ export interface AuditOptions {
    */
   readonly jobs?: number;
   readonly workerFile?: string | null;
+  /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
+  readonly progress?: ProgressSink<'audit-verify'> | undefined;
 }
 
 /** Below this many receipts a worker's start-up (~0.1 s) costs more than it saves. */
@@ -91,6 +94,8 @@ function failure(
 }
 
 export async function auditVerify(home: string, options: AuditOptions = {}): Promise<AuditReport> {
+  const progress = options.progress ?? (() => undefined);
+  progress('open');
   const store = openStoreReadOnly(home); // no write lock, no write: an audit never changes what it audits
   const scratch = mkdtempSync(join(tmpdir(), 'governed-audit-'));
   try {
@@ -116,6 +121,7 @@ export async function auditRebuild(src: Db, rebuildTo: string, options: AuditOpt
 
 async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch: string } | { readonly rebuildTo: string }): Promise<AuditReport> {
   const rebuild = 'rebuildTo' in mode;
+  const progress = options.progress ?? (() => undefined);
   const failures: AuditFailure[] = [];
   let log: AuditReport['log'] = null;
   let replay: AuditReport['replay'] = null;
@@ -143,6 +149,7 @@ async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch:
     // row is read once, checked, decoded once, applied to the replay and handed to the record checks.
     const snapshot = db.transaction((): void => {
       if (!rebuild) knowsUnit(db);
+      progress('replay', db.prepare('SELECT coalesce(max(seq), 0) FROM log').pluck().get() as number);
       const stored = rebuild ? null : stateDigest(db);
       const t = openReplayTarget('rebuildTo' in mode ? mode.rebuildTo : join(mode.scratch, 'replay.db'));
       target = t;
@@ -183,6 +190,7 @@ async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch:
       // derived rows do not; a tree of a rewritten log would only repeat it).
       // (A rebuilt store's tree is the one the pass itself built from the checked rows.)
       if (matches && !rebuild) {
+        progress('tree');
         try {
           verifyTree(db);
         } catch (e) {
@@ -190,11 +198,13 @@ async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch:
           failures.push(failureOf(e));
         }
       }
+      progress('records');
       checks.finish(failures);
       records = checks;
       // Checkpoints are judged on the tree the pass derived from the checked log rows (in the
       // replay database, not in memory), never on the stored tree under test.
       const now = options.now ?? new Date();
+      if ((options.checkpoints ?? []).length > 0) progress('checkpoints', (options.checkpoints ?? []).length);
       const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
       if (notes.length > 0) checkpoints.push(...checkNoteCheckpoints(notes, pass.entries, treeReader(t), trustNow(), now, failures, options.witnesses));
       const entryHashAt = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck();

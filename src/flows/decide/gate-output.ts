@@ -4,11 +4,13 @@
 // script can read it without guessing. `decision` is ALLOW only for exit 0.
 import type { GovernedError } from '../../core/errors.js';
 
-export const GATE_SCHEMA_VERSION = 1;
+/** The one `--json` format version (src/core/json-style.ts); the object also prints it as `schema_version`. */
+export const GATE_SCHEMA_VERSION = JSON_SCHEMA_VERSION;
 
 /** The decision object is defined once, in zod/mini (src/core/command-output.ts gateDecisionSchema); a type import only, so the gate never builds the schema. */
 export type { GateDecisionJson } from '../../core/command-output.js';
 import type { ErrorObject, GateDecisionJson } from '../../core/command-output.js';
+import { JSON_SCHEMA_VERSION } from '../../core/json-style.js';
 
 export function errorJson(e: GovernedError): ErrorObject {
   return { code: e.code, exit: e.exit, message: e.message, ids: [...e.ids] };

@@ -100,7 +100,8 @@ interface Known {
 
 /** The decision object with the `--export` field (docs/gate.md: null unless a record was written); defined once in src/core/command-output.ts. */
 export type { GateResultJson } from '../../core/command-output.js';
-import type { GateResultJson } from '../../core/command-output.js';
+import type { GateCamelJson, GateResultJson } from '../../core/command-output.js';
+import { withSnakeTwins } from '../../core/json-style.js';
 
 /** Collect coded failures of independent checks; unknown exceptions are bugs and propagate. */
 class Failures {
@@ -455,7 +456,7 @@ export async function gateFlow(args: GateArgs): Promise<GateResultJson> {
     try {
       if (k.trustBytes === null) fail('internal_error', ['export_trust']);
       const ref = k.record.finish(printed, { file: args.trustFile as string, bytes: k.trustBytes });
-      return { ...decisionObject(now, k, null), export: ref };
+      return withSnakeTwins({ ...decisionCamel(now, k, null), export: ref });
     } catch (e) {
       error = isGovernedError(e) ? e : new GovernedError('internal_error', { cause: e });
       if (k.attestation !== null) (await import('./export.js')).withdrawAttestation(k.attestation.path);
@@ -465,8 +466,13 @@ export async function gateFlow(args: GateArgs): Promise<GateResultJson> {
   return decisionObject(now, k, error);
 }
 
-/** The decision object (docs/gate.md); `export` is null here and set only once a record is written. */
+/** The decision object (docs/gate.md) with each camelCase field's snake_case twin (docs/commands.md#the-json-style). */
 function decisionObject(now: number, k: Known, error: GovernedError | null): GateResultJson {
+  return withSnakeTwins(decisionCamel(now, k, error));
+}
+
+/** The decision's camelCase fields; `export` is null here and set only once a record is written. */
+function decisionCamel(now: number, k: Known, error: GovernedError | null): GateCamelJson {
   const d = error === null ? k.decision : null;
   const exit: ExitCode = error !== null ? error.exit : d?.state === 'RELEASE_ELIGIBLE' ? EXIT.ok : EXIT.review_only;
   return {

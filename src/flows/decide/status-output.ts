@@ -1,10 +1,12 @@
 // The stable JSON object of `governed status --json` (schema in docs/gate.md "status") and its
 // human table. Identifiers, digests and codes only: never a source text or a file content.
-export const STATUS_SCHEMA_VERSION = 1;
+/** The one `--json` format version (src/core/json-style.ts); the object also prints it as `schema_version`. */
+export const STATUS_SCHEMA_VERSION = JSON_SCHEMA_VERSION;
 
 /** Defined once, in zod/mini (src/core/command-output.ts statusSchema); a type import only. */
 export type { StatusJson } from '../../core/command-output.js';
 import type { StatusJson } from '../../core/command-output.js';
+import { JSON_SCHEMA_VERSION } from '../../core/json-style.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? `${s} ` : s + ' '.repeat(n - s.length));
 

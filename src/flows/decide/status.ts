@@ -22,6 +22,8 @@ import { isoOfSeconds, loadTrustRoot } from '../../core/trust-root.js';
 import { readPinnedPolicy, readPinnedTrustBytes, trustRootsByPosition } from './pins.js';
 import { withReadSnapshot } from './snapshot.js';
 import { STATUS_SCHEMA_VERSION, type StatusJson } from './status-output.js';
+import type { StatusCamelJson } from '../../core/command-output.js';
+import { withSnakeTwins } from '../../core/json-style.js';
 import { currentDigests, readScope, readUnit } from './unit-state.js';
 import { verifyDecisionRecords } from './verify.js';
 import { uncoveredChanges } from '../uncovered-changes.js';
@@ -53,7 +55,8 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
   const store = openStore(args.home);
   try {
     const db = store.db;
-    return await withReadSnapshot(db, async () => {
+    // Each camelCase field with its snake_case twin (docs/commands.md#the-json-style).
+    return withSnakeTwins(await withReadSnapshot(db, async (): Promise<StatusCamelJson> => {
       const unit = readUnit(db, args.unit);
       const policy = await readPinnedPolicy(db);
       const trust = await pinnedTrustRoot(db);
@@ -135,7 +138,7 @@ export async function statusFlow(args: StatusArgs): Promise<StatusJson> {
         receipts: { total, loaded: facts.receipts.length },
         reliedOn: { receipts: [...decision.reliedOn.receipts], authorities: [...decision.reliedOn.authorities], probes: [...decision.reliedOn.probes] },
       };
-    });
+    }));
   } finally {
     closeStore(store);
   }

@@ -29,10 +29,13 @@ import { loadPinned } from '../challenge/pinned.js';
 import { reviewRunFlow, RunAborted, type ReviewRunArgs } from '../run/review-run.js';
 import type { GovernedPlan } from './governed-mode.js';
 import { reviewPassDriver, weaveDriver, type GovernedDriver, type ProtocolResult } from './governed-protocols.js';
+import type { ProgressSink } from '../../core/progress.js';
 
 /** What every `review-run` of the loop takes (home, repo, locations, pin files, runner clock), plus the loop's own. */
-export interface GovernedRunOptions extends Omit<ReviewRunArgs, 'challengeId'> {
+export interface GovernedRunOptions extends Omit<ReviewRunArgs, 'challengeId' | 'progress'> {
   readonly writerSession: string;
+  /** One call as each round and each slot's run starts (docs/commands.md#progress-on-stderr). */
+  readonly progress?: ProgressSink<'review-pass'> | undefined;
   /**
    * The protocol engine's clock in milliseconds (report times, durations, the seed's time budget);
    * default: the runner clock × 1000. Injected by the golden tests so reports are reproducible.
@@ -233,9 +236,11 @@ export async function runGovernedReviewPass(o: GovernedRunOptions, plan: Governe
     driver.beforeRound();
     if (!driver.running()) break;
     round++;
+    o.progress?.('round', round);
     const roundRuns: GovernedRunRecord[] = [];
     let exhausted = false;
     for (const slot of policy.slots) {
+      o.progress?.('reviewer', runs.length + roundRuns.length + 1);
       const rec = await runSlot(o, plan, round, slot, policy.reviewers[slot] as string);
       if (rec === null) {
         exhausted = true;

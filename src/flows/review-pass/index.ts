@@ -32,6 +32,7 @@ import { defaultScope, validateFiles } from './repo-files.js';
 import { SandboxedCommandRunner, type RunReviewer } from './run-reviewer.js';
 import { ToolLog } from './tool-log.js';
 import { discardOutDir, prepareOutDir, writeResults } from './write-results.js';
+import type { ProgressSink } from '../../core/progress.js';
 
 export { PROTOCOLS, type Protocol, type ProtocolOutcome } from './flow-types.js';
 export type { RunReviewer, ReviewerRequest, ReviewerExecution } from './run-reviewer.js';
@@ -56,6 +57,8 @@ export interface ReviewPassOptions {
   readonly random?: (n: number) => Buffer;
   /** `--tool-log DIR`: keep each reviewer attempt's stderr there (tool-log.ts). */
   readonly toolLog?: string;
+  /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
+  readonly progress?: ProgressSink<'review-pass'> | undefined;
 }
 
 export interface ReviewPassRun {
@@ -113,6 +116,7 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
     opts.files !== undefined && opts.files.length > 0
       ? { files: validateFiles(repoDir, opts.files), truncated: false }
       : await defaultScope(repoDir);
+  opts.progress?.('scope', scope.files.length);
   if (!bwrapUsable()) fail('orchestrator_sandbox_unavailable', ['bwrap']);
   // `network: broker` tools (docs/review-pass.md "Network"): the caller's credential, the pinned
   // broker and relay are checked before any reviewer starts (each refusal its egress code, exit 2).
@@ -121,7 +125,8 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
 
   const toolsDir = opts.toolsDir === undefined ? governedToolsDir() : opts.toolsDir;
   const random = opts.random ?? ((n: number) => randomBytes(n));
-  const runner: RunReviewer = new SandboxedCommandRunner({ repoDir, toolsDir }, opts.env, () => `EXE-${random(16).toString('hex')}`, toolLog);
+  const sandboxed: RunReviewer = new SandboxedCommandRunner({ repoDir, toolsDir }, opts.env, () => `EXE-${random(16).toString('hex')}`, toolLog);
+  const runner = opts.progress === undefined ? sandboxed : withProgress(sandboxed, opts.progress);
   const reqIds = [...(opts.reqIds ?? [])];
   const ctx: FlowContext = {
     repoDir,
@@ -147,6 +152,7 @@ export async function runReviewPass(opts: ReviewPassOptions): Promise<ReviewPass
     discardOutDir(out);
     throw e;
   }
+  opts.progress?.('results');
   const files = writeResults(out.dir, outcome, {
     stage: opts.stage,
     mode: 'non-governed',
@@ -206,6 +212,23 @@ export async function runGovernedMode(opts: GovernedModeOptions): Promise<Govern
     discardOutDir(out);
     throw e;
   }
+  opts.progress?.('results');
   const files = writeGovernedResults(out.dir, outcome);
   return { exit: outcome.result === 'CLEAN' ? EXIT.ok : EXIT.not_clean, outcome, out_dir: out.dir, files };
+}
+
+/** Reports each protocol round as its first reviewer call starts, and every reviewer call (counts only). */
+function withProgress(inner: RunReviewer, progress: ProgressSink<'review-pass'>): RunReviewer {
+  let calls = 0;
+  let round = 0;
+  return {
+    run(request) {
+      if (request.round !== round) {
+        round = request.round;
+        progress('round', round);
+      }
+      progress('reviewer', ++calls);
+      return inner.run(request);
+    },
+  };
 }

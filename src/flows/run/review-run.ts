@@ -38,6 +38,7 @@ import { startAttestor, type StartedAttestor } from './attestor-session.js';
 import { buildReceiptStatement } from './statement.js';
 import { assertEgressUsable, startEgress, type EgressSession } from './egress.js';
 import { resolve } from 'node:path';
+import type { ProgressSink } from '../../core/progress.js';
 import { assertCheckProfileAllowed, checkPlanOf, closeAndVerify, sweepSealed, removeSealedCheck, sealForCheck, type SealedCheck } from './check-run.js';
 
 export interface ReviewRunArgs {
@@ -63,6 +64,8 @@ export interface ReviewRunArgs {
     /** The daemon's sandbox host: runs the reviewer under the policy's uid (docs/runnerd.md#the-sandbox-host). */
     readonly sandbox?: SandboxDelegate | undefined;
   };
+  /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
+  readonly progress?: ProgressSink<'review-run'> | undefined;
 }
 
 export interface ReviewRunResult {
@@ -86,6 +89,8 @@ export class RunAborted extends Error {
 
 export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResult> {
   const id = challengeIdOrUnknown(args.challengeId);
+  const progress = args.progress ?? (() => undefined);
+  progress('load');
   const store = openStore(args.home);
   try {
     const db = store.db;
@@ -122,11 +127,13 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     if (checkPlan !== null) assertCheckProfileAllowed(pinned.policy.doc.sandbox.profile_sha256);
 
     // Steps 2–3: the claim. Nothing above changed the store (apart from a logged reap).
+    progress('claim');
     const claimed = claimChallenge(store, args.clock(), c, pinned.policy.sandboxTimeoutSeconds);
     const signers: { reviewer?: StartedAttestor; runner?: StartedAttestor } = {};
     let egress: EgressSession | null = null;
     let sealed: SealedCheck | null = null;
     try {
+      progress('pin');
       const programs = pinPrograms(loc, pinned, reviewer);
       // Both pinned attestors start now (they see no bundle) so their start-up overlaps the review.
       const scratch = makeScratch(store.home, claimed.runId);
@@ -141,6 +148,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       }
       // A check slot runs on the sealed content (docs/sandbox.md#sealed-snapshots).
       if (checkPlan !== null) {
+        progress('seal');
         const policy = pinned.policy.doc;
         sealed = await sealForCheck({
           repo: resolve(args.repo),
@@ -154,6 +162,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         egress = await startEgress(reviewer.egress, { sandboxUid: pinned.policy.doc.sandbox.uid, timeoutSeconds: pinned.policy.sandboxTimeoutSeconds });
       }
       let run;
+      progress('review');
       try {
         run = await runReviewer({
           bwrapPath: loc.bwrapPath,
@@ -182,6 +191,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
       // after it, so this read, after the sandbox is gone, sees every registration of it.
       assertReviewerIndependent(db, run.identity);
       const output = parseReviewOutput(run.stdout, bundle.coverage);
+      progress('drift');
       await assertNoDrift({ db, bundlesDir: store.bundlesDir, challenge: c, repo: args.repo, now: args.clock(), pinned });
       const statement = buildReceiptStatement({
         // How this run happened, never what the policy wishes: co-located unless the daemon ran it.
@@ -200,7 +210,9 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
             ? undefined
             : { command: checkPlan.inputs.command, snapshotDigest: sealed.snapshot.digest, dependencyRoot: checkPlan.inputs.dependency_root },
       });
+      progress('sign');
       const signed = await signReceipt(statement, signers as Signers, pinned.trust, isoSecondsOf(new Date(args.clock() * 1000)));
+      progress('commit');
       commitReceipt(store, args.clock(), c, claimed.runId, output, signed);
       return { verdict: output.verdict, runId: claimed.runId, receiptId: signed.receiptId, challengeId: c.challengeId, unit: c.unit };
     } catch (e) {
