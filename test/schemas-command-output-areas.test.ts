@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AREA_OUTPUTS } from '../src/core/command-output-areas.js';
+import { publishedDefinition } from '../src/core/json-schemas.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { inspectBwrap } from '../runner/sandbox/bwrap.js';
 import { seccompBlob } from '../runner/sandbox/index.js';
@@ -27,6 +28,13 @@ type Json = Record<string, unknown>;
 type Stem = keyof typeof AREA_OUTPUTS;
 const IS_ROOT = process.geteuid?.() === 0;
 const STEMS = Object.keys(AREA_OUTPUTS) as Stem[];
+
+/** The one definition as published (a printed --json object carries schema_version and exit: src/core/json-style-schema.ts). */
+function definitionOf(stem: Stem): { safeParse(d: unknown): { success: boolean; error?: { issues: unknown[] } } } {
+  const d = publishedDefinition(stem);
+  if (d === undefined) throw new Error(`no published definition for ${stem}`);
+  return d;
+}
 /** What needs root: preservation probes run in the check sandbox; runnerd makes system users. */
 const ROOT_ONLY = new Set<Stem>(['preservation-set', 'preservation-correct', 'preservation-probe', 'preservation-check', 'runnerd-setup', 'runnerd-doctor', 'runnerd-hello', 'runnerd-serve-line']);
 /** Published but not produced here (the test says so rather than pretend): vendor-attest needs an origin repository story. */
@@ -194,7 +202,7 @@ describe('the --json objects of review-pass, run reap, preservation * and runner
   it('ajv and the one definition accept every real document', () => {
     for (const [stem, what, doc] of docs) {
       expect(validators[stem]!(doc), `${what}: ${JSON.stringify(validators[stem]!.errors?.slice(0, 2))}`).toBe(true);
-      const r = AREA_OUTPUTS[stem].schema.safeParse(doc);
+      const r = definitionOf(stem).safeParse(doc);
       expect(r.success, `${what}: ${JSON.stringify(r.error?.issues.slice(0, 2))}`).toBe(true);
     }
   });
@@ -207,14 +215,14 @@ describe('the --json objects of review-pass, run reap, preservation * and runner
     const d = structuredClone(found[2]);
     MUTATIONS[stem](d);
     expect(validators[stem]!(d)).toBe(false);
-    expect(AREA_OUTPUTS[stem].schema.safeParse(d).success).toBe(false);
+    expect(definitionOf(stem).safeParse(d).success).toBe(false);
   });
   it('vendor-attest: a hand-made document of the shape the command prints is accepted and its mutation refused (no real origin story here)', () => {
-    const d: Json = { ok: true, unit: `UNIT-${'0'.repeat(32)}`, vendors: ['VND-pad'] };
+    const d: Json = { ok: true, unit: `UNIT-${'0'.repeat(32)}`, vendors: ['VND-pad'], schema_version: 1, exit: 0 };
     expect(validators['preservation-vendor-attest']!(d)).toBe(true);
     MUTATIONS['preservation-vendor-attest'](d);
     expect(validators['preservation-vendor-attest']!(d)).toBe(false);
-    expect(AREA_OUTPUTS['preservation-vendor-attest'].schema.safeParse(d).success).toBe(false);
+    expect(definitionOf('preservation-vendor-attest').safeParse(d).success).toBe(false);
   });
   it('both shapes of the alternatives were seen', () => {
     const of = (stem: Stem): Json[] => docs.filter(([s]) => s === stem).map(([, , d]) => d);

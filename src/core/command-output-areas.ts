@@ -178,7 +178,7 @@ export const runnerdHelloOutputSchema = z.strictObject({
   client: z.strictObject({ uid: count, pid: count }),
 });
 
-/** `governed runnerd serve` (no --json: always JSON lines on stdout): the line printed once ready, and the one printed after a drain. */
+/** `governed runnerd serve` (no --json: always JSON log lines on stderr): the line printed once ready, and the one printed after a drain. */
 export const runnerdServeLineSchema = z.union([
   z.strictObject({
     ready: z.literal(true),
@@ -226,7 +226,8 @@ export const AREA_OUTPUTS = {
   'runnerd-setup': { schema: runnerdSetupOutputSchema, title: 'governed runnerd setup --json v1', doc: 'docs/runnerd.md#layout' },
   'runnerd-doctor': { schema: runnerdDoctorOutputSchema, title: 'governed runnerd doctor --json v1', rules: 'Printed when every owner and mode is right (exit 0); findings and missing users print the command-error object (runnerd_state_unsafe, exit 4).', doc: 'docs/runnerd.md' },
   'runnerd-hello': { schema: runnerdHelloOutputSchema, title: 'governed runnerd hello --json v1', doc: 'docs/runnerd.md' },
-  'runnerd-serve-line': { schema: runnerdServeLineSchema, title: 'governed runnerd serve: its JSON lines on stdout v1', rules: 'One JSON object per line, always (serve has no --json): the ready line, and the stopped line after a drain; a failure to start prints the command-error object.', doc: 'docs/runnerd.md' },
+  // Not a --json output: serve's log lines (on stderr) carry neither schema_version nor exit.
+  'runnerd-serve-line': { schema: runnerdServeLineSchema, printed: false, title: 'governed runnerd serve: its JSON log lines on stderr v1', rules: 'One JSON object per line on stderr, always (serve has no --json): the ready line, and the stopped line after a drain; a failure to start prints the command-error object.', doc: 'docs/runnerd.md' },
 } as const;
 
 /**
@@ -277,4 +278,5 @@ export const COMMAND_JSON_SCHEMAS: Readonly<Record<string, readonly string[]>> =
   doctor: ['doctor'],
   'contract init': ['contract-init'],
   'completion bash': ['completion'],
+  'completion zsh': ['completion'],
 };

@@ -35,6 +35,8 @@ interface Entry {
   readonly rules: string;
   /** An object governed writes and never reads (a `--json` output): only the time rule applies. */
   readonly output?: true;
+  /** False for an output not printed through src/cli/output.ts (runnerd serve's log lines): no schema_version or exit added. */
+  readonly printed?: false;
 }
 
 const OUTPUT_RULES = 'Every time is UTC seconds naming a real calendar instant.';
@@ -192,13 +194,13 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
   ...Object.fromEntries(
     Object.entries({ ...RECORD_OUTPUTS, ...AREA_OUTPUTS }).map(([stem, o]): [string, Entry] => [
       stem,
-      { output: true, schema: o.schema, title: o.title, rules: `${'rules' in o ? o.rules : 'Printed on success only (ok is true); a failure prints the command-error object.'} ${o.doc}.` },
+      { output: true, ...('printed' in o ? { printed: o.printed } : {}), schema: o.schema, title: o.title, rules: `${'rules' in o ? o.rules : 'Printed on success only (ok is true); a failure prints the command-error object.'} ${o.doc}.` },
     ]),
   ),
 };
 
 /** What is published for an entry: a `--json` output as printed, with schema_version and exit (./json-style-schema.ts). */
-const published = (e: Entry): z.ZodMiniType => (e.output === true ? printedSchema(e.schema) : e.schema);
+const published = (e: Entry): z.ZodMiniType => (e.output === true && e.printed !== false ? printedSchema(e.schema) : e.schema);
 
 /** The one definition behind a published schema (not the bundle's, which has its own generator), by file stem. */
 export function publishedDefinition(stem: string): z.ZodMiniType | undefined {
