@@ -39,7 +39,7 @@ function codeOf(f: () => unknown): string {
 }
 
 function reviewPass(slots: string[], rounds: GovernedRunRecord[][], streak = 2) {
-  const d = reviewPassDriver({ stage: 'development', slots, streak, preservationWaived: true, pendingControls: [] }, steppingClock());
+  const d = reviewPassDriver({ stage: 'development', slots, streak, preservationWaived: true, preservationBound: false, pendingControls: [] }, steppingClock());
   for (const runs of rounds) {
     if (!d.running()) break;
     d.beforeRound();
@@ -79,15 +79,16 @@ describe('review-pass driver: the engine over opaque findings', () => {
   });
 
   it('a streak beyond the seed budget (8 rounds) is refused before anything runs', () => {
-    expect(codeOf(() => reviewPassDriver({ stage: 'development', slots: ['a', 'b'], streak: 9, preservationWaived: true, pendingControls: [] }, steppingClock()))).toBe('orchestrator_governed_streak_unreachable');
-    expect(codeOf(() => reviewPassDriver({ stage: 'development', slots: ['a', 'b'], streak: 8, preservationWaived: true, pendingControls: [] }, steppingClock()))).toBe('no-error');
+    expect(codeOf(() => reviewPassDriver({ stage: 'development', slots: ['a', 'b'], streak: 9, preservationWaived: true, preservationBound: false, pendingControls: [] }, steppingClock()))).toBe('orchestrator_governed_streak_unreachable');
+    expect(codeOf(() => reviewPassDriver({ stage: 'development', slots: ['a', 'b'], streak: 8, preservationWaived: true, preservationBound: false, pendingControls: [] }, steppingClock()))).toBe('no-error');
   });
 
   it.each([
-    [true, true],
-    [false, false],
-  ])('planning (four roles): preservation waived %s → reviewers run %s', (waived, runs) => {
-    const d = reviewPassDriver({ stage: 'planning', slots: ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'], streak: 2, preservationWaived: waived, pendingControls: [] }, steppingClock());
+    [true, false, true],
+    [false, false, false],
+    [false, true, true],
+  ])('planning (four roles): preservation waived %s, a contract bound %s → reviewers run %s', (waived, bound, runs) => {
+    const d = reviewPassDriver({ stage: 'planning', slots: ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'], streak: 2, preservationWaived: waived, preservationBound: bound, pendingControls: [] }, steppingClock());
     expect(d.running()).toBe(runs);
     if (!runs) expect(d.finish([]).reasons).toEqual(['review_pass_mandatory_inputs_missing']);
   });
@@ -99,7 +100,7 @@ describe('review-pass driver: the engine over opaque findings', () => {
     [['external_effect_gate'], ['control_pending:external_effect_gate'], 'pending controls the pinned policy requires: external_effect_gate'],
   ] as const)('integration: pending controls %j → delivery reasons only those, as the decision has them', (pending, reasons, line) => {
     const d = reviewPassDriver(
-      { stage: 'integration', slots: ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'], streak: 2, preservationWaived: true, pendingControls: [...pending] },
+      { stage: 'integration', slots: ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'], streak: 2, preservationWaived: true, preservationBound: false, pendingControls: [...pending] },
       steppingClock(),
     );
     const clean = (): GovernedRunRecord[] => ['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity'].map((s) => rec(s, 'CLEAN'));
@@ -117,7 +118,7 @@ describe('review-pass driver: the engine over opaque findings', () => {
   });
 
   it('a receipt value that breaks the closed shape is refused by the engine adapter, never degraded', () => {
-    const d = reviewPassDriver({ stage: 'development', slots: ['a'], streak: 2, preservationWaived: true, pendingControls: [] }, steppingClock());
+    const d = reviewPassDriver({ stage: 'development', slots: ['a'], streak: 2, preservationWaived: true, preservationBound: false, pendingControls: [] }, steppingClock());
     d.beforeRound();
     expect(codeOf(() => d.recordRound([rec('a', 'DIRTY', [F('correctness', 'correctness', 'HIGH', ['AC-2', 'AC-1'])])]))).toBe('review_pass_governed_output_invalid');
     expect(codeOf(() => d.recordRound([rec('a', 'DIRTY', [F('made_up', 'correctness', 'HIGH', ['AC-1'])])]))).toBe('review_pass_governed_output_invalid');

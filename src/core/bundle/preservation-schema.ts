@@ -1,4 +1,4 @@
-// The bundle's `preservation` section (docs/bundle.md#the-preservation-section, docs/preservation.md#what-a-reviewer-sees):
+// The bundle's `preservation` section (docs/bundle.md#the-preservation-section, docs/preservation.md#what-a-reviewer-sees-and-what-a-probe-proves):
 // what the planning and integration views of the `baseline_preservation` and `authority_release`
 // roles show of a unit's preservation — the bound contract with each surface's real diff digest,
 // the counted probe receipts, the consumed destructive-authority records, and the incident history

@@ -77,6 +77,7 @@ export interface ReviewPassDriverInput {
   readonly streak: number;
   /** The policy waives preservation (docs/authority.md#human-authority-records): the only way its inputs count as present today. */
   readonly preservationWaived: boolean;
+  readonly preservationBound: boolean;
   /** The pinned policy's required controls still pending (the decision's control_pending reasons). */
   readonly pendingControls: readonly string[];
 }
@@ -93,11 +94,12 @@ export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): G
       convergence: p.streak,
       pending_controls: [...p.pendingControls],
       // Planning/integration preflight (seed core rules): the unit's baseline commit and its
-      // contract's sources are bound into every challenge's bundle (docs/contract.md#the-request-contract, docs/bundle.md#views); preservation
-      // contracts and incident histories do not exist in this version (flows/decide/directives.ts
-      // NO_PRESERVATION), so they count only when the policy waives preservation (docs/authority.md#human-authority-records).
+      // contract's sources are bound into every challenge's bundle (docs/contract.md#the-request-contract, docs/bundle.md#views);
+      // the preservation contract and the incident history count as present when a contract is bound
+      // to the unit (its bundles then carry them, docs/bundle.md#the-preservation-section) or when the
+      // policy waives preservation.
       ...(isRoleStage(p.stage)
-        ? { preflight: { source_artifacts: true, baseline_ref: true, preservation_contract: p.preservationWaived, incident_history: p.preservationWaived } }
+        ? { preflight: { source_artifacts: true, baseline_ref: true, preservation_contract: p.preservationWaived || p.preservationBound, incident_history: p.preservationWaived || p.preservationBound } }
         : {}),
     },
     now(),
@@ -113,7 +115,8 @@ export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): G
           ? { slot: r.slot, execution_id: r.run_id, status: 'failed' as const }
           : { slot: r.slot, execution_id: r.execution_id, status: 'ok' as const, output: { strategy: 'governed' as const, value: governedValue(r) } },
       );
-      // No preservation probes exist in this version; opaque findings name no file (no known-issue
+      // The engine's probe counts stay 0/0: the probes a review relies on are in the bundles'
+      // preservation section and the gate's reliedOn.probes (docs/preservation.md); opaque findings name no file (no known-issue
       // hashes, docs/decision.md#the-rules-in-short: only a signed dismiss authority lifts a DIRTY verdict).
       state = recordRound(state, { runs: engineRuns, files: {}, evidence: { mandatory_inputs_valid: true, probes_passed: 0, probes_total: 0 } }, now()).state;
     },

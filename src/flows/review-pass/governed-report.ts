@@ -30,7 +30,7 @@ export const NOT_IN_RECEIPTS: Readonly<Record<'review-pass' | 'weave', readonly 
     'Files Read: a receipt lists no files; the runner\'s coverage match (coverage_matched, docs/reviewers.md#the-reviewers-world) is the health score\'s read signal',
     'REQ-ID coverage: not an input in governed mode (the bundle is the scope floor)',
     'arbiter, user resolutions and known-issue suppression: none in governed mode; only a signed dismiss authority lifts a DIRTY verdict (docs/decision.md#the-rules-in-short)',
-    'preservation probes: none exist in this version (0/0)',
+    'preservation probes: the engine\'s count is not used (0/0); the probe receipts a review saw are in its bundles\' preservation section and those the release relies on in governed gate\'s reliedOn.probes (docs/preservation.md)',
     'convergence: the engine counts a degraded round (a slot ABORTED) as clean (review-pass-v3 §7); governed clean rounds need a CLEAN receipt from every slot (docs/decision.md#the-rules-in-short)',
   ],
   weave: [

@@ -24,6 +24,7 @@ import { verifyReceiptBytes } from '../../core/verify-receipt.js';
 import { CONTROL_REGISTRY, pendingControls } from '../../core/decision/controls.js';
 import type { Stage } from '../../protocols/review-pass/index.js';
 import { closeStore, getReceipt, openStore } from '../../store/index.js';
+import { getPreservation } from '../../store/preservation.js';
 import { issueChallengeFlow } from '../challenge.js';
 import { loadPinned } from '../challenge/pinned.js';
 import { reviewRunFlow, RunAborted, type ReviewRunArgs } from '../run/review-run.js';
@@ -104,6 +105,11 @@ interface PolicyStage {
   readonly streak: number;
   readonly reviewers: Record<string, string>;
   readonly preservationWaived: boolean;
+  /**
+   * A preservation contract is bound to the unit (with its incident-history digest): planning and
+   * integration bundles then carry the preservation section (docs/bundle.md#the-preservation-section).
+   */
+  readonly preservationBound: boolean;
   /** The policy's required controls still pending: the decision's `control_pending:<name>` reasons. */
   readonly pendingControls: readonly string[];
 }
@@ -122,6 +128,7 @@ function policyStage(o: GovernedRunOptions, plan: GovernedPlan): PolicyStage {
       streak: s.streak,
       reviewers: Object.fromEntries(slots.map((k) => [k, s.slots[k] as string])),
       preservationWaived: pinned.policy.doc.preservation !== 'required',
+      preservationBound: getPreservation(store, plan.unit) !== null,
       pendingControls: pendingControls(pinned.policy.doc.controls, CONTROL_REGISTRY),
     };
   } finally {
@@ -222,7 +229,7 @@ export async function runGovernedReviewPass(o: GovernedRunOptions, plan: Governe
     plan.protocol === 'weave'
       ? weaveDriver({ stage: plan.stage, slots: policy.slots, streak: policy.streak }, o.random)
       : reviewPassDriver(
-          { stage: plan.stage, slots: policy.slots, streak: policy.streak, preservationWaived: policy.preservationWaived, pendingControls: policy.pendingControls },
+          { stage: plan.stage, slots: policy.slots, streak: policy.streak, preservationWaived: policy.preservationWaived, preservationBound: policy.preservationBound, pendingControls: policy.pendingControls },
           engineClock,
         );
   const runs: GovernedRunRecord[] = [];
