@@ -243,6 +243,9 @@ describe('the same subsets read from the log (migration 0007: the table-log cros
     [`${R} AND ${F('stage')} = ? AND ${F('slot')} = ? AND ${F('verdict')} = 'CLEAN' AND seq > ? ORDER BY seq LIMIT 1`, 'log_receipt_slot_seq'],
     ["SELECT seq FROM log WHERE type = 'run_abort' AND unit = ? ORDER BY seq", 'log_unit_run_abort'],
     ["SELECT seq FROM log WHERE type = 'authority_consume' AND unit = ? ORDER BY seq", 'log_unit_authority_consume'],
+    // The incident-history lift witness (src/flows/decide/lift-witness.ts) reads a unit's bindings on
+    // every gate; unindexed it scanned the whole log (migration 0010 adds the index).
+    ["SELECT seq, payload FROM log WHERE type = 'preservation_set' AND unit = ? ORDER BY seq", 'log_unit_preservation_set'],
   ])('%s uses %s', (sql, index) => {
     const params = Array.from({ length: (sql.match(/\?/g) ?? []).length }, (_, i) => (i === 0 ? u.unit : i === 3 ? 1 : 'x'));
     const detail = plan(sql, ...params);

@@ -37,6 +37,7 @@ function olderStore(): string {
   for (const t of ['preservation_versions', 'incident_corrections', 'surface_inventories', 'vendor_attestations', 'probe_receipts']) db.exec(`DROP TABLE ${t}`);
   // Migration 10 (the receipts' trust_mode column) too: the store of version 7.
   db.exec('ALTER TABLE receipts DROP COLUMN trust_mode');
+  db.exec('DROP INDEX log_unit_preservation_set');
   db.pragma(`user_version = ${SCHEMA_VERSION - 3}`);
   db.close(); // checkpoints the WAL into the file: no -wal left
   return home;

@@ -143,6 +143,7 @@ describe('migration 0010 fills the column of older rows from their envelopes', (
     const d = db(home);
     try {
       d.exec('ALTER TABLE receipts DROP COLUMN trust_mode');
+      d.exec('DROP INDEX log_unit_preservation_set');
       d.pragma('user_version = 9');
     } finally {
       d.close();
