@@ -74,9 +74,12 @@ function timeOnce(args: readonly string[], cwd: string): { ms: number; code: num
 
 /** The base's own bench/gate builds (and caches) its 1,000-receipt store under `tmp`; its fixture.json says where. */
 function baseStore(base: Tree, tmp: string): FixtureJson {
+  // The base's bench/gate with its cache on (its default): only its cached run prints where the
+  // store is, and BENCH_GATE_CACHE=0 (test/bench-quick) makes the old bench fail after building.
+  const { BENCH_GATE_CACHE: _cache, ...inherited } = process.env;
   const r = spawnSync(process.execPath, ['dist/bench/gate.mjs'], {
     cwd: base.dir,
-    env: { ...process.env, TMPDIR: tmp, BENCH_RECEIPTS: '1000', BENCH_ROUNDS: '1' },
+    env: { ...inherited, TMPDIR: tmp, BENCH_RECEIPTS: '1000', BENCH_ROUNDS: '1' },
     encoding: 'utf8',
   });
   const dir = /store with 1000 receipts: cached in (\S+)/.exec(r.stdout)?.[1];

@@ -52,6 +52,7 @@ describe('decision modules', () => {
       './types.js',
       './validate-input.js',
       './vocabulary.js',
+      './incident-lift.js',
     ]);
     for (const spec of runtimeImports(source)) expect(allowed.has(spec), `${file} imports ${spec}`).toBe(true);
     expect(source).not.toMatch(/\bDate\b|performance\.now|process\.|hrtime|Math\.random|node:fs|node:child_process|better-sqlite3/);

@@ -97,7 +97,8 @@ function expectRecord(d: ExportJson, out: string, opts: { vsa?: string } = {}): 
     version: 1,
     unit: d.unit,
     state: d.state,
-    subject: d.subject,
+    // The manifest is a file format of its own and keeps camelCase only (docs/gate.md): no snake_case twins.
+    subject: { commit: d.subject.commit, manifestDigest: d.subject.manifestDigest },
     evaluatedAt: d.evaluatedAt,
     policyDigest: d.policyDigest,
     gateTrustDigest: d.gateTrustDigest,
@@ -262,8 +263,8 @@ describe('gate --export DIR: the deploy record of a reached decision', () => {
     const plain = expectGateRefused(s, { policyDigest: wrong }, 'gate_policy_digest_mismatch', 4) as ExportJson;
     const withExport = expectGateRefused(s, { policyDigest: wrong, extra: ['--export', out] }, 'gate_policy_digest_mismatch', 4) as ExportJson;
     expect(withExport.export).toBeNull();
-    const { evaluatedAt: _a, ...x } = plain;
-    const { evaluatedAt: _b, ...y } = withExport;
+    const { evaluatedAt: _a, evaluated_at: _a2, ...x } = plain as ExportJson & { evaluated_at?: string };
+    const { evaluatedAt: _b, evaluated_at: _b2, ...y } = withExport as ExportJson & { evaluated_at?: string };
     expect(y).toEqual(x);
     expect(readdirSync(parent)).toEqual([]);
   });

@@ -72,6 +72,7 @@ describe('the packed package', () => {
     expect(files).toContain('attestors/ed25519-file.mjs');
     expect(files).toContain('runner/reviewers/coverage.mjs');
     expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/chunks/') && !f.startsWith('dist/types/')).sort()).toEqual([
+      'dist/audit-receipt-worker.mjs',
       'dist/gate.mjs',
       'dist/governed.mjs',
       'dist/lib.mjs',

@@ -8,7 +8,7 @@
 //  - the sandbox uid is read per request, not once at start: once the pinned policy names another
 //    uid, a client of that uid is refused and a run is refused before its claim (store unchanged).
 import { chmodSync, readFileSync, readdirSync } from 'node:fs';
-import { commandErrorSchema } from '../src/core/command-output.js';
+import { publishedDefinition } from '../src/core/json-schemas.js';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -189,7 +189,7 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
       const r = root(['runnerd', 'doctor', ...common(w), '--json']);
       expect(r.code).toBe(4);
       const obj = JSON.parse(r.stdout) as unknown;
-      expect(commandErrorSchema.safeParse(obj).success, r.stdout).toBe(true);
+      expect(publishedDefinition('command-error')?.safeParse(obj).success, r.stdout).toBe(true);
       const err = (obj as { error: { code: string; exit: number; ids: string[] } }).error;
       expect({ code: err.code, exit: err.exit }).toEqual({ code: 'runnerd_state_unsafe', exit: 4 });
       expect(err.ids.some((i) => i.startsWith(`${stateDir}:`))).toBe(true);

@@ -34,7 +34,9 @@ function strictPolicy(p: PolicyPins): string {
     .replace(/"dba56b56[0-9a-f]{56}"/, `"${c.runner.key_id}"`)
     .replace(/"d58f5414[0-9a-f]{56}"/, `"${c.gate.key_id}"`)
     .replace(/"48409aea[0-9a-f]{56}"/, `"${c.log.key_id}"`)
-    .replace(/^preservation: required.*$/m, 'preservation: { waived: "separated-mode probes are not built; this unit changes no product surface" }');
+    .replace(/^preservation: required.*$/m, 'preservation: { waived: "separated-mode probes are not built; this unit changes no product surface" }')
+    // No probe credential: probes are waived above, and this world has no probe key.
+    .replace(/^ {2}probe:[\s\S]*?(?=^controls:)/m, '');
   // The attestor pins, in credential order (each "4…" program line is followed by its config line).
   let i = 0;
   const order = ['reviewer', 'runner', 'gate', 'log'] as const;

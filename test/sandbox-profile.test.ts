@@ -134,6 +134,8 @@ describe('governed sandbox profile (built CLI)', () => {
     const info = await bwrapInfo('/usr/bin/bwrap');
     expect(out).toEqual({
       ok: true,
+      schema_version: 1,
+      exit: 0,
       bwrap: { path: '/usr/bin/bwrap', sha256: info.sha256, version: info.version },
       profile: JSON.parse(JSON.stringify(staticProfile())),
       profile_digest: staticProfileDigest(),

@@ -67,7 +67,7 @@ describe('the status object (schema version 1)', () => {
       ['integration', true, true, 2, 0, 2],
     ]);
     expect(st.stages[0]?.slots.map((x) => x.slot)).toEqual(['authority_release', 'baseline_preservation', 'implementation_test', 'source_fidelity']);
-    expect(st.preservation).toEqual({ required: false, waiver: 'preservation arrives with a later issue', contract: false, incidentHistory: false, unsatisfiedSurfaces: [] });
+    expect(st.preservation).toEqual({ required: false, waiver: 'preservation arrives with a later issue', contract: false, incidentHistory: false, incident_history: false, unsatisfiedSurfaces: [], unsatisfied_surfaces: [] });
     expect(st).toMatchObject({ vetoes: [], leases: [], abortedRuns: [], receipts: { total: 0, loaded: 0 }, reliedOn: { receipts: [], authorities: [] } });
     expect(st.reasons.map((r) => r.code)).toEqual(['streak_incomplete', 'streak_incomplete', 'planning_unsealed', 'directive_not_done', 'directive_not_done']);
   });

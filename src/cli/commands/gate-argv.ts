@@ -26,6 +26,9 @@ export const GATE_ARGV_OPTIONS = {
   attestor: { type: 'string' },
   export: { type: 'string' },
   runner: { type: 'string' },
+  // Meaningful with --runner only (commander's path): here they are refused, never ignored.
+  'runner-checkpoint': { type: 'string' },
+  'runner-checkpoint-out': { type: 'string' },
   home: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
@@ -76,9 +79,11 @@ export async function gateMain(argv: readonly string[]): Promise<number> {
     writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });
     return 2;
   }
-  // --runner is routed to commander by src/cli/main.ts; here it would be ignored, so it is refused.
-  if (values.runner !== undefined || process.env.GOVERNED_RUNNER) {
-    const d = usageDecision();
+  // --runner is routed to commander by src/cli/main.ts; here it would be ignored, so it is refused,
+  // and so are the options that only mean something with it.
+  const runnerOnly = values['runner-checkpoint'] !== undefined ? '--runner-checkpoint' : values['runner-checkpoint-out'] !== undefined ? '--runner-checkpoint-out' : null;
+  if (values.runner !== undefined || process.env.GOVERNED_RUNNER || runnerOnly !== null) {
+    const d = usageDecision(runnerOnly === null ? [] : [runnerOnly]);
     process.stderr.write(`governed: error usage_error: ${d.error?.message ?? ''}\n`);
     writeResult({ exit: 2, json: d as unknown as Record<string, unknown>, human: gateHuman(d) }, { json });
     return 2;

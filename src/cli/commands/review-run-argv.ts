@@ -22,6 +22,7 @@ export const REVIEW_RUN_ARGV_OPTIONS = {
   home: true,
   runner: true,
   json: false,
+  progress: false,
 } as const;
 type Name = keyof typeof REVIEW_RUN_ARGV_OPTIONS;
 
@@ -36,6 +37,7 @@ const CAMEL: Record<Name, keyof ReviewRunOptions> = {
   home: 'home',
   runner: 'runner',
   json: 'json',
+  progress: 'progress',
 };
 
 const isName = (s: string): s is Name => Object.prototype.hasOwnProperty.call(REVIEW_RUN_ARGV_OPTIONS, s);
