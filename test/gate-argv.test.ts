@@ -75,6 +75,9 @@ describe('usage errors exit 2 with one DENY decision', () => {
     ['an unknown option', ['--bogus-CANARY77', 'x', '--json']],
     ['a positional word', ['CANARY77', '--json']],
     ['an option without its value', ['--unit', '--json']],
+    // Meaningful with --runner only: the lean gate refuses them rather than ignore them.
+    ['--runner-checkpoint without --runner', ['--runner-checkpoint', 'CANARY77', '--json']],
+    ['--runner-checkpoint-out without --runner', ['--runner-checkpoint-out', 'CANARY77', '--json']],
   ])('%s', async (_name, argv) => {
     const io = capture();
     const code = await gateMain(argv);
