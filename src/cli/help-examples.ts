@@ -12,6 +12,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'governed verify receipts/*.json --trust trust.json --policy policy.yaml --json',
     'governed verify --vsa decision.vsa.json --trust trust.json --subject "$(git rev-parse HEAD)"',
     'governed verify receipt.json --trust trust.json --inclusion-proof receipt.proof.json --checkpoint cp.note',
+    'governed verify record/probes/*.json --trust record/trust.json --contract preservation.yaml --policy policy.yaml',
   ],
   init: ['governed init --policy policies/default.yaml --trust keys.example/trust.yaml --home ./.governed'],
   'unit create': ['governed unit create --contract contract.yaml --baseline HEAD --json    # prints UNIT-…'],

@@ -153,6 +153,15 @@ export const receiptVerdictSchema = z.strictObject({
   slot: z.optional(slotName),
   verdict: z.optional(z.enum(['CLEAN', 'DIRTY'])),
   trust_mode: z.optional(trustMode),
+  /** Which kind of receipt the file verified as (docs/preservation.md#verifying-a-probe-receipt-offline); absent on failure. */
+  kind: z.optional(z.enum(['review', 'probe'])),
+  /** Probe receipts: the phase, the sealed snapshot it ran on, the adapter, the surfaces it probed. */
+  phase: z.optional(z.enum(['baseline', 'current'])),
+  snapshot_digest: z.optional(digestString),
+  adapter_sha256: z.optional(str({ re: /^[0-9a-f]{64}$/ })),
+  surfaces: z.optional(z.array(str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ }))),
+  /** With --contract: the digest of the preservation contract every result is bound to. */
+  contract_digest: z.optional(digestString),
   signed_by: z.optional(z.array(z.strictObject({ role: z.string(), key_id: str({ re: /^[0-9a-f]{64}$/ }) }))),
   error: z.optional(z.strictObject({ code: z.enum(ERROR_CODE_LIST), exit: failureExit, ids })),
 });

@@ -12,6 +12,8 @@
 export const PIN_DOCUMENT_MAX_BYTES = 1_048_576; // 1 MiB
 /** A request contract file (unit create, scope bind, authority request --contract): a human document. */
 export const CONTRACT_FILE_MAX_BYTES = 4_194_304; // 4 MiB
+/** A preservation contract file (preservation set, verify --contract). */
+export const PRESERVATION_CONTRACT_MAX_BYTES = 4_194_304; // 4 MiB
 /** Any other caller-named input file without a limit of its own: bounds hostile input. */
 export const INPUT_FILE_MAX_BYTES = 16_777_216; // 16 MiB
 /** A receipt envelope handed to `verify`: a few KiB in practice. */

@@ -9,6 +9,10 @@ import { parseStructured } from '../core/strict-parse.js';
 import { verifyCheckpointBytes, verifyVsaBytes } from '../core/verify-decision.js';
 import { VSA_EXTENSION_KEY } from '../core/vsa.js';
 import { openStoreReadOnly, closeStore, readPin } from '../store/index.js';
+import { parseEnvelopeBytes } from '../core/dsse.js';
+import { PROBE_ROLES, probeContractMismatches, receiptKindOfSigners, verifyProbeReceiptBytes } from '../core/preservation/verify-probe.js';
+import { parsePreservationBytes, preservationDigest } from '../core/preservation/text.js';
+import type { PreservationContract } from '../core/preservation/schema.js';
 
 /** Defined once in zod/mini (src/core/command-output.ts verifySchema); type imports only. */
 export type { ReceiptVerdict } from '../core/command-output.js';
@@ -17,7 +21,7 @@ import type { ReceiptVerdict, VerifyJson } from '../core/command-output.js';
 /** The report `governed verify --json` prints, before the command adds `ok` (and `inclusion`). */
 export type VerifyReport = Omit<VerifyJson, 'ok' | 'inclusion'>;
 
-import { PIN_DOCUMENT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES } from '../core/limits.js';
+import { PIN_DOCUMENT_MAX_BYTES, PRESERVATION_CONTRACT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES } from '../core/limits.js';
 
 export function loadTrustRootFile(path: string, now: Date): TrustRoot {
   const { value } = readStructuredFile(path, PIN_DOCUMENT_MAX_BYTES);
@@ -57,30 +61,97 @@ function trustRootFromValue(value: unknown, now: Date): TrustRoot {
 /**
  * `--policy FILE`: the receipt signing keys it names (docs/gate.md §4). With them, every receipt's
  * reviewer signature must be by the policy's reviewer key and its runner signature by its runner
- * key, each holding that role in the trust root (`signature_not_credential_key`, 6).
+ * key, each holding that role in the trust root (`signature_not_credential_key`, 6); a probe
+ * receipt's one signature must be by its probe key (`credentials.probe`), and its adapter on the
+ * policy's `preservation_adapters` allowlist (docs/preservation.md#verifying-a-probe-receipt-offline).
  */
-export function loadPolicyCredentialKeys(path: string): CredentialKeys {
-  return receiptCredentialKeys(loadPolicy(readStructuredFile(path, 1024 * 1024).value).doc.credentials);
+export interface PolicyReceiptKeys {
+  readonly credentials: CredentialKeys;
+  /** The policy's adapter allowlist (empty: the policy names none, so no probe receipt passes). */
+  readonly adapters: readonly string[];
 }
 
-export function verifyReceiptFiles(files: readonly string[], trust: TrustRoot, now: Date, credentials?: CredentialKeys): VerifyReport {
+export function loadPolicyCredentialKeys(path: string): PolicyReceiptKeys {
+  const doc = loadPolicy(readStructuredFile(path, 1024 * 1024).value).doc;
+  const credentials: CredentialKeys = { ...receiptCredentialKeys(doc.credentials), ...(doc.credentials.probe ? { probe: doc.credentials.probe.key_id } : {}) };
+  return { credentials, adapters: doc.preservation_adapters?.sha256 ?? [] };
+}
+
+/** `--contract FILE`: the preservation contract probe receipts must be bound to (docs/preservation.md#verifying-a-probe-receipt-offline). */
+export function loadPreservationContractFile(path: string): { contract: PreservationContract; digest: string } {
+  const contract = parsePreservationBytes(readInputFile(path, PRESERVATION_CONTRACT_MAX_BYTES));
+  return { contract, digest: preservationDigest(contract) };
+}
+
+export interface VerifyReceiptOptions {
+  readonly policy?: PolicyReceiptKeys;
+  /** Every file must be a probe receipt bound to this contract. */
+  readonly contract?: { readonly contract: PreservationContract; readonly digest: string };
+}
+
+/** The key ids an envelope claims (unauthenticated; routing only), or [] when it is not an envelope (its verifier then refuses it). */
+function claimedKeyIds(bytes: Uint8Array): string[] {
+  try {
+    return parseEnvelopeBytes(bytes).signatures.map((s) => s.keyid);
+  } catch {
+    return [];
+  }
+}
+
+function verifyOneFile(file: string, trust: TrustRoot, at: string, opts: VerifyReceiptOptions): ReceiptVerdict {
+  const bytes = readInputFile(file, MAX_RECEIPT_BYTES);
+  const kind = receiptKindOfSigners(claimedKeyIds(bytes), trust);
+  if (kind === 'review') {
+    // --contract binds probe receipts only: a review receipt there is the wrong kind (its signatures still checked first).
+    const r = verifyReceiptBytes(bytes, trust, { at, offline: true });
+    if (opts.policy !== undefined) assertSignedByCredentials(r.signedBy.map((x) => x.keyId), trust, RECEIPT_ROLES, opts.policy.credentials);
+    if (opts.contract !== undefined) fail('receipt_kind_mismatch', [r.id]);
+    return {
+      file,
+      valid: true,
+      kind: 'review',
+      receipt_id: r.id,
+      unit: r.predicate.unit,
+      stage: r.predicate.stage,
+      slot: r.predicate.slot,
+      verdict: r.predicate.verdict,
+      trust_mode: r.predicate.trust_mode,
+      signed_by: r.signedBy.map((s) => ({ role: s.role, key_id: s.keyId })),
+    };
+  }
+  const v = verifyProbeReceiptBytes(bytes, trust, { at, offline: true });
+  if (opts.policy !== undefined) {
+    assertSignedByCredentials(v.signedBy.map((x) => x.keyId), trust, PROBE_ROLES, opts.policy.credentials);
+    if (!opts.policy.adapters.includes(v.predicate.adapter_sha256)) fail('probe_adapter_not_allowlisted', [v.id]);
+  }
+  if (opts.contract !== undefined) {
+    const unbound = probeContractMismatches(v.predicate, opts.contract.contract);
+    if (unbound.length > 0) fail('probe_contract_mismatch', [v.id, ...unbound]);
+  }
+  return {
+    file,
+    valid: true,
+    kind: 'probe',
+    receipt_id: v.id,
+    unit: v.predicate.unit,
+    phase: v.predicate.phase,
+    snapshot_digest: v.predicate.snapshot_digest,
+    adapter_sha256: v.predicate.adapter_sha256,
+    surfaces: v.predicate.results.map((r) => r.surface),
+    ...(opts.contract !== undefined ? { contract_digest: opts.contract.digest } : {}),
+    signed_by: v.signedBy.map((s) => ({ role: s.role, key_id: s.keyId })),
+  };
+}
+
+/**
+ * Verify receipt files offline: each is a review receipt or a preservation probe receipt, told apart
+ * by the roles its signer keys hold in the trust root (docs/preservation.md#verifying-a-probe-receipt-offline).
+ */
+export function verifyReceiptFiles(files: readonly string[], trust: TrustRoot, now: Date, opts: VerifyReceiptOptions = {}): VerifyReport {
   const at = isoSecondsOf(now);
   const receipts: ReceiptVerdict[] = files.map((file) => {
     try {
-      const bytes = readInputFile(file, MAX_RECEIPT_BYTES);
-      const r = verifyReceiptBytes(bytes, trust, { at, offline: true });
-      if (credentials !== undefined) assertSignedByCredentials(r.signedBy.map((x) => x.keyId), trust, RECEIPT_ROLES, credentials);
-      return {
-        file,
-        valid: true,
-        receipt_id: r.id,
-        unit: r.predicate.unit,
-        stage: r.predicate.stage,
-        slot: r.predicate.slot,
-        verdict: r.predicate.verdict,
-        trust_mode: r.predicate.trust_mode,
-        signed_by: r.signedBy.map((s) => ({ role: s.role, key_id: s.keyId })),
-      };
+      return verifyOneFile(file, trust, at, opts);
     } catch (e) {
       if (!(e instanceof GovernedError)) throw e;
       return { file, valid: false, error: { code: e.code, exit: e.exit, ids: [...e.ids] } };

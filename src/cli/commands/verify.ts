@@ -1,4 +1,4 @@
-import { loadPolicyCredentialKeys, loadTrustRootFile, loadPinnedTrustRoot, verifyCheckpointFile, verifyReceiptFiles, verifyVsaFile } from '../../flows/verify.js';
+import { loadPolicyCredentialKeys, loadPreservationContractFile, loadTrustRootFile, loadPinnedTrustRoot, verifyCheckpointFile, verifyReceiptFiles, verifyVsaFile } from '../../flows/verify.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { VerifyJson } from '../../core/command-output.js';
@@ -7,12 +7,12 @@ import { verifyInclusionFiles } from '../../flows/verify-inclusion.js';
 
 export async function verifyCommand(
   files: string[],
-  opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string; vsa?: string; logCheckpoint?: string; subject?: string },
+  opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string; vsa?: string; logCheckpoint?: string; subject?: string; contract?: string },
 ): Promise<CommandResult> {
   // --vsa and --log-checkpoint verify ONE signed record of their own kind (docs/gate.md "Verifying a
   // signed decision"); they take no receipt and none of the inclusion-proof options.
   const own = opts.vsa !== undefined || opts.logCheckpoint !== undefined;
-  if (own && (files.length > 0 || opts.inclusionProof !== undefined || opts.checkpoint !== undefined || (opts.vsa !== undefined && opts.logCheckpoint !== undefined))) {
+  if (own && (files.length > 0 || opts.contract !== undefined || opts.inclusionProof !== undefined || opts.checkpoint !== undefined || (opts.vsa !== undefined && opts.logCheckpoint !== undefined))) {
     fail('verify_kind_conflict', []);
   }
   if (opts.subject !== undefined && opts.vsa === undefined) fail('usage_error', ['--subject']);
@@ -34,8 +34,10 @@ export async function verifyCommand(
   if (files.length === 0 && opts.inclusionProof === undefined) fail('usage_error', ['receipt']);
   if (opts.inclusionProof === undefined && opts.checkpoint !== undefined) fail('usage_error', ['--inclusion-proof']);
   if (opts.inclusionProof !== undefined && files.length > 1) fail('usage_error', ['--inclusion-proof']);
-  const credentials = opts.policy !== undefined ? loadPolicyCredentialKeys(opts.policy) : undefined;
-  const report = verifyReceiptFiles(files, trust, now, credentials);
+  if (opts.contract !== undefined && opts.inclusionProof !== undefined) fail('usage_error', ['--contract']);
+  const policy = opts.policy !== undefined ? loadPolicyCredentialKeys(opts.policy) : undefined;
+  const contract = opts.contract !== undefined ? loadPreservationContractFile(opts.contract) : undefined;
+  const report = verifyReceiptFiles(files, trust, now, { policy, contract });
   if (opts.inclusionProof !== undefined) {
     // docs/audit.md "Proofs": the receipt (when given) must itself be valid and recorded by the proved entry.
     const receipt = report.receipts[0];
@@ -46,7 +48,9 @@ export async function verifyCommand(
   }
   const lines = report.receipts.map((r) =>
     r.valid
-      ? `VALID    ${r.file}\n         receipt ${r.receipt_id} ${r.verdict} ${r.stage}/${r.slot} ${r.unit} (trust mode ${r.trust_mode})`
+      ? r.kind === 'probe'
+        ? `VALID    ${r.file}\n         probe receipt ${r.receipt_id} ${r.phase} ${r.unit} surfaces ${(r.surfaces ?? []).join(', ')}${r.contract_digest ? ` (bound to contract ${r.contract_digest})` : ''}`
+        : `VALID    ${r.file}\n         receipt ${r.receipt_id} ${r.verdict} ${r.stage}/${r.slot} ${r.unit} (trust mode ${r.trust_mode})`
       : `INVALID  ${r.file}\n         ${r.error?.code} (exit ${r.error?.exit})${r.error && r.error.ids.length > 0 ? ` [${r.error.ids.join(', ')}]` : ''}`,
   );
   return {

@@ -25,6 +25,9 @@ export function register(program: Command): void {
       'Verify receipts offline (docs/formats.md#receipt): DSSE structure, canonical payload, in-toto Statement and ' +
         'review-receipt predicate schema, one valid signature from a reviewer key and one from a distinct ' +
         'runner key, key roles, validity windows and revocation in the trust root. ' +
+        'A file signed by a probe key is a preservation probe receipt (docs/preservation.md#verifying-a-probe-receipt-offline): ' +
+        'one signature by a key in role probe, the closed probe predicate, its subject the snapshot it names; with --contract FILE ' +
+        'every result must name a surface of that contract, its probe entry and its evidence id for the phase. ' +
         'With --vsa FILE: a signed decision of `gate --attest` instead (one signature by a gate key, a SLSA VSA v1 ' +
         'statement passing its schema and rules; --subject COMMIT: it must be about that commit). With --log-checkpoint FILE: ' +
         'a log checkpoint of `audit checkpoint` (one signature by a log key, a closed checkpoint statement; whether a log ' +
@@ -36,12 +39,13 @@ export function register(program: Command): void {
     .option('--subject <commit>', 'with --vsa: the full commit id the decision must be about')
     .option('--log-checkpoint <file>', 'verify one signed log checkpoint of `audit checkpoint` instead of receipts')
     .option('--trust <file>', 'trust root (JSON or YAML); defaults to the pinned one of the state directory')
-    .option('--policy <file>', "policy (JSON or YAML): each receipt must be signed by its credentials' reviewer and runner keys, in those roles")
+    .option('--policy <file>', "policy (JSON or YAML): each receipt must be signed by its credentials' reviewer and runner keys (a probe receipt: its probe key, and its adapter on preservation_adapters), in those roles")
+    .option('--contract <file>', 'a preservation contract (JSON or YAML): every file must be a probe receipt bound to it')
     .option('--inclusion-proof <file>', 'an inclusion proof (governed audit prove): its entry must be in the tree of --checkpoint and, with one receipt, record it (docs/audit.md "Proofs")')
     .option('--checkpoint <file>', 'the C2SP checkpoint the inclusion proof is checked against (signed by a log key of the trust root)')
     .addOption(homeOption())
     .addOption(jsonOption())
-    .action(async (receipts: string[], opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string; json?: boolean; vsa?: string; logCheckpoint?: string; subject?: string }) => {
+    .action(async (receipts: string[], opts: { trust?: string; policy?: string; home?: string; inclusionProof?: string; checkpoint?: string; json?: boolean; vsa?: string; logCheckpoint?: string; subject?: string; contract?: string }) => {
       await runAction(opts, async () => (await import('../commands/verify.js')).verifyCommand(receipts, opts));
     });
 }

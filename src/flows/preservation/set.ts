@@ -24,7 +24,7 @@ import { bindPreservationIn, dispositionConsumptions, getPreservation } from '..
 import { loadPinned } from '../challenge/pinned.js';
 import { readInputFile } from '../read-input.js';
 
-export const MAX_PRESERVATION_BYTES = 4 * 1024 * 1024;
+import { PRESERVATION_CONTRACT_MAX_BYTES as MAX_PRESERVATION_BYTES } from '../../core/limits.js';
 
 export interface PreservationSetArgs {
   readonly home: string;
