@@ -3,6 +3,10 @@
 // incident history item by item), its `surfaces` coverage, the one rule of which surfaces a review
 // can judge (`unreviewableSurfaces`), and the pinned coverage reviewer reading and judging it.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { preservationSectionSchema, preservationSectionViolation } from '../src/core/bundle/preservation-schema.js';
+import { REPO_ROOT } from './helpers/cli.js';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/core/canonical.js';
 import { parseContract, type Contract } from '../src/core/contract/schema.js';
@@ -202,5 +206,69 @@ describe('the pinned coverage reviewer reads and judges the section', () => {
       reviewBundleBytes(tamper('planning', (s) => ((s.incident_history as { correction_b64: string | null }[])[2]!.correction_b64 = null))),
     ).toThrow(Malformed);
     expect(() => reviewBundleBytes(tamper('planning', (s) => ((s.surfaces as { diff_digest: string | null }[])[0]!.diff_digest = D('a'))))).toThrow(Malformed);
+  });
+});
+
+describe('one definition of the section: governed and the pinned coverage reviewer accept exactly the same sections', () => {
+  const sectionOf = (stage: 'planning' | 'integration'): Record<string, unknown> =>
+    JSON.parse(canonicalJson(buildBundle(input(stage, 'authority_release')).bundle.sections.preservation)) as Record<string, unknown>;
+  /** governed's side: the schema and the rule function (what the bundle format says). */
+  const governedAccepts = (stage: string, s: unknown): boolean => {
+    const r = preservationSectionSchema.safeParse(s);
+    return r.success && preservationSectionViolation(r.data, stage) === null;
+  };
+  /** the reviewer's side: the same section inside an otherwise untouched bundle. */
+  const reviewerAccepts = (stage: 'planning' | 'integration', s: unknown): boolean => {
+    const b = JSON.parse(buildBundle(input(stage, 'authority_release')).bytes.toString('utf8')) as { sections: { preservation: unknown } };
+    b.sections.preservation = s;
+    try {
+      reviewBundleBytes(Buffer.from(canonicalJson(b)));
+      return true;
+    } catch (e) {
+      if (e instanceof Malformed) return false;
+      throw e;
+    }
+  };
+  type Edit = (s: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const EDITS: [string, 'planning' | 'integration', Edit][] = [
+    ['unknown field', 'planning', (s) => (s.extra = 1)],
+    ['binding version 0', 'planning', (s) => (s.binding.version = 0)],
+    ['empty intent', 'planning', (s) => (s.intent = '')],
+    ['unknown surface kind', 'planning', (s) => (s.surfaces[0].kind = 'widget')],
+    ['upper-case disposition', 'planning', (s) => (s.surfaces[0].disposition = 'REMOVE')],
+    ['a diff digest in planning', 'planning', (s) => (s.surfaces[0].diff_digest = D('a'))],
+    ['no diff digest in integration', 'integration', (s) => (s.surfaces[0].diff_digest = null)],
+    ['a current probe in planning', 'planning', (s) => (s.probes[0].phase = 'current')],
+    ['a probe of an undeclared surface', 'integration', (s) => (s.probes[0].surface = 'SURF-zz')],
+    ['unsorted capabilities', 'integration', (s) => s.probes[0].capabilities.reverse()],
+    ['exit code 256', 'integration', (s) => (s.probes[0].exit_code = 256)],
+    ['a record naming an undeclared surface', 'planning', (s) => (s.authorities[0].surfaces = ['SURF-zz'])],
+    ['a non-destructive authority operation', 'planning', (s) => (s.authorities[0].operation = 'preserve')],
+    ['incident history out of order', 'planning', (s) => s.incident_history.reverse()],
+    ['a correction without bytes', 'planning', (s) => (s.incident_history[2].correction_b64 = null)],
+    ['bytes on a non-correction', 'planning', (s) => (s.incident_history[0].correction_b64 = 'aGk=')],
+    ['non-canonical base64 (padding bits set)', 'planning', (s) => (s.incident_history[2].correction_b64 = 'aGl=')],
+  ];
+
+  it('positive control: the built sections are accepted by both, in planning and integration', () => {
+    for (const stage of ['planning', 'integration'] as const) {
+      expect(governedAccepts(stage, sectionOf(stage))).toBe(true);
+      expect(reviewerAccepts(stage, sectionOf(stage))).toBe(true);
+    }
+    // The section exists only in planning and integration.
+    expect(governedAccepts('development', sectionOf('integration'))).toBe(false);
+  });
+
+  it.each(EDITS)('%s: refused by governed and by the reviewer alike', (_name, stage, edit) => {
+    const s = sectionOf(stage);
+    edit(s);
+    expect({ governed: governedAccepts(stage, s), reviewer: reviewerAccepts(stage, s) }).toEqual({ governed: false, reviewer: false });
+  });
+
+  it('the reviewer carries no copy of the format: its source imports the schema, and the pinned build bundles it', () => {
+    const src = readFileSync(join(REPO_ROOT, 'runner', 'reviewers', 'src', 'coverage', 'bundle.ts'), 'utf8');
+    expect(src).toContain("from '../../../../src/core/bundle/preservation-schema.js'");
+    for (const copy of ['SURFACE_KINDS =', 'INCIDENT_KINDS =', 'CAPABILITY_RE =', 'ENTRY_RE =']) expect(src).not.toContain(copy);
+    expect(readFileSync(join(REPO_ROOT, 'runner', 'reviewers', 'coverage.mjs'), 'utf8')).toContain('// src/core/bundle/preservation-schema.ts');
   });
 });

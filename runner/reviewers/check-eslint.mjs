@@ -107,8 +107,8 @@ function getEnumValues(entries) {
   const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
   return values;
 }
-function joinValues(array2, separator = "|") {
-  return array2.map((val) => stringifyPrimitive(val)).join(separator);
+function joinValues(array3, separator = "|") {
+  return array3.map((val) => stringifyPrimitive(val)).join(separator);
 }
 function jsonStringifyReplacer(_, value) {
   if (typeof value === "bigint")
@@ -243,10 +243,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj2, path2) {
-  if (!path2)
+function getElementAtPath(obj2, path3) {
+  if (!path3)
     return obj2;
-  return path2.reduce((acc, key) => acc?.[key], obj2);
+  return path3.reduce((acc, key) => acc?.[key], obj2);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -261,14 +261,14 @@ function promiseAllObject(promisesObj) {
 }
 function randomString(length = 10) {
   const chars = "abcdefghijklmnopqrstuvwxyz";
-  let str2 = "";
+  let str3 = "";
   for (let i = 0; i < length; i++) {
-    str2 += chars[Math.floor(Math.random() * chars.length)];
+    str3 += chars[Math.floor(Math.random() * chars.length)];
   }
-  return str2;
+  return str3;
 }
-function esc(str2) {
-  return JSON.stringify(str2);
+function esc(str3) {
+  return JSON.stringify(str3);
 }
 function slugify(input) {
   return input.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -382,8 +382,8 @@ var primitiveTypes = /* @__PURE__ */ new Set([
   "symbol",
   "undefined"
 ]);
-function escapeRegex(str2) {
-  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str3) {
+  return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -586,11 +586,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path2, issues) {
+function prefixIssues(path3, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path2);
+    iss.path.unshift(path3);
     return iss;
   });
 }
@@ -649,18 +649,18 @@ function getSizableOrigin(input) {
   return "unknown";
 }
 var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str2) {
-  const units = str2.length;
-  if (!highSurrogate.test(str2))
+function codePointLength(str3) {
+  const units = str3.length;
+  if (!highSurrogate.test(str3))
     return units;
-  let count = units;
+  let count2 = units;
   for (let i = 0; i < units - 1; i++) {
-    if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
-      count--;
+    if ((str3.charCodeAt(i) & 64512) === 55296 && (str3.charCodeAt(i + 1) & 64512) === 56320) {
+      count2--;
       i++;
     }
   }
-  return count;
+  return count2;
 }
 function getLengthableOrigin(input) {
   if (Array.isArray(input))
@@ -707,8 +707,8 @@ function cleanEnum(obj2) {
     return Number.isNaN(Number.parseInt(k, 10));
   }).map((el) => el[1]);
 }
-function base64ToUint8Array(base642) {
-  const binaryString = atob(base642);
+function base64ToUint8Array(base643) {
+  const binaryString = atob(base643);
   const bytes = new Uint8Array(binaryString.length);
   for (let i = 0; i < binaryString.length; i++) {
     bytes[i] = binaryString.charCodeAt(i);
@@ -723,9 +723,9 @@ function uint8ArrayToBase64(bytes) {
   return btoa(binaryString);
 }
 function base64urlToUint8Array(base64url2) {
-  const base642 = base64url2.replace(/-/g, "+").replace(/_/g, "/");
-  const padding = "=".repeat((4 - base642.length % 4) % 4);
-  return base64ToUint8Array(base642 + padding);
+  const base643 = base64url2.replace(/-/g, "+").replace(/_/g, "/");
+  const padding = "=".repeat((4 - base643.length % 4) % 4);
+  return base64ToUint8Array(base643 + padding);
 }
 function uint8ArrayToBase64url(bytes) {
   return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
@@ -1048,16 +1048,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path2 = []) => {
+  const processError = (error3, path3 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path2, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path3, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path3, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path3, ...issue2.path]);
       } else {
-        const fullpath = [...path2, ...issue2.path];
+        const fullpath = [...path3, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -1115,6 +1115,7 @@ var _parse = (_Err) => {
   };
   return fn;
 };
+var parse = /* @__PURE__ */ _parse($ZodRealError);
 var _parseAsync = (_Err) => {
   const fn = async (schema, value, _ctx, params) => {
     const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
@@ -1130,6 +1131,7 @@ var _parseAsync = (_Err) => {
   };
   return fn;
 };
+var parseAsync = /* @__PURE__ */ _parseAsync($ZodRealError);
 var _safeParse = (_Err) => (schema, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
   const result = schema._zod.run({ value, issues: [] }, ctx);
@@ -1138,6 +1140,7 @@ var _safeParse = (_Err) => (schema, value, _ctx) => {
   }
   return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
 };
+var safeParse = /* @__PURE__ */ _safeParse($ZodRealError);
 function failure(Err, issues, ctx) {
   let error2;
   return {
@@ -1164,6 +1167,7 @@ var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
     result = await result;
   return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
 };
+var safeParseAsync = /* @__PURE__ */ _safeParseAsync($ZodRealError);
 var COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var validate = ((schema, value, _ctx) => {
@@ -1199,32 +1203,32 @@ var validateAsync = async (schema, value, _ctx) => {
   return result.issues.length === 0;
 };
 var _encode = (_Err) => {
-  const parse2 = _parse(_Err);
+  const parse3 = _parse(_Err);
   const fn = (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return parse2(schema, value, ctx, finalizeParams(fn, _params));
+    return parse3(schema, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _decode = (_Err) => {
-  const parse2 = _parse(_Err);
+  const parse3 = _parse(_Err);
   const fn = (schema, value, _ctx, _params) => {
-    return parse2(schema, value, _ctx, finalizeParams(fn, _params));
+    return parse3(schema, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _encodeAsync = (_Err) => {
-  const parseAsync2 = _parseAsync(_Err);
+  const parseAsync3 = _parseAsync(_Err);
   const fn = async (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return await parseAsync2(schema, value, ctx, finalizeParams(fn, _params));
+    return await parseAsync3(schema, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _decodeAsync = (_Err) => {
-  const parseAsync2 = _parseAsync(_Err);
+  const parseAsync3 = _parseAsync(_Err);
   const fn = async (schema, value, _ctx, _params) => {
-    return await parseAsync2(schema, value, _ctx, finalizeParams(fn, _params));
+    return await parseAsync3(schema, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
@@ -2100,8 +2104,8 @@ var base64urlCharset = /^[A-Za-z0-9_-]*$/;
 function isValidBase64URL(data) {
   if (!base64urlCharset.test(data))
     return false;
-  const base642 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
-  const padded = base642.padEnd(Math.ceil(base642.length / 4) * 4, "=");
+  const base643 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
+  const padded = base643.padEnd(Math.ceil(base643.length / 4) * 4, "=");
   return isValidBase64(padded);
 }
 var $ZodBase64URL = /* @__PURE__ */ $constructor("$ZodBase64URL", (inst, def) => {
@@ -2227,7 +2231,7 @@ function capSize(inst, size) {
   if (!caps.length)
     return;
   const cap = Math.min(...caps.map((c) => c[0]));
-  const parse2 = inst._zod.parse;
+  const parse3 = inst._zod.parse;
   inst._zod.parse = (payload, ctx) => {
     const n = size(payload.value);
     if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
@@ -2241,7 +2245,7 @@ function capSize(inst, size) {
         }
       }
     }
-    return parse2(payload, ctx);
+    return parse3(payload, ctx);
   };
 }
 var arraySize = (input) => Array.isArray(input) ? input.length : -1;
@@ -2479,15 +2483,15 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     const syms = normalized.symbolKeys;
     const doc = new Doc(["payload", "ctx"], { shape, inst, memo: memo2, syms });
     const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
-    const prefixStr = (id2, k) => `
-          let ${id2}_ab = false;
-          for (let i = 0; i < ${id2}.issues.length; i++) {
-            const iss = ${id2}.issues[i];
+    const prefixStr = (id3, k) => `
+          let ${id3}_ab = false;
+          for (let i = 0; i < ${id3}.issues.length; i++) {
+            const iss = ${id3}.issues[i];
             iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
             payload.issues.push(iss);
-            if (iss.continue !== true) ${id2}_ab = true;
+            if (iss.continue !== true) ${id3}_ab = true;
           }
-          if (${id2}_ab && ctx && ctx.abortEarly) {
+          if (${id3}_ab && ctx && ctx.abortEarly) {
             payload.value = newResult;
             return payload;
           }`;
@@ -2501,34 +2505,34 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     for (const key of normalized.allKeys) {
       if (key === "__proto__")
         continue;
-      const id2 = ids[key];
+      const id3 = ids[key];
       const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
       const isPresent = `${k} in input`;
       const schema = shape[key];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
-      doc.write(`const ${id2} = ${parseStr(k)};`);
+      doc.write(`const ${id3} = ${parseStr(k)};`);
       if (isOptionalIn && isOptionalOut) {
-        const assign = optin === "optional" ? `${id2}_present` : `${id2}.value !== undefined || ${id2}_present`;
+        const assign = optin === "optional" ? `${id3}_present` : `${id3}.value !== undefined || ${id3}_present`;
         doc.write(`
-        const ${id2}_present = ${isPresent};
-        if (!${id2}.issues.length || ${id2}_present) {
-          if (${id2}.issues.length) {${prefixStr(id2, k)}
+        const ${id3}_present = ${isPresent};
+        if (!${id3}.issues.length || ${id3}_present) {
+          if (${id3}.issues.length) {${prefixStr(id3, k)}
           }
 
           if (${assign}) {
-            newResult[${k}] = ${id2}.value;
+            newResult[${k}] = ${id3}.value;
           }
         }
 
       `);
       } else if (!isOptionalIn) {
         doc.write(`
-        const ${id2}_present = ${isPresent};
-        if (${id2}.issues.length) {${prefixStr(id2, k)}
+        const ${id3}_present = ${isPresent};
+        if (${id3}.issues.length) {${prefixStr(id3, k)}
         }
-        if (!${id2}_present && !${id2}.issues.length) {
+        if (!${id3}_present && !${id3}.issues.length) {
           payload.issues.push({
             code: "invalid_type",
             expected: "nonoptional",
@@ -2541,22 +2545,22 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
           }
         }
 
-        if (${id2}_present) {
-          newResult[${k}] = ${id2}.value;
+        if (${id3}_present) {
+          newResult[${k}] = ${id3}.value;
         }
 
       `);
       } else {
         doc.write(`
-        if (${id2}.issues.length) {${prefixStr(id2, k)}
+        if (${id3}.issues.length) {${prefixStr(id3, k)}
         }
       `);
         if (optin === "defaulted") {
-          doc.write(`newResult[${k}] = ${id2}.value;`);
+          doc.write(`newResult[${k}] = ${id3}.value;`);
         } else {
           doc.write(`
-        if (${id2}.value !== undefined || ${isPresent}) {
-          newResult[${k}] = ${id2}.value;
+        if (${id3}.value !== undefined || ${isPresent}) {
+          newResult[${k}] = ${id3}.value;
         }
       `);
         }
@@ -2775,6 +2779,284 @@ function handleIntersectionResults(result, left, right) {
   result.value = merged.data;
   return result;
 }
+var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
+  $ZodType.init(inst, def);
+  const items = def.items;
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!Array.isArray(input)) {
+      payload.issues.push({
+        input,
+        inst,
+        expected: "tuple",
+        code: "invalid_type"
+      });
+      return payload;
+    }
+    payload.value = memo2 ? memo2.alloc(inst, payload, [], ctx) : [];
+    const proms = [];
+    const optinStart = getTupleOptStart(items, "optin");
+    const optoutStart = getTupleOptStart(items, "optout");
+    if (!def.rest) {
+      if (input.length < optinStart) {
+        payload.issues.push({
+          code: "too_small",
+          minimum: optinStart,
+          inclusive: true,
+          input,
+          inst,
+          origin: "array"
+        });
+        return payload;
+      }
+      if (input.length > items.length) {
+        payload.issues.push({
+          code: "too_big",
+          maximum: items.length,
+          inclusive: true,
+          input,
+          inst,
+          origin: "array"
+        });
+      }
+    }
+    const itemResults = new Array(items.length);
+    const abortEarly = def.rest ? ctx?.abortEarly : void 0;
+    let itemAborted = false;
+    for (let i = 0; i < items.length; i++) {
+      const r = items[i]._zod.run({ value: input[i], issues: [] }, ctx);
+      if (r instanceof Promise) {
+        proms.push(r.then((rr) => {
+          itemResults[i] = rr;
+        }));
+      } else {
+        itemResults[i] = r;
+        if (abortEarly && !itemAborted && r.issues.length)
+          itemAborted = aborted(r);
+      }
+    }
+    if (def.rest && !itemAborted) {
+      let i = items.length - 1;
+      const rest = input.slice(items.length);
+      let seen = payload.issues.length;
+      for (const el of rest) {
+        if (abortEarly && payload.issues.length !== seen) {
+          if (aborted(payload, seen))
+            break;
+          seen = payload.issues.length;
+        }
+        i++;
+        const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
+        } else {
+          handleTupleResult(result, payload, i);
+        }
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => handleTupleResults(itemResults, payload, items, input, optoutStart));
+    }
+    return handleTupleResults(itemResults, payload, items, input, optoutStart);
+  };
+});
+function getTupleOptStart(items, key) {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    if (!omittable)
+      return i + 1;
+  }
+  return 0;
+}
+function handleTupleResult(result, final, index) {
+  if (result.issues.length) {
+    final.issues.push(...prefixIssues(index, result.issues));
+  }
+  final.value[index] = result.value;
+}
+function handleTupleResults(itemResults, final, items, input, optoutStart) {
+  for (let i = 0; i < items.length; i++) {
+    const r = itemResults[i];
+    const isPresent = i < input.length;
+    if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
+      final.value.length = i;
+      break;
+    }
+    if (r.issues.length) {
+      if (!isPresent && i >= optoutStart) {
+        final.value.length = i;
+        break;
+      }
+      final.issues.push(...prefixIssues(i, r.issues));
+    }
+    final.value[i] = r.value;
+  }
+  for (let i = final.value.length - 1; i >= input.length; i--) {
+    if (items[i]._zod.optout === "optional" && final.value[i] === void 0) {
+      final.value.length = i;
+    } else {
+      break;
+    }
+  }
+  return final;
+}
+var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
+  $ZodType.init(inst, def);
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!isPlainObject(input)) {
+      payload.issues.push({
+        expected: "record",
+        code: "invalid_type",
+        input,
+        inst
+      });
+      return payload;
+    }
+    const proms = [];
+    const values = def.keyType._zod.values;
+    if (values && !def.partial) {
+      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+      const recordKeys = /* @__PURE__ */ new Set();
+      for (const key of values) {
+        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
+          recordKeys.add(typeof key === "number" ? key.toString() : key);
+          if (key === "__proto__")
+            continue;
+          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+          if (keyResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (keyResult.issues.length) {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key,
+              path: [key],
+              inst
+            });
+            continue;
+          }
+          const outKey = keyResult.value;
+          if (outKey === "__proto__")
+            continue;
+          const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
+          if (result instanceof Promise) {
+            proms.push(result.then((result2) => {
+              if (result2.issues.length) {
+                payload.issues.push(...prefixIssues(key, result2.issues));
+              }
+              payload.value[outKey] = result2.value;
+            }));
+          } else {
+            if (result.issues.length) {
+              payload.issues.push(...prefixIssues(key, result.issues));
+            }
+            payload.value[outKey] = result.value;
+          }
+        }
+      }
+      let unrecognized;
+      for (const key in input) {
+        if (!recordKeys.has(key)) {
+          if (def.mode === "loose") {
+            if (key === "__proto__")
+              continue;
+            payload.value[key] = input[key];
+          } else {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key);
+          }
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    } else {
+      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+      let unrecognized;
+      for (const key of Reflect.ownKeys(input)) {
+        if (key === "__proto__")
+          continue;
+        if (!Object.prototype.propertyIsEnumerable.call(input, key))
+          continue;
+        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+        if (keyResult instanceof Promise) {
+          throw new Error("Async schemas not supported in object keys currently");
+        }
+        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        if (checkNumericKey) {
+          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
+          if (retryResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (retryResult.issues.length === 0) {
+            keyResult = retryResult;
+          }
+        }
+        if (keyResult.issues.length) {
+          if (def.mode === "loose") {
+            payload.value[key] = input[key];
+          } else if (values) {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key);
+          } else {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key,
+              path: [key],
+              inst
+            });
+          }
+          continue;
+        }
+        const outKey = keyResult.value;
+        if (outKey === "__proto__")
+          continue;
+        const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((result2) => {
+            if (result2.issues.length) {
+              payload.issues.push(...prefixIssues(key, result2.issues));
+            }
+            payload.value[outKey] = result2.value;
+          }));
+        } else {
+          if (result.issues.length) {
+            payload.issues.push(...prefixIssues(key, result.issues));
+          }
+          payload.value[outKey] = result.value;
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => payload);
+    }
+    return payload;
+  };
+});
 var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   $ZodType.init(inst, def);
   const values = getEnumValues(def.entries);
@@ -3249,9 +3531,9 @@ var memo = {
     if (!bucket)
       return empty;
     handoff = void 0;
-    const entry = { value: empty, issues: null };
-    bucket.set(payload.value, entry);
-    open.push(entry);
+    const entry2 = { value: empty, issues: null };
+    bucket.set(payload.value, entry2);
+    open.push(entry2);
     return empty;
   },
   guard(inst) {
@@ -3325,16 +3607,16 @@ var memo = {
         const depth = open.length;
         const result = base(payload, ctx);
         handoff = void 0;
-        const entry = open.length > depth ? open.pop() : void 0;
+        const entry2 = open.length > depth ? open.pop() : void 0;
         if (result instanceof Promise) {
           return result.then((r) => {
-            if (entry)
-              entry.issues = r.issues.length ? cloneIssues(r.issues) : NO_ISSUES;
+            if (entry2)
+              entry2.issues = r.issues.length ? cloneIssues(r.issues) : NO_ISSUES;
             return r;
           });
         }
-        if (entry)
-          entry.issues = result.issues.length ? cloneIssues(result.issues) : NO_ISSUES;
+        if (entry2)
+          entry2.issues = result.issues.length ? cloneIssues(result.issues) : NO_ISSUES;
         return result;
       };
       inst._zod.parse = wrapped;
@@ -3484,10 +3766,10 @@ var $ZodRegistry = class {
     this._idmap = /* @__PURE__ */ new Map();
   }
   add(schema, ..._meta) {
-    const meta2 = _meta[0];
-    this._map.set(schema, meta2);
-    if (meta2 && typeof meta2 === "object" && "id" in meta2) {
-      this._idmap.set(meta2.id, schema);
+    const meta3 = _meta[0];
+    this._map.set(schema, meta3);
+    if (meta3 && typeof meta3 === "object" && "id" in meta3) {
+      this._idmap.set(meta3.id, schema);
     }
     return this;
   }
@@ -3497,9 +3779,9 @@ var $ZodRegistry = class {
     return this;
   }
   remove(schema) {
-    const meta2 = this._map.get(schema);
-    if (meta2 && typeof meta2 === "object" && "id" in meta2) {
-      this._idmap.delete(meta2.id);
+    const meta3 = this._map.get(schema);
+    if (meta3 && typeof meta3 === "object" && "id" in meta3) {
+      this._idmap.delete(meta3.id);
     }
     this._map.delete(schema);
     return this;
@@ -4031,6 +4313,19 @@ function _check(fn, params) {
   ch._zod.check = fn;
   return ch;
 }
+// @__NO_SIDE_EFFECTS__
+function meta(metadata) {
+  const ch = new $ZodCheck({ check: "meta" });
+  ch._zod.onattach = [
+    (inst) => {
+      const existing = globalRegistry.get(inst) ?? {};
+      globalRegistry.add(inst, { ...existing, ...metadata });
+    }
+  ];
+  ch._zod.check = () => {
+  };
+  return ch;
+}
 
 // node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target2, ...sources2) {
@@ -4120,9 +4415,9 @@ function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
       ctx.seen.get(parent).isParent = true;
     }
   }
-  const meta2 = ctx.metadataRegistry.get(schema);
-  if (meta2)
-    assignProps(result.schema, meta2);
+  const meta3 = ctx.metadataRegistry.get(schema);
+  if (meta3)
+    assignProps(result.schema, meta3);
   if (ctx.io === "input" && isTransforming(schema)) {
     delete result.schema.examples;
     delete result.schema.default;
@@ -4143,42 +4438,42 @@ function extractDefs(ctx, schema) {
   if (ctx.external && ctx.sharedDefsExtractedFor === ctx.external)
     return;
   const idToSchema = /* @__PURE__ */ new Map();
-  for (const entry of ctx.seen.entries()) {
-    const id2 = ctx.metadataRegistry.get(entry[0])?.id;
-    if (id2) {
-      const existing = idToSchema.get(id2);
-      if (existing && existing !== entry[0]) {
-        throw new Error(`Duplicate schema id "${id2}" detected during JSON Schema conversion. Two different schemas cannot share the same id when converted together.`);
+  for (const entry2 of ctx.seen.entries()) {
+    const id3 = ctx.metadataRegistry.get(entry2[0])?.id;
+    if (id3) {
+      const existing = idToSchema.get(id3);
+      if (existing && existing !== entry2[0]) {
+        throw new Error(`Duplicate schema id "${id3}" detected during JSON Schema conversion. Two different schemas cannot share the same id when converted together.`);
       }
-      idToSchema.set(id2, entry[0]);
+      idToSchema.set(id3, entry2[0]);
     }
   }
-  const makeURI = (entry) => {
+  const makeURI = (entry2) => {
     const defsSegment = ctx.target === "draft-2020-12" ? "$defs" : "definitions";
     if (ctx.external) {
-      const externalId = ctx.external.registry.get(entry[0])?.id;
-      const uriGenerator = ctx.external.uri ?? ((id3) => id3);
+      const externalId = ctx.external.registry.get(entry2[0])?.id;
+      const uriGenerator = ctx.external.uri ?? ((id4) => id4);
       if (externalId) {
         return { ref: uriGenerator(externalId) };
       }
-      const id2 = entry[1].defId ?? entry[1].schema.id ?? `schema${ctx.counter++}`;
-      entry[1].defId = id2;
-      return { defId: id2, ref: `${uriGenerator("__shared")}#/${defsSegment}/${encodeJSONPointerSegment(id2)}` };
+      const id3 = entry2[1].defId ?? entry2[1].schema.id ?? `schema${ctx.counter++}`;
+      entry2[1].defId = id3;
+      return { defId: id3, ref: `${uriGenerator("__shared")}#/${defsSegment}/${encodeJSONPointerSegment(id3)}` };
     }
     const uriPrefix = `#`;
     const defUriPrefix = `${uriPrefix}/${defsSegment}/`;
-    if (entry[1] === root && !entry[1].schema.id) {
+    if (entry2[1] === root && !entry2[1].schema.id) {
       return { ref: uriPrefix };
     }
-    const defId = entry[1].schema.id ?? `__schema${ctx.counter++}`;
+    const defId = entry2[1].schema.id ?? `__schema${ctx.counter++}`;
     return { defId, ref: defUriPrefix + encodeJSONPointerSegment(defId) };
   };
-  const extractToDef = (entry) => {
-    if (entry[1].schema.$ref) {
+  const extractToDef = (entry2) => {
+    if (entry2[1].schema.$ref) {
       return;
     }
-    const seen = entry[1];
-    const { ref, defId } = makeURI(entry);
+    const seen = entry2[1];
+    const { ref, defId } = makeURI(entry2);
     seen.def = { ...seen.schema };
     if (defId)
       seen.defId = defId;
@@ -4189,8 +4484,8 @@ function extractDefs(ctx, schema) {
     schema2.$ref = ref;
   };
   if (ctx.cycles === "throw") {
-    for (const entry of ctx.seen.entries()) {
-      const seen = entry[1];
+    for (const entry2 of ctx.seen.entries()) {
+      const seen = entry2[1];
       if (seen.cycle) {
         throw new Error(`Cycle detected: #/${seen.cycle?.join("/")}/<root>
 
@@ -4198,31 +4493,31 @@ Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.
       }
     }
   }
-  for (const entry of ctx.seen.entries()) {
-    const seen = entry[1];
-    if (schema === entry[0]) {
-      extractToDef(entry);
+  for (const entry2 of ctx.seen.entries()) {
+    const seen = entry2[1];
+    if (schema === entry2[0]) {
+      extractToDef(entry2);
       continue;
     }
     if (ctx.external) {
-      const ext = ctx.external.registry.get(entry[0])?.id;
-      if (schema !== entry[0] && ext) {
-        extractToDef(entry);
+      const ext = ctx.external.registry.get(entry2[0])?.id;
+      if (schema !== entry2[0] && ext) {
+        extractToDef(entry2);
         continue;
       }
     }
-    const id2 = ctx.metadataRegistry.get(entry[0])?.id;
-    if (id2) {
-      extractToDef(entry);
+    const id3 = ctx.metadataRegistry.get(entry2[0])?.id;
+    if (id3) {
+      extractToDef(entry2);
       continue;
     }
     if (seen.cycle) {
-      extractToDef(entry);
+      extractToDef(entry2);
       continue;
     }
     if (seen.count > 1) {
       if (ctx.reused === "ref") {
-        extractToDef(entry);
+        extractToDef(entry2);
       }
     }
   }
@@ -4322,12 +4617,12 @@ function foldIntersection(json) {
   if (!unions.length) {
     folded = foldObjects(allOf);
   } else {
-    const union2 = unions[0];
-    const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
-    if (Object.keys(union2).length !== 1)
+    const union3 = unions[0];
+    const keyword = UNION_KEYS.find((k) => Array.isArray(union3[k]));
+    if (Object.keys(union3).length !== 1)
       return;
-    const rest = allOf.filter((m) => m !== union2);
-    const branches = union2[keyword].map((branch) => foldObjects([...rest, branch]));
+    const rest = allOf.filter((m) => m !== union3);
+    const branches = union3[keyword].map((branch) => foldObjects([...rest, branch]));
     if (branches.some((b) => !b))
       return;
     folded = { [keyword]: branches };
@@ -4404,12 +4699,12 @@ function finalize(ctx, schema) {
     });
   };
   if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
-    for (const entry of [...ctx.seen.entries()].reverse()) {
-      flattenRef(entry[0]);
+    for (const entry2 of [...ctx.seen.entries()].reverse()) {
+      flattenRef(entry2[0]);
     }
     if (ctx.target !== "openapi-3.0") {
-      for (const entry of ctx.seen.entries()) {
-        compactTypeUnion(entry[1].def ?? entry[1].schema);
+      for (const entry2 of ctx.seen.entries()) {
+        compactTypeUnion(entry2[1].def ?? entry2[1].schema);
       }
     }
     for (const rewrite of ctx.deferred)
@@ -4445,10 +4740,10 @@ function finalize(ctx, schema) {
   } else {
   }
   if (ctx.external?.uri) {
-    const id2 = ctx.external.registry.get(schema)?.id;
-    if (!id2)
+    const id3 = ctx.external.registry.get(schema)?.id;
+    if (!id3)
       throw new Error("Schema is missing an `id` property");
-    result.$id = ctx.external.uri(id2);
+    result.$id = ctx.external.uri(id3);
   }
   assignProps(result, root.defId ? root.schema : root.def ?? root.schema);
   const rootMetaId = ctx.metadataRegistry.get(schema)?.id;
@@ -4456,8 +4751,8 @@ function finalize(ctx, schema) {
     delete result.id;
   const defs = ctx.external?.defs ?? {};
   if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
-    for (const entry of ctx.seen.entries()) {
-      const seen = entry[1];
+    for (const entry2 of ctx.seen.entries()) {
+      const seen = entry2[1];
       if (seen.def && seen.defId) {
         if (seen.def.id === seen.defId)
           delete seen.def.id;
@@ -4626,8 +4921,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list)
+  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list2)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -5031,10 +5326,10 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
 });
 
 // node_modules/zod/v4/classic/parse.js
-var parse = /* @__PURE__ */ _parse(ZodRealError);
-var parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
-var safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
-var safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
+var parse2 = /* @__PURE__ */ _parse(ZodRealError);
+var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
+var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
+var safeParseAsync2 = /* @__PURE__ */ _safeParseAsync(ZodRealError);
 var encode = /* @__PURE__ */ _encode(ZodRealError);
 var decode = /* @__PURE__ */ _decode(ZodRealError);
 var encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
@@ -5078,8 +5373,8 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
   brand() {
     return this;
   },
-  register(reg, meta2) {
-    reg.add(this, meta2);
+  register(reg, meta3) {
+    reg.add(this, meta3);
     return this;
   },
   refine(check2, params) {
@@ -5168,16 +5463,16 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
     util_exports.own(this, "~standard", value);
   },
   parse: function _parse2(data, params) {
-    return parse(this, data, params, { callee: _parse2 });
+    return parse2(this, data, params, { callee: _parse2 });
   },
   parseAsync: async function _parseAsync2(data, params) {
-    return await parseAsync(this, data, params, { callee: _parseAsync2 });
+    return await parseAsync2(this, data, params, { callee: _parseAsync2 });
   },
   safeParse(data, params) {
-    return safeParse(this, data, params);
+    return safeParse2(this, data, params);
   },
   async safeParseAsync(data, params) {
-    return safeParseAsync(this, data, params);
+    return safeParseAsync2(this, data, params);
   },
   // `spa` is an alias: same function object as `safeParseAsync`, as before.
   get spa() {
@@ -5923,8 +6218,8 @@ function superRefine(fn, params) {
 }
 
 // runner/reviewers/adapters/tool-report.ts
-function repoRelative(path2, sandboxRepo) {
-  let p = path2;
+function repoRelative(path3, sandboxRepo) {
+  let p = path3;
   if (p.startsWith("/")) {
     if (!p.startsWith(`${sandboxRepo}/`)) return null;
     p = p.slice(sandboxRepo.length + 1);
@@ -5934,8 +6229,8 @@ function repoRelative(path2, sandboxRepo) {
   if (p.split("/").some((c) => c === "" || c === "." || c === "..")) return null;
   return p;
 }
-function oneLine(text) {
-  return text.replace(/\s+/gu, " ").trim();
+function oneLine(text3) {
+  return text3.replace(/\s+/gu, " ").trim();
 }
 function sortDiagnostics(ds) {
   const key = (d) => [
@@ -6010,6 +6305,9 @@ import { readFileSync } from "node:fs";
 
 // src/core/limits.ts
 var JSON_MAX_DEPTH = 64;
+var CONTRACT_MAX_TEXT = 65536;
+var CONTRACT_MAX_PATH = 4096;
+var CONTRACT_MAX_LIST = 4096;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
 var CHECK_COMMAND_MAX_STDOUT = 67108864;
@@ -6073,8 +6371,8 @@ function canonicalJson(value) {
 function compareUtf8(a, b) {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
-function isSortedUnique(list) {
-  for (let i = 1; i < list.length; i++) if (compareUtf8(list[i - 1], list[i]) >= 0) return false;
+function isSortedUnique(list2) {
+  for (let i = 1; i < list2.length; i++) if (compareUtf8(list2[i - 1], list2[i]) >= 0) return false;
   return true;
 }
 
@@ -6110,12 +6408,12 @@ function malformed() {
 function check(ok) {
   if (!ok) malformed();
 }
-function obj(v, required2, optional2 = []) {
+function obj(v, required2, optional3 = []) {
   if (v === null || typeof v !== "object" || Array.isArray(v)) malformed();
   const o = v;
   const keys = Object.keys(o);
   for (const k of required2) check(Object.prototype.hasOwnProperty.call(o, k));
-  for (const k of keys) check(required2.includes(k) || optional2.includes(k));
+  for (const k of keys) check(required2.includes(k) || optional3.includes(k));
   return o;
 }
 function str(v, re) {
@@ -6167,6 +6465,7 @@ import { createHash } from "node:crypto";
 
 // src/core/iso-time.ts
 var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+var ISO_SECONDS_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
 var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function daysFromCivil(y, m, d) {
@@ -6177,9 +6476,9 @@ function daysFromCivil(y, m, d) {
   const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
   return era * 146097 + doe - 719468;
 }
-function secondsOfIsoTime(text) {
-  if (typeof text !== "string") return null;
-  const m = ISO_SECONDS_RE.exec(text);
+function secondsOfIsoTime(text3) {
+  if (typeof text3 !== "string") return null;
+  const m = ISO_SECONDS_RE.exec(text3);
   if (m === null) return null;
   const year = Number(m[1]);
   const month = Number(m[2]);
@@ -6193,8 +6492,580 @@ function secondsOfIsoTime(text) {
   if (hour > 23 || minute > 59 || second > 59) return null;
   return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
 }
-function isIsoSeconds(text) {
-  return secondsOfIsoTime(text) !== null;
+function isIsoSeconds(text3) {
+  return secondsOfIsoTime(text3) !== null;
+}
+
+// node_modules/zod/v4/mini/schemas.js
+var ZodMiniType = /* @__PURE__ */ $constructor("ZodMiniType", (inst, def) => {
+  if (!inst._zod)
+    throw new Error("Uninitialized schema in ZodMiniType.");
+  $ZodType.init(inst, def);
+  inst.def = def;
+  inst.type = def.type;
+}, {
+  // `with` is an alias for `check`: the same function object, not a wrapper.
+  get with() {
+    return this.check;
+  },
+  set with(value) {
+    own(this, "with", value);
+  },
+  parse(data, params) {
+    return parse(this, data, params, { callee: this.parse });
+  },
+  parseAsync(data, params) {
+    return parseAsync(this, data, params, { callee: this.parseAsync });
+  },
+  safeParse(data, params) {
+    return safeParse(this, data, params);
+  },
+  safeParseAsync(data, params) {
+    return safeParseAsync(this, data, params);
+  },
+  check(...checks) {
+    const def = this.def;
+    return this.clone({
+      ...def,
+      checks: [
+        ...def.checks ?? [],
+        ...checks.map((ch) => typeof ch === "function" ? { _zod: { check: ch, def: { check: "custom" }, onattach: [] } } : ch)
+      ]
+    }, { parent: true });
+  },
+  clone(_def, params) {
+    return clone(this, _def, params);
+  },
+  brand() {
+    return this;
+  },
+  register(reg, meta3) {
+    reg.add(this, meta3);
+    return this;
+  },
+  apply(fn, ...args) {
+    return args.length === 0 ? fn(this) : fn(this, ...args);
+  }
+});
+var ZodMiniString = /* @__PURE__ */ $constructor("ZodMiniString", (inst, def) => {
+  $ZodString.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function string3(params) {
+  return _string(ZodMiniString, params);
+}
+var ZodMiniStringFormat = /* @__PURE__ */ $constructor("ZodMiniStringFormat", (inst, def) => {
+  $ZodStringFormat.init(inst, def);
+  ZodMiniString.init(inst, def);
+});
+var ZodMiniBase64 = /* @__PURE__ */ $constructor("ZodMiniBase64", (inst, def) => {
+  $ZodBase64.init(inst, def);
+  ZodMiniStringFormat.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function base642(params) {
+  return _base64(ZodMiniBase64, params);
+}
+var ZodMiniNumber = /* @__PURE__ */ $constructor("ZodMiniNumber", (inst, def) => {
+  $ZodNumber.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+var ZodMiniNumberFormat = /* @__PURE__ */ $constructor("ZodMiniNumberFormat", (inst, def) => {
+  $ZodNumberFormat.init(inst, def);
+  ZodMiniNumber.init(inst, def);
+});
+function int3(params) {
+  return _int(ZodMiniNumberFormat, params);
+}
+var ZodMiniUnknown = /* @__PURE__ */ $constructor("ZodMiniUnknown", (inst, def) => {
+  $ZodUnknown.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function unknown2() {
+  return _unknown(ZodMiniUnknown);
+}
+var ZodMiniNever = /* @__PURE__ */ $constructor("ZodMiniNever", (inst, def) => {
+  $ZodNever.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function never2(params) {
+  return _never(ZodMiniNever, params);
+}
+var ZodMiniArray = /* @__PURE__ */ $constructor("ZodMiniArray", (inst, def) => {
+  $ZodArray.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function array2(element, params) {
+  return new ZodMiniArray({
+    type: "array",
+    element,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniObject = /* @__PURE__ */ $constructor("ZodMiniObject", (inst, def) => {
+  $ZodObject.init(inst, def);
+  ZodMiniType.init(inst, def);
+  installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
+});
+// @__NO_SIDE_EFFECTS__
+function strictObject(shape, params) {
+  return new ZodMiniObject({
+    type: "object",
+    shape,
+    catchall: /* @__PURE__ */ never2(),
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniUnion = /* @__PURE__ */ $constructor("ZodMiniUnion", (inst, def) => {
+  $ZodUnion.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function union2(options, params) {
+  return new ZodMiniUnion({
+    type: "union",
+    options,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniTuple = /* @__PURE__ */ $constructor("ZodMiniTuple", (inst, def) => {
+  $ZodTuple.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function tuple(items, _paramsOrRest, _params) {
+  const hasRest = _paramsOrRest instanceof $ZodType;
+  const params = hasRest ? _params : _paramsOrRest;
+  const rest = hasRest ? _paramsOrRest : null;
+  return new ZodMiniTuple({
+    type: "tuple",
+    items,
+    rest,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniRecord = /* @__PURE__ */ $constructor("ZodMiniRecord", (inst, def) => {
+  $ZodRecord.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function record(keyType, valueType, params) {
+  if (!valueType || !valueType._zod) {
+    return new ZodMiniRecord({
+      type: "record",
+      keyType: /* @__PURE__ */ string3(),
+      valueType: keyType,
+      ...normalizeParams(valueType)
+    });
+  }
+  return new ZodMiniRecord({
+    type: "record",
+    keyType,
+    valueType,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniEnum = /* @__PURE__ */ $constructor("ZodMiniEnum", (inst, def) => {
+  $ZodEnum.init(inst, def);
+  ZodMiniType.init(inst, def);
+  inst.options = [...inst._zod.values];
+});
+// @__NO_SIDE_EFFECTS__
+function _enum2(values, params) {
+  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
+  return new ZodMiniEnum({
+    type: "enum",
+    entries,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniLiteral = /* @__PURE__ */ $constructor("ZodMiniLiteral", (inst, def) => {
+  $ZodLiteral.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function literal2(value, params) {
+  return new ZodMiniLiteral({
+    type: "literal",
+    values: Array.isArray(value) ? value : [value],
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function optional2(innerType) {
+  return new ZodMiniOptional({
+    type: "optional",
+    innerType
+  });
+}
+var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
+  $ZodNullable.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function nullable3(innerType) {
+  return new ZodMiniNullable({
+    type: "nullable",
+    innerType
+  });
+}
+var ZodMiniPipe = /* @__PURE__ */ $constructor("ZodMiniPipe", (inst, def) => {
+  $ZodPipe.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function pipe2(in_, out) {
+  return new ZodMiniPipe({
+    type: "pipe",
+    in: in_,
+    out
+  });
+}
+var ZodMiniCustom = /* @__PURE__ */ $constructor("ZodMiniCustom", (inst, def) => {
+  $ZodCustom.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function refine2(fn, _params = {}) {
+  return _refine(ZodMiniCustom, fn, _params);
+}
+var meta2 = meta;
+
+// src/core/canonical.ts
+var nativeIsWellFormed = String.prototype.isWellFormed;
+
+// src/core/preservation/incident.ts
+var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
+
+// src/core/schema-primitives.ts
+function str2(o = {}) {
+  const checks = [];
+  if (o.min !== void 0) checks.push(_minLength(o.min));
+  if (o.max !== void 0) checks.push(_maxLength(o.max));
+  if (o.re !== void 0) checks.push(_regex(o.re));
+  return checks.length === 0 ? string3() : string3().check(...checks);
+}
+function int4(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  return int3().check(_gte(min), _lte(max));
+}
+function list(item, min, max) {
+  return min > 0 ? array2(item).check(_minLength(min), _maxLength(max)) : array2(item).check(_maxLength(max));
+}
+var hex64 = str2({ re: /^[0-9a-f]{64}$/ });
+var digestString = str2({ re: /^sha256:[0-9a-f]{64}$/ });
+var gitId = str2({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+var count = int4(0, Number.MAX_SAFE_INTEGER);
+var isoSeconds = string3().check(
+  _regex(ISO_SECONDS_SHAPE),
+  refine2(isIsoSeconds, { message: "iso_time" }),
+  meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
+);
+
+// src/core/contract/schema.ts
+var text = str2({ min: 1, max: CONTRACT_MAX_TEXT });
+var idRef = str2({ max: 64 });
+var idList = list(idRef, 0, CONTRACT_MAX_LIST);
+var pathList = list(str2({ min: 1, max: CONTRACT_MAX_PATH }), 1, CONTRACT_MAX_LIST);
+var SOURCE_CLASSES = ["directive", "context", "reference"];
+var ATOM_KINDS = ["obligation", "context"];
+var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
+var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
+var AUTHORITY_OPERATIONS = ["authorize", "add", "replace", "supersede", "defer", "abandon"];
+var atomSchema = strictObject({
+  id: idRef,
+  span: tuple([int4(0), int4(0)]),
+  kind: _enum2(ATOM_KINDS),
+  directives: idList
+});
+var sourceSchema = strictObject({
+  id: idRef,
+  path: str2({ min: 1, max: CONTRACT_MAX_PATH }),
+  class: _enum2(SOURCE_CLASSES),
+  atoms: list(atomSchema, 0, CONTRACT_MAX_LIST)
+});
+var targetSchema = strictObject({ id: idRef, paths: pathList });
+var criterionSchema = strictObject({ id: idRef, statement: text, atoms: idList });
+var directiveSchema = strictObject({
+  id: idRef,
+  statement: text,
+  state: _enum2(DIRECTIVE_STATES),
+  sources: idList,
+  targets: list(targetSchema, 0, CONTRACT_MAX_LIST),
+  criteria: list(criterionSchema, 0, CONTRACT_MAX_LIST),
+  implementations: idList,
+  evidence: idList
+});
+var implementationSchema = strictObject({ id: idRef, paths: pathList });
+var evidenceSchema = strictObject({ id: idRef, kind: _enum2(EVIDENCE_KINDS), paths: pathList });
+var authoritySchema = strictObject({
+  id: idRef,
+  operation: _enum2(AUTHORITY_OPERATIONS),
+  record: str2({ max: 128 })
+});
+var tombstoneSchema = strictObject({
+  id: idRef,
+  directive: optional2(idRef),
+  authority: idRef,
+  // Relation IDs are `FROM>TO`, so entries may be up to two IDs long.
+  disposes: list(str2({ max: 130 }), 1, CONTRACT_MAX_LIST * 4)
+});
+var contractSchema = strictObject({
+  kind: literal2("governed/request-contract"),
+  version: literal2(1),
+  title: text,
+  sources: list(sourceSchema, 0, 256),
+  directives: list(directiveSchema, 0, CONTRACT_MAX_LIST),
+  implementations: list(implementationSchema, 0, CONTRACT_MAX_LIST),
+  evidence: list(evidenceSchema, 0, CONTRACT_MAX_LIST),
+  authorities: list(authoritySchema, 0, CONTRACT_MAX_LIST),
+  tombstones: list(tombstoneSchema, 0, CONTRACT_MAX_LIST)
+});
+
+// src/core/preservation/schema.ts
+var MAX_TEXT = 65536;
+var MAX_PATH = 4096;
+var MAX_SURFACES = 4096;
+var text2 = str2({ min: 1, max: MAX_TEXT });
+var idRef2 = str2({ max: 64 });
+var pathList2 = list(str2({ min: 1, max: MAX_PATH }), 1, 1024);
+var SURFACE_KINDS = [
+  "cli_command",
+  "api",
+  "library_export",
+  "data_schema",
+  "ui_route",
+  "job",
+  "package_target",
+  "ops_path",
+  "other"
+];
+var DISPOSITIONS = ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"];
+var DESTRUCTIVE_DISPOSITIONS = ["replace", "remove", "disable", "redirect", "migrate"];
+var VENDOR_DISPOSITIONS = ["import", "preserve"];
+var surfaceSchema = strictObject({
+  id: idRef2,
+  kind: _enum2(SURFACE_KINDS),
+  /** Kind `other` only: why none of the supported kinds applies (shown to reviewers, not in output). */
+  na_reason: optional2(text2),
+  paths: pathList2,
+  disposition: _enum2(DISPOSITIONS),
+  /** The real entry the project adapter names (`bin:NAME`, `export:SUBPATH`, `script:NAME`). */
+  probe: optional2(str2({ min: 1, max: 256, re: /^[a-z]+:[\x21-\x7e]{1,250}$/ })),
+  baseline_evidence_id: idRef2,
+  current_evidence_id: idRef2,
+  authority_id: optional2(str2({ max: 128 })),
+  expected_diff_digest: optional2(str2({ max: 80 }))
+});
+var originSchema = strictObject({
+  /** The origin repository's identity (e.g. its canonical URL); identity only, never fetched. */
+  repository: str2({ min: 1, max: 1024 }),
+  commit: optional2(str2({ max: 80 })),
+  /** Directory inside the origin tree that was vendored ('.' for the whole tree). */
+  path: optional2(str2({ min: 1, max: MAX_PATH })),
+  /** Digest of the origin tree at `commit` (docs/preservation.md#vendor-sources). */
+  tree_digest: optional2(str2({ max: 80 }))
+});
+var vendorSchema = strictObject({
+  id: idRef2,
+  /** Directory of the local copy inside the product. */
+  path: str2({ min: 1, max: MAX_PATH }),
+  disposition: _enum2(VENDOR_DISPOSITIONS),
+  origin: optional2(originSchema)
+});
+var preservationContractSchema = strictObject({
+  kind: literal2("governed/preservation-contract"),
+  version: literal2(1),
+  /** The unit's baseline commit the surfaces are stated against (must equal the unit's). */
+  baseline: gitId,
+  intent: text2,
+  surfaces: list(surfaceSchema, 0, MAX_SURFACES),
+  vendor_sources: list(vendorSchema, 0, 1024)
+});
+
+// src/core/closed-record.ts
+var noOwnProto = unknown2().check(
+  refine2((v) => !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__")), { message: "unknown key" })
+);
+function closedRecord(key, value) {
+  return pipe2(noOwnProto, record(key, value));
+}
+
+// src/core/intoto.ts
+var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
+var subjectSchema = strictObject({
+  name: str2({ min: 1, max: 256 }),
+  // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
+  // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
+  digest: strictObject({ sha256: hex64, gitCommit: optional2(gitId) })
+});
+var statementSchema = strictObject({
+  _type: literal2(STATEMENT_TYPE_V1),
+  subject: list(subjectSchema, 1, 16),
+  predicateType: str2({ min: 1 }),
+  // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
+  predicate: closedRecord(string3(), unknown2())
+});
+
+// src/core/contract/ids.ts
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+
+// src/core/preservation/probe.ts
+var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
+var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
+var MAX_INVENTORY = 4096;
+var MAX_CAPABILITIES = 1024;
+var inventoryOutputSchema = strictObject({
+  kind: literal2("governed/surface-inventory"),
+  version: literal2(1),
+  surfaces: list(strictObject({ entry: str2({ re: ENTRY_RE }), kind: _enum2(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY)
+});
+var probeOutputSchema = strictObject({
+  kind: literal2("governed/probe-result"),
+  version: literal2(1),
+  entry: str2({ re: ENTRY_RE }),
+  exit_code: int4(0, 255),
+  capabilities: list(str2({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString
+});
+var probeBatchOutputSchema = strictObject({
+  kind: literal2("governed/probe-results"),
+  version: literal2(1),
+  results: list(probeOutputSchema, 0, MAX_INVENTORY)
+});
+var adapterRequestSchema = strictObject({
+  kind: literal2("governed/adapter-request"),
+  version: literal2(1),
+  mode: _enum2(["inventory", "probe"]),
+  /** The entries to probe (empty for `inventory`). */
+  entries: list(str2({ re: ENTRY_RE }), 0, MAX_INVENTORY)
+});
+var probeResultSchema = strictObject({
+  surface: str2({ re: CONTRACT_ID_RE }),
+  evidence_id: str2({ re: CONTRACT_ID_RE }),
+  entry: str2({ re: ENTRY_RE }),
+  exit_code: int4(0, 255),
+  capabilities: list(str2({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  output_digest: digestString
+});
+var probePredicateSchema = strictObject({
+  unit: str2({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  phase: _enum2(["baseline", "current"]),
+  /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
+  snapshot_digest: digestString,
+  dependency_digest: nullable3(digestString),
+  /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
+  adapter_sha256: hex64,
+  attestor_sha256: hex64,
+  results: list(probeResultSchema, 1, MAX_INVENTORY),
+  probed_at: isoSeconds
+});
+
+// src/core/bundle/preservation-schema.ts
+var id2 = str2({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
+var digest = str2({ re: /^sha256:[0-9a-f]{64}$/ });
+var recordId = str2({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/ });
+var path2 = str2({ min: 1, max: 4096 });
+var entry = str2({ re: ENTRY_RE });
+var preservationSurfaceEntrySchema = strictObject({
+  id: id2,
+  kind: _enum2(SURFACE_KINDS),
+  /** Kind `other` only: the writer's statement of why no entry can be run. */
+  na_reason: nullable3(str2({ min: 1, max: 65536 })),
+  paths: array2(path2),
+  disposition: _enum2(DISPOSITIONS),
+  /** The real entry the project adapter runs; null for kind `other`. */
+  probe: nullable3(entry),
+  baseline_evidence_id: id2,
+  current_evidence_id: id2,
+  /** Destructive dispositions only: the record the human signed and the diff digest it approved. */
+  authority_id: nullable3(recordId),
+  expected_diff_digest: nullable3(digest),
+  /** The real diff digest of the surface's paths (baseline commit → judged content); null in planning. */
+  diff_digest: nullable3(digest)
+});
+var preservationProbeEntrySchema = strictObject({
+  /** The probe receipt (its statement's digest) the entry is read from. */
+  receipt_id: digest,
+  surface: id2,
+  phase: _enum2(["baseline", "current"]),
+  evidence_id: id2,
+  entry,
+  exit_code: int4(0, 255),
+  capabilities: array2(str2({ re: CAPABILITY_RE })),
+  output_digest: digest
+});
+var preservationAuthorityEntrySchema = strictObject({
+  record: recordId,
+  operation: _enum2(DESTRUCTIVE_DISPOSITIONS),
+  /** The surfaces the record names. */
+  surfaces: array2(id2),
+  /** What the human signed as the state after: the expected diff digest. */
+  state_after: nullable3(digest)
+});
+var incidentItemEntrySchema = strictObject({
+  seq: int4(1),
+  kind: _enum2(INCIDENT_KINDS),
+  /** The log entry's own hash: the item is that exact row of the hash-chained log. */
+  entry_hash: digest,
+  /** A writer's correction: its exact bytes; null for every other kind. */
+  correction_b64: nullable3(base642())
+});
+var preservationSectionSchema = strictObject({
+  binding: strictObject({
+    version: int4(1),
+    contract_digest: digest,
+    /** The bound incident history's chain digest, or `none`. */
+    incident_history: union2([literal2("none"), digest])
+  }),
+  intent: str2({ min: 1, max: 65536 }),
+  surfaces: array2(preservationSurfaceEntrySchema),
+  vendor_sources: array2(
+    strictObject({
+      id: id2,
+      path: path2,
+      disposition: _enum2(VENDOR_DISPOSITIONS),
+      origin: strictObject({
+        repository: str2({ min: 1, max: 1024 }),
+        commit: str2({ re: /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
+        path: path2,
+        tree_digest: digest
+      })
+    })
+  ),
+  /** The counted probe receipts: baseline ones in planning, baseline and current in integration. */
+  probes: array2(preservationProbeEntrySchema),
+  authorities: array2(preservationAuthorityEntrySchema),
+  /** The bound history, item by item in log order (empty for `none`). */
+  incident_history: array2(incidentItemEntrySchema)
+});
+var sortedUnique = (xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from(xs[i - 1]), Buffer.from(x)) < 0);
+function preservationSectionViolation(p, stage) {
+  if (stage !== "planning" && stage !== "integration") return "stage";
+  if (p.surfaces.some((s) => s.diff_digest === null !== (stage === "planning"))) return "diff_digest";
+  const known = new Set(p.surfaces.map((s) => s.id));
+  for (const x of p.probes) {
+    if (stage === "planning" && x.phase !== "baseline") return "probes.phase";
+    if (!known.has(x.surface)) return "probes.surface";
+    if (!sortedUnique(x.capabilities)) return "probes.capabilities";
+  }
+  if (p.authorities.some((a) => a.surfaces.some((n) => !known.has(n)))) return "authorities.surfaces";
+  let last = 0;
+  for (const i of p.incident_history) {
+    if (i.seq <= last) return "incident_history.seq";
+    last = i.seq;
+    if (i.correction_b64 !== null !== (i.kind === "correction")) return "incident_history.correction_b64";
+    if (i.correction_b64 !== null && Buffer.from(i.correction_b64, "base64").toString("base64") !== i.correction_b64) return "incident_history.correction_b64";
+  }
+  return null;
 }
 
 // runner/reviewers/src/coverage/bundle.ts
@@ -6226,8 +7097,8 @@ var COVERAGE_KINDS = [
   "scope_versions",
   "surfaces"
 ];
-var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
-var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
+var DIRECTIVE_STATES2 = ["active", "done", "deferred", "superseded", "abandoned"];
+var EVIDENCE_KINDS2 = ["test", "fixture", "benchmark", "doc", "log", "other"];
 var sha256Hex = (b) => createHash("sha256").update(b).digest("hex");
 function b64(v) {
   const s = str(v, BASE64_RE);
@@ -6235,7 +7106,7 @@ function b64(v) {
   check(bytes.toString("base64") === s);
   return bytes;
 }
-var idList = (v) => arr(v, id);
+var idList2 = (v) => arr(v, id);
 function sources(v) {
   return arr(v, (x) => {
     const o = obj(x, ["id", "path", "class", "digest", "bytes_b64", "atoms"]);
@@ -6260,7 +7131,7 @@ var target = (x) => {
 var criterion = (x) => {
   const o = obj(x, ["id", "statement", "atoms"]);
   str(o.statement);
-  return { id: id(o.id), atoms: idList(o.atoms) };
+  return { id: id(o.id), atoms: idList2(o.atoms) };
 };
 function contract(v, stage) {
   const form = obj(v, ["form"], ["title", "directives", "implementations", "evidence"]).form;
@@ -6272,7 +7143,7 @@ function contract(v, stage) {
       const d = obj(x, ["id", "statement", "disposition", "sources", "targets", "criteria"]);
       str(d.statement);
       oneOf(d.disposition, ["in_scope", "deferred", "superseded", "abandoned"]);
-      idList(d.sources);
+      idList2(d.sources);
       return { id: id(d.id), targets: arr(d.targets, target), criteria: arr(d.criteria, criterion) };
     });
     return { form: "planning", directives: directives2 };
@@ -6284,12 +7155,12 @@ function contract(v, stage) {
     str(d.statement);
     return {
       id: id(d.id),
-      state: oneOf(d.state, DIRECTIVE_STATES),
-      sources: idList(d.sources),
+      state: oneOf(d.state, DIRECTIVE_STATES2),
+      sources: idList2(d.sources),
       targets: arr(d.targets, target),
       criteria: arr(d.criteria, criterion),
-      implementations: idList(d.implementations),
-      evidence: idList(d.evidence)
+      implementations: idList2(d.implementations),
+      evidence: idList2(d.evidence)
     };
   });
   const implementations = arr(o.implementations, (x) => {
@@ -6298,7 +7169,7 @@ function contract(v, stage) {
   });
   const evidence = arr(o.evidence, (x) => {
     const e = obj(x, ["id", "kind", "paths"]);
-    return { id: id(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS), paths: arr(e.paths, path) };
+    return { id: id(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS2), paths: arr(e.paths, path) };
   });
   const implIds = new Set(implementations.map((i) => i.id));
   const evidenceIds = new Set(evidence.map((e) => e.id));
@@ -6346,7 +7217,7 @@ function scopeHistory(v) {
     str(o.sources_digest, DIGEST_RE);
     check(isIsoSeconds(str(o.bound_at)));
     arr(o.additions, idOrRelation);
-    idList(o.progress);
+    idList2(o.progress);
     return {
       id: id(o.id),
       version: int2(o.version, 1),
@@ -6355,81 +7226,23 @@ function scopeHistory(v) {
     };
   });
 }
-var SURFACE_KINDS = ["cli_command", "api", "library_export", "data_schema", "ui_route", "job", "package_target", "ops_path", "other"];
-var DISPOSITIONS = ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"];
-var DESTRUCTIVE = ["replace", "remove", "disable", "redirect", "migrate"];
-var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
-var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
-var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
-var digestOrNull = (x) => nullable2(x, (d) => str(d, DIGEST_RE));
 function preservation(v, stage) {
-  const o = obj(v, ["binding", "intent", "surfaces", "vendor_sources", "probes", "authorities", "incident_history"]);
-  const b = obj(o.binding, ["version", "contract_digest", "incident_history"]);
-  int2(b.version, 1);
-  str(b.contract_digest, DIGEST_RE);
-  check(b.incident_history === "none" || DIGEST_RE.test(str(b.incident_history)));
-  check(str(o.intent).length > 0);
-  const surfaces = arr(o.surfaces, (x) => {
-    const s = obj(x, ["id", "kind", "na_reason", "paths", "disposition", "probe", "baseline_evidence_id", "current_evidence_id", "authority_id", "expected_diff_digest", "diff_digest"]);
-    oneOf(s.kind, SURFACE_KINDS);
-    nullable2(s.na_reason, (t) => str(t));
-    arr(s.paths, path);
-    id(s.baseline_evidence_id);
-    id(s.current_evidence_id);
-    const diffDigest = digestOrNull(s.diff_digest);
-    check(diffDigest === null === (stage === "planning"));
-    return {
-      id: id(s.id),
-      disposition: oneOf(s.disposition, DISPOSITIONS),
-      probe: nullable2(s.probe, (e) => str(e, ENTRY_RE)),
-      authorityId: nullable2(s.authority_id, (r) => str(r, RECORD_ID_RE)),
-      expectedDiffDigest: digestOrNull(s.expected_diff_digest),
-      diffDigest
-    };
-  });
-  arr(o.vendor_sources, (x) => {
-    const vs = obj(x, ["id", "path", "disposition", "origin"]);
-    id(vs.id);
-    path(vs.path);
-    oneOf(vs.disposition, ["import", "preserve"]);
-    const origin = obj(vs.origin, ["repository", "commit", "path", "tree_digest"]);
-    str(origin.repository);
-    str(origin.commit, GIT_OID_RE);
-    str(origin.path);
-    str(origin.tree_digest, DIGEST_RE);
-  });
-  const probes = arr(o.probes, (x) => {
-    const p = obj(x, ["receipt_id", "surface", "phase", "evidence_id", "entry", "exit_code", "capabilities", "output_digest"]);
-    str(p.receipt_id, DIGEST_RE);
-    id(p.evidence_id);
-    str(p.entry, ENTRY_RE);
-    str(p.output_digest, DIGEST_RE);
-    const phase = oneOf(p.phase, ["baseline", "current"]);
-    check(stage === "integration" || phase === "baseline");
-    const capabilities = arr(p.capabilities, (c) => str(c, CAPABILITY_RE));
-    check(isSortedUnique(capabilities));
-    return { surface: id(p.surface), phase, exitCode: int2(p.exit_code), capabilities };
-  });
-  const known = new Set(surfaces.map((s) => s.id));
-  check(probes.every((p) => known.has(p.surface)));
-  const authorities = arr(o.authorities, (x) => {
-    const a = obj(x, ["record", "operation", "surfaces", "state_after"]);
-    const names = arr(a.surfaces, id);
-    check(names.every((n) => known.has(n)));
-    return { record: str(a.record, RECORD_ID_RE), operation: oneOf(a.operation, DESTRUCTIVE), surfaces: names, stateAfter: digestOrNull(a.state_after) };
-  });
-  let last = 0;
-  arr(o.incident_history, (x) => {
-    const i = obj(x, ["seq", "kind", "entry_hash", "correction_b64"]);
-    const seq = int2(i.seq, 1);
-    check(seq > last);
-    last = seq;
-    const kind = oneOf(i.kind, INCIDENT_KINDS);
-    str(i.entry_hash, DIGEST_RE);
-    const bytes = nullable2(i.correction_b64, b64);
-    check(bytes !== null === (kind === "correction"));
-  });
-  return { surfaces, probes, authorities };
+  const parsed = preservationSectionSchema.safeParse(v);
+  if (!parsed.success) malformed();
+  const p = parsed.data;
+  check(preservationSectionViolation(p, stage) === null);
+  return {
+    surfaces: p.surfaces.map((s) => ({
+      id: s.id,
+      disposition: s.disposition,
+      probe: s.probe,
+      authorityId: s.authority_id,
+      expectedDiffDigest: s.expected_diff_digest,
+      diffDigest: s.diff_digest
+    })),
+    probes: p.probes.map((x) => ({ surface: x.surface, phase: x.phase, exitCode: x.exit_code, capabilities: x.capabilities })),
+    authorities: p.authorities.map((a) => ({ record: a.record, operation: a.operation, surfaces: a.surfaces, stateAfter: a.state_after }))
+  };
 }
 function sectionsOf(v, stage) {
   const o = obj(v, [], SECTION_NAMES);
@@ -6483,9 +7296,9 @@ function sectionsOf(v, stage) {
 function coverageOf(v) {
   const o = obj(v, [...COVERAGE_KINDS, "relations"]);
   const out = {};
-  for (const k of COVERAGE_KINDS) out[k] = idList(o[k]);
+  for (const k of COVERAGE_KINDS) out[k] = idList2(o[k]);
   out.relations = arr(o.relations, (r) => str(r, RELATION_RE));
-  for (const list of Object.values(out)) check(isSortedUnique(list));
+  for (const list2 of Object.values(out)) check(isSortedUnique(list2));
   return out;
 }
 function sectionList(v) {
@@ -6495,11 +7308,11 @@ function sectionList(v) {
   return names;
 }
 function readBundle(bytes) {
-  let text;
+  let text3;
   let value;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    value = JSON.parse(text);
+    text3 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    value = JSON.parse(text3);
   } catch {
     return malformed();
   }
@@ -6509,7 +7322,7 @@ function readBundle(bytes) {
   } catch {
     return malformed();
   }
-  check(canonical === text);
+  check(canonical === text3);
   const o = obj(value, ["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage"]);
   check(o.schema === BUNDLE_SCHEMA_ID);
   str(o.challenge_id, /^CHL-[0-9a-f]{32}$/);
@@ -6532,11 +7345,11 @@ function readBundle(bytes) {
 var CHECK_REPORTS = ["tap", "exit-code"];
 var ARG_RE = /^[^\0]{1,4096}$/;
 function readCheckBundle(bytes) {
-  let text;
+  let text3;
   let value;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    value = JSON.parse(text);
+    text3 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    value = JSON.parse(text3);
   } catch {
     return malformed();
   }
@@ -6546,7 +7359,7 @@ function readCheckBundle(bytes) {
   } catch {
     return malformed();
   }
-  check(canonical === text);
+  check(canonical === text3);
   const o = obj(value, ["check", "coverage", "challenge_id", "schema", "sections", "slot", "stage", "unit", "view"]);
   const { check: raw, ...rest } = o;
   const bundle = readBundle(Buffer.from(canonicalJson(rest), "utf8"));
@@ -6595,7 +7408,7 @@ var RefMap = class {
     if (p !== null) {
       for (const group of [this.evidence, this.implementations, this.targets]) {
         const hits = group.filter((g) => g.paths.some((owned) => covers(owned, p))).map((g) => g.id).sort(compareUtf8);
-        for (const id2 of hits) if (!out.includes(id2) && out.length < REVIEW_MAX_REFS) out.push(id2);
+        for (const id3 of hits) if (!out.includes(id3) && out.length < REVIEW_MAX_REFS) out.push(id3);
       }
     }
     if (out.length === 0) out.push(...this.directives.slice(0, REVIEW_MAX_REFS));
@@ -6646,14 +7459,14 @@ function runCommand(inputs) {
 function main(adapter) {
   const say = (what) => void process.stderr.write(`${adapter.name}: ${what}
 `);
-  const path2 = process.env.GOVERNED_BUNDLE;
-  if (path2 === void 0 || path2 === "") {
+  const path3 = process.env.GOVERNED_BUNDLE;
+  if (path3 === void 0 || path3 === "") {
     say("GOVERNED_BUNDLE is not set");
     return EXIT.usage;
   }
   let bytes;
   try {
-    bytes = readFileSync(path2);
+    bytes = readFileSync(path3);
   } catch {
     say("bundle unreadable");
     return EXIT.unreadable;

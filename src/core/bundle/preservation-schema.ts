@@ -4,34 +4,39 @@
 // the counted probe receipts, the consumed destructive-authority records, and the incident history
 // item by item. Closed at every level; ./schema.ts places it in the bundle and the published JSON
 // Schema is generated from it.
-import * as z from 'zod';
+// It is the ONE definition of the section: governed builds it to this type, the bundle schema
+// (./schema.ts) and the published JSON Schema embed it, and the pinned coverage reviewer
+// (runner/reviewers/src/coverage/bundle.ts) parses the section it is given with this very schema and
+// `preservationSectionViolation` below, bundled into its single file by scripts/pinned-build.mjs.
+// zod/mini, so the reviewer carries only the checks it uses.
+import * as z from 'zod/mini';
 import { INCIDENT_KINDS } from '../preservation/incident.js';
 import { DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, SURFACE_KINDS, VENDOR_DISPOSITIONS } from '../preservation/schema.js';
 import { CAPABILITY_RE, ENTRY_RE } from '../preservation/probe.js';
-import { bundleIdSchema } from './coverage-schema.js';
+import { int, str } from '../schema-primitives.js';
 
-const id = bundleIdSchema;
-const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-const recordId = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/);
-const path = z.string().min(1).max(4096);
-const entry = z.string().regex(ENTRY_RE);
+const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
+const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
+const recordId = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/ });
+const path = str({ min: 1, max: 4096 });
+const entry = str({ re: ENTRY_RE });
 
 export const preservationSurfaceEntrySchema = z.strictObject({
   id,
   kind: z.enum(SURFACE_KINDS),
   /** Kind `other` only: the writer's statement of why no entry can be run. */
-  na_reason: z.string().min(1).max(65_536).nullable(),
+  na_reason: z.nullable(str({ min: 1, max: 65_536 })),
   paths: z.array(path),
   disposition: z.enum(DISPOSITIONS),
   /** The real entry the project adapter runs; null for kind `other`. */
-  probe: entry.nullable(),
+  probe: z.nullable(entry),
   baseline_evidence_id: id,
   current_evidence_id: id,
   /** Destructive dispositions only: the record the human signed and the diff digest it approved. */
-  authority_id: recordId.nullable(),
-  expected_diff_digest: digest.nullable(),
+  authority_id: z.nullable(recordId),
+  expected_diff_digest: z.nullable(digest),
   /** The real diff digest of the surface's paths (baseline commit → judged content); null in planning. */
-  diff_digest: digest.nullable(),
+  diff_digest: z.nullable(digest),
 });
 
 export const preservationProbeEntrySchema = z.strictObject({
@@ -41,8 +46,8 @@ export const preservationProbeEntrySchema = z.strictObject({
   phase: z.enum(['baseline', 'current']),
   evidence_id: id,
   entry,
-  exit_code: z.int().min(0).max(255),
-  capabilities: z.array(z.string().regex(CAPABILITY_RE)),
+  exit_code: int(0, 255),
+  capabilities: z.array(str({ re: CAPABILITY_RE })),
   output_digest: digest,
 });
 
@@ -52,26 +57,26 @@ export const preservationAuthorityEntrySchema = z.strictObject({
   /** The surfaces the record names. */
   surfaces: z.array(id),
   /** What the human signed as the state after: the expected diff digest. */
-  state_after: digest.nullable(),
+  state_after: z.nullable(digest),
 });
 
 export const incidentItemEntrySchema = z.strictObject({
-  seq: z.int().min(1),
+  seq: int(1),
   kind: z.enum(INCIDENT_KINDS),
   /** The log entry's own hash: the item is that exact row of the hash-chained log. */
   entry_hash: digest,
   /** A writer's correction: its exact bytes; null for every other kind. */
-  correction_b64: z.base64().nullable(),
+  correction_b64: z.nullable(z.base64()),
 });
 
 export const preservationSectionSchema = z.strictObject({
   binding: z.strictObject({
-    version: z.int().min(1),
+    version: int(1),
     contract_digest: digest,
     /** The bound incident history's chain digest, or `none`. */
     incident_history: z.union([z.literal('none'), digest]),
   }),
-  intent: z.string().min(1).max(65_536),
+  intent: str({ min: 1, max: 65_536 }),
   surfaces: z.array(preservationSurfaceEntrySchema),
   vendor_sources: z.array(
     z.strictObject({
@@ -79,8 +84,8 @@ export const preservationSectionSchema = z.strictObject({
       path,
       disposition: z.enum(VENDOR_DISPOSITIONS),
       origin: z.strictObject({
-        repository: z.string().min(1).max(1024),
-        commit: z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/),
+        repository: str({ min: 1, max: 1024 }),
+        commit: str({ re: /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
         path: path,
         tree_digest: digest,
       }),
@@ -96,3 +101,33 @@ export const preservationSectionSchema = z.strictObject({
 export type PreservationSection = z.infer<typeof preservationSectionSchema>;
 export type PreservationSurfaceEntry = z.infer<typeof preservationSurfaceEntrySchema>;
 export type PreservationProbeEntry = z.infer<typeof preservationProbeEntrySchema>;
+
+const sortedUnique = (xs: readonly string[]): boolean => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from(xs[i - 1] as string), Buffer.from(x)) < 0);
+
+/**
+ * The section's rules beyond its shape, for a bundle of `stage` (docs/bundle.md#the-preservation-section):
+ * the first broken rule's name, or null. Only planning and integration carry the section; diff
+ * digests exist exactly in integration (where changes are judged); planning shows baseline probes
+ * only; every probe and every authority names a declared surface; capabilities are sorted and unique;
+ * the incident history is in strictly ascending log order, and exactly its corrections carry their
+ * bytes, in canonical base64.
+ */
+export function preservationSectionViolation(p: PreservationSection, stage: string): string | null {
+  if (stage !== 'planning' && stage !== 'integration') return 'stage';
+  if (p.surfaces.some((s) => (s.diff_digest === null) !== (stage === 'planning'))) return 'diff_digest';
+  const known = new Set(p.surfaces.map((s) => s.id));
+  for (const x of p.probes) {
+    if (stage === 'planning' && x.phase !== 'baseline') return 'probes.phase';
+    if (!known.has(x.surface)) return 'probes.surface';
+    if (!sortedUnique(x.capabilities)) return 'probes.capabilities';
+  }
+  if (p.authorities.some((a) => a.surfaces.some((n) => !known.has(n)))) return 'authorities.surfaces';
+  let last = 0;
+  for (const i of p.incident_history) {
+    if (i.seq <= last) return 'incident_history.seq';
+    last = i.seq;
+    if ((i.correction_b64 !== null) !== (i.kind === 'correction')) return 'incident_history.correction_b64';
+    if (i.correction_b64 !== null && Buffer.from(i.correction_b64, 'base64').toString('base64') !== i.correction_b64) return 'incident_history.correction_b64';
+  }
+  return null;
+}

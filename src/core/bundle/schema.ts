@@ -187,7 +187,7 @@ export const sectionsSchema = z.strictObject({
   current_files: z.array(fileEntrySchema).optional(),
   baseline_files: baselineFilesSchema.optional(),
   // Planning and integration, when the unit has a preservation contract bound (./preservation-schema.ts).
-  preservation: preservationSectionSchema.optional(),
+  preservation: z.optional(preservationSectionSchema),
   prior_receipts: z.array(priorReceiptSchema).optional(),
 });
 

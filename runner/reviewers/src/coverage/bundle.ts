@@ -14,6 +14,7 @@
 // Anything else is `Malformed`: the reviewer then exits non-zero with no stdout (docs/reviewers.md).
 import { createHash } from 'node:crypto';
 import { isIsoSeconds } from '../../../../src/core/iso-time.js';
+import { preservationSectionSchema, preservationSectionViolation, type PreservationSurfaceEntry } from '../../../../src/core/bundle/preservation-schema.js';
 import { canonicalJson, isSortedUnique } from './canonical.js';
 import {
   arr,
@@ -150,7 +151,7 @@ export interface Sections {
 
 export interface PreservationSurface {
   readonly id: string;
-  readonly disposition: (typeof DISPOSITIONS)[number];
+  readonly disposition: PreservationSurfaceEntry['disposition'];
   readonly probe: string | null;
   readonly authorityId: string | null;
   readonly expectedDiffDigest: string | null;
@@ -317,85 +318,28 @@ function scopeHistory(v: unknown): ScopeVersion[] {
   });
 }
 
-const SURFACE_KINDS = ['cli_command', 'api', 'library_export', 'data_schema', 'ui_route', 'job', 'package_target', 'ops_path', 'other'] as const;
-const DISPOSITIONS = ['preserve', 'extend', 'replace', 'remove', 'disable', 'redirect', 'migrate'] as const;
-const DESTRUCTIVE = ['replace', 'remove', 'disable', 'redirect', 'migrate'] as const;
-const INCIDENT_KINDS = ['directives', 'scope_change', 'correction', 'drift', 'dirty', 'aborted'] as const;
-const ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
-const CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
-const digestOrNull = (x: unknown): string | null => nullable(x, (d) => str(d, DIGEST_RE));
-
-/** The `preservation` section (docs/bundle.md#the-preservation-section; src/core/bundle/preservation-schema.ts). */
+/**
+ * The `preservation` section: parsed by governed's own definition of it, the zod/mini schema and its
+ * rule function (src/core/bundle/preservation-schema.ts), bundled into this file — one definition for
+ * the writer and the reader. Anything it refuses is malformed.
+ */
 function preservation(v: unknown, stage: Stage): Preservation {
-  const o = obj(v, ['binding', 'intent', 'surfaces', 'vendor_sources', 'probes', 'authorities', 'incident_history']);
-  const b = obj(o.binding, ['version', 'contract_digest', 'incident_history']);
-  int(b.version, 1);
-  str(b.contract_digest, DIGEST_RE);
-  check(b.incident_history === 'none' || DIGEST_RE.test(str(b.incident_history)));
-  check(str(o.intent).length > 0);
-  const surfaces = arr(o.surfaces, (x): PreservationSurface => {
-    const s = obj(x, ['id', 'kind', 'na_reason', 'paths', 'disposition', 'probe', 'baseline_evidence_id', 'current_evidence_id', 'authority_id', 'expected_diff_digest', 'diff_digest']);
-    oneOf(s.kind, SURFACE_KINDS);
-    nullable(s.na_reason, (t) => str(t));
-    arr(s.paths, path);
-    id(s.baseline_evidence_id);
-    id(s.current_evidence_id);
-    const diffDigest = digestOrNull(s.diff_digest);
-    // Diff digests exist only where changes are judged (integration).
-    check((diffDigest === null) === (stage === 'planning'));
-    return {
-      id: id(s.id),
-      disposition: oneOf(s.disposition, DISPOSITIONS),
-      probe: nullable(s.probe, (e) => str(e, ENTRY_RE)),
-      authorityId: nullable(s.authority_id, (r) => str(r, RECORD_ID_RE)),
-      expectedDiffDigest: digestOrNull(s.expected_diff_digest),
-      diffDigest,
-    };
-  });
-  arr(o.vendor_sources, (x) => {
-    const vs = obj(x, ['id', 'path', 'disposition', 'origin']);
-    id(vs.id);
-    path(vs.path);
-    oneOf(vs.disposition, ['import', 'preserve']);
-    const origin = obj(vs.origin, ['repository', 'commit', 'path', 'tree_digest']);
-    str(origin.repository);
-    str(origin.commit, GIT_OID_RE);
-    str(origin.path);
-    str(origin.tree_digest, DIGEST_RE);
-  });
-  const probes = arr(o.probes, (x): PreservationProbe => {
-    const p = obj(x, ['receipt_id', 'surface', 'phase', 'evidence_id', 'entry', 'exit_code', 'capabilities', 'output_digest']);
-    str(p.receipt_id, DIGEST_RE);
-    id(p.evidence_id);
-    str(p.entry, ENTRY_RE);
-    str(p.output_digest, DIGEST_RE);
-    const phase = oneOf(p.phase, ['baseline', 'current'] as const);
-    // Planning is judged before any change: only baseline probes.
-    check(stage === 'integration' || phase === 'baseline');
-    const capabilities = arr(p.capabilities, (c) => str(c, CAPABILITY_RE));
-    check(isSortedUnique(capabilities));
-    return { surface: id(p.surface), phase, exitCode: int(p.exit_code), capabilities };
-  });
-  const known = new Set(surfaces.map((s) => s.id));
-  check(probes.every((p) => known.has(p.surface)));
-  const authorities = arr(o.authorities, (x) => {
-    const a = obj(x, ['record', 'operation', 'surfaces', 'state_after']);
-    const names = arr(a.surfaces, id);
-    check(names.every((n) => known.has(n)));
-    return { record: str(a.record, RECORD_ID_RE), operation: oneOf(a.operation, DESTRUCTIVE), surfaces: names, stateAfter: digestOrNull(a.state_after) };
-  });
-  let last = 0;
-  arr(o.incident_history, (x) => {
-    const i = obj(x, ['seq', 'kind', 'entry_hash', 'correction_b64']);
-    const seq = int(i.seq, 1);
-    check(seq > last);
-    last = seq;
-    const kind = oneOf(i.kind, INCIDENT_KINDS);
-    str(i.entry_hash, DIGEST_RE);
-    const bytes = nullable(i.correction_b64, b64);
-    check((bytes !== null) === (kind === 'correction'));
-  });
-  return { surfaces, probes, authorities };
+  const parsed = preservationSectionSchema.safeParse(v);
+  if (!parsed.success) malformed();
+  const p = parsed.data;
+  check(preservationSectionViolation(p, stage) === null);
+  return {
+    surfaces: p.surfaces.map((s) => ({
+      id: s.id,
+      disposition: s.disposition,
+      probe: s.probe,
+      authorityId: s.authority_id,
+      expectedDiffDigest: s.expected_diff_digest,
+      diffDigest: s.diff_digest,
+    })),
+    probes: p.probes.map((x) => ({ surface: x.surface, phase: x.phase, exitCode: x.exit_code, capabilities: x.capabilities })),
+    authorities: p.authorities.map((a) => ({ record: a.record, operation: a.operation, surfaces: a.surfaces, stateAfter: a.state_after })),
+  };
 }
 
 function sectionsOf(v: unknown, stage: Stage): Sections {

@@ -1,4 +1,5 @@
-// Hand-written shape checks for the bundle reader (the reviewer imports no zod: docs/formats.md#attestors pins one
+// Hand-written shape checks for the bundle reader, except its preservation section (parsed by the
+// one zod/mini definition, docs/bundle.md#the-preservation-section; docs/formats.md#attestors pins one
 // self-contained file, and its cold start counts against every run). Every object is closed: a
 // missing or unknown key is malformed, exactly as docs/schemas/bundle.schema.json says. The error never
 // names the offending key or value (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
