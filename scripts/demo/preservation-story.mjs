@@ -7,7 +7,7 @@
 // root without the probe key; a later change that silently breaks the CLI entry (the file is kept) is
 // reviewed CLEAN, yet the gate says REVIEW_ONLY with `preservation_capability_lost`.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { attestorConfigs, git, keyIdOfPem, sha256File, trustRoot } from './world.mjs';
 
@@ -226,6 +226,20 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
   reviews();
   say('the deploy gate judges preservation on the commit, with the probe receipts under the deploy trust root:');
   gate(kept, join(work, 'trust.json'), 0);
+  say('the deploy record keeps the probe receipts the release relied on; an auditor verifies them offline,');
+  say('signed by the policy\'s probe key and bound to the contract\'s surfaces, entries and evidence ids:');
+  const record = join(work, 'record');
+  governed(['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', policyDigest, '--subject', kept, '--export', record], 0, { quiet: 1 });
+  const probeFiles = readdirSync(join(record, 'probes')).sort().map((f) => join(record, 'probes', f));
+  const auditor = ['--trust', join(record, 'trust.json'), '--policy', join(work, 'policy.json'), '--contract', join(work, 'preservation.json')];
+  governed(['verify', ...probeFiles, ...auditor], 0);
+  say('one result of a probe receipt edited (its exit code flipped) under its original signature: refused');
+  const envelope = JSON.parse(readFileSync(probeFiles[0], 'utf8'));
+  const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8'));
+  statement.predicate.results[0].exit_code = statement.predicate.results[0].exit_code === 0 ? 1 : 0;
+  envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
+  writeFileSync(join(work, 'probe-edited.json'), JSON.stringify(envelope));
+  governed(['verify', join(work, 'probe-edited.json'), ...auditor], 4);
   say('a deploy trust root without the probe key: the probe receipts do not verify there, the gate refuses');
   gate(kept, join(work, 'trust-without-probe.json'), 6);
 
