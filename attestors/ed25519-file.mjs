@@ -3116,9 +3116,11 @@ function checkpointViolation(st) {
 // src/core/contract/ids.ts
 var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 
-// src/core/preservation/probe.ts
+// src/core/preservation/vocabulary.ts
 var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
 var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+
+// src/core/preservation/probe.ts
 var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
 var MAX_INVENTORY = 4096;
 var MAX_CAPABILITIES = 1024;

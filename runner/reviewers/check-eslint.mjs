@@ -2779,284 +2779,6 @@ function handleIntersectionResults(result, left, right) {
   result.value = merged.data;
   return result;
 }
-var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
-  $ZodType.init(inst, def);
-  const items = def.items;
-  const memo2 = globalConfig.memoizer;
-  memo2?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!Array.isArray(input)) {
-      payload.issues.push({
-        input,
-        inst,
-        expected: "tuple",
-        code: "invalid_type"
-      });
-      return payload;
-    }
-    payload.value = memo2 ? memo2.alloc(inst, payload, [], ctx) : [];
-    const proms = [];
-    const optinStart = getTupleOptStart(items, "optin");
-    const optoutStart = getTupleOptStart(items, "optout");
-    if (!def.rest) {
-      if (input.length < optinStart) {
-        payload.issues.push({
-          code: "too_small",
-          minimum: optinStart,
-          inclusive: true,
-          input,
-          inst,
-          origin: "array"
-        });
-        return payload;
-      }
-      if (input.length > items.length) {
-        payload.issues.push({
-          code: "too_big",
-          maximum: items.length,
-          inclusive: true,
-          input,
-          inst,
-          origin: "array"
-        });
-      }
-    }
-    const itemResults = new Array(items.length);
-    const abortEarly = def.rest ? ctx?.abortEarly : void 0;
-    let itemAborted = false;
-    for (let i = 0; i < items.length; i++) {
-      const r = items[i]._zod.run({ value: input[i], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((rr) => {
-          itemResults[i] = rr;
-        }));
-      } else {
-        itemResults[i] = r;
-        if (abortEarly && !itemAborted && r.issues.length)
-          itemAborted = aborted(r);
-      }
-    }
-    if (def.rest && !itemAborted) {
-      let i = items.length - 1;
-      const rest = input.slice(items.length);
-      let seen = payload.issues.length;
-      for (const el of rest) {
-        if (abortEarly && payload.issues.length !== seen) {
-          if (aborted(payload, seen))
-            break;
-          seen = payload.issues.length;
-        }
-        i++;
-        const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
-        if (result instanceof Promise) {
-          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
-        } else {
-          handleTupleResult(result, payload, i);
-        }
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => handleTupleResults(itemResults, payload, items, input, optoutStart));
-    }
-    return handleTupleResults(itemResults, payload, items, input, optoutStart);
-  };
-});
-function getTupleOptStart(items, key) {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
-    if (!omittable)
-      return i + 1;
-  }
-  return 0;
-}
-function handleTupleResult(result, final, index) {
-  if (result.issues.length) {
-    final.issues.push(...prefixIssues(index, result.issues));
-  }
-  final.value[index] = result.value;
-}
-function handleTupleResults(itemResults, final, items, input, optoutStart) {
-  for (let i = 0; i < items.length; i++) {
-    const r = itemResults[i];
-    const isPresent = i < input.length;
-    if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
-      final.value.length = i;
-      break;
-    }
-    if (r.issues.length) {
-      if (!isPresent && i >= optoutStart) {
-        final.value.length = i;
-        break;
-      }
-      final.issues.push(...prefixIssues(i, r.issues));
-    }
-    final.value[i] = r.value;
-  }
-  for (let i = final.value.length - 1; i >= input.length; i--) {
-    if (items[i]._zod.optout === "optional" && final.value[i] === void 0) {
-      final.value.length = i;
-    } else {
-      break;
-    }
-  }
-  return final;
-}
-var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
-  $ZodType.init(inst, def);
-  const memo2 = globalConfig.memoizer;
-  memo2?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!isPlainObject(input)) {
-      payload.issues.push({
-        expected: "record",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    const proms = [];
-    const values = def.keyType._zod.values;
-    if (values && !def.partial) {
-      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
-      const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values) {
-        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
-          recordKeys.add(typeof key === "number" ? key.toString() : key);
-          if (key === "__proto__")
-            continue;
-          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-          if (keyResult instanceof Promise) {
-            throw new Error("Async schemas not supported in object keys currently");
-          }
-          if (keyResult.issues.length) {
-            payload.issues.push({
-              code: "invalid_key",
-              origin: "record",
-              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
-              inst
-            });
-            continue;
-          }
-          const outKey = keyResult.value;
-          if (outKey === "__proto__")
-            continue;
-          const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
-          if (result instanceof Promise) {
-            proms.push(result.then((result2) => {
-              if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key, result2.issues));
-              }
-              payload.value[outKey] = result2.value;
-            }));
-          } else {
-            if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key, result.issues));
-            }
-            payload.value[outKey] = result.value;
-          }
-        }
-      }
-      let unrecognized;
-      for (const key in input) {
-        if (!recordKeys.has(key)) {
-          if (def.mode === "loose") {
-            if (key === "__proto__")
-              continue;
-            payload.value[key] = input[key];
-          } else {
-            unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
-          }
-        }
-      }
-      if (unrecognized && unrecognized.length > 0) {
-        payload.issues.push({
-          code: "unrecognized_keys",
-          input,
-          inst,
-          keys: unrecognized,
-          continue: true
-        });
-      }
-    } else {
-      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
-      let unrecognized;
-      for (const key of Reflect.ownKeys(input)) {
-        if (key === "__proto__")
-          continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input, key))
-          continue;
-        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-        if (keyResult instanceof Promise) {
-          throw new Error("Async schemas not supported in object keys currently");
-        }
-        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
-        if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
-          if (retryResult instanceof Promise) {
-            throw new Error("Async schemas not supported in object keys currently");
-          }
-          if (retryResult.issues.length === 0) {
-            keyResult = retryResult;
-          }
-        }
-        if (keyResult.issues.length) {
-          if (def.mode === "loose") {
-            payload.value[key] = input[key];
-          } else if (values) {
-            unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
-          } else {
-            payload.issues.push({
-              code: "invalid_key",
-              origin: "record",
-              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
-              inst
-            });
-          }
-          continue;
-        }
-        const outKey = keyResult.value;
-        if (outKey === "__proto__")
-          continue;
-        const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
-        if (result instanceof Promise) {
-          proms.push(result.then((result2) => {
-            if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key, result2.issues));
-            }
-            payload.value[outKey] = result2.value;
-          }));
-        } else {
-          if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key, result.issues));
-          }
-          payload.value[outKey] = result.value;
-        }
-      }
-      if (unrecognized && unrecognized.length > 0) {
-        payload.issues.push({
-          code: "unrecognized_keys",
-          input,
-          inst,
-          keys: unrecognized,
-          continue: true
-        });
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => payload);
-    }
-    return payload;
-  };
-});
 var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   $ZodType.init(inst, def);
   const values = getEnumValues(def.entries);
@@ -4921,8 +4643,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list2)
+  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -6229,8 +5951,8 @@ function repoRelative(path3, sandboxRepo) {
   if (p.split("/").some((c) => c === "" || c === "." || c === "..")) return null;
   return p;
 }
-function oneLine(text3) {
-  return text3.replace(/\s+/gu, " ").trim();
+function oneLine(text) {
+  return text.replace(/\s+/gu, " ").trim();
 }
 function sortDiagnostics(ds) {
   const key = (d) => [
@@ -6305,9 +6027,6 @@ import { readFileSync } from "node:fs";
 
 // src/core/limits.ts
 var JSON_MAX_DEPTH = 64;
-var CONTRACT_MAX_TEXT = 65536;
-var CONTRACT_MAX_PATH = 4096;
-var CONTRACT_MAX_LIST = 4096;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
 var CHECK_COMMAND_MAX_STDOUT = 67108864;
@@ -6371,8 +6090,8 @@ function canonicalJson(value) {
 function compareUtf8(a, b) {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
-function isSortedUnique(list2) {
-  for (let i = 1; i < list2.length; i++) if (compareUtf8(list2[i - 1], list2[i]) >= 0) return false;
+function isSortedUnique(list) {
+  for (let i = 1; i < list.length; i++) if (compareUtf8(list[i - 1], list[i]) >= 0) return false;
   return true;
 }
 
@@ -6408,12 +6127,12 @@ function malformed() {
 function check(ok) {
   if (!ok) malformed();
 }
-function obj(v, required2, optional3 = []) {
+function obj(v, required2, optional2 = []) {
   if (v === null || typeof v !== "object" || Array.isArray(v)) malformed();
   const o = v;
   const keys = Object.keys(o);
   for (const k of required2) check(Object.prototype.hasOwnProperty.call(o, k));
-  for (const k of keys) check(required2.includes(k) || optional3.includes(k));
+  for (const k of keys) check(required2.includes(k) || optional2.includes(k));
   return o;
 }
 function str(v, re) {
@@ -6476,9 +6195,9 @@ function daysFromCivil(y, m, d) {
   const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
   return era * 146097 + doe - 719468;
 }
-function secondsOfIsoTime(text3) {
-  if (typeof text3 !== "string") return null;
-  const m = ISO_SECONDS_RE.exec(text3);
+function secondsOfIsoTime(text) {
+  if (typeof text !== "string") return null;
+  const m = ISO_SECONDS_RE.exec(text);
   if (m === null) return null;
   const year = Number(m[1]);
   const month = Number(m[2]);
@@ -6492,8 +6211,8 @@ function secondsOfIsoTime(text3) {
   if (hour > 23 || minute > 59 || second > 59) return null;
   return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
 }
-function isIsoSeconds(text3) {
-  return secondsOfIsoTime(text3) !== null;
+function isIsoSeconds(text) {
+  return secondsOfIsoTime(text) !== null;
 }
 
 // node_modules/zod/v4/mini/schemas.js
@@ -6578,14 +6297,6 @@ var ZodMiniNumberFormat = /* @__PURE__ */ $constructor("ZodMiniNumberFormat", (i
 function int3(params) {
   return _int(ZodMiniNumberFormat, params);
 }
-var ZodMiniUnknown = /* @__PURE__ */ $constructor("ZodMiniUnknown", (inst, def) => {
-  $ZodUnknown.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function unknown2() {
-  return _unknown(ZodMiniUnknown);
-}
 var ZodMiniNever = /* @__PURE__ */ $constructor("ZodMiniNever", (inst, def) => {
   $ZodNever.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -6632,43 +6343,6 @@ function union2(options, params) {
     ...normalizeParams(params)
   });
 }
-var ZodMiniTuple = /* @__PURE__ */ $constructor("ZodMiniTuple", (inst, def) => {
-  $ZodTuple.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function tuple(items, _paramsOrRest, _params) {
-  const hasRest = _paramsOrRest instanceof $ZodType;
-  const params = hasRest ? _params : _paramsOrRest;
-  const rest = hasRest ? _paramsOrRest : null;
-  return new ZodMiniTuple({
-    type: "tuple",
-    items,
-    rest,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniRecord = /* @__PURE__ */ $constructor("ZodMiniRecord", (inst, def) => {
-  $ZodRecord.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function record(keyType, valueType, params) {
-  if (!valueType || !valueType._zod) {
-    return new ZodMiniRecord({
-      type: "record",
-      keyType: /* @__PURE__ */ string3(),
-      valueType: keyType,
-      ...normalizeParams(valueType)
-    });
-  }
-  return new ZodMiniRecord({
-    type: "record",
-    keyType,
-    valueType,
-    ...normalizeParams(params)
-  });
-}
 var ZodMiniEnum = /* @__PURE__ */ $constructor("ZodMiniEnum", (inst, def) => {
   $ZodEnum.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -6695,17 +6369,6 @@ function literal2(value, params) {
     ...normalizeParams(params)
   });
 }
-var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
-  $ZodOptional.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function optional2(innerType) {
-  return new ZodMiniOptional({
-    type: "optional",
-    innerType
-  });
-}
 var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
   $ZodNullable.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -6715,18 +6378,6 @@ function nullable3(innerType) {
   return new ZodMiniNullable({
     type: "nullable",
     innerType
-  });
-}
-var ZodMiniPipe = /* @__PURE__ */ $constructor("ZodMiniPipe", (inst, def) => {
-  $ZodPipe.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function pipe2(in_, out) {
-  return new ZodMiniPipe({
-    type: "pipe",
-    in: in_,
-    out
   });
 }
 var ZodMiniCustom = /* @__PURE__ */ $constructor("ZodMiniCustom", (inst, def) => {
@@ -6745,97 +6396,7 @@ var nativeIsWellFormed = String.prototype.isWellFormed;
 // src/core/preservation/incident.ts
 var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
 
-// src/core/schema-primitives.ts
-function str2(o = {}) {
-  const checks = [];
-  if (o.min !== void 0) checks.push(_minLength(o.min));
-  if (o.max !== void 0) checks.push(_maxLength(o.max));
-  if (o.re !== void 0) checks.push(_regex(o.re));
-  return checks.length === 0 ? string3() : string3().check(...checks);
-}
-function int4(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
-  return int3().check(_gte(min), _lte(max));
-}
-function list(item, min, max) {
-  return min > 0 ? array2(item).check(_minLength(min), _maxLength(max)) : array2(item).check(_maxLength(max));
-}
-var hex64 = str2({ re: /^[0-9a-f]{64}$/ });
-var digestString = str2({ re: /^sha256:[0-9a-f]{64}$/ });
-var gitId = str2({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
-var count = int4(0, Number.MAX_SAFE_INTEGER);
-var isoSeconds = string3().check(
-  _regex(ISO_SECONDS_SHAPE),
-  refine2(isIsoSeconds, { message: "iso_time" }),
-  meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
-);
-
-// src/core/contract/schema.ts
-var text = str2({ min: 1, max: CONTRACT_MAX_TEXT });
-var idRef = str2({ max: 64 });
-var idList = list(idRef, 0, CONTRACT_MAX_LIST);
-var pathList = list(str2({ min: 1, max: CONTRACT_MAX_PATH }), 1, CONTRACT_MAX_LIST);
-var SOURCE_CLASSES = ["directive", "context", "reference"];
-var ATOM_KINDS = ["obligation", "context"];
-var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
-var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
-var AUTHORITY_OPERATIONS = ["authorize", "add", "replace", "supersede", "defer", "abandon"];
-var atomSchema = strictObject({
-  id: idRef,
-  span: tuple([int4(0), int4(0)]),
-  kind: _enum2(ATOM_KINDS),
-  directives: idList
-});
-var sourceSchema = strictObject({
-  id: idRef,
-  path: str2({ min: 1, max: CONTRACT_MAX_PATH }),
-  class: _enum2(SOURCE_CLASSES),
-  atoms: list(atomSchema, 0, CONTRACT_MAX_LIST)
-});
-var targetSchema = strictObject({ id: idRef, paths: pathList });
-var criterionSchema = strictObject({ id: idRef, statement: text, atoms: idList });
-var directiveSchema = strictObject({
-  id: idRef,
-  statement: text,
-  state: _enum2(DIRECTIVE_STATES),
-  sources: idList,
-  targets: list(targetSchema, 0, CONTRACT_MAX_LIST),
-  criteria: list(criterionSchema, 0, CONTRACT_MAX_LIST),
-  implementations: idList,
-  evidence: idList
-});
-var implementationSchema = strictObject({ id: idRef, paths: pathList });
-var evidenceSchema = strictObject({ id: idRef, kind: _enum2(EVIDENCE_KINDS), paths: pathList });
-var authoritySchema = strictObject({
-  id: idRef,
-  operation: _enum2(AUTHORITY_OPERATIONS),
-  record: str2({ max: 128 })
-});
-var tombstoneSchema = strictObject({
-  id: idRef,
-  directive: optional2(idRef),
-  authority: idRef,
-  // Relation IDs are `FROM>TO`, so entries may be up to two IDs long.
-  disposes: list(str2({ max: 130 }), 1, CONTRACT_MAX_LIST * 4)
-});
-var contractSchema = strictObject({
-  kind: literal2("governed/request-contract"),
-  version: literal2(1),
-  title: text,
-  sources: list(sourceSchema, 0, 256),
-  directives: list(directiveSchema, 0, CONTRACT_MAX_LIST),
-  implementations: list(implementationSchema, 0, CONTRACT_MAX_LIST),
-  evidence: list(evidenceSchema, 0, CONTRACT_MAX_LIST),
-  authorities: list(authoritySchema, 0, CONTRACT_MAX_LIST),
-  tombstones: list(tombstoneSchema, 0, CONTRACT_MAX_LIST)
-});
-
-// src/core/preservation/schema.ts
-var MAX_TEXT = 65536;
-var MAX_PATH = 4096;
-var MAX_SURFACES = 4096;
-var text2 = str2({ min: 1, max: MAX_TEXT });
-var idRef2 = str2({ max: 64 });
-var pathList2 = list(str2({ min: 1, max: MAX_PATH }), 1, 1024);
+// src/core/preservation/vocabulary.ts
 var SURFACE_KINDS = [
   "cli_command",
   "api",
@@ -6850,124 +6411,29 @@ var SURFACE_KINDS = [
 var DISPOSITIONS = ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"];
 var DESTRUCTIVE_DISPOSITIONS = ["replace", "remove", "disable", "redirect", "migrate"];
 var VENDOR_DISPOSITIONS = ["import", "preserve"];
-var surfaceSchema = strictObject({
-  id: idRef2,
-  kind: _enum2(SURFACE_KINDS),
-  /** Kind `other` only: why none of the supported kinds applies (shown to reviewers, not in output). */
-  na_reason: optional2(text2),
-  paths: pathList2,
-  disposition: _enum2(DISPOSITIONS),
-  /** The real entry the project adapter names (`bin:NAME`, `export:SUBPATH`, `script:NAME`). */
-  probe: optional2(str2({ min: 1, max: 256, re: /^[a-z]+:[\x21-\x7e]{1,250}$/ })),
-  baseline_evidence_id: idRef2,
-  current_evidence_id: idRef2,
-  authority_id: optional2(str2({ max: 128 })),
-  expected_diff_digest: optional2(str2({ max: 80 }))
-});
-var originSchema = strictObject({
-  /** The origin repository's identity (e.g. its canonical URL); identity only, never fetched. */
-  repository: str2({ min: 1, max: 1024 }),
-  commit: optional2(str2({ max: 80 })),
-  /** Directory inside the origin tree that was vendored ('.' for the whole tree). */
-  path: optional2(str2({ min: 1, max: MAX_PATH })),
-  /** Digest of the origin tree at `commit` (docs/preservation.md#vendor-sources). */
-  tree_digest: optional2(str2({ max: 80 }))
-});
-var vendorSchema = strictObject({
-  id: idRef2,
-  /** Directory of the local copy inside the product. */
-  path: str2({ min: 1, max: MAX_PATH }),
-  disposition: _enum2(VENDOR_DISPOSITIONS),
-  origin: optional2(originSchema)
-});
-var preservationContractSchema = strictObject({
-  kind: literal2("governed/preservation-contract"),
-  version: literal2(1),
-  /** The unit's baseline commit the surfaces are stated against (must equal the unit's). */
-  baseline: gitId,
-  intent: text2,
-  surfaces: list(surfaceSchema, 0, MAX_SURFACES),
-  vendor_sources: list(vendorSchema, 0, 1024)
-});
-
-// src/core/closed-record.ts
-var noOwnProto = unknown2().check(
-  refine2((v) => !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__")), { message: "unknown key" })
-);
-function closedRecord(key, value) {
-  return pipe2(noOwnProto, record(key, value));
-}
-
-// src/core/intoto.ts
-var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
-var subjectSchema = strictObject({
-  name: str2({ min: 1, max: 256 }),
-  // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
-  // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
-  digest: strictObject({ sha256: hex64, gitCommit: optional2(gitId) })
-});
-var statementSchema = strictObject({
-  _type: literal2(STATEMENT_TYPE_V1),
-  subject: list(subjectSchema, 1, 16),
-  predicateType: str2({ min: 1 }),
-  // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
-  predicate: closedRecord(string3(), unknown2())
-});
-
-// src/core/contract/ids.ts
-var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-
-// src/core/preservation/probe.ts
 var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
 var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
-var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
-var MAX_INVENTORY = 4096;
-var MAX_CAPABILITIES = 1024;
-var inventoryOutputSchema = strictObject({
-  kind: literal2("governed/surface-inventory"),
-  version: literal2(1),
-  surfaces: list(strictObject({ entry: str2({ re: ENTRY_RE }), kind: _enum2(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY)
-});
-var probeOutputSchema = strictObject({
-  kind: literal2("governed/probe-result"),
-  version: literal2(1),
-  entry: str2({ re: ENTRY_RE }),
-  exit_code: int4(0, 255),
-  capabilities: list(str2({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
-  output_digest: digestString
-});
-var probeBatchOutputSchema = strictObject({
-  kind: literal2("governed/probe-results"),
-  version: literal2(1),
-  results: list(probeOutputSchema, 0, MAX_INVENTORY)
-});
-var adapterRequestSchema = strictObject({
-  kind: literal2("governed/adapter-request"),
-  version: literal2(1),
-  mode: _enum2(["inventory", "probe"]),
-  /** The entries to probe (empty for `inventory`). */
-  entries: list(str2({ re: ENTRY_RE }), 0, MAX_INVENTORY)
-});
-var probeResultSchema = strictObject({
-  surface: str2({ re: CONTRACT_ID_RE }),
-  evidence_id: str2({ re: CONTRACT_ID_RE }),
-  entry: str2({ re: ENTRY_RE }),
-  exit_code: int4(0, 255),
-  capabilities: list(str2({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
-  output_digest: digestString
-});
-var probePredicateSchema = strictObject({
-  unit: str2({ re: /^UNIT-[0-9a-f]{32}$/ }),
-  phase: _enum2(["baseline", "current"]),
-  /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
-  snapshot_digest: digestString,
-  dependency_digest: nullable3(digestString),
-  /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
-  adapter_sha256: hex64,
-  attestor_sha256: hex64,
-  results: list(probeResultSchema, 1, MAX_INVENTORY),
-  probed_at: isoSeconds
-});
+
+// src/core/schema-primitives.ts
+function str2(o = {}) {
+  const checks = [];
+  if (o.min !== void 0) checks.push(_minLength(o.min));
+  if (o.max !== void 0) checks.push(_maxLength(o.max));
+  if (o.re !== void 0) checks.push(_regex(o.re));
+  return checks.length === 0 ? string3() : string3().check(...checks);
+}
+function int4(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  return int3().check(_gte(min), _lte(max));
+}
+var hex64 = str2({ re: /^[0-9a-f]{64}$/ });
+var digestString = str2({ re: /^sha256:[0-9a-f]{64}$/ });
+var gitId = str2({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+var count = int4(0, Number.MAX_SAFE_INTEGER);
+var isoSeconds = string3().check(
+  _regex(ISO_SECONDS_SHAPE),
+  refine2(isIsoSeconds, { message: "iso_time" }),
+  meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
+);
 
 // src/core/bundle/preservation-schema.ts
 var id2 = str2({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
@@ -7097,8 +6563,8 @@ var COVERAGE_KINDS = [
   "scope_versions",
   "surfaces"
 ];
-var DIRECTIVE_STATES2 = ["active", "done", "deferred", "superseded", "abandoned"];
-var EVIDENCE_KINDS2 = ["test", "fixture", "benchmark", "doc", "log", "other"];
+var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
+var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
 var sha256Hex = (b) => createHash("sha256").update(b).digest("hex");
 function b64(v) {
   const s = str(v, BASE64_RE);
@@ -7106,7 +6572,7 @@ function b64(v) {
   check(bytes.toString("base64") === s);
   return bytes;
 }
-var idList2 = (v) => arr(v, id);
+var idList = (v) => arr(v, id);
 function sources(v) {
   return arr(v, (x) => {
     const o = obj(x, ["id", "path", "class", "digest", "bytes_b64", "atoms"]);
@@ -7131,7 +6597,7 @@ var target = (x) => {
 var criterion = (x) => {
   const o = obj(x, ["id", "statement", "atoms"]);
   str(o.statement);
-  return { id: id(o.id), atoms: idList2(o.atoms) };
+  return { id: id(o.id), atoms: idList(o.atoms) };
 };
 function contract(v, stage) {
   const form = obj(v, ["form"], ["title", "directives", "implementations", "evidence"]).form;
@@ -7143,7 +6609,7 @@ function contract(v, stage) {
       const d = obj(x, ["id", "statement", "disposition", "sources", "targets", "criteria"]);
       str(d.statement);
       oneOf(d.disposition, ["in_scope", "deferred", "superseded", "abandoned"]);
-      idList2(d.sources);
+      idList(d.sources);
       return { id: id(d.id), targets: arr(d.targets, target), criteria: arr(d.criteria, criterion) };
     });
     return { form: "planning", directives: directives2 };
@@ -7155,12 +6621,12 @@ function contract(v, stage) {
     str(d.statement);
     return {
       id: id(d.id),
-      state: oneOf(d.state, DIRECTIVE_STATES2),
-      sources: idList2(d.sources),
+      state: oneOf(d.state, DIRECTIVE_STATES),
+      sources: idList(d.sources),
       targets: arr(d.targets, target),
       criteria: arr(d.criteria, criterion),
-      implementations: idList2(d.implementations),
-      evidence: idList2(d.evidence)
+      implementations: idList(d.implementations),
+      evidence: idList(d.evidence)
     };
   });
   const implementations = arr(o.implementations, (x) => {
@@ -7169,7 +6635,7 @@ function contract(v, stage) {
   });
   const evidence = arr(o.evidence, (x) => {
     const e = obj(x, ["id", "kind", "paths"]);
-    return { id: id(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS2), paths: arr(e.paths, path) };
+    return { id: id(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS), paths: arr(e.paths, path) };
   });
   const implIds = new Set(implementations.map((i) => i.id));
   const evidenceIds = new Set(evidence.map((e) => e.id));
@@ -7217,7 +6683,7 @@ function scopeHistory(v) {
     str(o.sources_digest, DIGEST_RE);
     check(isIsoSeconds(str(o.bound_at)));
     arr(o.additions, idOrRelation);
-    idList2(o.progress);
+    idList(o.progress);
     return {
       id: id(o.id),
       version: int2(o.version, 1),
@@ -7296,9 +6762,9 @@ function sectionsOf(v, stage) {
 function coverageOf(v) {
   const o = obj(v, [...COVERAGE_KINDS, "relations"]);
   const out = {};
-  for (const k of COVERAGE_KINDS) out[k] = idList2(o[k]);
+  for (const k of COVERAGE_KINDS) out[k] = idList(o[k]);
   out.relations = arr(o.relations, (r) => str(r, RELATION_RE));
-  for (const list2 of Object.values(out)) check(isSortedUnique(list2));
+  for (const list of Object.values(out)) check(isSortedUnique(list));
   return out;
 }
 function sectionList(v) {
@@ -7308,11 +6774,11 @@ function sectionList(v) {
   return names;
 }
 function readBundle(bytes) {
-  let text3;
+  let text;
   let value;
   try {
-    text3 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    value = JSON.parse(text3);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    value = JSON.parse(text);
   } catch {
     return malformed();
   }
@@ -7322,7 +6788,7 @@ function readBundle(bytes) {
   } catch {
     return malformed();
   }
-  check(canonical === text3);
+  check(canonical === text);
   const o = obj(value, ["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage"]);
   check(o.schema === BUNDLE_SCHEMA_ID);
   str(o.challenge_id, /^CHL-[0-9a-f]{32}$/);
@@ -7345,11 +6811,11 @@ function readBundle(bytes) {
 var CHECK_REPORTS = ["tap", "exit-code"];
 var ARG_RE = /^[^\0]{1,4096}$/;
 function readCheckBundle(bytes) {
-  let text3;
+  let text;
   let value;
   try {
-    text3 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    value = JSON.parse(text3);
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    value = JSON.parse(text);
   } catch {
     return malformed();
   }
@@ -7359,7 +6825,7 @@ function readCheckBundle(bytes) {
   } catch {
     return malformed();
   }
-  check(canonical === text3);
+  check(canonical === text);
   const o = obj(value, ["check", "coverage", "challenge_id", "schema", "sections", "slot", "stage", "unit", "view"]);
   const { check: raw, ...rest } = o;
   const bundle = readBundle(Buffer.from(canonicalJson(rest), "utf8"));

@@ -7,9 +7,6 @@ import { readFileSync } from "node:fs";
 
 // src/core/limits.ts
 var JSON_MAX_DEPTH = 64;
-var CONTRACT_MAX_TEXT = 65536;
-var CONTRACT_MAX_PATH = 4096;
-var CONTRACT_MAX_LIST = 4096;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
 var CHECK_COMMAND_MAX_STDOUT = 67108864;
@@ -73,8 +70,8 @@ function canonicalJson(value) {
 function compareUtf8(a, b) {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
-function isSortedUnique(list2) {
-  for (let i = 1; i < list2.length; i++) if (compareUtf8(list2[i - 1], list2[i]) >= 0) return false;
+function isSortedUnique(list) {
+  for (let i = 1; i < list.length; i++) if (compareUtf8(list[i - 1], list[i]) >= 0) return false;
   return true;
 }
 
@@ -110,12 +107,12 @@ function malformed() {
 function check(ok) {
   if (!ok) malformed();
 }
-function obj(v, required2, optional2 = []) {
+function obj(v, required2, optional = []) {
   if (v === null || typeof v !== "object" || Array.isArray(v)) malformed();
   const o = v;
   const keys = Object.keys(o);
   for (const k of required2) check(Object.prototype.hasOwnProperty.call(o, k));
-  for (const k of keys) check(required2.includes(k) || optional2.includes(k));
+  for (const k of keys) check(required2.includes(k) || optional.includes(k));
   return o;
 }
 function str(v, re) {
@@ -178,9 +175,9 @@ function daysFromCivil(y, m, d) {
   const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
   return era * 146097 + doe - 719468;
 }
-function secondsOfIsoTime(text3) {
-  if (typeof text3 !== "string") return null;
-  const m = ISO_SECONDS_RE.exec(text3);
+function secondsOfIsoTime(text) {
+  if (typeof text !== "string") return null;
+  const m = ISO_SECONDS_RE.exec(text);
   if (m === null) return null;
   const year = Number(m[1]);
   const month = Number(m[2]);
@@ -194,8 +191,8 @@ function secondsOfIsoTime(text3) {
   if (hour > 23 || minute > 59 || second > 59) return null;
   return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
 }
-function isIsoSeconds(text3) {
-  return secondsOfIsoTime(text3) !== null;
+function isIsoSeconds(text) {
+  return secondsOfIsoTime(text) !== null;
 }
 
 // node_modules/zod/v4/core/util.js
@@ -246,22 +243,6 @@ var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace :
 };
 function isObject(data) {
   return typeof data === "object" && data !== null && !Array.isArray(data);
-}
-function isPlainObject(o) {
-  if (isObject(o) === false)
-    return false;
-  const ctor = o.constructor;
-  if (ctor === void 0)
-    return true;
-  if (typeof ctor !== "function")
-    return true;
-  const prot = ctor.prototype;
-  if (isObject(prot) === false)
-    return false;
-  if (Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf") === false) {
-    return false;
-  }
-  return true;
 }
 var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
 function escapeRegex(str3) {
@@ -1157,10 +1138,6 @@ var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, d
   $ZodCheckNumberFormat.init(inst, def);
   $ZodNumber.init(inst, def);
 });
-var $ZodUnknown = /* @__PURE__ */ $constructor("$ZodUnknown", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload) => payload;
-});
 var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
   $ZodType.init(inst, def);
   inst._zod.parse = (payload, _ctx) => {
@@ -1485,284 +1462,6 @@ var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
     });
   };
 });
-var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
-  $ZodType.init(inst, def);
-  const items = def.items;
-  const memo = globalConfig.memoizer;
-  memo?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!Array.isArray(input)) {
-      payload.issues.push({
-        input,
-        inst,
-        expected: "tuple",
-        code: "invalid_type"
-      });
-      return payload;
-    }
-    payload.value = memo ? memo.alloc(inst, payload, [], ctx) : [];
-    const proms = [];
-    const optinStart = getTupleOptStart(items, "optin");
-    const optoutStart = getTupleOptStart(items, "optout");
-    if (!def.rest) {
-      if (input.length < optinStart) {
-        payload.issues.push({
-          code: "too_small",
-          minimum: optinStart,
-          inclusive: true,
-          input,
-          inst,
-          origin: "array"
-        });
-        return payload;
-      }
-      if (input.length > items.length) {
-        payload.issues.push({
-          code: "too_big",
-          maximum: items.length,
-          inclusive: true,
-          input,
-          inst,
-          origin: "array"
-        });
-      }
-    }
-    const itemResults = new Array(items.length);
-    const abortEarly = def.rest ? ctx?.abortEarly : void 0;
-    let itemAborted = false;
-    for (let i = 0; i < items.length; i++) {
-      const r = items[i]._zod.run({ value: input[i], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((rr) => {
-          itemResults[i] = rr;
-        }));
-      } else {
-        itemResults[i] = r;
-        if (abortEarly && !itemAborted && r.issues.length)
-          itemAborted = aborted(r);
-      }
-    }
-    if (def.rest && !itemAborted) {
-      let i = items.length - 1;
-      const rest = input.slice(items.length);
-      let seen = payload.issues.length;
-      for (const el of rest) {
-        if (abortEarly && payload.issues.length !== seen) {
-          if (aborted(payload, seen))
-            break;
-          seen = payload.issues.length;
-        }
-        i++;
-        const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
-        if (result instanceof Promise) {
-          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
-        } else {
-          handleTupleResult(result, payload, i);
-        }
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => handleTupleResults(itemResults, payload, items, input, optoutStart));
-    }
-    return handleTupleResults(itemResults, payload, items, input, optoutStart);
-  };
-});
-function getTupleOptStart(items, key) {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
-    if (!omittable)
-      return i + 1;
-  }
-  return 0;
-}
-function handleTupleResult(result, final, index) {
-  if (result.issues.length) {
-    final.issues.push(...prefixIssues(index, result.issues));
-  }
-  final.value[index] = result.value;
-}
-function handleTupleResults(itemResults, final, items, input, optoutStart) {
-  for (let i = 0; i < items.length; i++) {
-    const r = itemResults[i];
-    const isPresent = i < input.length;
-    if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
-      final.value.length = i;
-      break;
-    }
-    if (r.issues.length) {
-      if (!isPresent && i >= optoutStart) {
-        final.value.length = i;
-        break;
-      }
-      final.issues.push(...prefixIssues(i, r.issues));
-    }
-    final.value[i] = r.value;
-  }
-  for (let i = final.value.length - 1; i >= input.length; i--) {
-    if (items[i]._zod.optout === "optional" && final.value[i] === void 0) {
-      final.value.length = i;
-    } else {
-      break;
-    }
-  }
-  return final;
-}
-var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
-  $ZodType.init(inst, def);
-  const memo = globalConfig.memoizer;
-  memo?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!isPlainObject(input)) {
-      payload.issues.push({
-        expected: "record",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    const proms = [];
-    const values = def.keyType._zod.values;
-    if (values && !def.partial) {
-      payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-      const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values) {
-        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
-          recordKeys.add(typeof key === "number" ? key.toString() : key);
-          if (key === "__proto__")
-            continue;
-          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-          if (keyResult instanceof Promise) {
-            throw new Error("Async schemas not supported in object keys currently");
-          }
-          if (keyResult.issues.length) {
-            payload.issues.push({
-              code: "invalid_key",
-              origin: "record",
-              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
-              inst
-            });
-            continue;
-          }
-          const outKey = keyResult.value;
-          if (outKey === "__proto__")
-            continue;
-          const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
-          if (result instanceof Promise) {
-            proms.push(result.then((result2) => {
-              if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key, result2.issues));
-              }
-              payload.value[outKey] = result2.value;
-            }));
-          } else {
-            if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key, result.issues));
-            }
-            payload.value[outKey] = result.value;
-          }
-        }
-      }
-      let unrecognized;
-      for (const key in input) {
-        if (!recordKeys.has(key)) {
-          if (def.mode === "loose") {
-            if (key === "__proto__")
-              continue;
-            payload.value[key] = input[key];
-          } else {
-            unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
-          }
-        }
-      }
-      if (unrecognized && unrecognized.length > 0) {
-        payload.issues.push({
-          code: "unrecognized_keys",
-          input,
-          inst,
-          keys: unrecognized,
-          continue: true
-        });
-      }
-    } else {
-      payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-      let unrecognized;
-      for (const key of Reflect.ownKeys(input)) {
-        if (key === "__proto__")
-          continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input, key))
-          continue;
-        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-        if (keyResult instanceof Promise) {
-          throw new Error("Async schemas not supported in object keys currently");
-        }
-        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
-        if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
-          if (retryResult instanceof Promise) {
-            throw new Error("Async schemas not supported in object keys currently");
-          }
-          if (retryResult.issues.length === 0) {
-            keyResult = retryResult;
-          }
-        }
-        if (keyResult.issues.length) {
-          if (def.mode === "loose") {
-            payload.value[key] = input[key];
-          } else if (values) {
-            unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
-          } else {
-            payload.issues.push({
-              code: "invalid_key",
-              origin: "record",
-              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
-              inst
-            });
-          }
-          continue;
-        }
-        const outKey = keyResult.value;
-        if (outKey === "__proto__")
-          continue;
-        const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
-        if (result instanceof Promise) {
-          proms.push(result.then((result2) => {
-            if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key, result2.issues));
-            }
-            payload.value[outKey] = result2.value;
-          }));
-        } else {
-          if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key, result.issues));
-          }
-          payload.value[outKey] = result.value;
-        }
-      }
-      if (unrecognized && unrecognized.length > 0) {
-        payload.issues.push({
-          code: "unrecognized_keys",
-          input,
-          inst,
-          keys: unrecognized,
-          continue: true
-        });
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => payload);
-    }
-    return payload;
-  };
-});
 var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   $ZodType.init(inst, def);
   const values = getEnumValues(def.entries);
@@ -1808,34 +1507,6 @@ var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
     return payload;
   };
 });
-function handleOptionalResult(payload, result) {
-  payload.value = result.issues.length ? void 0 : result.value;
-  return payload;
-}
-var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-  inst._zod.optout = "optional";
-  defineLazyInternal(inst, "values", (zod) => {
-    const values = zod.def.innerType._zod.values;
-    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
-  });
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const pattern = zod.def.innerType._zod.pattern;
-    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
-  });
-  inst._zod.parse = (payload, ctx) => {
-    if (payload.value === void 0) {
-      if (def.innerType._zod.optin !== "defaulted")
-        return payload;
-      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-      if (result instanceof Promise)
-        return result.then((result2) => handleOptionalResult(payload, result2));
-      return handleOptionalResult(payload, result);
-    }
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
 var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
@@ -1853,34 +1524,6 @@ var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
     return def.innerType._zod.run(payload, ctx);
   };
 });
-var $ZodPipe = /* @__PURE__ */ $constructor("$ZodPipe", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
-  defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
-  inst._zod.parse = (payload, ctx) => {
-    if (ctx.direction === "backward") {
-      const right = def.out._zod.run(payload, ctx);
-      if (right instanceof Promise) {
-        return right.then((right2) => handlePipeResult(right2, def.in, ctx));
-      }
-      return handlePipeResult(right, def.in, ctx);
-    }
-    const left = def.in._zod.run(payload, ctx);
-    if (left instanceof Promise) {
-      return left.then((left2) => handlePipeResult(left2, def.out, ctx));
-    }
-    return handlePipeResult(left, def.out, ctx);
-  };
-});
-function handlePipeResult(left, next, ctx) {
-  if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
-    left.aborted = true;
-    return left;
-  }
-  return next._zod.run({ value: left.value, issues: left.issues }, ctx);
-}
 var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
   $ZodCheck.init(inst, def);
   $ZodType.init(inst, def);
@@ -1991,12 +1634,6 @@ function _int(Class, params) {
     abort: false,
     format: "safeint",
     ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _unknown(Class) {
-  return new Class({
-    type: "unknown"
   });
 }
 // @__NO_SIDE_EFFECTS__
@@ -2156,14 +1793,6 @@ var ZodMiniNumberFormat = /* @__PURE__ */ $constructor("ZodMiniNumberFormat", (i
 function int2(params) {
   return _int(ZodMiniNumberFormat, params);
 }
-var ZodMiniUnknown = /* @__PURE__ */ $constructor("ZodMiniUnknown", (inst, def) => {
-  $ZodUnknown.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function unknown() {
-  return _unknown(ZodMiniUnknown);
-}
 var ZodMiniNever = /* @__PURE__ */ $constructor("ZodMiniNever", (inst, def) => {
   $ZodNever.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -2210,43 +1839,6 @@ function union(options, params) {
     ...normalizeParams(params)
   });
 }
-var ZodMiniTuple = /* @__PURE__ */ $constructor("ZodMiniTuple", (inst, def) => {
-  $ZodTuple.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function tuple(items, _paramsOrRest, _params) {
-  const hasRest = _paramsOrRest instanceof $ZodType;
-  const params = hasRest ? _params : _paramsOrRest;
-  const rest = hasRest ? _paramsOrRest : null;
-  return new ZodMiniTuple({
-    type: "tuple",
-    items,
-    rest,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniRecord = /* @__PURE__ */ $constructor("ZodMiniRecord", (inst, def) => {
-  $ZodRecord.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function record(keyType, valueType, params) {
-  if (!valueType || !valueType._zod) {
-    return new ZodMiniRecord({
-      type: "record",
-      keyType: /* @__PURE__ */ string2(),
-      valueType: keyType,
-      ...normalizeParams(valueType)
-    });
-  }
-  return new ZodMiniRecord({
-    type: "record",
-    keyType,
-    valueType,
-    ...normalizeParams(params)
-  });
-}
 var ZodMiniEnum = /* @__PURE__ */ $constructor("ZodMiniEnum", (inst, def) => {
   $ZodEnum.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -2273,17 +1865,6 @@ function literal(value, params) {
     ...normalizeParams(params)
   });
 }
-var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
-  $ZodOptional.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function optional(innerType) {
-  return new ZodMiniOptional({
-    type: "optional",
-    innerType
-  });
-}
 var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
   $ZodNullable.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -2293,18 +1874,6 @@ function nullable2(innerType) {
   return new ZodMiniNullable({
     type: "nullable",
     innerType
-  });
-}
-var ZodMiniPipe = /* @__PURE__ */ $constructor("ZodMiniPipe", (inst, def) => {
-  $ZodPipe.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function pipe(in_, out) {
-  return new ZodMiniPipe({
-    type: "pipe",
-    in: in_,
-    out
   });
 }
 var ZodMiniCustom = /* @__PURE__ */ $constructor("ZodMiniCustom", (inst, def) => {
@@ -2323,97 +1892,7 @@ var nativeIsWellFormed = String.prototype.isWellFormed;
 // src/core/preservation/incident.ts
 var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
 
-// src/core/schema-primitives.ts
-function str2(o = {}) {
-  const checks = [];
-  if (o.min !== void 0) checks.push(_minLength(o.min));
-  if (o.max !== void 0) checks.push(_maxLength(o.max));
-  if (o.re !== void 0) checks.push(_regex(o.re));
-  return checks.length === 0 ? string2() : string2().check(...checks);
-}
-function int3(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
-  return int2().check(_gte(min), _lte(max));
-}
-function list(item, min, max) {
-  return min > 0 ? array(item).check(_minLength(min), _maxLength(max)) : array(item).check(_maxLength(max));
-}
-var hex64 = str2({ re: /^[0-9a-f]{64}$/ });
-var digestString = str2({ re: /^sha256:[0-9a-f]{64}$/ });
-var gitId = str2({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
-var count = int3(0, Number.MAX_SAFE_INTEGER);
-var isoSeconds = string2().check(
-  _regex(ISO_SECONDS_SHAPE),
-  refine(isIsoSeconds, { message: "iso_time" }),
-  meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
-);
-
-// src/core/contract/schema.ts
-var text = str2({ min: 1, max: CONTRACT_MAX_TEXT });
-var idRef = str2({ max: 64 });
-var idList = list(idRef, 0, CONTRACT_MAX_LIST);
-var pathList = list(str2({ min: 1, max: CONTRACT_MAX_PATH }), 1, CONTRACT_MAX_LIST);
-var SOURCE_CLASSES = ["directive", "context", "reference"];
-var ATOM_KINDS = ["obligation", "context"];
-var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
-var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
-var AUTHORITY_OPERATIONS = ["authorize", "add", "replace", "supersede", "defer", "abandon"];
-var atomSchema = strictObject({
-  id: idRef,
-  span: tuple([int3(0), int3(0)]),
-  kind: _enum(ATOM_KINDS),
-  directives: idList
-});
-var sourceSchema = strictObject({
-  id: idRef,
-  path: str2({ min: 1, max: CONTRACT_MAX_PATH }),
-  class: _enum(SOURCE_CLASSES),
-  atoms: list(atomSchema, 0, CONTRACT_MAX_LIST)
-});
-var targetSchema = strictObject({ id: idRef, paths: pathList });
-var criterionSchema = strictObject({ id: idRef, statement: text, atoms: idList });
-var directiveSchema = strictObject({
-  id: idRef,
-  statement: text,
-  state: _enum(DIRECTIVE_STATES),
-  sources: idList,
-  targets: list(targetSchema, 0, CONTRACT_MAX_LIST),
-  criteria: list(criterionSchema, 0, CONTRACT_MAX_LIST),
-  implementations: idList,
-  evidence: idList
-});
-var implementationSchema = strictObject({ id: idRef, paths: pathList });
-var evidenceSchema = strictObject({ id: idRef, kind: _enum(EVIDENCE_KINDS), paths: pathList });
-var authoritySchema = strictObject({
-  id: idRef,
-  operation: _enum(AUTHORITY_OPERATIONS),
-  record: str2({ max: 128 })
-});
-var tombstoneSchema = strictObject({
-  id: idRef,
-  directive: optional(idRef),
-  authority: idRef,
-  // Relation IDs are `FROM>TO`, so entries may be up to two IDs long.
-  disposes: list(str2({ max: 130 }), 1, CONTRACT_MAX_LIST * 4)
-});
-var contractSchema = strictObject({
-  kind: literal("governed/request-contract"),
-  version: literal(1),
-  title: text,
-  sources: list(sourceSchema, 0, 256),
-  directives: list(directiveSchema, 0, CONTRACT_MAX_LIST),
-  implementations: list(implementationSchema, 0, CONTRACT_MAX_LIST),
-  evidence: list(evidenceSchema, 0, CONTRACT_MAX_LIST),
-  authorities: list(authoritySchema, 0, CONTRACT_MAX_LIST),
-  tombstones: list(tombstoneSchema, 0, CONTRACT_MAX_LIST)
-});
-
-// src/core/preservation/schema.ts
-var MAX_TEXT = 65536;
-var MAX_PATH = 4096;
-var MAX_SURFACES = 4096;
-var text2 = str2({ min: 1, max: MAX_TEXT });
-var idRef2 = str2({ max: 64 });
-var pathList2 = list(str2({ min: 1, max: MAX_PATH }), 1, 1024);
+// src/core/preservation/vocabulary.ts
 var SURFACE_KINDS = [
   "cli_command",
   "api",
@@ -2428,124 +1907,29 @@ var SURFACE_KINDS = [
 var DISPOSITIONS = ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"];
 var DESTRUCTIVE_DISPOSITIONS = ["replace", "remove", "disable", "redirect", "migrate"];
 var VENDOR_DISPOSITIONS = ["import", "preserve"];
-var surfaceSchema = strictObject({
-  id: idRef2,
-  kind: _enum(SURFACE_KINDS),
-  /** Kind `other` only: why none of the supported kinds applies (shown to reviewers, not in output). */
-  na_reason: optional(text2),
-  paths: pathList2,
-  disposition: _enum(DISPOSITIONS),
-  /** The real entry the project adapter names (`bin:NAME`, `export:SUBPATH`, `script:NAME`). */
-  probe: optional(str2({ min: 1, max: 256, re: /^[a-z]+:[\x21-\x7e]{1,250}$/ })),
-  baseline_evidence_id: idRef2,
-  current_evidence_id: idRef2,
-  authority_id: optional(str2({ max: 128 })),
-  expected_diff_digest: optional(str2({ max: 80 }))
-});
-var originSchema = strictObject({
-  /** The origin repository's identity (e.g. its canonical URL); identity only, never fetched. */
-  repository: str2({ min: 1, max: 1024 }),
-  commit: optional(str2({ max: 80 })),
-  /** Directory inside the origin tree that was vendored ('.' for the whole tree). */
-  path: optional(str2({ min: 1, max: MAX_PATH })),
-  /** Digest of the origin tree at `commit` (docs/preservation.md#vendor-sources). */
-  tree_digest: optional(str2({ max: 80 }))
-});
-var vendorSchema = strictObject({
-  id: idRef2,
-  /** Directory of the local copy inside the product. */
-  path: str2({ min: 1, max: MAX_PATH }),
-  disposition: _enum(VENDOR_DISPOSITIONS),
-  origin: optional(originSchema)
-});
-var preservationContractSchema = strictObject({
-  kind: literal("governed/preservation-contract"),
-  version: literal(1),
-  /** The unit's baseline commit the surfaces are stated against (must equal the unit's). */
-  baseline: gitId,
-  intent: text2,
-  surfaces: list(surfaceSchema, 0, MAX_SURFACES),
-  vendor_sources: list(vendorSchema, 0, 1024)
-});
-
-// src/core/closed-record.ts
-var noOwnProto = unknown().check(
-  refine((v) => !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__")), { message: "unknown key" })
-);
-function closedRecord(key, value) {
-  return pipe(noOwnProto, record(key, value));
-}
-
-// src/core/intoto.ts
-var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
-var subjectSchema = strictObject({
-  name: str2({ min: 1, max: 256 }),
-  // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
-  // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
-  digest: strictObject({ sha256: hex64, gitCommit: optional(gitId) })
-});
-var statementSchema = strictObject({
-  _type: literal(STATEMENT_TYPE_V1),
-  subject: list(subjectSchema, 1, 16),
-  predicateType: str2({ min: 1 }),
-  // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
-  predicate: closedRecord(string2(), unknown())
-});
-
-// src/core/contract/ids.ts
-var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-
-// src/core/preservation/probe.ts
 var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
 var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
-var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
-var MAX_INVENTORY = 4096;
-var MAX_CAPABILITIES = 1024;
-var inventoryOutputSchema = strictObject({
-  kind: literal("governed/surface-inventory"),
-  version: literal(1),
-  surfaces: list(strictObject({ entry: str2({ re: ENTRY_RE }), kind: _enum(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY)
-});
-var probeOutputSchema = strictObject({
-  kind: literal("governed/probe-result"),
-  version: literal(1),
-  entry: str2({ re: ENTRY_RE }),
-  exit_code: int3(0, 255),
-  capabilities: list(str2({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
-  output_digest: digestString
-});
-var probeBatchOutputSchema = strictObject({
-  kind: literal("governed/probe-results"),
-  version: literal(1),
-  results: list(probeOutputSchema, 0, MAX_INVENTORY)
-});
-var adapterRequestSchema = strictObject({
-  kind: literal("governed/adapter-request"),
-  version: literal(1),
-  mode: _enum(["inventory", "probe"]),
-  /** The entries to probe (empty for `inventory`). */
-  entries: list(str2({ re: ENTRY_RE }), 0, MAX_INVENTORY)
-});
-var probeResultSchema = strictObject({
-  surface: str2({ re: CONTRACT_ID_RE }),
-  evidence_id: str2({ re: CONTRACT_ID_RE }),
-  entry: str2({ re: ENTRY_RE }),
-  exit_code: int3(0, 255),
-  capabilities: list(str2({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
-  output_digest: digestString
-});
-var probePredicateSchema = strictObject({
-  unit: str2({ re: /^UNIT-[0-9a-f]{32}$/ }),
-  phase: _enum(["baseline", "current"]),
-  /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
-  snapshot_digest: digestString,
-  dependency_digest: nullable2(digestString),
-  /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
-  adapter_sha256: hex64,
-  attestor_sha256: hex64,
-  results: list(probeResultSchema, 1, MAX_INVENTORY),
-  probed_at: isoSeconds
-});
+
+// src/core/schema-primitives.ts
+function str2(o = {}) {
+  const checks = [];
+  if (o.min !== void 0) checks.push(_minLength(o.min));
+  if (o.max !== void 0) checks.push(_maxLength(o.max));
+  if (o.re !== void 0) checks.push(_regex(o.re));
+  return checks.length === 0 ? string2() : string2().check(...checks);
+}
+function int3(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  return int2().check(_gte(min), _lte(max));
+}
+var hex64 = str2({ re: /^[0-9a-f]{64}$/ });
+var digestString = str2({ re: /^sha256:[0-9a-f]{64}$/ });
+var gitId = str2({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+var count = int3(0, Number.MAX_SAFE_INTEGER);
+var isoSeconds = string2().check(
+  _regex(ISO_SECONDS_SHAPE),
+  refine(isIsoSeconds, { message: "iso_time" }),
+  meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
+);
 
 // src/core/bundle/preservation-schema.ts
 var id2 = str2({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
@@ -2675,8 +2059,8 @@ var COVERAGE_KINDS = [
   "scope_versions",
   "surfaces"
 ];
-var DIRECTIVE_STATES2 = ["active", "done", "deferred", "superseded", "abandoned"];
-var EVIDENCE_KINDS2 = ["test", "fixture", "benchmark", "doc", "log", "other"];
+var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
+var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
 var sha256Hex = (b) => createHash("sha256").update(b).digest("hex");
 function b64(v) {
   const s = str(v, BASE64_RE);
@@ -2684,7 +2068,7 @@ function b64(v) {
   check(bytes.toString("base64") === s);
   return bytes;
 }
-var idList2 = (v) => arr(v, id);
+var idList = (v) => arr(v, id);
 function sources(v) {
   return arr(v, (x) => {
     const o = obj(x, ["id", "path", "class", "digest", "bytes_b64", "atoms"]);
@@ -2709,7 +2093,7 @@ var target = (x) => {
 var criterion = (x) => {
   const o = obj(x, ["id", "statement", "atoms"]);
   str(o.statement);
-  return { id: id(o.id), atoms: idList2(o.atoms) };
+  return { id: id(o.id), atoms: idList(o.atoms) };
 };
 function contract(v, stage) {
   const form = obj(v, ["form"], ["title", "directives", "implementations", "evidence"]).form;
@@ -2721,7 +2105,7 @@ function contract(v, stage) {
       const d = obj(x, ["id", "statement", "disposition", "sources", "targets", "criteria"]);
       str(d.statement);
       oneOf(d.disposition, ["in_scope", "deferred", "superseded", "abandoned"]);
-      idList2(d.sources);
+      idList(d.sources);
       return { id: id(d.id), targets: arr(d.targets, target), criteria: arr(d.criteria, criterion) };
     });
     return { form: "planning", directives: directives2 };
@@ -2733,12 +2117,12 @@ function contract(v, stage) {
     str(d.statement);
     return {
       id: id(d.id),
-      state: oneOf(d.state, DIRECTIVE_STATES2),
-      sources: idList2(d.sources),
+      state: oneOf(d.state, DIRECTIVE_STATES),
+      sources: idList(d.sources),
       targets: arr(d.targets, target),
       criteria: arr(d.criteria, criterion),
-      implementations: idList2(d.implementations),
-      evidence: idList2(d.evidence)
+      implementations: idList(d.implementations),
+      evidence: idList(d.evidence)
     };
   });
   const implementations = arr(o.implementations, (x) => {
@@ -2747,7 +2131,7 @@ function contract(v, stage) {
   });
   const evidence = arr(o.evidence, (x) => {
     const e = obj(x, ["id", "kind", "paths"]);
-    return { id: id(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS2), paths: arr(e.paths, path) };
+    return { id: id(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS), paths: arr(e.paths, path) };
   });
   const implIds = new Set(implementations.map((i) => i.id));
   const evidenceIds = new Set(evidence.map((e) => e.id));
@@ -2795,7 +2179,7 @@ function scopeHistory(v) {
     str(o.sources_digest, DIGEST_RE);
     check(isIsoSeconds(str(o.bound_at)));
     arr(o.additions, idOrRelation);
-    idList2(o.progress);
+    idList(o.progress);
     return {
       id: id(o.id),
       version: int(o.version, 1),
@@ -2874,9 +2258,9 @@ function sectionsOf(v, stage) {
 function coverageOf(v) {
   const o = obj(v, [...COVERAGE_KINDS, "relations"]);
   const out = {};
-  for (const k of COVERAGE_KINDS) out[k] = idList2(o[k]);
+  for (const k of COVERAGE_KINDS) out[k] = idList(o[k]);
   out.relations = arr(o.relations, (r) => str(r, RELATION_RE));
-  for (const list2 of Object.values(out)) check(isSortedUnique(list2));
+  for (const list of Object.values(out)) check(isSortedUnique(list));
   return out;
 }
 function sectionList(v) {
@@ -2886,11 +2270,11 @@ function sectionList(v) {
   return names;
 }
 function readBundle(bytes) {
-  let text3;
+  let text;
   let value;
   try {
-    text3 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    value = JSON.parse(text3);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    value = JSON.parse(text);
   } catch {
     return malformed();
   }
@@ -2900,7 +2284,7 @@ function readBundle(bytes) {
   } catch {
     return malformed();
   }
-  check(canonical === text3);
+  check(canonical === text);
   const o = obj(value, ["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage"]);
   check(o.schema === BUNDLE_SCHEMA_ID);
   str(o.challenge_id, /^CHL-[0-9a-f]{32}$/);
@@ -2923,11 +2307,11 @@ function readBundle(bytes) {
 var CHECK_REPORTS = ["tap", "exit-code"];
 var ARG_RE = /^[^\0]{1,4096}$/;
 function readCheckBundle(bytes) {
-  let text3;
+  let text;
   let value;
   try {
-    text3 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    value = JSON.parse(text3);
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    value = JSON.parse(text);
   } catch {
     return malformed();
   }
@@ -2937,7 +2321,7 @@ function readCheckBundle(bytes) {
   } catch {
     return malformed();
   }
-  check(canonical === text3);
+  check(canonical === text);
   const o = obj(value, ["check", "coverage", "challenge_id", "schema", "sections", "slot", "stage", "unit", "view"]);
   const { check: raw, ...rest } = o;
   const bundle = readBundle(Buffer.from(canonicalJson(rest), "utf8"));
@@ -3088,7 +2472,7 @@ function snapshotRelative(p, snapshot) {
   if (s.length === 0 || s.length > 4096 || s.includes("\0") || s.split("/").some((c) => c === "" || c === "." || c === "..")) return null;
   return s;
 }
-function parseTap(text3, snapshot) {
+function parseTap(text, snapshot) {
   let version2 = false;
   let plan = null;
   let points = 0;
@@ -3098,7 +2482,7 @@ function parseTap(text3, snapshot) {
   let open = null;
   let yamlTarget = null;
   let inYaml = false;
-  for (const raw of text3.split(/\r?\n/)) {
+  for (const raw of text.split(/\r?\n/)) {
     const indent = raw.length - raw.trimStart().length;
     const line = raw.trim();
     if (inYaml) {

@@ -11,8 +11,7 @@
 // zod/mini, so the reviewer carries only the checks it uses.
 import * as z from 'zod/mini';
 import { INCIDENT_KINDS } from '../preservation/incident.js';
-import { DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, SURFACE_KINDS, VENDOR_DISPOSITIONS } from '../preservation/schema.js';
-import { CAPABILITY_RE, ENTRY_RE } from '../preservation/probe.js';
+import { CAPABILITY_RE, DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, ENTRY_RE, SURFACE_KINDS, VENDOR_DISPOSITIONS } from '../preservation/vocabulary.js';
 import { int, str } from '../schema-primitives.js';
 
 const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });

@@ -11,10 +11,8 @@ import { buildStatement } from '../intoto.js';
 import { digestString, hex64, int, isoSeconds, list, str } from '../schema-primitives.js';
 import { CONTRACT_ID_RE } from '../contract/ids.js';
 
-/** The entry names an adapter uses: `bin:NAME`, `export:SUBPATH`, `script:NAME`. */
-export const ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
-/** A capability token: a subcommand, an option or an export name. */
-export const CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+import { CAPABILITY_RE, ENTRY_RE } from './vocabulary.js';
+export { CAPABILITY_RE, ENTRY_RE };
 export const SURFACE_KIND_TOKENS = ['cli_command', 'library_export', 'package_target'] as const;
 export const MAX_INVENTORY = 4_096;
 export const MAX_CAPABILITIES = 1_024;

@@ -16,22 +16,8 @@ const text = str({ min: 1, max: MAX_TEXT });
 const idRef = str({ max: 64 });
 const pathList = list(str({ min: 1, max: MAX_PATH }), 1, 1_024);
 
-/** What a surface is. `other` is the explicit escape hatch and needs an `na_reason`. */
-export const SURFACE_KINDS = [
-  'cli_command',
-  'api',
-  'library_export',
-  'data_schema',
-  'ui_route',
-  'job',
-  'package_target',
-  'ops_path',
-  'other',
-] as const;
-
-/** Lowercase dispositions. The first two keep the surface; the other five are destructive. */
-export const DISPOSITIONS = ['preserve', 'extend', 'replace', 'remove', 'disable', 'redirect', 'migrate'] as const;
-export const DESTRUCTIVE_DISPOSITIONS = ['replace', 'remove', 'disable', 'redirect', 'migrate'] as const;
+import { DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, SURFACE_KINDS, VENDOR_DISPOSITIONS } from './vocabulary.js';
+export { DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, SURFACE_KINDS, VENDOR_DISPOSITIONS };
 export type Disposition = (typeof DISPOSITIONS)[number];
 export type DestructiveDisposition = (typeof DESTRUCTIVE_DISPOSITIONS)[number];
 
@@ -39,8 +25,6 @@ export function isDestructive(d: Disposition): d is DestructiveDisposition {
   return (DESTRUCTIVE_DISPOSITIONS as readonly string[]).includes(d);
 }
 
-/** Vendor sources the product imports or keeps from a third party; both need an attested origin. */
-export const VENDOR_DISPOSITIONS = ['import', 'preserve'] as const;
 
 const surfaceSchema = z.strictObject({
   id: idRef,
