@@ -13,6 +13,7 @@ export const EGRESS_ERRORS = {
   egress_ca_invalid: def(2, "The egress entry's pinned CA file is missing or its sha256 differs from the policy's."),
   egress_broker_not_allowlisted: def(2, "The egress broker program is missing or its sha256 is not on the reviewer's egress.broker_sha256 allowlist."),
   egress_relay_not_allowlisted: def(2, "The in-sandbox relay program is missing or its sha256 is not on the reviewer's egress.relay.sha256 allowlist (checked again on the bytes streamed into the sandbox)."),
+  egress_openssl_unavailable: def(2, "A TLS-terminating egress entry (relay.terminate) needs /usr/bin/openssl to make the run's CA, and it is missing or does not run. Found before the claim: nothing is recorded and the challenge stays unclaimed."),
   egress_broker_failed: def(9, 'The egress broker did not start, crashed, or reported something that is not its record format; the run was recorded as ABORTED.'),
   egress_target_refused: def(9, 'The reviewer asked the broker for another host, port or address (an absolute-form target; CONNECT to anything but the policy host:port in TLS-terminating mode, or any CONNECT without it); refused and recorded, the run ABORTED.'),
   egress_request_malformed: def(9, "A request to the broker (on its socket or inside a terminated CONNECT tunnel) was not well-formed HTTP/1.1 (a smuggling shape such as both Content-Length and Transfer-Encoding, a bad request line, an oversized head); refused, the connection closed, the run ABORTED."),
