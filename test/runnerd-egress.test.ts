@@ -1,0 +1,276 @@
+// A model reviewer in separated mode (docs/runnerd.md#model-reviewers-and-the-egress-broker): the
+// writer runs `review-run` with GOVERNED_RUNNER; the DAEMON loads the API key (a 0600 file owned by
+// the daemon's uid), starts the pinned egress broker, and runs the pinned model reviewer against a
+// real loopback HTTPS model server (a test CA pinned by the policy). Real users, real daemon, real
+// bwrap. What this file shows:
+//  - the receipt is `trust_mode: separated`, carries the broker's transcript (head, one `forwarded`
+//    record with the endpoint's certificate fingerprint) and says `uid_separated: false` (egress
+//    slots are not hosted by the sandbox host: the reviewer runs under the daemon's uid);
+//  - the endpoint saw the real key, and the writer's output never contains it;
+//  - while the request is in flight, the broker process is the daemon's uid (the kernel's view), and
+//    as the writer's uid: the credential file, the broker's /proc environ and file descriptors (its
+//    record pipe) and the broker's socket are refused — positive controls: the daemon's uid reads
+//    the credential, root lists the descriptors;
+//  - a credential file owned by the writer (not the daemon) is refused before the claim
+//    (`egress_credential_unavailable`, exit 2, nothing recorded, the challenge still open).
+// A second loopback server sees zero connections throughout.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { inspectBwrap } from '../runner/sandbox/bwrap.js';
+import { staticProfileSha256 } from '../runner/sandbox/profile.js';
+import { seccompBlob } from '../runner/seccomp/index.js';
+import { CLI, jsonOut } from './helpers/cli.js';
+import { makeTempDir } from './helpers/temp.js';
+import { makeTestPki, startForbidden, startModelServer, type ModelServer, type TestPki } from './helpers/model-server.js';
+import { egressEntry, MODEL_REVIEWER, REAL_KEY, sha256 } from './model-helpers.js';
+import { asUser, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+
+const NAMES = namesFor('gvd-m4e');
+const SANDBOX_UID = 64521;
+
+/** Everything the test saw of the broker while the endpoint held its request. */
+interface InFlight {
+  brokerPid: number | null;
+  brokerUid: number | null;
+  socket: string | null;
+  writerReadsEnviron: { code: number | null; stderr: string } | null;
+  writerListsFds: { code: number | null; stderr: string } | null;
+  rootListsFds: number | null;
+  writerConnects: string | null;
+}
+
+function payloadOf(envelopeB64: string): Record<string, unknown> {
+  const envelope = JSON.parse(Buffer.from(envelopeB64, 'base64').toString('utf8')) as { payload: string };
+  return (JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as { predicate: Record<string, unknown> }).predicate;
+}
+
+/** The live broker: the process whose argv runs a `governed-broker-*` copy of the pinned program. */
+function findBroker(): number | null {
+  for (const e of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(e)) continue;
+    try {
+      if (readFileSync(`/proc/${e}/cmdline`, 'latin1').includes('/governed-broker-')) return Number(e);
+    } catch {
+      // gone
+    }
+  }
+  return null;
+}
+
+function uidOf(pid: number): number | null {
+  try {
+    const m = /^Uid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m === null ? null : Number(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** The broker's listening socket path, from the kernel's table of Unix sockets. */
+function brokerSocket(): string | null {
+  for (const line of readFileSync('/proc/net/unix', 'latin1').split('\n')) {
+    const path = line.trim().split(/\s+/)[7];
+    if (path !== undefined && /\/governed-egress-[^/]+\/egress\.sock$/.test(path)) return path;
+  }
+  return null;
+}
+
+describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', () => {
+  let w: SepWorld;
+  let d: Daemon;
+  let unit: string;
+  let pki: TestPki;
+  let server: ModelServer;
+  let forbidden: ModelServer;
+  let side: string;
+  let credFile: string;
+  let writerCred: string;
+  const inFlight: InFlight = { brokerPid: null, brokerUid: null, socket: null, writerReadsEnviron: null, writerListsFds: null, rootListsFds: null, writerConnects: null };
+  const env = (): Record<string, string> => ({ GOVERNED_RUNNER: w.socket });
+  const W1 = NAMES.writer1;
+
+  beforeAll(async () => {
+    removeSepUsers(NAMES);
+    pki = makeTestPki();
+    forbidden = await startForbidden();
+    server = await startModelServer({
+      // Called while the broker holds the request open: look at it from outside, as root and as the writer.
+      script: () => {
+        const pid = findBroker();
+        inFlight.brokerPid = pid;
+        if (pid !== null) {
+          inFlight.brokerUid = uidOf(pid);
+          const environ = runAs(W1, ['/bin/cat', `/proc/${pid}/environ`]);
+          inFlight.writerReadsEnviron = { code: environ.code, stderr: environ.stderr };
+          const fds = runAs(W1, ['/bin/ls', `/proc/${pid}/fd`]);
+          inFlight.writerListsFds = { code: fds.code, stderr: fds.stderr };
+          inFlight.rootListsFds = spawnSync('/bin/ls', [`/proc/${pid}/fd`]).status;
+        }
+        inFlight.socket = brokerSocket();
+        if (inFlight.socket !== null) {
+          const probe = `require('net').connect(process.argv[1]).on('connect',()=>{console.log('CONNECTED');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`;
+          inFlight.writerConnects = runAs(W1, [process.execPath, '-e', probe, inFlight.socket]).stdout.trim();
+        }
+        return { text: '{"verdict":"CLEAN","findings":[]}' };
+      },
+      tls: pki.leaf,
+    });
+    // The operator's files for the egress entry, outside the daemon's layout: a directory only the
+    // daemon can enter holds the key; the pinned CA is public.
+    side = makeTempDir('gvd-m4e-egress-');
+    chmodSync(side, 0o755);
+    const caFile = join(side, 'ca.pem');
+    copyFileSync(pki.caFile, caFile);
+    chmodSync(caFile, 0o444);
+    mkdirSync(join(side, 'daemon'), { mode: 0o700 });
+    credFile = join(side, 'daemon', 'model.key');
+    writeFileSync(credFile, `${REAL_KEY}\n`, { mode: 0o600 });
+    writerCred = join(side, 'writer.key');
+    writeFileSync(writerCred, `${REAL_KEY}\n`, { mode: 0o600 });
+    const bw = await inspectBwrap('/usr/bin/bwrap');
+    const reviewerSha = sha256(readFileSync(MODEL_REVIEWER));
+    const tls = { transport: 'tls', allow_loopback: true, ca: { file: caFile, sha256: sha256(pki.caPem) } };
+    w = await makeSepWorld({
+      names: NAMES,
+      modes: ['claude', 'mine'],
+      reviewerSource: MODEL_REVIEWER,
+      policy: {
+        stages: { development: { required: false, streak: 2, slots: { claude: 'claude', mine: 'mine' } } },
+        reviewers: {
+          claude: { sha256: reviewerSha, interpreter: '/usr/bin/node', env: {}, egress: egressEntry('anthropic', server.port, { ...tls, credential: { file: credFile } }) },
+          // The same entry with a key file the writer owns: the daemon must refuse it.
+          mine: { sha256: reviewerSha, interpreter: '/usr/bin/node', env: {}, egress: egressEntry('anthropic', server.port, { ...tls, credential: { file: writerCred } }) },
+        },
+        sandbox: {
+          bwrap_sha256: [bw.sha256],
+          profile_sha256: [staticProfileSha256(), staticProfileSha256('egress')],
+          seccomp_sha256: [sha256(seccompBlob())],
+          uid: SANDBOX_UID,
+          timeout: '60s',
+          memory: '2GiB',
+          max_output: '64KiB',
+          max_bundle: '64MiB',
+        },
+      },
+    });
+    const daemon = idsOf(NAMES.daemon);
+    chownSync(join(side, 'daemon'), daemon.uid, daemon.gid);
+    chownSync(credFile, daemon.uid, daemon.gid);
+    const writer = idsOf(W1);
+    chownSync(writerCred, writer.uid, writer.gid);
+    d = await startDaemon(w);
+    const created = asUser(W1, ['unit', 'create', '--contract', w.contractFile, '--baseline', w.baseline, '--json'], { cwd: w.repo.root, env: env() });
+    if (created.code !== 0) throw new Error(created.stdout + created.stderr);
+    unit = jsonOut(created).unit as string;
+    const reg = asUser(W1, ['writer', 'register', '--unit', unit, '--writer-session', 'agent-1', '--json'], { cwd: w.repo.root, env: env() });
+    if (reg.code !== 0) throw new Error(reg.stdout + reg.stderr);
+  }, 240_000);
+  afterEach(() => {
+    expect(forbidden.connections()).toBe(0);
+  });
+  afterAll(async () => {
+    await d?.stop();
+    await server?.close();
+    await forbidden?.close();
+    pki?.cleanup();
+    removeSepUsers(NAMES);
+  });
+
+  const challenge = (slot: string): string => {
+    const ch = asUser(W1, ['review-challenge', '--unit', unit, '--writer-session', 'agent-1', '--stage', 'development', '--slot', slot, '--json'], { cwd: w.repo.root, env: env() });
+    expect(ch.code, ch.stdout + ch.stderr).toBe(0);
+    return jsonOut(ch).challenge_id as string;
+  };
+
+  /** The daemon store's log head and one challenge's status (read-only, as root). */
+  const storeFacts = (c: string): { seq: number; status: string } => {
+    const db = new Database(join(w.home, 'governed.db'), { readonly: true, fileMustExist: true });
+    try {
+      return {
+        seq: db.prepare('SELECT COALESCE(MAX(seq), 0) FROM log').pluck().get() as number,
+        status: db.prepare('SELECT status FROM challenges WHERE id = ?').pluck().get(c) as string,
+      };
+    } finally {
+      db.close();
+    }
+  };
+
+  /** review-run as the writer, in the background (the model server in this process must keep answering). */
+  const runAsWriter = (c: string): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+    const child = spawn('setpriv', ['--reuid', W1, '--regid', W1, '--init-groups', '--', process.execPath, CLI, 'review-run', '--challenge', c, '--json'], {
+      cwd: w.repo.root,
+      env: { PATH: '/usr/bin:/bin', GOVERNED_RUNNER: w.socket },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  };
+
+  it('CLEAN through the daemon: the receipt is separated, carries the transcript and says uid_separated false; the endpoint saw the real key, the writer never', async () => {
+    const r = await runAsWriter(challenge('claude'));
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(REAL_KEY);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.headers['x-api-key']).toBe(REAL_KEY);
+    const out = JSON.parse(r.stdout) as { verdict: string; receipt_id: string };
+    expect(out.verdict).toBe('CLEAN');
+    const shown = asUser(W1, ['receipt', 'show', '--receipt', out.receipt_id, '--json'], { cwd: w.repo.root, env: env() });
+    expect(shown.code).toBe(0);
+    const p = payloadOf(jsonOut(shown).envelope_b64 as string);
+    expect(p.trust_mode).toBe('separated');
+    const sep = p.separation as { daemon_uid: number; client_uid: number };
+    expect(sep.daemon_uid).toBe(idsOf(NAMES.daemon).uid);
+    expect(sep.client_uid).toBe(idsOf(W1).uid);
+    // Honest: the egress slot is not hosted by the sandbox host.
+    expect(p.sandbox).toMatchObject({ uid_separated: false });
+    const egress = p.egress as { broker_sha256: string; host: string; transcript: { head: string; records: { outcome: string; upstream_cert_sha256: string }[] } };
+    expect(egress.host).toBe('localhost');
+    expect(egress.transcript.head).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(egress.transcript.records.map((x) => x.outcome)).toEqual(['forwarded']);
+    expect(egress.transcript.records[0]!.upstream_cert_sha256).toBe(sha256(new X509Certificate(pki.leaf.cert).raw));
+  }, 180_000);
+
+  it('while the request was in flight: the broker was the daemon uid; as the writer, its environ, its descriptors and its socket were refused (root: listed)', () => {
+    expect(inFlight.brokerPid).not.toBeNull();
+    expect(inFlight.brokerUid).toBe(idsOf(NAMES.daemon).uid);
+    expect(inFlight.brokerUid).not.toBe(idsOf(W1).uid);
+    expect(inFlight.writerReadsEnviron?.code).not.toBe(0);
+    expect(inFlight.writerReadsEnviron?.stderr).toMatch(/Permission denied/);
+    expect(inFlight.writerListsFds?.code).not.toBe(0);
+    expect(inFlight.writerListsFds?.stderr).toMatch(/Permission denied/);
+    expect(inFlight.rootListsFds).toBe(0);
+    expect(inFlight.socket).not.toBeNull();
+    expect(inFlight.writerConnects).toBe('EACCES');
+  });
+
+  it('the credential file: refused to the writer uid (EACCES), read by the daemon uid (positive control)', () => {
+    const asWriter = runAs(W1, ['/bin/cat', credFile]);
+    expect(asWriter.code).not.toBe(0);
+    expect(asWriter.stderr).toMatch(/Permission denied/);
+    expect(asWriter.stdout).not.toContain(REAL_KEY);
+    const asDaemon = runAs(NAMES.daemon, ['/bin/cat', credFile]);
+    expect(asDaemon.code).toBe(0);
+    expect(asDaemon.stdout).toContain(REAL_KEY);
+  });
+
+  it("a key file the writer owns is not the daemon's: egress_credential_unavailable (exit 2) before the claim, nothing recorded, nothing sent", async () => {
+    const c = challenge('mine');
+    const before = server.requests.length;
+    const headBefore = storeFacts(c);
+    expect(headBefore.status).toBe('open');
+    const r = await runAsWriter(c);
+    const out = JSON.parse(r.stdout) as { error?: { code: string }; run_id?: unknown };
+    expect({ exit: r.code, code: out.error?.code }).toEqual({ exit: 2, code: 'egress_credential_unavailable' });
+    expect(out.run_id ?? null).toBeNull();
+    expect(server.requests.length).toBe(before);
+    // Nothing was claimed or logged: the daemon's store, read as root, is where it was.
+    expect(storeFacts(c)).toEqual(headBefore);
+  }, 180_000);
+});
