@@ -27,7 +27,7 @@ import { CLI, jsonOut } from './helpers/cli.js';
 import { makeTempDir } from './helpers/temp.js';
 import { makeTestPki, startForbidden, startModelServer, type ModelServer, type TestPki } from './helpers/model-server.js';
 import { egressEntry, MODEL_REVIEWER, REAL_KEY, sha256 } from './model-helpers.js';
-import { asUser, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+import { asUser, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, root, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
 
 const NAMES = namesFor('gvd-m4e');
 const SANDBOX_UID = 64521;
@@ -235,6 +235,11 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
     expect(egress.transcript.head).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(egress.transcript.records.map((x) => x.outcome)).toEqual(['forwarded']);
     expect(egress.transcript.records[0]!.upstream_cert_sha256).toBe(sha256(new X509Certificate(pki.leaf.cert).raw));
+    // Offline, by anyone with the trust root and the policy: the signed transcript verifies.
+    const file = join(side, 'receipt.json');
+    writeFileSync(file, Buffer.from(jsonOut(shown).envelope_b64 as string, 'base64'));
+    const v = root(['verify', file, '--trust', w.trustFile, '--policy', w.policyFile, '--json']);
+    expect(v.code, v.stdout).toBe(0);
   }, 180_000);
 
   it('while the request was in flight: the broker was the daemon uid; as the writer, its environ, its descriptors and its socket were refused (root: listed)', () => {
