@@ -1,16 +1,18 @@
 // A model reviewer in separated mode (docs/runnerd.md#model-reviewers-and-the-egress-broker): the
 // writer runs `review-run` with GOVERNED_RUNNER; the DAEMON loads the API key (a 0600 file owned by
-// the daemon's uid), starts the pinned egress broker, and runs the pinned model reviewer against a
-// real loopback HTTPS model server (a test CA pinned by the policy). Real users, real daemon, real
-// bwrap. What this file shows:
+// the daemon's uid), starts the pinned egress broker under its own uid with its socket in the hosted
+// directory (`<dir>/egress`: daemon uid, sandbox gid, 0710), and the sandbox host runs the pinned
+// model reviewer under the policy's sandbox uid against a real loopback HTTPS model server (a test
+// CA pinned by the policy). Real users, real daemon, real bwrap. What this file shows:
 //  - the receipt is `trust_mode: separated`, carries the broker's transcript (head, one `forwarded`
-//    record with the endpoint's certificate fingerprint) and says `uid_separated: false` (egress
-//    slots are not hosted by the sandbox host: the reviewer runs under the daemon's uid);
+//    record with the endpoint's certificate fingerprint), says `uid_separated: true` with the
+//    policy's uid, and verifies offline;
 //  - the endpoint saw the real key, and the writer's output never contains it;
-//  - while the request is in flight, the broker process is the daemon's uid (the kernel's view), and
-//    as the writer's uid: the credential file, the broker's /proc environ and file descriptors (its
-//    record pipe) and the broker's socket are refused — positive controls: the daemon's uid reads
-//    the credential, root lists the descriptors;
+//  - while the request is in flight, the broker process is the daemon's uid and the reviewer the
+//    sandbox uid (the kernel's view); as the writer's uid the broker's /proc environ, its
+//    descriptors (its record pipe) and its socket are refused — positive controls: root lists the
+//    descriptors, the sandbox uid connects to the socket;
+//  - the key file is refused to the writer's uid and to the sandbox uid, read by the daemon's;
 //  - a credential file owned by the writer (not the daemon) is refused before the claim
 //    (`egress_credential_unavailable`, exit 2, nothing recorded, the challenge still open).
 // A second loopback server sees zero connections throughout.
@@ -41,6 +43,8 @@ interface InFlight {
   writerListsFds: { code: number | null; stderr: string } | null;
   rootListsFds: number | null;
   writerConnects: string | null;
+  sandboxConnects: string | null;
+  reviewerUids: number[];
 }
 
 function payloadOf(envelopeB64: string): Record<string, unknown> {
@@ -89,7 +93,7 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
   let side: string;
   let credFile: string;
   let writerCred: string;
-  const inFlight: InFlight = { brokerPid: null, brokerUid: null, socket: null, writerReadsEnviron: null, writerListsFds: null, rootListsFds: null, writerConnects: null };
+  const inFlight: InFlight = { brokerPid: null, brokerUid: null, socket: null, writerReadsEnviron: null, writerListsFds: null, rootListsFds: null, writerConnects: null, sandboxConnects: null, reviewerUids: [] };
   const env = (): Record<string, string> => ({ GOVERNED_RUNNER: w.socket });
   const W1 = NAMES.writer1;
 
@@ -114,6 +118,21 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
         if (inFlight.socket !== null) {
           const probe = `require('net').connect(process.argv[1]).on('connect',()=>{console.log('CONNECTED');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`;
           inFlight.writerConnects = runAs(W1, [process.execPath, '-e', probe, inFlight.socket]).stdout.trim();
+          // Positive control: the sandbox uid (no supplementary group) reaches it.
+          const asSandbox = spawnSync('setpriv', ['--reuid', String(SANDBOX_UID), '--regid', String(SANDBOX_UID), '--clear-groups', '--', process.execPath, '-e', probe, inFlight.socket], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+          inFlight.sandboxConnects = asSandbox.stdout.trim();
+        }
+        // The reviewer (the pinned model program, PID 1 of its sandbox) as the kernel sees it.
+        for (const e of readdirSync('/proc')) {
+          if (!/^[0-9]+$/.test(e)) continue;
+          try {
+            if (!/^NSpid:\s*\d+\s+1\s*$/m.test(readFileSync(`/proc/${e}/status`, 'latin1'))) continue;
+            if (!readFileSync(`/proc/${e}/cmdline`, 'latin1').includes('/opt/reviewer/reviewer')) continue;
+          } catch {
+            continue;
+          }
+          const u = uidOf(Number(e));
+          if (u !== null) inFlight.reviewerUids.push(u);
         }
         return { text: '{"verdict":"CLEAN","findings":[]}' };
       },
@@ -213,7 +232,7 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
     return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
   };
 
-  it('CLEAN through the daemon: the receipt is separated, carries the transcript and says uid_separated false; the endpoint saw the real key, the writer never', async () => {
+  it('CLEAN through the daemon: the receipt is separated, carries the transcript and says uid_separated true; the endpoint saw the real key, the writer never', async () => {
     const r = await runAsWriter(challenge('claude'));
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(REAL_KEY);
@@ -228,8 +247,8 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
     const sep = p.separation as { daemon_uid: number; client_uid: number };
     expect(sep.daemon_uid).toBe(idsOf(NAMES.daemon).uid);
     expect(sep.client_uid).toBe(idsOf(W1).uid);
-    // Honest: the egress slot is not hosted by the sandbox host.
-    expect(p.sandbox).toMatchObject({ uid_separated: false });
+    // The egress slot is hosted: the reviewer ran under the policy's sandbox uid, not the daemon's.
+    expect(p.sandbox).toMatchObject({ uid: SANDBOX_UID, uid_separated: true });
     const egress = p.egress as { broker_sha256: string; host: string; transcript: { head: string; records: { outcome: string; upstream_cert_sha256: string }[] } };
     expect(egress.host).toBe('localhost');
     expect(egress.transcript.head).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -242,7 +261,7 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
     expect(v.code, v.stdout).toBe(0);
   }, 180_000);
 
-  it('while the request was in flight: the broker was the daemon uid; as the writer, its environ, its descriptors and its socket were refused (root: listed)', () => {
+  it('while the request was in flight: the broker was the daemon uid and the reviewer the sandbox uid; as the writer, the broker environ, descriptors and socket were refused (root lists them, the sandbox uid connects)', () => {
     expect(inFlight.brokerPid).not.toBeNull();
     expect(inFlight.brokerUid).toBe(idsOf(NAMES.daemon).uid);
     expect(inFlight.brokerUid).not.toBe(idsOf(W1).uid);
@@ -253,13 +272,20 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
     expect(inFlight.rootListsFds).toBe(0);
     expect(inFlight.socket).not.toBeNull();
     expect(inFlight.writerConnects).toBe('EACCES');
+    expect(inFlight.sandboxConnects).toBe('CONNECTED');
+    expect(inFlight.reviewerUids.length).toBeGreaterThan(0);
+    for (const u of inFlight.reviewerUids) expect(u).toBe(SANDBOX_UID);
   });
 
-  it('the credential file: refused to the writer uid (EACCES), read by the daemon uid (positive control)', () => {
+  it('the credential file: refused to the writer uid and the sandbox uid (EACCES), read by the daemon uid (positive control)', () => {
     const asWriter = runAs(W1, ['/bin/cat', credFile]);
     expect(asWriter.code).not.toBe(0);
     expect(asWriter.stderr).toMatch(/Permission denied/);
     expect(asWriter.stdout).not.toContain(REAL_KEY);
+    // The reviewer's uid, outside its walls, cannot read it either.
+    const asSandbox = spawnSync('setpriv', ['--reuid', String(SANDBOX_UID), '--regid', String(SANDBOX_UID), '--clear-groups', '--', '/bin/cat', credFile], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    expect(asSandbox.status).not.toBe(0);
+    expect(asSandbox.stderr).toMatch(/Permission denied/);
     const asDaemon = runAs(NAMES.daemon, ['/bin/cat', credFile]);
     expect(asDaemon.code).toBe(0);
     expect(asDaemon.stdout).toContain(REAL_KEY);

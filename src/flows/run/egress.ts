@@ -122,7 +122,13 @@ export interface EgressSession {
 
 export async function startEgress(
   e: EgressPolicy,
-  o: { readonly sandboxUid: number; readonly timeoutSeconds: number; readonly env?: Readonly<Record<string, string | undefined>> },
+  o: {
+    readonly sandboxUid: number;
+    readonly timeoutSeconds: number;
+    readonly env?: Readonly<Record<string, string | undefined>>;
+    /** Separated mode: the daemon's hosted broker-socket directory (runner/egress/host.ts). */
+    readonly socketParent?: string | undefined;
+  },
 ): Promise<EgressSession> {
   const key = loadCredential(e, o.env);
   const ca = loadCa(e);
@@ -164,7 +170,7 @@ export async function startEgress(
         connections: e.caps.connections,
         deadline_ms: o.timeoutSeconds * 1000 + DEADLINE_SLACK_MS,
       },
-    });
+    }, { socketParent: o.socketParent });
   } catch {
     return fail('egress_broker_failed', ['start']);
   }
