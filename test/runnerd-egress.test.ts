@@ -28,7 +28,7 @@ import { seccompBlob } from '../runner/seccomp/index.js';
 import { CLI, jsonOut } from './helpers/cli.js';
 import { makeTempDir } from './helpers/temp.js';
 import { makeTestPki, startForbidden, startModelServer, type ModelServer, type TestPki } from './helpers/model-server.js';
-import { egressEntry, MODEL_REVIEWER, REAL_KEY, sha256 } from './model-helpers.js';
+import { egressEntry, MODEL_REVIEWER, REAL_KEY, RELAY, sha256 } from './model-helpers.js';
 import { asUser, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, root, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
 
 const NAMES = namesFor('gvd-m4e');
@@ -155,19 +155,26 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
     const tls = { transport: 'tls', allow_loopback: true, ca: { file: caFile, sha256: sha256(pki.caPem) } };
     w = await makeSepWorld({
       names: NAMES,
-      modes: ['claude', 'mine'],
+      modes: ['claude', 'mine', 'proxy'],
       reviewerSource: MODEL_REVIEWER,
       policy: {
-        stages: { development: { required: false, streak: 2, slots: { claude: 'claude', mine: 'mine' } } },
+        stages: { development: { required: false, streak: 2, slots: { claude: 'claude', mine: 'mine', proxy: 'proxy' } } },
         reviewers: {
           claude: { sha256: reviewerSha, interpreter: '/usr/bin/node', env: {}, egress: egressEntry('anthropic', server.port, { ...tls, credential: { file: credFile } }) },
           // The same entry with a key file the writer owns: the daemon must refuse it.
           mine: { sha256: reviewerSha, interpreter: '/usr/bin/node', env: {}, egress: egressEntry('anthropic', server.port, { ...tls, credential: { file: writerCred } }) },
+          // TLS-terminating mode behind the relay: the relay's bytes cross to the host in the job too.
+          proxy: {
+            sha256: reviewerSha,
+            interpreter: '/usr/bin/node',
+            env: {},
+            egress: egressEntry('anthropic', server.port, { ...tls, credential: { file: credFile }, relay: { sha256: [sha256(readFileSync(RELAY))], terminate: true } }),
+          },
         },
         sandbox: {
           bwrap_sha256: [bw.sha256],
-          profile_sha256: [staticProfileSha256(), staticProfileSha256('egress')],
-          seccomp_sha256: [sha256(seccompBlob())],
+          profile_sha256: [staticProfileSha256(), staticProfileSha256('egress'), staticProfileSha256('relay')],
+          seccomp_sha256: [sha256(seccompBlob()), sha256(seccompBlob('loopback-tcp'))],
           uid: SANDBOX_UID,
           timeout: '60s',
           memory: '2GiB',
@@ -290,6 +297,23 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
     expect(asDaemon.code).toBe(0);
     expect(asDaemon.stdout).toContain(REAL_KEY);
   });
+
+  it('TLS-terminating mode through the host: CLEAN over the CONNECT tunnel, the run CA and the tunnel mark in the separated receipt, uid_separated true', async () => {
+    const before = server.requests.length;
+    const r = await runAsWriter(challenge('proxy'));
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(REAL_KEY);
+    expect(server.requests.length).toBe(before + 1);
+    expect(server.requests[before]!.headers['x-api-key']).toBe(REAL_KEY);
+    const shown = asUser(W1, ['receipt', 'show', '--receipt', (JSON.parse(r.stdout) as { receipt_id: string }).receipt_id, '--json'], { cwd: w.repo.root, env: env() });
+    const p = payloadOf(jsonOut(shown).envelope_b64 as string);
+    expect(p.trust_mode).toBe('separated');
+    expect(p.sandbox).toMatchObject({ uid: SANDBOX_UID, uid_separated: true });
+    const egress = p.egress as { relay_sha256: string; terminate_ca_sha256: string; transcript: { records: { outcome: string; tunnel?: true }[] } };
+    expect(egress.relay_sha256).toBe(sha256(readFileSync(RELAY)));
+    expect(egress.terminate_ca_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(egress.transcript.records.map((x) => [x.outcome, x.tunnel])).toEqual([['forwarded', true]]);
+  }, 180_000);
 
   it("a key file the writer owns is not the daemon's: egress_credential_unavailable (exit 2) before the claim, nothing recorded, nothing sent", async () => {
     const c = challenge('mine');
