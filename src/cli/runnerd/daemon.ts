@@ -177,7 +177,14 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
   }
   // 3c. the directory the brokers' sockets go in, so egress slots run on the host too
   // (docs/runnerd.md#model-reviewers-and-the-egress-broker): daemon uid, sandbox gid, 0710.
-  if (sandboxHost !== null && startUid !== null) sandboxHost.egressSocketDir = prepareEgressSocketDir(layout.base, daemon.uid, startUid);
+  if (sandboxHost !== null && startUid !== null) {
+    try {
+      sandboxHost.egressSocketDir = prepareEgressSocketDir(layout.base, daemon.uid, startUid);
+    } catch (e) {
+      await Promise.all([stopWarm(), sandboxHost.close()]);
+      throw e;
+    }
+  }
 
   // 4. the socket, before the drop (its directory is root's).
   try {
