@@ -52,12 +52,41 @@ function payloadOf(envelopeB64: string): Record<string, unknown> {
   return (JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as { predicate: Record<string, unknown> }).predicate;
 }
 
-/** The live broker: the process whose argv runs a `governed-broker-*` copy of the pinned program. */
-function findBroker(): number | null {
-  for (const e of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(e)) continue;
+function statusOf(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'latin1');
+  } catch {
+    return null;
+  }
+}
+
+function uidOf(pid: number): number | null {
+  const m = /^Uid:\s*(\d+)/m.exec(statusOf(pid) ?? '');
+  return m === null ? null : Number(m[1]);
+}
+
+const ppidOf = (pid: number): number | null => {
+  const m = /^PPid:\s*(\d+)/m.exec(statusOf(pid) ?? '');
+  return m === null ? null : Number(m[1]);
+};
+
+/** Is `ancestor` among the first few ancestors of `pid`? (Other test files may run brokers and sandboxes at the same time.) */
+function descendsFrom(pid: number, ancestor: number): boolean {
+  let p: number | null = pid;
+  for (let i = 0; i < 6 && p !== null && p > 1; i++) {
+    p = ppidOf(p);
+    if (p === ancestor) return true;
+  }
+  return false;
+}
+
+const pids = (): number[] => readdirSync('/proc').filter((e) => /^[0-9]+$/.test(e)).map(Number);
+
+/** This daemon's live broker: its child whose argv runs a `governed-broker-*` copy of the pinned program. */
+function findBroker(daemonPid: number): number | null {
+  for (const pid of pids()) {
     try {
-      if (readFileSync(`/proc/${e}/cmdline`, 'latin1').includes('/governed-broker-')) return Number(e);
+      if (ppidOf(pid) === daemonPid && readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('/governed-broker-')) return pid;
     } catch {
       // gone
     }
@@ -65,20 +94,11 @@ function findBroker(): number | null {
   return null;
 }
 
-function uidOf(pid: number): number | null {
-  try {
-    const m = /^Uid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-    return m === null ? null : Number(m[1]);
-  } catch {
-    return null;
-  }
-}
-
-/** The broker's listening socket path, from the kernel's table of Unix sockets. */
-function brokerSocket(): string | null {
+/** The listening broker socket under this daemon's `egress/` directory, from the kernel's table of Unix sockets. */
+function brokerSocket(egressDir: string): string | null {
   for (const line of readFileSync('/proc/net/unix', 'latin1').split('\n')) {
     const path = line.trim().split(/\s+/)[7];
-    if (path !== undefined && /\/governed-egress-[^/]+\/egress\.sock$/.test(path)) return path;
+    if (path !== undefined && path.startsWith(`${egressDir}/`) && /\/governed-egress-[^/]+\/egress\.sock$/.test(path)) return path;
   }
   return null;
 }
@@ -104,7 +124,7 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
     server = await startModelServer({
       // Called while the broker holds the request open: look at it from outside, as root and as the writer.
       script: () => {
-        const pid = findBroker();
+        const pid = findBroker(d.child.pid as number);
         inFlight.brokerPid = pid;
         if (pid !== null) {
           inFlight.brokerUid = uidOf(pid);
@@ -114,7 +134,7 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
           inFlight.writerListsFds = { code: fds.code, stderr: fds.stderr };
           inFlight.rootListsFds = spawnSync('/bin/ls', [`/proc/${pid}/fd`]).status;
         }
-        inFlight.socket = brokerSocket();
+        inFlight.socket = brokerSocket(join(w.base, 'egress'));
         if (inFlight.socket !== null) {
           const probe = `require('net').connect(process.argv[1]).on('connect',()=>{console.log('CONNECTED');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`;
           inFlight.writerConnects = runAs(W1, [process.execPath, '-e', probe, inFlight.socket]).stdout.trim();
@@ -122,16 +142,17 @@ describe.skipIf(!IS_ROOT)('runnerd: the egress broker runs on the daemon side', 
           const asSandbox = spawnSync('setpriv', ['--reuid', String(SANDBOX_UID), '--regid', String(SANDBOX_UID), '--clear-groups', '--', process.execPath, '-e', probe, inFlight.socket], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
           inFlight.sandboxConnects = asSandbox.stdout.trim();
         }
-        // The reviewer (the pinned model program, PID 1 of its sandbox) as the kernel sees it.
-        for (const e of readdirSync('/proc')) {
-          if (!/^[0-9]+$/.test(e)) continue;
+        // The reviewer (the pinned model program, PID 1 of its sandbox, under this daemon's sandbox host) as the kernel sees it.
+        const host = d.ready.sandbox_host_pid as number;
+        for (const e of pids()) {
           try {
-            if (!/^NSpid:\s*\d+\s+1\s*$/m.test(readFileSync(`/proc/${e}/status`, 'latin1'))) continue;
+            if (!/^NSpid:\s*\d+\s+1\s*$/m.test(statusOf(e) ?? '')) continue;
             if (!readFileSync(`/proc/${e}/cmdline`, 'latin1').includes('/opt/reviewer/reviewer')) continue;
           } catch {
             continue;
           }
-          const u = uidOf(Number(e));
+          if (!descendsFrom(e, host)) continue;
+          const u = uidOf(e);
           if (u !== null) inFlight.reviewerUids.push(u);
         }
         return { text: '{"verdict":"CLEAN","findings":[]}' };
