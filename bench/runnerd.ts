@@ -25,9 +25,12 @@ const CLI = resolve(process.env.GOVERNED_CLI ?? 'dist/governed.mjs');
 const RUNS = knob('BENCH_RUNNERD_RUNS', 15, 2);
 const PAR = knob('BENCH_RUNNERD_PARALLEL', 2, 2);
 const RSS_RUNS = knob('BENCH_RUNNERD_RSS_RUNS', 50, 1);
-const PREFIX = 'gvd-sep';
-const WRITERS = 'gvd-sep-w';
-const WRITER = 'gvd-sep-w1';
+// Its own names (never the test files' gvd-sep…): every user and group below is removed in `finally`.
+const PREFIX = 'gvd-sepb';
+const WRITERS = 'gvd-sepb-w';
+const WRITER = 'gvd-sepb-w1';
+/** Every user (and its user group) and group this bench may have created: the writer, the daemon and its attestors, the writers' group. */
+const BENCH_USERS = [WRITER, PREFIX, `${PREFIX}-reviewer`, `${PREFIX}-runner`];
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const GIT_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x.invalid' };
@@ -54,6 +57,17 @@ function asWriter(args: string[], cwd: string, socket: string, viaShell = false)
   });
 }
 
+/** Remove every user and group of BENCH_USERS/WRITERS that exists; returns what was removed (printed: the bench leaves no account behind). */
+function removeBenchUsers(): string[] {
+  const removed: string[] = [];
+  for (const u of BENCH_USERS) {
+    if (spawnSync('id', [u]).status === 0 && spawnSync('userdel', [u], { stdio: 'ignore' }).status === 0) removed.push(`user ${u}`);
+    if (spawnSync('getent', ['group', u]).status === 0 && spawnSync('groupdel', [u], { stdio: 'ignore' }).status === 0) removed.push(`group ${u}`);
+  }
+  if (spawnSync('getent', ['group', WRITERS]).status === 0 && spawnSync('groupdel', [WRITERS], { stdio: 'ignore' }).status === 0) removed.push(`group ${WRITERS}`);
+  return removed;
+}
+
 function chownTree(p: string, uid: number, gid: number): void {
   chownSync(p, uid, gid);
   if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n), uid, gid);
@@ -64,13 +78,27 @@ async function main(): Promise<void> {
     process.stdout.write('bench/runnerd: skipped (needs root to create its users and start the daemon)\n');
     return;
   }
+  const dirs: string[] = [];
+  try {
+    await measure(dirs);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    const removed = removeBenchUsers();
+    const left = [...BENCH_USERS, WRITERS].filter((u) => spawnSync('getent', ['passwd', u]).status === 0 || spawnSync('getent', ['group', u]).status === 0);
+    process.stdout.write(`bench/runnerd: removed ${removed.length > 0 ? removed.join(', ') : 'nothing'}; accounts left behind: ${left.length > 0 ? left.join(' ') : 'none'}\n`);
+  }
+}
+
+async function measure(dirs: string[]): Promise<void> {
   if (spawnSync('getent', ['group', WRITERS]).status !== 0) sh('groupadd', ['--system', WRITERS]);
   if (spawnSync('id', [WRITER]).status !== 0) sh('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', WRITER]);
   sh('usermod', ['-a', '-G', WRITERS, WRITER]);
   const base = mkdtempSync(join(tmpdir(), 'gvd-sep-bench-'));
+  dirs.push(base);
   chmodSync(base, 0o755);
   const socket = join(base, 'run', 'runnerd.sock');
   const scratch = mkdtempSync(join(tmpdir(), 'gvd-sep-bench-keys-'));
+  dirs.push(scratch);
   const keys = Object.fromEntries(['reviewer', 'runner', 'gate', 'log'].map((c) => [c, keygen(c, join(scratch, 'keys'))])) as Record<string, { keyId: string; privateKeyPath: string; publicKeyPath: string }>;
   writeFileSync(join(scratch, 'trivial.mjs'), TRIVIAL_COVERAGE_REVIEWER);
   const common = ['--dir', base, '--socket', socket, '--user', PREFIX, '--writers', WRITERS];
@@ -98,6 +126,7 @@ async function main(): Promise<void> {
 
   // The writer's repository and unit.
   const repo = mkdtempSync(join(tmpdir(), 'gvd-sep-bench-repo-'));
+  dirs.push(repo);
   const request = 'Add a CSV export of receipts.';
   mkdirSync(join(repo, 'requests'));
   mkdirSync(join(repo, 'src'));
@@ -180,7 +209,6 @@ async function main(): Promise<void> {
   } finally {
     daemon.kill('SIGTERM');
     await new Promise((r) => daemon.on('close', r));
-    for (const d of [base, scratch, repo]) rmSync(d, { recursive: true, force: true });
   }
 }
 
