@@ -149,7 +149,12 @@ async function measure(dirs: string[]): Promise<void> {
   const ids = { uid: Number(sh('id', ['-u', WRITER])), gid: Number(sh('id', ['-g', WRITER])) };
   chownTree(repo, ids.uid, ids.gid);
 
-  const daemon = spawn(process.execPath, [CLI, 'runnerd', 'serve', ...common, '--max-runs', String(Math.max(PAR, 2))], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Profiling knobs (not measurements): BENCH_RUNNERD_DAEMON_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`)
+  // and BENCH_RUNNERD_DAEMON_PREFIX (a command the daemon runs under, e.g. `strace -f -e trace=execve -o /tmp/t`).
+  const nodeArgs = (process.env.BENCH_RUNNERD_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const prefix = (process.env.BENCH_RUNNERD_DAEMON_PREFIX ?? '').split(' ').filter(Boolean);
+  const daemonArgv = [...prefix, process.execPath, ...nodeArgs, CLI, 'runnerd', 'serve', ...common, '--max-runs', String(Math.max(PAR, 2))];
+  const daemon = spawn(daemonArgv[0] as string, daemonArgv.slice(1), { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const ready = await new Promise<Record<string, unknown>>((res, rej) => {
     let out = '';
     // The daemon logs on stderr (one JSON line when ready).
@@ -181,17 +186,27 @@ async function measure(dirs: string[]): Promise<void> {
     await nodeBaselineMs();
     await bareRunMs(TRIVIAL_COVERAGE_REVIEWER);
     const rssStart = rss();
-    const t = { node: [] as number[], bare: [] as number[], run: [] as number[] };
+    const t = { node: [] as number[], bare: [] as number[], run: [] as number[], hello: [] as number[] };
+    // The client's floor: the same review-run line for the challenge just consumed — a node start, the
+    // CLI's load, one socket round trip and the daemon's refusal (challenge consumed, exit 5), no run.
+    const refusedRun = async (c: string): Promise<number> => {
+      const r = await asWriter(['review-run', '--challenge', c], repo, socket);
+      if (r.code !== 5) throw new Error(`review-run of a consumed challenge ${r.code}: ${r.out}`);
+      return r.ms;
+    };
     for (let i = 0; i < RUNS; i++) {
       const c = await issue();
       t.node.push(await nodeBaselineMs());
       t.bare.push(await bareRunMs(TRIVIAL_COVERAGE_REVIEWER));
       t.run.push(await run(c));
+      t.hello.push(await refusedRun(c));
     }
-    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run) };
+    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), hello: median(t.hello) };
     process.stdout.write(
       `node -e '' ${m.node.toFixed(1)} ms | bare bwrap, same profile and reviewer ${m.bare.toFixed(1)} ms | review-run --runner ${m.run.toFixed(1)} ms\n` +
-        `(run − bare) / node = ${((m.run - m.bare) / m.node).toFixed(2)}  (bar ≤ 1.5; n=${RUNS}, medians, interleaved; the run includes the client's node start)\n`,
+        `(run − bare) / node = ${((m.run - m.bare) / m.node).toFixed(2)}  (bar ≤ 1.5; n=${RUNS}, medians, interleaved; the run includes the client's node start)\n` +
+        `where it goes (report): client + one refused request (the consumed challenge again) ${m.hello.toFixed(1)} ms = ${(m.hello / m.node).toFixed(2)} node; ` +
+        `the run's own daemon share (run − bare − that) / node = ${((m.run - m.bare - m.hello) / m.node).toFixed(2)}\n`,
     );
     // Throughput: PAR clients, each issuing then running; versus PAR bare runs at once.
     const rounds = Math.max(QUICK ? 1 : 3, Math.floor(RUNS / 2));
