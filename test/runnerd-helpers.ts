@@ -153,6 +153,8 @@ export async function makeSepWorld(
     policyText?: (pins: PolicyPins) => string;
     /** Preservation probes through the daemon: setup installs this probe key, the policy pins its attestor, allowlists the shipped adapter and the check profile, and the trust root holds the key (role probe). */
     probe?: { key: TestKey; adapterSha256: string };
+    /** The program installed under every mode's name (default: the scripted reviewer fixture). */
+    reviewerSource?: string;
   } = {},
 ): Promise<SepWorld> {
   const names = o.names ?? DEFAULT_NAMES;
@@ -165,7 +167,8 @@ export async function makeSepWorld(
   const modes = o.modes ?? ['clean', 'dirty', 'sleep'];
   const reviewers = join(scratch, 'reviewers');
   mkdirSync(reviewers);
-  for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(REVIEWER_FIXTURE));
+  const reviewerSource = o.reviewerSource ?? REVIEWER_FIXTURE;
+  for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(reviewerSource));
   const w = { base, socket, names };
   const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--key', `log=${keys.log.privateKeyPath}`, ...(o.probe === undefined ? [] : ['--key', `probe=${o.probe.key.privateKeyPath}`]), '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
   if (first.code !== 0) throw new Error(`setup failed: ${first.stdout} ${first.stderr}`);
@@ -175,7 +178,7 @@ export async function makeSepWorld(
     c === 'reviewer' || c === 'runner' || c === 'log' || c === 'probe'
       ? { key_id: out.credentials[c]!.key_id, attestor_sha256: [out.credentials[c]!.attestor_sha256], attestor_config_sha256: [out.credentials[c]!.attestor_config_sha256] }
       : { key_id: keys[c as 'gate'].keyId, attestor_sha256: ['7'.repeat(64)], attestor_config_sha256: ['7'.repeat(64)] };
-  const reviewerSha = sha256(readFileSync(REVIEWER_FIXTURE));
+  const reviewerSha = sha256(readFileSync(reviewerSource));
   const policy = policyDoc(keys, {
     max_runs_per_content: 1000,
     stages: { development: { required: false, streak: 2, slots: Object.fromEntries(modes.map((m) => [m, m])) } },
