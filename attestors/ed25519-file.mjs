@@ -3170,12 +3170,25 @@ var probePredicateSchema = strictObject({
   adapter_sha256: hex64,
   attestor_sha256: hex64,
   results: list(probeResultSchema, 1, MAX_INVENTORY),
-  probed_at: isoSeconds
+  probed_at: isoSeconds,
+  /**
+   * Who ran the probe (docs/runnerd.md#probes-through-the-daemon): `separated` when governed runnerd
+   * ran it for a writer that reached it only through its socket, with the daemon's identity and the
+   * client's uid and pid as the kernel reported them; `co-located` (or absent, in receipts made
+   * before this field) when the caller's own process ran it.
+   */
+  trust_mode: optional(_enum(["co-located", "separated"])),
+  separation: optional(separationSchema)
 });
 var ascending = (xs) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
 function probeRuleViolation(p) {
   if (!ascending(p.results.map((r) => r.surface))) return "results";
   for (const r of p.results) if (!ascending(r.capabilities)) return "capabilities";
+  if (p.trust_mode === "separated" !== (p.separation !== void 0)) return "separation";
+  if (p.separation !== void 0) {
+    const s = p.separation;
+    if ([0, s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner].includes(s.client_uid)) return "separation.client_uid";
+  }
   return null;
 }
 

@@ -25,9 +25,12 @@ const CLI = resolve(process.env.GOVERNED_CLI ?? 'dist/governed.mjs');
 const RUNS = knob('BENCH_RUNNERD_RUNS', 15, 2);
 const PAR = knob('BENCH_RUNNERD_PARALLEL', 2, 2);
 const RSS_RUNS = knob('BENCH_RUNNERD_RSS_RUNS', 50, 1);
-const PREFIX = 'gvd-sep';
-const WRITERS = 'gvd-sep-w';
-const WRITER = 'gvd-sep-w1';
+// Its own names (never the test files' gvd-sep…): every user and group below is removed in `finally`.
+const PREFIX = 'gvd-sepb';
+const WRITERS = 'gvd-sepb-w';
+const WRITER = 'gvd-sepb-w1';
+/** Every user (and its user group) and group this bench may have created: the writer, the daemon and its attestors, the writers' group. */
+const BENCH_USERS = [WRITER, PREFIX, `${PREFIX}-reviewer`, `${PREFIX}-runner`];
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const GIT_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x.invalid' };
@@ -52,6 +55,17 @@ function asWriter(args: string[], cwd: string, socket: string, viaShell = false)
     c.stdout.on('data', (b: Buffer) => (out += b.toString()));
     c.on('close', (code) => res({ ms: Number(process.hrtime.bigint() - t0) / 1e6, out, code }));
   });
+}
+
+/** Remove every user and group of BENCH_USERS/WRITERS that exists; returns what was removed (printed: the bench leaves no account behind). */
+function removeBenchUsers(): string[] {
+  const removed: string[] = [];
+  for (const u of BENCH_USERS) {
+    if (spawnSync('id', [u]).status === 0 && spawnSync('userdel', [u], { stdio: 'ignore' }).status === 0) removed.push(`user ${u}`);
+    if (spawnSync('getent', ['group', u]).status === 0 && spawnSync('groupdel', [u], { stdio: 'ignore' }).status === 0) removed.push(`group ${u}`);
+  }
+  if (spawnSync('getent', ['group', WRITERS]).status === 0 && spawnSync('groupdel', [WRITERS], { stdio: 'ignore' }).status === 0) removed.push(`group ${WRITERS}`);
+  return removed;
 }
 
 function chownTree(p: string, uid: number, gid: number): void {
@@ -105,13 +119,27 @@ async function main(): Promise<void> {
     process.stdout.write('bench/runnerd: skipped (needs root to create its users and start the daemon)\n');
     return;
   }
+  const dirs: string[] = [];
+  try {
+    await measure(dirs);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    const removed = removeBenchUsers();
+    const left = [...BENCH_USERS, WRITERS].filter((u) => spawnSync('getent', ['passwd', u]).status === 0 || spawnSync('getent', ['group', u]).status === 0);
+    process.stdout.write(`bench/runnerd: removed ${removed.length > 0 ? removed.join(', ') : 'nothing'}; accounts left behind: ${left.length > 0 ? left.join(' ') : 'none'}\n`);
+  }
+}
+
+async function measure(dirs: string[]): Promise<void> {
   if (spawnSync('getent', ['group', WRITERS]).status !== 0) sh('groupadd', ['--system', WRITERS]);
   if (spawnSync('id', [WRITER]).status !== 0) sh('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', WRITER]);
   sh('usermod', ['-a', '-G', WRITERS, WRITER]);
   const base = mkdtempSync(join(tmpdir(), 'gvd-sep-bench-'));
+  dirs.push(base);
   chmodSync(base, 0o755);
   const socket = join(base, 'run', 'runnerd.sock');
   const scratch = mkdtempSync(join(tmpdir(), 'gvd-sep-bench-keys-'));
+  dirs.push(scratch);
   const keys = Object.fromEntries(['reviewer', 'runner', 'gate', 'log'].map((c) => [c, keygen(c, join(scratch, 'keys'))])) as Record<string, { keyId: string; privateKeyPath: string; publicKeyPath: string }>;
   writeFileSync(join(scratch, 'trivial.mjs'), TRIVIAL_COVERAGE_REVIEWER);
   const common = ['--dir', base, '--socket', socket, '--user', PREFIX, '--writers', WRITERS];
@@ -139,6 +167,7 @@ async function main(): Promise<void> {
 
   // The writer's repository and unit.
   const repo = mkdtempSync(join(tmpdir(), 'gvd-sep-bench-repo-'));
+  dirs.push(repo);
   const request = 'Add a CSV export of receipts.';
   mkdirSync(join(repo, 'requests'));
   mkdirSync(join(repo, 'src'));
@@ -161,7 +190,12 @@ async function main(): Promise<void> {
   const ids = { uid: Number(sh('id', ['-u', WRITER])), gid: Number(sh('id', ['-g', WRITER])) };
   chownTree(repo, ids.uid, ids.gid);
 
-  const daemon = spawn(process.execPath, [CLI, 'runnerd', 'serve', ...common, '--max-runs', String(Math.max(PAR, 2))], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Profiling knobs (not measurements): BENCH_RUNNERD_DAEMON_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`)
+  // and BENCH_RUNNERD_DAEMON_PREFIX (a command the daemon runs under, e.g. `strace -f -e trace=execve -o /tmp/t`).
+  const nodeArgs = (process.env.BENCH_RUNNERD_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const prefix = (process.env.BENCH_RUNNERD_DAEMON_PREFIX ?? '').split(' ').filter(Boolean);
+  const daemonArgv = [...prefix, process.execPath, ...nodeArgs, CLI, 'runnerd', 'serve', ...common, '--max-runs', String(Math.max(PAR, 2))];
+  const daemon = spawn(daemonArgv[0] as string, daemonArgv.slice(1), { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const ready = await new Promise<Record<string, unknown>>((res, rej) => {
     let out = '';
     // The daemon logs on stderr (one JSON line when ready).
@@ -199,19 +233,29 @@ async function main(): Promise<void> {
     mkdirSync(join(floorRepo, 'src'));
     for (const f of ['requests/export.md', 'src/export.ts']) writeFileSync(join(floorRepo, f), readFileSync(join(repo, f)));
     sh('git', ['init', '-q'], floorRepo);
-    const t = { node: [] as number[], bare: [] as number[], run: [] as number[], floor: [] as number[] };
+    // Where it goes: the same review-run line for the challenge just consumed — a node start, the
+    // CLI's load, one socket round trip and the daemon's refusal (challenge consumed, exit 5), no run.
+    const refusedRun = async (c: string): Promise<number> => {
+      const r = await asWriter(['review-run', '--challenge', c], repo, socket);
+      if (r.code !== 5) throw new Error(`review-run of a consumed challenge ${r.code}: ${r.out}`);
+      return r.ms;
+    };
+    const t = { node: [] as number[], bare: [] as number[], run: [] as number[], floor: [] as number[], refused: [] as number[] };
     for (let i = 0; i < RUNS; i++) {
       const c = await issue();
       t.node.push(await nodeBaselineMs());
       t.bare.push(await bareRunMs(TRIVIAL_COVERAGE_REVIEWER));
       t.run.push(await run(c));
       t.floor.push(await floorMs(floorRepo, join(scratch, 'floor-daemon')));
+      t.refused.push(await refusedRun(c));
     }
-    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), floor: median(t.floor) };
+    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), floor: median(t.floor), refused: median(t.refused) };
     process.stdout.write(
       `node -e '' ${m.node.toFixed(1)} ms | bare bwrap, same profile and reviewer ${m.bare.toFixed(1)} ms | review-run --runner ${m.run.toFixed(1)} ms | floor ${m.floor.toFixed(1)} ms\n` +
         `(run − bare) / node = ${((m.run - m.bare) / m.node).toFixed(2)}  (bar ≤ 1.5; n=${RUNS}, medians, interleaved; the run includes the client's node start)\n` +
-        `floor / node = ${(m.floor / m.node).toFixed(2)}  (the client's process plus the git steps the content rule requires, without the reviewer: no daemon can go below it)\n`,
+        `floor / node = ${(m.floor / m.node).toFixed(2)}  (the client's process plus the git steps the content rule requires, without the reviewer: no daemon can go below it)\n` +
+        `where it goes (report): client + one refused request (the consumed challenge again) ${m.refused.toFixed(1)} ms = ${(m.refused / m.node).toFixed(2)} node; ` +
+        `the run's own daemon share (run − bare − that) / node = ${((m.run - m.bare - m.refused) / m.node).toFixed(2)}\n`,
     );
     // Throughput: PAR clients, each issuing then running; versus PAR bare runs at once.
     const rounds = Math.max(QUICK ? 1 : 3, Math.floor(RUNS / 2));
@@ -229,7 +273,6 @@ async function main(): Promise<void> {
   } finally {
     daemon.kill('SIGTERM');
     await new Promise((r) => daemon.on('close', r));
-    for (const d of [base, scratch, repo]) rmSync(d, { recursive: true, force: true });
   }
 }
 

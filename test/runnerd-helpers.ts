@@ -11,6 +11,7 @@ import { seccompBlob } from '../runner/seccomp/index.js';
 import { CLI, REPO_ROOT, type CliResult } from './helpers/cli.js';
 import { makeTempRepo, type TempRepo } from './helpers/git-repo.js';
 import { makeTempDir } from './helpers/temp.js';
+import { trustRootDoc, type TestKey } from './helpers/receipts.js';
 import { contractDoc, makeKeys, policyDoc, SOURCE_TEXT, trustDoc, type Keys } from './state-helpers.js';
 
 export const IS_ROOT = process.geteuid?.() === 0;
@@ -150,6 +151,8 @@ export async function makeSepWorld(
     policy?: Record<string, unknown>;
     names?: SepNames;
     policyText?: (pins: PolicyPins) => string;
+    /** Preservation probes through the daemon: setup installs this probe key, the policy pins its attestor, allowlists the shipped adapter and the check profile, and the trust root holds the key (role probe). */
+    probe?: { key: TestKey; adapterSha256: string };
     /** The program installed under every mode's name (default: the scripted reviewer fixture). */
     reviewerSource?: string;
   } = {},
@@ -167,12 +170,12 @@ export async function makeSepWorld(
   const reviewerSource = o.reviewerSource ?? REVIEWER_FIXTURE;
   for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(reviewerSource));
   const w = { base, socket, names };
-  const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--key', `log=${keys.log.privateKeyPath}`, '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
+  const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--key', `log=${keys.log.privateKeyPath}`, ...(o.probe === undefined ? [] : ['--key', `probe=${o.probe.key.privateKeyPath}`]), '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
   if (first.code !== 0) throw new Error(`setup failed: ${first.stdout} ${first.stderr}`);
   const out = JSON.parse(first.stdout) as { credentials: Record<string, { key_id: string; attestor_sha256: string; attestor_config_sha256: string }> };
   const bw = await inspectBwrap('/usr/bin/bwrap');
   const cred = (c: string): { key_id: string; attestor_sha256: string[]; attestor_config_sha256: string[] } =>
-    c === 'reviewer' || c === 'runner' || c === 'log'
+    c === 'reviewer' || c === 'runner' || c === 'log' || c === 'probe'
       ? { key_id: out.credentials[c]!.key_id, attestor_sha256: [out.credentials[c]!.attestor_sha256], attestor_config_sha256: [out.credentials[c]!.attestor_config_sha256] }
       : { key_id: keys[c as 'gate'].keyId, attestor_sha256: ['7'.repeat(64)], attestor_config_sha256: ['7'.repeat(64)] };
   const reviewerSha = sha256(readFileSync(reviewerSource));
@@ -182,7 +185,7 @@ export async function makeSepWorld(
     reviewers: Object.fromEntries(modes.map((m) => [m, { sha256: reviewerSha, interpreter: '/usr/bin/node', env: { REVIEW_MODE: m, ...(m === 'sleep' ? { SLEEP_MS: '3000' } : {}) } }])),
     sandbox: {
       bwrap_sha256: [bw.sha256],
-      profile_sha256: [staticProfileSha256()],
+      profile_sha256: o.probe === undefined ? [staticProfileSha256()] : [staticProfileSha256(), staticProfileSha256('check')],
       seccomp_sha256: [sha256(seccompBlob())],
       uid: 64500,
       timeout: '20s',
@@ -190,7 +193,8 @@ export async function makeSepWorld(
       max_output: '64KiB',
       max_bundle: '64MiB',
     },
-    credentials: { reviewer: cred('reviewer'), runner: cred('runner'), gate: cred('gate'), log: cred('log') },
+    credentials: { reviewer: cred('reviewer'), runner: cred('runner'), gate: cred('gate'), log: cred('log'), ...(o.probe === undefined ? {} : { probe: cred('probe') }) },
+    ...(o.probe === undefined ? {} : { preservation_adapters: { sha256: [o.probe.adapterSha256], interpreter: '/usr/bin/node' } }),
     ...o.policy,
   });
   const pins: PolicyPins = {
@@ -203,7 +207,9 @@ export async function makeSepWorld(
   const policyFile = join(scratch, o.policyText === undefined ? 'policy.json' : 'policy.yaml');
   const trustFile = join(scratch, 'trust.json');
   writeFileSync(policyFile, o.policyText === undefined ? JSON.stringify(policy) : o.policyText(pins));
-  writeFileSync(trustFile, JSON.stringify(trustDoc(keys)));
+  const trust = trustDoc(keys) as { keys: unknown[] };
+  if (o.probe !== undefined) trust.keys.push((trustRootDoc([{ key: o.probe.key, roles: ['probe'] }]) as { keys: unknown[] }).keys[0]);
+  writeFileSync(trustFile, JSON.stringify(trust));
   const second = root(['runnerd', 'setup', ...common(w), '--policy', policyFile, '--trust', trustFile, '--json']);
   if (second.code !== 0) throw new Error(`setup 2 failed: ${second.stdout} ${second.stderr}`);
   const { repo, baseline } = writerRepo(names.writer1);

@@ -8,7 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { contractYaml, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
+import { contractYaml, keyIdOfPem, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
 
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
 const DAEMON = 'gvd-demo-d';
@@ -92,10 +92,12 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
       spawnSync('useradd', ['--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', '-G', WRITERS, WRITER], { env: SYS });
     }
     const keys = join(work, 'keys');
-    for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority']) spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
+    for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority', 'probe']) spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
     const common = ['--dir', base, '--socket', socket, '--user', DAEMON, '--writers', WRITERS];
     say('root installs the daemon: its users, key files (0400, each readable by its attestor uid only), attestors, reviewer:');
-    const setupArgs = ['runnerd', 'setup', ...common, '--key', `reviewer=${join(keys, 'reviewer.key')}`, '--key', `runner=${join(keys, 'runner.key')}`, '--reviewer', join(root, 'runner', 'reviewers', 'coverage.mjs'), '--json'];
+    // The daemon's log and probe keys too: the trust root below holds them, so the checkpoints the
+    // daemon signs verify on the deploy side (docs/runnerd.md#checkpoints).
+    const setupArgs = ['runnerd', 'setup', ...common, ...['reviewer', 'runner', 'log', 'probe'].flatMap((c) => ['--key', `${c}=${join(keys, `${c}.key`)}`]), '--reviewer', join(root, 'runner', 'reviewers', 'coverage.mjs'), '--json'];
     out.write(`   # governed ${scrub(setupArgs.join(' '))}\n`);
     const setupRun = spawnSync(process.execPath, [cli, ...setupArgs], { encoding: 'utf8', env: SYS });
     const setup = json(setupRun);
@@ -103,10 +105,13 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     check(setupRun, 0);
     const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
     const trust = trustRoot(keys);
+    const probePem = readFileSync(join(keys, 'probe.pub'), 'utf8');
+    trust.keys.push({ ...trust.keys.find((k) => k.roles[0] === 'log'), key_id: keyIdOfPem(probePem), public_key: probePem, roles: ['probe'] });
     const keyOf = (role) => trust.keys.find((k) => k.roles[0] === role).key_id;
     const cred = setup.credentials ?? {};
     let program = 0;
-    const programs = [cred.reviewer?.attestor_sha256, cred.runner?.attestor_sha256, '9'.repeat(64), '9'.repeat(64)];
+    // credentials in strict.yaml's order: reviewer, runner, gate (never used here), log, probe.
+    const programs = [cred.reviewer?.attestor_sha256, cred.runner?.attestor_sha256, '9'.repeat(64), cred.log?.attestor_sha256, cred.probe?.attestor_sha256];
     const policy = readFileSync(join(root, 'policies', 'strict.yaml'), 'utf8')
       // No probe credential: preservation is waived below (probes do not run through the daemon yet),
       // and its attestor pin would take a fifth "4…" program this demo does not install.
@@ -118,16 +123,22 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
       .replaceAll(/\["4{64}"\]/g, () => `["${programs[program++]}"]`)
       .replace(/\["5{64}"\]/, `["${cred.reviewer?.attestor_config_sha256}"]`)
       .replace(/\["6{64}"\]/, `["${cred.runner?.attestor_config_sha256}"]`)
+      .replace(/\["8{64}"\]/, `["${cred.log?.attestor_config_sha256}"]`)
+      .replace(/\["a{64}"\]/, `["${cred.probe?.attestor_config_sha256}"]`)
+      .replace(/"426291f3[0-9a-f]{56}"/, `"${keyOf('probe')}"`)
+      // A checkpoint every 20 entries (strict.yaml: 1000), so this short story shows the daemon signing some.
+      .replace(/^tlog_checkpoints: .*$/m, 'tlog_checkpoints: { every_entries: 20 }')
       .replace(/"2b4dd4f4[0-9a-f]{56}"/, `"${keyOf('reviewer')}"`)
       .replace(/"dba56b56[0-9a-f]{56}"/, `"${keyOf('runner')}"`)
       .replace(/"d58f5414[0-9a-f]{56}"/, `"${keyOf('gate')}"`)
       .replace(/"48409aea[0-9a-f]{56}"/, `"${keyOf('log')}"`)
-      .replace(/^preservation: required.*$/m, 'preservation: { waived: "separated-mode probes are not built; this demo unit changes no product surface" }');
+      .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface (probes through the daemon: test/runnerd-preservation)" }');
     writeFileSync(join(work, 'policy.yaml'), policy);
     writeFileSync(join(work, 'trust.json'), JSON.stringify(trust, null, 2));
     chmodSync(join(work, 'trust.json'), 0o644);
     say('policy.yaml = policies/strict.yaml (trust_mode: separated, accept_co_located: false) with this machine\'s digests and');
-    say('the keys setup installed; preservation waived with its reason. The store is made and handed to the daemon\'s user:');
+    say('the keys setup installed (the trust root holds the daemon\'s log key: its checkpoints verify on the deploy side);');
+    say('a checkpoint every 20 entries; preservation waived with its reason. The store is made and handed to the daemon\'s user:');
     asRoot(['runnerd', 'setup', ...common, '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')], 0, 2);
 
     say('the daemon starts as root, starts one warm attestor per key under its own uid, binds the socket, drops to its user:');
@@ -161,6 +172,10 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     writeChange(repo);
     const ids = spawnSync('id', ['-u', WRITER], { encoding: 'utf8' }).stdout.trim();
     chownTree(repo, Number(ids), Number(spawnSync('id', ['-g', WRITER], { encoding: 'utf8' }).stdout.trim()));
+    // The deploy side's own directory (here the writer's uid plays it): where the gate keeps the newest checkpoint.
+    const deploy = join(work, 'deploy');
+    mkdirSync(deploy, { mode: 0o700 });
+    chownTree(deploy, Number(ids), Number(spawnSync('id', ['-g', WRITER], { encoding: 'utf8' }).stdout.trim()));
 
     say('the writer cannot read a key or open the store (the kernel says no, not governed):');
     const probe = asWriter(['/bin/cat', join(base, 'keys', 'reviewer', 'key.pem'), join(base, 'state', 'home', 'governed.db')]);
@@ -214,9 +229,21 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     const status = json(statusRun);
     say(`state ${status.state}, trustMode ${status.trustMode}, reasons ${JSON.stringify(status.reasons ?? null)}`);
     check(statusRun, 0);
+    const notes = (() => {
+      try {
+        return readdirSync(join(base, 'state', 'home', 'checkpoints')).filter((n) => n.endsWith('.note'));
+      } catch {
+        return [];
+      }
+    })();
+    if (notes.length === 0) failures++;
+    say(`${notes.length > 0 ? '\u2713' : '\u2717 UNEXPECTED'} the daemon signed ${notes.length} checkpoint(s) of its log with its log key (newest: tree size ${Number((notes.sort().pop() ?? '0').replace('.note', ''))})`);
     say('the deploy gate asks the daemon for a copy of its store and judges it under its OWN trust root, policy digest and commit:');
-    const gateArgs = ['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', status.policyDigest ?? 'sha256:missing', '--subject', head];
+    const gateArgs = ['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', status.policyDigest ?? 'sha256:missing', '--subject', head, '--runner-checkpoint-out', join(deploy, 'kept-checkpoint.note')];
     writer(gateArgs, 0, 10);
+    say('the store copy extended the daemon-signed checkpoint, verified under the deploy side\'s trust root; the newest is kept:');
+    say(`${existsSync(join(deploy, 'kept-checkpoint.note')) ? '\u2713' : '\u2717 UNEXPECTED'} kept-checkpoint.note written by the gate`);
+    if (!existsSync(join(deploy, 'kept-checkpoint.note'))) failures++;
     say('another policy digest on the deploy side: the copy does not decide for it:');
     writer(['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', `sha256:${'0'.repeat(64)}`, '--subject', head], 4, 2);
   } finally {

@@ -153,7 +153,7 @@ export const runnerdSetupOutputSchema = z.strictObject({
   ok: z.literal(true),
   actions: z.array(z.string()),
   uids: z.record(z.string(), count),
-  credentials: z.strictObject({ reviewer: credentialPins, runner: credentialPins, log: credentialPins }),
+  credentials: z.strictObject({ reviewer: credentialPins, runner: credentialPins, log: credentialPins, probe: credentialPins }),
   reviewers: z.record(z.string(), hex64),
   home: z.string(),
   socket: z.string(),

@@ -90,7 +90,7 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
   'probe-predicate': {
     schema: probePredicateSchema,
     title: 'governed probe receipt predicate v1 (https://governed.dev/probe-receipt/v1)',
-    rules: 'Beyond this schema (src/core/preservation/probe.ts probeRuleViolation): results sorted by surface and unique, capabilities sorted and unique; the subject is snapshot:<phase> with the snapshot digest. docs/preservation.md#probes.',
+    rules: 'Beyond this schema (src/core/preservation/probe.ts probeRuleViolation): results sorted by surface and unique, capabilities sorted and unique; trust_mode separated iff separation is present, and then separation.client_uid is neither 0 nor the daemon or an attestor uid; absent trust_mode means co-located; the subject is snapshot:<phase> with the snapshot digest. docs/preservation.md#probes, docs/runnerd.md#probes-through-the-daemon.',
   },
   'adapter-request': {
     schema: adapterRequestSchema,

@@ -77,6 +77,20 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
     dry_run: z.boolean(),
   }),
   z.strictObject({ ...V, op: z.literal('pin-update'), kind: z.enum(['policy', 'trust']), document_b64: b64, authority: str({ max: 128 }) }),
+  // Preservation through the daemon (docs/runnerd.md#probes-through-the-daemon): the contract as its
+  // bytes; a probe sends the adapter program as its bytes (the daemon runs it only when its sha256 is
+  // on the pinned policy's allowlist) and the writer's content as a commit. The probe's result is
+  // never sent: the daemon runs the adapter and signs what it observed.
+  z.strictObject({ ...V, op: z.literal('preservation-set'), unit, contract_b64: b64, authority: z.array(record).check(z.maxLength(64)), incident_history: z.boolean() }),
+  z.strictObject({
+    ...V,
+    op: z.literal('preservation-probe'),
+    unit,
+    phase: z.enum(['baseline', 'current']),
+    surface: z.optional(str({ max: 128 })),
+    adapter_b64: b64,
+    content: contentSchema,
+  }),
 ]);
 export type RunnerdRequest = z.infer<typeof runnerdRequestSchema>;
 export type RunnerdOp = RunnerdRequest['op'];

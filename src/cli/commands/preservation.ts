@@ -6,6 +6,7 @@ import { probePreservationFlow } from '../../flows/preservation/probe.js';
 import { fail } from '../../core/errors.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import type { Separation } from '../../core/receipt-predicate.js';
 
 /** The contract's dispositions and the rules' codes are typed as strings upstream; the schema names them (test/schemas-command-output-areas.test.ts judges real output). */
 type Check = PreservationCheckOutput;
@@ -92,7 +93,11 @@ export async function preservationCheckCommand(opts: { unit: string; origin?: st
   };
 }
 
-export async function preservationProbeCommand(opts: { unit: string; phase: string; adapter: string; surface?: string; attestors?: string; repo?: string; home?: string }): Promise<CommandResult> {
+export async function preservationProbeCommand(
+  opts: { unit: string; phase: string; adapter: string; surface?: string; attestors?: string; repo?: string; home?: string },
+  /** Separated mode only (the daemon, docs/runnerd.md#probes-through-the-daemon): the adapter's bytes and who asked. */
+  separated?: { adapterBytes: Buffer; separation: Separation },
+): Promise<CommandResult> {
   if (opts.phase !== 'baseline' && opts.phase !== 'current') fail('usage_error', ['--phase']);
   const r = await probePreservationFlow({
     home: resolveHome(opts.home),
@@ -102,6 +107,7 @@ export async function preservationProbeCommand(opts: { unit: string; phase: stri
     surface: opts.surface ?? null,
     adapter: opts.adapter,
     ...(opts.attestors !== undefined ? { attestorsDir: opts.attestors } : {}),
+    ...(separated === undefined ? {} : separated),
     now: now(),
   });
   return {

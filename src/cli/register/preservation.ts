@@ -2,7 +2,7 @@
 // imports its command module.
 import type { Command } from 'commander';
 import { runAction } from '../run-action.js';
-import { homeOption, jsonOption } from '../options.js';
+import { homeOption, jsonOption, runnerOption } from '../options.js';
 
 export function register(program: Command): void {
   const pres = program.command('preservation').description('Preservation contracts, incident history and the preservation check (docs/preservation.md).');
@@ -19,16 +19,22 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nExample:\n  governed preservation set --unit UNIT-… --contract preservation.yaml\n' +
-        '  governed preservation set --unit UNIT-… --contract preservation.yaml --authority REC-…   # a destructive surface\n',
+        '  governed preservation set --unit UNIT-… --contract preservation.yaml --authority REC-…   # a destructive surface\n' +
+        '  governed preservation set --runner /run/governed/runnerd.sock --unit UNIT-… --contract preservation.yaml   # separated mode\n',
     )
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--contract <file>', 'preservation contract (YAML or JSON)')
     .option('--authority <record...>', 'authority record ids (REC-…) for destructive surfaces or narrowing')
     .option('--no-incident-history', "bind 'none' as the incident history (refused when the log holds an incident)")
     .addOption(homeOption())
+    .addOption(runnerOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit: string; contract: string; authority?: string[]; incidentHistory?: boolean; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/preservation.js')).preservationSetCommand(opts));
+    .action(async (opts: { unit: string; contract: string; authority?: string[]; incidentHistory?: boolean; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-preservation.js')).remotePreservationSet(s, opts);
+        return (await import('../commands/preservation.js')).preservationSetCommand(opts);
+      });
     });
   pres
     .command('correct')
@@ -54,7 +60,11 @@ export function register(program: Command): void {
         'kind probe) and recorded. No command accepts probe JSON from anyone else. Exit 0 recorded, 2 usage or not ' +
         'configured, 4 snapshot altered, 6 adapter not allowlisted or untrusted key, 8 no contract bound, 9 adapter failed.',
     )
-    .addHelpText('after', '\nExample:\n  governed preservation probe --unit UNIT-… --phase baseline --adapter runner/preservation/node-adapter.mjs\n')
+    .addHelpText(
+      'after',
+      '\nExample:\n  governed preservation probe --unit UNIT-… --phase baseline --adapter runner/preservation/node-adapter.mjs\n' +
+        '  governed preservation probe --runner /run/governed/runnerd.sock --unit UNIT-… --phase current --adapter node-adapter.mjs   # separated mode: the daemon seals, runs and signs (docs/runnerd.md#probes-through-the-daemon)\n',
+    )
     .requiredOption('--unit <id>', 'unit id (UNIT-…)')
     .requiredOption('--phase <phase>', 'baseline | current')
     .requiredOption('--adapter <file>', 'the adapter program (allowlisted by sha256 in the policy)')
@@ -62,9 +72,14 @@ export function register(program: Command): void {
     .option('--attestors <dir>', 'directory of probe.json (and probe.mjs) (default: <home>/attestors)')
     .option('--repo <dir>', 'repository top level (default: the current directory)')
     .addOption(homeOption())
+    .addOption(runnerOption())
     .addOption(jsonOption())
-    .action(async (opts: { unit: string; phase: string; adapter: string; surface?: string; attestors?: string; repo?: string; home?: string; json?: boolean }) => {
-      await runAction(opts, async () => (await import('../commands/preservation.js')).preservationProbeCommand(opts));
+    .action(async (opts: { unit: string; phase: string; adapter: string; surface?: string; attestors?: string; repo?: string; home?: string; json?: boolean; runner?: string }) => {
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);
+        if (s !== undefined) return (await import('../runnerd/remote-preservation.js')).remotePreservationProbe(s, opts);
+        return (await import('../commands/preservation.js')).preservationProbeCommand(opts);
+      });
     });
   pres
     .command('vendor-attest')

@@ -112,7 +112,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
     case 'unit-create': {
       const { unitCreateCommand } = await import('../commands/unit.js');
       const tmp = join(ctx.layout.workDir, `new-${randomBytes(8).toString('hex')}`);
-      const contract = join(ctx.layout.tmpDir, `contract-${randomBytes(8).toString('hex')}.json`);
+      const contract = join(ctx.layout.tmpDir, `contract-${randomBytes(8).toString('hex')}`);
       try {
         await importContent(tmp, req.content);
         writeFileSync(contract, Buffer.from(req.contract_b64, 'base64'), { mode: 0o600, flag: 'wx' });
@@ -201,7 +201,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       const { unitBindCommand } = await import('../commands/unit.js');
       return ctx.withUnit(req.unit, async () => {
         const repo = await importContent(checkout(ctx, req.unit), req.content);
-        const contract = join(ctx.layout.tmpDir, `contract-${randomBytes(8).toString('hex')}.json`);
+        const contract = join(ctx.layout.tmpDir, `contract-${randomBytes(8).toString('hex')}`);
         try {
           writeFileSync(contract, Buffer.from(req.contract_b64, 'base64'), { mode: 0o600, flag: 'wx' });
           return { result: await unitBindCommand({ unit: req.unit, contract, authority: [...req.authority], dryRun: req.dry_run, repo, home }) };
@@ -221,6 +221,9 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
     case 'unit-dismiss':
     case 'pin-update':
       return (await import('./dispatch-authority.js')).dispatchAuthority(ctx, peer, req);
+    case 'preservation-set':
+    case 'preservation-probe':
+      return (await import('./dispatch-preservation.js')).dispatchPreservation(ctx, peer, req);
     case 'receipt-show': {
       assertReceiptVisible(home, ctx.owners, peer.uid, req.receipt);
       const r = showReceiptFlow({ home, receiptId: req.receipt });

@@ -47,6 +47,15 @@ export function receiptsTrustMode(receipts: readonly Pick<ReceiptFact, 'trustMod
   return receipts.length > 0 && receipts.every((r) => r.trustMode === 'separated') ? 'separated' : 'co-located';
 }
 
+/**
+ * The trust mode of a decision over its review receipts and the probe receipts its preservation
+ * fact counted: separated only when every one of them was made by the daemon (a probe run in a
+ * caller's own process is co-located evidence, docs/runnerd.md#probes-through-the-daemon).
+ */
+export function decisionTrustMode(receipts: readonly Pick<ReceiptFact, 'trustMode'>[], coLocatedProbeReceipts: readonly string[]): TrustMode {
+  return receiptsTrustMode(receipts) === 'separated' && coLocatedProbeReceipts.length === 0 ? 'separated' : 'co-located';
+}
+
 /** Stages the delivery state depends on: required ones, and planning whenever integration is. */
 function isGating(stage: StageEvaluation, input: DecisionInput): boolean {
   if (stage.required) return true;

@@ -123,6 +123,8 @@ export interface PreservationFact {
   readonly violations?: readonly { readonly code: string; readonly ids: readonly string[] }[];
   /** The probe receipts the check counted (ids `sha256:<hex>`): what the decision rests on of preservation. */
   readonly probeReceipts?: readonly string[];
+  /** Of those, the ones a caller's own process made (co-located; docs/runnerd.md#probes-through-the-daemon): any makes the decision co-located. */
+  readonly coLocatedProbeReceipts?: readonly string[];
 }
 
 /**

@@ -10,6 +10,7 @@ import * as z from 'zod/mini';
 import { buildStatement } from '../intoto.js';
 import { digestString, hex64, int, isoSeconds, list, str } from '../schema-primitives.js';
 import { CONTRACT_ID_RE } from '../contract/ids.js';
+import { separationSchema } from '../receipt-predicate.js';
 
 import { CAPABILITY_RE, ENTRY_RE } from './vocabulary.js';
 export { CAPABILITY_RE, ENTRY_RE };
@@ -74,16 +75,33 @@ export const probePredicateSchema = z.strictObject({
   attestor_sha256: hex64,
   results: list(probeResultSchema, 1, MAX_INVENTORY),
   probed_at: isoSeconds,
+  /**
+   * Who ran the probe (docs/runnerd.md#probes-through-the-daemon): `separated` when governed runnerd
+   * ran it for a writer that reached it only through its socket, with the daemon's identity and the
+   * client's uid and pid as the kernel reported them; `co-located` (or absent, in receipts made
+   * before this field) when the caller's own process ran it.
+   */
+  trust_mode: z.optional(z.enum(['co-located', 'separated'])),
+  separation: z.optional(separationSchema),
 });
 export type ProbePredicate = z.infer<typeof probePredicateSchema>;
 export type ProbeResult = ProbePredicate['results'][number];
 
 const ascending = (xs: readonly string[]): boolean => xs.every((x, i) => i === 0 || (xs[i - 1] as string) < x);
 
-/** The cross-field rules beyond the schema: results sorted by surface, capabilities sorted, both unique. */
+/** A probe receipt's trust mode: absent (receipts made before the field) is co-located. */
+export const probeTrustMode = (p: ProbePredicate): 'co-located' | 'separated' => p.trust_mode ?? 'co-located';
+
+/** The cross-field rules beyond the schema: results sorted by surface, capabilities sorted, both unique; separated ⇔ separation, client not a governed uid. */
 export function probeRuleViolation(p: ProbePredicate): string | null {
   if (!ascending(p.results.map((r) => r.surface))) return 'results';
   for (const r of p.results) if (!ascending(r.capabilities)) return 'capabilities';
+  // Separated ⇔ the daemon identity is present, and the client is none of the governed uids.
+  if ((p.trust_mode === 'separated') !== (p.separation !== undefined)) return 'separation';
+  if (p.separation !== undefined) {
+    const s = p.separation;
+    if ([0, s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner].includes(s.client_uid)) return 'separation.client_uid';
+  }
   return null;
 }
 

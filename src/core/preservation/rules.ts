@@ -16,6 +16,8 @@ export interface ProbeFact {
   /** Closed, parsed capabilities (subcommands a CLI's help lists, names a module exports). */
   readonly capabilities: readonly string[];
   readonly outputDigest: string;
+  /** Who made the receipt (absent: co-located); docs/runnerd.md#probes-through-the-daemon. */
+  readonly trustMode?: 'co-located' | 'separated';
 }
 
 /** A path changed between the baseline commit and the workspace (null: absent on that side). */

@@ -3,7 +3,7 @@
 // differently. Preservation is not built (NO_PRESERVATION) and the trust mode is co-located (§3.1).
 import { CONTROL_REGISTRY, decide, type Decision, type PreservationFact, type StateDigests } from '../../core/decision/index.js';
 import type { Policy } from '../../core/policy.js';
-import { receiptsTrustMode } from '../../core/decision/delivery.js';
+import { decisionTrustMode } from '../../core/decision/delivery.js';
 import { directiveFacts, NO_PRESERVATION } from './directives.js';
 import type { UnitFacts } from './facts.js';
 import type { UnitScope } from './unit-state.js';
@@ -30,7 +30,7 @@ export function decideUnit(args: {
     abortedRuns: facts.abortedRuns,
     authorities: facts.authorities.map((a) => a.fact),
     resets: facts.resets,
-    trustMode: receiptsTrustMode(facts.receipts.map((r) => r.fact)),
+    trustMode: decisionTrustMode(facts.receipts.map((r) => r.fact), args.preservation?.coLocatedProbeReceipts ?? []),
     openLeases: facts.openLeases.map((l) => ({ leaseId: l.leaseId, expiresAt: l.expiresAt })),
     directives: directiveFacts(args.scope.contract),
     preservation: args.preservation ?? NO_PRESERVATION,

@@ -8,6 +8,7 @@ import type { Db } from '../../store/index.js';
 import { dispositionConsumptions, type PreservationBinding } from '../../store/preservation.js';
 import { probePredicateOfEnvelope } from '../../store/reducers/preservation.js';
 import { fail } from '../../core/errors.js';
+import { probeTrustMode } from '../../core/preservation/probe.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { isoOfSeconds, type TrustRoot } from '../../core/trust-root.js';
 import { verifyStatementEnvelope } from '../../core/verify-receipt.js';
@@ -105,7 +106,7 @@ export function probeFactsOf(db: Db, unit: string, b: PreservationBinding, snaps
       const key = `${x.surface}/${p.phase}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ receiptId: r.id, surface: x.surface, phase: p.phase, exitCode: x.exit_code, capabilities: x.capabilities, outputDigest: x.output_digest });
+      out.push({ receiptId: r.id, surface: x.surface, phase: p.phase, exitCode: x.exit_code, capabilities: x.capabilities, outputDigest: x.output_digest, trustMode: probeTrustMode(p) });
     }
   }
   return out;

@@ -43,5 +43,6 @@ export async function preservationFactOf(
     violations: report.violations.filter((v) => v.code !== 'incident_history_missing').map((v) => ({ code: v.code, ids: [...v.ids] })),
     // Every probe receipt the rules judged (each verified under the caller's trust root on the way).
     probeReceipts: sortedUnique(probes.map((p) => p.receiptId)),
+    coLocatedProbeReceipts: sortedUnique(probes.filter((p) => p.trustMode !== 'separated').map((p) => p.receiptId)),
   };
 }

@@ -44,6 +44,7 @@ import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js
 import { installRoot } from '../run/locations.js';
 import { loadPinned, type Pinned } from '../challenge/pinned.js';
 import { closeSync } from 'node:fs';
+import type { Separation } from '../../core/receipt-predicate.js';
 
 export const MAX_ADAPTER_BYTES = 8 * 1024 * 1024;
 
@@ -54,6 +55,13 @@ export interface ProbeArgs {
   readonly phase: ProbePhase;
   readonly surface: string | null;
   readonly adapter: string;
+  /**
+   * Separated mode (docs/runnerd.md#probes-through-the-daemon): the adapter's bytes as the client sent
+   * them (judged by the same allowlist as a file's; `adapter` is then only a label), and the daemon's
+   * identity with the client's kernel-reported uid and pid, stated in the receipt.
+   */
+  readonly adapterBytes?: Buffer;
+  readonly separation?: Separation;
   readonly attestorsDir?: string;
   readonly bwrapPath?: string;
   readonly now: number;
@@ -148,7 +156,7 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
     // The adapter: exactly an allowlisted program (nothing else ever runs).
     let adapterBytes: Buffer;
     try {
-      adapterBytes = readFileSync(args.adapter);
+      adapterBytes = args.adapterBytes ?? readFileSync(args.adapter);
     } catch {
       return fail('input_unreadable', ['adapter']);
     }
@@ -228,6 +236,7 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
         }))
         .sort((a, b) => (a.surface < b.surface ? -1 : 1)),
       probed_at: at,
+      ...(args.separation === undefined ? { trust_mode: 'co-located' as const } : { trust_mode: 'separated' as const, separation: args.separation }),
     };
     let signedReceipt: { receipt: string; envelope: Buffer } | null = null;
     if (predicate.results.length > 0) {

@@ -67,7 +67,15 @@ export const keyDirOf = (l: RunnerdLayout, c: WarmCredential): string => join(l.
  * tlog-checkpoint attestor (<base>/attestors/log.mjs, log.json) run as a child under its own uid.
  */
 export const LOG_CREDENTIAL = 'log';
-export const SETUP_CREDENTIALS = [...WARM_CREDENTIALS, LOG_CREDENTIAL] as const;
+/**
+ * The probe key (docs/runnerd.md#probes-through-the-daemon): like the log key, the daemon's own
+ * (governed uid, 0600 in a 0700 directory), used through the pinned probe attestor
+ * (<base>/attestors/probe.mjs, probe.json, kind probe) run as a child under the daemon's uid.
+ */
+export const PROBE_CREDENTIAL = 'probe';
+export const SETUP_CREDENTIALS = [...WARM_CREDENTIALS, LOG_CREDENTIAL, PROBE_CREDENTIAL] as const;
 export type SetupCredential = (typeof SETUP_CREDENTIALS)[number];
 export const logKeyDirOf = (l: RunnerdLayout): string => join(l.keysDir, LOG_CREDENTIAL);
 export const logKeyFileOf = (l: RunnerdLayout): string => join(l.keysDir, LOG_CREDENTIAL, 'key.pem');
+export const probeKeyDirOf = (l: RunnerdLayout): string => join(l.keysDir, PROBE_CREDENTIAL);
+export const probeKeyFileOf = (l: RunnerdLayout): string => join(l.keysDir, PROBE_CREDENTIAL, 'key.pem');

@@ -15,7 +15,7 @@ import { publicKeyFromSpkiDer } from '../../core/ed25519.js';
 import { initFlow } from '../init.js';
 import { installRoot } from '../run/locations.js';
 import { findGroup, findUser, requireGroup, requireUser } from './accounts.js';
-import { keyDirOf, keyFileOf, layoutOf, logKeyDirOf, logKeyFileOf, usersOf, WARM_CREDENTIALS, type SetupCredential, type WarmCredential } from './layout.js';
+import { keyDirOf, keyFileOf, layoutOf, logKeyDirOf, logKeyFileOf, probeKeyDirOf, probeKeyFileOf, usersOf, WARM_CREDENTIALS, type SetupCredential, type WarmCredential } from './layout.js';
 import { TLOG_CHECKPOINT_KIND } from '../../core/tlog-attestor.js';
 import { isKeyName } from '../../core/signed-note.js';
 
@@ -148,6 +148,25 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
     const config = Buffer.from(JSON.stringify({ credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: keyId, key_ref: keyFile, origin }));
     ensure(join(l.attestorsDir, 'log.json'), 'file', 0, 0, 0o444, config);
     credentials.log = { key_id: keyId, attestor_sha256: sha256(logProgram), attestor_config_sha256: sha256(config) };
+  }
+  // The probe key: the daemon's own, like the log key (docs/runnerd.md#probes-through-the-daemon), and
+  // the pinned ed25519-file attestor of kind probe that signs with it, run by the daemon as a child.
+  {
+    ensure(probeKeyDirOf(l), 'dir', daemon.uid, daemon.gid, 0o700);
+    const keyFile = probeKeyFileOf(l);
+    unlessPlain(keyFile, 'file');
+    if (!existsSync(keyFile)) {
+      const given = a.keys.probe;
+      const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+      writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
+      actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
+    }
+    ensure(keyFile, 'file', daemon.uid, daemon.gid, 0o600);
+    const keyId = publicKeyFromSpkiDer(createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' })).keyId;
+    ensure(join(l.attestorsDir, 'probe.mjs'), 'file', 0, 0, 0o444, program);
+    const config = Buffer.from(JSON.stringify({ credential: 'probe', kind: 'probe', key_id: keyId, key_ref: keyFile }));
+    ensure(join(l.attestorsDir, 'probe.json'), 'file', 0, 0, 0o444, config);
+    credentials.probe = { key_id: keyId, attestor_sha256: sha256(program), attestor_config_sha256: sha256(config) };
   }
   const reviewers: Record<string, string> = {};
   for (const file of a.reviewers) {
