@@ -113,9 +113,6 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     // credentials in strict.yaml's order: reviewer, runner, gate (never used here), log, probe.
     const programs = [cred.reviewer?.attestor_sha256, cred.runner?.attestor_sha256, '9'.repeat(64), cred.log?.attestor_sha256, cred.probe?.attestor_sha256];
     const policy = readFileSync(join(root, 'policies', 'strict.yaml'), 'utf8')
-      // No probe credential: preservation is waived below (probes do not run through the daemon yet),
-      // and its attestor pin would take a fifth "4…" program this demo does not install.
-      .replace(/^ {2}probe:[\s\S]*?(?=^controls:)/m, '')
       .replace(/"0{64}"/, `"${sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs'))}"`)
       .replace(/\["1{64}"\]/, `["${profile.bwrap.sha256}"]`)
       .replace(/\["2{64}"\]/, `["${profile.policy.profile_sha256[0]}"]`)
