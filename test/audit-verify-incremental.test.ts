@@ -4,8 +4,9 @@
 // with the same verdict as a full audit. Attacks, each with its exact code, the store and the state
 // directory unchanged: a state note signed by another key or edited under its signature, a state
 // from another log, a consistent rewrite of an entry the state covers (positive control: a full
-// audit passes it), a truncated log, an edited carry file or replay database, and a receipt forged
-// after the state (the resumed audit finds what the full audit finds).
+// audit passes it), a truncated log, an edited carry file or replay database; and a receipt forged
+// after the state and a challenge answered before the state and again after it (the resumed audit
+// reports exactly what the full audit reports).
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -149,6 +150,30 @@ describe('audit verify --state: resume from a signed audit state', () => {
     expect(r.failures).toEqual(full.out.failures);
     expect(r.receipts.failed).toBe(1);
     expect(r.state).toEqual({ resumed_from: savedAt, saved: null });
+  });
+
+  it('a challenge answered before the state and again after it: the carried ids catch it as the full audit does (audit_challenge_reused)', () => {
+    const home = cloneHome(story);
+    const seqs = seqsOf(home, 'run_receipt');
+    const first = seqs[0] as number;
+    const last = seqs.at(-1) as number;
+    expect(first).toBeLessThanOrEqual(savedAt);
+    expect(last).toBeGreaterThan(savedAt);
+    const db = new Database(join(home, 'governed.db'), { readonly: true });
+    const challenge = (JSON.parse((db.prepare('SELECT payload FROM log WHERE seq = ?').pluck().get(first) as Buffer).toString('utf8')) as { challenge: string }).challenge;
+    db.close();
+    try {
+      rewriteLog(home, last, (p) => {
+        p.challenge = challenge;
+      });
+    } catch {
+      // The table rebuild refuses an entry that does not apply: the chain is recomputed all the same.
+    }
+    const full = audit(home, []);
+    expect(full.out.failures.map((f) => f.code)).toContain('audit_challenge_reused');
+    const r = refused(home, copyState());
+    expect(r.exit).toBe(full.out.exit);
+    expect(r.failures).toEqual(full.out.failures);
   });
 
   it('a state note signed by another key, or edited under its signature: audit_state_untrusted (6)', () => {
