@@ -2748,6 +2748,7 @@ var EGRESS_OUTCOMES = [
   "refused_sni",
   "refused_malformed",
   "refused_upgrade",
+  "refused_http2",
   "refused_target",
   "refused_host",
   "refused_route",
