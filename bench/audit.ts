@@ -14,10 +14,10 @@
 // Quick mode (`npm run bench -- --quick`, bench/lib/quick.ts): small counts, bars printed, not judged.
 // Env: BENCH_AUDIT_RECEIPTS, BENCH_AUDIT_N (big tree size), BENCH_AUDIT_APPENDS (appends per case
 // per repetition), BENCH_REPS.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { pae } from '../src/core/dsse.js';
@@ -128,6 +128,52 @@ async function auditVerifyRate(): Promise<void> {
   console.log(`ratio audit verify / raw verify ${ratio.toFixed(3)}`);
   console.log(`ratio audit verify --jobs 0 / raw verify ${ratio0.toFixed(3)}`);
   judgeBar(ratio >= 0.8 && rss / 1024 <= 200);
+  incrementalAudit(f.home, median(audit));
+}
+
+/**
+ * Part 0b (docs/audit.md#incremental-audit): `audit verify --state DIR --state-key K`. A full audit
+ * that saves the auditor's state, then the same audit resumed from it with no entry appended since:
+ * what a re-audit costs that has nothing new to replay (the prefix re-hashed against the state's
+ * Merkle root, the saved database's digest, both state digests and the stored tree re-derived).
+ * Each entry appended after the state costs what it costs in a full audit. No bar: reported.
+ */
+function incrementalAudit(home: string, fullMs: number): void {
+  const dir = mkdtempSync(join(tmpdir(), 'governed-bench-audit-state-'));
+  try {
+    const key = join(dir, 'auditor.pem');
+    writeFileSync(key, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
+    const state = join(dir, 'state');
+    const run = (): { ms: number; rssKb: number; out: { exit: number; state?: { resumed_from: number | null; saved: number | null } } } => {
+      const argv = [process.execPath, CLI, 'audit', 'verify', '--home', home, '--state', state, '--state-key', key, '--json'];
+      const timed = existsSync('/usr/bin/time');
+      const t0 = process.hrtime.bigint();
+      const r = timed
+        ? spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+        : spawnSync(argv[0] as string, argv.slice(1), { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const out = JSON.parse(r.stdout) as { exit: number; state?: { resumed_from: number | null; saved: number | null } };
+      if (out.exit !== 0) throw new Error(`audit verify --state exited ${out.exit}`);
+      return { ms, rssKb: timed ? Number(r.stderr.trim().split('\n').pop()) : 0, out };
+    };
+    const saving = run();
+    const resumed: number[] = [];
+    let rss = 0;
+    for (let i = 0; i < Math.max(1, Math.min(REPS, 3)); i++) {
+      const r = run();
+      if (r.out.state?.resumed_from === null || r.out.state?.saved !== r.out.state?.resumed_from) throw new Error('audit verify --state did not resume');
+      resumed.push(r.ms);
+      rss = Math.max(rss, r.rssKb);
+    }
+    const ratio = median(resumed) / fullMs;
+    console.log(
+      `audit verify --state: full audit that saves the state ${(saving.ms / 1000).toFixed(2)} s (peak RSS ${(saving.rssKb / 1024).toFixed(0)} MB); ` +
+        `resumed with no new entry ${(median(resumed) / 1000).toFixed(2)} s (peak RSS ${(rss / 1024).toFixed(0)} MB) = ${ratio.toFixed(3)} of the full audit above; load average ${loadavg()[0]?.toFixed(1)}`,
+    );
+    console.log(`ratio audit verify resumed / full ${ratio.toFixed(3)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 try {

@@ -60,6 +60,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'governed audit verify --export ./audit-export --json    # no store needed',
     'governed audit verify --trust T.json --checkpoint cp-mon1.note cp-mon2.note --inclusion-proof r.proof.json --receipt sha256:… \\',
     '    --consistency-proof week.proof.json    # proofs only, no log',
+    'governed audit verify --state ~/.audit-state --state-key auditor.pem --json    # only the entries since the last clean audit',
   ],
   'audit checkpoint': ['governed audit checkpoint --out cp-$(date +%F).note    # then copy it off this machine'],
   'audit prove': [

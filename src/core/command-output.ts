@@ -218,6 +218,11 @@ const auditReportShape = {
   /** Each `--checkpoint` given: the position it covers and whether this log extends it. */
   checkpoints: z.array(z.strictObject({ file: z.string(), log_entries: z.nullable(count), matches: z.boolean() })),
   failures: z.array(auditFailureSchema),
+  /**
+   * With `--state DIR` (docs/audit.md#incremental-audit): the size the audit resumed from (null: a
+   * full audit) and the size of the state it saved (null: nothing was saved, the audit was not clean).
+   */
+  state: z.optional(z.strictObject({ resumed_from: z.nullable(count), saved: z.nullable(count) })),
 };
 const auditReportSchema = z.strictObject(auditReportShape);
 export type AuditReport = z.infer<typeof auditReportSchema>;

@@ -32,6 +32,9 @@ export const PRIVATE_KEY_FILE_MAX_BYTES = 4_096; // 4 KiB
 export const TERMINAL_ANSWER_MAX_BYTES = 256;
 /** A signed checkpoint file handed to `audit verify --checkpoint`. */
 export const CHECKPOINT_FILE_MAX_BYTES = 1_048_576; // 1 MiB
+/** The carry file of an auditor's state directory (`audit verify --state`): the ids of every
+ * challenge issued, claimed and answered so far (~150 bytes a receipt: ~15 MiB at 100,000). */
+export const AUDIT_STATE_CARRY_MAX_BYTES = 1_073_741_824; // 1 GiB
 /** A VSA envelope the gate just wrote, re-read for the deploy record: anything larger is not it. */
 export const VSA_FILE_MAX_BYTES = 4_194_304; // 4 MiB
 /** review-pass's config file (review-pass.yaml). */

@@ -48,14 +48,16 @@ export interface LogPass {
  * every checked row (the audit judges checkpoints on it) while its tables stop at the refused row.
  * The caller holds a transaction of `target` and commits it, rolls it back, or closes `target`.
  */
-export function passLog(src: Db, target: Db, visit?: (row: LogRow, payload: unknown) => void): LogPass {
+export function passLog(src: Db, target: Db, visit?: (row: LogRow, payload: unknown) => void, from?: LogHead): LogPass {
   if (!target.inTransaction) fail('internal_error', ['replay_transaction']);
-  let head: LogHead = { seq: 0, entryHash: GENESIS_HASH };
+  // `from`: resume after this entry (docs/audit.md#incremental-audit) — `target` already holds the
+  // state after it, and the caller has checked the entries up to it.
+  let head: LogHead = from ?? { seq: 0, entryHash: GENESIS_HASH };
   let notApplicable: GovernedError | null = null;
   // Inside the caller's transaction, better-sqlite3 runs this one as a savepoint.
   const apply = target.transaction((row: LogRow, payload: unknown) => writeEntry(target, row, payload));
   try {
-    for (const row of src.prepare('SELECT * FROM log ORDER BY seq').iterate() as IterableIterator<LogRow>) {
+    for (const row of src.prepare('SELECT * FROM log WHERE seq > ? ORDER BY seq').iterate(head.seq) as IterableIterator<LogRow>) {
       checkRow(row, head);
       const payload = decodePayload(row.seq, row.type, row.unit, row.payload);
       if (notApplicable === null) {

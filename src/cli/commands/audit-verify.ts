@@ -11,6 +11,7 @@ import { progressSink } from '../progress.js';
 import type { CommandResult } from '../output.js';
 import type { AuditVerifyJson } from '../../core/command-output.js';
 import { parseVerifierKey } from '../../core/tlog-checkpoint.js';
+import { loadSigningKey } from '../../flows/authority/private-key.js';
 
 /** --witness-key K... [--witness-threshold N] (docs/audit.md "Witnesses"). */
 function witnessOptions(opts: { witnessKey?: string[]; witnessThreshold?: string }) {
@@ -43,6 +44,10 @@ function human(r: AuditReport, exportDir?: string): string {
     `  challenges     ${r.challenges.issued} issued, ${r.challenges.claimed} claimed, ${r.challenges.answered} answered, ${r.challenges.aborted} aborted`,
   ];
   for (const c of r.checkpoints) lines.push(`  checkpoint     ${c.file}: ${c.matches ? `the log extends it (entry ${c.log_entries})` : 'NOT extended by this log'}`);
+  if (r.state !== undefined)
+    lines.push(
+      `  state          ${r.state.resumed_from === null ? 'full audit' : `resumed after entry ${r.state.resumed_from}`}; ${r.state.saved === null ? 'nothing saved' : `saved at entry ${r.state.saved}`}`,
+    );
   for (const f of r.failures) lines.push(`  FAIL ${f.code} (exit ${f.exit})${f.ids.length > 0 ? ` [${f.ids.join(', ')}]` : ''}`);
   if (r.trust_modes.includes('co-located') && !r.checkpoints.some((c) => c.matches)) lines.push(`  note: ${CO_LOCATED_CAVEAT}`);
   return lines.join('\n');
@@ -61,6 +66,8 @@ export interface AuditVerifyOpts {
   receipt?: string;
   entry?: string;
   jobs?: string;
+  state?: string;
+  stateKey?: string;
   json?: boolean;
   progress?: boolean;
 }
@@ -86,6 +93,7 @@ function proofsHuman(r: Omit<AuditProofsReport, 'ok'>): string {
 function auditVerifyProofsCommand(opts: AuditVerifyOpts, now: Date): CommandResult {
   // No log is read: the options that audit a log or an export have nothing to act on.
   if (opts.export !== undefined || opts.unit !== undefined) fail('usage_error', [opts.export !== undefined ? '--export' : '--unit']);
+  if (opts.state !== undefined) fail('usage_error', ['--state']);
   if ((opts.checkpoint ?? []).length === 0) fail('usage_error', ['--checkpoint']);
   const inclusion = opts.inclusionProof ?? [];
   if ((opts.receipt !== undefined || opts.entry !== undefined) && inclusion.length !== 1) fail('usage_error', ['--inclusion-proof']);
@@ -113,6 +121,10 @@ export async function auditVerifyCommand(opts: AuditVerifyOpts): Promise<Command
   if (opts.receipt !== undefined || opts.entry !== undefined) fail('usage_error', ['--inclusion-proof']);
   // An export is audited without any store: a --home beside it would be ignored, so it is refused.
   if (opts.export !== undefined && opts.home !== undefined) fail('usage_error', ['--export', '--home']);
+  // --state DIR --state-key K (docs/audit.md#incremental-audit): a store audit of the whole log only.
+  if ((opts.state === undefined) !== (opts.stateKey === undefined)) fail('usage_error', [opts.state === undefined ? '--state' : '--state-key']);
+  if (opts.state !== undefined && (opts.export !== undefined || opts.unit !== undefined)) fail('usage_error', ['--state', opts.export !== undefined ? '--export' : '--unit']);
+  const stateOption = opts.state === undefined ? {} : { state: { dir: opts.state, key: loadSigningKey(opts.stateKey as string) } };
   const trust = opts.trust === undefined ? undefined : loadTrustRootFile(opts.trust, now);
   const checkpoints = (opts.checkpoint ?? []).map((file) => ({ file, bytes: readInputFile(file, CHECKPOINT_FILE_MAX_BYTES) }));
   const options = {
@@ -123,6 +135,7 @@ export async function auditVerifyCommand(opts: AuditVerifyOpts): Promise<Command
     now,
     ...witnessOptions(opts),
     progress: progressSink('audit-verify', opts),
+    ...stateOption,
   };
   if (opts.export !== undefined) {
     const { auditVerifyExport } = await import('../../flows/audit/export-verify.js');

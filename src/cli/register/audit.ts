@@ -46,6 +46,12 @@ export function register(program: Command): void {
     .option('--receipt <id>', 'with one --inclusion-proof: its entry must be the run_receipt entry recording this receipt id')
     .option('--entry <seq>', 'with one --inclusion-proof: its entry must be this log position')
     .option('--jobs <n>', 'worker threads for the receipt signature and binding checks, 0-16 (0: none; default: up to 4, one less than the cores, for a log of 256 receipts or more)')
+    .option(
+      '--state <dir>',
+      "the auditor's state directory (docs/audit.md#incremental-audit): empty or missing, a full audit saves its state there when clean; " +
+        'holding a state note, only the entries after it are replayed and checked (the ones before are re-hashed against its Merkle root), then the state moves forward. Needs --state-key; not with --unit or --export',
+    )
+    .option('--state-key <file>', "the auditor's own Ed25519 PKCS#8 private key file (0600) that signs and checks the --state note")
     .addOption(homeOption())
     .addOption(jsonOption())
     .addOption(progressOption())

@@ -29,6 +29,11 @@ export const AUDIT_ERRORS = {
   ),
   audit_export_output_exists: def(2, 'The export directory already exists; an export is never merged into or written over anything.'),
   audit_export_output_unwritable: def(2, 'The export directory could not be written; nothing was left behind.'),
+  audit_state_invalid: def(
+    4,
+    "The auditor's state directory (audit verify --state) is not of its format or does not match its own signed note: the carry file or the replayed tables differ from the digests the note gives, its replay database is not at the note's size and root, or the note names another trust mode.",
+  ),
+  audit_state_untrusted: def(6, "The auditor's state note (audit verify --state) carries no valid signature by the --state-key key."),
   audit_orphan_record: def(4, 'A receipt or claim in the log names a challenge or run that no earlier log entry issued or claimed.'),
 } as const satisfies Record<string, ErrorDef>;
 

@@ -28,9 +28,16 @@ import { isoOfSeconds, isoSecondsOf, type TrustRoot } from '../../core/trust-roo
 import { verifyStatementEnvelope } from '../../core/verify-receipt.js';
 import { checkNoteCheckpoints, type WitnessPolicy } from './tlog-verify.js';
 import { isNoteCheckpoint } from '../../core/tlog-checkpoint.js';
-import { treeReader, verifyTree } from '../../store/tree.js';
+import { entryLeafHash, treeReader, verifyTree } from '../../store/tree.js';
 import { closeStore, openStoreReadOnly, stateDigest, trustRootAt, trustRootInForce, type Db, type LogRow } from '../../store/index.js';
 import { openReplayTarget, passLog, type LogPass } from '../../store/replay.js';
+import { checkRow, GENESIS_HASH, logHead, type LogHead } from '../../store/log.js';
+import { openDatabase } from '../../store/open.js';
+import { storedHashCount, storedHashesForLeaf, storedHashIndex, treeHash, HASH_SIZE, type HashReader } from '../../core/merkle.js';
+import { canonicalJson } from '../../core/canonical.js';
+import { auditCarrySchema, type AuditCarry, type AuditStateAnchor } from '../../core/audit-state-note.js';
+import { abandonAuditStateDir, openAuditStateDir, saveAuditState, STATE_DB, type AuditStateDir } from './audit-state.js';
+import type { SigningKey } from '../authority/private-key.js';
 import { inThreadChecker, workerChecker, type ReceiptChecker } from './receipt-pool.js';
 
 /** Defined once in zod/mini (src/core/command-output.ts auditVerifySchema); type imports only. */
@@ -57,6 +64,12 @@ export interface AuditOptions {
   readonly workerFile?: string | null;
   /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
   readonly progress?: ProgressSink<'audit-verify'> | undefined;
+  /**
+   * The auditor's state directory and key (docs/audit.md#incremental-audit): resume from the signed
+   * state it holds, re-checking only the entries after it, and save the new state after a clean
+   * audit. Not with `unit`.
+   */
+  readonly state?: { readonly dir: string; readonly key: SigningKey } | undefined;
 }
 
 /** Below this many receipts a worker's start-up (~0.1 s) costs more than it saves. */
@@ -97,13 +110,97 @@ export async function auditVerify(home: string, options: AuditOptions = {}): Pro
   const progress = options.progress ?? (() => undefined);
   progress('open');
   const store = openStoreReadOnly(home); // no write lock, no write: an audit never changes what it audits
+  if (options.state !== undefined && options.unit !== undefined) {
+    closeStore(store);
+    throw new GovernedError('usage_error', { ids: ['--state', '--unit'] });
+  }
+  let state: AuditStateDir | null = null;
+  let saved: Saved | null = null;
   const scratch = mkdtempSync(join(tmpdir(), 'governed-audit-'));
   try {
-    return await auditLog(store.db, options, { scratch });
+    if (options.state !== undefined) {
+      state = openAuditStateDir(options.state.dir, options.state.key);
+      // The saved audit and this one must judge signatures under the same trust: the checks
+      // before the note's size are not repeated.
+      if (state.kind === 'resume' && state.anchor.trust !== trustLine(options)) throw new GovernedError('audit_state_invalid', { ids: ['trust'] });
+    }
+    const r = await auditLog(store.db, options, { scratch, state, onSaved: (s) => (saved = s) });
+    const s = saved as Saved | null;
+    if (s !== null && options.state !== undefined) {
+      try {
+        saveAuditState(options.state.dir, options.state.key, s.anchor, s.carry);
+      } catch (e) {
+        saved = null; // a full audit's directory is then removed again (finally)
+        throw e;
+      }
+      return { ...r, state: { resumed_from: state?.kind === 'resume' ? state.anchor.size : null, saved: s.anchor.size } };
+    }
+    return state === null ? r : { ...r, state: { resumed_from: state.kind === 'resume' ? state.anchor.size : null, saved: null } };
   } finally {
     closeStore(store);
     rmSync(scratch, { recursive: true, force: true });
+    if (state !== null && saved === null) abandonAuditStateDir(state);
   }
+}
+
+interface Saved {
+  readonly anchor: Omit<AuditStateAnchor, 'carry'>;
+  readonly carry: string;
+}
+
+function trustLine(options: AuditOptions): string {
+  return options.trust?.digest ?? 'pinned-at-position';
+}
+
+/**
+ * The log's first `a.size` entries, re-hashed (docs/audit.md#incremental-audit): the log is the
+ * one the note names (its first entry; tlog_origin_mismatch), at least that long
+ * (tlog_log_truncated), every row's own hashes and links hold (checkRow), and the RFC 6962 tree of
+ * their leaves has the note's root (tlog_root_mismatch) — the tree is re-derived from the rows, in
+ * memory, not read from the stored hashes. Nothing is decoded, applied or signature-checked: that
+ * was done by the audit that signed the note. Returns the head to resume from, or null after
+ * recording the failure.
+ */
+function checkPrefix(db: Db, a: AuditStateAnchor, failures: AuditFailure[]): LogHead | null {
+  const first = db.prepare('SELECT entry_hash FROM log WHERE seq = 1').pluck().get() as string | undefined;
+  if (first !== a.log) {
+    failures.push(failureOf(new GovernedError('tlog_origin_mismatch', { ids: ['state.note'] })));
+    return null;
+  }
+  const entries = logHead(db).seq;
+  if (entries < a.size) {
+    failures.push(failureOf(new GovernedError('tlog_log_truncated', { ids: ['state.note', `size:${a.size}`, `log:${entries}`] })));
+    return null;
+  }
+  const mem = Buffer.alloc(storedHashCount(a.size) * HASH_SIZE);
+  const read: HashReader = (idx) => idx.map((i) => mem.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE));
+  let head: LogHead = { seq: 0, entryHash: GENESIS_HASH };
+  try {
+    for (const row of db.prepare('SELECT * FROM log WHERE seq <= ? ORDER BY seq').iterate(a.size) as IterableIterator<LogRow>) {
+      checkRow(row, head);
+      const n = row.seq - 1;
+      const base = storedHashIndex(0, n);
+      storedHashesForLeaf(n, entryLeafHash(row), read).forEach((h, j) => h.copy(mem, (base + j) * HASH_SIZE));
+      head = { seq: row.seq, entryHash: row.entry_hash };
+    }
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    failures.push(failureOf(e));
+    return null;
+  }
+  if (head.seq !== a.size || !treeHash(a.size, read).equals(a.root) || head.entryHash !== a.head) {
+    failures.push(failureOf(new GovernedError('tlog_root_mismatch', { ids: ['state.note', `size:${a.size}`] })));
+    return null;
+  }
+  return head;
+}
+
+/** The saved replay database must be at the note's size, chain head, Merkle root and state digest. */
+function checkSavedReplay(t: Db, a: AuditStateAnchor): void {
+  const h = logHead(t);
+  if (h.seq !== a.size || h.entryHash !== a.head) throw new GovernedError('audit_state_invalid', { ids: [STATE_DB, 'head'] });
+  if (!treeHash(a.size, treeReader(t)).equals(a.root)) throw new GovernedError('audit_state_invalid', { ids: [STATE_DB, 'root'] });
+  if (stateDigest(t) !== a.state) throw new GovernedError('audit_state_invalid', { ids: [STATE_DB, 'state'] });
 }
 
 /**
@@ -119,8 +216,11 @@ export async function auditRebuild(src: Db, rebuildTo: string, options: AuditOpt
   return auditLog(src, options, { rebuildTo });
 }
 
-async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch: string } | { readonly rebuildTo: string }): Promise<AuditReport> {
+type StoreMode = { readonly scratch: string; readonly state?: AuditStateDir | null; readonly onSaved?: (s: Saved) => void };
+
+async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { readonly rebuildTo: string }): Promise<AuditReport> {
   const rebuild = 'rebuildTo' in mode;
+  const state = 'scratch' in mode ? (mode.state ?? null) : null;
   const progress = options.progress ?? (() => undefined);
   const failures: AuditFailure[] = [];
   let log: AuditReport['log'] = null;
@@ -150,16 +250,34 @@ async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch:
     const snapshot = db.transaction((): void => {
       if (!rebuild) knowsUnit(db);
       progress('replay', db.prepare('SELECT coalesce(max(seq), 0) FROM log').pluck().get() as number);
+      // Resuming (docs/audit.md#incremental-audit): the entries the signed state covers are
+      // re-hashed, not replayed; the saved replay database holds the state after them.
+      let from: LogHead | undefined;
+      if (state?.kind === 'resume') {
+        const head = checkPrefix(db, state.anchor, failures);
+        if (head === null) return;
+        from = head;
+      }
       const stored = rebuild ? null : stateDigest(db);
-      const t = openReplayTarget('rebuildTo' in mode ? mode.rebuildTo : join(mode.scratch, 'replay.db'));
+      const t =
+        'rebuildTo' in mode
+          ? openReplayTarget(mode.rebuildTo)
+          : state === null
+            ? openReplayTarget(join(mode.scratch, 'replay.db'))
+            : state.kind === 'new'
+              ? openReplayTarget(join(state.dir, STATE_DB))
+              : openDatabase(join(state.dir, STATE_DB));
       target = t;
+      if (state?.kind === 'resume') checkSavedReplay(t, state.anchor);
       // A store audit's replay is never committed: it is judged inside its transaction and dropped
-      // with the file. A rebuild is committed below once every entry applied.
+      // with the file. A rebuild is committed below once every entry applied; with --state, the
+      // replay is committed into the state directory after a clean audit.
       t.exec('BEGIN IMMEDIATE');
       const checks = new RecordChecks(options.unit, trustAt, verifyAuthority, receiptsOn);
+      if (state?.kind === 'resume') checks.restore(state.carry);
       let pass: LogPass;
       try {
-        pass = passLog(db, t, (row, payload) => checks.visit(row, payload as Payload));
+        pass = passLog(db, t, (row, payload) => checks.visit(row, payload as Payload), from);
       } catch (e) {
         if (!isGovernedError(e)) throw e;
         // A broken chain stops the audit: nothing after a broken link can be trusted, and nothing
@@ -180,7 +298,9 @@ async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch:
         knowsUnit(t);
         replay = { state_digest: stateDigest(t), matches: true };
       } else {
-        const replayed = stateDigest(t);
+        // Resumed with no entry after the state: nothing was applied to the saved database, whose
+        // digest was just checked to be the note's.
+        const replayed = state?.kind === 'resume' && pass.entries === state.anchor.size ? state.anchor.state : stateDigest(t);
         matches = replayed === stored;
         if (!matches) failures.push(failureOf(new GovernedError('state_replay_mismatch')));
         replay = { state_digest: matches ? replayed : '', matches };
@@ -189,10 +309,11 @@ async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch:
       // the tables are known to follow from it (a replay failure already names a store whose
       // derived rows do not; a tree of a rewritten log would only repeat it).
       // (A rebuilt store's tree is the one the pass itself built from the checked rows.)
+      let tree: { size: number; root: Buffer } | null = null;
       if (matches && !rebuild) {
         progress('tree');
         try {
-          verifyTree(db);
+          tree = verifyTree(db);
         } catch (e) {
           if (!isGovernedError(e)) throw e;
           failures.push(failureOf(e));
@@ -206,7 +327,12 @@ async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch:
       const now = options.now ?? new Date();
       if ((options.checkpoints ?? []).length > 0) progress('checkpoints', (options.checkpoints ?? []).length);
       const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
-      if (notes.length > 0) checkpoints.push(...checkNoteCheckpoints(notes, pass.entries, treeReader(t), trustNow(), now, failures, options.witnesses));
+      // Resumed, the replay database's tree before the note's size is the saved one (bound by its
+      // root only): checkpoints are then judged on the stored tree, once it was re-derived from
+      // the checked rows (verifyTree); without that, they are not judged (a failure is recorded).
+      const judgeOn = state?.kind === 'resume' ? (tree === null ? null : treeReader(db)) : treeReader(t);
+      if (notes.length > 0 && judgeOn !== null) checkpoints.push(...checkNoteCheckpoints(notes, pass.entries, judgeOn, trustNow(), now, failures, options.witnesses));
+      if (notes.length > 0 && judgeOn === null) for (const c of notes) checkpoints.push({ file: c.file, log_entries: null, matches: false });
       const entryHashAt = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck();
       const entries = pass.entries;
       for (const c of options.checkpoints ?? []) {
@@ -214,6 +340,15 @@ async function auditLog(db: Db, options: AuditOptions, mode: { readonly scratch:
         checkpoints.push(checkCheckpoint(c, (seq) => (seq >= 1 && seq <= entries ? (entryHashAt.get(seq) as string | undefined) : undefined), trustNow(), now, failures));
       }
       if (rebuild) t.exec('COMMIT');
+      if (state !== null && failures.length === 0 && tree !== null && replay !== null && 'onSaved' in mode && mode.onSaved !== undefined) {
+        const first = db.prepare('SELECT entry_hash FROM log WHERE seq = 1').pluck().get() as string;
+        const r = replay as NonNullable<AuditReport['replay']>;
+        t.exec('COMMIT');
+        mode.onSaved({
+          anchor: { log: first, size: pass.entries, root: tree.root, head: pass.head, state: r.state_digest, trust: trustLine(options) },
+          carry: checks.carry(),
+        });
+      }
     });
     try {
       snapshot.deferred();
@@ -331,6 +466,33 @@ class RecordChecks {
       default:
         break;
     }
+  }
+
+  /** What the checks hold across the log (docs/audit.md#incremental-audit), RFC 8785; after finish(). */
+  carry(): string {
+    const c: AuditCarry = {
+      version: 1,
+      issued: [...this.issued],
+      claimed: [...this.claimed],
+      answered: [...this.answered],
+      issues: [...this.issues.entries()],
+      claims: [...this.claims.entries()],
+      authority: this.authorityRecords.filter(({ p }) => !this.consumedAt.has(p.record as string)).map(({ row, p }) => ({ seq: row.seq, time: row.time, p })),
+    };
+    return canonicalJson(c as never);
+  }
+
+  /** Start from a saved carry (before the first visit): the state after the entries it covers. */
+  restore(c: unknown): void {
+    const parsed = auditCarrySchema.safeParse(c);
+    if (!parsed.success) throw new GovernedError('audit_state_invalid', { ids: ['carry.json'] });
+    const v = parsed.data;
+    for (const x of v.issued) this.issued.add(x);
+    for (const x of v.claimed) this.claimed.add(x);
+    for (const x of v.answered) this.answered.add(x);
+    for (const [k, p] of v.issues) this.issues.set(k, p);
+    for (const [k, p] of v.claims) this.claims.set(k, p);
+    for (const a of v.authority) this.authorityRecords.push({ row: { seq: a.seq, time: a.time } as LogRow, p: a.p });
   }
 
   /** Check the authority records, then add every failure, in log order, to `failures`. */
