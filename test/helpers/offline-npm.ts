@@ -40,7 +40,7 @@ export interface OfflineNpm {
 }
 
 /** The installed production dependency tree of `repoRoot`, one entry per name@version. */
-function productionTree(repoRoot: string, paths: string): Map<string, { dir: string; manifest: Manifest }> {
+function productionTree(paths: string): Map<string, { dir: string; manifest: Manifest }> {
   const tree = new Map<string, { dir: string; manifest: Manifest }>();
   for (const dir of paths.split('\n').slice(1)) {
     if (dir === '') continue;
@@ -64,7 +64,7 @@ async function tarPackage(dir: string, out: string): Promise<void> {
 /** Build the cache in `dir` (which the caller removes). */
 export async function buildOfflineNpmCache(repoRoot: string, dir: string): Promise<OfflineNpm> {
   const { stdout } = await run('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 1 << 24 });
-  const tree = productionTree(repoRoot, stdout);
+  const tree = productionTree(stdout);
   const tgz = join(dir, 'tarballs');
   mkdirSync(tgz, { recursive: true });
   const tarballs = new Map<string, { file: string; bytes: Buffer; manifest: Manifest }>();
