@@ -135,7 +135,7 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
   'deploy-record-manifest': {
     schema: deployRecordManifestSchema,
     title: 'governed deploy record manifest v1 (gate --export DIR: manifest.json)',
-    rules: 'files sorted by path and unique, each the sha256 of that file of DIR; the manifest is its own RFC 8785 bytes and its sha256 is the decision\'s export.manifestDigest. docs/gate.md.',
+    rules: 'files sorted by path and unique, each the sha256 of that file of DIR; the manifest is its own RFC 8785 bytes and its sha256 is the decision\'s export.manifestDigest. Each camelCase field carries its snake_case twin with the same value; the camelCase names are deprecated (removed in 0.3.0, docs/commands.md#the-json-style). docs/gate.md.',
   },
   'tlog-inclusion-proof': {
     schema: inclusionProofSchema,
