@@ -59,6 +59,47 @@ function chownTree(p: string, uid: number, gid: number): void {
   if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n), uid, gid);
 }
 
+/** Wall time of one process, spawned and waited for. */
+function timedGit(args: string[], cwd: string, input?: Buffer): number {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('git', args, { cwd, env: GIT_ENV, input, maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`git ${args[0]} failed`);
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/**
+ * The floor of one review-run through the daemon beyond the sandboxed reviewer itself, measured in
+ * the same run: only the processes the separated mode's rules require (docs/runnerd.md "Content
+ * crosses as git objects") — the writer's client process (`node -e ''`); the working tree sent as
+ * a commit of git objects (ls-files, fast-import, pack-objects on the writer's side; index-pack and
+ * checkout into the daemon's own repository); and the drift check's reads of the daemon's copy
+ * before and after the run (one ls-files each). The two signatures and the SQLite commit are left
+ * out (each well under a millisecond here), so this is below what any daemon can do.
+ */
+async function floorMs(repo: string, dir: string): Promise<number> {
+  const client = await nodeBaselineMs();
+  const files = ['requests/export.md', 'src/export.ts'];
+  const parts: Buffer[] = [Buffer.from(`commit refs/floor/snapshot\ncommitter b <b@x.invalid> 0 +0000\ndata 8\nsnapshot\ndeleteall\n`)];
+  for (const f of files) {
+    const data = readFileSync(join(repo, f));
+    parts.push(Buffer.from(`M 100644 inline ${f}\ndata ${data.length}\n`), data, Buffer.from('\n'));
+  }
+  let ms = timedGit(['ls-files', '-z', '--cached', '--others'], repo);
+  ms += timedGit(['fast-import', '--quiet', '--force'], repo, Buffer.concat(parts));
+  const commit = sh('git', ['rev-parse', 'refs/floor/snapshot'], repo);
+  const t0 = process.hrtime.bigint();
+  const pack = spawnSync('git', ['pack-objects', '--revs', '--stdout', '-q'], { cwd: repo, env: GIT_ENV, input: `${commit}\n`, maxBuffer: 1 << 26 }).stdout;
+  ms += Number(process.hrtime.bigint() - t0) / 1e6;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  sh('git', ['init', '-q'], dir);
+  ms += timedGit(['index-pack', '--stdin', '--strict'], dir, pack);
+  ms += timedGit(['checkout', '-q', '-f', '--detach', commit], dir);
+  ms += timedGit(['ls-files', '-z', '--cached', '--others'], dir);
+  ms += timedGit(['ls-files', '-z', '--cached', '--others'], dir);
+  return client + ms;
+}
+
 async function main(): Promise<void> {
   if (process.geteuid?.() !== 0) {
     process.stdout.write('bench/runnerd: skipped (needs root to create its users and start the daemon)\n');
@@ -152,17 +193,25 @@ async function main(): Promise<void> {
     await nodeBaselineMs();
     await bareRunMs(TRIVIAL_COVERAGE_REVIEWER);
     const rssStart = rss();
-    const t = { node: [] as number[], bare: [] as number[], run: [] as number[] };
+    // The floor works on a root-owned copy of the writer's files (git refuses another uid's repository).
+    const floorRepo = join(scratch, 'floor-repo');
+    mkdirSync(join(floorRepo, 'requests'), { recursive: true });
+    mkdirSync(join(floorRepo, 'src'));
+    for (const f of ['requests/export.md', 'src/export.ts']) writeFileSync(join(floorRepo, f), readFileSync(join(repo, f)));
+    sh('git', ['init', '-q'], floorRepo);
+    const t = { node: [] as number[], bare: [] as number[], run: [] as number[], floor: [] as number[] };
     for (let i = 0; i < RUNS; i++) {
       const c = await issue();
       t.node.push(await nodeBaselineMs());
       t.bare.push(await bareRunMs(TRIVIAL_COVERAGE_REVIEWER));
       t.run.push(await run(c));
+      t.floor.push(await floorMs(floorRepo, join(scratch, 'floor-daemon')));
     }
-    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run) };
+    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), floor: median(t.floor) };
     process.stdout.write(
-      `node -e '' ${m.node.toFixed(1)} ms | bare bwrap, same profile and reviewer ${m.bare.toFixed(1)} ms | review-run --runner ${m.run.toFixed(1)} ms\n` +
-        `(run − bare) / node = ${((m.run - m.bare) / m.node).toFixed(2)}  (bar ≤ 1.5; n=${RUNS}, medians, interleaved; the run includes the client's node start)\n`,
+      `node -e '' ${m.node.toFixed(1)} ms | bare bwrap, same profile and reviewer ${m.bare.toFixed(1)} ms | review-run --runner ${m.run.toFixed(1)} ms | floor ${m.floor.toFixed(1)} ms\n` +
+        `(run − bare) / node = ${((m.run - m.bare) / m.node).toFixed(2)}  (bar ≤ 1.5; n=${RUNS}, medians, interleaved; the run includes the client's node start)\n` +
+        `floor / node = ${(m.floor / m.node).toFixed(2)}  (the client's process plus the git steps the content rule requires, without the reviewer: no daemon can go below it)\n`,
     );
     // Throughput: PAR clients, each issuing then running; versus PAR bare runs at once.
     const rounds = Math.max(QUICK ? 1 : 3, Math.floor(RUNS / 2));

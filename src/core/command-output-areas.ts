@@ -12,6 +12,7 @@ import { count, digestString, hex64, str } from './schema-primitives.js';
 import { DISPOSITIONS } from './preservation/schema.js';
 import { CAPABILITY_RE } from './preservation/probe.js';
 import { CONTRACT_ID_RE } from './contract/ids.js';
+import type { Out } from './command-output-records.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const code = z.enum(ERROR_CODE_LIST);
@@ -195,8 +196,6 @@ export const runnerdServeLineSchema = z.union([
   z.strictObject({ stopped: z.literal(true) }),
 ]);
 
-/** What a command builds: the inferred type, read-only all the way down. */
-type Out<T> = T extends readonly (infer U)[] ? readonly Out<U>[] : T extends object ? { readonly [K in keyof T]: Out<T[K]> } : T;
 
 export type ReviewPassOutput = Out<z.infer<typeof reviewPassOutputSchema>>;
 export type ReviewPassGovernedOutput = Out<z.infer<typeof reviewPassGovernedOutputSchema>>;

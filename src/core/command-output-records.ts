@@ -365,7 +365,7 @@ export const contractInitOutputSchema = z.strictObject({
 export const completionOutputSchema = z.strictObject({ ok: z.literal(true), shell: z.enum(['bash', 'zsh']), script: z.string() });
 
 /** What a command builds: the inferred type, read-only all the way down (the flows return read-only arrays). */
-type Out<T> = T extends readonly (infer U)[] ? readonly Out<U>[] : T extends object ? { readonly [K in keyof T]: Out<T[K]> } : T;
+export type Out<T> = T extends readonly (infer U)[] ? readonly Out<U>[] : T extends object ? { readonly [K in keyof T]: Out<T[K]> } : T;
 
 export type InitOutput = Out<z.infer<typeof initOutputSchema>>;
 export type KeygenOutput = Out<z.infer<typeof keygenOutputSchema>>;

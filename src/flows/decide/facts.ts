@@ -128,10 +128,12 @@ interface ReceiptSource {
   planningOn(unit: string, planningStateDigest: string): ReceiptRow[];
   workOn(unit: string, workStateDigest: string): ReceiptRow[];
   dirty(unit: string): ReceiptRow[];
-  /** The first CLEAN receipt of (stage, slot) after `seq` whose reviewed content is not `content`. */
-  firstCleanAfter(unit: string, stage: string, slot: string, seq: number, content: string): ReceiptRow | undefined;
-  /** Every such CLEAN receipt, in log order (the incident-lift rule may pass over the first: ./lift-witness.ts). */
-  cleansAfter(unit: string, stage: string, slot: string, seq: number, content: string): ReceiptRow[];
+  /**
+   * The CLEAN receipts of (stage, slot) after `seq` whose reviewed content is not `content`, in log
+   * order; with `first`, only the first (without a preservation contract only the first can lift;
+   * with one, the incident-lift rule may pass over it: ./lift-witness.ts).
+   */
+  cleansAfter(unit: string, stage: string, slot: string, seq: number, content: string, first: boolean): ReceiptRow[];
 }
 
 function tableSource(db: Db): ReceiptSource {
@@ -144,21 +146,13 @@ function tableSource(db: Db): ReceiptSource {
     workOn: (unit, digest) =>
       prepared(db, `SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND work_state_digest = ? AND stage <> 'planning'`).all(unit, digest) as ReceiptRow[],
     dirty: (unit) => prepared(db, `SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE unit = ? AND verdict = 'DIRTY'`).all(unit) as ReceiptRow[],
-    firstCleanAfter: (unit, stage, slot, seq, content) =>
+    cleansAfter: (unit, stage, slot, seq, content, first) =>
       prepared(
         db,
         `SELECT ${RECEIPT_COLUMNS} FROM receipts
          WHERE unit = ? AND stage = ? AND slot = ? AND log_seq > ? AND verdict = 'CLEAN'
            AND (CASE WHEN stage = 'planning' THEN planning_state_digest ELSE content_digest END) <> ?
-         ORDER BY log_seq LIMIT 1`,
-      ).get(unit, stage, slot, seq, content) as ReceiptRow | undefined,
-    cleansAfter: (unit, stage, slot, seq, content) =>
-      prepared(
-        db,
-        `SELECT ${RECEIPT_COLUMNS} FROM receipts
-         WHERE unit = ? AND stage = ? AND slot = ? AND log_seq > ? AND verdict = 'CLEAN'
-           AND (CASE WHEN stage = 'planning' THEN planning_state_digest ELSE content_digest END) <> ?
-         ORDER BY log_seq`,
+         ORDER BY log_seq${first ? ' LIMIT 1' : ''}`,
       ).all(unit, stage, slot, seq, content) as ReceiptRow[],
   };
 }
@@ -186,21 +180,13 @@ function logSource(db: Db): ReceiptSource {
     planningOn: (unit, digest) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.stage} = 'planning' AND ${L.planning} = ? ORDER BY seq`).all(unit, digest)),
     workOn: (unit, digest) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.work} = ? AND ${L.stage} <> 'planning'`).all(unit, digest)),
     dirty: (unit) => rows(prepared(db, `${LOG_RECEIPTS} AND ${L.verdict} = 'DIRTY'`).all(unit)),
-    firstCleanAfter: (unit, stage, slot, seq, content) =>
+    cleansAfter: (unit, stage, slot, seq, content, first) =>
       rows(
         prepared(
           db,
           `${LOG_RECEIPTS} AND ${L.stage} = ? AND ${L.slot} = ? AND ${L.verdict} = 'CLEAN' AND seq > ?
              AND (CASE WHEN ${L.stage} = 'planning' THEN ${L.planning} ELSE ${L.content} END) <> ?
-           ORDER BY seq LIMIT 1`,
-        ).all(unit, stage, slot, seq, content),
-      )[0],    cleansAfter: (unit, stage, slot, seq, content) =>
-      rows(
-        prepared(
-          db,
-          `${LOG_RECEIPTS} AND ${L.stage} = ? AND ${L.slot} = ? AND ${L.verdict} = 'CLEAN' AND seq > ?
-             AND (CASE WHEN ${L.stage} = 'planning' THEN ${L.planning} ELSE ${L.content} END) <> ?
-           ORDER BY seq`,
+           ORDER BY seq${first ? ' LIMIT 1' : ''}`,
         ).all(unit, stage, slot, seq, content),
       ),
   };
@@ -230,7 +216,8 @@ function sufficientRows(
   for (const b of blocks) {
     // With a preservation contract bound, the first CLEAN on other content may not lift (only the
     // history was re-bound): the first that does, by the rule of src/core/decision/incident-lift.ts.
-    const row = lifter === null ? src.firstCleanAfter(unit, b.stage, b.slot, b.seq, b.content) : lifter(b, src.cleansAfter(unit, b.stage, b.slot, b.seq, b.content));
+    const candidates = src.cleansAfter(unit, b.stage, b.slot, b.seq, b.content, lifter === null);
+    const row = lifter === null ? candidates[0] : lifter(b, candidates);
     if (row !== undefined) rows.set(row.log_seq, row);
   }
   return rows;
