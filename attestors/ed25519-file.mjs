@@ -2748,6 +2748,7 @@ var EGRESS_OUTCOMES = [
   "refused_sni",
   "refused_malformed",
   "refused_upgrade",
+  "refused_http2",
   "refused_target",
   "refused_host",
   "refused_route",
@@ -3016,6 +3017,9 @@ function predicateRuleViolation(p, canonical) {
   return null;
 }
 
+// src/core/vsa-uris.ts
+var VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;
+
 // src/core/vsa.ts
 var VSA_POLICY_URI = "https://governed.dev/policy";
 var VSA_EXTENSION_KEY = "https://governed.dev/vsa/decision/v1";
@@ -3027,7 +3031,6 @@ var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
-var VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;
 var COMMIT = "(?:[0-9a-f]{40}|[0-9a-f]{64})";
 var RESOURCE_URI_RE = new RegExp(`^(?:git\\+commit:${COMMIT}|git\\+https://[A-Za-z0-9._~:/?#[\\]!$&'()*+,;=%-]{1,500}@${COMMIT})$`);
 var vsaPredicateSchema = strictObject({

@@ -147,6 +147,18 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
     // when a new static import lands on the cold path (docs/gate.md#6-the-cold-gate-path).
     expect(seen.size).toBeLessThanOrEqual(8);
   });
+
+  it('the VSA schema is built only by --attest: the policy takes its URI alphabets from vsa-uris.ts', () => {
+    const outputs = gateMeta.outputs;
+    const inputsOf = (files: Iterable<string>): string[] => [...files].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {}));
+    const atLoad = inputsOf(staticClosure(gateMeta, [gateEntryOutput(gateMeta)]));
+    expect(atLoad).toContain('src/core/policy.ts');
+    expect(atLoad).toContain('src/core/vsa-uris.ts');
+    expect(atLoad).not.toContain('src/core/vsa.ts');
+    // Positive control: the attest path (a dynamic import) does load it, so the check can fail.
+    const attest = Object.keys(outputs).find((f) => Object.keys(outputs[f]?.inputs ?? {}).includes('src/flows/decide/attest.ts')) as string;
+    expect(inputsOf(staticClosure(gateMeta, [attest]))).toContain('src/core/vsa.ts');
+  });
 });
 
 describe('one schema language for every format module', () => {

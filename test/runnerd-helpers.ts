@@ -145,7 +145,14 @@ export interface PolicyPins {
 }
 
 export async function makeSepWorld(
-  o: { modes?: readonly string[]; policy?: Record<string, unknown>; names?: SepNames; policyText?: (pins: PolicyPins) => string } = {},
+  o: {
+    modes?: readonly string[];
+    policy?: Record<string, unknown>;
+    names?: SepNames;
+    policyText?: (pins: PolicyPins) => string;
+    /** The program installed under every mode's name (default: the scripted reviewer fixture). */
+    reviewerSource?: string;
+  } = {},
 ): Promise<SepWorld> {
   const names = o.names ?? DEFAULT_NAMES;
   ensureWriterUsers(names);
@@ -157,7 +164,8 @@ export async function makeSepWorld(
   const modes = o.modes ?? ['clean', 'dirty', 'sleep'];
   const reviewers = join(scratch, 'reviewers');
   mkdirSync(reviewers);
-  for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(REVIEWER_FIXTURE));
+  const reviewerSource = o.reviewerSource ?? REVIEWER_FIXTURE;
+  for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(reviewerSource));
   const w = { base, socket, names };
   const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--key', `log=${keys.log.privateKeyPath}`, '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
   if (first.code !== 0) throw new Error(`setup failed: ${first.stdout} ${first.stderr}`);
@@ -167,7 +175,7 @@ export async function makeSepWorld(
     c === 'reviewer' || c === 'runner' || c === 'log'
       ? { key_id: out.credentials[c]!.key_id, attestor_sha256: [out.credentials[c]!.attestor_sha256], attestor_config_sha256: [out.credentials[c]!.attestor_config_sha256] }
       : { key_id: keys[c as 'gate'].keyId, attestor_sha256: ['7'.repeat(64)], attestor_config_sha256: ['7'.repeat(64)] };
-  const reviewerSha = sha256(readFileSync(REVIEWER_FIXTURE));
+  const reviewerSha = sha256(readFileSync(reviewerSource));
   const policy = policyDoc(keys, {
     max_runs_per_content: 1000,
     stages: { development: { required: false, streak: 2, slots: Object.fromEntries(modes.map((m) => [m, m])) } },

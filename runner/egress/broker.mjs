@@ -412,7 +412,16 @@ async function main() {
     }
     if (head.length > 0) sock.unshift(head);
     sock.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-    const tls = new TLSSocket(sock, { isServer: true, secureContext: tunnelContext, requestCert: false, ALPNProtocols: ["http/1.1"] });
+    const tls = new TLSSocket(sock, {
+      isServer: true,
+      secureContext: tunnelContext,
+      requestCert: false,
+      ALPNCallback: ({ protocols }) => {
+        if (protocols.includes("http/1.1")) return "http/1.1";
+        if (protocols.includes("h2")) record({ outcome: "refused_http2", method: "CONNECT", tunnel: true });
+        return void 0;
+      }
+    });
     tunnels.add(tls);
     const handshake = setTimeout(() => {
       tls.destroy();
@@ -436,8 +445,21 @@ async function main() {
       server.emit("connection", tls);
     });
   });
+  const refusedSockets = /* @__PURE__ */ new WeakSet();
   server.on("clientError", (err, sock) => {
-    if (typeof err.code === "string" && err.code.startsWith("HPE_")) record({ outcome: "refused_malformed", method: "OTHER" });
+    if (refusedSockets.has(sock)) {
+      sock.destroy();
+      return;
+    }
+    refusedSockets.add(sock);
+    const tunnel = tunnels.has(sock) ? { tunnel: true } : {};
+    if (err.code === "HPE_PAUSED_H2_UPGRADE") {
+      record({ outcome: "refused_http2", method: "OTHER", ...tunnel });
+      if (sock.writable) sock.end("HTTP/1.1 505 HTTP Version Not Supported\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+      else sock.destroy();
+      return;
+    }
+    if (typeof err.code === "string" && err.code.startsWith("HPE_")) record({ outcome: "refused_malformed", method: "OTHER", ...tunnel });
     if (sock.writable) sock.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
     else sock.destroy();
   });

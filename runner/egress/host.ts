@@ -86,11 +86,20 @@ export function parseRecord(v: unknown): RawEgressRecord | null {
 }
 
 /** Start the broker from its pinned bytes; resolves once it listens (or rejects: not started). */
-export async function startBroker(brokerBytes: Buffer, config: BrokerStartConfig): Promise<StartedBroker> {
+export async function startBroker(
+  brokerBytes: Buffer,
+  config: BrokerStartConfig,
+  o: {
+    /** Separated mode, hosted egress slot (docs/runnerd.md#model-reviewers-and-the-egress-broker):
+     * the socket's directory goes here (a directory only the daemon and the sandbox gid can enter),
+     * and the socket is made 0666 once the broker listens, so the sandbox host's uid can connect. */
+    readonly socketParent?: string | undefined;
+  } = {},
+): Promise<StartedBroker> {
   const base = realpathSync(tmpdir());
   const programDir = mkdtempSync(join(base, 'governed-broker-'));
   chmodSync(programDir, 0o700);
-  const socketDir = mkdtempSync(join(base, 'governed-egress-'));
+  const socketDir = mkdtempSync(join(o.socketParent ?? base, 'governed-egress-'));
   // Traversable (not listable) by the sandbox uid, which must reach the socket inside.
   chmodSync(socketDir, 0o711);
   const socket = join(socketDir, 'egress.sock');
@@ -148,7 +157,7 @@ export async function startBroker(brokerBytes: Buffer, config: BrokerStartConfig
   });
   child.stdin?.on('error', () => undefined);
   child.stdin?.write(`${JSON.stringify({ ...config, terminate: config.terminate ?? null, socket })}\n`);
-  const started = await new Promise<boolean>((resolve) => {
+  let started = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
     onReady = () => {
       clearTimeout(timer);
@@ -159,6 +168,15 @@ export async function startBroker(brokerBytes: Buffer, config: BrokerStartConfig
       resolve(ready);
     });
   });
+  if (started && o.socketParent !== undefined) {
+    // The broker (this runner's uid) made the socket 0600; the runner owns it too and opens it to
+    // whoever can enter socketParent.
+    try {
+      chmodSync(socket, 0o666);
+    } catch {
+      started = false;
+    }
+  }
   if (!started) {
     child.kill('SIGKILL');
     await exited;

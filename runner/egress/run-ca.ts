@@ -54,6 +54,20 @@ function config(host: string): string {
 
 const keyPem = (): string => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
 
+/**
+ * Before the claim (docs/egress.md#tls-terminating-mode): is `OPENSSL` a program this runner can run?
+ * It is run once (`openssl version`, empty environment, offline), so a missing, non-executable or
+ * broken binary is found here rather than after the challenge is claimed. Returns false, never throws.
+ */
+export function runCaUsable(): boolean {
+  try {
+    execFileSync(OPENSSL, ['version'], { cwd: '/', env: {}, stdio: 'ignore', timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Make the run's CA and its one leaf for `host`; throws when openssl is missing or fails. */
 export function makeRunCa(host: string): RunCa {
   if (!HOST_RE.test(host)) throw new RangeError('run CA: host');

@@ -1,7 +1,7 @@
 // The policy (docs/policy.md#policy-and-trust-root): strict, closed, one clear error per field. Its digest is pinned at init
 // and bound into every challenge and receipt. Pure: callers pass the parsed value.
 import * as z from 'zod/mini';
-import { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa.js';
+import { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa-uris.js';
 import { closedRecord } from './closed-record.js';
 import { fail } from './errors.js';
 import { DURATION_RE, SIZE_RE } from './duration.js';

@@ -22,6 +22,19 @@ export const sandboxHostJobSchema = z.strictObject({
   limits: z.strictObject({ timeoutMs: count, memoryBytes: count, maxOutputBytes: count, nofile: count, nproc: count, fsize: count, tmpfsBytes: count }),
   reviewer_b64: b64,
   bundle_b64: b64,
+  /** An egress slot (docs/runnerd.md#model-reviewers-and-the-egress-broker): the broker's socket
+   * (in the daemon's egress socket directory) and the wiring's variables; the sandbox layer checks
+   * the wiring again before bwrap runs. */
+  egress: z.optional(
+    z.strictObject({
+      socket: str({ re: /^\/[A-Za-z0-9._/-]{1,1000}$/ }),
+      env: z.record(z.string(), z.string()),
+      relay: z.optional(z.boolean()),
+      terminate: z.optional(z.literal(true)),
+    }),
+  ),
+  /** Behind the relay: its pinned bytes and the allowlist they must be on. */
+  relay: z.optional(z.strictObject({ bytes_b64: b64, sha256: z.array(hex64) })),
 });
 export type SandboxHostJob = z.infer<typeof sandboxHostJobSchema>;
 

@@ -15,6 +15,9 @@
 // `vsaRuleViolation` and names its own digest.
 import * as z from 'zod/mini';
 import { digestString as digest, gitId, hex64, isoSeconds, list, str } from './schema-primitives.js';
+import { VSA_HTTPS_URI_RE } from './vsa-uris.js';
+
+export { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa-uris.js';
 
 export const VSA_PREDICATE_TYPE = 'https://slsa.dev/verification_summary/v1';
 /** `verifier.id` when the policy names none (`vsa.verifier_id`, docs/gate.md §3). */
@@ -53,10 +56,6 @@ const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9
 const reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 const reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
 
-/** An https URI without whitespace or control characters (the policy's `vsa.verifier_id`). */
-export const VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;
-/** The policy's `vsa.repository_uri`: a `git+https://` repository URI (no `@`: the commit is appended). */
-export const VSA_REPOSITORY_URI_RE = /^git\+https:\/\/[A-Za-z0-9._~:/?#[\]!$&'()*+,;=%-]{1,500}$/;
 const COMMIT = '(?:[0-9a-f]{40}|[0-9a-f]{64})';
 /** `git+https://<repository>@<commit>` (policy names the repository), else `git+commit:<commit>`. */
 const RESOURCE_URI_RE = new RegExp(`^(?:git\\+commit:${COMMIT}|git\\+https://[A-Za-z0-9._~:/?#[\\]!$&'()*+,;=%-]{1,500}@${COMMIT})$`);

@@ -325,7 +325,19 @@ async function main(): Promise<void> {
     }
     if (head.length > 0) sock.unshift(head);
     sock.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    const tls = new TLSSocket(sock, { isServer: true, secureContext: tunnelContext, requestCert: false, ALPNProtocols: ['http/1.1'] });
+    // ALPN: only http/1.1 is spoken. A client that offers http/1.1 (with or without h2) gets it; one
+    // that offers h2 and not http/1.1 is refused (recorded) and the handshake fails with the
+    // no_application_protocol alert. A client that sends no ALPN speaks HTTP/1.1 or is refused below.
+    const tls = new TLSSocket(sock, {
+      isServer: true,
+      secureContext: tunnelContext,
+      requestCert: false,
+      ALPNCallback: ({ protocols }: { servername: string; protocols: string[] }): string | undefined => {
+        if (protocols.includes('http/1.1')) return 'http/1.1';
+        if (protocols.includes('h2')) record({ outcome: 'refused_http2', method: 'CONNECT', tunnel: true });
+        return undefined;
+      },
+    });
     tunnels.add(tls);
     // A handshake that fails (a client that does not trust the run CA, bytes that are not TLS) or
     // does not finish in time closes the tunnel; nothing was read from it, nothing left the broker.
@@ -353,8 +365,25 @@ async function main(): Promise<void> {
   });
   // A request the HTTP parser rejects (both Content-Length and Transfer-Encoding, a bad request
   // line or header, an oversized head) is a refusal, recorded: the connection is closed with 400.
+  // The HTTP/2 connection preface ("PRI * HTTP/2.0", prior knowledge) stops the parser with
+  // HPE_PAUSED_H2_UPGRADE: refused as HTTP/2 (the broker speaks only HTTP/1.1), not as malformed.
+  // One refusal per connection: bytes that keep arriving on a refused connection (an HTTP/2
+  // client's frames after its preface) are not new requests.
+  const refusedSockets = new WeakSet<object>();
   server.on('clientError', (err: NodeJS.ErrnoException, sock: Socket) => {
-    if (typeof err.code === 'string' && err.code.startsWith('HPE_')) record({ outcome: 'refused_malformed', method: 'OTHER' });
+    if (refusedSockets.has(sock)) {
+      sock.destroy();
+      return;
+    }
+    refusedSockets.add(sock);
+    const tunnel = tunnels.has(sock) ? { tunnel: true as const } : {};
+    if (err.code === 'HPE_PAUSED_H2_UPGRADE') {
+      record({ outcome: 'refused_http2', method: 'OTHER', ...tunnel });
+      if (sock.writable) sock.end('HTTP/1.1 505 HTTP Version Not Supported\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else sock.destroy();
+      return;
+    }
+    if (typeof err.code === 'string' && err.code.startsWith('HPE_')) record({ outcome: 'refused_malformed', method: 'OTHER', ...tunnel });
     if (sock.writable) sock.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else sock.destroy();
   });

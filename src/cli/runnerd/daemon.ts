@@ -37,6 +37,7 @@ import { layoutOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type WarmCrede
 import { statFact } from '../../flows/runnerd/stat-fact.js';
 import { WarmAttestor } from '../../flows/runnerd/warm-attestor.js';
 import { SandboxHost, SANDBOX_HOST_READY_MS } from '../../flows/runnerd/sandbox-host.js';
+import { prepareEgressSocketDir } from '../../flows/runnerd/sandbox-host-egress.js';
 import { pinnedSandboxUid } from '../../flows/runnerd/sandbox-uid.js';
 import { realpathSync } from 'node:fs';
 import { dispatch, type DaemonContext, type Peer } from './dispatch.js';
@@ -173,6 +174,16 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
   if (sandboxHost !== null && !(await sandboxHost.waitReady(SANDBOX_HOST_READY_MS))) {
     await Promise.all([stopWarm(), sandboxHost.close()]);
     fail('runnerd_sandbox_unavailable', [`uid:${startUid}`]);
+  }
+  // 3c. the directory the brokers' sockets go in, so egress slots run on the host too
+  // (docs/runnerd.md#model-reviewers-and-the-egress-broker): daemon uid, sandbox gid, 0710.
+  if (sandboxHost !== null && startUid !== null) {
+    try {
+      sandboxHost.egressSocketDir = prepareEgressSocketDir(layout.base, daemon.uid, startUid);
+    } catch (e) {
+      await Promise.all([stopWarm(), sandboxHost.close()]);
+      throw e;
+    }
   }
 
   // 4. the socket, before the drop (its directory is root's).

@@ -183,7 +183,12 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
             repo: unit === null ? ctx.layout.workDir : checkout(ctx, unit),
             reviewersDir: ctx.layout.reviewersDir,
             attestorsDir: ctx.layout.attestorsDir,
-            separated: { separation: { ...ctx.identity, client_uid: peer.uid, client_pid: peer.pid }, signers: ctx.signers, sandbox: ctx.sandbox?.delegate() },
+            separated: {
+              separation: { ...ctx.identity, client_uid: peer.uid, client_pid: peer.pid },
+              signers: ctx.signers,
+              sandbox: ctx.sandbox?.delegate(),
+              egressSocketDir: ctx.sandbox?.egressSocketDir ?? null,
+            },
             diagnostic: (e) => {
               diagnostic = e;
             },

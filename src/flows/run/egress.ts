@@ -17,7 +17,7 @@ import { chainRecords, EGRESS_ENV, EGRESS_OUTCOME_CODES, EGRESS_SANDBOX_SOCKET, 
 import type { EgressPolicy, EgressReceipt } from '../../core/egress-schema.js';
 import { readPinned } from '../../../runner/pinned-file.js';
 import { startBroker, type StartedBroker } from '../../../runner/egress/host.js';
-import { makeRunCa, type RunCa } from '../../../runner/egress/run-ca.js';
+import { makeRunCa, runCaUsable, type RunCa } from '../../../runner/egress/run-ca.js';
 import type { EgressWiring } from '../../../runner/sandbox/argv.js';
 import { installRoot } from './locations.js';
 
@@ -102,6 +102,8 @@ export function assertEgressUsable(e: EgressPolicy, env: Readonly<Record<string,
   loadCa(e);
   pinBroker(e);
   pinRelay(e);
+  // TLS-terminating mode needs openssl for the run CA: found missing now, not after the claim.
+  if (e.relay?.terminate === true && !runCaUsable()) fail('egress_openssl_unavailable', ['openssl']);
 }
 
 /** A phantom token shaped like the provider's keys (client-side format checks pass); valid only at this broker. */
@@ -120,7 +122,13 @@ export interface EgressSession {
 
 export async function startEgress(
   e: EgressPolicy,
-  o: { readonly sandboxUid: number; readonly timeoutSeconds: number; readonly env?: Readonly<Record<string, string | undefined>> },
+  o: {
+    readonly sandboxUid: number;
+    readonly timeoutSeconds: number;
+    readonly env?: Readonly<Record<string, string | undefined>>;
+    /** Separated mode: the daemon's hosted broker-socket directory (runner/egress/host.ts). */
+    readonly socketParent?: string | undefined;
+  },
 ): Promise<EgressSession> {
   const key = loadCredential(e, o.env);
   const ca = loadCa(e);
@@ -162,7 +170,7 @@ export async function startEgress(
         connections: e.caps.connections,
         deadline_ms: o.timeoutSeconds * 1000 + DEADLINE_SLACK_MS,
       },
-    });
+    }, { socketParent: o.socketParent });
   } catch {
     return fail('egress_broker_failed', ['start']);
   }

@@ -63,6 +63,9 @@ export interface ReviewRunArgs {
     readonly signers: (programs: PinnedPrograms) => Signers;
     /** The daemon's sandbox host: runs the reviewer under the policy's uid (docs/runnerd.md#the-sandbox-host). */
     readonly sandbox?: SandboxDelegate | undefined;
+    /** Where the daemon's brokers put their sockets so the sandbox host can reach them
+     * (docs/runnerd.md#model-reviewers-and-the-egress-broker); absent: egress slots stay in the daemon. */
+    readonly egressSocketDir?: string | null | undefined;
   };
   /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
   readonly progress?: ProgressSink<'review-run'> | undefined;
@@ -159,7 +162,11 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
         });
       }
       if (reviewer.egress !== undefined) {
-        egress = await startEgress(reviewer.egress, { sandboxUid: pinned.policy.doc.sandbox.uid, timeoutSeconds: pinned.policy.sandboxTimeoutSeconds });
+        egress = await startEgress(reviewer.egress, {
+          sandboxUid: pinned.policy.doc.sandbox.uid,
+          timeoutSeconds: pinned.policy.sandboxTimeoutSeconds,
+          socketParent: args.separated?.egressSocketDir ?? undefined,
+        });
       }
       let run;
       progress('review');

@@ -10,7 +10,8 @@
 //
 // What runs where: the daemon keeps the claim, the bundle, drift, the attestors and the store; the
 // host sees only the reviewer bytes, the bundle bytes and the policy's sandbox settings of one run.
-// Check slots (sealed descriptors) and egress slots (a broker socket in the daemon's directory) are
+// Egress slots are hosted too: the broker stays the daemon's (it holds the key) and listens in a
+// directory the host's uid can enter (sandbox-host-egress.ts). Check slots (sealed descriptors) are
 // not hosted: they run in the daemon as before, and their receipts say `uid_separated: false`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -20,6 +21,7 @@ import { parseJsonStrict } from '../../core/strict-json.js';
 import { sandboxHostJobSchema, sandboxHostReplySchema, type SandboxHostJob, type SandboxHostReply } from '../../core/sandbox-host-protocol.js';
 import type { SandboxRequest } from '../../../runner/sandbox/index.js';
 import { runSandboxChecked, type CheckedSandboxRun, type SandboxDelegate } from '../run/sandbox-run.js';
+import { egressJobPart, egressRequestPart, hostsEgressSocket } from './sandbox-host-egress.js';
 
 /** The longest a host may take to announce itself. */
 export const SANDBOX_HOST_READY_MS = 15_000;
@@ -38,6 +40,7 @@ function jobOf(id: number, req: SandboxRequest): SandboxHostJob {
     limits: { ...req.limits },
     reviewer_b64: req.reviewer.bytes.toString('base64'),
     bundle_b64: req.bundleBytes.toString('base64'),
+    ...egressJobPart(req),
   };
 }
 
@@ -75,6 +78,7 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
             gid: job.gid,
             limits: job.limits,
             hosted: true,
+            ...egressRequestPart(job),
           },
           nowSeconds,
         );
@@ -244,9 +248,17 @@ export class SandboxHost {
     });
   }
 
-  /** The delegate review-run uses: plain reviewer runs go to the host; check and egress runs stay. */
+  /** The directory for broker sockets the host's uid can reach (docs/runnerd.md#model-reviewers-and-the-egress-broker); null: egress slots stay in the daemon. */
+  egressSocketDir: string | null = null;
+
+  /** The delegate review-run uses: plain reviewer runs and egress runs whose broker socket is in
+   * the hosted directory go to the host; check runs (and any other egress run) stay. */
   delegate(): SandboxDelegate {
-    return (req) => (req.check !== undefined || req.egress !== undefined || req.relay !== undefined ? null : this.run(req));
+    return (req) => {
+      if (req.check !== undefined) return null;
+      if (req.egress !== undefined || req.relay !== undefined) return hostsEgressSocket(this.egressSocketDir, req) ? this.run(req) : null;
+      return this.run(req);
+    };
   }
 
   close(): Promise<void> {
