@@ -11,11 +11,11 @@ import { PROGRESS_PHASES, progressLine, type ProgressCommand } from '../src/core
 import { progressEnabled, progressSink } from '../src/cli/progress.js';
 import { CLI, REPO_ROOT, jsonOut, runCli } from './helpers/cli.js';
 import { cleanupDirs, FILE_CANARY, gov } from './state-helpers.js';
-import { issue, makeRunWorld, runArgs, type RunWorld } from './run-helpers.js';
+import { challengeArgs, issue, makeRunWorld, runArgs, type RunWorld } from './run-helpers.js';
 
 const PTY = join(REPO_ROOT, 'test', 'fixtures', 'cli', 'pty-stderr.py');
 /** Every line a progress sink can write: fixed words from the table, an optional count. */
-const LINE = /^governed (review-run|review-pass|audit verify) \[\d+\/\d+\] [a-z ,:()'-]+( \d+)?$/;
+const LINE = /^governed (review-challenge|review-run|review-pass|audit verify) \[\d+\/\d+\] [a-z ,:()'-]+( \d+)?$/;
 
 interface PtyRun {
   readonly code: number;
@@ -153,4 +153,45 @@ describe('progress through the built CLI', () => {
     expect(r.stderr).not.toContain(secret);
     expect(r.stderr).not.toContain(w.repo.root);
   }, 120_000);
+
+  it('review-challenge on a terminal: its five phases with the workspace file count, the human result alone on stdout, no path, no content', () => {
+    const r = onPty([...challengeArgs(w, 'clean'), '--home', w.home], w.repo.root);
+    expect(r.code, r.tty).toBe(0);
+    const lines = progressLines(r.tty);
+    expect(r.tty.trimEnd().split('\n')).toEqual(lines);
+    for (const l of lines) expect(l).toMatch(LINE);
+    expect(lines.map((l) => l.replace(/ \d+$/, ''))).toEqual([
+      'governed review-challenge [1/5] checking the unit, the writer, the pins and the slot',
+      'governed review-challenge [2/5] re-checking the bound request contract and its sources',
+      'governed review-challenge [3/5] hashing the workspace and the baseline',
+      'governed review-challenge [4/5] building the review bundle, workspace files:',
+      'governed review-challenge [5/5] recording the challenge',
+    ]);
+    // The count is the workspace manifest's size: the repository's files under the product roots.
+    expect(Number(/ (\d+)$/.exec(lines[3] as string)?.[1])).toBeGreaterThan(0);
+    for (const leak of [FILE_CANARY, w.home, w.repo.root, w.dir, 'src/export.ts']) expect(r.tty).not.toContain(leak);
+    expect(r.stdout).toMatch(/^challenge_id CHL-[0-9a-f]{32}\n/);
+    // --json on the terminal: nothing on it.
+    const quiet = onPty([...challengeArgs(w, 'clean'), '--home', w.home, '--json'], w.repo.root);
+    expect(quiet.code, quiet.tty).toBe(0);
+    expect(quiet.tty).toBe('');
+  }, 120_000);
+
+  it('governed review-pass --progress: each slot\'s challenge and run phases after its reviewer run line, nothing of the reviewer\'s stderr', () => {
+    const out = join(w.dir, 'governed-pass-out');
+    const r = gov(w, ['review-pass', '--unit', w.unit, '--stage', 'development', '--writer-session', 'agent-1', '--reviewers-dir', w.reviewersDir, '--attestors', w.attestorsDir, '--out', out, '--json', '--progress']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOut(r)).toMatchObject({ mode: 'governed', result: 'CLEAN' });
+    const lines = progressLines(r.stderr);
+    expect(r.stderr.trimEnd().split('\n')).toEqual(lines);
+    for (const l of lines) expect(l).toMatch(LINE);
+    const shape = lines.map((l) => /^governed ([a-z-]+) \[(\d+)\//.exec(l)?.slice(1).join(':'));
+    // One slot's run: its reviewer line, the challenge's five phases, the run's seven (no seal: not a check).
+    const slotRun = ['review-pass:3', ...[1, 2, 3, 4, 5].map((i) => `review-challenge:${i}`), ...[1, 2, 3, 5, 6, 7, 8].map((i) => `review-run:${i}`)];
+    // Two slots (clean, stderr) per round, the policy streak of two rounds, then the results.
+    expect(shape).toEqual(['review-pass:2', ...slotRun, ...slotRun, 'review-pass:2', ...slotRun, ...slotRun, 'review-pass:4']);
+    expect(lines.filter((l) => l.startsWith('governed review-pass [3/4] reviewer run ')).map((l) => l.split(' ').at(-1))).toEqual(['1', '2', '3', '4']);
+    for (const leak of [FILE_CANARY, 'reviewer stderr', w.home, w.repo.root, w.dir]) expect(r.stderr).not.toContain(leak);
+    expect(r.stdout).not.toContain('governed review-');
+  }, 240_000);
 });

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs build script without type declarations
 import { buildPinned } from '../scripts/pinned-build.mjs';
 import { canonicalJson, isCanonicalJsonText } from '../src/core/canonical.js';
+import { deployRecordManifestSchema } from '../src/core/deploy-record.js';
 import { jsonOut, REPO_ROOT, runCli } from './helpers/cli.js';
 import { writeJson } from './helpers/receipts.js';
 import { cleanupDirs, CONTEXT_CANARY, FILE_CANARY, makeKeys, policyDoc, SOURCE_CANARY, tempDir, type Keys } from './state-helpers.js';
@@ -97,12 +98,21 @@ function expectRecord(d: ExportJson, out: string, opts: { vsa?: string } = {}): 
     version: 1,
     unit: d.unit,
     state: d.state,
-    // The manifest is a file format of its own and keeps camelCase only (docs/gate.md): no snake_case twins.
-    subject: { commit: d.subject.commit, manifestDigest: d.subject.manifestDigest },
+    subject: { commit: d.subject.commit, manifestDigest: d.subject.manifestDigest, manifest_digest: d.subject.manifestDigest },
     evaluatedAt: d.evaluatedAt,
     policyDigest: d.policyDigest,
     gateTrustDigest: d.gateTrustDigest,
+    // Each deprecated camelCase field with its snake_case twin (docs/commands.md#the-json-style).
+    evaluated_at: d.evaluatedAt,
+    policy_digest: d.policyDigest,
+    gate_trust_digest: d.gateTrustDigest,
   });
+  // Exactly these fields, no others; the published schema (zod) accepts it and refuses a missing twin.
+  expect(Object.keys(manifest).sort()).toEqual(['evaluatedAt', 'evaluated_at', 'files', 'format', 'gateTrustDigest', 'gate_trust_digest', 'policyDigest', 'policy_digest', 'state', 'subject', 'unit', 'version']);
+  expect(Object.keys(manifest.subject).sort()).toEqual(['commit', 'manifestDigest', 'manifest_digest']);
+  expect(deployRecordManifestSchema.safeParse(manifest).success).toBe(true);
+  const { gate_trust_digest: _twin, ...untwinned } = manifest as Manifest & { gate_trust_digest: string };
+  expect(deployRecordManifestSchema.safeParse(untwinned).success).toBe(false);
   // decision.json: canonical, the printed object without its own `export` field.
   const decisionText = readFileSync(join(out, 'decision.json'), 'utf8');
   expect(isCanonicalJsonText(decisionText).canonical).toBe(true);

@@ -70,4 +70,24 @@ describe.skipIf(!IS_ROOT)('governed runnerd: a writer reaches a separated receip
     expect(status.code, status.stdout + status.stderr).toBe(0);
     expect(jsonOut(status).trustMode).toBe('separated');
   }, 120_000);
+
+  it('review-challenge and review-run --runner --progress: the daemon\'s phases on the writer\'s stderr, in the client\'s words, no path', () => {
+    const lines = (t: string): string[] => t.split('\n').filter((l) => l.startsWith('governed review-'));
+    const ch = asUser(WRITER1, ['review-challenge', '--unit', unit, '--writer-session', 'agent-1', '--stage', 'development', '--slot', 'clean', '--json', '--progress'], { cwd: w.repo.root, env: env() });
+    expect(ch.code, ch.stdout + ch.stderr).toBe(0);
+    expect(ch.stderr.trimEnd().split('\n')).toEqual(lines(ch.stderr));
+    expect(lines(ch.stderr).map((l) => l.replace(/ \d+$/, ''))).toEqual([
+      'governed review-challenge [1/5] checking the unit, the writer, the pins and the slot',
+      'governed review-challenge [2/5] re-checking the bound request contract and its sources',
+      'governed review-challenge [3/5] hashing the workspace and the baseline',
+      'governed review-challenge [4/5] building the review bundle, workspace files:',
+      'governed review-challenge [5/5] recording the challenge',
+    ]);
+    const run = asUser(WRITER1, ['review-run', '--challenge', jsonOut(ch).challenge_id as string, '--json', '--progress'], { cwd: w.repo.root, env: env() });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(jsonOut(run).verdict).toBe('CLEAN');
+    expect(run.stderr.trimEnd().split('\n')).toEqual(lines(run.stderr));
+    expect(lines(run.stderr).map((l) => /\[(\d)\/8\]/.exec(l)?.[1])).toEqual(['1', '2', '3', '5', '6', '7', '8']);
+    for (const leak of [w.base, w.repo.root, w.home]) expect(ch.stderr + run.stderr).not.toContain(leak);
+  }, 120_000);
 });

@@ -169,6 +169,7 @@ beforeAll(async () => {
     // The socket protocol (docs/runnerd.md): a request as the client builds it, a reply as the daemon does.
     'runnerd-request': { v: 1, op: 'review-challenge', unit: `UNIT-${'a'.repeat(32)}`, writer_session: 'agent-1', stage: 'development', slot: 'coverage', content: { commit: 'f'.repeat(40), bundle_b64: 'UEFDSw==' } },
     'runnerd-response': { ok: true, exit: 0, json: { challenge_id: `CHL-${'a'.repeat(32)}` }, human: 'challenge_id …' },
+    'runnerd-progress-frame': { progress: 'bundle', count: 12 },
     'authority-predicate': {
       operation: 'authorize', ids: ['DIR-1'], unit: `UNIT-${'a'.repeat(32)}`, state_before: `sha256:${'b'.repeat(64)}`, state_after: null,
       nonce: 'a'.repeat(64), request_id: `ARQ-${'c'.repeat(32)}`, issued_at: '2026-11-30T00:00:00Z', expires_at: '2026-11-30T01:00:00Z',
@@ -231,6 +232,8 @@ const MUTATIONS: Record<string, (d: Json) => void> = {
   // A forged verdict riding on a request: no operation has such a field.
   'runnerd-request': (d) => (d.verdict = 'CLEAN'),
   'runnerd-response': (d) => (d.ok = 'yes'),
+  // Words instead of a phase id: a daemon cannot put text on the client's terminal.
+  'runnerd-progress-frame': (d) => (d.progress = 'hashing /home/writer/secret'),
 };
 
 describe('ajv (draft 2020-12) judges real documents by the published schemas', () => {

@@ -7,9 +7,10 @@
 // root without the probe key; a later change that silently breaks the CLI entry (the file is kept) is
 // reviewed CLEAN, yet the gate says REVIEW_ONLY with `preservation_capability_lost`.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { attestorConfigs, git, keyIdOfPem, sha256File, trustRoot } from './world.mjs';
+import { parseDocument } from 'yaml';
+import { git } from './world.mjs';
 
 const HELP = 'usage: greet <command>\n\nCommands:\n  hello   say hello\n  bye     say goodbye\n';
 const GREET = `#!/usr/bin/env node\nif (process.argv.includes('--help')) { process.stdout.write(${JSON.stringify(HELP)}); process.exit(0); }\nprocess.stdout.write('hello\\n');\n`;
@@ -62,7 +63,6 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
   const step = (title) => out.write(`\n\u2501\u2501 ${n++}. ${title}\n`);
   const say = (text) => out.write(`   ${text}\n`);
   const home = join(work, 'state');
-  const keys = join(work, 'keys');
   const scrub = (s) => s.replaceAll(work, '$DEMO').replaceAll(root, '.');
   const repo = join(work, 'greeter');
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' };
@@ -100,60 +100,28 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'baseline');
   const baseline = git(repo, 'rev-parse', 'HEAD');
-  for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority', 'probe']) spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
-  const pub = (c) => readFileSync(join(keys, `${c}.pub`), 'utf8');
-  const trust = trustRoot(keys);
-  const probeKey = { key_id: keyIdOfPem(pub('probe')), public_key: pub('probe'), roles: ['probe'], not_before: '2026-01-01T00:00:00Z', not_after: '2030-01-01T00:00:00Z' };
-  writeFileSync(join(work, 'trust.json'), JSON.stringify({ ...trust, keys: [...trust.keys, probeKey] }, null, 2));
+  // `governed setup --no-init` (docs/setup.md) makes every key (the probe credential's too), the
+  // trust root, the attestor configurations (probe.json: kind probe) and a policy from the default
+  // template whose digests are this machine's (bwrap, both sandbox profiles, seccomp, the coverage
+  // reviewer, the attestor, the Node adapter). The story then narrows that policy to its one gating
+  // stage and initialises the store with it.
+  const setupDir = join(work, 'setup');
+  governed(['setup', '--out', setupDir, '--no-init'], 0, { quiet: 1 });
+  const trustFile = join(setupDir, 'trust.json');
+  const attestors = join(setupDir, 'attestors');
+  const policyFile = join(setupDir, 'policy.yaml');
   // The deploy side's trust root of a deployment that never added the probe key (used in step 25).
-  writeFileSync(join(work, 'trust-without-probe.json'), JSON.stringify(trust, null, 2));
-  const attestors = join(work, 'attestors');
-  mkdirSync(attestors, { recursive: true });
-  const cfg = attestorConfigs(attestors, keys);
-  for (const c of ['reviewer', 'runner', 'log']) copyFileSync(cfg[c].path, join(attestors, `${c}.json`));
-  writeFileSync(join(attestors, 'probe.json'), JSON.stringify({ credential: 'probe', kind: 'probe', key_id: keyIdOfPem(pub('probe')), key_ref: join(keys, 'probe.key') }));
-  copyFileSync(join(root, 'attestors', 'ed25519-file.mjs'), join(attestors, 'probe.mjs'));
-  const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
+  const trust = JSON.parse(readFileSync(trustFile, 'utf8'));
+  writeFileSync(join(work, 'trust-without-probe.json'), JSON.stringify({ ...trust, keys: trust.keys.filter((k) => !k.roles.includes('probe')) }, null, 2));
   const adapter = join(root, 'runner', 'preservation', 'node-adapter.mjs');
-  const attestorSha = sha256File(join(root, 'attestors', 'ed25519-file.mjs'));
-  const cred = (c) => ({ key_id: cfg[c].keyId, attestor_sha256: [attestorSha], attestor_config_sha256: [cfg[c].sha256] });
-  const policy = {
-    kind: 'governed/policy',
-    version: 1,
-    trust_mode: 'co-located',
-    accept_co_located: true,
-    challenge_ttl: '10m',
-    max_runs_per_content: 12,
-    product_roots: ['.'],
-    exclude: ['.governed', 'node_modules'],
-    preservation: 'required',
-    stages: { development: { required: true, streak: 2, slots: { coverage: 'coverage' } } },
-    reviewers: { coverage: { sha256: sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs')), interpreter: '/usr/bin/node', env: {} } },
-    sandbox: {
-      bwrap_sha256: [profile.bwrap.sha256],
-      // the reviewer profile (reviews) and the check profile (probes)
-      profile_sha256: [profile.policy.profile_sha256[0], profile.check_profile_digest.slice('sha256:'.length)],
-      seccomp_sha256: profile.policy.seccomp_sha256,
-      uid: 64500,
-      timeout: '60s',
-      memory: '2GiB',
-      max_output: '1MiB',
-      max_bundle: '64MiB',
-    },
-    credentials: {
-      reviewer: cred('reviewer'),
-      runner: cred('runner'),
-      gate: cred('gate'),
-      log: cred('log'),
-      probe: { key_id: keyIdOfPem(pub('probe')), attestor_sha256: [attestorSha], attestor_config_sha256: [sha256File(join(attestors, 'probe.json'))] },
-    },
-    controls: ['deploy_gate', 'real_entry_probes', 'vendor_origin_attestation', 'incident_history'],
-    preservation_adapters: { sha256: [sha256File(adapter)], interpreter: '/usr/bin/node', dependency_root: 'node_modules' },
-  };
-  writeFileSync(join(work, 'policy.json'), JSON.stringify(policy, null, 2));
-  say('policy: preservation REQUIRED; one gating development stage (two CLEAN coverage reviews); the Node adapter');
-  say('allowlisted by its sha256; a probe credential whose attestor signs only probe statements (kind probe)');
-  governed(['init', '--policy', join(work, 'policy.json'), '--trust', join(work, 'trust.json')], 0);
+  const policy = parseDocument(readFileSync(policyFile, 'utf8'));
+  policy.set('exclude', policy.createNode(['.governed', 'node_modules'], { flow: true }));
+  policy.set('stages', policy.createNode({ development: { required: true, streak: 2, slots: { coverage: 'coverage' } } }));
+  policy.set('controls', policy.createNode(['deploy_gate', 'real_entry_probes', 'vendor_origin_attestation', 'incident_history'], { flow: true }));
+  writeFileSync(policyFile, policy.toString());
+  say('policy (setup\'s, narrowed): preservation REQUIRED; one gating development stage (two CLEAN coverage reviews);');
+  say('the Node adapter allowlisted by its sha256; a probe credential whose attestor signs only probe statements (kind probe)');
+  governed(['init', '--policy', policyFile, '--trust', trustFile], 0);
   writeFileSync(join(work, 'contract.json'), JSON.stringify(requestContract('active'), null, 2));
   const unit = json(governed(['unit', 'create', '--contract', join(work, 'contract.json'), '--baseline', 'HEAD', '--json'], 0)).unit ?? '';
   governed(['writer', 'register', '--unit', unit, '--writer-session', 'demo-writer'], 0);
@@ -225,13 +193,13 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
   governed(['preservation', 'check', '--unit', unit], 0);
   reviews();
   say('the deploy gate judges preservation on the commit, with the probe receipts under the deploy trust root:');
-  gate(kept, join(work, 'trust.json'), 0);
+  gate(kept, trustFile, 0);
   say('the deploy record keeps the probe receipts the release relied on; an auditor verifies them offline,');
   say('signed by the policy\'s probe key and bound to the contract\'s surfaces, entries and evidence ids:');
   const record = join(work, 'record');
-  governed(['gate', '--unit', unit, '--trust', join(work, 'trust.json'), '--policy-digest', policyDigest, '--subject', kept, '--export', record], 0, { quiet: 1 });
+  governed(['gate', '--unit', unit, '--trust', trustFile, '--policy-digest', policyDigest, '--subject', kept, '--export', record], 0, { quiet: 1 });
   const probeFiles = readdirSync(join(record, 'probes')).sort().map((f) => join(record, 'probes', f));
-  const auditor = ['--trust', join(record, 'trust.json'), '--policy', join(work, 'policy.json'), '--contract', join(work, 'preservation.json')];
+  const auditor = ['--trust', join(record, 'trust.json'), '--policy', policyFile, '--contract', join(work, 'preservation.json')];
   governed(['verify', ...probeFiles, ...auditor], 0);
   say('one result of a probe receipt edited (its exit code flipped) under its original signature: refused');
   const envelope = JSON.parse(readFileSync(probeFiles[0], 'utf8'));
@@ -250,7 +218,7 @@ export function preservationStory({ root, cli, work, firstStep, out = process.st
   probe('current');
   governed(['preservation', 'check', '--unit', unit], 3);
   reviews();
-  gate(broken, join(work, 'trust.json'), 3);
+  gate(broken, trustFile, 3);
   say('preservation_capability_lost [SURF-cli, reachability, …]: removing a surface needs a signed `remove` record over its real diff digest');
   return failures;
 }

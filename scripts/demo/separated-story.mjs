@@ -1,6 +1,6 @@
-// Demo section: separated mode (docs/runnerd.md). As root it creates the system users (all named
-// gvd-demo-…, removed at the end), installs the keys, attestors and the store under them with
-// `governed runnerd setup`, starts `governed runnerd serve`, and then runs the writer as an
+// Demo section: separated mode (docs/runnerd.md). As root it makes the keys, the trust root and the
+// strict policy with `governed setup`, creates the system users (all named gvd-demo-…, removed at
+// the end), installs the keys, attestors and the store under them with `governed runnerd setup`, starts `governed runnerd serve`, and then runs the writer as an
 // unprivileged uid in the writers' group: the demo unit under policies/strict.yaml (this machine's
 // digests, preservation waived with its reason) goes from nothing to RELEASE_ELIGIBLE through the
 // socket only — reviews, `unit bind --runner`, `gate --runner` on the commit — while the writer
@@ -8,7 +8,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { contractYaml, keyIdOfPem, makeRepo, sha256File, trustRoot, writeChange } from './world.mjs';
+import { parseDocument } from 'yaml';
+import { contractYaml, makeRepo, writeChange } from './world.mjs';
 
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
 const DAEMON = 'gvd-demo-d';
@@ -91,8 +92,13 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     if (spawnSync('id', [WRITER]).status !== 0) {
       spawnSync('useradd', ['--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', '-G', WRITERS, WRITER], { env: SYS });
     }
-    const keys = join(work, 'keys');
-    for (const c of ['reviewer', 'runner', 'gate', 'log', 'authority', 'probe']) spawnSync(process.execPath, [cli, 'keygen', '--credential', c, '--out', keys], { encoding: 'utf8' });
+    // `governed setup` (docs/setup.md) makes every key, the trust root and the strict policy with this
+    // machine's digests (bwrap, profiles, seccomp, the coverage reviewer); no store here (--no-init):
+    // the daemon keeps the store, made below by `runnerd setup`.
+    const setupDir = join(work, 'setup');
+    say('root makes the keys, the trust root and policies/strict.yaml filled with this machine\'s digests:');
+    asRoot(['setup', '--out', setupDir, '--home', join(base, 'state', 'home'), '--policy-template', 'strict', '--no-init', '--waive-preservation', 'this demo unit changes no product surface (probes through the daemon: test/runnerd-preservation)'], 0, 1);
+    const keys = join(setupDir, 'keys');
     const common = ['--dir', base, '--socket', socket, '--user', DAEMON, '--writers', WRITERS];
     say('root installs the daemon: its users, key files (0400, each readable by its attestor uid only), attestors, reviewer:');
     // The daemon's log and probe keys too: the trust root below holds them, so the checkpoints the
@@ -103,39 +109,25 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     const setup = json(setupRun);
     for (const a of (setup.actions ?? []).filter((x) => /^created user|^installed key|^wrote .*reviewers/.test(x))) out.write(`     ${scrub(a)}\n`);
     check(setupRun, 0);
-    const profile = JSON.parse(spawnSync(process.execPath, [cli, 'sandbox', 'profile', '--json'], { encoding: 'utf8' }).stdout);
-    const trust = trustRoot(keys);
-    const probePem = readFileSync(join(keys, 'probe.pub'), 'utf8');
-    trust.keys.push({ ...trust.keys.find((k) => k.roles[0] === 'log'), key_id: keyIdOfPem(probePem), public_key: probePem, roles: ['probe'] });
-    const keyOf = (role) => trust.keys.find((k) => k.roles[0] === role).key_id;
+    // The reviewer, runner, log and probe credentials sign through the daemon's attestors: the policy
+    // pins the attestors and the configurations `runnerd setup` installed (its output names their
+    // digests). The trust root holds the daemon's log key, so the checkpoints it signs verify on the
+    // deploy side (docs/runnerd.md#checkpoints).
     const cred = setup.credentials ?? {};
-    let program = 0;
-    // credentials in strict.yaml's order: reviewer, runner, gate (never used here), log, probe.
-    const programs = [cred.reviewer?.attestor_sha256, cred.runner?.attestor_sha256, '9'.repeat(64), cred.log?.attestor_sha256, cred.probe?.attestor_sha256];
-    const policy = readFileSync(join(root, 'policies', 'strict.yaml'), 'utf8')
-      .replace(/"0{64}"/, `"${sha256File(join(root, 'runner', 'reviewers', 'coverage.mjs'))}"`)
-      .replace(/\["1{64}"\]/, `["${profile.bwrap.sha256}"]`)
-      .replace(/\["2{64}"\]/, `["${profile.policy.profile_sha256[0]}"]`)
-      .replace(/\["3{64}"\]/, `["${profile.policy.seccomp_sha256[0]}"]`)
-      .replaceAll(/\["4{64}"\]/g, () => `["${programs[program++]}"]`)
-      .replace(/\["5{64}"\]/, `["${cred.reviewer?.attestor_config_sha256}"]`)
-      .replace(/\["6{64}"\]/, `["${cred.runner?.attestor_config_sha256}"]`)
-      .replace(/\["8{64}"\]/, `["${cred.log?.attestor_config_sha256}"]`)
-      .replace(/\["a{64}"\]/, `["${cred.probe?.attestor_config_sha256}"]`)
-      .replace(/"426291f3[0-9a-f]{56}"/, `"${keyOf('probe')}"`)
-      // A checkpoint every 20 entries (strict.yaml: 1000), so this short story shows the daemon signing some.
-      .replace(/^tlog_checkpoints: .*$/m, 'tlog_checkpoints: { every_entries: 20 }')
-      .replace(/"2b4dd4f4[0-9a-f]{56}"/, `"${keyOf('reviewer')}"`)
-      .replace(/"dba56b56[0-9a-f]{56}"/, `"${keyOf('runner')}"`)
-      .replace(/"d58f5414[0-9a-f]{56}"/, `"${keyOf('gate')}"`)
-      .replace(/"48409aea[0-9a-f]{56}"/, `"${keyOf('log')}"`)
-      .replace(/^preservation: required.*$/m, 'preservation: { waived: "this demo unit changes no product surface (probes through the daemon: test/runnerd-preservation)" }');
-    writeFileSync(join(work, 'policy.yaml'), policy);
-    writeFileSync(join(work, 'trust.json'), JSON.stringify(trust, null, 2));
+    const policy = parseDocument(readFileSync(join(setupDir, 'policy.yaml'), 'utf8'));
+    for (const c of ['reviewer', 'runner', 'log', 'probe']) {
+      policy.setIn(['credentials', c, 'attestor_sha256'], policy.createNode([cred[c]?.attestor_sha256], { flow: true }));
+      policy.setIn(['credentials', c, 'attestor_config_sha256'], policy.createNode([cred[c]?.attestor_config_sha256], { flow: true }));
+    }
+    // A checkpoint every 20 entries (strict.yaml: 1000), so this short story shows the daemon signing some.
+    policy.set('tlog_checkpoints', policy.createNode({ every_entries: 20 }, { flow: true }));
+    writeFileSync(join(work, 'policy.yaml'), policy.toString());
+    // The deploy side's copy of the trust root (the writer uid runs the gate below).
+    writeFileSync(join(work, 'trust.json'), readFileSync(join(setupDir, 'trust.json')));
     chmodSync(join(work, 'trust.json'), 0o644);
-    say('policy.yaml = policies/strict.yaml (trust_mode: separated, accept_co_located: false) with this machine\'s digests and');
-    say('the keys setup installed (the trust root holds the daemon\'s log key: its checkpoints verify on the deploy side);');
-    say('a checkpoint every 20 entries; preservation waived with its reason. The store is made and handed to the daemon\'s user:');
+    say('policy.yaml = setup\'s strict policy (trust_mode: separated, accept_co_located: false), its reviewer, runner, log and');
+    say('probe credentials pinned to the daemon\'s attestors, a checkpoint every 20 entries; preservation waived with its reason.');
+    say('The store is made and handed to the daemon\'s user:');
     asRoot(['runnerd', 'setup', ...common, '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')], 0, 2);
 
     say('the daemon starts as root, starts one warm attestor per key under its own uid, binds the socket, drops to its user:');

@@ -1,8 +1,8 @@
-// Demo world: a real git repository with a human request, real Ed25519 keys, a trust root,
-// attestor configs and a policy whose every digest is the real one of this machine's programs
-// (`governed sandbox profile`, the bundled reviewer and attestor). Nothing here is a fixture.
+// Demo world: a real git repository with a human request, and `governed setup` for real Ed25519
+// keys, the trust root, the attestor configs and a policy whose every digest is the real one of this
+// machine's programs (bwrap, profiles, the bundled reviewer and attestor). Nothing here is a fixture.
 import { spawnSync } from 'node:child_process';
-import { createHash, createPublicKey } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -85,37 +85,6 @@ export function writeChange(repo) {
     join(repo, 'test', 'export.test.js'),
     "import { exportCsv } from '../src/export.js';\n\nif (exportCsv() !== '1,a\\n2,b') throw new Error('export is wrong');\n",
   );
-}
-
-export function keyIdOfPem(pem) {
-  return createHash('sha256').update(createPublicKey(pem).export({ format: 'der', type: 'spki' })).digest('hex');
-}
-
-export const CREDENTIALS = ['reviewer', 'runner', 'gate', 'log', 'authority'];
-
-/** A trust root (docs/policy.md#policy-and-trust-root) naming each demo key for its one role. */
-export function trustRoot(keysDir) {
-  return {
-    version: 1,
-    expires: '2030-01-01T00:00:00Z',
-    keys: CREDENTIALS.map((role) => {
-      const pem = readFileSync(join(keysDir, `${role}.pub`), 'utf8');
-      return { key_id: keyIdOfPem(pem), public_key: pem, roles: [role], not_before: '2026-01-01T00:00:00Z', not_after: '2030-01-01T00:00:00Z' };
-    }),
-  };
-}
-
-/** One attestor config per signing credential (docs/formats.md#attestors): its key ref and its one kind. */
-export function attestorConfigs(dir, keysDir) {
-  const kinds = { reviewer: 'review-receipt', runner: 'review-receipt', gate: 'decision', log: 'checkpoint' };
-  const out = {};
-  for (const [credential, kind] of Object.entries(kinds)) {
-    const pem = readFileSync(join(keysDir, `${credential}.pub`), 'utf8');
-    const path = join(dir, `${credential}-attestor.json`);
-    writeFileSync(path, JSON.stringify({ credential, kind, key_id: keyIdOfPem(pem), key_ref: join(keysDir, `${credential}.key`) }));
-    out[credential] = { path, sha256: sha256File(path), keyId: keyIdOfPem(pem) };
-  }
-  return out;
 }
 
 /**

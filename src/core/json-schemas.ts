@@ -12,7 +12,7 @@ import { contractSchema } from './contract/schema.js';
 import { envelopeSchema } from './dsse.js';
 import { policySchema } from './policy.js';
 import { reviewReceiptPredicateSchema } from './receipt-predicate.js';
-import { runnerdRequestSchema, runnerdResponseSchema } from './runnerd-protocol.js';
+import { runnerdProgressFrameSchema, runnerdRequestSchema, runnerdResponseSchema } from './runnerd-protocol.js';
 import { trustRootSchema } from './trust-root.js';
 import { vsaPredicateSchema } from './vsa.js';
 import { preservationContractSchema } from './preservation/schema.js';
@@ -51,6 +51,11 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     schema: runnerdResponseSchema,
     title: 'governed runnerd socket response v1',
     rules: 'One JSON object on one line: the result co-located mode would print (exit, json, human) or its coded error. docs/runnerd.md.',
+  },
+  'runnerd-progress-frame': {
+    schema: runnerdProgressFrameSchema,
+    title: 'governed runnerd socket progress frame v1',
+    rules: 'Zero or more lines before the response, only for a review-run or review-challenge request with progress: true: a phase id of that command in src/core/progress.ts and an optional count. The client prints the phase from its own table; an unknown id makes the response malformed. docs/runnerd.md.',
   },
   policy: {
     schema: policySchema,
@@ -130,7 +135,7 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
   'deploy-record-manifest': {
     schema: deployRecordManifestSchema,
     title: 'governed deploy record manifest v1 (gate --export DIR: manifest.json)',
-    rules: 'files sorted by path and unique, each the sha256 of that file of DIR; the manifest is its own RFC 8785 bytes and its sha256 is the decision\'s export.manifestDigest. docs/gate.md.',
+    rules: 'files sorted by path and unique, each the sha256 of that file of DIR; the manifest is its own RFC 8785 bytes and its sha256 is the decision\'s export.manifestDigest. Each camelCase field carries its snake_case twin with the same value; the camelCase names are deprecated (removed in 0.3.0, docs/commands.md#the-json-style). docs/gate.md.',
   },
   'tlog-inclusion-proof': {
     schema: inclusionProofSchema,

@@ -1,6 +1,7 @@
 // One `--json` style (docs/commands.md#the-json-style): snake_case field names, and `ok`,
-// `schema_version` and `exit` on every object. Two objects predate it and are read by deploy
-// pipelines with camelCase names (`gate`, `status`, and decision.json of a deploy record): they keep
+// `schema_version` and `exit` on every object. Some objects predate it and are read by deploy
+// pipelines with camelCase names (`gate`, `status`, and decision.json and manifest.json of a deploy
+// record): they keep
 // every camelCase field for the deprecation period and carry its snake_case twin beside it, at every
 // depth, with the same value. The twins are generated here from the one rule `snakeCase`, never
 // written by hand; their JSON Schemas are generated the same way (./json-style-schema.ts). No zod
@@ -9,7 +10,7 @@
 /** The version of every `--json` object's format (`schema_version`). */
 export const JSON_SCHEMA_VERSION = 1;
 
-/** The release in which the camelCase fields of `gate` and `status` are removed (docs/commands.md#the-json-style). */
+/** The release in which the camelCase fields of `gate`, `status` and the deploy record are removed (docs/commands.md#the-json-style). */
 export const CAMEL_CASE_REMOVED_IN = '0.3.0';
 
 type SnakeChars<S extends string> = S extends `${infer H}${infer T}` ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${SnakeChars<T>}` : S;
@@ -31,7 +32,7 @@ export function snakeCase(key: string): string {
 /**
  * The object with each camelCase key's snake_case twin placed right after it, recursively through
  * objects and arrays; keys already in snake_case are unchanged. Only for objects whose keys are all
- * field names (never a map keyed by data): the gate decision and the status report.
+ * field names (never a map keyed by data): the gate decision, the status report, the deploy record's manifest.
  */
 export function withSnakeTwins<T>(value: T): WithSnakeTwins<T> {
   if (Array.isArray(value)) return value.map((v) => withSnakeTwins(v)) as WithSnakeTwins<T>;

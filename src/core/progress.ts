@@ -17,6 +17,13 @@ export const PROGRESS_PHASES = {
     sign: 'signing the receipt (reviewer and runner attestors)',
     commit: 'recording the run',
   },
+  'review-challenge': {
+    check: 'checking the unit, the writer, the pins and the slot',
+    scope: 're-checking the bound request contract and its sources',
+    hash: 'hashing the workspace and the baseline',
+    bundle: 'building the review bundle, workspace files:',
+    record: 'recording the challenge',
+  },
   'review-pass': {
     scope: 'files to review:',
     round: 'round',
@@ -38,7 +45,17 @@ export type ProgressPhase<C extends ProgressCommand> = keyof (typeof PROGRESS_PH
 export type ProgressSink<C extends ProgressCommand> = (phase: ProgressPhase<C>, count?: number) => void;
 
 /** The command name as the user types it. */
-const COMMAND_WORDS: Record<ProgressCommand, string> = { 'review-run': 'review-run', 'review-pass': 'review-pass', 'audit-verify': 'audit verify' };
+const COMMAND_WORDS: Record<ProgressCommand, string> = {
+  'review-run': 'review-run',
+  'review-challenge': 'review-challenge',
+  'review-pass': 'review-pass',
+  'audit-verify': 'audit verify',
+};
+
+/** Whether `phase` is one of `command`'s phases (a phase id from outside, e.g. a daemon's frame). */
+export function isProgressPhase<C extends ProgressCommand>(command: C, phase: string): phase is ProgressPhase<C> {
+  return Object.prototype.hasOwnProperty.call(PROGRESS_PHASES[command], phase);
+}
 
 /** `governed review-run [5/8] running the reviewer in the sandbox` (`(N)` appended when a count is given). */
 export function progressLine<C extends ProgressCommand>(command: C, phase: ProgressPhase<C>, count?: number): string {

@@ -39,8 +39,10 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ ...V, op: z.literal('lease-acquire'), unit, writer_session: session, ttl: duration }),
   z.strictObject({ ...V, op: z.literal('lease-release'), lease, writer_session: session }),
   z.strictObject({ ...V, op: z.literal('lease-list'), unit: z.optional(unit) }),
-  z.strictObject({ ...V, op: z.literal('review-challenge'), unit, writer_session: session, stage: name, slot: name, content: contentSchema }),
-  z.strictObject({ ...V, op: z.literal('review-run'), challenge }),
+  // `progress: true`: the client shows progress (docs/commands.md#progress-on-stderr); the daemon
+  // then writes a progress frame (below) as each phase starts, before its one response line.
+  z.strictObject({ ...V, op: z.literal('review-challenge'), unit, writer_session: session, stage: name, slot: name, content: contentSchema, progress: z.optional(z.literal(true)) }),
+  z.strictObject({ ...V, op: z.literal('review-run'), challenge, progress: z.optional(z.literal(true)) }),
   z.strictObject({ ...V, op: z.literal('status'), unit, content: contentSchema }),
   z.strictObject({ ...V, op: z.literal('receipt-show'), receipt }),
   // The next scope version of a unit (`unit bind`): the contract bytes, the writer's content (its
@@ -115,3 +117,11 @@ export const runnerdResponseSchema = z.union([
   z.strictObject({ ok: z.literal(false), error: errorShape }),
 ]);
 export type RunnerdResponse = z.infer<typeof runnerdResponseSchema>;
+
+/**
+ * A progress frame: one line before the response, only for a request that asked for progress. It
+ * carries a phase id and a count, never words: the client prints the phase's fixed words from its
+ * own table (src/core/progress.ts) and treats an id not in that table as a malformed response.
+ */
+export const runnerdProgressFrameSchema = z.strictObject({ progress: str({ re: /^[a-z]{1,16}$/ }), count: z.optional(int(0, Number.MAX_SAFE_INTEGER)) });
+export type RunnerdProgressFrame = z.infer<typeof runnerdProgressFrameSchema>;

@@ -20,6 +20,7 @@
 //     transaction that re-checks lease, unit state, pins and budget under the write lock; if
 //     recording fails the file is removed.
 import { resolve } from 'node:path';
+import type { ProgressSink } from '../core/progress.js';
 import { fail, GovernedError, highestPrecedence, isGovernedError } from '../core/errors.js';
 import { contractDigest, contentDigest, planningStateDigest, workStateDigest } from '../core/contract/digests.js';
 import { checkChangeCoverage } from '../core/contract/coverage.js';
@@ -75,6 +76,8 @@ export interface ChallengeArgs {
   readonly trustFile?: string | undefined;
   /** Runner clock, whole seconds: read at the sweep and again when the challenge is recorded. */
   readonly clock: () => number;
+  /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
+  readonly progress?: ProgressSink<'review-challenge'> | undefined;
 }
 
 export interface ChallengeResult {
@@ -174,6 +177,7 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
   const scopeOptions = { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude };
 
   // 3. The bound scope, re-checked and re-validated.
+  args.progress?.('scope');
   const scope = getScopeVersion(db, unit.unitId);
   const contract = parseContractBytes(scope.contractBytes);
   if (contractDigest(contract) !== scope.contractDigest) fail('scope_integrity_failed', [`scope:${scope.version}`]);
@@ -188,6 +192,7 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
   });
 
   // 4. Full re-hash of the workspace and the baseline; change coverage (docs/contract.md#validation-rules last rule, docs/contract.md#workspace-digest).
+  args.progress?.('hash');
   const [work, base] = await Promise.all([
     computeWorkspaceManifest(root, scopeOptions),
     computeCommitManifest(root, unit.baselineCommit, scopeOptions),
@@ -209,6 +214,7 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
   if (used >= policy.doc.max_runs_per_content) fail('challenge_budget_exhausted', [unit.unitId, `${stage}.${args.slot}`]);
 
   // 6. The bundle, from the bytes hashed above (planning: the baseline tree only, docs/contract.md#the-states-a-receipt-is-judged-against).
+  args.progress?.('bundle', work.entries.length);
   const paths = evidencePaths(contract, stage);
   const owners = pathOwners(contract);
   const budget = new ByteBudget(policy.maxBundleBytes);
@@ -273,9 +279,11 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
 export async function issueChallengeFlow(args: ChallengeArgs): Promise<ChallengeResult> {
   const store = openStore(args.home);
   try {
+    args.progress?.('check');
     const swept = sweep(store, args.clock());
     const pre = preflight(store, args, args.clock());
     const { built, challengeId, record } = await prepare(store, args, pre);
+    args.progress?.('record');
     const bundlePath = writeBundleFile(store.bundlesDir, challengeId, built.bytes);
     let issued: { issuedAt: number; expiresAt: number };
     try {

@@ -4,6 +4,8 @@ import { uncoveredPathsOf } from '../../flows/uncovered-changes.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { ReviewChallengeJson } from '../../core/command-output.js';
+import type { ProgressSink } from '../../core/progress.js';
+import { progressSink } from '../progress.js';
 
 /**
  * Prints ONLY {ok, challenge_id, stage, slot, expires_at} (docs/commands.md#what-each-command-guarantees): the bundle path, digests and
@@ -18,7 +20,9 @@ export async function reviewChallengeCommand(opts: {
   policy?: string;
   trust?: string;
   home?: string;
-}): Promise<CommandResult> {
+  json?: boolean;
+  progress?: boolean;
+}, progressTo: ProgressSink<'review-challenge'> | undefined = progressSink('review-challenge', opts)): Promise<CommandResult> {
   const r = await issueChallengeFlow({
     home: resolveHome(opts.home),
     unit: opts.unit,
@@ -29,6 +33,7 @@ export async function reviewChallengeCommand(opts: {
     policyFile: opts.policy ?? (process.env.GOVERNED_POLICY || undefined),
     trustFile: opts.trust ?? (process.env.GOVERNED_TRUST || undefined),
     clock: () => Math.floor(Date.now() / 1000),
+    progress: progressTo,
   }).catch((e: unknown) => {
     // Writer-side: name each uncovered changed path (what the writer must cover in the contract) on
     // stderr; the coded error itself still carries only the count (docs/contract-init.md).

@@ -116,6 +116,8 @@ async function governedCommand(opts: ReviewPassCliOptions, files: string[]): Pro
     trustFile: opts.trust ?? env('GOVERNED_TRUST'),
     clock: () => Math.floor(Date.now() / 1000),
     progress: progressSink('review-pass', opts),
+    challengeProgress: progressSink('review-challenge', opts),
+    runProgress: progressSink('review-run', opts),
   });
   const o = run.outcome;
   const runs = o.runs.map((r) => ({ round: r.round, slot: r.slot, verdict: r.verdict, run_id: r.run_id, receipt_id: r.receipt_id, error: r.error }));

@@ -8,6 +8,7 @@ import { writeError, type CommandResult } from '../output.js';
 import { resolveHome } from '../home.js';
 import { progressSink } from '../progress.js';
 import type { ReviewRunJson } from '../../core/command-output.js';
+import type { ProgressSink } from '../../core/progress.js';
 
 export interface ReviewRunOptions {
   challenge: string;
@@ -32,6 +33,8 @@ export interface ReviewRunDaemon {
   readonly separated: NonNullable<ReviewRunArgs['separated']>;
   /** The diagnostic co-located mode writes to stderr beside an ABORTED result goes to the client. */
   readonly diagnostic: (e: GovernedError) => void;
+  /** Progress frames to the client when it asked for them (docs/runnerd.md "The socket protocol"). */
+  readonly progress?: ProgressSink<'review-run'> | undefined;
 }
 
 export async function reviewRunCommand(opts: ReviewRunOptions, daemon?: ReviewRunDaemon): Promise<CommandResult> {
@@ -44,6 +47,7 @@ export async function reviewRunCommand(opts: ReviewRunOptions, daemon?: ReviewRu
       attestorsDir: daemon.attestorsDir,
       separated: daemon.separated,
       clock: () => Math.floor(Date.now() / 1000),
+      progress: daemon.progress,
     } : {
       home: resolveHome(opts.home),
       challengeId: opts.challenge,

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { STAGES } from '../../core/review-vocabulary.js';
 import { runAction } from '../run-action.js';
 import { homeOption, jsonOption, runnerOption } from '../options.js';
+import { progressOption } from '../progress.js';
 
 export function register(program: Command): void {
   program
@@ -28,6 +29,7 @@ export function register(program: Command): void {
     .addOption(runnerOption())
     .addOption(homeOption())
     .addOption(jsonOption())
+    .addOption(progressOption())
     .action(
       async (opts: {
         unit: string;
@@ -40,6 +42,7 @@ export function register(program: Command): void {
         home?: string;
         json?: boolean;
         runner?: string;
+        progress?: boolean;
       }) => {
         await runAction(opts, async () => {
           const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner);

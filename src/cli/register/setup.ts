@@ -9,9 +9,9 @@ export function register(program: Command): void {
     .command('setup')
     .description(
       'Set up governed on this machine in one command (docs/setup.md): an Ed25519 key per credential (reviewer, runner, ' +
-        'gate, log, authority; DIR/keys, private keys 0600, never overwritten), the trust root (DIR/trust.json, each key for ' +
+        'gate, log, authority, probe; DIR/keys, private keys 0600, never overwritten), the trust root (DIR/trust.json, each key for ' +
         'its one role, valid one year), an attestor configuration per signing credential (DIR/attestors), and a policy from ' +
-        'the chosen template with this machine\'s real digests (DIR/policy.yaml: bwrap, sandbox profile, seccomp blob, the ' +
+        'the chosen template with this machine\'s real digests (DIR/policy.yaml: bwrap, sandbox profiles, seccomp blob, the ' +
         'shipped reviewers and attestor, the configurations, the key ids); then `init` of the state directory. Prints the ' +
         'policy digest and the exact `gate` line the deploy side runs. A file already there is kept when it is exactly what ' +
         'setup would make and refused otherwise, so running it again on a finished DIR changes nothing and says so. ' +

@@ -9,7 +9,16 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ERROR_CODES, fail, GovernedError, type ErrorCode } from '../../core/errors.js';
-import { RUNNERD_MAX_RESPONSE_BYTES, runnerdResponseSchema, type RunnerdContent, type RunnerdRequest, type RunnerdResponse } from '../../core/runnerd-protocol.js';
+import {
+  RUNNERD_MAX_RESPONSE_BYTES,
+  runnerdProgressFrameSchema,
+  runnerdResponseSchema,
+  type RunnerdContent,
+  type RunnerdProgressFrame,
+  type RunnerdRequest,
+  type RunnerdResponse,
+} from '../../core/runnerd-protocol.js';
+import { isProgressPhase, type ProgressCommand, type ProgressSink } from '../../core/progress.js';
 import { findRepository, runGit, splitNul, type GitRepo } from '../../workspace/git.js';
 import { writeError, type CommandResult } from '../output.js';
 
@@ -23,12 +32,47 @@ export function refuseLocalOnly(opts: Record<string, unknown>, names: readonly s
   for (const n of names) if (opts[n] !== undefined) fail('runnerd_option_not_remote', [`--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`]);
 }
 
-export function runnerdCall(socket: string, req: RunnerdRequest, timeoutMs = 30 * 60_000, maxResponseBytes = RUNNERD_MAX_RESPONSE_BYTES): Promise<RunnerdResponse> {
+/**
+ * One request, its response. With `onProgress`, the lines before the response that are progress
+ * frames (docs/runnerd.md "The socket protocol") are handed to it as they arrive and skipped; the
+ * first line that is not a frame is the response, judged as always.
+ */
+export function runnerdCall(
+  socket: string,
+  req: RunnerdRequest,
+  timeoutMs = 30 * 60_000,
+  maxResponseBytes = RUNNERD_MAX_RESPONSE_BYTES,
+  onProgress?: (frame: RunnerdProgressFrame) => boolean,
+): Promise<RunnerdResponse> {
   return new Promise((resolve, reject) => {
     const s = connect(socket);
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    // Frames are read only while every line so far was one; `skip` bytes of them precede the response.
+    let framing = onProgress !== undefined;
+    let head = Buffer.alloc(0);
+    let skip = 0;
+    const frames = (c: Buffer): void => {
+      head = Buffer.concat([head, c]);
+      for (let nl = head.indexOf(10); framing && nl !== -1; nl = head.indexOf(10)) {
+        let frame: RunnerdProgressFrame | null = null;
+        try {
+          const parsed = runnerdProgressFrameSchema.safeParse(JSON.parse(head.subarray(0, nl).toString('utf8')));
+          frame = parsed.success ? parsed.data : null;
+        } catch {
+          frame = null;
+        }
+        // A frame whose phase the client's own table lacks is no frame: the response check refuses it.
+        if (frame === null || onProgress?.(frame) !== true) {
+          framing = false;
+          break;
+        }
+        skip += nl + 1;
+        head = head.subarray(nl + 1);
+      }
+      if (!framing) head = Buffer.alloc(0);
+    };
     const done = (f: () => void): void => {
       if (settled) return;
       settled = true;
@@ -44,9 +88,10 @@ export function runnerdCall(socket: string, req: RunnerdRequest, timeoutMs = 30 
       size += c.length;
       if (size > maxResponseBytes) return unreachable();
       chunks.push(c);
+      if (framing) frames(c);
     });
     s.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
+      const text = Buffer.concat(chunks).subarray(skip).toString('utf8');
       const nl = text.indexOf('\n');
       let value: unknown;
       try {
@@ -61,6 +106,15 @@ export function runnerdCall(socket: string, req: RunnerdRequest, timeoutMs = 30 
   });
 }
 
+/** A daemon's progress frames printed through `sink` in the client's own words; false for a phase `command` lacks. */
+export function progressFrames<C extends ProgressCommand>(command: C, sink: ProgressSink<C>): (frame: RunnerdProgressFrame) => boolean {
+  return (f) => {
+    if (!isProgressPhase(command, f.progress)) return false;
+    sink(f.progress, f.count);
+    return true;
+  };
+}
+
 function errorOf(e: { code: string; ids: readonly string[] }): GovernedError {
   return Object.prototype.hasOwnProperty.call(ERROR_CODES, e.code)
     ? new GovernedError(e.code as ErrorCode, { ids: [...e.ids] })
@@ -73,8 +127,9 @@ export async function remoteResult(
   req: RunnerdRequest,
   opts: { json?: boolean },
   maxResponseBytes = RUNNERD_MAX_RESPONSE_BYTES,
+  onProgress?: (frame: RunnerdProgressFrame) => boolean,
 ): Promise<CommandResult & { envelope?: Buffer; presentation?: Buffer; storeCopy?: NonNullable<Extract<RunnerdResponse, { ok: true }>['store_copy']> }> {
-  const r = await runnerdCall(socket, req, undefined, maxResponseBytes);
+  const r = await runnerdCall(socket, req, undefined, maxResponseBytes, onProgress);
   if (!r.ok) throw errorOf(r.error);
   if (r.diagnostic !== undefined) writeError(errorOf(r.diagnostic), { json: false });
   void opts;

@@ -284,7 +284,9 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
         if (!parsed.success || ctx === null) return reply(errorReply(new GovernedError('runnerd_request_invalid')));
         inflight++;
         try {
-          const r = await dispatch(ctx, peer, parsed.data);
+          const r = await dispatch(ctx, peer, parsed.data, (frame) => {
+            if (!sock.destroyed) sock.write(`${JSON.stringify(frame)}\n`);
+          });
           // The request's entries are committed: its due checkpoint now (docs/runnerd.md "Checkpoints").
           const cp = await checkpoint();
           const result = cp === null ? r.result : withCheckpoint(r.result, cp);

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail, GovernedError } from '../../core/errors.js';
-import type { RunnerdRequest } from '../../core/runnerd-protocol.js';
+import type { RunnerdProgressFrame, RunnerdRequest } from '../../core/runnerd-protocol.js';
+import type { ProgressCommand, ProgressSink } from '../../core/progress.js';
 import type { Separation } from '../../core/receipt-predicate.js';
 import { closeStore, openStore } from '../../store/index.js';
 import type { RunnerdOwners } from '../../store/runnerd-owners.js';
@@ -97,7 +98,14 @@ function unitOfChallenge(ctx: DaemonContext, challenge: string): string | null {
 
 const checkout = (ctx: DaemonContext, unit: string): string => join(ctx.layout.workDir, unit);
 
-export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdRequest): Promise<Reply> {
+/** A progress sink that writes frames to the client (phase ids and counts, never words). */
+function frameSink<C extends ProgressCommand>(emit: ((frame: RunnerdProgressFrame) => void) | undefined): ProgressSink<C> | undefined {
+  if (emit === undefined) return undefined;
+  return (phase, count) => emit(count === undefined ? { progress: phase } : { progress: phase, count });
+}
+
+/** `emit` writes one progress frame to the client (only asked for by review-challenge and review-run). */
+export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdRequest, emit?: (frame: RunnerdProgressFrame) => void): Promise<Reply> {
   if (ctx.governedUids().has(peer.uid)) fail('runnerd_client_uid_forbidden', [`uid:${peer.uid}`]);
   const home = ctx.layout.home;
   switch (req.op) {
@@ -157,7 +165,8 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
       const { reviewChallengeCommand } = await import('../commands/challenge.js');
       return ctx.withUnit(req.unit, async () => {
         const repo = await importContent(checkout(ctx, req.unit), req.content);
-        return { result: await reviewChallengeCommand({ unit: req.unit, writerSession: req.writer_session, stage: req.stage, slot: req.slot, repo, home }) };
+        const progress = frameSink<'review-challenge'>(req.progress === true ? emit : undefined);
+        return { result: await reviewChallengeCommand({ unit: req.unit, writerSession: req.writer_session, stage: req.stage, slot: req.slot, repo, home }, progress) };
       });
     }
     case 'review-run': {
@@ -183,6 +192,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
             diagnostic: (e) => {
               diagnostic = e;
             },
+            progress: frameSink<'review-run'>(req.progress === true ? emit : undefined),
           },
         );
       const result = await ctx.withRunSlot(() => (unit === null ? run() : ctx.withUnit(unit, run)));

@@ -9,19 +9,32 @@ import { materializeStoreCopy } from '../../flows/runnerd/store-copy.js';
 import { fail } from '../../core/errors.js';
 import { writeNewFile } from '../../flows/run/receipt-show.js';
 import type { CommandResult } from '../output.js';
-import { refuseLocalOnly, remoteResult, snapshotContent } from './client.js';
+import { progressSink } from '../progress.js';
+import { progressFrames, refuseLocalOnly, remoteResult, snapshotContent } from './client.js';
 
 const repoOf = (o: { repo?: string }): string => o.repo ?? process.cwd();
 
-export async function remoteReviewChallenge(socket: string, o: { unit: string; writerSession: string; stage: string; slot: string; repo?: string; policy?: string; trust?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+// review-challenge and review-run show the daemon's phases as co-located mode shows its own
+// (docs/commands.md#progress-on-stderr): the request asks for frames only when progress is on here.
+export async function remoteReviewChallenge(
+  socket: string,
+  o: { unit: string; writerSession: string; stage: string; slot: string; repo?: string; policy?: string; trust?: string; home?: string; json?: boolean; progress?: boolean },
+): Promise<CommandResult> {
   refuseLocalOnly(o, ['home', 'policy', 'trust']);
+  const sink = progressSink('review-challenge', o);
   const content = await snapshotContent(repoOf(o));
-  return remoteResult(socket, { v: 1, op: 'review-challenge', unit: o.unit, writer_session: o.writerSession, stage: o.stage, slot: o.slot, content }, o);
+  const req = { v: 1 as const, op: 'review-challenge' as const, unit: o.unit, writer_session: o.writerSession, stage: o.stage, slot: o.slot, content };
+  return sink === undefined ? remoteResult(socket, req, o) : remoteResult(socket, { ...req, progress: true }, o, undefined, progressFrames('review-challenge', sink));
 }
 
-export async function remoteReviewRun(socket: string, o: { challenge: string; repo?: string; reviewersDir?: string; attestors?: string; bwrap?: string; policy?: string; trust?: string; home?: string; json?: boolean }): Promise<CommandResult> {
+export async function remoteReviewRun(
+  socket: string,
+  o: { challenge: string; repo?: string; reviewersDir?: string; attestors?: string; bwrap?: string; policy?: string; trust?: string; home?: string; json?: boolean; progress?: boolean },
+): Promise<CommandResult> {
   refuseLocalOnly(o, ['home', 'policy', 'trust', 'reviewersDir', 'attestors', 'bwrap', 'repo']);
-  return remoteResult(socket, { v: 1, op: 'review-run', challenge: o.challenge }, o);
+  const sink = progressSink('review-run', o);
+  const req = { v: 1 as const, op: 'review-run' as const, challenge: o.challenge };
+  return sink === undefined ? remoteResult(socket, req, o) : remoteResult(socket, { ...req, progress: true }, o, undefined, progressFrames('review-run', sink));
 }
 
 export async function remoteStatus(socket: string, o: { unit: string; repo?: string; home?: string; json?: boolean }): Promise<CommandResult> {

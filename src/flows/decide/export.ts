@@ -27,10 +27,10 @@
 // when --export is given (off the lean gate path, docs/gate.md §6).
 // Imports: node built-ins, and only the governed modules that every lazy path of the gate already
 // shares with it (errors, canonical and strict JSON: one chunk with esbuild's runtime). The
-// stored-envelope reader and the JSON/YAML naming rule live in the gate's own bundle; a value import
+// stored-envelope reader, the JSON/YAML naming rule and the snake_case twin rule live in the gate's own bundle; a value import
 // of them here would make esbuild split them out of it into extra chunks, and the gate — started
 // cold on every release (bench/gate) — would load more files even without --export (measured: 4 → 6
-// files in dist/gate.mjs's static closure). The gate hands those two in (`RecordTools`);
+// files in dist/gate.mjs's static closure). The gate hands them in (`RecordTools`);
 // test/gate-export.test.ts fails if a chunk is split off for the exporter.
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
@@ -50,6 +50,8 @@ export interface RecordTools {
   readonly isJsonText: (text: string, fileName: string) => boolean;
   /** The newest stored checkpoint and the relied-on receipts' inclusion proofs (./record-tlog.ts). */
   readonly tlogFiles: (db: Db, receipts: readonly string[]) => Map<string, Buffer>;
+  /** The one twin rule of the JSON style (src/core/json-style.ts `withSnakeTwins`), for manifest.json. */
+  readonly withSnakeTwins: (manifest: DeployRecordManifestCamel) => DeployRecordManifest;
 }
 
 export const EXPORT_FORMAT = 'governed/gate-record';
@@ -58,7 +60,7 @@ export const EXPORT_VERSION = 1;
 /** What the decision object says of a written record: `path` as given, `manifestDigest` = sha256 of manifest.json (defined once in src/core/command-output.ts). */
 export type { DeployRecordRef } from '../../core/command-output.js';
 import type { DeployRecordRef, GateDecisionJson } from '../../core/command-output.js';
-import type { DeployRecordManifest } from '../../core/deploy-record.js';
+import type { DeployRecordManifest, DeployRecordManifestCamel } from '../../core/deploy-record.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
@@ -139,7 +141,7 @@ export class DeployRecord {
    * `decision` is the printed decision object without its `export` field.
    */
   finish(decision: RecordDecision & Record<string, unknown>, trust: { file: string; bytes: Buffer }): DeployRecordRef {
-    const { isJsonText } = this.tools;
+    const { isJsonText, withSnakeTwins } = this.tools;
     try {
       this.files.set('decision.json', Buffer.from(canonicalJson(decision), 'utf8'));
       this.files.set(`trust.${isJsonText(trust.bytes.toString('utf8'), trust.file) ? 'json' : 'yaml'}`, trust.bytes);
@@ -148,7 +150,7 @@ export class DeployRecord {
         this.files.set('vsa.json', vsa);
         for (const [path, bytes] of containersOf(vsa, 'vsa')) this.files.set(path, bytes);
       }
-      const manifest: DeployRecordManifest = {
+      const manifest: DeployRecordManifest = withSnakeTwins({
         format: EXPORT_FORMAT,
         version: EXPORT_VERSION,
         unit: decision.unit,
@@ -158,7 +160,7 @@ export class DeployRecord {
         policyDigest: decision.policyDigest,
         gateTrustDigest: decision.gateTrustDigest,
         files: [...this.files.keys()].sort().map((path) => ({ path, sha256: sha256Hex(this.files.get(path) as Buffer) })),
-      };
+      });
       const manifestBytes = Buffer.from(canonicalJson(manifest), 'utf8');
       this.files.set('manifest.json', manifestBytes);
       const subs = [

@@ -414,7 +414,7 @@ async function decideOnSnapshot(
   // signed), and the relied-on envelopes copied inside this read snapshot; written by `gateFlow`.
   if (args.export !== undefined) {
     const { DeployRecord } = await import('./export.js');
-    k.record = DeployRecord.begin(args.export, { receiptEnvelope, isJsonText, tlogFiles: (d, ids) => recordTlogFiles(store.home, d, ids) });
+    k.record = DeployRecord.begin(args.export, { receiptEnvelope, isJsonText, withSnakeTwins, tlogFiles: (d, ids) => recordTlogFiles(store.home, d, ids) });
     k.record.addRecords(db, decision.reliedOn);
   }
   // 6. The signed decision.

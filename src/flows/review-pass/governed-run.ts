@@ -37,6 +37,9 @@ export interface GovernedRunOptions extends Omit<ReviewRunArgs, 'challengeId' | 
   readonly writerSession: string;
   /** One call as each round and each slot's run starts (docs/commands.md#progress-on-stderr). */
   readonly progress?: ProgressSink<'review-pass'> | undefined;
+  /** Each slot's challenge and run report their own phases, as `review-challenge` and `review-run` do. */
+  readonly challengeProgress?: ProgressSink<'review-challenge'> | undefined;
+  readonly runProgress?: ProgressSink<'review-run'> | undefined;
   /**
    * The protocol engine's clock in milliseconds (report times, durations, the seed's time budget);
    * default: the runner clock × 1000. Injected by the golden tests so reports are reproducible.
@@ -194,6 +197,7 @@ async function runSlot(o: GovernedRunOptions, plan: GovernedPlan, round: number,
         policyFile: o.policyFile,
         trustFile: o.trustFile,
         clock: o.clock,
+        progress: o.challengeProgress,
       })
     ).challengeId;
   } catch (e) {
@@ -213,6 +217,7 @@ async function runSlot(o: GovernedRunOptions, plan: GovernedPlan, round: number,
       policyFile: o.policyFile,
       trustFile: o.trustFile,
       clock: o.clock,
+      progress: o.runProgress,
     });
     const facts = receiptFacts(o, plan, slot, challengeId, r.runId, r.receiptId, r.verdict);
     return { round, slot, reviewer: facts.reviewer, challenge_id: challengeId, run_id: r.runId, verdict: r.verdict, receipt_id: r.receiptId, execution_id: facts.execution_id, error: null, findings: facts.findings };
