@@ -3,7 +3,7 @@
 // real unix socket that writes exactly the lines each case needs. The client asks for progress frames
 // only when progress is on, prints a frame's phase in its OWN words, and treats any other line before
 // the response (an unknown phase id, a frame carrying text, a frame it never asked for) as a malformed
-// answer: `runnerd_unreachable`, the daemon's text never on the writer's terminal. The real daemon's
+// answer: `runnerd_answer_invalid`, the daemon's text never on the writer's terminal. The real daemon's
 // frames are in test/runnerd-separated.test.ts.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -87,10 +87,10 @@ describe('review-run --runner progress frames', () => {
     ['a frame whose count is not a non-negative integer', [{ progress: 'load', count: -1 }, RESPONSE]],
     ['words in place of the phase id', [{ progress: INJECTED }, RESPONSE]],
     ['a raw text line', [INJECTED, RESPONSE]],
-  ])('refused: %s makes the answer malformed (runnerd_unreachable), the daemon\'s text never printed', async (_name, lines) => {
+  ])('refused: %s makes the answer malformed (runnerd_answer_invalid), the daemon\'s text never printed', async (_name, lines) => {
     const r = await client(['--progress', '--json'], lines);
-    expect(r.code).toBe(2);
-    expect(errorCode(r.stdout)).toBe('runnerd_unreachable');
+    expect(r.code).toBe(1);
+    expect(errorCode(r.stdout)).toBe('runnerd_answer_invalid');
     for (const leak of [INJECTED, 'injected', 'INJECTED']) {
       expect(r.stderr).not.toContain(leak);
       expect(r.stdout).not.toContain(leak);
@@ -100,8 +100,8 @@ describe('review-run --runner progress frames', () => {
 
   it('refused: frames the client did not ask for are not skipped (the first line must be the response)', async () => {
     const r = await client(['--json'], [{ progress: 'load' }, RESPONSE]);
-    expect(r.code).toBe(2);
-    expect(errorCode(r.stdout)).toBe('runnerd_unreachable');
+    expect(r.code).toBe(1);
+    expect(errorCode(r.stdout)).toBe('runnerd_answer_invalid');
     expect(r.stderr).not.toContain('governed review-run [');
   });
 });

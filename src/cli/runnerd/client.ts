@@ -80,10 +80,15 @@ export function runnerdCall(
       s.destroy();
       f();
     };
-    const unreachable = (): void => done(() => reject(new GovernedError('runnerd_unreachable')));
+    // Before the request is written nothing was sent; after it, the daemon may have acted on it.
+    let sent = false;
+    const unreachable = (): void => done(() => reject(new GovernedError(sent ? 'runnerd_answer_invalid' : 'runnerd_unreachable')));
     const timer = setTimeout(unreachable, timeoutMs);
     s.on('error', unreachable);
-    s.on('connect', () => s.write(`${JSON.stringify(req)}\n`));
+    s.on('connect', () => {
+      sent = true;
+      s.write(`${JSON.stringify(req)}\n`);
+    });
     s.on('data', (c: Buffer) => {
       size += c.length;
       if (size > maxResponseBytes) return unreachable();

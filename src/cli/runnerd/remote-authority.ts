@@ -40,7 +40,7 @@ export async function remoteAuthorityRequest(socket: string, o: AuthorityRequest
     },
     o,
   );
-  const presentation = r.presentation ?? fail('runnerd_unreachable');
+  const presentation = r.presentation ?? fail('runnerd_answer_invalid');
   // Written after the daemon committed the request, as co-located mode does: a failed write leaves
   // an unused request that expires.
   writeNewFile(o.out, presentation);

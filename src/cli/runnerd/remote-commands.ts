@@ -83,7 +83,7 @@ export async function remoteLeaseList(socket: string, o: { unit?: string; home?:
 export async function remoteReceiptShow(socket: string, o: { receipt: string; out?: string; home?: string; json?: boolean }): Promise<CommandResult> {
   refuseLocalOnly(o, ['home']);
   const r = await remoteResult(socket, { v: 1, op: 'receipt-show', receipt: o.receipt }, o);
-  const envelope = r.envelope ?? fail('runnerd_unreachable');
+  const envelope = r.envelope ?? fail('runnerd_answer_invalid');
   const summary = r.json;
   if (o.out !== undefined) writeNewFile(o.out, envelope);
   if (!o.json && o.out === undefined) {
@@ -122,7 +122,7 @@ export async function remoteUnitBind(
  */
 export async function remoteStoreCopy(socket: string, unit: string): Promise<{ home: string; dispose: () => void }> {
   const r = await remoteResult(socket, { v: 1, op: 'store-copy', unit }, {}, RUNNERD_STORE_COPY_MAX_RESPONSE_BYTES);
-  const copy = r.storeCopy ?? fail('runnerd_unreachable');
+  const copy = r.storeCopy ?? fail('runnerd_answer_invalid');
   return materializeStoreCopy(process.env.TMPDIR || tmpdir(), {
     dbGz: Buffer.from(copy.db_gz_b64, 'base64'),
     checkpoint: copy.checkpoint === undefined ? null : { size: copy.checkpoint.size, note: Buffer.from(copy.checkpoint.note_b64, 'base64') },

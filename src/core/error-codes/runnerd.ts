@@ -7,13 +7,14 @@ export const RUNNERD_ERRORS = {
   runnerd_attestor_unavailable: def(1, 'A warm attestor of the daemon is not running (crashed and not yet restarted, or it never became ready); the run was recorded as ABORTED.'),
   runnerd_draining: def(1, 'The daemon is shutting down (SIGTERM) and takes no new work; retry against the restarted daemon.'),
   runnerd_sandbox_unavailable: def(1, 'The daemon\'s sandbox host (the process that runs reviewers under the policy\'s sandbox uid) is not running; nothing was claimed, or a run in flight was recorded as ABORTED. Restart the daemon.'),
+  runnerd_answer_invalid: def(1, 'The request was sent, but the daemon\'s answer did not arrive whole in time, was larger than the cap, or is not one strict response (a progress frame the client did not ask for or does not know makes it malformed). The daemon may have acted on the request: check with status before retrying.'),
   runnerd_busy: def(1, 'The daemon refused the connection: this client uid holds too many open connections, or all connections together hold too many request bytes not yet read whole (src/core/limits.ts); nothing was done; retry when earlier requests have finished.'),
 
   // --- 2 usage / configuration ----------------------------------------------------------------
   runnerd_request_invalid: def(2, 'The socket message is not one strict JSON request of the runnerd protocol (unknown operation or field, wrong type, or not one line); nothing was done.'),
   runnerd_request_too_large: def(2, 'The socket message is larger than the protocol cap; the connection was closed and nothing was done.'),
   runnerd_request_timeout: def(2, 'The socket message did not arrive whole within the protocol timeout; the connection was closed and nothing was done.'),
-  runnerd_unreachable: def(2, 'The runner socket could not be reached (absent, permission denied, or the daemon closed the connection); nothing was sent.'),
+  runnerd_unreachable: def(2, 'The runner socket could not be reached (absent, permission denied, or the connection was refused); nothing was sent.'),
   runnerd_option_not_remote: def(2, 'This option names a file or directory of the runner machine; with --runner the daemon uses its own configuration and the option is refused.'),
   runnerd_not_root: def(2, 'governed runnerd and runnerd setup must be started as root (they switch to the governed and attestor users themselves).'),
   runnerd_user_missing: def(2, 'A system user or group runnerd needs does not exist (run governed runnerd setup first).'),
