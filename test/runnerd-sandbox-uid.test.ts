@@ -31,6 +31,21 @@ const sha = (p: string): string => {
   return h.digest('hex');
 };
 
+/** Whether `ancestor` is on `pid`'s parent chain (PPid lines of /proc/<pid>/status). */
+function descendsFrom(pid: number, ancestor: number): boolean {
+  for (let p = pid, i = 0; p > 1 && i < 64; i++) {
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${p}/status`, 'latin1');
+    } catch {
+      return false;
+    }
+    p = Number(/^PPid:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+    if (p === ancestor) return true;
+  }
+  return false;
+}
+
 /** Uid/Gid/Groups lines of /proc/<pid>/status. */
 function procIds(pid: number): { uids: number[]; gids: number[]; groups: number[] } | null {
   let text: string;
@@ -129,6 +144,9 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
           continue;
         }
         if (!cmd.includes('/opt/reviewer/reviewer')) continue;
+        // Only this daemon's reviewer: a descendant of its sandbox host (other test files may run
+        // reviewers of their own at the same time).
+        if (!descendsFrom(Number(e), d.ready.sandbox_host_pid as number)) continue;
         const ids = procIds(Number(e));
         if (ids !== null) seen.push(ids);
       }
