@@ -1977,12 +1977,6 @@ function refine(fn, _params = {}) {
 }
 var meta2 = meta;
 
-// src/core/canonical.ts
-var nativeIsWellFormed = String.prototype.isWellFormed;
-
-// src/core/preservation/incident.ts
-var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
-
 // src/core/preservation/vocabulary.ts
 var SURFACE_KINDS = [
   "cli_command",
@@ -2000,6 +1994,7 @@ var DESTRUCTIVE_DISPOSITIONS = ["replace", "remove", "disable", "redirect", "mig
 var VENDOR_DISPOSITIONS = ["import", "preserve"];
 var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
 var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
 
 // src/core/schema-primitives.ts
 function str2(o = {}) {

@@ -10,8 +10,7 @@
 // `preservationSectionViolation` below, bundled into its single file by scripts/pinned-build.mjs.
 // zod/mini, so the reviewer carries only the checks it uses.
 import * as z from 'zod/mini';
-import { INCIDENT_KINDS } from '../preservation/incident.js';
-import { CAPABILITY_RE, DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, ENTRY_RE, SURFACE_KINDS, VENDOR_DISPOSITIONS } from '../preservation/vocabulary.js';
+import { CAPABILITY_RE, DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, ENTRY_RE, INCIDENT_KINDS, SURFACE_KINDS, VENDOR_DISPOSITIONS } from '../preservation/vocabulary.js';
 import { int, str } from '../schema-primitives.js';
 
 const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });

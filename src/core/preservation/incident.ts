@@ -5,8 +5,8 @@
 // passes them here; the digest it returns is what a preservation binding records and the planning
 // state binds.
 import { digestOf } from '../canonical.js';
-
-export const INCIDENT_KINDS = ['directives', 'scope_change', 'correction', 'drift', 'dirty', 'aborted'] as const;
+import { INCIDENT_KINDS } from './vocabulary.js';
+export { INCIDENT_KINDS };
 export type IncidentKind = (typeof INCIDENT_KINDS)[number];
 
 /** One log row of the unit that belongs to its history. */

@@ -28,3 +28,6 @@ export const VENDOR_DISPOSITIONS = ['import', 'preserve'] as const;
 export const ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
 /** A capability token: a subcommand, an option or an export name. */
 export const CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+
+/** The kinds of an incident-history item (./incident.ts builds the history). */
+export const INCIDENT_KINDS = ['directives', 'scope_change', 'correction', 'drift', 'dirty', 'aborted'] as const;
