@@ -127,22 +127,26 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
     ensure(join(l.attestorsDir, `${c}.json`), 'file', 0, 0, 0o444, config);
     credentials[c] = { key_id: keyId, attestor_sha256: sha256(program), attestor_config_sha256: sha256(config) };
   }
-  // The log key: the daemon's own (docs/runnerd.md "Checkpoints"), and the pinned tlog-checkpoint
-  // attestor that signs with it, run by the daemon as a child under the governed uid.
-  {
-    const origin = a.logOrigin ?? `governed-runnerd/${hostname()}`;
-    if (!isKeyName(origin)) fail('usage_error', ['--log-origin']);
-    ensure(logKeyDirOf(l), 'dir', daemon.uid, daemon.gid, 0o700);
-    const keyFile = logKeyFileOf(l);
+  // A key of the daemon's own (the log and probe keys): its directory 0700 and the key 0600, both the
+  // governed user's; written once, from the given file or freshly generated; returns its key id.
+  const daemonOwnKey = (dir: string, keyFile: string, given: string | undefined): string => {
+    ensure(dir, 'dir', daemon.uid, daemon.gid, 0o700);
     unlessPlain(keyFile, 'file');
     if (!existsSync(keyFile)) {
-      const given = a.keys.log;
       const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
       writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
       actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
     }
     ensure(keyFile, 'file', daemon.uid, daemon.gid, 0o600);
-    const keyId = publicKeyFromSpkiDer(createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' })).keyId;
+    return publicKeyFromSpkiDer(createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' })).keyId;
+  };
+  // The log key: the daemon's own (docs/runnerd.md "Checkpoints"), and the pinned tlog-checkpoint
+  // attestor that signs with it, run by the daemon as a child under the governed uid.
+  {
+    const origin = a.logOrigin ?? `governed-runnerd/${hostname()}`;
+    if (!isKeyName(origin)) fail('usage_error', ['--log-origin']);
+    const keyFile = logKeyFileOf(l);
+    const keyId = daemonOwnKey(logKeyDirOf(l), keyFile, a.keys.log);
     const logProgram = readFileSync(join(installRoot(), 'attestors', 'tlog-note.mjs'));
     ensure(join(l.attestorsDir, 'log.mjs'), 'file', 0, 0, 0o444, logProgram);
     const config = Buffer.from(JSON.stringify({ credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: keyId, key_ref: keyFile, origin }));
@@ -152,17 +156,8 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
   // The probe key: the daemon's own, like the log key (docs/runnerd.md#probes-through-the-daemon), and
   // the pinned ed25519-file attestor of kind probe that signs with it, run by the daemon as a child.
   {
-    ensure(probeKeyDirOf(l), 'dir', daemon.uid, daemon.gid, 0o700);
     const keyFile = probeKeyFileOf(l);
-    unlessPlain(keyFile, 'file');
-    if (!existsSync(keyFile)) {
-      const given = a.keys.probe;
-      const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
-      writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
-      actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
-    }
-    ensure(keyFile, 'file', daemon.uid, daemon.gid, 0o600);
-    const keyId = publicKeyFromSpkiDer(createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' })).keyId;
+    const keyId = daemonOwnKey(probeKeyDirOf(l), keyFile, a.keys.probe);
     ensure(join(l.attestorsDir, 'probe.mjs'), 'file', 0, 0, 0o444, program);
     const config = Buffer.from(JSON.stringify({ credential: 'probe', kind: 'probe', key_id: keyId, key_ref: keyFile }));
     ensure(join(l.attestorsDir, 'probe.json'), 'file', 0, 0, 0o444, config);
