@@ -9,6 +9,8 @@ import { count, hex64, int, str } from './schema-primitives.js';
 const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/ });
 const id = int(1, Number.MAX_SAFE_INTEGER);
 const uid = int(1, 4294967294);
+/** An absolute path without `.`/`..` segments (a sealed tree the daemon made). */
+const sealedPath = str({ re: /^(\/(?!\.{1,2}(\/|$))[A-Za-z0-9._-]{1,255}){1,64}$/ });
 const ns = z.strictObject({ cgroup: count, ipc: count, mnt: count, net: count, pid: count, user: count, uts: count });
 
 export const sandboxHostJobSchema = z.strictObject({
@@ -35,6 +37,17 @@ export const sandboxHostJobSchema = z.strictObject({
   ),
   /** Behind the relay: its pinned bytes and the allowlist they must be on. */
   relay: z.optional(z.strictObject({ bytes_b64: b64, sha256: z.array(hex64) })),
+  /** A check slot (docs/runnerd.md#check-slots-on-the-sandbox-host): the sealed trees the daemon made
+   * in its sealed directory (the host opens them itself, read-only, for the check profile's
+   * descriptors) and the dependency root's path inside the snapshot. */
+  check: z.optional(
+    z.strictObject({
+      snapshot: sealedPath,
+      dependencies: z.nullable(sealedPath),
+      // Validated again by the sandbox layer (runner/sandbox/argv.ts) before bwrap runs.
+      dependency_root: z.nullable(str({ min: 1, max: 4096 })),
+    }),
+  ),
 });
 export type SandboxHostJob = z.infer<typeof sandboxHostJobSchema>;
 

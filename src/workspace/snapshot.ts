@@ -357,10 +357,12 @@ export function removeSealed(dir: string): void {
 export const SEAL_PARENT = '/tmp';
 const LABEL_RE = /^[A-Za-z0-9-]{1,64}$/;
 
-/** A fresh, root-of-run directory for sealed trees: `/tmp/governed-sealed-<label>-XXXXXX`, 0711. */
-export function makeSealRoot(label: string): string {
+/** A fresh, root-of-run directory for sealed trees: `<parent>/governed-sealed-<label>-XXXXXX`, 0711.
+ * `parent` is the sticky /tmp, or a directory only governed can write (separated mode's
+ * `<dir>/sealed`, docs/runnerd.md#check-slots-on-the-sandbox-host) — never one a caller names. */
+export function makeSealRoot(label: string, parent: string = SEAL_PARENT): string {
   if (!LABEL_RE.test(label)) fail('internal_error', ['snapshot.label']);
-  const dir = mkdtempSync(join(SEAL_PARENT, `governed-sealed-${label}-`));
+  const dir = mkdtempSync(join(parent, `governed-sealed-${label}-`));
   chmodSync(dir, 0o711);
   return dir;
 }

@@ -38,6 +38,7 @@ import { statFact } from '../../flows/runnerd/stat-fact.js';
 import { WarmAttestor } from '../../flows/runnerd/warm-attestor.js';
 import { SandboxHost, SANDBOX_HOST_READY_MS } from '../../flows/runnerd/sandbox-host.js';
 import { prepareEgressSocketDir } from '../../flows/runnerd/sandbox-host-egress.js';
+import { prepareSealedDir } from '../../flows/runnerd/sandbox-host-check.js';
 import { pinnedSandboxUid } from '../../flows/runnerd/sandbox-uid.js';
 import { realpathSync } from 'node:fs';
 import { dispatch, type DaemonContext, type Peer } from './dispatch.js';
@@ -180,6 +181,8 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
   if (sandboxHost !== null && startUid !== null) {
     try {
       sandboxHost.egressSocketDir = prepareEgressSocketDir(layout.base, daemon.uid, startUid);
+      // …and the one check slots' sealed trees go in (docs/runnerd.md#check-slots-on-the-sandbox-host).
+      sandboxHost.sealedDir = prepareSealedDir(layout.base, daemon.uid, startUid);
     } catch (e) {
       await Promise.all([stopWarm(), sandboxHost.close()]);
       throw e;

@@ -188,6 +188,7 @@ export async function dispatch(ctx: DaemonContext, peer: Peer, req: RunnerdReque
               signers: ctx.signers,
               sandbox: ctx.sandbox?.delegate(),
               egressSocketDir: ctx.sandbox?.egressSocketDir ?? null,
+              sealedDir: ctx.sandbox?.sealedDir ?? null,
             },
             diagnostic: (e) => {
               diagnostic = e;

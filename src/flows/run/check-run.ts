@@ -69,9 +69,11 @@ export async function sealForCheck(o: {
   readonly runId: string;
   readonly workspaceDigest: string;
   readonly plan: CheckPlan;
+  /** Where the seal root is made (default the sticky /tmp; the daemon's `<dir>/sealed`, docs/runnerd.md#check-slots-on-the-sandbox-host). */
+  readonly parent?: string | undefined;
 }): Promise<SealedCheck> {
   const dep = o.plan.inputs.dependency_root;
-  const root = makeSealRoot(o.runId);
+  const root = makeSealRoot(o.runId, o.parent);
   try {
     const snapshot = await sealWorkspace({
       repo: o.repo,
@@ -121,14 +123,15 @@ export function removeSealedCheck(s: SealedCheck): void {
 const SEALED_RE = /^governed-sealed-(RUN-[0-9a-f]{32})-[A-Za-z0-9]{6}$/;
 
 /**
- * Remove the sealed trees a killed runner left behind (`/tmp/governed-sealed-<run>-*`): only
+ * Remove the sealed trees a killed runner left behind (`<parent>/governed-sealed-<run>-*`, parent /tmp
+ * unless the daemon's sealed directory): only
  * directories owned by this process's uid whose run is one of THIS store's and has ended (a run
  * still claimed keeps its trees). Like `sweepScratch`, run before each review-run. Never throws.
  */
-export function sweepSealed(store: Store): number {
+export function sweepSealed(store: Store, parent: string = SEAL_PARENT): number {
   let names: string[];
   try {
-    names = readdirSync(SEAL_PARENT);
+    names = readdirSync(parent);
   } catch {
     return 0;
   }
@@ -138,11 +141,11 @@ export function sweepSealed(store: Store): number {
     const m = SEALED_RE.exec(name);
     if (m === null) continue;
     try {
-      const st = lstatSync(join(SEAL_PARENT, name));
+      const st = lstatSync(join(parent, name));
       if (!st.isDirectory() || st.uid !== uid) continue;
       const run = getRun(store.db, m[1] as string);
       if (run === null || run.status === 'claimed') continue;
-      removeSealed(join(SEAL_PARENT, name));
+      removeSealed(join(parent, name));
       removed++;
     } catch {
       // gone meanwhile

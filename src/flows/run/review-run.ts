@@ -66,6 +66,9 @@ export interface ReviewRunArgs {
     /** Where the daemon's brokers put their sockets so the sandbox host can reach them
      * (docs/runnerd.md#model-reviewers-and-the-egress-broker); absent: egress slots stay in the daemon. */
     readonly egressSocketDir?: string | null | undefined;
+    /** Where check slots' sealed trees are made so the sandbox host can open them
+     * (docs/runnerd.md#check-slots-on-the-sandbox-host); absent: /tmp, and check slots stay in the daemon. */
+    readonly sealedDir?: string | null | undefined;
   };
   /** One call as each phase starts (docs/commands.md#progress-on-stderr); fixed words and counts only. */
   readonly progress?: ProgressSink<'review-run'> | undefined;
@@ -107,7 +110,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
     // claim, instead of a run whose receipt could never count.
     sweepExpired(store, args.clock());
     sweepScratch(store);
-    sweepSealed(store);
+    sweepSealed(store, args.separated?.sealedDir ?? undefined);
     const c = requireChallenge(db, id);
     const now = args.clock();
     assertClaimable(c, now);
@@ -159,6 +162,7 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
           runId: claimed.runId,
           workspaceDigest: c.workspaceDigest,
           plan: checkPlan,
+          parent: args.separated?.sealedDir ?? undefined,
         });
       }
       if (reviewer.egress !== undefined) {
@@ -183,7 +187,12 @@ export async function reviewRunFlow(args: ReviewRunArgs): Promise<ReviewRunResul
           check:
             sealed === null || checkPlan === null
               ? undefined
-              : { snapshotFd: sealed.snapshotFd, dependencyFd: sealed.dependencyFd, dependencyRoot: checkPlan.inputs.dependency_root?.path ?? null },
+              : {
+                  snapshotFd: sealed.snapshotFd,
+                  dependencyFd: sealed.dependencyFd,
+                  dependencyRoot: checkPlan.inputs.dependency_root?.path ?? null,
+                  dirs: { snapshot: sealed.snapshot.dir, dependencies: sealed.dependencies?.dir ?? null },
+                },
         }, args.separated?.sandbox);
       } catch (e) {
         // The broker's verdict first: a reviewer that failed because its request was refused (or

@@ -51,8 +51,16 @@ export interface SandboxRunArgs {
   readonly egress?: EgressWiring | undefined;
   /** Behind the in-sandbox relay: its pinned bytes and allowlist (docs/egress.md#the-in-sandbox-relay). */
   readonly relay?: { readonly bytes: Buffer; readonly sha256: readonly string[] } | undefined;
-  /** A check run: the sealed trees' descriptors and the dependency root's path (check-run.ts). */
-  readonly check?: { readonly snapshotFd: number; readonly dependencyFd: number | null; readonly dependencyRoot: string | null } | undefined;
+  /** A check run: the sealed trees' descriptors and the dependency root's path (check-run.ts); their
+   * paths too, for a sandbox host that opens them itself (docs/runnerd.md#check-slots-on-the-sandbox-host). */
+  readonly check?:
+    | {
+        readonly snapshotFd: number;
+        readonly dependencyFd: number | null;
+        readonly dependencyRoot: string | null;
+        readonly dirs?: { readonly snapshot: string; readonly dependencies: string | null } | undefined;
+      }
+    | undefined;
 }
 
 /**
@@ -116,7 +124,7 @@ export function sandboxRequestOf(a: SandboxRunArgs): SandboxRequest {
     limits: sandboxLimitsFromPolicy(a.pinned.policy),
     egress: a.egress,
     relay: a.relay,
-    ...(a.check === undefined ? {} : { check: a.check }),
+    ...(a.check === undefined ? {} : { check: { snapshotFd: a.check.snapshotFd, dependencyFd: a.check.dependencyFd, dependencyRoot: a.check.dependencyRoot } }),
   };
 }
 

@@ -5,9 +5,8 @@
 // while still root: `<dir>/egress`, owner the daemon's uid, group the sandbox gid, mode 0710 — the
 // daemon and the sandbox uid can enter it, a writer cannot. Each broker's own directory inside is
 // 0711 and its socket 0666 (reachable through that directory only).
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fail } from '../../core/errors.js';
+import { prepareHostReachableDir } from './sandbox-host-dir.js';
 import type { SandboxHostJob } from '../../core/sandbox-host-protocol.js';
 import type { SandboxRequest } from '../../../runner/sandbox/index.js';
 
@@ -19,18 +18,7 @@ export const egressSocketDirOf = (base: string): string => join(base, 'egress');
  * owned by the daemon's uid, group `sandboxGid`, mode 0710, emptied of what a previous daemon left.
  */
 export function prepareEgressSocketDir(base: string, daemonUid: number, sandboxGid: number): string {
-  const dir = egressSocketDirOf(base);
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || st.isSymbolicLink()) fail('runnerd_state_unsafe', [`${dir}:type`]);
-  for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
-  chownSync(dir, daemonUid, sandboxGid);
-  chmodSync(dir, 0o710);
-  return dir;
+  return prepareHostReachableDir(egressSocketDirOf(base), daemonUid, sandboxGid);
 }
 
 /** Does `req` use a broker whose socket is directly inside a per-run directory of `dir`? */

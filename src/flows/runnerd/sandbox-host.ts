@@ -11,8 +11,11 @@
 // What runs where: the daemon keeps the claim, the bundle, drift, the attestors and the store; the
 // host sees only the reviewer bytes, the bundle bytes and the policy's sandbox settings of one run.
 // Egress slots are hosted too: the broker stays the daemon's (it holds the key) and listens in a
-// directory the host's uid can enter (sandbox-host-egress.ts). Check slots (sealed descriptors) are
-// not hosted: they run in the daemon as before, and their receipts say `uid_separated: false`.
+// directory the host's uid can enter (sandbox-host-egress.ts). So are check slots: the daemon seals
+// the trees in a directory the host's uid can traverse but not write (sandbox-host-check.ts), the
+// host opens them itself for the check profile's descriptors, and the daemon re-walks them after the
+// run (`snapshot_altered`) before anything is signed. What still runs as the daemon's uid: a
+// preservation probe's adapter (docs/runnerd.md#probes-through-the-daemon).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -22,13 +25,18 @@ import { sandboxHostJobSchema, sandboxHostReplySchema, type SandboxHostJob, type
 import type { SandboxRequest } from '../../../runner/sandbox/index.js';
 import { runSandboxChecked, type CheckedSandboxRun, type SandboxDelegate } from '../run/sandbox-run.js';
 import { egressJobPart, egressRequestPart, hostsEgressSocket } from './sandbox-host-egress.js';
+import { checkJobPart, hostsCheck, openCheckTrees } from './sandbox-host-check.js';
+import type { SandboxRunArgs } from '../run/sandbox-run.js';
 
 /** The longest a host may take to announce itself. */
 export const SANDBOX_HOST_READY_MS = 15_000;
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
-function jobOf(id: number, req: SandboxRequest): SandboxHostJob {
+function jobOf(id: number, req: SandboxRequest, a?: SandboxRunArgs): SandboxHostJob {
   if (!('bytes' in req.reviewer)) fail('sandbox_argument_invalid', ['reviewer']);
+  const check = a === undefined ? {} : checkJobPart(a);
+  // A check run goes to the host only with its trees' paths (never as a plain reviewer run).
+  if (req.check !== undefined && check.check === undefined) fail('sandbox_argument_invalid', ['check']);
   return {
     id,
     bwrap_path: req.bwrapPath ?? '/usr/bin/bwrap',
@@ -41,6 +49,7 @@ function jobOf(id: number, req: SandboxRequest): SandboxHostJob {
     reviewer_b64: req.reviewer.bytes.toString('base64'),
     bundle_b64: req.bundleBytes.toString('base64'),
     ...egressJobPart(req),
+    ...check,
   };
 }
 
@@ -65,7 +74,10 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
       break;
     }
     const p = (async () => {
+      let trees: { close: () => void } | null = null;
       try {
+        const opened = openCheckTrees(job);
+        trees = opened;
         const run = await runSandboxChecked(
           {
             bwrapPath: job.bwrap_path,
@@ -79,9 +91,11 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
             limits: job.limits,
             hosted: true,
             ...egressRequestPart(job),
+            ...opened.part,
           },
           nowSeconds,
         );
+        trees.close();
         const r = run.result;
         write({
           id: job.id,
@@ -105,6 +119,8 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
       } catch (e) {
         const err = isGovernedError(e) ? e : new GovernedError('internal_error', { cause: e });
         write({ id: job.id, ok: false, code: err.code, ids: err.ids.slice(0, 16).map((s) => s.slice(0, 300)) });
+      } finally {
+        trees?.close();
       }
     })();
     running.push(p);
@@ -235,12 +251,13 @@ export class SandboxHost {
     }
   }
 
-  /** Run one sandbox request in the host (refused unless the host runs as the request's uid). */
-  run(req: SandboxRequest): Promise<CheckedSandboxRun> {
+  /** Run one sandbox request in the host (refused unless the host runs as the request's uid); a check
+   * run's trees go by path from `a` (the host opens them). */
+  run(req: SandboxRequest, a?: SandboxRunArgs): Promise<CheckedSandboxRun> {
     if (this.gone || this.readyInfo === null) return Promise.reject(new GovernedError('runnerd_sandbox_unavailable'));
     if (req.uid !== this.uid || req.gid !== this.gid) return Promise.reject(new GovernedError('runnerd_sandbox_uid_changed', { ids: [`uid:${req.uid}`] }));
     const id = this.nextId++;
-    const job = jobOf(id, req);
+    const job = jobOf(id, req, a);
     this.maxLine = Math.max(this.maxLine, Math.ceil((req.limits.maxOutputBytes * 4) / 3) + 1024 * 1024);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, window: { from: nowSeconds() } });
@@ -251,11 +268,15 @@ export class SandboxHost {
   /** The directory for broker sockets the host's uid can reach (docs/runnerd.md#model-reviewers-and-the-egress-broker); null: egress slots stay in the daemon. */
   egressSocketDir: string | null = null;
 
-  /** The delegate review-run uses: plain reviewer runs and egress runs whose broker socket is in
-   * the hosted directory go to the host; check runs (and any other egress run) stay. */
+  /** The directory check slots' sealed trees are made in (docs/runnerd.md#check-slots-on-the-sandbox-host); null: check slots stay in the daemon. */
+  sealedDir: string | null = null;
+
+  /** The delegate review-run uses: plain reviewer runs, egress runs whose broker socket is in the
+   * hosted directory and check runs whose sealed trees are in the hosted directory go to the host;
+   * any other stays. */
   delegate(): SandboxDelegate {
-    return (req) => {
-      if (req.check !== undefined) return null;
+    return (req, a) => {
+      if (req.check !== undefined) return hostsCheck(this.sealedDir, a) ? this.run(req, a) : null;
       if (req.egress !== undefined || req.relay !== undefined) return hostsEgressSocket(this.egressSocketDir, req) ? this.run(req) : null;
       return this.run(req);
     };
