@@ -155,6 +155,10 @@ export async function makeSepWorld(
     probe?: { key: TestKey; adapterSha256: string };
     /** The program installed under every mode's name (default: the scripted reviewer fixture). */
     reviewerSource?: string;
+    /** More reviewer programs setup installs under their own names (e.g. a check adapter). */
+    extraReviewerFiles?: readonly string[];
+    /** Allowlist the check profile too (check slots). */
+    checkProfile?: boolean;
   } = {},
 ): Promise<SepWorld> {
   const names = o.names ?? DEFAULT_NAMES;
@@ -170,7 +174,7 @@ export async function makeSepWorld(
   const reviewerSource = o.reviewerSource ?? REVIEWER_FIXTURE;
   for (const m of modes) writeFileSync(join(reviewers, `${m}.mjs`), readFileSync(reviewerSource));
   const w = { base, socket, names };
-  const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--key', `log=${keys.log.privateKeyPath}`, ...(o.probe === undefined ? [] : ['--key', `probe=${o.probe.key.privateKeyPath}`]), '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), '--json']);
+  const first = root(['runnerd', 'setup', ...common(w), '--key', `reviewer=${keys.reviewer.privateKeyPath}`, '--key', `runner=${keys.runner.privateKeyPath}`, '--key', `log=${keys.log.privateKeyPath}`, ...(o.probe === undefined ? [] : ['--key', `probe=${o.probe.key.privateKeyPath}`]), '--reviewer', ...modes.map((m) => join(reviewers, `${m}.mjs`)), ...(o.extraReviewerFiles ?? []), '--json']);
   if (first.code !== 0) throw new Error(`setup failed: ${first.stdout} ${first.stderr}`);
   const out = JSON.parse(first.stdout) as { credentials: Record<string, { key_id: string; attestor_sha256: string; attestor_config_sha256: string }> };
   const bw = await inspectBwrap('/usr/bin/bwrap');
@@ -185,7 +189,7 @@ export async function makeSepWorld(
     reviewers: Object.fromEntries(modes.map((m) => [m, { sha256: reviewerSha, interpreter: '/usr/bin/node', env: { REVIEW_MODE: m, ...(m === 'sleep' ? { SLEEP_MS: '3000' } : {}) } }])),
     sandbox: {
       bwrap_sha256: [bw.sha256],
-      profile_sha256: o.probe === undefined ? [staticProfileSha256()] : [staticProfileSha256(), staticProfileSha256('check')],
+      profile_sha256: o.probe === undefined && o.checkProfile !== true ? [staticProfileSha256()] : [staticProfileSha256(), staticProfileSha256('check')],
       seccomp_sha256: [sha256(seccompBlob())],
       uid: 64500,
       timeout: '20s',
