@@ -7,7 +7,9 @@
 //     scratch directory under a name of its own (no extension: its format is read from its content,
 //     as co-located mode reads stored contracts); the adapter is never written anywhere — it runs
 //     only when its sha256 is on the pinned policy's allowlist, exactly as a file's bytes would;
-//   - the probed tree is the daemon's copy of the writer's commit (content), sealed by the daemon;
+//   - the probed tree is the daemon's copy of the writer's commit (content), sealed by the daemon in
+//     its sealed directory; the adapter runs on the sandbox host under the policy's sandbox uid
+//     (docs/runnerd.md#probes-through-the-daemon), the daemon re-walks the trees after the run;
 //   - the probe receipt is signed with the daemon's probe key (<base>/keys/probe, the governed uid's,
 //     0600) through the pinned probe attestor in <base>/attestors, and states trust_mode separated
 //     with the daemon's identity and the client's uid and pid as the kernel reported them.
@@ -42,12 +44,18 @@ export async function dispatchPreservation(ctx: DaemonContext, peer: Peer, req: 
     case 'preservation-probe': {
       const { preservationProbeCommand } = await import('../commands/preservation.js');
       const checkout = join(ctx.layout.workDir, req.unit);
+      const hosted = ctx.sandbox?.probeRunner() ?? null;
       return ctx.withRunSlot(() =>
         ctx.withUnit(req.unit, async () => {
           const repo = await importContent(checkout, req.content);
           const result = await preservationProbeCommand(
             { unit: req.unit, phase: req.phase, adapter: 'adapter', ...(req.surface === undefined ? {} : { surface: req.surface }), repo, attestors: ctx.layout.attestorsDir, home },
-            { adapterBytes: Buffer.from(req.adapter_b64, 'base64'), separation: { ...ctx.identity, client_uid: peer.uid, client_pid: peer.pid } },
+            {
+              adapterBytes: Buffer.from(req.adapter_b64, 'base64'),
+              separation: { ...ctx.identity, client_uid: peer.uid, client_pid: peer.pid },
+              // The adapter runs on the sandbox host, under the policy's sandbox uid.
+              ...(hosted === null ? {} : { sandbox: hosted }),
+            },
           );
           return { result };
         }),

@@ -38,7 +38,8 @@ import { closeStore, getUnit, mutate, openStore, trustRootInForce } from '../../
 import { getPreservation } from '../../store/preservation.js';
 import { computeCommitManifest, computeWorkspaceManifest } from '../../workspace/index.js';
 import { digestDirectory, makeSealRoot, openSealedDir, removeSealed, sealCommit, sealDirectory, sealWorkspace, verifySealed, type SealedTree } from '../../workspace/snapshot.js';
-import { runSandboxed } from '../../../runner/sandbox/run.js';
+import { runSandboxed, type SandboxRequest, type SandboxResult } from '../../../runner/sandbox/run.js';
+import { assertIdentity, type CheckedSandboxRun } from '../run/sandbox-run.js';
 import { sandboxLimitsFromPolicy } from '../../../runner/sandbox/limits.js';
 import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js';
 import { installRoot } from '../run/locations.js';
@@ -62,6 +63,9 @@ export interface ProbeArgs {
    */
   readonly adapterBytes?: Buffer;
   readonly separation?: Separation;
+  /** Separated mode with a sandbox host: seal in its directory and run the adapter there, under the
+   * policy's sandbox uid (docs/runnerd.md#probes-through-the-daemon). */
+  readonly sandbox?: ProbeSandbox;
   readonly attestorsDir?: string;
   readonly bwrapPath?: string;
   readonly now: number;
@@ -82,6 +86,13 @@ export interface ProbeFlowResult {
   readonly probes: readonly ProbeResultRow[];
 }
 
+/** Where a separated probe seals (a directory the sandbox host can traverse, not write) and the
+ * host run of one adapter request on those trees. */
+export interface ProbeSandbox {
+  readonly sealedDir: string;
+  readonly run: (req: SandboxRequest, dirs: { readonly snapshot: string; readonly dependencies: string | null }) => Promise<CheckedSandboxRun>;
+}
+
 const hex = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 /** The probe attestor by review-run's convention: `<attestors dir>/probe.json` and `probe.mjs` (else the shipped program). */
@@ -100,6 +111,7 @@ interface Sandboxed {
   readonly deps: SealedTree | null;
   readonly dependencyRoot: string | null;
   readonly bwrapPath: string | undefined;
+  readonly hosted: ProbeSandbox | undefined;
 }
 
 async function runAdapter(s: Sandboxed, request: unknown): Promise<unknown> {
@@ -107,9 +119,9 @@ async function runAdapter(s: Sandboxed, request: unknown): Promise<unknown> {
   const sandbox = s.pinned.policy.doc.sandbox;
   const snapshotFd = openSealedDir(s.snapshot);
   const dependencyFd = s.deps === null ? null : openSealedDir(s.deps);
-  let r;
+  let r: SandboxResult;
   try {
-    r = await runSandboxed({
+    const sreq: SandboxRequest = {
       ...(s.bwrapPath !== undefined ? { bwrapPath: s.bwrapPath } : {}),
       allow: {
         bwrapSha256: sandbox.bwrap_sha256,
@@ -125,7 +137,15 @@ async function runAdapter(s: Sandboxed, request: unknown): Promise<unknown> {
       gid: sandbox.uid,
       limits: sandboxLimitsFromPolicy(s.pinned.policy),
       check: { snapshotFd, dependencyFd, dependencyRoot: s.deps === null ? null : s.dependencyRoot },
-    });
+    };
+    if (s.hosted === undefined) {
+      r = await runSandboxed(sreq);
+    } else {
+      // On the sandbox host: it opens the trees itself; its report is checked again here (the
+      // adapter's digest, the interpreter, the policy's uid, every namespace not this process's).
+      r = (await s.hosted.run(sreq, { snapshot: s.snapshot.dir, dependencies: s.deps?.dir ?? null })).result;
+      assertIdentity(r.identity, r.facts, { reviewerSha256: s.adapterSha256, interpreter: s.interpreter, policyUid: sandbox.uid }, true);
+    }
   } finally {
     closeSync(snapshotFd);
     if (dependencyFd !== null) closeSync(dependencyFd);
@@ -140,7 +160,7 @@ async function runAdapter(s: Sandboxed, request: unknown): Promise<unknown> {
 
 export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowResult> {
   const store = openStore(args.home);
-  const sealRoot = makeSealRoot('probe');
+  const sealRoot = makeSealRoot('probe', args.sandbox?.sealedDir);
   try {
     const pinned = loadPinned(store, args.now);
     const unit = getUnit(store.db, args.unit);
@@ -191,7 +211,7 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
       dependencyRoot === null || !existsSync(join(repo, dependencyRoot))
         ? null
         : sealDirectory({ source: join(repo, dependencyRoot), into: join(sealRoot, 'deps'), expectedDigest: digestDirectory(join(repo, dependencyRoot)).digest, driftId: 'dependency_root' });
-    const sb: Sandboxed = { pinned, adapterBytes, adapterSha256, interpreter: cfg.interpreter, snapshot, deps, dependencyRoot, bwrapPath: args.bwrapPath };
+    const sb: Sandboxed = { pinned, adapterBytes, adapterSha256, interpreter: cfg.interpreter, snapshot, deps, dependencyRoot, bwrapPath: args.bwrapPath, hosted: args.sandbox };
 
     // 2. Run.
     let inventory: InventoryOutput | null = null;

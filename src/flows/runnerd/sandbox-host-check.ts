@@ -16,7 +16,6 @@ import { join } from 'node:path';
 import { fail } from '../../core/errors.js';
 import type { SandboxHostJob } from '../../core/sandbox-host-protocol.js';
 import type { SandboxRequest } from '../../../runner/sandbox/index.js';
-import type { SandboxRunArgs } from '../run/sandbox-run.js';
 import { prepareHostReachableDir } from './sandbox-host-dir.js';
 
 /** The hosted sealed-tree directory of a daemon whose layout base is `base`. */
@@ -27,30 +26,34 @@ export function prepareSealedDir(base: string, daemonUid: number, sandboxGid: nu
   return prepareHostReachableDir(sealedDirOf(base), daemonUid, sandboxGid);
 }
 
-const TREE_RE = /^governed-sealed-RUN-[0-9a-f]{32}-[A-Za-z0-9]{6}\/(snapshot|dependencies)$/;
+/** A run's seal root (a check run's, or a probe's) and the trees in it. */
+const TREE_RE = /^governed-sealed-(RUN-[0-9a-f]{32}|probe)-[A-Za-z0-9]{6}\/(snapshot|dependencies|deps)$/;
 
-/** Is `path` a sealed tree directly inside a run's seal root of `dir` (`<root>/snapshot` or `<root>/dependencies`)? */
-function inSealedDir(dir: string, path: string, which: 'snapshot' | 'dependencies'): boolean {
-  if (!path.startsWith(`${dir}/`)) return false;
-  const rest = path.slice(dir.length + 1);
-  return TREE_RE.test(rest) && rest.endsWith(`/${which}`);
+/** The sealed trees of one run, by path (the host opens them itself). */
+export interface SealedDirs {
+  readonly snapshot: string;
+  readonly dependencies: string | null;
 }
 
-/** Does this check run's sealed trees lie in `dir`, so the host can open them? */
-export function hostsCheck(dir: string | null, a: SandboxRunArgs): boolean {
-  const dirs = a.check?.dirs;
+/** The seal root of `path` when it is a tree directly inside a run's seal root of `dir`, else null. */
+function sealRootIn(dir: string, path: string): string | null {
+  if (!path.startsWith(`${dir}/`)) return null;
+  const rest = path.slice(dir.length + 1);
+  return TREE_RE.test(rest) ? rest.slice(0, rest.indexOf('/')) : null;
+}
+
+/** Do these sealed trees lie in `dir` (both in one run's seal root), so the host can open them? */
+export function hostsCheck(dir: string | null, dirs: SealedDirs | undefined): dirs is SealedDirs {
   if (dir === null || dirs === undefined) return false;
-  if (!inSealedDir(dir, dirs.snapshot, 'snapshot')) return false;
-  if (dirs.dependencies !== null && !inSealedDir(dir, dirs.dependencies, 'dependencies')) return false;
-  // Both trees of one run: the same seal root.
-  return dirs.dependencies === null || dirs.dependencies.slice(0, -'dependencies'.length) === dirs.snapshot.slice(0, -'snapshot'.length);
+  const root = sealRootIn(dir, dirs.snapshot);
+  if (root === null || !dirs.snapshot.endsWith('/snapshot')) return false;
+  return dirs.dependencies === null || (sealRootIn(dir, dirs.dependencies) === root && !dirs.dependencies.endsWith('/snapshot'));
 }
 
 /** The check part of a host job: the trees' paths (never the daemon's descriptors). */
-export function checkJobPart(a: SandboxRunArgs): Pick<SandboxHostJob, 'check'> {
-  const c = a.check;
-  if (c?.dirs === undefined) return {};
-  return { check: { snapshot: c.dirs.snapshot, dependencies: c.dirs.dependencies, dependency_root: c.dependencyRoot } };
+export function checkJobPart(req: SandboxRequest, dirs: SealedDirs | undefined): Pick<SandboxHostJob, 'check'> {
+  if (req.check === undefined || dirs === undefined) return {};
+  return { check: { snapshot: dirs.snapshot, dependencies: dirs.dependencies, dependency_root: req.check.dependencyRoot } };
 }
 
 /**

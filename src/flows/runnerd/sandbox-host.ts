@@ -25,16 +25,16 @@ import { sandboxHostJobSchema, sandboxHostReplySchema, type SandboxHostJob, type
 import type { SandboxRequest } from '../../../runner/sandbox/index.js';
 import { runSandboxChecked, type CheckedSandboxRun, type SandboxDelegate } from '../run/sandbox-run.js';
 import { egressJobPart, egressRequestPart, hostsEgressSocket } from './sandbox-host-egress.js';
-import { checkJobPart, hostsCheck, openCheckTrees } from './sandbox-host-check.js';
-import type { SandboxRunArgs } from '../run/sandbox-run.js';
+import { checkJobPart, hostsCheck, openCheckTrees, type SealedDirs } from './sandbox-host-check.js';
+import type { ProbeSandbox } from '../preservation/probe.js';
 
 /** The longest a host may take to announce itself. */
 export const SANDBOX_HOST_READY_MS = 15_000;
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
-function jobOf(id: number, req: SandboxRequest, a?: SandboxRunArgs): SandboxHostJob {
+function jobOf(id: number, req: SandboxRequest, dirs?: SealedDirs): SandboxHostJob {
   if (!('bytes' in req.reviewer)) fail('sandbox_argument_invalid', ['reviewer']);
-  const check = a === undefined ? {} : checkJobPart(a);
+  const check = checkJobPart(req, dirs);
   // A check run goes to the host only with its trees' paths (never as a plain reviewer run).
   if (req.check !== undefined && check.check === undefined) fail('sandbox_argument_invalid', ['check']);
   return {
@@ -252,12 +252,12 @@ export class SandboxHost {
   }
 
   /** Run one sandbox request in the host (refused unless the host runs as the request's uid); a check
-   * run's trees go by path from `a` (the host opens them). */
-  run(req: SandboxRequest, a?: SandboxRunArgs): Promise<CheckedSandboxRun> {
+   * run's trees go by path (the host opens them). */
+  run(req: SandboxRequest, dirs?: SealedDirs): Promise<CheckedSandboxRun> {
     if (this.gone || this.readyInfo === null) return Promise.reject(new GovernedError('runnerd_sandbox_unavailable'));
     if (req.uid !== this.uid || req.gid !== this.gid) return Promise.reject(new GovernedError('runnerd_sandbox_uid_changed', { ids: [`uid:${req.uid}`] }));
     const id = this.nextId++;
-    const job = jobOf(id, req, a);
+    const job = jobOf(id, req, dirs);
     this.maxLine = Math.max(this.maxLine, Math.ceil((req.limits.maxOutputBytes * 4) / 3) + 1024 * 1024);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, window: { from: nowSeconds() } });
@@ -276,10 +276,21 @@ export class SandboxHost {
    * any other stays. */
   delegate(): SandboxDelegate {
     return (req, a) => {
-      if (req.check !== undefined) return hostsCheck(this.sealedDir, a) ? this.run(req, a) : null;
+      if (req.check !== undefined) {
+        const dirs = a.check?.dirs;
+        return hostsCheck(this.sealedDir, dirs) ? this.run(req, dirs) : null;
+      }
       if (req.egress !== undefined || req.relay !== undefined) return hostsEgressSocket(this.egressSocketDir, req) ? this.run(req) : null;
       return this.run(req);
     };
+  }
+
+  /** A preservation probe's adapter on the host (docs/runnerd.md#probes-through-the-daemon), when
+   * its sealed trees are in the hosted directory; null: it stays in the daemon. */
+  probeRunner(): ProbeSandbox | null {
+    const dir = this.sealedDir;
+    if (dir === null) return null;
+    return { sealedDir: dir, run: (req, dirs) => (hostsCheck(dir, dirs) ? this.run(req, dirs) : Promise.reject(new GovernedError('sandbox_argument_invalid', { ids: ['check'] }))) };
   }
 
   close(): Promise<void> {
