@@ -7,6 +7,8 @@
 //    them; the store, state directory and keys stay EACCES for the sandbox uid. Positive control: the
 //    daemon's uid (the trees' owner) can change a sealed file — and when it does mid-run, the daemon's
 //    re-walk catches it: snapshot_altered, ABORTED, no receipt;
+//  - a preservation probe through the daemon runs its adapter (and the project entry it probes) on
+//    the host too: the entry's process, seen from outside, is the sandbox uid with no groups;
 //  - the host's side refuses a tree it could write itself, or one not a directory (unit level).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,12 +18,17 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, jsonOut, REPO_ROOT } from './helpers/cli.js';
-import { asUser, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, REVIEWER_FIXTURE, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+import { stringify } from 'yaml';
+import { makeKey } from './helpers/receipts.js';
+import { makeTempDir } from './helpers/temp.js';
+import { contractDoc, SOURCE_TEXT } from './state-helpers.js';
+import { asUser, chownTree, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, REVIEWER_FIXTURE, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
 import { openCheckTrees, prepareSealedDir, sealedDirOf } from '../src/flows/runnerd/sandbox-host-check.js';
 import type { SandboxHostJob } from '../src/core/sandbox-host-protocol.js';
 
 const SANDBOX_UID = 64500;
 const NAMES = namesFor('gvd-sep6');
+const NAMES_PROBE = namesFor('gvd-sep6p');
 const NODE = '/usr/bin/node';
 const MARK = 'gvd-sep6-tool';
 const ADAPTER = join(REPO_ROOT, 'runner', 'reviewers', 'check-tests.mjs');
@@ -256,6 +263,100 @@ describe.skipIf(!IS_ROOT)('runnerd: check slots run on the sandbox host, under t
     expect(count("SELECT count(*) FROM receipts WHERE verdict = 'CLEAN'")).toBe(cleanBefore);
     expect(count(`SELECT count(*) FROM runs WHERE challenge_id = '${c}' AND status = 'aborted' AND abort_code = 'snapshot_altered'`)).toBe(1);
     expect(readdirSync(sealedDir())).toEqual([]);
+  }, 180_000);
+});
+
+describe.skipIf(!IS_ROOT)('runnerd: a preservation probe runs its adapter on the sandbox host', () => {
+  let w: SepWorld;
+  let d: Daemon;
+  let repo: string;
+  let dir1: string;
+  let scratch: string;
+  let baseline: string;
+  const ADAPTER_P = join(REPO_ROOT, 'runner', 'preservation', 'node-adapter.mjs');
+  const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', HOME: '/nonexistent', PATH: '/usr/bin:/bin' };
+  const git = (cwd: string, ...args: string[]): string => spawnSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' }).stdout.trim();
+  // The probed entry: its --help waits long enough to be seen from outside, then lists its commands.
+  const GREET = `#!/usr/bin/env node\nif (process.argv.includes('--help')) { setTimeout(() => { process.stdout.write('usage: greet\\n\\nCommands:\\n  hello   say hello\\n'); }, 3000); } else process.stdout.write('hello\\n');\n`;
+  const as1 = (args: string[], cwd: string): ReturnType<typeof asUser> => asUser(NAMES_PROBE.writer1, [...args, '--json'], { cwd, env: { GOVERNED_RUNNER: w.socket } });
+
+  beforeAll(async () => {
+    removeSepUsers(NAMES_PROBE);
+    scratch = makeTempDir('gvd-sep6-keys-');
+    const probeKey = makeKey(join(scratch, 'k'), 'probe');
+    w = await makeSepWorld({ names: NAMES_PROBE, modes: ['clean'], probe: { key: probeKey, adapterSha256: sha256(readFileSync(ADAPTER_P)) } });
+    d = await startDaemon(w);
+    repo = makeTempDir('gvd-sep6-repo-');
+    for (const sub of ['bin', 'requests', 'src']) mkdirSync(join(repo, sub));
+    writeFileSync(join(repo, 'requests', 'export.md'), SOURCE_TEXT);
+    writeFileSync(join(repo, 'src', 'export.ts'), 'export const csv = "baseline";\n');
+    writeFileSync(join(repo, 'src', 'util.ts'), 'export const util = 1;\n');
+    writeFileSync(join(repo, 'package.json'), JSON.stringify({ name: 'greeter', version: '1.0.0', type: 'module', bin: { greet: 'bin/greet.js' } }));
+    writeFileSync(join(repo, 'bin', 'greet.js'), GREET);
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'baseline');
+    baseline = git(repo, 'rev-parse', 'HEAD');
+    chownTree(repo, idsOf(NAMES_PROBE.writer1));
+    chmodSync(repo, 0o700);
+    dir1 = makeTempDir('gvd-sep6-w1-');
+    writeFileSync(join(dir1, 'contract.json'), JSON.stringify(contractDoc()));
+    writeFileSync(join(dir1, 'adapter.mjs'), readFileSync(ADAPTER_P));
+    chownTree(dir1, idsOf(NAMES_PROBE.writer1));
+    chmodSync(dir1, 0o700);
+  }, 240_000);
+  afterAll(async () => {
+    await d?.stop();
+    removeSepUsers(NAMES_PROBE);
+    for (const x of [scratch, dir1, repo]) if (x !== undefined) rmSync(x, { recursive: true, force: true });
+  });
+
+  it('the probed entry runs as the sandbox uid with no groups, a descendant of the sandbox host; the probe is recorded, its trees removed', async () => {
+    const created = as1(['unit', 'create', '--contract', join(dir1, 'contract.json'), '--baseline', baseline], repo);
+    expect(created.code, created.stdout + created.stderr).toBe(0);
+    const unit = jsonOut(created).unit as string;
+    const preservation = stringify({
+      kind: 'governed/preservation-contract',
+      version: 1,
+      baseline,
+      intent: 'Keep the greet command.',
+      surfaces: [{ id: 'SURF-cli', kind: 'cli_command', paths: ['bin', 'package.json'], disposition: 'preserve', probe: 'bin:greet', baseline_evidence_id: 'EVD-cli-b', current_evidence_id: 'EVD-cli-c' }],
+      vendor_sources: [],
+    });
+    writeFileSync(join(dir1, 'preservation.yaml'), preservation);
+    chownTree(join(dir1, 'preservation.yaml'), idsOf(NAMES_PROBE.writer1));
+    const set = as1(['preservation', 'set', '--unit', unit, '--contract', join(dir1, 'preservation.yaml')], repo);
+    expect(set.code, set.stdout + set.stderr).toBe(0);
+    const child = spawn(
+      'setpriv',
+      ['--reuid', NAMES_PROBE.writer1, '--regid', NAMES_PROBE.writer1, '--init-groups', '--', process.execPath, CLI, 'preservation', 'probe', '--unit', unit, '--phase', 'current', '--adapter', join(dir1, 'adapter.mjs'), '--json'],
+      { cwd: repo, env: { PATH: '/usr/bin:/bin', GOVERNED_RUNNER: w.socket }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    const done = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    const host = d.ready.sandbox_host_pid as number;
+    const entryPids = (): number[] =>
+      readdirSync('/proc')
+        .filter((e) => /^[0-9]+$/.test(e))
+        .filter((e) => {
+          try {
+            return readFileSync(`/proc/${e}/cmdline`, 'latin1').includes('bin/greet.js') && descendsFrom(Number(e), host);
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
+    expect(await until(() => entryPids().length > 0, 60_000)).toBe(true);
+    const seen = entryPids().map(procIds).filter((x) => x !== null);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const s of seen) {
+      expect(s.uids).toEqual([SANDBOX_UID, SANDBOX_UID, SANDBOX_UID, SANDBOX_UID]);
+      expect(s.groups).toEqual([]);
+    }
+    expect(await done, out).toBe(0);
+    expect(jsonOut({ code: 0, stdout: out, stderr: '' })).toMatchObject({ ok: true, unit, phase: 'current', probes: [{ surface: 'SURF-cli', exit_code: 0, capabilities: ['command:hello'] }] });
+    expect(readdirSync(sealedDirOf(w.base))).toEqual([]);
   }, 180_000);
 });
 
