@@ -23,8 +23,8 @@ import { makeKey } from './helpers/receipts.js';
 import { makeTempDir } from './helpers/temp.js';
 import { contractDoc, SOURCE_TEXT } from './state-helpers.js';
 import { asUser, chownTree, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, REVIEWER_FIXTURE, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
-import { openCheckTrees, prepareSealedDir, sealedDirOf } from '../src/flows/runnerd/sandbox-host-check.js';
-import type { SandboxHostJob } from '../src/core/sandbox-host-protocol.js';
+import { hostsCheck, openCheckTrees, prepareSealedDir, sealedDirOf } from '../src/flows/runnerd/sandbox-host-check.js';
+import { sandboxHostJobSchema, type SandboxHostJob } from '../src/core/sandbox-host-protocol.js';
 
 const SANDBOX_UID = 64500;
 const NAMES = namesFor('gvd-sep6');
@@ -423,5 +423,36 @@ describe('the host opens a job sealed tree only when it cannot change it', () =>
       code = (e as { code: string }).code;
     }
     expect(code).toBe('runnerd_state_unsafe');
+  });
+});
+
+describe('which check runs the daemon hands to its host, and the job part that carries them', () => {
+  const dir = '/var/lib/governed/sealed';
+  const root = `${dir}/governed-sealed-RUN-${'a'.repeat(32)}-Ab12Cd`;
+  const probeRoot = `${dir}/governed-sealed-probe-Zz09Yy`;
+
+  it('only trees directly in one seal root of the sealed directory (check or probe); never without a directory', () => {
+    expect(hostsCheck(dir, { snapshot: `${root}/snapshot`, dependencies: null })).toBe(true);
+    expect(hostsCheck(dir, { snapshot: `${root}/snapshot`, dependencies: `${root}/dependencies` })).toBe(true);
+    expect(hostsCheck(dir, { snapshot: `${probeRoot}/snapshot`, dependencies: `${probeRoot}/deps` })).toBe(true);
+    expect(hostsCheck(null, { snapshot: `${root}/snapshot`, dependencies: null })).toBe(false);
+    expect(hostsCheck(dir, undefined)).toBe(false);
+    for (const snapshot of [`/tmp/governed-sealed-RUN-${'a'.repeat(32)}-Ab12Cd/snapshot`, `${root}/snapshot/x`, `${root}/../x/snapshot`, `${dir}/x/snapshot`, `${root}/dependencies`]) {
+      expect(hostsCheck(dir, { snapshot, dependencies: null }), snapshot).toBe(false);
+    }
+    // Both trees of one run only.
+    expect(hostsCheck(dir, { snapshot: `${root}/snapshot`, dependencies: `${probeRoot}/deps` })).toBe(false);
+    expect(hostsCheck(dir, { snapshot: `${root}/snapshot`, dependencies: `${root}/snapshot` })).toBe(false);
+  });
+
+  it('the job schema takes an optional check part of absolute paths; a `..` segment, a relative path or an extra field is refused', () => {
+    const base = { id: 1, bwrap_path: '/usr/bin/bwrap', allow: { bwrap: [], profile: [], seccomp: [], reviewer: 'a'.repeat(64) }, interpreter: '/usr/bin/node', env: {}, uid: 64500, gid: 64500, limits: { timeoutMs: 1, memoryBytes: 1, maxOutputBytes: 1, nofile: 1, nproc: 1, fsize: 1, tmpfsBytes: 1 }, reviewer_b64: '', bundle_b64: '' };
+    expect(sandboxHostJobSchema.safeParse(base).success).toBe(true);
+    const withCheck = (check: unknown): boolean => sandboxHostJobSchema.safeParse({ ...base, check }).success;
+    expect(withCheck({ snapshot: `${root}/snapshot`, dependencies: `${root}/dependencies`, dependency_root: 'node_modules' })).toBe(true);
+    expect(withCheck({ snapshot: `${root}/snapshot`, dependencies: null, dependency_root: null })).toBe(true);
+    expect(withCheck({ snapshot: `${root}/../../etc`, dependencies: null, dependency_root: null })).toBe(false);
+    expect(withCheck({ snapshot: 'snapshot', dependencies: null, dependency_root: null })).toBe(false);
+    expect(withCheck({ snapshot: `${root}/snapshot`, dependencies: null, dependency_root: null, fd: 10 })).toBe(false);
   });
 });
