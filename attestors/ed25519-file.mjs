@@ -2467,6 +2467,15 @@ var isoSeconds = string2().check(
   meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
 );
 
+// src/core/limits.ts
+var PROBE_MAX_INVENTORY = 4096;
+var PROBE_MAX_CAPABILITIES = 1024;
+var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
+var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
+var EGRESS_MAX_REQUESTS = 64;
+var EGRESS_MAX_CONNECTIONS = 16;
+var EGRESS_MAX_ROUTES = 4;
+
 // src/core/attestor-protocol.ts
 var ATTESTOR_KINDS = {
   "review-receipt": "https://governed.dev/review-receipt/v1",
@@ -2521,7 +2530,7 @@ var attestorResponseSchema = strictObject({
   keyid: str({ re: KEY_ID_RE }),
   sig: str({ re: SIG_B64_RE })
 });
-var SERVE_MAX_LINE = 16 * 1024 * 1024;
+var SERVE_MAX_LINE = ATTESTOR_REQUEST_MAX_BYTES;
 var attestorReadySchema = strictObject({ ready: literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
 var attestorServeLineSchema = union([
   attestorResponseSchema,
@@ -2684,11 +2693,6 @@ function sha256Hex(bytes) {
 function sha256Digest(bytes) {
   return `sha256:${sha256Hex(bytes)}`;
 }
-
-// src/core/limits.ts
-var EGRESS_MAX_REQUESTS = 64;
-var EGRESS_MAX_CONNECTIONS = 16;
-var EGRESS_MAX_ROUTES = 4;
 
 // src/core/dsse.ts
 var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
@@ -3026,8 +3030,6 @@ var VSA_EXTENSION_KEY = "https://governed.dev/vsa/decision/v1";
 var FAILED_LEVEL = "FAILED";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
-var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
-var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
@@ -3125,39 +3127,37 @@ var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
 
 // src/core/preservation/probe.ts
 var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
-var MAX_INVENTORY = 4096;
-var MAX_CAPABILITIES = 1024;
 var inventoryOutputSchema = strictObject({
   kind: literal("governed/surface-inventory"),
   version: literal(1),
-  surfaces: list(strictObject({ entry: str({ re: ENTRY_RE }), kind: _enum(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY)
+  surfaces: list(strictObject({ entry: str({ re: ENTRY_RE }), kind: _enum(SURFACE_KIND_TOKENS) }), 0, PROBE_MAX_INVENTORY)
 });
 var probeOutputSchema = strictObject({
   kind: literal("governed/probe-result"),
   version: literal(1),
   entry: str({ re: ENTRY_RE }),
   exit_code: int2(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, PROBE_MAX_CAPABILITIES),
   output_digest: digestString
 });
 var probeBatchOutputSchema = strictObject({
   kind: literal("governed/probe-results"),
   version: literal(1),
-  results: list(probeOutputSchema, 0, MAX_INVENTORY)
+  results: list(probeOutputSchema, 0, PROBE_MAX_INVENTORY)
 });
 var adapterRequestSchema = strictObject({
   kind: literal("governed/adapter-request"),
   version: literal(1),
   mode: _enum(["inventory", "probe"]),
   /** The entries to probe (empty for `inventory`). */
-  entries: list(str({ re: ENTRY_RE }), 0, MAX_INVENTORY)
+  entries: list(str({ re: ENTRY_RE }), 0, PROBE_MAX_INVENTORY)
 });
 var probeResultSchema = strictObject({
   surface: str({ re: CONTRACT_ID_RE }),
   evidence_id: str({ re: CONTRACT_ID_RE }),
   entry: str({ re: ENTRY_RE }),
   exit_code: int2(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, PROBE_MAX_CAPABILITIES),
   output_digest: digestString
 });
 var probePredicateSchema = strictObject({
@@ -3169,7 +3169,7 @@ var probePredicateSchema = strictObject({
   /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
   adapter_sha256: hex64,
   attestor_sha256: hex64,
-  results: list(probeResultSchema, 1, MAX_INVENTORY),
+  results: list(probeResultSchema, 1, PROBE_MAX_INVENTORY),
   probed_at: isoSeconds,
   /**
    * Who ran the probe (docs/runnerd.md#probes-through-the-daemon): `separated` when governed runnerd

@@ -465,7 +465,6 @@ var L_BYTES = (() => {
 })();
 
 // src/core/signed-note.ts
-var MAX_NOTE_BYTES = 64 * 1024;
 var ORIGIN_RE = /^[\x21-\x7e]{1,255}$/;
 var KEY_NAME_RE = /^[\x21-\x2a\x2c-\x7e]{1,255}$/;
 var B64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -14,7 +14,7 @@ import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EGRESS_OUTCOMES, RECORD_METHODS, type EgressRecord } from '../../src/core/egress-rules.js';
-import { EGRESS_MAX_ROUTES } from '../../src/core/limits.js';
+import { EGRESS_BROKER_LINE_MAX_BYTES, EGRESS_MAX_ROUTES } from '../../src/core/limits.js';
 
 export type RawEgressRecord = Omit<EgressRecord, 'seq' | 'prev'>;
 
@@ -63,7 +63,7 @@ export interface StartedBroker {
 
 const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
-const MAX_LINE = 64 * 1024;
+const MAX_LINE = EGRESS_BROKER_LINE_MAX_BYTES;
 
 const isHexOrNull = (v: unknown): boolean => v === null || (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v));
 const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;

@@ -1938,6 +1938,7 @@ function preservationSectionViolation(p, stage) {
 var JSON_MAX_DEPTH = 64;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
+var COVERAGE_SPECIFIER_MAX = 4096;
 
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
@@ -2309,7 +2310,7 @@ var SWAPS = [
   [".cjs", [".cts"]],
   [".jsx", [".tsx"]]
 ];
-var MAX_SPEC = 4096;
+var MAX_SPEC = COVERAGE_SPECIFIER_MAX;
 function dirOf(p) {
   const i = p.lastIndexOf("/");
   return i < 0 ? "" : p.slice(0, i);

@@ -1874,6 +1874,8 @@ function preservationSectionViolation(p, stage) {
 var JSON_MAX_DEPTH = 64;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
+var MODEL_ANSWER_MAX_BYTES = 4194304;
+var MODEL_MAX_TOKENS = 4096;
 
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
@@ -2372,9 +2374,9 @@ var CallFailed = class extends Error {
   }
   reason;
 };
-var MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+var MAX_ANSWER_BYTES = MODEL_ANSWER_MAX_BYTES;
 var TIMEOUT_MS = 10 * 60 * 1e3;
-var MAX_TOKENS = 4096;
+var MAX_TOKENS = MODEL_MAX_TOKENS;
 function requestBody(e, system, prompt) {
   const body = e.provider === "anthropic" ? { model: e.model, max_tokens: MAX_TOKENS, temperature: 0, system, messages: [{ role: "user", content: prompt }] } : { model: e.model, temperature: 0, messages: [{ role: "system", content: system }, { role: "user", content: prompt }] };
   return Buffer.from(JSON.stringify(body), "utf8");

@@ -7,6 +7,7 @@
 //   exit        : 0 signed; 3 refused (stderr: "refused:<code>"); anything else failed.
 import * as z from 'zod/mini';
 import { str } from './schema-primitives.js';
+import { ATTESTOR_REQUEST_MAX_BYTES } from './limits.js';
 
 /** The kinds of statement an attestor may sign, each with its predicate type. */
 export const ATTESTOR_KINDS = {
@@ -83,8 +84,8 @@ export const attestorResponseSchema = z.strictObject({
 // The warm attestor of separated mode (`--serve`, docs/runnerd.md "Warm attestors"): one request
 // line in (the object above), one line out. The first line out says the key loaded and which
 // program bytes are running; the host compares `self` with the digest it pinned.
-/** The largest request line a serving attestor accepts (as the one-shot stdin cap). */
-export const SERVE_MAX_LINE = 16 * 1024 * 1024;
+/** The largest request line a serving attestor accepts (as the one-shot stdin cap; src/core/limits.ts). */
+export const SERVE_MAX_LINE = ATTESTOR_REQUEST_MAX_BYTES;
 export const attestorReadySchema = z.strictObject({ ready: z.literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
 export const attestorServeLineSchema = z.union([
   attestorResponseSchema,

@@ -8,14 +8,9 @@
 import * as z from 'zod/mini';
 import { gitId, int, str } from './schema-primitives.js';
 
-/** The largest request line (bytes, newline excluded): a bundle of a 16 MiB repository, base64. */
-export const RUNNERD_MAX_REQUEST_BYTES = 24 * 1024 * 1024;
-/** The largest response line a client reads (receipt envelopes, status objects). */
-export const RUNNERD_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export { RUNNERD_MAX_CONNECTIONS, RUNNERD_MAX_REQUEST_BYTES, RUNNERD_MAX_RESPONSE_BYTES } from './limits.js';
 /** A request must arrive whole within this time after the connection opened. */
 export const RUNNERD_REQUEST_TIMEOUT_MS = 10_000;
-/** Connections open at once; more are closed at accept (each idle one times out anyway). */
-export const RUNNERD_MAX_CONNECTIONS = 2048;
 
 const unit = str({ re: /^UNIT-[0-9a-f]{32}$/ });
 const session = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ });
