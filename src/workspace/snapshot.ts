@@ -18,7 +18,10 @@
 // fresh root made by `makeSealRoot` (mkdtemp under the sticky /tmp, mode 0711: other users can
 // neither list, rename nor write it). The sandbox reaches it through a descriptor bound read-only
 // (bwrap --ro-bind-fd; bwrap resolves that descriptor's path as the sandbox uid, which is why the
-// root must be traversable and cannot live under governed's 0700 state directory). Special files are refused (`workspace_special_file_refused`); symlinks are copied as
+// root must be traversable and cannot live under governed's 0700 state directory). In separated mode
+// the root is made in the daemon's `<dir>/sealed` (governed, group the sandbox gid, 0710) instead, and
+// the sandbox host opens the trees itself (docs/runnerd.md#check-slots-on-the-sandbox-host).
+// Special files are refused (`workspace_special_file_refused`); symlinks are copied as
 // symlinks (their target text is what is hashed, docs/contract.md#workspace-digest), never followed.
 import { createHash } from 'node:crypto';
 import {
