@@ -31,6 +31,26 @@ const NAMES = namesFor('gvd-sep6');
 const NAMES_PROBE = namesFor('gvd-sep6p');
 const NODE = '/usr/bin/node';
 const MARK = 'gvd-sep6-tool';
+const TOOL = "const t = setTimeout(() => {}, 15000); process.on('SIGUSR2', () => clearTimeout(t));";
+/** Whether `pid` has installed its SIGUSR2 handler yet (SigCgt of /proc/<pid>/status, bit 12 - 1). */
+function catchesUsr2(pid: number): boolean {
+  try {
+    const m = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m !== null && (BigInt(`0x${m[1] as string}`) & (1n << 11n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
+/** Let every waiting tool of `host` finish (it exits 0 on SIGUSR2). */
+const release = (pids: readonly number[]): void => {
+  for (const p of pids) {
+    try {
+      process.kill(p, 'SIGUSR2');
+    } catch {
+      // already gone
+    }
+  }
+};
 const ADAPTER = join(REPO_ROOT, 'runner', 'reviewers', 'check-tests.mjs');
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
@@ -122,8 +142,10 @@ describe.skipIf(!IS_ROOT)('runnerd: check slots run on the sandbox host, under t
   beforeAll(async () => {
     removeSepUsers(NAMES);
     const reviewerSha = sha256(readFileSync(REVIEWER_FIXTURE));
-    // The tool sleeps long enough to be seen from outside; its command line carries MARK.
-    const check = { sha256: sha256(readFileSync(ADAPTER)), interpreter: NODE, env: {}, check: { adapter: 'check-tests', command: [NODE, '-e', 'setTimeout(() => {}, 4000)', MARK], report: 'exit-code' } };
+    // The tool waits until the test has looked (SIGUSR2 from outside; at most 15 s, well inside the
+    // policy's 20 s timeout), so no step depends on a guess at how long the looking takes. Its
+    // command line carries MARK.
+    const check = { sha256: sha256(readFileSync(ADAPTER)), interpreter: NODE, env: {}, check: { adapter: 'check-tests', command: [NODE, '-e', TOOL, MARK], report: 'exit-code' } };
     w = await makeSepWorld({
       names: NAMES,
       modes: ['clean'],
@@ -184,8 +206,9 @@ describe.skipIf(!IS_ROOT)('runnerd: check slots run on the sandbox host, under t
     const receiptsBefore = count('SELECT count(*) FROM receipts');
     const run = startRun(c);
     const host = d.ready.sandbox_host_pid as number;
-    expect(await until(() => toolPids(host).length > 0 && sealedSnapshot() !== null, 60_000)).toBe(true);
+    expect(await until(() => toolPids(host).some(catchesUsr2) && sealedSnapshot() !== null, 60_000)).toBe(true);
     const seen = toolPids(host).map(procIds).filter((x) => x !== null);
+    // The tool waits for SIGUSR2 before it exits: it is still there to be seen.
     expect(seen.length).toBeGreaterThan(0);
     for (const s of seen) {
       expect(s.uids).toEqual([SANDBOX_UID, SANDBOX_UID, SANDBOX_UID, SANDBOX_UID]);
@@ -218,6 +241,7 @@ describe.skipIf(!IS_ROOT)('runnerd: check slots run on the sandbox host, under t
     }
     expect(readFileSync(file)).toEqual(bytes);
     expect(existsSync(join(snap, 'planted'))).toBe(false);
+    release(toolPids(host).filter(catchesUsr2));
     const code = await run.done;
     expect(code, run.out()).toBe(0);
     const result = JSON.parse(run.out()) as { verdict: string; receipt_id: string };
@@ -251,11 +275,12 @@ describe.skipIf(!IS_ROOT)('runnerd: check slots run on the sandbox host, under t
     const cleanBefore = count("SELECT count(*) FROM receipts WHERE verdict = 'CLEAN'");
     const run = startRun(c);
     const host = d.ready.sandbox_host_pid as number;
-    expect(await until(() => toolPids(host).length > 0 && sealedSnapshot() !== null, 60_000)).toBe(true);
+    expect(await until(() => toolPids(host).some(catchesUsr2) && sealedSnapshot() !== null, 60_000)).toBe(true);
     const file = join(sealedSnapshot() as string, 'src', 'export.ts');
     // What the sandbox uid cannot do, the tree's owner can.
     const edit = runAs(NAMES.daemon, ['sh', '-c', `chmod u+w '${file}' && echo 'export const csv = 0;' > '${file}' && chmod 444 '${file}'`]);
     expect(edit.code, edit.stderr).toBe(0);
+    release(toolPids(host).filter(catchesUsr2));
     const code = await run.done;
     const out = jsonOut({ code, stdout: run.out(), stderr: '' });
     expect({ exit: code, verdict: out.verdict, code: (out.error as { code: string }).code }).toEqual({ exit: 4, verdict: 'ABORTED', code: 'snapshot_altered' });
@@ -276,8 +301,9 @@ describe.skipIf(!IS_ROOT)('runnerd: a preservation probe runs its adapter on the
   const ADAPTER_P = join(REPO_ROOT, 'runner', 'preservation', 'node-adapter.mjs');
   const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', HOME: '/nonexistent', PATH: '/usr/bin:/bin' };
   const git = (cwd: string, ...args: string[]): string => spawnSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' }).stdout.trim();
-  // The probed entry: its --help waits long enough to be seen from outside, then lists its commands.
-  const GREET = `#!/usr/bin/env node\nif (process.argv.includes('--help')) { setTimeout(() => { process.stdout.write('usage: greet\\n\\nCommands:\\n  hello   say hello\\n'); }, 3000); } else process.stdout.write('hello\\n');\n`;
+  // The probed entry: its --help waits until the test has looked (SIGUSR2; at most 12 s, inside the
+  // adapter's and the policy's limits), then lists its commands.
+  const GREET = `#!/usr/bin/env node\nconst help = () => process.stdout.write('usage: greet\\n\\nCommands:\\n  hello   say hello\\n');\nif (process.argv.includes('--help')) { const t = setTimeout(help, 12000); process.on('SIGUSR2', () => { clearTimeout(t); help(); }); } else process.stdout.write('hello\\n');\n`;
   const as1 = (args: string[], cwd: string): ReturnType<typeof asUser> => asUser(NAMES_PROBE.writer1, [...args, '--json'], { cwd, env: { GOVERNED_RUNNER: w.socket } });
 
   beforeAll(async () => {
@@ -347,13 +373,14 @@ describe.skipIf(!IS_ROOT)('runnerd: a preservation probe runs its adapter on the
           }
         })
         .map(Number);
-    expect(await until(() => entryPids().length > 0, 60_000)).toBe(true);
+    expect(await until(() => entryPids().some(catchesUsr2), 60_000)).toBe(true);
     const seen = entryPids().map(procIds).filter((x) => x !== null);
     expect(seen.length).toBeGreaterThan(0);
     for (const s of seen) {
       expect(s.uids).toEqual([SANDBOX_UID, SANDBOX_UID, SANDBOX_UID, SANDBOX_UID]);
       expect(s.groups).toEqual([]);
     }
+    release(entryPids().filter(catchesUsr2));
     expect(await done, out).toBe(0);
     expect(jsonOut({ code: 0, stdout: out, stderr: '' })).toMatchObject({ ok: true, unit, phase: 'current', probes: [{ surface: 'SURF-cli', exit_code: 0, capabilities: ['command:hello'] }] });
     expect(readdirSync(sealedDirOf(w.base))).toEqual([]);
