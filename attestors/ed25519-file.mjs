@@ -2899,6 +2899,12 @@ var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "rel
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+var RUN_ID_RE = /^RUN-[0-9a-f]{32}$/;
+var EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
+
 // src/core/receipt-predicate.ts
 var id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
 var findingSchema = strictObject({
@@ -2928,12 +2934,12 @@ var separationSchema = strictObject({
 });
 var reviewReceiptPredicateSchema = strictObject({
   trust_mode: _enum(["co-located", "separated"]),
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   stage: _enum(STAGES),
   slot: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
-  challenge_id: str({ re: /^CHL-[0-9a-f]{32}$/ }),
-  run_id: str({ re: /^RUN-[0-9a-f]{32}$/ }),
-  execution_id: str({ re: /^EXE-[0-9a-f]{32}$/ }),
+  challenge_id: str({ re: CHALLENGE_ID_RE }),
+  run_id: str({ re: RUN_ID_RE }),
+  execution_id: str({ re: EXECUTION_ID_RE }),
   verdict: _enum(["CLEAN", "DIRTY"]),
   findings: list(findingSchema, 0, 32),
   vetoes: list(findingSchema, 0, 32),
@@ -3046,7 +3052,7 @@ var vsaPredicateSchema = strictObject({
   slsaVersion: literal("1.0"),
   [VSA_EXTENSION_KEY]: strictObject({
     decision_schema: literal(DECISION_SCHEMA_VERSION),
-    unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+    unit: str({ re: UNIT_ID_RE }),
     state: _enum(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
     reasons: list(strictObject({ code: reasonCode, ids: list(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
     trust_mode: _enum(["co-located", "separated"]),
@@ -3161,7 +3167,7 @@ var probeResultSchema = strictObject({
   output_digest: digestString
 });
 var probePredicateSchema = strictObject({
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   phase: _enum(["baseline", "current"]),
   /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
   snapshot_digest: digestString,

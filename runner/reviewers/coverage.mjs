@@ -2004,6 +2004,10 @@ function isSortedUnique(list) {
   return true;
 }
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+
 // src/core/review-vocabulary.ts
 var STAGES = ["planning", "development", "test", "integration"];
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
@@ -2265,8 +2269,8 @@ function readBundle(bytes) {
   check(canonical === text);
   const o = obj(value, ["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage"]);
   check(o.schema === BUNDLE_SCHEMA_ID);
-  str(o.challenge_id, /^CHL-[0-9a-f]{32}$/);
-  str(o.unit, /^UNIT-[0-9a-f]{32}$/);
+  str(o.challenge_id, CHALLENGE_ID_RE);
+  str(o.unit, UNIT_ID_RE);
   const stage = oneOf(o.stage, STAGES);
   const slot = str(o.slot, SLOT_RE);
   const view = obj(o.view, ["name", "included", "withheld", "digest"]);

@@ -2005,6 +2005,10 @@ var path2 = (v) => {
   return s;
 };
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+
 // src/core/review-vocabulary.ts
 var STAGES = ["planning", "development", "test", "integration"];
 var FINDING_CODES = [
@@ -2279,8 +2283,8 @@ function readBundle(bytes) {
   check(canonical === text);
   const o = obj(value, ["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage"]);
   check(o.schema === BUNDLE_SCHEMA_ID);
-  str2(o.challenge_id, /^CHL-[0-9a-f]{32}$/);
-  str2(o.unit, /^UNIT-[0-9a-f]{32}$/);
+  str2(o.challenge_id, CHALLENGE_ID_RE);
+  str2(o.unit, UNIT_ID_RE);
   const stage = oneOf(o.stage, STAGES);
   const slot = str2(o.slot, SLOT_RE);
   const view = obj(o.view, ["name", "included", "withheld", "digest"]);

@@ -15,12 +15,13 @@ import { count, digestString, gitId, hex64, isoSeconds, str } from './schema-pri
 import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
 import { STAGES } from './review-vocabulary.js';
 import { printedSchema } from './json-style-schema.js';
+import { LEASE_ID_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
-const unitId = str({ re: /^UNIT-[0-9a-f]{32}$/ });
-const runId = str({ re: /^RUN-[0-9a-f]{32}$/ });
-const leaseId = str({ re: /^LSE-[0-9a-f]{32}$/ });
-const recordId = str({ re: /^REC-[0-9a-f]{24}$/ });
+const unitId = str({ re: UNIT_ID_RE });
+const runId = str({ re: RUN_ID_RE });
+const leaseId = str({ re: LEASE_ID_RE });
+const recordId = str({ re: RECORD_ID_RE });
 const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
 const trustMode = z.enum(['co-located', 'separated']);
 const exitCode = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(6), z.literal(7), z.literal(8), z.literal(9)]);

@@ -12,6 +12,7 @@ import { findingSchema } from './receipt-predicate.js';
 import { STAGES } from './review-vocabulary.js';
 import type { WithSnakeTwins } from './json-style.js';
 import { snakeTwinsSchema } from './json-style-schema.js';
+import { CHALLENGE_ID_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const REASON_CODE_LIST = Object.keys(REASON_CODES) as [keyof typeof REASON_CODES, ...(keyof typeof REASON_CODES)[]];
@@ -22,11 +23,11 @@ const anyExit = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3),
 const failureExit = anyExit;
 
 const trustMode = z.enum(['co-located', 'separated']);
-const unitId = str({ re: /^UNIT-[0-9a-f]{32}$/ });
-const runId = str({ re: /^RUN-[0-9a-f]{32}$/ });
-const challengeId = str({ re: /^CHL-[0-9a-f]{32}$/ });
+const unitId = str({ re: UNIT_ID_RE });
+const runId = str({ re: RUN_ID_RE });
+const challengeId = str({ re: CHALLENGE_ID_RE });
 const receiptId = digestString;
-const authorityRecordId = str({ re: /^REC-[0-9a-f]{24}$/ });
+const authorityRecordId = str({ re: RECORD_ID_RE });
 const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
 /** IDs an error or a reason names (unit, directive, receipt, key ids, field paths): never a value. */
 const ids = z.array(z.string());

@@ -12,6 +12,7 @@ import { STAGES } from '../receipt-predicate.js';
 import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/schema.js';
 import { bundleIdSchema, coverageSchema, relationSchema } from './coverage-schema.js';
 import { preservationSectionSchema } from './preservation-schema.js';
+import { CHALLENGE_ID_RE, UNIT_ID_RE } from '../ids.js';
 
 // The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
 export { coverageSchema };
@@ -210,8 +211,8 @@ export type CheckInputs = z.infer<typeof checkInputsSchema>;
 
 export const bundleSchema = z.strictObject({
   schema: z.literal(BUNDLE_SCHEMA_ID),
-  challenge_id: z.string().regex(/^CHL-[0-9a-f]{32}$/),
-  unit: z.string().regex(/^UNIT-[0-9a-f]{32}$/),
+  challenge_id: z.string().regex(CHALLENGE_ID_RE),
+  unit: z.string().regex(UNIT_ID_RE),
   stage: z.enum(STAGES),
   slot,
   view: z.strictObject({

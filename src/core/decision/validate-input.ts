@@ -6,9 +6,10 @@ import { DIGEST_RE } from '../canonical.js';
 import { fail } from '../errors.js';
 import type { DecisionInput, EvidenceInput, LogPosition, StateDigests } from './types.js';
 import { CONTROL_NAMES, STAGE_ORDER } from './vocabulary.js';
+import { RUN_ID_RE, UNIT_ID_RE } from '../ids.js';
 
-const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
-const RUN_RE = /^RUN-[0-9a-f]{32}$/;
+const UNIT_RE = UNIT_ID_RE;
+const RUN_RE = RUN_ID_RE;
 // The policy's slot-name grammar (docs/policy.md#policy-and-trust-root `name`, src/core/policy.ts; the receipt predicate's `slot`,
 // docs/formats.md#receipt): `-` is allowed. A narrower rule here refused every fact of a valid slot such as
 // `code-review` as tampering (decision_input_invalid), so no such unit could ever be decided.

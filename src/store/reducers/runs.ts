@@ -11,10 +11,11 @@ import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
 import { cached, cachedPluck } from '../statements.js';
 import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry, trustModeOfPredicate, type ReceiptTrustMode } from '../receipt-entries.js';
+import { CHALLENGE_ID_RE, EXECUTION_ID_RE, RUN_ID_RE } from '../../core/ids.js';
 
-const runId = z.string().regex(/^RUN-[0-9a-f]{32}$/);
-const executionId = z.string().regex(/^EXE-[0-9a-f]{32}$/);
-const challengeId = z.string().regex(/^CHL-[0-9a-f]{32}$/);
+const runId = z.string().regex(RUN_ID_RE);
+const executionId = z.string().regex(EXECUTION_ID_RE);
+const challengeId = z.string().regex(CHALLENGE_ID_RE);
 const stage = z.enum(STAGES);
 const slot = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
