@@ -13,7 +13,7 @@ import { DISPOSITIONS } from './preservation/schema.js';
 import { CAPABILITY_RE } from './preservation/probe.js';
 import { CONTRACT_ID_RE } from './contract/ids.js';
 import type { Out } from './command-output-records.js';
-import { RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
+import { NAME_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const code = z.enum(ERROR_CODE_LIST);
@@ -24,7 +24,7 @@ const unitId = str({ re: UNIT_ID_RE });
 const runId = str({ re: RUN_ID_RE });
 const recordId = str({ re: RECORD_ID_RE });
 const contractId = str({ re: CONTRACT_ID_RE });
-const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const slotName = str({ re: NAME_RE });
 const tally = z.record(z.string(), count);
 
 /** The three result files review-pass writes (0600 in a 0700 directory): paths only. */
