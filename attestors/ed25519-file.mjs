@@ -2443,6 +2443,15 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+var RUN_ID_RE = /^RUN-[0-9a-f]{32}$/;
+var EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
+var HEX64_RE = /^[0-9a-f]{64}$/;
+var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+
 // src/core/schema-primitives.ts
 function str(o = {}) {
   const checks = [];
@@ -2457,8 +2466,8 @@ function int2(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
 function list(item, min, max) {
   return min > 0 ? array(item).check(_minLength(min), _maxLength(max)) : array(item).check(_maxLength(max));
 }
-var hex64 = str({ re: /^[0-9a-f]{64}$/ });
-var digestString = str({ re: /^sha256:[0-9a-f]{64}$/ });
+var hex64 = str({ re: HEX64_RE });
+var digestString = str({ re: DIGEST_RE });
 var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
@@ -2486,8 +2495,8 @@ var ATTESTOR_KINDS = {
   // A preservation probe receipt (src/core/preservation/probe.ts, docs/preservation.md#probes).
   probe: "https://governed.dev/probe-receipt/v1"
 };
-var CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-var KEY_ID_RE = /^[0-9a-f]{64}$/;
+var CREDENTIAL_RE = NAME_RE;
+var KEY_ID_RE = HEX64_RE;
 var KEY_REF_RE = /^\/[^\0]{1,4095}$/;
 var SIG_B64_RE = /^[A-Za-z0-9+/]{86}==$/;
 var ATTESTOR_EXIT_REFUSED = 3;
@@ -2697,7 +2706,7 @@ function sha256Digest(bytes) {
 // src/core/dsse.ts
 var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
 var signatureSchema = strictObject({
-  keyid: str({ re: /^[0-9a-f]{64}$/ }),
+  keyid: str({ re: HEX64_RE }),
   sig: str({ min: 1 })
 });
 var envelopeSchema = strictObject({
@@ -2928,12 +2937,12 @@ var separationSchema = strictObject({
 });
 var reviewReceiptPredicateSchema = strictObject({
   trust_mode: _enum(["co-located", "separated"]),
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   stage: _enum(STAGES),
-  slot: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
-  challenge_id: str({ re: /^CHL-[0-9a-f]{32}$/ }),
-  run_id: str({ re: /^RUN-[0-9a-f]{32}$/ }),
-  execution_id: str({ re: /^EXE-[0-9a-f]{32}$/ }),
+  slot: str({ re: NAME_RE }),
+  challenge_id: str({ re: CHALLENGE_ID_RE }),
+  run_id: str({ re: RUN_ID_RE }),
+  execution_id: str({ re: EXECUTION_ID_RE }),
   verdict: _enum(["CLEAN", "DIRTY"]),
   findings: list(findingSchema, 0, 32),
   vetoes: list(findingSchema, 0, 32),
@@ -2954,7 +2963,7 @@ var reviewReceiptPredicateSchema = strictObject({
     work_revision: count
   }),
   reviewer: strictObject({
-    name: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
+    name: str({ re: NAME_RE }),
     sha256: hex64,
     interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ })
   }),
@@ -3046,7 +3055,7 @@ var vsaPredicateSchema = strictObject({
   slsaVersion: literal("1.0"),
   [VSA_EXTENSION_KEY]: strictObject({
     decision_schema: literal(DECISION_SCHEMA_VERSION),
-    unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+    unit: str({ re: UNIT_ID_RE }),
     state: _enum(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
     reasons: list(strictObject({ code: reasonCode, ids: list(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
     trust_mode: _enum(["co-located", "separated"]),
@@ -3161,7 +3170,7 @@ var probeResultSchema = strictObject({
   output_digest: digestString
 });
 var probePredicateSchema = strictObject({
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   phase: _enum(["baseline", "current"]),
   /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
   snapshot_digest: digestString,

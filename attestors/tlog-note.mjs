@@ -494,6 +494,9 @@ function isKeyName(name) {
   return KEY_NAME_RE.test(name);
 }
 
+// src/core/ids.ts
+var HEX64_RE = /^[0-9a-f]{64}$/;
+
 // src/core/tlog-attestor.ts
 var TLOG_CHECKPOINT_KIND = "tlog-checkpoint";
 var TLOG_CHECKPOINT_PAYLOAD_TYPE = "application/vnd.c2sp.tlog-checkpoint";
@@ -503,7 +506,7 @@ function parseTlogAttestorConfig(v) {
   const keys = Object.keys(o).sort().join(",");
   if (keys !== "credential,key_id,key_ref,kind,origin") return null;
   if (o.credential !== "log" || o.kind !== TLOG_CHECKPOINT_KIND) return null;
-  if (typeof o.key_id !== "string" || !/^[0-9a-f]{64}$/.test(o.key_id)) return null;
+  if (typeof o.key_id !== "string" || !HEX64_RE.test(o.key_id)) return null;
   if (typeof o.key_ref !== "string" || !/^\/[^\0]{1,4095}$/.test(o.key_ref)) return null;
   if (typeof o.origin !== "string" || !isKeyName(o.origin)) return null;
   return o;

@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import { str } from './schema-primitives.js';
 import { ATTESTOR_REQUEST_MAX_BYTES } from './limits.js';
+import { HEX64_RE, NAME_RE } from './ids.js';
 
 /** The kinds of statement an attestor may sign, each with its predicate type. */
 export const ATTESTOR_KINDS = {
@@ -21,8 +22,8 @@ export const ATTESTOR_KINDS = {
 } as const;
 export type AttestorKind = keyof typeof ATTESTOR_KINDS;
 
-export const CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-export const KEY_ID_RE = /^[0-9a-f]{64}$/;
+export const CREDENTIAL_RE = NAME_RE;
+export const KEY_ID_RE = HEX64_RE;
 /** Absolute path of the PKCS#8 PEM file. */
 export const KEY_REF_RE = /^\/[^\0]{1,4095}$/;
 /** A raw 64-byte Ed25519 signature in canonical, padded base64. */

@@ -17,6 +17,7 @@ import * as z from 'zod/mini';
 import { digestString as digest, gitId, hex64, isoSeconds, list, str } from './schema-primitives.js';
 import { VSA_HTTPS_URI_RE } from './vsa-uris.js';
 import { VSA_BOUNDS, VSA_MAX_PAYLOAD_BYTES } from './limits.js';
+import { UNIT_ID_RE } from './ids.js';
 
 export { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa-uris.js';
 
@@ -72,7 +73,7 @@ export const vsaPredicateSchema = z.strictObject({
   slsaVersion: z.literal('1.0'),
   [VSA_EXTENSION_KEY]: z.strictObject({
     decision_schema: z.literal(DECISION_SCHEMA_VERSION),
-    unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+    unit: str({ re: UNIT_ID_RE }),
     state: z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY']),
     reasons: list(z.strictObject({ code: reasonCode, ids: list(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
     trust_mode: z.enum(['co-located', 'separated']),

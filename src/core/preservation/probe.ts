@@ -14,6 +14,7 @@ import { separationSchema } from '../receipt-predicate.js';
 
 import { CAPABILITY_RE, ENTRY_RE } from './vocabulary.js';
 import { PROBE_MAX_CAPABILITIES, PROBE_MAX_INVENTORY } from '../limits.js';
+import { UNIT_ID_RE } from '../ids.js';
 export { CAPABILITY_RE, ENTRY_RE };
 export const SURFACE_KIND_TOKENS = ['cli_command', 'library_export', 'package_target'] as const;
 
@@ -64,7 +65,7 @@ const probeResultSchema = z.strictObject({
 
 /** One probe receipt per adapter run: every surface probed on one sealed snapshot. */
 export const probePredicateSchema = z.strictObject({
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   phase: z.enum(['baseline', 'current']),
   /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
   snapshot_digest: digestString,
