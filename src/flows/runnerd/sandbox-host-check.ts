@@ -14,6 +14,7 @@
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.js';
+import { RUN_ID_RE } from '../../core/ids.js';
 import type { SandboxHostJob } from '../../core/sandbox-host-protocol.js';
 import type { SandboxRequest } from '../../../runner/sandbox/index.js';
 import { prepareHostReachableDir } from './sandbox-host-dir.js';
@@ -27,7 +28,7 @@ export function prepareSealedDir(base: string, daemonUid: number, sandboxGid: nu
 }
 
 /** A run's seal root (a check run's, or a probe's) and the trees in it. */
-const TREE_RE = /^governed-sealed-(RUN-[0-9a-f]{32}|probe)-[A-Za-z0-9]{6}\/(snapshot|dependencies|deps)$/;
+const TREE_RE = new RegExp(`^governed-sealed-(${RUN_ID_RE.source.slice(1, -1)}|probe)-[A-Za-z0-9]{6}/(snapshot|dependencies|deps)$`);
 
 /** The sealed trees of one run, by path (the host opens them itself). */
 export interface SealedDirs {
