@@ -59,7 +59,7 @@ export function nullable<T>(v: unknown, item: (x: unknown) => T): T | null {
   return v === null ? null : item(v);
 }
 
-// The ID alphabet of docs/contract.md#validation-rules and the relation form of §7.3 (docs/schemas/bundle.schema.json).
+// The ID alphabet of docs/contract.md#validation-rules and the relation form of docs/bundle.md#coverage (docs/schemas/bundle.schema.json).
 export const ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 export const RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
 export const RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
