@@ -55,7 +55,7 @@ function round(state: ReviewState, texts: Record<string, string | 'timeout' | 'f
 
 const all = (slots: readonly string[], text: string) => Object.fromEntries(slots.map((s) => [s, text]));
 
-describe('configuration refusals (docs/review-pass-protocol.md#light-mode light mode, docs/review-pass-protocol.md#convergence-thresholds floor, core rules)', () => {
+describe('configuration refusals (docs/review-pass-protocol.md#light-mode light mode, docs/review-pass-protocol.md#convergence-thresholds floor)', () => {
   it.each([
     [{ stage: 'planning', mode: 'non_governed', light: true, preflight: PREFLIGHT }, 'review_pass_light_forbidden_stage'],
     [{ stage: 'integration', mode: 'non_governed', light: true, preflight: PREFLIGHT }, 'review_pass_light_forbidden_stage'],

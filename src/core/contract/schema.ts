@@ -4,8 +4,8 @@
 // own error code. IDs are plain strings here on purpose, so a malformed ID is reported as
 // `contract_id_invalid` with its field path rather than as a generic type error.
 //
-// Tombstone design (docs/contract.md#validation-rules, docs/contract.md#scope-history; seed review-pass-v3 preflight 4 "an immutable tombstone
-// covering its directive, target, criterion, trace-artifact, and trace-edge IDs"):
+// Tombstone design (docs/contract.md#validation-rules, docs/contract.md#scope-history: an immutable tombstone
+// covering its directive, targets, criteria, trace artifacts and trace edges):
 //   { id, directive?, authority, disposes[] }
 //   - `authority` is the ID of an entry of `authorities[]` (which carries the signed record id and
 //     its operation), so the record a disposal rests on is itself an item of the contract and its

@@ -1,4 +1,4 @@
-// Disposal of directives by tombstone (docs/contract.md#validation-rules; seed review-pass-v3 governed preflight 4): a
+// Disposal of directives by tombstone (docs/contract.md#validation-rules "Dispositions"): a
 // deferred, superseded or abandoned directive counts as disposed only with a tombstone whose
 // authority is a valid signed record of the matching operation and whose `disposes` list is exactly
 // the directive, all its targets, criteria, implementations and evidence IDs, and every relation

@@ -9,7 +9,7 @@ export const PROTOCOLS_REVIEW_PASS_ERRORS = {
     2,
     'Light mode is forbidden for the planning and integration stages (docs/review-pass-protocol.md#light-mode).',
   ),
-  review_pass_light_forbidden_governed: def(2, 'Light mode is forbidden in governed mode (review-pass-v3 core rules).'),
+  review_pass_light_forbidden_governed: def(2, 'Light mode is forbidden in governed mode (docs/review-pass-protocol.md#light-mode).'),
   review_pass_convergence_below_floor: def(
     2,
     'The configured convergence is below the two-clean-round floor of the stage (docs/review-pass-protocol.md#convergence-thresholds).',

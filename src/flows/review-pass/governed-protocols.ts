@@ -93,7 +93,7 @@ export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): G
       reviewers: [...p.slots],
       convergence: p.streak,
       pending_controls: [...p.pendingControls],
-      // Planning/integration preflight (seed core rules): the unit's baseline commit and its
+      // Planning/integration preflight (docs/review-pass-protocol.md#separated-roles): the unit's baseline commit and its
       // contract's sources are bound into every challenge's bundle (docs/contract.md#the-request-contract, docs/bundle.md#views);
       // the preservation contract and the incident history count as present when a contract is bound
       // to the unit (its bundles then carry them, docs/bundle.md#the-preservation-section) or when the

@@ -15,7 +15,7 @@
 // findings listed for a human or writer to fix; a re-review after the fix is a new run.
 // Planning and integration need the product-preservation inputs that only governed mode can
 // validate, so non-governed planning/integration reviews end NOT_CLEAN before any reviewer runs
-// (`review_pass_mandatory_inputs_missing`, seed core rules).
+// (`review_pass_mandatory_inputs_missing`, docs/review-pass-protocol.md#separated-roles).
 import { fail } from '../../core/errors.js';
 import {
   adjudicateRound,

@@ -2,7 +2,7 @@
 //
 // R = number of available reviewers this round (docs/review-pass-protocol.md#classification "R = number of available reviewers").
 //   VETO (evaluated first): any member CRITICAL and class in [preservation, scope, authority, release]
-//     → VETO even with one supporter; never AUTO_DISMISSED (docs/review-pass-protocol.md#classification, core rules).
+//     → VETO even with one supporter; never AUTO_DISMISSED (docs/review-pass-protocol.md#classification).
 //   CRITICAL: supporters == R → CONFIRMED; supporters >= 2 → CONTESTED;
 //             supporters == 1 and R >= 3 → AUTO_DISMISSED (non-veto correctness only); else CONTESTED.
 //   HIGH/MEDIUM/LOW/INFO: supporters >= max(2, ceil(R/2)) → CONFIRMED;

@@ -10,7 +10,7 @@
 //   R_available == 1                    → convergence threshold raised to max(threshold, 2).
 // Planning and integration (docs/review-pass-protocol.md#separated-roles, docs/review-pass-protocol.md#graceful-degradation): fewer than four distinct successful role executions, or a
 // reused role / execution identity, is NOT_CLEAN — never degraded. Execution identities are global
-// claims (governed-mode preflight 6): an id seen in an earlier round is a reuse too.
+// claims (docs/review-pass-protocol.md#graceful-degradation): an id seen in an earlier round is a reuse too.
 
 export type RunStatus = 'ok' | 'timeout' | 'failed';
 export type UnavailableReason = 'timeout' | 'failed' | 'unparseable';

@@ -1,4 +1,4 @@
-// Stage profiles and the review configuration (docs/review-pass-protocol.md#stages-and-their-roles, docs/review-pass-protocol.md#convergence-thresholds, docs/review-pass-protocol.md#budget-guard, docs/review-pass-protocol.md#default-profile, docs/review-pass-protocol.md#light-mode, core rules).
+// Stage profiles and the review configuration (docs/review-pass-protocol.md#stages-and-their-roles, docs/review-pass-protocol.md#convergence-thresholds, docs/review-pass-protocol.md#budget-guard, docs/review-pass-protocol.md#default-profile, docs/review-pass-protocol.md#light-mode).
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 
@@ -129,7 +129,7 @@ export interface ReviewPassConfig {
 /**
  * Validate and normalise a configuration. Refusals:
  * - light mode in planning/integration (docs/review-pass-protocol.md#light-mode "never planning/integration") → review_pass_light_forbidden_stage
- * - light mode in governed mode (core rules "Governed mode forbids --light") → review_pass_light_forbidden_governed
+ * - light mode in governed mode (docs/review-pass-protocol.md#light-mode) → review_pass_light_forbidden_governed
  * - convergence below the floor (docs/review-pass-protocol.md#convergence-thresholds: 2 clean; 1 only in light) → review_pass_convergence_below_floor
  * - a role stage whose reviewers are not exactly the four roles, duplicates, an arbiter in governed
  *   mode (docs/review-pass.md#review-protocols: governed adjudicates independent reviewers only), an empty pool → review_pass_config_invalid
