@@ -5,7 +5,7 @@
 //   symbol      = the sorted refs joined by "," (the IDs the finding is about; shown in reports)
 //   line        = null, req_id = null, description = the code
 //   match_key   = "<code>|<ref1>,<ref2>..." — findings match iff their keys are equal (match-findings.ts)
-// The runner already validated the output (§7.2); this adapter re-checks the same closed shape so
+// The runner already validated the output (docs/reviewers.md#reviewer-output); this adapter re-checks the same closed shape so
 // the pure engine never trusts a caller-assembled object.
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';

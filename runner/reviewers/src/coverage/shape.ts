@@ -61,7 +61,7 @@ export function nullable<T>(v: unknown, item: (x: unknown) => T): T | null {
   return v === null ? null : item(v);
 }
 
-// The ID alphabet of docs/contract.md#validation-rules and the relation form of §7.3 (docs/schemas/bundle.schema.json).
+// The ID alphabet of docs/contract.md#validation-rules and the relation form of docs/bundle.md#coverage (docs/schemas/bundle.schema.json).
 export const ID_RE = CONTRACT_ID_RE;
 export const RECORD_ID_RE = AUTHORITY_RECORD_ID_RE;
 export const RELATION_RE = CONTRACT_RELATION_RE;
