@@ -21,6 +21,9 @@
 //            (bench/runner-bare), and for each tree one CLEAN review-run on a fresh challenge (the
 //            challenge is issued untimed) and one refused at once (its fixed start-up).
 // Counts: BENCH_ROUNDS (gate rounds, default 21), BENCH_RUNS (runner repetitions, default 15).
+// Beside each wall-clock median it prints the CPU time (user + sys) the timed child processes used,
+// as a mean over the same interleaved rounds (from /proc/self/stat's reaped-children counters: on a
+// loaded machine wall time includes waiting for a core, CPU time does not), and the load average.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -52,6 +55,22 @@ interface FixtureJson {
 }
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const CLOCK_TICKS = 100; // USER_HZ: /proc reports times in 1/100 s on Linux
+/** CPU time (user + sys, ms) of this process's reaped children so far: /proc/self/stat cutime + cstime. */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[13]) + Number(f[14])) * 1000) / CLOCK_TICKS;
+}
+/** Wall and children's CPU time of one awaited step. */
+async function measured(step: () => Promise<unknown>): Promise<{ ms: number; cpu: number }> {
+  const c0 = childrenCpuMs();
+  const t0 = process.hrtime.bigint();
+  await step();
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpu: childrenCpuMs() - c0 };
+}
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
 const git = (args: string[], cwd = HERE) => spawnSync('git', args, { cwd, encoding: 'utf8' });
 
 function checkout(commit: string, scratch: string): Tree | null {
@@ -63,13 +82,17 @@ function checkout(commit: string, scratch: string): Tree | null {
   symlinkSync(join(HERE, 'node_modules'), join(dir, 'node_modules'));
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`build of ${commit} failed: ${build.stderr.slice(0, 400)}`);
-  return { name: `${commit} (${id.slice(0, 7)})`, dir, temporary: true };
+  // Named by the commit it is (the short id), with the name it was asked by when that differs
+  // (e.g. `main (17d8838)`): the label always says which tree was measured.
+  const short = id.slice(0, 7);
+  return { name: id.startsWith(commit.toLowerCase()) ? short : `${commit} (${short})`, dir, temporary: true };
 }
 
-function timeOnce(args: readonly string[], cwd: string): { ms: number; code: number | null; stdout: string } {
+function timeOnce(args: readonly string[], cwd: string): { ms: number; cpu: number; code: number | null; stdout: string } {
+  const c0 = childrenCpuMs();
   const t = process.hrtime.bigint();
   const r = spawnSync(process.execPath, args, { cwd, env: CLEAN_ENV, encoding: 'utf8' });
-  return { ms: Number(process.hrtime.bigint() - t) / 1e6, code: r.status, stdout: r.stdout };
+  return { ms: Number(process.hrtime.bigint() - t) / 1e6, cpu: childrenCpuMs() - c0, code: r.status, stdout: r.stdout };
 }
 
 /** The base's own bench/gate builds (and caches) its 1,000-receipt store under `tmp`; its fixture.json says where. */
@@ -110,6 +133,8 @@ async function compareGate(trees: readonly Tree[], scratch: string): Promise<voi
     if (c.gate && r.code !== 0) throw new Error(`${c.name}: exit ${r.code}: ${r.stdout.slice(0, 300)}`);
   }
   const times = cases.map(() => [] as number[]);
+  const cpus = cases.map(() => [] as number[]);
+  const loadBefore = load();
   for (let round = 0; round < ROUNDS; round++) {
     for (let j = 0; j < cases.length; j++) {
       const i = (j + round) % cases.length;
@@ -117,23 +142,37 @@ async function compareGate(trees: readonly Tree[], scratch: string): Promise<voi
       const r = timeOnce(c.args, c.cwd);
       if (c.gate && r.code !== 0) throw new Error(`${c.name}: exit ${r.code}`);
       (times[i] as number[]).push(r.ms);
+      (cpus[i] as number[]).push(r.cpu);
     }
   }
   const med = times.map(median);
   const node = med[0] as number;
   const fl = med[med.length - 1] as number;
+  const cpu = cpus.map(mean);
   const gates = med.slice(1, 1 + trees.length);
-  process.stdout.write(`gate (1,000 receipts, ${relied} relied on; ${ROUNDS} rounds rotated, medians, PATH only; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})\n`);
-  cases.forEach((c, i) => process.stdout.write(`  ${c.name.padEnd(34)} ${(med[i] as number).toFixed(1)} ms\n`));
-  trees.forEach((t, i) => process.stdout.write(`  ${t.name.padEnd(34)} gate/node ${((gates[i] as number) / node).toFixed(3)}  gate/floor ${((gates[i] as number) / fl).toFixed(3)}\n`));
+  const gateCpu = cpu.slice(1, 1 + trees.length);
+  process.stdout.write(`gate (1,000 receipts, ${relied} relied on; ${ROUNDS} rounds rotated, PATH only; load average ${loadBefore} before, ${load()} after)\n`);
+  process.stdout.write(`  ${''.padEnd(34)} wall (median)   CPU user+sys (mean)\n`);
+  cases.forEach((c, i) => process.stdout.write(`  ${c.name.padEnd(34)} ${(med[i] as number).toFixed(1).padStart(8)} ms   ${(cpu[i] as number).toFixed(1).padStart(8)} ms\n`));
+  trees.forEach((t, i) =>
+    process.stdout.write(
+      `  ${t.name.padEnd(34)} gate/node ${((gates[i] as number) / node).toFixed(3)}  gate/floor ${((gates[i] as number) / fl).toFixed(3)}  CPU: gate/floor ${((gateCpu[i] as number) / (cpu[cpu.length - 1] as number)).toFixed(3)}\n`,
+    ),
+  );
   const cur = gates[gates.length - 1] as number;
-  trees.slice(0, -1).forEach((t, i) => process.stdout.write(`ratio gate this tree / ${t.name} ${(cur / (gates[i] as number)).toFixed(3)}\n`));
+  const curCpu = gateCpu[gateCpu.length - 1] as number;
+  trees.slice(0, -1).forEach((t, i) => {
+    process.stdout.write(`ratio gate this tree / ${t.name} ${(cur / (gates[i] as number)).toFixed(3)}\n`);
+    process.stdout.write(`ratio gate CPU this tree / ${t.name} ${(curCpu / (gateCpu[i] as number)).toFixed(3)}\n`);
+  });
 }
 
 interface RunnerModule {
   makeWorld(): Promise<{ dir: string }>;
   challenge(w: unknown): Promise<string>;
   timedRun(w: unknown, challenge: string, expectExit?: number): Promise<number>;
+  /** bench/runner's floor (node + both pinned attestors + the bare reviewer + one git listing); absent in old trees. */
+  specFloorMs?(w: unknown): Promise<number>;
 }
 
 async function compareRunner(trees: readonly Tree[]): Promise<void> {
@@ -153,32 +192,61 @@ async function compareRunner(trees: readonly Tree[]): Promise<void> {
     }
     await bareRunMs(TRIVIAL_COVERAGE_REVIEWER);
     await nodeBaselineMs();
-    const node: number[] = [];
-    const bare: number[] = [];
-    const run = worlds.map(() => [] as number[]);
-    const ref = worlds.map(() => [] as number[]);
+    // The floor line is this tree's bench/runner floor, timed in the same rotation.
+    const own = worlds[worlds.length - 1] as (typeof worlds)[number];
+    const floorOf = own.m.specFloorMs?.bind(own.m);
+    if (floorOf !== undefined) await floorOf(own.w);
+    type Series = { ms: number[]; cpu: number[] };
+    const series = (): Series => ({ ms: [], cpu: [] });
+    const node = series();
+    const bare = series();
+    const floor = series();
+    const run = worlds.map(series);
+    const ref = worlds.map(series);
+    const into = (s: Series, step: () => Promise<unknown>) => async () => {
+      const m = await measured(step);
+      s.ms.push(m.ms);
+      s.cpu.push(m.cpu);
+    };
+    const loadBefore = load();
     for (let i = 0; i < RUNS; i++) {
       const ids = await Promise.all(worlds.map((x) => x.m.challenge(x.w)));
       const steps: (() => Promise<void>)[] = [
-        async () => void node.push(await nodeBaselineMs()),
-        async () => void bare.push(await bareRunMs(TRIVIAL_COVERAGE_REVIEWER)),
-        ...worlds.map((x, k) => async () => void (run[k] as number[]).push(await x.m.timedRun(x.w, ids[k] as string))),
-        ...worlds.map((x, k) => async () => void (ref[k] as number[]).push(await x.m.timedRun(x.w, refused, 5))),
+        into(node, () => nodeBaselineMs()),
+        into(bare, () => bareRunMs(TRIVIAL_COVERAGE_REVIEWER)),
+        ...(floorOf === undefined ? [] : [into(floor, () => floorOf(own.w))]),
+        ...worlds.map((x, k) => into(run[k] as Series, () => x.m.timedRun(x.w, ids[k] as string))),
+        ...worlds.map((x, k) => into(ref[k] as Series, () => x.m.timedRun(x.w, refused, 5))),
       ];
       for (let j = 0; j < steps.length; j++) await (steps[(j + i) % steps.length] as () => Promise<void>)();
     }
-    const n = median(node);
-    const b = median(bare);
-    process.stdout.write(`runner (review-run, trivial reviewer; ${RUNS} repetitions rotated, medians; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})\n`);
-    process.stdout.write(`  node -e '' ${n.toFixed(1)} ms | bare bwrap ${b.toFixed(1)} ms\n`);
+    const n = median(node.ms);
+    const b = median(bare.ms);
+    const cpuN = mean(node.cpu);
+    const cpuB = mean(bare.cpu);
+    process.stdout.write(`runner (review-run, trivial reviewer; ${RUNS} repetitions rotated; wall medians, CPU user+sys means; load average ${loadBefore} before, ${load()} after)\n`);
+    process.stdout.write(`  node -e '' ${n.toFixed(1)} ms (CPU ${cpuN.toFixed(1)}) | bare bwrap ${b.toFixed(1)} ms (CPU ${cpuB.toFixed(1)})\n`);
+    if (floorOf !== undefined) {
+      const f = median(floor.ms);
+      process.stdout.write(`  floor (this tree's bench/runner floor) ${f.toFixed(1)} ms (CPU ${mean(floor.cpu).toFixed(1)}): (floor − bare)/node ${((f - b) / n).toFixed(2)}\n`);
+    }
     worlds.forEach((x, k) => {
-      const r = median(run[k] as number[]);
-      process.stdout.write(`  ${x.t.name.padEnd(34)} review-run ${r.toFixed(1)} ms  refused at once ${median(ref[k] as number[]).toFixed(1)} ms  (run − bare)/node ${((r - b) / n).toFixed(2)}\n`);
+      const r = median((run[k] as Series).ms);
+      const rc = mean((run[k] as Series).cpu);
+      process.stdout.write(
+        `  ${x.t.name.padEnd(34)} review-run ${r.toFixed(1)} ms (CPU ${rc.toFixed(1)})  refused at once ${median((ref[k] as Series).ms).toFixed(1)} ms (CPU ${mean((ref[k] as Series).cpu).toFixed(1)})  (run − bare)/node ${((r - b) / n).toFixed(2)}\n`,
+      );
     });
-    const cur = median(run[run.length - 1] as number[]);
+    const cur = median((run[run.length - 1] as Series).ms);
+    const curCpu = mean((run[run.length - 1] as Series).cpu);
+    const curRef = mean((ref[ref.length - 1] as Series).cpu);
     worlds.slice(0, -1).forEach((x, k) => {
-      const old = median(run[k] as number[]);
+      const old = median((run[k] as Series).ms);
+      const oldCpu = mean((run[k] as Series).cpu);
       process.stdout.write(`ratio review-run this tree / ${x.t.name} ${(cur / old).toFixed(3)}  (run − bare) ${((cur - b) / (old - b)).toFixed(3)}\n`);
+      process.stdout.write(
+        `ratio review-run CPU this tree / ${x.t.name} ${(curCpu / oldCpu).toFixed(3)}  (run − bare) ${((curCpu - cpuB) / (oldCpu - cpuB)).toFixed(3)}  refused at once ${(curRef / mean((ref[k] as Series).cpu)).toFixed(3)}\n`,
+      );
     });
   } finally {
     for (const x of worlds) rmSync(x.w.dir, { recursive: true, force: true });
@@ -198,7 +266,10 @@ async function main(): Promise<void> {
       process.stdout.write('bench/house-compare: skipped (no base commit available)\n');
       return;
     }
-    trees.push({ name: 'this tree', dir: HERE, temporary: false });
+    const head = git(['rev-parse', '--short=7', 'HEAD']).stdout.trim();
+    const dirty = git(['status', '--porcelain', '--untracked-files=no']).stdout.trim() !== '';
+    trees.push({ name: `this tree (${head}${dirty ? ', modified' : ''})`, dir: HERE, temporary: false });
+    process.stdout.write(`bench/house-compare: base ${trees.slice(0, -1).map((t) => t.name).join(', ')} (BENCH_BASE_COMMIT; default 432f7b8, the last commit with the lean schema twins) against ${(trees[trees.length - 1] as Tree).name}\n`);
     if (QUICK) process.stdout.write('quick mode: one round each; not a measurement\n');
     await compareGate(trees, scratch);
     await compareRunner(trees);
