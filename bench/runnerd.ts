@@ -33,9 +33,11 @@ const RSS_RUNS = knob('BENCH_RUNNERD_RSS_RUNS', 50, 2);
 // BENCH_RUNNERD_ONLY=rss: only the memory part (for the 1,000-run measurement).
 const RSS_ONLY = process.env.BENCH_RUNNERD_ONLY === 'rss';
 // Its own names (never the test files' gvd-sep…): every user and group below is removed in `finally`.
-const PREFIX = 'gvd-sepb';
-const WRITERS = 'gvd-sepb-w';
-const WRITER = 'gvd-sepb-w1';
+// BENCH_RUNNERD_USERS names another prefix, so that two instances can run at once (e.g. the 1,000-run
+// memory check beside a timing run); it must start with `gvd-sep`.
+const PREFIX = /^gvd-sep[a-z0-9-]{0,8}$/.test(process.env.BENCH_RUNNERD_USERS ?? '') ? (process.env.BENCH_RUNNERD_USERS as string) : 'gvd-sepb';
+const WRITERS = `${PREFIX}-w`;
+const WRITER = `${PREFIX}-w1`;
 /** Every user (and its user group) and group this bench may have created: the writer, the daemon and its attestors, the writers' group. */
 const BENCH_USERS = [WRITER, PREFIX, `${PREFIX}-reviewer`, `${PREFIX}-runner`];
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
@@ -342,6 +344,7 @@ async function measure(dirs: string[]): Promise<void> {
     const samples: string[] = [];
     const per = Math.ceil(RSS_RUNS / PAR);
     let done = 0;
+    if (RSS_RUNS >= 100) process.stdout.write(`memory run: after warm-up (${runsDone} runs), daemon VmRSS ${warm.daemon.rss.toFixed(1)} MiB, VmHWM ${warm.daemon.hwm.toFixed(1)} MiB; ${RSS_RUNS} runs by ${PAR} clients\n`);
     await Promise.all(
       Array.from({ length: PAR }, async (_, i) => {
         for (let k = 0; k < per && done < RSS_RUNS; k++) {
@@ -350,7 +353,12 @@ async function measure(dirs: string[]): Promise<void> {
             writeFileSync(join(repos[i]!.dir, 'src', 'export.ts'), `export const csv = ${k + 2};\n`);
           }
           await runIn(await issueFor(i), repos[i]!.dir);
-          if (done % 100 === 0) samples.push(`${done}:${memOf(daemonPid).rss.toFixed(1)}`);
+          if (done % 100 === 0) {
+            const now = memOf(daemonPid);
+            samples.push(`${done}:${now.rss.toFixed(1)}`);
+            // Printed as it goes: a long memory run shows its trend even if it is stopped early.
+            process.stdout.write(`memory run: ${done} runs, daemon VmRSS ${now.rss.toFixed(1)} MiB, VmHWM ${now.hwm.toFixed(1)} MiB, load average ${loadavg()[0]?.toFixed(2)}\n`);
+          }
         }
       }),
     );
@@ -363,8 +371,13 @@ async function measure(dirs: string[]): Promise<void> {
         (samples.length > 0 ? `daemon RSS every 100 runs (runs:MiB): ${samples.join(' ')}\n` : ''),
     );
   } finally {
-    daemon.kill('SIGTERM');
-    await new Promise((r) => daemon.on('close', r));
+    // A daemon that already exited would never emit 'close' again: waiting for it would leave the
+    // event loop empty and skip the caller's clean-up (its users stayed behind).
+    if (daemon.exitCode === null && daemon.signalCode === null) {
+      const closed = new Promise((r) => daemon.once('close', r));
+      daemon.kill('SIGTERM');
+      await closed;
+    }
   }
 }
 
