@@ -12,6 +12,7 @@ import { dependencyRootAllowed } from './sandbox-bounds.js';
 import { CHECK_COMMAND_MAX_ARGS } from './limits.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
+import { NAME_RE } from './ids.js';
 
 export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
@@ -28,7 +29,7 @@ export const KNOWN_CONTROLS = [
   'external_effect_gate',
 ] as const;
 
-const name = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const name = str({ re: NAME_RE });
 const duration = str({ re: DURATION_RE });
 const size = str({ re: SIZE_RE });
 const relPath = str({ min: 1, max: 1024 }).check(

@@ -59,9 +59,10 @@ import { consumedAuthorityValidator, parseContractBytes } from './unit-contract.
 import { preservationPlanningInput } from '../store/preservation-state.js';
 import { unreviewableSurfaces } from '../core/bundle/preservation.js';
 import { preservationEvidenceOf } from './challenge/preservation-evidence.js';
+import { NAME_RE } from '../core/ids.js';
 
 /** A slot is an identifier of the policy (docs/policy.md#policy-and-trust-root names); anything else is never echoed. */
-const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+const SLOT_RE = NAME_RE;
 
 export interface ChallengeArgs {
   readonly home: string;

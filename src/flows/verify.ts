@@ -21,7 +21,7 @@ import type { ReceiptVerdict, VerifyJson } from '../core/command-output.js';
 /** The report `governed verify --json` prints, before the command adds `ok` (and `inclusion`). */
 export type VerifyReport = Omit<VerifyJson, 'ok' | 'inclusion'>;
 
-import { PIN_DOCUMENT_MAX_BYTES, PRESERVATION_CONTRACT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES } from '../core/limits.js';
+import { PIN_DOCUMENT_MAX_BYTES, PRESERVATION_CONTRACT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES, VSA_FILE_MAX_BYTES } from '../core/limits.js';
 
 export function loadTrustRootFile(path: string, now: Date): TrustRoot {
   const { value } = readStructuredFile(path, PIN_DOCUMENT_MAX_BYTES);
@@ -221,5 +221,5 @@ export function verifyCheckpointFile(file: string, trust: TrustRoot, now: Date):
   }
 }
 
-/** A VSA envelope is at most its payload bound (src/core/vsa.ts) in base64 plus the frame. */
-export const MAX_VSA_FILE_BYTES = 4 * 1024 * 1024;
+/** A VSA envelope is at most its payload bound (src/core/limits.ts) in base64 plus the frame. */
+export const MAX_VSA_FILE_BYTES = VSA_FILE_MAX_BYTES;

@@ -12,8 +12,8 @@ import { fail } from '../errors.js';
 import type { Contract, ContractDirective } from './schema.js';
 import { compareUtf8 } from './ids.js';
 import { isDisposedState } from './tombstones.js';
+import { GIT_OID_RE } from '../ids.js';
 
-const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /** Directive fields of the planning view: no state progress, no implementation/evidence mapping. */
 function planningDirective(d: ContractDirective): Record<string, CanonicalValue> {

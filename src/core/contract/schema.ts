@@ -23,7 +23,7 @@ import { fail } from '../errors.js';
 import { int, list, str } from '../schema-primitives.js';
 
 // Caps bound the work every later rule does (spans, verbatim search) on hostile input.
-import { CONTRACT_MAX_TEXT as MAX_TEXT } from '../limits.js';
+import { CONTRACT_MAX_TEXT as MAX_TEXT, CONTRACT_PLACEHOLDER_IDS_REPORTED } from '../limits.js';
 import { CONTRACT_MAX_PATH as MAX_PATH } from '../limits.js';
 import { CONTRACT_MAX_LIST as MAX_LIST } from '../limits.js';
 
@@ -167,9 +167,6 @@ export function parseContract(value: unknown): Contract {
  */
 export const PLACEHOLDER_PREFIX = '<<FILL-IN';
 
-/** The most placeholder paths one refusal names (the first ones, in document order). */
-export const MAX_PLACEHOLDER_IDS = 16;
-
 /** Field paths (`$.directives[0].targets[0].paths[0]`) of every string that is still a placeholder. */
 export function findPlaceholders(value: unknown, path: PathKey[] = [], out: string[] = []): string[] {
   if (typeof value === 'string') {
@@ -188,5 +185,5 @@ export function findPlaceholders(value: unknown, path: PathKey[] = [], out: stri
  */
 export function assertNoPlaceholders(contract: Contract): void {
   const found = findPlaceholders(contract);
-  if (found.length > 0) fail('contract_fill_in_left', found.slice(0, MAX_PLACEHOLDER_IDS));
+  if (found.length > 0) fail('contract_fill_in_left', found.slice(0, CONTRACT_PLACEHOLDER_IDS_REPORTED));
 }

@@ -16,14 +16,12 @@
 //   never be bound by mistake.
 import { fail } from '../errors.js';
 import { fieldPath, PLACEHOLDER_PREFIX } from './schema.js';
+import { CONTRACT_MAX_LIST } from '../limits.js';
 
 export const ATOM_MODES = ['line', 'paragraph', 'sentence'] as const;
 export type AtomMode = (typeof ATOM_MODES)[number];
 
 export { PLACEHOLDER_PREFIX, findPlaceholders } from './schema.js';
-
-/** The most atoms one source may have (the contract schema's list cap). */
-export const MAX_SKELETON_ATOMS = 4096;
 
 export interface Segment {
   /** Byte offsets into the UTF-8 source, half-open. */
@@ -82,7 +80,7 @@ export function contractSkeleton(sources: readonly SkeletonSource[], mode: AtomM
   const contractSources = sources.map((s, si) => {
     const sourceId = `SRC-${si + 1}`;
     const segments = segmentSource(s.text, mode);
-    if (segments.length > MAX_SKELETON_ATOMS) fail('contract_field_too_large', [fieldPath(['sources', si, 'atoms'])]);
+    if (segments.length > CONTRACT_MAX_LIST) fail('contract_field_too_large', [fieldPath(['sources', si, 'atoms'])]);
     const atoms = segments.map((seg) => {
       const id = `ATOM-${++atomN}`;
       if (seg.kind === 'context') return { id, span: [seg.start, seg.end], kind: 'context', directives: [] };

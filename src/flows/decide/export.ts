@@ -63,9 +63,9 @@ import type { DeployRecordRef, GateDecisionJson } from '../../core/command-outpu
 import type { DeployRecordManifest, DeployRecordManifestCamel } from '../../core/deploy-record.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
-const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
 /** An envelope the gate itself just wrote is small; anything larger is not it. */
 import { VSA_FILE_MAX_BYTES as MAX_VSA_BYTES } from '../../core/limits.js';
+import { RECORD_ID_RE } from '../../core/ids.js';
 
 /** The decision fields the manifest repeats (the rest is in decision.json, which it hashes). */
 export type RecordDecision = Pick<GateDecisionJson, 'unit' | 'state' | 'subject' | 'evaluatedAt' | 'policyDigest' | 'gateTrustDigest' | 'attestation'>;

@@ -50,8 +50,8 @@ import type { DeployRecord } from './export.js';
 import { checkpointDueOn, newestStoredSize } from '../../store/checkpoints.js';
 import { recordTlogFiles } from './record-tlog.js';
 
-const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
-const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const UNIT_RE = UNIT_ID_RE;
+const COMMIT_RE = GIT_OID_RE;
 /** A trust root is a small document; anything larger is refused before parsing. */
 
 export interface GateArgs {
@@ -102,6 +102,7 @@ interface Known {
 export type { GateResultJson } from '../../core/command-output.js';
 import type { GateCamelJson, GateResultJson } from '../../core/command-output.js';
 import { withSnakeTwins } from '../../core/json-style.js';
+import { GIT_OID_RE, UNIT_ID_RE } from '../../core/ids.js';
 
 /** Collect coded failures of independent checks; unknown exceptions are bugs and propagate. */
 class Failures {

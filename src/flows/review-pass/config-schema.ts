@@ -10,9 +10,10 @@
 import * as z from 'zod';
 import { isDuration, isSize } from '../../core/duration.js';
 import { PRESET_NAMES } from './presets.js';
+import { NAME_RE } from '../../core/ids.js';
 
 /** Tool and slot names: the review-pass engine's reviewer-name grammar (stage-profile.ts NAME). */
-export const TOOL_NAME = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+export const TOOL_NAME = z.string().regex(NAME_RE);
 const ENV_NAME = z.string().regex(/^[A-Z_][A-Z0-9_]{0,63}$/);
 const DURATION = z.string().refine(isDuration);
 const SIZE = z.string().refine(isSize);

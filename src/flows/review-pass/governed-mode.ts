@@ -16,8 +16,9 @@ import { fail } from '../../core/errors.js';
 import { normalizeConfig, ROLES, isRoleStage, type Stage } from '../../protocols/review-pass/index.js';
 import type { Protocol } from './flow-types.js';
 import { isRepoRelative } from './repo-files.js';
+import { UNIT_ID_RE } from '../../core/ids.js';
 
-export const UNIT_ID = /^UNIT-[0-9a-f]{32}$/;
+export const UNIT_ID = UNIT_ID_RE;
 
 export interface GovernedRequest {
   readonly unit: string;

@@ -1,6 +1,7 @@
 // Stage profiles and the review configuration (review-pass-v3 §1, §6.2, §6.3, §10.2, §14, core rules).
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
+import { NAME_RE } from '../../core/ids.js';
 
 import { STAGES } from '../../core/review-vocabulary.js'; export { STAGES };
 export type Stage = (typeof STAGES)[number];
@@ -68,7 +69,7 @@ export const PER_CALL_TIMEOUT_S: Readonly<Record<Stage, number>> = {
   integration: 120,
 };
 
-const NAME = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+const NAME = z.string().regex(NAME_RE);
 const REQ = z.string().regex(/^REQ-\d+$/);
 
 export const ReviewPassConfigSchema = z.strictObject({
