@@ -2451,6 +2451,7 @@ var EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
 var HEX64_RE = /^[0-9a-f]{64}$/;
 var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 
 // src/core/schema-primitives.ts
 function str(o = {}) {
@@ -2909,7 +2910,7 @@ var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
 
 // src/core/receipt-predicate.ts
-var id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
+var id = str({ re: CONTRACT_ID_RE });
 var findingSchema = strictObject({
   code: _enum(FINDING_CODES),
   class: _enum(FINDING_CLASSES),
@@ -3126,9 +3127,6 @@ function checkpointViolation(st) {
   if (`sha256:${s?.digest.sha256}` !== p.log_head) return "subject";
   return null;
 }
-
-// src/core/contract/ids.ts
-var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 
 // src/core/preservation/vocabulary.ts
 var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;

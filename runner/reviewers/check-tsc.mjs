@@ -193,6 +193,9 @@ var HEX64_RE = /^[0-9a-f]{64}$/;
 var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
 
 // runner/reviewers/src/coverage/shape.ts
 var Malformed = class extends Error {
@@ -238,9 +241,9 @@ function arr(v, item) {
 function nullable(v, item) {
   return v === null ? null : item(v);
 }
-var ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
-var RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var ID_RE = CONTRACT_ID_RE;
+var RECORD_ID_RE = AUTHORITY_RECORD_ID_RE;
+var RELATION_RE = CONTRACT_RELATION_RE;
 var SLOT_RE = NAME_RE;
 var BASE64_RE = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
 var id = (v) => str(v, ID_RE);
@@ -2023,9 +2026,9 @@ var isoSeconds = string2().check(
 );
 
 // src/core/bundle/preservation-schema.ts
-var id2 = str2({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
+var id2 = str2({ re: CONTRACT_ID_RE });
 var digest = str2({ re: DIGEST_RE });
-var recordId = str2({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/ });
+var recordId = str2({ re: AUTHORITY_RECORD_ID_RE });
 var path2 = str2({ min: 1, max: 4096 });
 var entry = str2({ re: ENTRY_RE });
 var preservationSurfaceEntrySchema = strictObject({

@@ -12,7 +12,7 @@ import { findingSchema } from './receipt-predicate.js';
 import { STAGES } from './review-vocabulary.js';
 import type { WithSnakeTwins } from './json-style.js';
 import { snakeTwinsSchema } from './json-style-schema.js';
-import { CHALLENGE_ID_RE, HEX64_RE, NAME_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
+import { CHALLENGE_ID_RE, CONTRACT_ID_RE, HEX64_RE, NAME_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const REASON_CODE_LIST = Object.keys(REASON_CODES) as [keyof typeof REASON_CODES, ...(keyof typeof REASON_CODES)[]];
@@ -160,7 +160,7 @@ export const receiptVerdictSchema = z.strictObject({
   phase: z.optional(z.enum(['baseline', 'current'])),
   snapshot_digest: z.optional(digestString),
   adapter_sha256: z.optional(str({ re: HEX64_RE })),
-  surfaces: z.optional(z.array(str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ }))),
+  surfaces: z.optional(z.array(str({ re: CONTRACT_ID_RE }))),
   /** With --contract: the digest of the preservation contract every result is bound to. */
   contract_digest: z.optional(digestString),
   signed_by: z.optional(z.array(z.strictObject({ role: z.string(), key_id: str({ re: HEX64_RE }) }))),

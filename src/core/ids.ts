@@ -29,3 +29,14 @@ export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 export const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** A name a policy gives a slot, a reviewer, a credential or a tool: lowercase, at most 32 characters. */
 export const NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+
+// The request contract's item ids (docs/contract.md#validation-rules) and what cites them.
+
+/** A contract item id (`DIR-1`, `ATOM-3`): unique across the contract; errors, bundles and reviewer
+ * output may carry it, so its alphabet is closed and short. */
+export const CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+/** A coverage relation `FROM>TO` between two contract item ids (docs/reviewers.md#the-reviewers-world). */
+export const CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+/** The id of a signed authority record as a contract cites it: the item alphabet, a suffix of up to
+ * 64 characters (a record id may carry a full hex digest). */
+export const AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;

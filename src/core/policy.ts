@@ -158,7 +158,7 @@ export const policySchema = z.strictObject({
   ),
   // Automatic C2SP checkpoints (docs/audit.md "Automatic checkpoints"; the rule: src/core/tlog-auto.ts).
   tlog_checkpoints: z.optional(tlogCheckpointsSchema),
-  // The signed decision's deployment identity (docs/gate.md §3): `verifier.id` of every VSA this
+  // The signed decision's deployment identity (docs/gate.md#3-the-signed-decision---attest-file): `verifier.id` of every VSA this
   // deployment's gate signs, and the repository its `resourceUri` names (`<repository_uri>@<commit>`).
   vsa: z.optional(
     z.strictObject({

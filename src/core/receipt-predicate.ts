@@ -5,12 +5,12 @@ import { count, digestString, gitId, hex64, int, isoSeconds, list, str } from '.
 import { egressReceiptSchema } from './egress-schema.js';
 import { transcriptViolation } from './egress-rules.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
-import { CHALLENGE_ID_RE, EXECUTION_ID_RE, NAME_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
+import { CHALLENGE_ID_RE, CONTRACT_ID_RE, EXECUTION_ID_RE, NAME_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
 
 export { digestString, hex64, isoSeconds };
-const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
+const id = str({ re: CONTRACT_ID_RE });
 
 export { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES };
 

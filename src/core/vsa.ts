@@ -22,7 +22,7 @@ import { UNIT_ID_RE } from './ids.js';
 export { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa-uris.js';
 
 export const VSA_PREDICATE_TYPE = 'https://slsa.dev/verification_summary/v1';
-/** `verifier.id` when the policy names none (`vsa.verifier_id`, docs/gate.md §3). */
+/** `verifier.id` when the policy names none (`vsa.verifier_id`, docs/gate.md#3-the-signed-decision---attest-file). */
 export const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
 /** The policy descriptor's uri; its digest is the policy digest (sha256 of the RFC 8785 form of the parsed policy). */
 export const VSA_POLICY_URI = 'https://governed.dev/policy';
@@ -43,7 +43,7 @@ export const DECISION_SCHEMA_VERSION = 1;
  * receipt, its slot and every ref of up to 32 findings x 4 refs = 130 ids), and one reason at the
  * bound (4096 ids of <= 200 characters, < 1 MiB) still fits the attestor's 16 MiB request. What
  * the whole statement may weigh is `VSA_MAX_PAYLOAD_BYTES`; beyond any bound `gate --attest`
- * fails with a coded error and attests nothing (docs/gate.md §3 "Bounds").
+ * fails with a coded error and attests nothing (docs/gate.md#3-the-signed-decision---attest-file "Bounds").
  */
 export { VSA_BOUNDS };
 /**

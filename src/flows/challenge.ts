@@ -9,7 +9,7 @@
 //     (4), an expired trust root (5), a stage the policy does not list (2), an unknown slot (2);
 //     the slot's reviewer is fixed by the policy, never by the caller;
 //  3. the stored scope: exact bytes → contract, digests re-checked, source bytes re-read from the
-//     baseline tree and re-digested, every §6.1 rule re-applied (an invalid contract is refused);
+//     baseline tree and re-digested, every docs/contract.md#validation-rules rule re-applied (an invalid contract is refused);
 //  4. full re-hash of the workspace and of the baseline commit under the policy's product roots;
 //     changed paths; change coverage (`contract_change_uncovered`);
 //  5. planning-state, content and work-state digests (docs/contract.md#the-states-a-receipt-is-judged-against); the run budget of (unit, stage,

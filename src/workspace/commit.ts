@@ -53,7 +53,7 @@ export interface CommitManifestJob {
   /**
    * The index of the first of `prefixes` under which the commit tracks a path (a file or symlink
    * at or below it; the walk refuses gitlinks), or null: the gate refuses a subject that tracks an excluded path
-   * (docs/gate.md §2). Rejects with the codes of `computeCommitManifest`'s walk.
+   * (docs/gate.md#2-governed-gate). Rejects with the codes of `computeCommitManifest`'s walk.
    */
   trackedUnder(prefixes: readonly string[]): Promise<number | null>;
   /** Stop git if the manifest is not wanted after all; never throws. */

@@ -12,7 +12,7 @@ import { STAGES } from '../receipt-predicate.js';
 import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/schema.js';
 import { bundleIdSchema, coverageSchema, relationSchema } from './coverage-schema.js';
 import { preservationSectionSchema } from './preservation-schema.js';
-import { CHALLENGE_ID_RE, DIGEST_RE, GIT_OID_RE, HEX64_RE, NAME_RE, UNIT_ID_RE } from '../ids.js';
+import { AUTHORITY_RECORD_ID_RE, CHALLENGE_ID_RE, DIGEST_RE, GIT_OID_RE, HEX64_RE, NAME_RE, UNIT_ID_RE } from '../ids.js';
 
 // The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
 export { coverageSchema };
@@ -52,7 +52,7 @@ export const COVERAGE_KINDS = [
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 
 const id = bundleIdSchema;
-const recordId = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/);
+const recordId = z.string().regex(AUTHORITY_RECORD_ID_RE);
 const relation = relationSchema;
 const digest = z.string().regex(DIGEST_RE);
 const hex64 = z.string().regex(HEX64_RE);

@@ -1,14 +1,14 @@
 // `governed contract init` (docs/contract-init.md): a request-contract skeleton from the human
 // request files. Pure: the caller reads the source bytes and writes the result.
 //
-// - Atoms tile each source exactly (the §6.1 span rule): every run of non-blank text between two
+// - Atoms tile each source exactly (the span rule, docs/contract.md#validation-rules): every run of non-blank text between two
 //   separators is an `obligation` atom, and every separator (the whitespace between them, and any
 //   leading or trailing whitespace) is a `context` atom. Spans are UTF-8 byte offsets computed from
 //   whole characters, so no span ever ends inside a character.
 //   line: a separator is whitespace that holds a newline; paragraph: whitespace that holds a blank
 //   line; sentence: a newline-bearing separator too, or whitespace after `.`, `!` or `?` (closing
 //   quotes and brackets stay with their sentence).
-// - One directive per obligation atom, its statement the atom's text verbatim (the §6.1 verbatim
+// - One directive per obligation atom, its statement the atom's text verbatim (the docs/contract.md#validation-rules verbatim
 //   rule holds by construction), with one target, one criterion (mapped to the atom), one
 //   implementation and one evidence item whose paths and criterion statement are PLACEHOLDERS.
 // - A placeholder is a string starting with PLACEHOLDER_PREFIX. `parseContract` refuses any contract

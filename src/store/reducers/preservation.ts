@@ -15,7 +15,7 @@ import { ENTRY_RE, PROBE_PREDICATE_TYPE, probePredicateSchema, probeRuleViolatio
 import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
-import { GIT_OID_RE, HEX64_RE } from '../../core/ids.js';
+import { CONTRACT_ID_RE, GIT_OID_RE, HEX64_RE } from '../../core/ids.js';
 
 const sortedUnique = z
   .array(z.string().regex(AUTHORITY_RECORD_ID_RE))
@@ -63,7 +63,7 @@ export function probePredicateOfEnvelope(envelope: Buffer): ProbePredicate | nul
 
 export const vendorAttestPayload = z.strictObject({
   unit: unitId,
-  vendor: z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/),
+  vendor: z.string().regex(CONTRACT_ID_RE),
   repository: z.string().min(1).max(1024),
   commit: z.string().regex(GIT_OID_RE),
   tree_digest: digest,
