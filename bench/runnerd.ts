@@ -1,17 +1,22 @@
-// bench/runnerd (docs/runnerd.md): review-run through the daemon versus the same reviewer under bare
-// bubblewrap, measured interleaved in one run, as root (the daemon needs its users):
+// bench/runnerd (docs/performance.md "Separated mode: bench/runnerd"): review-run through the daemon
+// versus the same reviewer under bare bubblewrap, measured interleaved in one run, as root (the
+// daemon needs its users):
 //   node  — `node -e ''` (the unit of the ratio);
 //   bare  — the trivial reviewer under bare bwrap with the same static profile (bench/runner-bare);
 //   run   — `governed review-run --runner S --challenge C --json` as a writer uid, client start to
-//           answer (challenges are issued through the daemon between runs, untimed).
-// Reported: medians and (run − bare) / node (bar ≤ 1.5); throughput with N parallel clients versus
-// bare bwrap runs/s (report; aim ≥ 0.8); the daemon's RSS before and after the runs. Trial counts:
-// BENCH_RUNNERD_RUNS (default 15), BENCH_RUNNERD_PARALLEL (default 2), BENCH_RUNNERD_RSS_RUNS
-// (default 50; the issue's check is 1000).
+//           answer (challenges are issued through the daemon between runs, untimed);
+//   floor — the client's process plus the git steps the content rule requires (floorMs).
+// Each row also reports CPU (user+sys of every process it started, the daemon's tree included).
+// Reported: medians and (run − bare) / node (bar ≤ 1.5) beside floor / node; throughput with N
+// parallel clients (each on its own unit) versus N bare bwrap runs at once (aim ≥ 0.8) and versus
+// the throughput floor (N × the floor's processes then the reviewer, at once); the daemon's VmRSS and
+// VmHWM after warm-up and after the memory runs (bar: no growth beyond 20 MB over 1,000 runs).
+// Counts: BENCH_RUNNERD_RUNS (default 15), BENCH_RUNNERD_PARALLEL (default 2), BENCH_RUNNERD_RSS_RUNS
+// (default 50; the issue's check is 1000), BENCH_RUNNERD_ONLY=rss (skip the timing rows).
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inspectBwrap } from '../runner/sandbox/bwrap.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';
@@ -24,11 +29,15 @@ import { QUICK, knob } from './lib/quick.js';
 const CLI = resolve(process.env.GOVERNED_CLI ?? 'dist/governed.mjs');
 const RUNS = knob('BENCH_RUNNERD_RUNS', 15, 2);
 const PAR = knob('BENCH_RUNNERD_PARALLEL', 2, 2);
-const RSS_RUNS = knob('BENCH_RUNNERD_RSS_RUNS', 50, 1);
+const RSS_RUNS = knob('BENCH_RUNNERD_RSS_RUNS', 50, 2);
+// BENCH_RUNNERD_ONLY=rss: only the memory part (for the 1,000-run measurement).
+const RSS_ONLY = process.env.BENCH_RUNNERD_ONLY === 'rss';
 // Its own names (never the test files' gvd-sep…): every user and group below is removed in `finally`.
-const PREFIX = 'gvd-sepb';
-const WRITERS = 'gvd-sepb-w';
-const WRITER = 'gvd-sepb-w1';
+// BENCH_RUNNERD_USERS names another prefix, so that two instances can run at once (e.g. the 1,000-run
+// memory check beside a timing run); it must start with `gvd-sep`.
+const PREFIX = /^gvd-sep[a-z0-9-]{0,8}$/.test(process.env.BENCH_RUNNERD_USERS ?? '') ? (process.env.BENCH_RUNNERD_USERS as string) : 'gvd-sepb';
+const WRITERS = `${PREFIX}-w`;
+const WRITER = `${PREFIX}-w1`;
 /** Every user (and its user group) and group this bench may have created: the writer, the daemon and its attestors, the writers' group. */
 const BENCH_USERS = [WRITER, PREFIX, `${PREFIX}-reviewer`, `${PREFIX}-runner`];
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
@@ -165,19 +174,10 @@ async function measure(dirs: string[]): Promise<void> {
   writeFileSync(join(scratch, 'trust.json'), JSON.stringify(trust));
   rootGov(['runnerd', 'setup', ...common, '--policy', join(scratch, 'policy.json'), '--trust', join(scratch, 'trust.json')]);
 
-  // The writer's repository and unit.
-  const repo = mkdtempSync(join(tmpdir(), 'gvd-sep-bench-repo-'));
-  dirs.push(repo);
+  // The writers' repositories and units: one per parallel client (client 0's serves the latency
+  // rows), so parallel clients are not serialised on one unit's checkout (the daemon runs one
+  // request per unit at a time, by design).
   const request = 'Add a CSV export of receipts.';
-  mkdirSync(join(repo, 'requests'));
-  mkdirSync(join(repo, 'src'));
-  writeFileSync(join(repo, 'requests', 'export.md'), request);
-  writeFileSync(join(repo, 'src', 'export.ts'), 'export const csv = 1;\n');
-  sh('git', ['init', '-q', '-b', 'main'], repo);
-  sh('git', ['add', '-A'], repo);
-  sh('git', ['commit', '-q', '-m', 'baseline'], repo);
-  const baseline = sh('git', ['rev-parse', 'HEAD'], repo);
-  writeFileSync(join(repo, 'src', 'export.ts'), 'export const csv = 2;\n');
   const contract = {
     kind: 'governed/request-contract', version: 1, title: 'CSV export',
     sources: [{ id: 'SRC-1', path: 'requests/export.md', class: 'directive', atoms: [{ id: 'ATOM-1', span: [0, Buffer.byteLength(request)], kind: 'obligation', directives: ['DIR-1'] }] }],
@@ -188,7 +188,22 @@ async function measure(dirs: string[]): Promise<void> {
   chmodSync(scratch, 0o755);
   chmodSync(join(scratch, 'contract.json'), 0o644);
   const ids = { uid: Number(sh('id', ['-u', WRITER])), gid: Number(sh('id', ['-g', WRITER])) };
-  chownTree(repo, ids.uid, ids.gid);
+  const repos: { dir: string; baseline: string }[] = [];
+  for (let i = 0; i < PAR; i++) {
+    const repo = mkdtempSync(join(tmpdir(), 'gvd-sep-bench-repo-'));
+    dirs.push(repo);
+    mkdirSync(join(repo, 'requests'));
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'requests', 'export.md'), request);
+    writeFileSync(join(repo, 'src', 'export.ts'), 'export const csv = 1;\n');
+    sh('git', ['init', '-q', '-b', 'main'], repo);
+    sh('git', ['add', '-A'], repo);
+    sh('git', ['commit', '-q', '-m', 'baseline'], repo);
+    repos.push({ dir: repo, baseline: sh('git', ['rev-parse', 'HEAD'], repo) });
+    writeFileSync(join(repo, 'src', 'export.ts'), 'export const csv = 2;\n');
+    chownTree(repo, ids.uid, ids.gid);
+  }
+  const repo = repos[0]!.dir;
 
   // Profiling knobs (not measurements): BENCH_RUNNERD_DAEMON_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`)
   // and BENCH_RUNNERD_DAEMON_PREFIX (a command the daemon runs under, e.g. `strace -f -e trace=execve -o /tmp/t`).
@@ -206,74 +221,207 @@ async function measure(dirs: string[]): Promise<void> {
     });
     daemon.on('close', (c) => rej(new Error(`daemon exited ${c}`)));
   });
-  const rss = (): number => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${String(ready.daemon_pid)}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  const daemonPid = Number(ready.daemon_pid);
+  const hostPid = typeof ready.sandbox_host_pid === 'number' ? ready.sandbox_host_pid : null;
+  // CPU of the daemon's whole tree (itself, its attestors, the sandbox host and every process they reaped).
+  const daemonCpu = (): number => treeCpuMs(daemonPid);
+  const cpuNow = (): number => selfChildrenCpuMs() + daemonCpu();
   try {
-    const ok = async (args: string[], viaShell = false): Promise<Record<string, unknown>> => {
-      const r = await asWriter(args, repo, socket, viaShell);
+    const ok = async (args: string[], viaShell = false, cwd = repo): Promise<Record<string, unknown>> => {
+      const r = await asWriter(args, cwd, socket, viaShell);
       if (r.code !== 0 && r.code !== 9) throw new Error(`governed ${args[0]} failed ${r.code}: ${r.out}`);
       return JSON.parse(r.out) as Record<string, unknown>;
     };
-    const unit = (await ok(['unit', 'create', '--contract', join(scratch, 'contract.json'), '--baseline', baseline])).unit as string;
-    // Through a shell of the writer uid: the daemon registers the client's parent as the writer.
-    await ok(['writer', 'register', '--unit', unit, '--writer-session', 'bench'], true);
-    const issue = async (): Promise<string> => (await ok(['review-challenge', '--unit', unit, '--writer-session', 'bench', '--stage', 'development', '--slot', 'trivial'])).challenge_id as string;
-    const run = async (c: string): Promise<number> => {
-      const r = await asWriter(['review-run', '--challenge', c], repo, socket);
+    const units: string[] = [];
+    for (const r of repos) {
+      const unit = (await ok(['unit', 'create', '--contract', join(scratch, 'contract.json'), '--baseline', r.baseline], false, r.dir)).unit as string;
+      // Through a shell of the writer uid: the daemon registers the client's parent as the writer.
+      await ok(['writer', 'register', '--unit', unit, '--writer-session', 'bench'], true, r.dir);
+      units.push(unit);
+    }
+    const issueFor = async (i: number): Promise<string> =>
+      (await ok(['review-challenge', '--unit', units[i]!, '--writer-session', 'bench', '--stage', 'development', '--slot', 'trivial'], false, repos[i]!.dir)).challenge_id as string;
+    const issue = (): Promise<string> => issueFor(0);
+    const runIn = async (c: string, cwd: string): Promise<number> => {
+      const r = await asWriter(['review-run', '--challenge', c], cwd, socket);
       if (r.code !== 0) throw new Error(`review-run ${r.code}: ${r.out}`);
       return r.ms;
     };
-    // Warm-up, then interleaved.
-    await run(await issue());
+    const run = (c: string): Promise<number> => runIn(c, repo);
+    // Warm-up (every unit once), then interleaved.
+    for (let i = 0; i < PAR; i++) await runIn(await issueFor(i), repos[i]!.dir);
     await nodeBaselineMs();
     await bareRunMs(TRIVIAL_COVERAGE_REVIEWER);
-    const rssStart = rss();
-    // The floor works on a root-owned copy of the writer's files (git refuses another uid's repository).
-    const floorRepo = join(scratch, 'floor-repo');
-    mkdirSync(join(floorRepo, 'requests'), { recursive: true });
-    mkdirSync(join(floorRepo, 'src'));
-    for (const f of ['requests/export.md', 'src/export.ts']) writeFileSync(join(floorRepo, f), readFileSync(join(repo, f)));
-    sh('git', ['init', '-q'], floorRepo);
-    // Where it goes: the same review-run line for the challenge just consumed — a node start, the
-    // CLI's load, one socket round trip and the daemon's refusal (challenge consumed, exit 5), no run.
-    const refusedRun = async (c: string): Promise<number> => {
-      const r = await asWriter(['review-run', '--challenge', c], repo, socket);
-      if (r.code !== 5) throw new Error(`review-run of a consumed challenge ${r.code}: ${r.out}`);
-      return r.ms;
-    };
-    const t = { node: [] as number[], bare: [] as number[], run: [] as number[], floor: [] as number[], refused: [] as number[] };
-    for (let i = 0; i < RUNS; i++) {
-      const c = await issue();
-      t.node.push(await nodeBaselineMs());
-      t.bare.push(await bareRunMs(TRIVIAL_COVERAGE_REVIEWER));
-      t.run.push(await run(c));
-      t.floor.push(await floorMs(floorRepo, join(scratch, 'floor-daemon')));
-      t.refused.push(await refusedRun(c));
+    const warm = { daemon: memOf(daemonPid), host: hostPid === null ? null : memOf(hostPid) };
+    let runsDone = PAR;
+    // The floor works on root-owned copies of the writer's files (git refuses another uid's repository), one per client.
+    const floorRepos: string[] = [];
+    for (let i = 0; i < PAR; i++) {
+      const floorRepo = join(scratch, `floor-repo-${i}`);
+      mkdirSync(join(floorRepo, 'requests'), { recursive: true });
+      mkdirSync(join(floorRepo, 'src'));
+      for (const f of ['requests/export.md', 'src/export.ts']) writeFileSync(join(floorRepo, f), readFileSync(join(repo, f)));
+      sh('git', ['init', '-q'], floorRepo);
+      floorRepos.push(floorRepo);
     }
-    const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), floor: median(t.floor), refused: median(t.refused) };
-    process.stdout.write(
-      `node -e '' ${m.node.toFixed(1)} ms | bare bwrap, same profile and reviewer ${m.bare.toFixed(1)} ms | review-run --runner ${m.run.toFixed(1)} ms | floor ${m.floor.toFixed(1)} ms\n` +
-        `(run − bare) / node = ${((m.run - m.bare) / m.node).toFixed(2)}  (bar ≤ 1.5; n=${RUNS}, medians, interleaved; the run includes the client's node start)\n` +
-        `floor / node = ${(m.floor / m.node).toFixed(2)}  (the client's process plus the git steps the content rule requires, without the reviewer: no daemon can go below it)\n` +
-        `where it goes (report): client + one refused request (the consumed challenge again) ${m.refused.toFixed(1)} ms = ${(m.refused / m.node).toFixed(2)} node; ` +
-        `the run's own daemon share (run − bare − that) / node = ${((m.run - m.bare - m.refused) / m.node).toFixed(2)}\n`,
+    const floorOf = (i: number): Promise<number> => floorMs(floorRepos[i]!, join(scratch, `floor-daemon-${i}`));
+    if (!RSS_ONLY) {
+      // Where it goes: the same review-run line for the challenge just consumed — a node start, the
+      // CLI's load, one socket round trip and the daemon's refusal (challenge consumed, exit 5), no run.
+      const refusedRun = async (c: string): Promise<number> => {
+        const r = await asWriter(['review-run', '--challenge', c], repo, socket);
+        if (r.code !== 5) throw new Error(`review-run of a consumed challenge ${r.code}: ${r.out}`);
+        return r.ms;
+      };
+      // Each sample: wall ms and CPU ms (user+sys of every process it started, the daemon's tree included).
+      const timed = async (fn: () => Promise<number>): Promise<[number, number]> => {
+        const c0 = cpuNow();
+        const ms = await fn();
+        return [ms, cpuNow() - c0];
+      };
+      type Row = { wall: number[]; cpu: number[] };
+      const row = (): Row => ({ wall: [], cpu: [] });
+      const t = { node: row(), bare: row(), run: row(), floor: row(), refused: row() };
+      const push = (r: Row, [w, c]: [number, number]): void => {
+        r.wall.push(w);
+        r.cpu.push(c);
+      };
+      for (let i = 0; i < RUNS; i++) {
+        const c = await issue();
+        push(t.node, await timed(() => nodeBaselineMs()));
+        push(t.bare, await timed(() => bareRunMs(TRIVIAL_COVERAGE_REVIEWER)));
+        push(t.run, await timed(() => run(c)));
+        push(t.floor, await timed(() => floorOf(0)));
+        push(t.refused, await timed(() => refusedRun(c)));
+      }
+      runsDone += RUNS;
+      const m = Object.fromEntries(Object.entries(t).map(([k, r]) => [k, median(r.wall)])) as Record<keyof typeof t, number>;
+      const cpu = Object.fromEntries(Object.entries(t).map(([k, r]) => [k, median(r.cpu)])) as Record<keyof typeof t, number>;
+      process.stdout.write(
+        `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; n=${RUNS}, medians, interleaved\n` +
+          `node -e '' ${m.node.toFixed(1)} ms | bare bwrap, same profile and reviewer ${m.bare.toFixed(1)} ms | review-run --runner ${m.run.toFixed(1)} ms | floor ${m.floor.toFixed(1)} ms\n` +
+          `CPU (user+sys, every process, the daemon's tree included): node ${cpu.node.toFixed(0)} ms | bare ${cpu.bare.toFixed(0)} ms | review-run --runner ${cpu.run.toFixed(0)} ms | floor ${cpu.floor.toFixed(0)} ms\n` +
+          `(run − bare) / node = ${((m.run - m.bare) / m.node).toFixed(2)}  (bar ≤ 1.5; the run includes the client's node start) | CPU ${((cpu.run - cpu.bare) / Math.max(cpu.node, 1)).toFixed(2)}\n` +
+          `floor / node = ${(m.floor / m.node).toFixed(2)}  (the client's process plus the git steps the content rule requires, without the reviewer: no daemon can go below it) | CPU ${(cpu.floor / Math.max(cpu.node, 1)).toFixed(2)}\n` +
+          `where it goes (report): client + one refused request (the consumed challenge again) ${m.refused.toFixed(1)} ms = ${(m.refused / m.node).toFixed(2)} node; ` +
+          `the run's own daemon share (run − bare − that) / node = ${((m.run - m.bare - m.refused) / m.node).toFixed(2)}\n`,
+      );
+      // Throughput: PAR clients at once, each on its own unit, versus PAR bare bwrap runs at once, versus
+      // the floor of PAR runs at once (each: the floor's processes, then the reviewer under bare bwrap —
+      // what any daemon must at least do per run). Rounds interleaved; challenges issued untimed.
+      const rounds = Math.max(QUICK ? 1 : 3, Math.floor(RUNS / 2));
+      const tp = { daemon: { ms: 0, cpu: 0 }, bare: { ms: 0, cpu: 0 }, floor: { ms: 0, cpu: 0 } };
+      const round = async (k: keyof typeof tp, fn: (i: number) => Promise<unknown>): Promise<void> => {
+        const c0 = cpuNow();
+        const t0 = process.hrtime.bigint();
+        await Promise.all(Array.from({ length: PAR }, (_, i) => fn(i)));
+        tp[k].ms += Number(process.hrtime.bigint() - t0) / 1e6;
+        tp[k].cpu += cpuNow() - c0;
+      };
+      for (let r = 0; r < rounds; r++) {
+        const chs: string[] = [];
+        for (let i = 0; i < PAR; i++) chs.push(await issueFor(i));
+        await round('daemon', (i) => runIn(chs[i]!, repos[i]!.dir));
+        await round('bare', () => bareRunMs(TRIVIAL_COVERAGE_REVIEWER));
+        await round('floor', async (i) => {
+          await floorOf(i);
+          await bareRunMs(TRIVIAL_COVERAGE_REVIEWER);
+        });
+      }
+      runsDone += rounds * PAR;
+      const rate = (k: keyof typeof tp): number => (rounds * PAR) / (tp[k].ms / 1000);
+      const cpuPer = (k: keyof typeof tp): string => (tp[k].cpu / (rounds * PAR)).toFixed(0);
+      process.stdout.write(
+        `throughput with ${PAR} clients: ${rate('daemon').toFixed(2)} reviews/s vs bare bwrap ${rate('bare').toFixed(2)} runs/s = ${(rate('daemon') / rate('bare')).toFixed(2)} (report; aim ≥ 0.8)\n` +
+          `throughput floor with ${PAR} clients: ${rate('floor').toFixed(2)} runs/s = ${(rate('floor') / rate('bare')).toFixed(2)} of bare (no daemon can do better: the floor's processes plus the reviewer, ${PAR} at once); daemon / floor = ${(rate('daemon') / rate('floor')).toFixed(2)}\n` +
+          `throughput CPU per run (user+sys): daemon ${cpuPer('daemon')} ms | bare ${cpuPer('bare')} ms | floor ${cpuPer('floor')} ms; ${rounds} rounds interleaved; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`,
+      );
+    }
+    // The daemon's memory over many runs (docs/performance.md "Separated mode: bench/runnerd"): PAR
+    // clients, each issuing then running on its own unit; each client changes its file every 400 of
+    // its runs (a new content digest: max_runs_per_content allows at most 1,000 runs of one content).
+    const rssStartRuns = runsDone;
+    const samples: string[] = [];
+    const per = Math.ceil(RSS_RUNS / PAR);
+    let done = 0;
+    if (RSS_RUNS >= 100) process.stdout.write(`memory run: after warm-up (${runsDone} runs), daemon VmRSS ${warm.daemon.rss.toFixed(1)} MiB, VmHWM ${warm.daemon.hwm.toFixed(1)} MiB; ${RSS_RUNS} runs by ${PAR} clients\n`);
+    await Promise.all(
+      Array.from({ length: PAR }, async (_, i) => {
+        for (let k = 0; k < per && done < RSS_RUNS; k++) {
+          done++;
+          if (k > 0 && k % 400 === 0) {
+            writeFileSync(join(repos[i]!.dir, 'src', 'export.ts'), `export const csv = ${k + 2};\n`);
+          }
+          await runIn(await issueFor(i), repos[i]!.dir);
+          if (done % 100 === 0) {
+            const now = memOf(daemonPid);
+            samples.push(`${done}:${now.rss.toFixed(1)}`);
+            // Printed as it goes: a long memory run shows its trend even if it is stopped early.
+            process.stdout.write(`memory run: ${done} runs, daemon VmRSS ${now.rss.toFixed(1)} MiB, VmHWM ${now.hwm.toFixed(1)} MiB, load average ${loadavg()[0]?.toFixed(2)}\n`);
+          }
+        }
+      }),
     );
-    // Throughput: PAR clients, each issuing then running; versus PAR bare runs at once.
-    const rounds = Math.max(QUICK ? 1 : 3, Math.floor(RUNS / 2));
-    const chs: string[] = [];
-    for (let i = 0; i < rounds * PAR; i++) chs.push(await issue());
-    let t0 = Date.now();
-    for (let r = 0; r < rounds; r++) await Promise.all(chs.slice(r * PAR, (r + 1) * PAR).map(run));
-    const daemonRate = (rounds * PAR) / ((Date.now() - t0) / 1000);
-    t0 = Date.now();
-    for (let r = 0; r < rounds; r++) await Promise.all(Array.from({ length: PAR }, () => bareRunMs(TRIVIAL_COVERAGE_REVIEWER)));
-    const bareRate = (rounds * PAR) / ((Date.now() - t0) / 1000);
-    process.stdout.write(`throughput with ${PAR} clients: ${daemonRate.toFixed(2)} reviews/s vs bare bwrap ${bareRate.toFixed(2)} runs/s = ${(daemonRate / bareRate).toFixed(2)} (report; aim ≥ 0.8)\n`);
-    for (let i = 0; i < RSS_RUNS; i++) await run(await issue());
-    process.stdout.write(`daemon RSS ${rssStart.toFixed(1)} MiB → ${rss().toFixed(1)} MiB after ${RSS_RUNS + RUNS + rounds * PAR} more runs (report; no growth beyond 20 MB over 1000)\n`);
+    runsDone += done;
+    const end = { daemon: memOf(daemonPid), host: hostPid === null ? null : memOf(hostPid) };
+    const hostLine = warm.host === null || end.host === null ? '' : `; sandbox host ${warm.host.rss.toFixed(1)} → ${end.host.rss.toFixed(1)} MiB (growth ${(end.host.rss - warm.host.rss).toFixed(1)} MiB, VmHWM ${end.host.hwm.toFixed(1)} MiB)`;
+    process.stdout.write(
+      `daemon RSS after warm-up ${warm.daemon.rss.toFixed(1)} MiB (VmHWM ${warm.daemon.hwm.toFixed(1)} MiB) → after ${done} more runs ${end.daemon.rss.toFixed(1)} MiB (VmHWM ${end.daemon.hwm.toFixed(1)} MiB); ` +
+        `growth ${(end.daemon.rss - warm.daemon.rss).toFixed(1)} MiB RSS, ${(end.daemon.hwm - warm.daemon.hwm).toFixed(1)} MiB VmHWM (report; bar: no growth beyond 20 MB over 1,000 runs; ${runsDone} runs in all, the first RSS sample after ${rssStartRuns})${hostLine}\n` +
+        (samples.length > 0 ? `daemon RSS every 100 runs (runs:MiB): ${samples.join(' ')}\n` : ''),
+    );
   } finally {
-    daemon.kill('SIGTERM');
-    await new Promise((r) => daemon.on('close', r));
+    // A daemon that already exited would never emit 'close' again: waiting for it would leave the
+    // event loop empty and skip the caller's clean-up (its users stayed behind).
+    if (daemon.exitCode === null && daemon.signalCode === null) {
+      const closed = new Promise((r) => daemon.once('close', r));
+      daemon.kill('SIGTERM');
+      await closed;
+    }
   }
+}
+
+/** VmRSS and VmHWM of a process, MiB (/proc/PID/status). */
+function memOf(pid: number): { rss: number; hwm: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+/** user+sys of a process and every child it reaped (/proc/PID/stat fields 14–17), ms. */
+function statCpuMs(pid: number | 'self', withChildren: boolean, self = true): number {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ').map(Number);
+    // f[0] is field 3 (state): utime is field 14 → f[11].
+    return ((self ? (f[11] ?? 0) + (f[12] ?? 0) : 0) + (withChildren ? (f[13] ?? 0) + (f[14] ?? 0) : 0)) * TICK_MS;
+  } catch {
+    return 0; // the process exited between the listing and the read
+  }
+}
+
+/** This bench's reaped children (clients, bare runs, git of the floor), ms. */
+const selfChildrenCpuMs = (): number => statCpuMs('self', true, false);
+
+/** A live process tree's CPU: each live process's own time plus what it reaped, ms. */
+function treeCpuMs(pid: number): number {
+  let total = statCpuMs(pid, true);
+  let kids: string[] = [];
+  try {
+    kids = readdirSync(`/proc/${pid}/task`).flatMap((t) => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+      } catch {
+        return [];
+      }
+    });
+  } catch {
+    return total;
+  }
+  for (const k of kids) total += treeCpuMs(Number(k));
+  return total;
 }
 
 if (process.argv[1]?.endsWith("runnerd.mjs")) await main();

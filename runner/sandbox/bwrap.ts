@@ -147,9 +147,24 @@ export function parseBwrapVersion(text: string): string {
   return v.join('.');
 }
 
-/** Run `<bwrap> --version` (empty environment, cwd /, 5 s, 4 KiB cap) and check it. */
+/**
+ * The version last read in this process, with the identity of the file it was read from: the path,
+ * the sha256 of its bytes and its fingerprint (dev, inode, size, mode, owner, mtime, ctime). One
+ * entry, never more (a long-lived process — the daemon's sandbox host — keeps constant memory).
+ */
+let versionRead: { readonly path: string; readonly sha256: string; readonly fingerprint: FileFingerprint; readonly version: string } | null = null;
+
+/**
+ * Run `<bwrap> --version` (empty environment, cwd /, 5 s, 4 KiB cap) and check it. A process asks
+ * a given bwrap file once (docs/performance.md#separated-mode-benchrunnerd): when the file was
+ * hashed to the same sha256 with the same fingerprint as the file this process already asked, the
+ * version read then is returned — the same bytes print the same version, and the file is still
+ * checked unchanged first. Only a version that passed is remembered; a failure is asked again.
+ */
 export async function bwrapVersion(file: BwrapFile): Promise<string> {
   assertBwrapUnchanged(file);
+  const seen = versionRead;
+  if (seen !== null && seen.path === file.path && seen.sha256 === file.sha256 && sameFingerprint(seen.fingerprint, file.fingerprint)) return seen.version;
   const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
     const child = spawn(file.path, ['--version'], { env: {}, cwd: '/', stdio: ['ignore', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
@@ -170,7 +185,9 @@ export async function bwrapVersion(file: BwrapFile): Promise<string> {
     });
   });
   if (out.code !== 0) fail('bwrap_unusable');
-  return parseBwrapVersion(out.text);
+  const version = parseBwrapVersion(out.text);
+  versionRead = { path: file.path, sha256: file.sha256, fingerprint: file.fingerprint, version };
+  return version;
 }
 
 /** Path, sha256 and version: what `governed sandbox profile` prints for the policy. */
