@@ -336,7 +336,8 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
       let matches = false;
       if (pass.notApplicable !== null) {
         failures.push(failureOf(pass.notApplicable));
-        replay = { state_digest: '', matches: false };
+        // No replayed state to name: its tables stopped at the refused entry.
+        replay = { state_digest: null, matches: false };
         if (rebuild) {
           checks.finish([]); // drained and dropped: judged against a state that stopped at the refused entry
           return;
@@ -350,7 +351,8 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
         const replayed = state?.kind === 'resume' && pass.entries === state.anchor.size ? state.anchor.state : stateDigest(t);
         matches = replayed === stored;
         if (!matches) failures.push(failureOf(new GovernedError('state_replay_mismatch')));
-        replay = { state_digest: matches ? replayed : '', matches };
+        // On a mismatch, the digest of what the log replays to (not the stored one): the two differ.
+        replay = { state_digest: replayed, matches };
       }
       // The stored Merkle tree is re-derived from the log (docs/audit.md "Transparency log") once
       // the tables are known to follow from it (a replay failure already names a store whose
@@ -392,7 +394,7 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
         const r = replay as NonNullable<AuditReport['replay']>;
         t.exec('COMMIT');
         mode.onSaved({
-          anchor: { log: first, size: pass.entries, root: tree.root, head: pass.head, state: r.state_digest, trust: trustLine(options) },
+          anchor: { log: first, size: pass.entries, root: tree.root, head: pass.head, state: r.state_digest as string, trust: trustLine(options) },
           carry: checks.carry(),
         });
       }
