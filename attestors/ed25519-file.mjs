@@ -2443,6 +2443,16 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+var RUN_ID_RE = /^RUN-[0-9a-f]{32}$/;
+var EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
+var HEX64_RE = /^[0-9a-f]{64}$/;
+var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+
 // src/core/schema-primitives.ts
 function str(o = {}) {
   const checks = [];
@@ -2457,8 +2467,8 @@ function int2(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
 function list(item, min, max) {
   return min > 0 ? array(item).check(_minLength(min), _maxLength(max)) : array(item).check(_maxLength(max));
 }
-var hex64 = str({ re: /^[0-9a-f]{64}$/ });
-var digestString = str({ re: /^sha256:[0-9a-f]{64}$/ });
+var hex64 = str({ re: HEX64_RE });
+var digestString = str({ re: DIGEST_RE });
 var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
@@ -2466,6 +2476,15 @@ var isoSeconds = string2().check(
   refine(isIsoSeconds, { message: "iso_time" }),
   meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
 );
+
+// src/core/limits.ts
+var PROBE_MAX_INVENTORY = 4096;
+var PROBE_MAX_CAPABILITIES = 1024;
+var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
+var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
+var EGRESS_MAX_REQUESTS = 64;
+var EGRESS_MAX_CONNECTIONS = 16;
+var EGRESS_MAX_ROUTES = 4;
 
 // src/core/attestor-protocol.ts
 var ATTESTOR_KINDS = {
@@ -2477,8 +2496,8 @@ var ATTESTOR_KINDS = {
   // A preservation probe receipt (src/core/preservation/probe.ts, docs/preservation.md#probes).
   probe: "https://governed.dev/probe-receipt/v1"
 };
-var CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-var KEY_ID_RE = /^[0-9a-f]{64}$/;
+var CREDENTIAL_RE = NAME_RE;
+var KEY_ID_RE = HEX64_RE;
 var KEY_REF_RE = /^\/[^\0]{1,4095}$/;
 var SIG_B64_RE = /^[A-Za-z0-9+/]{86}==$/;
 var ATTESTOR_EXIT_REFUSED = 3;
@@ -2521,7 +2540,7 @@ var attestorResponseSchema = strictObject({
   keyid: str({ re: KEY_ID_RE }),
   sig: str({ re: SIG_B64_RE })
 });
-var SERVE_MAX_LINE = 16 * 1024 * 1024;
+var SERVE_MAX_LINE = ATTESTOR_REQUEST_MAX_BYTES;
 var attestorReadySchema = strictObject({ ready: literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
 var attestorServeLineSchema = union([
   attestorResponseSchema,
@@ -2685,15 +2704,10 @@ function sha256Digest(bytes) {
   return `sha256:${sha256Hex(bytes)}`;
 }
 
-// src/core/limits.ts
-var EGRESS_MAX_REQUESTS = 64;
-var EGRESS_MAX_CONNECTIONS = 16;
-var EGRESS_MAX_ROUTES = 4;
-
 // src/core/dsse.ts
 var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
 var signatureSchema = strictObject({
-  keyid: str({ re: /^[0-9a-f]{64}$/ }),
+  keyid: str({ re: HEX64_RE }),
   sig: str({ min: 1 })
 });
 var envelopeSchema = strictObject({
@@ -2896,7 +2910,7 @@ var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
 
 // src/core/receipt-predicate.ts
-var id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
+var id = str({ re: CONTRACT_ID_RE });
 var findingSchema = strictObject({
   code: _enum(FINDING_CODES),
   class: _enum(FINDING_CLASSES),
@@ -2924,12 +2938,12 @@ var separationSchema = strictObject({
 });
 var reviewReceiptPredicateSchema = strictObject({
   trust_mode: _enum(["co-located", "separated"]),
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   stage: _enum(STAGES),
-  slot: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
-  challenge_id: str({ re: /^CHL-[0-9a-f]{32}$/ }),
-  run_id: str({ re: /^RUN-[0-9a-f]{32}$/ }),
-  execution_id: str({ re: /^EXE-[0-9a-f]{32}$/ }),
+  slot: str({ re: NAME_RE }),
+  challenge_id: str({ re: CHALLENGE_ID_RE }),
+  run_id: str({ re: RUN_ID_RE }),
+  execution_id: str({ re: EXECUTION_ID_RE }),
   verdict: _enum(["CLEAN", "DIRTY"]),
   findings: list(findingSchema, 0, 32),
   vetoes: list(findingSchema, 0, 32),
@@ -2950,7 +2964,7 @@ var reviewReceiptPredicateSchema = strictObject({
     work_revision: count
   }),
   reviewer: strictObject({
-    name: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
+    name: str({ re: NAME_RE }),
     sha256: hex64,
     interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ })
   }),
@@ -3026,8 +3040,6 @@ var VSA_EXTENSION_KEY = "https://governed.dev/vsa/decision/v1";
 var FAILED_LEVEL = "FAILED";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
 var DECISION_SCHEMA_VERSION = 1;
-var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
-var VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
 var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
 var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
@@ -3044,7 +3056,7 @@ var vsaPredicateSchema = strictObject({
   slsaVersion: literal("1.0"),
   [VSA_EXTENSION_KEY]: strictObject({
     decision_schema: literal(DECISION_SCHEMA_VERSION),
-    unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+    unit: str({ re: UNIT_ID_RE }),
     state: _enum(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
     reasons: list(strictObject({ code: reasonCode, ids: list(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
     trust_mode: _enum(["co-located", "separated"]),
@@ -3116,52 +3128,47 @@ function checkpointViolation(st) {
   return null;
 }
 
-// src/core/contract/ids.ts
-var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-
 // src/core/preservation/vocabulary.ts
 var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
 var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
 
 // src/core/preservation/probe.ts
 var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
-var MAX_INVENTORY = 4096;
-var MAX_CAPABILITIES = 1024;
 var inventoryOutputSchema = strictObject({
   kind: literal("governed/surface-inventory"),
   version: literal(1),
-  surfaces: list(strictObject({ entry: str({ re: ENTRY_RE }), kind: _enum(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY)
+  surfaces: list(strictObject({ entry: str({ re: ENTRY_RE }), kind: _enum(SURFACE_KIND_TOKENS) }), 0, PROBE_MAX_INVENTORY)
 });
 var probeOutputSchema = strictObject({
   kind: literal("governed/probe-result"),
   version: literal(1),
   entry: str({ re: ENTRY_RE }),
   exit_code: int2(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, PROBE_MAX_CAPABILITIES),
   output_digest: digestString
 });
 var probeBatchOutputSchema = strictObject({
   kind: literal("governed/probe-results"),
   version: literal(1),
-  results: list(probeOutputSchema, 0, MAX_INVENTORY)
+  results: list(probeOutputSchema, 0, PROBE_MAX_INVENTORY)
 });
 var adapterRequestSchema = strictObject({
   kind: literal("governed/adapter-request"),
   version: literal(1),
   mode: _enum(["inventory", "probe"]),
   /** The entries to probe (empty for `inventory`). */
-  entries: list(str({ re: ENTRY_RE }), 0, MAX_INVENTORY)
+  entries: list(str({ re: ENTRY_RE }), 0, PROBE_MAX_INVENTORY)
 });
 var probeResultSchema = strictObject({
   surface: str({ re: CONTRACT_ID_RE }),
   evidence_id: str({ re: CONTRACT_ID_RE }),
   entry: str({ re: ENTRY_RE }),
   exit_code: int2(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, PROBE_MAX_CAPABILITIES),
   output_digest: digestString
 });
 var probePredicateSchema = strictObject({
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   phase: _enum(["baseline", "current"]),
   /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
   snapshot_digest: digestString,
@@ -3169,7 +3176,7 @@ var probePredicateSchema = strictObject({
   /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
   adapter_sha256: hex64,
   attestor_sha256: hex64,
-  results: list(probeResultSchema, 1, MAX_INVENTORY),
+  results: list(probeResultSchema, 1, PROBE_MAX_INVENTORY),
   probed_at: isoSeconds,
   /**
    * Who ran the probe (docs/runnerd.md#probes-through-the-daemon): `separated` when governed runnerd

@@ -465,7 +465,6 @@ var L_BYTES = (() => {
 })();
 
 // src/core/signed-note.ts
-var MAX_NOTE_BYTES = 64 * 1024;
 var ORIGIN_RE = /^[\x21-\x7e]{1,255}$/;
 var KEY_NAME_RE = /^[\x21-\x2a\x2c-\x7e]{1,255}$/;
 var B64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -495,6 +494,9 @@ function isKeyName(name) {
   return KEY_NAME_RE.test(name);
 }
 
+// src/core/ids.ts
+var HEX64_RE = /^[0-9a-f]{64}$/;
+
 // src/core/tlog-attestor.ts
 var TLOG_CHECKPOINT_KIND = "tlog-checkpoint";
 var TLOG_CHECKPOINT_PAYLOAD_TYPE = "application/vnd.c2sp.tlog-checkpoint";
@@ -504,7 +506,7 @@ function parseTlogAttestorConfig(v) {
   const keys = Object.keys(o).sort().join(",");
   if (keys !== "credential,key_id,key_ref,kind,origin") return null;
   if (o.credential !== "log" || o.kind !== TLOG_CHECKPOINT_KIND) return null;
-  if (typeof o.key_id !== "string" || !/^[0-9a-f]{64}$/.test(o.key_id)) return null;
+  if (typeof o.key_id !== "string" || !HEX64_RE.test(o.key_id)) return null;
   if (typeof o.key_ref !== "string" || !/^\/[^\0]{1,4095}$/.test(o.key_ref)) return null;
   if (typeof o.origin !== "string" || !isKeyName(o.origin)) return null;
   return o;

@@ -12,6 +12,7 @@ import { decodeBase64Strict } from '../src/core/base64.js';
 import { verifyEd25519, type PublicKey } from '../src/core/ed25519.js';
 import { attestorConfigSchema, attestorResponseSchema, ATTESTOR_EXIT_REFUSED } from '../src/core/attestor-protocol.js';
 import { readPinned } from './pinned-file.js';
+import { ATTESTOR_CONFIG_MAX_BYTES, ATTESTOR_PROGRAM_MAX_BYTES } from '../src/core/limits.js';
 
 export interface AttestorAllowlist {
   /** hex sha256 values of attestor programs allowed for this credential */
@@ -48,9 +49,8 @@ export interface PinnedAttestor {
   readonly configSha256: string;
 }
 
-/** The largest attestor program and attestor config accepted. */
-export const ATTESTOR_PROGRAM_MAX_BYTES = 8 * 1024 * 1024;
-export const ATTESTOR_CONFIG_MAX_BYTES = 64 * 1024;
+/** The largest attestor program and attestor config accepted (src/core/limits.ts). */
+export { ATTESTOR_CONFIG_MAX_BYTES, ATTESTOR_PROGRAM_MAX_BYTES };
 
 /** Hash and allowlist-check an attestor and its config. Nothing is executed here. */
 export function pinAttestor(attestorPath: string, configPath: string, allow: AttestorAllowlist): PinnedAttestor {

@@ -16,7 +16,7 @@ export type PinnedFileProblem = 'missing' | 'not_a_regular_file' | 'unreadable' 
 /**
  * Open a pinned file the one way it is ever opened — no symlink followed, O_NONBLOCK (a FIFO put
  * where the program or config is expected must be refused below as not a regular file, never wait
- * for a writer while a run holds its claim: docs/runner.md#the-run-step-by-step step 4, §3 fail closed; it changes nothing for
+ * for a writer while a run holds its claim: docs/runner.md#the-run-step-by-step step 4, docs/threat-model.md#fail-closed; it changes nothing for
  * a regular file) — and admit it by fstat: a regular file of at most `maxBytes`. Returns the open
  * descriptor and size, or the problem (the descriptor is then closed).
  */

@@ -54,7 +54,7 @@ export function demoReviewPass({ cli = process.env.GOVERNED_CLI ?? join(root, 'd
     const first = governed(sample, [], 9, 'first');
     if (first) {
       say(`result ${first.result}: ${first.reasons.join(', ')}`);
-      say('CONFIRMED (both independent tools report it — consensus, review-pass-v3 §4.3):');
+      say('CONFIRMED (both independent tools report it — consensus, docs/review-pass-protocol.md#classification):');
       for (const g of first.confirmed) say(`  ${finding(g)}`);
       say('Escalations (one tool only; with R=2 a solo finding is CONTESTED, and no arbiter is configured):');
       for (const g of first.escalations) say(`  ${finding(g)}`);

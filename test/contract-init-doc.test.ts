@@ -1,5 +1,5 @@
 // docs/contract-init.md's example is the product's: its skeleton is exactly what `governed contract
-// init` prints for its request, and its filled contract passes every contract rule (§6.1) against
+// init` prints for its request, and its filled contract passes every contract rule (docs/contract.md#validation-rules) against
 // the request's bytes (positive control: the skeleton itself is refused for its placeholders).
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // `governed contract init` (docs/contract-init.md): the skeleton's atoms tile each source byte for
 // byte in every mode (multi-byte UTF-8, CRLF, leading/trailing blank text), each obligation's
 // statement is verbatim, placeholders are refused by the one contract parser with every field path,
-// and once filled the skeleton passes every §6.1 rule of validateContract. CLI refusals name the
+// and once filled the skeleton passes every docs/contract.md#validation-rules rule of validateContract. CLI refusals name the
 // option, never the value.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';

@@ -69,7 +69,7 @@ const rows: Row[] = [
   ['atom span edited', spec, (p) => edit(p, (c) => { c.sources[0]!.atoms[0]!.span = [0, 73]; }), { narrowing: ['ATOM-1'] }],
   ['source reclassified', spec, (p) => edit(p, (c) => { c.sources[0]!.class = 'reference'; }), { narrowing: ['SRC-1'] }],
   ['directive drops a source', () => edit(spec(), (c) => { c.directives[0]!.sources.push('SRC-2'); }), (p) => edit(p, (c) => { c.directives[0]!.sources = ['SRC-1']; }), { narrowing: ['DIR-1'] }],
-  ['done→active is an edit too (literal §6.3)', () => edit(spec(), (c) => { c.directives[0]!.state = 'done'; }), (p) => edit(p, (c) => { c.directives[0]!.state = 'active'; }), { narrowing: ['DIR-1'], progress: [] }],
+  ['done→active is an edit too (literally, docs/contract.md#scope-history)', () => edit(spec(), (c) => { c.directives[0]!.state = 'done'; }), (p) => edit(p, (c) => { c.directives[0]!.state = 'active'; }), { narrowing: ['DIR-1'], progress: [] }],
   ['directive deferred with its tombstone', () => deferralExample(false).contract, () => deferralExample(true).contract, {
     narrowing: sorted(DIR2_DISPOSES),
     additions: ['AUTH-2', 'AUTH-2>TMB-1', 'TMB-1', 'TMB-1>DIR-2'],

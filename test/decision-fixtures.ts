@@ -1,4 +1,4 @@
-// Fixtures of the decision tests: a real loaded policy (loadPolicy), real state digests (the §6.2
+// Fixtures of the decision tests: a real loaded policy (loadPolicy), real state digests (the docs/contract.md#the-states-a-receipt-is-judged-against
 // functions over the docs/contract.md#the-request-contract example contract), and a Scenario that appends facts the way the log
 // would (one increasing seq, a clock that moves forward) and builds the decision input from them.
 import { sha256Digest, sha256Hex } from '../src/core/canonical.js';
@@ -86,7 +86,7 @@ const EXAMPLE = specExample();
 const BASE_SOURCE = new TextDecoder().decode(EXAMPLE.bytes);
 const stateCache = new Map<string, StateDigests>();
 
-/** Real §6.2 digests of the SPEC example unit in the described state (memoised: pure). */
+/** Real digests (docs/contract.md#the-states-a-receipt-is-judged-against) of the example unit in the described state (memoised: pure). */
 export function stateOf(spec: StateSpec = {}): StateDigests {
   const key = JSON.stringify([spec.source, spec.title, spec.workspace, spec.revision]);
   const hit = stateCache.get(key);

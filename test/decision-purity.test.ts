@@ -40,6 +40,7 @@ describe('decision modules', () => {
     const allowed = new Set([
       '../canonical.js',
       '../contract/ids.js',
+      '../ids.js',
       '../contract/tombstones.js',
       '../errors.js',
       '../error-codes/decision.js',

@@ -1,5 +1,6 @@
 // Every `docs/<page>.md#anchor` a comment, help text, test or doc cites must name a page and heading that
-// exist, and no citation may point outside the repository (SPEC sections, research notes, issue numbers).
+// exist, and no citation may point outside the repository (SPEC sections, research notes, issue numbers,
+// bare section signs of documents that do not ship, the review-pass source's sections).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,6 +105,30 @@ export function problemsIn(file: string, text: string, pageAnchors: (page: strin
   for (const [what, re] of OLD_CITATIONS) {
     for (const m of text.matchAll(re)) problems.push(`${file}:${lineOf(m.index)}: ${what} citation "${m[0]}"`);
   }
+  // 4. Section signs. A `§` is a citation a reader must be able to follow: allowed only as part of
+  // "RFC NNNN §…", as "docs/<page>.md §N" or, inside a docs page, a bare "§N" where that page has a
+  // heading numbered N, and as the text of a markdown link (whose target rule 2 checks). Everything
+  // else — the brief's old section numbers with "SPEC" stripped, the review-pass source's sections —
+  // points at a document that does not ship.
+  for (const m of text.matchAll(/review-pass-v3,?\s+§/g)) {
+    problems.push(`${file}:${lineOf(m.index)}: review-pass-v3 section citation "${m[0]}"`);
+  }
+  for (const m of text.matchAll(/§/g)) {
+    const i = m.index;
+    const before = text.slice(Math.max(0, i - 200), i);
+    const after = text.slice(i + 1, i + 40);
+    const num = /^[\w.]*\w/.exec(after)?.[0] ?? '';
+    if (/review-pass-v3,?\s+$|SPEC(?:'s)?\s$/.test(before)) continue; // reported above
+    if (/\bRFC \d+ $/.test(before)) continue;
+    if (file.endsWith('.md') && /\[[^\]\n]*$/.test(before) && /^[^\]\n]*\]\(/.test(after)) continue;
+    const page = /(?<![\w./-])(docs\/[\w./-]+?\.md)`? $/.exec(before)?.[1] ?? (file.startsWith('docs/') && file.endsWith('.md') ? file : undefined);
+    if (page !== undefined && num !== '') {
+      const anchors = pageAnchors(page);
+      const prefix = `${num.replace(/\./g, '')}-`;
+      if (anchors !== null && [...anchors].some((a) => a.startsWith(prefix))) continue;
+    }
+    problems.push(`${file}:${lineOf(i)}: section sign citation "§${num}" names no docs heading`);
+  }
   return problems;
 }
 
@@ -135,7 +160,30 @@ describe('docs citations', () => {
     expect(problemsIn('src/y.ts', '// we issue 3 challenges and then issue 12 more\n', pages)).toEqual([]);
   });
 
-  it('every docs reference in the tree resolves, and nothing cites SPEC sections, research notes or issues', () => {
+  it('the checker flags a bare § and a review-pass-v3 § citation, and lets RFC sections and numbered docs headings through (control)', () => {
+    const pages = (p: string): Set<string> | null =>
+      p === 'docs/gate.md' ? new Set(['5a-the-tables', '71-the-cold-path', 'tests']) : p === 'docs/a.md' ? new Set(['2-rounds']) : null;
+    // Positive controls: each of these is followable and must pass.
+    const fine = problemsIn('src/ok.ts', '// RFC 8785 §3.2.2.2; RFC 8032 §5.1.7 step 1; docs/gate.md §5a; `docs/gate.md` §7.1\n', pages);
+    expect(fine).toEqual([]);
+    expect(problemsIn('docs/a.md', 'See §2, [gate §5a](gate.md#5a-the-tables) and [§2](#2-rounds).\n', pages)).toEqual([]);
+    // The attacks: the brief's old numbers with "SPEC" stripped, a heading a page does not have, the
+    // review-pass source's sections, a bare § in a page without numbered headings.
+    const code = problemsIn('src/x.ts', '// the §6.1 span rule (§6.4); docs/gate.md §9\n// review-pass-v3 §4.2 rule 2; research §3 rule 5\n', pages);
+    expect(code).toEqual([
+      'src/x.ts:2: review-pass-v3 section citation "review-pass-v3 §"',
+      'src/x.ts:1: section sign citation "§6.1" names no docs heading',
+      'src/x.ts:1: section sign citation "§6.4" names no docs heading',
+      'src/x.ts:1: section sign citation "§9" names no docs heading',
+      'src/x.ts:2: section sign citation "§3" names no docs heading',
+    ]);
+    expect(problemsIn('docs/b.md', 'Derived from the seed (seed §10.2); see §3.\n', pages)).toEqual([
+      'docs/b.md:1: section sign citation "§10.2" names no docs heading',
+      'docs/b.md:1: section sign citation "§3" names no docs heading',
+    ]);
+  });
+
+  it('every docs reference in the tree resolves, and nothing cites SPEC sections, research notes, issues or bare §', () => {
     const files = SCANNED.flatMap((rel) => walk(rel, [])).filter((f) => f !== SELF);
     expect(files.length).toBeGreaterThan(300);
     const problems = files.flatMap((f) => problemsIn(f, readFileSync(join(ROOT, f), 'utf8')));

@@ -143,9 +143,10 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
     expect(inputs).toContain('node_modules/better-sqlite3/lib/database.js');
     expect(inputs.filter((i) => HEAVY.test(i) || i.startsWith('node_modules/commander/'))).toEqual([]);
     // 8: the lazy paths added since (preservation, the deploy record's proofs and standard containers)
-    // share modules with the decision path, which esbuild splits into chunks; the bound still fails
-    // when a new static import lands on the cold path (docs/gate.md#6-the-cold-gate-path).
-    expect(seen.size).toBeLessThanOrEqual(8);
+    // share modules with the decision path, which esbuild splits into chunks; 9: the one definition of
+    // the id formats (src/core/ids.ts, a 564-byte chunk) is shared by the cold and the lazy paths. The
+    // bound still fails when a new static import lands on the cold path (docs/gate.md#6-the-cold-gate-path).
+    expect(seen.size).toBeLessThanOrEqual(9);
   });
 
   it('the VSA schema is built only by --attest: the policy takes its URI alphabets from vsa-uris.ts', () => {

@@ -1,4 +1,4 @@
-// The fact loader of `status` and `gate` (src/flows/decide/facts.ts; docs/decision.md §11): over a
+// The fact loader of `status` and `gate` (src/flows/decide/facts.ts; docs/decision.md#11-loading-only-what-counts-lean-gate-path): over a
 // generated history in a real store — DIRTY and CLEAN receipts, ABORTED runs, vetoes, several
 // planning states, contents and work revisions — its indexed queries select exactly the receipts
 // `sufficientReceipts` names, the decision on them equals the decision on the whole history, the

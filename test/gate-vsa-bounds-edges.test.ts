@@ -1,4 +1,4 @@
-// The VSA bounds (src/core/vsa.ts `VSA_BOUNDS`, docs/gate.md §3 "Bounds") in the one VSA schema
+// The VSA bounds (src/core/vsa.ts `VSA_BOUNDS`, docs/gate.md#3-the-signed-decision---attest-file "Bounds") in the one VSA schema
 // (`vsaPredicateSchema`, which the gate attestor runs too): at each bound exactly (4096 ok, 4097
 // refused), around it, and over hundreds of mutations of a predicate whose reason sits AT the bound.
 // `vsaBoundExceeded` (what the gate turns into `gate_attest_decision_too_large`) names exactly the

@@ -1,4 +1,4 @@
-// The bounds of the signed decision (VSA, docs/decision.md#8-delivery-state-and-reason-codes, docs/review-pass.md#review-protocols; docs/gate.md §3 "Bounds"): the decision
+// The bounds of the signed decision (VSA, docs/decision.md#8-delivery-state-and-reason-codes, docs/review-pass.md#review-protocols; docs/gate.md#3-the-signed-decision---attest-file "Bounds"): the decision
 // rules may list many ids in one reason — `slot_blocked` one per standing block of a slot,
 // `veto_standing` its receipt, its slot and every ref of up to 32 findings x 4 refs — and
 // `governed gate --attest` must attest such a REVIEW_ONLY decision (exit 3, a FAILED VSA signed by the

@@ -2,7 +2,7 @@
 // (an arithmetic value, even `4 * 1024`, is kept by esbuild in every pinned bundle that imports any limit, so a change
 // to an unrelated limit would change the attestor's and the reviewer's sha256).
 import { describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './helpers/cli.js';
 
@@ -18,5 +18,56 @@ describe('src/core/limits.ts', () => {
       expect(lines[i - 1], `${l}: the line above must end its doc comment`).toMatch(/\*\/$/);
     }
     expect(source).not.toMatch(/^import /m);
+  });
+});
+
+// A size or count limit defined outside the table (a `const …MAX…/…LIMIT… = <number>`) is a second home for
+// it. The names below are not size or count limits of governed's inputs: each says what it is instead.
+const NOT_LIMITS: Readonly<Record<string, string>> = {
+  BPF_MAXINSNS: "the kernel's own bound on a seccomp program (runner/seccomp/bpf.ts), not governed's",
+  LINE_DISTANCE_LIMIT: "a rule of the review protocol (finding matching), not a bound on input",
+  DEFAULT_MAX_ROUNDS: 'a default of the review protocol (a stage profile), overridable by configuration',
+  LIGHT_MAX_ROUNDS: 'a default of the review protocol (light mode)',
+  DEFAULT_MAX_TOTAL_TIME_MS: 'a default of the review protocol (its time budget)',
+  MAX_SNIPPET_LINES: 'a rule of the finding format the review protocol asks reviewers for',
+  MAX_FIX_DIRECTION_LINES: 'a rule of the finding format the review protocol asks reviewers for',
+  MAX_RETRIES: 'a rule of the simple review protocol (round one retries)',
+  MAX_LANES: 'the lane labels A..Z of the weave protocol',
+  MAX_LOG_TIME: 'the largest instant the log format can spell (9999-12-31T23:59:59Z), a format rule',
+  MAX_DEFAULT_HELPERS: "a tuning default of the workspace hash pool's helper count",
+  MAX_PRESTART: "a tuning default of the workspace loader's prestarted helpers",
+  DEFAULT_MAX_RUNS: "a default of the daemon's `--max-runs` option",
+};
+const LIMIT_CONST = /^\s*(?:export )?const ((?=[A-Z])[A-Z0-9_]*(?:MAX|LIMIT|CAP)[A-Z0-9_]*) = [0-9][0-9_]*(?: [*+-] [0-9][0-9_]*)*;/;
+
+function limitConstantsIn(text: string): string[] {
+  return text.split('\n').flatMap((l) => {
+    const m = LIMIT_CONST.exec(l);
+    return m === null || NOT_LIMITS[m[1]!] !== undefined ? [] : [m[1]!];
+  });
+}
+
+function sourceFiles(rel: string, acc: string[] = []): string[] {
+  for (const name of readdirSync(join(REPO_ROOT, rel)).sort()) {
+    const child = join(rel, name);
+    if (statSync(join(REPO_ROOT, child)).isDirectory()) sourceFiles(child, acc);
+    else if (/\.(?:ts|mts)$/.test(name)) acc.push(child);
+  }
+  return acc;
+}
+
+describe('one table of limits', () => {
+  it('the scan finds a limit literal defined outside the table (control)', () => {
+    expect(limitConstantsIn('const MAX_LINE = 64 * 1024;\nexport const RUNNERD_MAX_CONNECTIONS = 2048;\nconst MAX_LINE2 = OTHER;\nconst BPF_MAXINSNS = 4096;\n')).toEqual([
+      'MAX_LINE',
+      'RUNNERD_MAX_CONNECTIONS',
+    ]);
+  });
+
+  it('no size or count limit is a number literal outside src/core/limits.ts', () => {
+    const files = ['src', 'runner', 'attestors/src'].flatMap((d) => sourceFiles(d)).filter((f) => f !== join('src', 'core', 'limits.ts'));
+    expect(files.length).toBeGreaterThan(200);
+    const found = files.flatMap((f) => limitConstantsIn(readFileSync(join(REPO_ROOT, f), 'utf8')).map((n) => `${f}: ${n}`));
+    expect(found).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// Adjudication rules (review-pass-v3 §4 matching/classification, §7 degradation, §8 health, §9 known issues).
+// Adjudication rules (docs/review-pass-protocol.md#finding-matching matching/classification, docs/review-pass-protocol.md#graceful-degradation degradation, docs/review-pass-protocol.md#health-score health, docs/review-pass-protocol.md#known-issues known issues).
 import { describe, expect, it } from 'vitest';
 import {
   classifyGroup,
@@ -31,7 +31,7 @@ function f(over: Partial<AdjudicableFinding> & { reviewer: string }): Adjudicabl
   });
 }
 
-describe('matching rules (§4.2, priority order)', () => {
+describe('matching rules (docs/review-pass-protocol.md#matching-rules, priority order)', () => {
   it.each([
     ['same symbol, far lines', { symbol: 'parse', line: 10 }, { symbol: 'parse', line: 500, description: 'different words entirely here' }, 'symbol'],
     ['line distance 19', { line: 10 }, { line: 29, description: 'unrelated wording about caching layer' }, 'line'],
@@ -45,7 +45,7 @@ describe('matching rules (§4.2, priority order)', () => {
     expect(matchRule(f({ reviewer: 'r1', ...a }), f({ reviewer: 'r2', ...b }))).toBe(rule);
   });
 
-  it('same reviewer findings are not compared with each other (§4.1)', () => {
+  it('same reviewer findings are not compared with each other (docs/review-pass-protocol.md#grouping)', () => {
     expect(matchRule(f({ reviewer: 'r1' }), f({ reviewer: 'r1' }))).toBeNull();
   });
 
@@ -83,7 +83,7 @@ describe('matching rules (§4.2, priority order)', () => {
   });
 });
 
-describe('classification thresholds (§4.3) for R = 1, 2, 3, 4', () => {
+describe('classification thresholds (docs/review-pass-protocol.md#classification) for R = 1, 2, 3, 4', () => {
   const reviewers = ['r1', 'r2', 'r3', 'r4'];
   function classify(severity: Severity, cls: FindingClass, supporters: number, r: number, opts: { autoDismiss?: boolean; low?: string[]; classMissing?: boolean } = {}) {
     const members = reviewers.slice(0, supporters).map((rv) => f({ reviewer: rv, severity, finding_class: cls, class_missing: opts.classMissing ?? false }));
@@ -133,12 +133,12 @@ describe('classification thresholds (§4.3) for R = 1, 2, 3, 4', () => {
     expect(confirmThreshold(r)).toBe(t);
   });
 
-  it('degraded round (auto-dismiss disabled, §7) turns AUTO_DISMISSED into CONTESTED', () => {
+  it('degraded round (auto-dismiss disabled, docs/review-pass-protocol.md#graceful-degradation) turns AUTO_DISMISSED into CONTESTED', () => {
     expect(classify('MEDIUM', 'correctness', 1, 3, { autoDismiss: false })).toBe('CONTESTED');
     expect(classify('CRITICAL', 'correctness', 1, 3, { autoDismiss: false })).toBe('CONTESTED');
   });
 
-  it('no auto-dismiss based solely on low-health silence (§8)', () => {
+  it('no auto-dismiss based solely on low-health silence (docs/review-pass-protocol.md#health-score)', () => {
     expect(classify('MEDIUM', 'correctness', 1, 3, { low: ['r2', 'r3'] })).toBe('CONTESTED');
     expect(classify('MEDIUM', 'correctness', 1, 3, { low: ['r2'] })).toBe('AUTO_DISMISSED');
   });
@@ -149,7 +149,7 @@ describe('classification thresholds (§4.3) for R = 1, 2, 3, 4', () => {
   });
 });
 
-describe('health score (§8)', () => {
+describe('health score (docs/review-pass-protocol.md#health-score)', () => {
   const base: ParsedReviewerOutput = {
     reviewer: 'r', strategy: 'text_fallback', structured: true, files_read: ['a.ts'], read_evidence: true,
     files_read_rejected: 0, findings: [], rejected_findings: 0, downgraded_findings: 0, req_coverage: null, verdict: 'CLEAN',
@@ -175,7 +175,7 @@ describe('health score (§8)', () => {
   });
 });
 
-describe('known issues (§9)', () => {
+describe('known issues (docs/review-pass-protocol.md#known-issues)', () => {
   const lines = Array.from({ length: 60 }, (_, i) => `line ${i + 1}`);
   const text = lines.join('\n');
   const edit = (n: number) => lines.map((l, i) => (i + 1 === n ? `${l} edited` : l)).join('\n');
@@ -232,7 +232,7 @@ describe('known issues (§9)', () => {
   });
 });
 
-describe('graceful degradation (§7, §1.1)', () => {
+describe('graceful degradation (docs/review-pass-protocol.md#graceful-degradation, docs/review-pass-protocol.md#separated-roles)', () => {
   const run = (slot: string, status: 'ok' | 'timeout' | 'failed' = 'ok', usable = true, id = `x-${slot}`) => ({ slot, execution_id: id, status, usable });
   const dev = ['a', 'b', 'c'];
 

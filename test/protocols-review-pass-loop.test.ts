@@ -1,5 +1,5 @@
-// The round/loop reducer (review-pass-v3 §6 loop, §6.2 thresholds, §6.3 budget, §7, §9, §11.1, §14)
-// and the reports (§12) with golden files.
+// The round/loop reducer (docs/review-pass-protocol.md#rounds-and-convergence loop, docs/review-pass-protocol.md#convergence-thresholds thresholds, docs/review-pass-protocol.md#budget-guard budget, docs/review-pass-protocol.md#graceful-degradation, docs/review-pass-protocol.md#known-issues, docs/review-pass-protocol.md#req-id-coverage, docs/review-pass-protocol.md#light-mode)
+// and the reports (docs/review-pass-protocol.md#final-report) with golden files.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -55,7 +55,7 @@ function round(state: ReviewState, texts: Record<string, string | 'timeout' | 'f
 
 const all = (slots: readonly string[], text: string) => Object.fromEntries(slots.map((s) => [s, text]));
 
-describe('configuration refusals (§14 light mode, §6.2 floor, core rules)', () => {
+describe('configuration refusals (docs/review-pass-protocol.md#light-mode light mode, docs/review-pass-protocol.md#convergence-thresholds floor)', () => {
   it.each([
     [{ stage: 'planning', mode: 'non_governed', light: true, preflight: PREFLIGHT }, 'review_pass_light_forbidden_stage'],
     [{ stage: 'integration', mode: 'non_governed', light: true, preflight: PREFLIGHT }, 'review_pass_light_forbidden_stage'],
@@ -74,7 +74,7 @@ describe('configuration refusals (§14 light mode, §6.2 floor, core rules)', ()
     expect(codeOf(() => normalizeConfig(config))).toBe(code);
   });
 
-  it('defaults (§10.2), light budget (§14), arbiter removed from the pool (§5.1), budgets only lowered (§6.3)', () => {
+  it('defaults (docs/review-pass-protocol.md#default-profile), light budget (docs/review-pass-protocol.md#light-mode), arbiter removed from the pool (docs/review-pass-protocol.md#the-arbiter-is-outside-the-pool), budgets only lowered (docs/review-pass-protocol.md#budget-guard)', () => {
     const dev = normalizeConfig({ stage: 'development', mode: 'non_governed' });
     expect(dev).toMatchObject({ slots: ['gemini', 'opencode', 'codex'], arbiter: 'claude', convergence: 2, max_rounds: 8, max_total_time_ms: 30 * MIN });
     expect(dev.lenses).toEqual(['correctness', 'completeness', 'consistency', 'pattern_compliance']);
@@ -89,7 +89,7 @@ describe('configuration refusals (§14 light mode, §6.2 floor, core rules)', ()
   });
 });
 
-describe('convergence thresholds per stage (§6.2)', () => {
+describe('convergence thresholds per stage (docs/review-pass-protocol.md#convergence-thresholds)', () => {
   it.each([
     ['planning', { stage: 'planning', mode: 'non_governed', preflight: PREFLIGHT }, ROLES, 2],
     ['development', { stage: 'development', mode: 'non_governed' }, ['gemini', 'opencode', 'codex'], 2],
@@ -111,7 +111,7 @@ describe('convergence thresholds per stage (§6.2)', () => {
   });
 });
 
-describe('budget guard (§6.3): exhaustion is NOT_CLEAN, never partial clean', () => {
+describe('budget guard (docs/review-pass-protocol.md#budget-guard): exhaustion is NOT_CLEAN, never partial clean', () => {
   it('max rounds reached with a clean streak short of the threshold', () => {
     let s = startReview({ stage: 'development', mode: 'non_governed', convergence: 3, budget: { max_rounds: 2 } }, T0);
     s = round(s, all(['gemini', 'opencode', 'codex'], CLEAN_TEXT), T0 + MIN).state;
@@ -235,7 +235,7 @@ describe('round outcomes', () => {
     expect(codeOf(() => reviewResult(s))).toBe('review_pass_state_running');
   });
 
-  it('missing evidence or a failed probe is NOT_CLEAN (§6.1 CLEAN conditions)', () => {
+  it('missing evidence or a failed probe is NOT_CLEAN (docs/review-pass-protocol.md#clean-conditions)', () => {
     const s = startReview(dev, T0);
     const t = round(s, all(S, CLEAN_TEXT), T0 + MIN, { evidence: { mandatory_inputs_valid: true, probes_passed: 1, probes_total: 2 } });
     expect(t.decision).toEqual({ kind: 'NOT_CLEAN', reasons: ['review_pass_missing_evidence'] });
@@ -247,13 +247,13 @@ describe('round outcomes', () => {
     expect(reviewResult(s).reasons).toEqual(['review_pass_mandatory_inputs_missing']);
   });
 
-  it('integration with a missing role is NOT_CLEAN, never degraded (§1.1)', () => {
+  it('integration with a missing role is NOT_CLEAN, never degraded (docs/review-pass-protocol.md#separated-roles)', () => {
     const s = startReview({ stage: 'integration', mode: 'non_governed', preflight: PREFLIGHT }, T0);
     const texts = { ...all(ROLES, CLEAN_TEXT), authority_release: 'timeout' as const };
     expect(round(s, texts, T0 + MIN).decision).toEqual({ kind: 'NOT_CLEAN', reasons: ['review_pass_role_coverage_incomplete'] });
   });
 
-  it('REQ coverage (§11.1): uncovered blocks, deferred does not', () => {
+  it('REQ coverage (docs/review-pass-protocol.md#req-id-coverage): uncovered blocks, deferred does not', () => {
     const cfg = { stage: 'development', mode: 'non_governed', reviewers: ['gemini', 'opencode'], req_ids: ['REQ-001', 'REQ-002'], deferred_req_ids: ['REQ-002'] } as const;
     const covered = '### Files Read\n- `src/a.ts`\n### Findings\nNONE\n### REQ-ID Coverage\n- REQ-001: COVERED (src/a.ts:main)\n### Verdict\nCLEAN\n';
     const notFound = '### Files Read\n- `src/a.ts`\n### Findings\nNONE\n### REQ-ID Coverage\n- REQ-001: NOT FOUND\n### Verdict\nCLEAN\n';
@@ -269,7 +269,7 @@ describe('round outcomes', () => {
     expect(t.decision).toEqual({ kind: 'NOT_CLEAN', reasons: ['review_pass_req_uncovered'] });
   });
 
-  it('single available reviewer raises convergence to 2 even in light mode (§7)', () => {
+  it('single available reviewer raises convergence to 2 even in light mode (docs/review-pass-protocol.md#graceful-degradation)', () => {
     let s = startReview({ stage: 'test', mode: 'non_governed', light: true }, T0);
     let t = round(s, { gemini: CLEAN_TEXT, opencode: 'failed' }, T0 + MIN);
     expect(t.decision.kind).toBe('CONTINUE');
@@ -311,7 +311,7 @@ describe('governed mode: adjudication by code and refs (docs/review-pass.md#revi
   });
 });
 
-// ---- Golden reports (§12 shape) ------------------------------------------------------------------
+// ---- Golden reports (docs/review-pass-protocol.md#final-report shape) ------------------------------------------------------------------
 const FIXTURES = fileURLToPath(new URL('./fixtures/protocols/review-pass/', import.meta.url));
 function golden(name: string, actual: string): void {
   const path = `${FIXTURES}${name}`;
@@ -350,7 +350,7 @@ function vetoScenario(): ReviewState {
   return recordRound(s, { runs: fixedRuns(1, { gemini: g, opencode: o, codex: c }), files: {}, evidence: OK_EVIDENCE }, T0 + 90_000).state;
 }
 
-describe('reports (§12) — golden files', () => {
+describe('reports (docs/review-pass-protocol.md#final-report) — golden files', () => {
   it('CLEAN development review with a degraded round and an arbiter dismissal', () => {
     const s = cleanScenario();
     expect(s.status).toBe('CONVERGED');

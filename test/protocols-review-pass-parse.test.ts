@@ -1,4 +1,4 @@
-// Reviewer output parsing (review-pass-v3 §3.1 format, §3.2 schema, §3.3 strategies; docs/reviewers.md#reviewer-output adapter).
+// Reviewer output parsing (docs/review-pass-protocol.md#reviewer-output-format format, docs/review-pass-protocol.md#finding-schema schema, docs/review-pass-protocol.md#output-parsing-rules strategies; docs/reviewers.md#reviewer-output adapter).
 import { describe, expect, it } from 'vitest';
 import { GovernedError } from '../src/core/errors.js';
 import {
@@ -49,7 +49,7 @@ const TEXT = [
   '**VETO**',
 ].join('\n');
 
-describe('text_fallback strategy (§3.1, §3.3)', () => {
+describe('text_fallback strategy (docs/review-pass-protocol.md#reviewer-output-format, docs/review-pass-protocol.md#output-parsing-rules)', () => {
   const out = parseTextReviewerOutput('gemini', TEXT);
 
   it('keeps only exact repository-relative paths as read evidence', () => {
@@ -105,7 +105,7 @@ describe('text_fallback strategy (§3.1, §3.3)', () => {
     expect(o.verdict).toBeNull();
   });
 
-  it('no structured data at all → structured false (health LOW, §3.3)', () => {
+  it('no structured data at all → structured false (health LOW, docs/review-pass-protocol.md#output-parsing-rules)', () => {
     const o = parseTextReviewerOutput('r', 'Looks fine to me!');
     expect(o.structured).toBe(false);
     expect(o.findings).toEqual([]);
@@ -139,7 +139,7 @@ describe('parseLocation / parseFindingEntry', () => {
   });
 });
 
-describe('isExactReadPath (§3.1 read evidence)', () => {
+describe('isExactReadPath (docs/review-pass-protocol.md#reviewer-output-format read evidence)', () => {
   it.each([
     ['src/a.ts', true],
     ['README.md', true],
@@ -156,7 +156,7 @@ describe('isExactReadPath (§3.1 read evidence)', () => {
   });
 });
 
-describe('JSON strategy (§3.3 primary)', () => {
+describe('JSON strategy (docs/review-pass-protocol.md#output-parsing-rules primary)', () => {
   const good = {
     files_read: ['src/a.ts', 'src/*'],
     findings: [
@@ -184,7 +184,7 @@ describe('JSON strategy (§3.3 primary)', () => {
     expect(codeOf(() => parseJsonReviewerOutput('claude', text))).toBe('review_pass_output_invalid');
   });
 
-  it('a json-strategy run whose output is not review JSON falls back to text parsing (§3.3)', () => {
+  it('a json-strategy run whose output is not review JSON falls back to text parsing (docs/review-pass-protocol.md#output-parsing-rules)', () => {
     const o = parseReviewerRunOutput('claude', { strategy: 'json', text: '### Findings\n- a.ts:1 [LOW] [correctness] — typo here\n### Verdict\nFOUND_ISSUES' });
     expect(o.strategy).toBe('text_fallback');
     expect(o.findings).toHaveLength(1);
@@ -224,7 +224,7 @@ describe('governed opaque output adapter (docs/reviewers.md#reviewer-output, doc
   });
 });
 
-describe('isVetoShape (§4.3 VETO classes)', () => {
+describe('isVetoShape (docs/review-pass-protocol.md#classification VETO classes)', () => {
   it.each([
     ['CRITICAL', 'preservation', true],
     ['CRITICAL', 'scope', true],

@@ -1,4 +1,4 @@
-// src/protocols/shared: token rule, Jaccard, line distance, stable hashing (review-pass-v3 §4.2, §9.1).
+// src/protocols/shared: token rule, Jaccard, line distance, stable hashing (docs/review-pass-protocol.md#matching-rules, docs/review-pass-protocol.md#suppression).
 import { describe, expect, it } from 'vitest';
 import {
   digestOfSet,
@@ -12,7 +12,7 @@ import {
   wholeTextDigest,
 } from '../src/protocols/shared/index.js';
 
-describe('meaningfulTokens (review-pass-v3 §4.2 rule 3 token rule)', () => {
+describe('meaningfulTokens (docs/review-pass-protocol.md#meaningful-tokens)', () => {
   it.each([
     ['Null check missing on user input', ['check', 'input', 'missing', 'null', 'user']],
     ['the an of to in is it', []], // stop words and < 3 chars
@@ -45,7 +45,7 @@ describe('jaccardSimilarity', () => {
   });
 });
 
-describe('lineDistance / linesWithin (§4.2 rule 2)', () => {
+describe('lineDistance / linesWithin (docs/review-pass-protocol.md#the-line-distance-rule)', () => {
   it.each([
     [10, 29, 19, true],
     [10, 30, 20, false],

@@ -117,7 +117,7 @@ describe('the real tools over examples/sample-repo (unsandboxed here; the sandbo
 describe('conversions are accepted by the engines that consume them', () => {
   const tsc = parseTscOutput(fixture('tsc-output.txt'), '/repo');
   const eslint = parseEslintJson(fixture('eslint-output.json'), '/repo');
-  it('review-pass: the §3.1 JSON output, correctness findings, FOUND_ISSUES', () => {
+  it('review-pass: the docs/review-pass-protocol.md#reviewer-output-format JSON output, correctness findings, FOUND_ISSUES', () => {
     const out = parseJsonReviewerOutput('tsc', reviewPassOutputText(tsc));
     expect(out.verdict).toBe('FOUND_ISSUES');
     expect(out.files_read).toEqual(tsc.files_read);

@@ -1,4 +1,4 @@
-// review-pass.yaml (review-pass-v3 §10): strict schema, search order, merge, presets whose prompt is
+// review-pass.yaml (docs/review-pass-protocol.md#configuration): strict schema, search order, merge, presets whose prompt is
 // never in argv, command validation, and tool resolution against what the sandbox can see.
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ const yaml = (text: string): unknown => parseYamlStrict(text);
 const presetInstalled = (name: string): boolean =>
   resolveProgram({ repoDir: tempDir(), toolsDir: governedToolsDir() }, expandCommand(resolveConfig({}, null).tools[name]!.command)).available;
 
-describe('presets (review-pass-v3 §10.2): argv arrays, prompt never in argv', () => {
+describe('presets (docs/review-pass-protocol.md#default-profile): argv arrays, prompt never in argv', () => {
   it.each(['claude', 'gemini', 'codex', 'opencode'] as const)('%s: stdin prompt, network egress, no prompt placeholder', (name) => {
     const p = PRESETS[name];
     expect(p.prompt).toBe('stdin');
@@ -88,7 +88,7 @@ describe('strict schema and command checks (exact codes)', () => {
   });
 });
 
-describe('merge (review-pass-v3 §10.1, §10.3): entry-level replacement', () => {
+describe('merge (docs/review-pass-protocol.md#search-order-and-merge, docs/review-pass-protocol.md#search-order-and-merge): entry-level replacement', () => {
   it('overriding one tool keeps the other defaults; the entry replaces the default whole', () => {
     const c = resolveConfig(yaml('tools:\n  opencode: { command: ["opencode", "run", "--dir", "{repo}", "x"], parse: text_fallback }\n  tsc: { command: ["tsc", "-p", "{repo}"], parse: tsc }\n'), 'f.yaml');
     expect(c.tools.claude?.command[0]).toBe('claude');
@@ -131,7 +131,7 @@ describe('search order (--config, ./review-pass.yaml, ./.review-pass.yaml, defau
   });
 });
 
-describe('tool resolution against the sandbox view (review-pass-v3 §10.4)', () => {
+describe('tool resolution against the sandbox view (docs/review-pass-protocol.md#tool-detection)', () => {
   const toolsDir = governedToolsDir();
   it('finds governed\'s own tsc and eslint on the sandbox PATH, and /usr programs', () => {
     const view = { repoDir: tempDir(), toolsDir };

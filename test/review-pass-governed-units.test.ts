@@ -56,7 +56,7 @@ describe('review-pass driver: the engine over opaque findings', () => {
     ['R=3, two slots agree on HIGH → CONFIRMED', ['a', 'b', 'c'], [rec('a', 'DIRTY', [HIGH]), rec('b', 'DIRTY', [HIGH]), rec('c', 'CLEAN')], { confirmed: 1, escalations: 0, vetoes: 0, auto_dismissed: 0 }, ['review_pass_confirmed_findings']],
     ['R=2, a solo HIGH → CONTESTED, unresolved (no arbiter in governed mode)', ['a', 'b'], [rec('a', 'DIRTY', [HIGH]), rec('b', 'CLEAN')], { confirmed: 0, escalations: 1, vetoes: 0, auto_dismissed: 0 }, ['review_pass_contested_unresolved']],
     ['R=1, a solo CRITICAL scope finding → VETO', ['a'], [rec('a', 'DIRTY', [VETO])], { confirmed: 0, escalations: 0, vetoes: 1, auto_dismissed: 0 }, ['review_pass_veto']],
-    // The engine may auto-dismiss a solo non-veto finding at R ≥ 3 (§4.3), but the DIRTY receipt
+    // The engine may auto-dismiss a solo non-veto finding at R ≥ 3 (docs/review-pass-protocol.md#classification), but the DIRTY receipt
     // blocks its slot (docs/decision.md#the-rules-in-short): the orchestrator halts, the result is never CLEAN.
     ['R=3, a solo HIGH → AUTO_DISMISSED, yet halted NOT_CLEAN', ['a', 'b', 'c'], [rec('a', 'DIRTY', [HIGH]), rec('b', 'CLEAN'), rec('c', 'CLEAN')], { confirmed: 0, escalations: 0, vetoes: 0, auto_dismissed: 1 }, ['review_pass_halted']],
     ['different refs never match: two solo groups', ['a', 'b'], [rec('a', 'DIRTY', [HIGH]), rec('b', 'DIRTY', [F('correctness', 'correctness', 'HIGH', ['AC-2'])])], { confirmed: 0, escalations: 2, vetoes: 0, auto_dismissed: 0 }, ['review_pass_contested_unresolved']],

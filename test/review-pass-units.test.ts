@@ -71,7 +71,7 @@ describe('the lead (weave / simple)', () => {
     expect(snippetOccurs(text, 'const y = 2;')).toBe(false);
     expect(snippetOccurs(text, '   \n')).toBe(false);
   });
-  it('cross-reference by the §4.2 rules, across reviewers only, transitively', () => {
+  it('cross-reference by the docs/review-pass-protocol.md#matching-rules rules, across reviewers only, transitively', () => {
     const f = (reviewer: string, line: number, description = 'x') => ({ reviewer, file: 'src/a.js', line, severity: 'HIGH' as const, description });
     expect(sameIssue(f('a', 10), f('b', 29))).toBe(true);
     expect(sameIssue(f('a', 10), f('b', 30))).toBe(false);

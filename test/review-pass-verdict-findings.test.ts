@@ -1,4 +1,4 @@
-// `review-pass` (docs/review-pass.md#review-protocols, review-pass-v3 §3.1/§3.3/§7; docs/threat-model.md#rules-that-hold-everywhere fail closed). A reviewer
+// `review-pass` (docs/review-pass.md#review-protocols, docs/review-pass-protocol.md#reviewer-output-format, docs/review-pass-protocol.md#output-parsing-rules, docs/review-pass-protocol.md#graceful-degradation; docs/threat-model.md#rules-that-hold-everywhere fail closed). A reviewer
 // that declares VETO (or FOUND_ISSUES) but whose every finding line is rejected by the parser (here
 // `a.ts:0`: line 0 is not a line) contributed zero findings, so before the fix two such reviewers
 // made the review converge CLEAN and `governed review-pass` exit 0 — a VETO turned into a clean

@@ -195,7 +195,7 @@ describe('blocks, vetoes and their lifts (docs/decision.md#the-rules-in-short, d
     }
     const r = status(s, home);
     expect(r.code).toBe(4);
-    // The row is no longer the one its run_receipt entry derives (docs/gate.md §5a).
+    // The row is no longer the one its run_receipt entry derives (docs/gate.md#5a-the-tables-must-be-what-the-log-says-decision_table_log_mismatch-4).
     expect((jsonOut(r) as { error: { code: string } }).error.code).toBe('decision_table_log_mismatch');
   });
 });

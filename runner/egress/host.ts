@@ -14,7 +14,8 @@ import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EGRESS_OUTCOMES, RECORD_METHODS, type EgressRecord } from '../../src/core/egress-rules.js';
-import { EGRESS_MAX_ROUTES } from '../../src/core/limits.js';
+import { EGRESS_BROKER_LINE_MAX_BYTES, EGRESS_MAX_ROUTES } from '../../src/core/limits.js';
+import { HEX64_RE } from '../../src/core/ids.js';
 
 export type RawEgressRecord = Omit<EgressRecord, 'seq' | 'prev'>;
 
@@ -63,9 +64,9 @@ export interface StartedBroker {
 
 const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
-const MAX_LINE = 64 * 1024;
+const MAX_LINE = EGRESS_BROKER_LINE_MAX_BYTES;
 
-const isHexOrNull = (v: unknown): boolean => v === null || (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v));
+const isHexOrNull = (v: unknown): boolean => v === null || (typeof v === 'string' && HEX64_RE.test(v));
 const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /** A broker line's record, checked to be exactly the closed record shape; null when it is not. */

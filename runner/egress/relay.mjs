@@ -7,7 +7,12 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { constants } from "node:os";
-var MAX_CONNECTIONS = 64;
+
+// src/core/limits.ts
+var EGRESS_RELAY_MAX_CONNECTIONS = 64;
+
+// runner/egress/src/relay.ts
+var MAX_CONNECTIONS = EGRESS_RELAY_MAX_CONNECTIONS;
 function fatal(code) {
   process.stderr.write(`relay: cannot start (${code})
 `);

@@ -95,6 +95,17 @@ function finalizeFindings(all, visible) {
   return kept.sort(byCanonical);
 }
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+var HEX64_RE = /^[0-9a-f]{64}$/;
+var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
+
 // runner/reviewers/src/coverage/shape.ts
 var Malformed = class extends Error {
   constructor() {
@@ -139,13 +150,10 @@ function arr(v, item) {
 function nullable(v, item) {
   return v === null ? null : item(v);
 }
-var ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
-var RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-var HEX64_RE = /^[0-9a-f]{64}$/;
-var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-var SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var ID_RE = CONTRACT_ID_RE;
+var RECORD_ID_RE = AUTHORITY_RECORD_ID_RE;
+var RELATION_RE = CONTRACT_RELATION_RE;
+var SLOT_RE = NAME_RE;
 var BASE64_RE = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
 var id = (v) => str(v, ID_RE);
 var idOrRelation = (v) => {
@@ -1916,8 +1924,8 @@ function str2(o = {}) {
 function int3(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
   return int2().check(_gte(min), _lte(max));
 }
-var hex64 = str2({ re: /^[0-9a-f]{64}$/ });
-var digestString = str2({ re: /^sha256:[0-9a-f]{64}$/ });
+var hex64 = str2({ re: HEX64_RE });
+var digestString = str2({ re: DIGEST_RE });
 var gitId = str2({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 var count = int3(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
@@ -1927,9 +1935,9 @@ var isoSeconds = string2().check(
 );
 
 // src/core/bundle/preservation-schema.ts
-var id2 = str2({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
-var digest = str2({ re: /^sha256:[0-9a-f]{64}$/ });
-var recordId = str2({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/ });
+var id2 = str2({ re: CONTRACT_ID_RE });
+var digest = str2({ re: DIGEST_RE });
+var recordId = str2({ re: AUTHORITY_RECORD_ID_RE });
 var path2 = str2({ min: 1, max: 4096 });
 var entry = str2({ re: ENTRY_RE });
 var preservationSurfaceEntrySchema = strictObject({
@@ -1992,7 +2000,7 @@ var preservationSectionSchema = strictObject({
       disposition: _enum(VENDOR_DISPOSITIONS),
       origin: strictObject({
         repository: str2({ min: 1, max: 1024 }),
-        commit: str2({ re: /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
+        commit: str2({ re: GIT_OID_RE }),
         path: path2,
         tree_digest: digest
       })
@@ -2282,8 +2290,8 @@ function readBundle(bytes) {
   check(canonical === text);
   const o = obj(value, ["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage"]);
   check(o.schema === BUNDLE_SCHEMA_ID);
-  str(o.challenge_id, /^CHL-[0-9a-f]{32}$/);
-  str(o.unit, /^UNIT-[0-9a-f]{32}$/);
+  str(o.challenge_id, CHALLENGE_ID_RE);
+  str(o.unit, UNIT_ID_RE);
   const stage = oneOf(o.stage, STAGES);
   const slot = str(o.slot, SLOT_RE);
   const view = obj(o.view, ["name", "included", "withheld", "digest"]);

@@ -1750,6 +1750,17 @@ var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
 var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
 var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+var HEX64_RE = /^[0-9a-f]{64}$/;
+var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
+
 // src/core/schema-primitives.ts
 function str(o = {}) {
   const checks = [];
@@ -1761,8 +1772,8 @@ function str(o = {}) {
 function int2(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
   return int().check(_gte(min), _lte(max));
 }
-var hex64 = str({ re: /^[0-9a-f]{64}$/ });
-var digestString = str({ re: /^sha256:[0-9a-f]{64}$/ });
+var hex64 = str({ re: HEX64_RE });
+var digestString = str({ re: DIGEST_RE });
 var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
@@ -1772,9 +1783,9 @@ var isoSeconds = string2().check(
 );
 
 // src/core/bundle/preservation-schema.ts
-var id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
-var digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
-var recordId = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/ });
+var id = str({ re: CONTRACT_ID_RE });
+var digest = str({ re: DIGEST_RE });
+var recordId = str({ re: AUTHORITY_RECORD_ID_RE });
 var path = str({ min: 1, max: 4096 });
 var entry = str({ re: ENTRY_RE });
 var preservationSurfaceEntrySchema = strictObject({
@@ -1837,7 +1848,7 @@ var preservationSectionSchema = strictObject({
       disposition: _enum(VENDOR_DISPOSITIONS),
       origin: strictObject({
         repository: str({ min: 1, max: 1024 }),
-        commit: str({ re: /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
+        commit: str({ re: GIT_OID_RE }),
         path,
         tree_digest: digest
       })
@@ -1874,6 +1885,8 @@ function preservationSectionViolation(p, stage) {
 var JSON_MAX_DEPTH = 64;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
+var MODEL_ANSWER_MAX_BYTES = 4194304;
+var MODEL_MAX_TOKENS = 4096;
 
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
@@ -1983,13 +1996,10 @@ function arr(v, item) {
 function nullable2(v, item) {
   return v === null ? null : item(v);
 }
-var ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
-var RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-var HEX64_RE = /^[0-9a-f]{64}$/;
-var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-var SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var ID_RE = CONTRACT_ID_RE;
+var RECORD_ID_RE = AUTHORITY_RECORD_ID_RE;
+var RELATION_RE = CONTRACT_RELATION_RE;
+var SLOT_RE = NAME_RE;
 var BASE64_RE = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
 var id2 = (v) => str2(v, ID_RE);
 var idOrRelation = (v) => {
@@ -2277,8 +2287,8 @@ function readBundle(bytes) {
   check(canonical === text);
   const o = obj(value, ["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage"]);
   check(o.schema === BUNDLE_SCHEMA_ID);
-  str2(o.challenge_id, /^CHL-[0-9a-f]{32}$/);
-  str2(o.unit, /^UNIT-[0-9a-f]{32}$/);
+  str2(o.challenge_id, CHALLENGE_ID_RE);
+  str2(o.unit, UNIT_ID_RE);
   const stage = oneOf(o.stage, STAGES);
   const slot = str2(o.slot, SLOT_RE);
   const view = obj(o.view, ["name", "included", "withheld", "digest"]);
@@ -2372,9 +2382,9 @@ var CallFailed = class extends Error {
   }
   reason;
 };
-var MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+var MAX_ANSWER_BYTES = MODEL_ANSWER_MAX_BYTES;
 var TIMEOUT_MS = 10 * 60 * 1e3;
-var MAX_TOKENS = 4096;
+var MAX_TOKENS = MODEL_MAX_TOKENS;
 function requestBody(e, system, prompt) {
   const body = e.provider === "anthropic" ? { model: e.model, max_tokens: MAX_TOKENS, temperature: 0, system, messages: [{ role: "user", content: prompt }] } : { model: e.model, temperature: 0, messages: [{ role: "system", content: system }, { role: "user", content: prompt }] };
   return Buffer.from(JSON.stringify(body), "utf8");

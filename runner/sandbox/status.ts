@@ -2,7 +2,7 @@
 // {"child-pid": N, "<ns>-namespace": inode, ...} when the sandbox child exists, then
 // {"exit-code": N} when it has exited (128+signal when it died of a signal). The descriptor is
 // closed inside the sandbox before the reviewer starts, so only bwrap writes it. A missing
-// exit-code record means bwrap itself failed (setup, seccomp load, exec) — research §3 rule 5.
+// exit-code record means bwrap itself failed (setup, seccomp load, exec) (docs/sandbox.md#the-invocation).
 import { fail } from '../../src/core/errors.js';
 import type { NamespaceName } from './proc.js';
 

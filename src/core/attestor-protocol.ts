@@ -7,6 +7,8 @@
 //   exit        : 0 signed; 3 refused (stderr: "refused:<code>"); anything else failed.
 import * as z from 'zod/mini';
 import { str } from './schema-primitives.js';
+import { ATTESTOR_REQUEST_MAX_BYTES } from './limits.js';
+import { HEX64_RE, NAME_RE } from './ids.js';
 
 /** The kinds of statement an attestor may sign, each with its predicate type. */
 export const ATTESTOR_KINDS = {
@@ -20,8 +22,8 @@ export const ATTESTOR_KINDS = {
 } as const;
 export type AttestorKind = keyof typeof ATTESTOR_KINDS;
 
-export const CREDENTIAL_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-export const KEY_ID_RE = /^[0-9a-f]{64}$/;
+export const CREDENTIAL_RE = NAME_RE;
+export const KEY_ID_RE = HEX64_RE;
 /** Absolute path of the PKCS#8 PEM file. */
 export const KEY_REF_RE = /^\/[^\0]{1,4095}$/;
 /** A raw 64-byte Ed25519 signature in canonical, padded base64. */
@@ -83,8 +85,8 @@ export const attestorResponseSchema = z.strictObject({
 // The warm attestor of separated mode (`--serve`, docs/runnerd.md "Warm attestors"): one request
 // line in (the object above), one line out. The first line out says the key loaded and which
 // program bytes are running; the host compares `self` with the digest it pinned.
-/** The largest request line a serving attestor accepts (as the one-shot stdin cap). */
-export const SERVE_MAX_LINE = 16 * 1024 * 1024;
+/** The largest request line a serving attestor accepts (as the one-shot stdin cap; src/core/limits.ts). */
+export const SERVE_MAX_LINE = ATTESTOR_REQUEST_MAX_BYTES;
 export const attestorReadySchema = z.strictObject({ ready: z.literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
 export const attestorServeLineSchema = z.union([
   attestorResponseSchema,

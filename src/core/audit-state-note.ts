@@ -16,6 +16,7 @@
 import * as z from 'zod/mini';
 import { int, str } from './schema-primitives.js';
 import { parseSignedNote, type SignedNote } from './signed-note.js';
+import { DIGEST_RE } from './ids.js';
 
 export const AUDIT_STATE_HEADER = 'governed-audit-state/v1';
 export const AUDIT_STATE_KEY_NAME = 'governed-audit-state';
@@ -30,7 +31,6 @@ export interface AuditStateAnchor {
   readonly trust: string;
 }
 
-const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 const SIZE_RE = /^[1-9][0-9]{0,15}$/;
 const ROOT_RE = /^[A-Za-z0-9+/]{43}=$/;
 const KEYS = ['log', 'size', 'root', 'head', 'state', 'carry', 'trust'] as const;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { fail } from './errors.js';
+import { DIGEST_RE, HEX64_RE } from './ids.js';
 
 export type CanonicalValue =
   | string
@@ -149,8 +150,8 @@ export function canonicalBytes(value: unknown): Buffer {
   return Buffer.from(canonicalJson(value), 'utf8');
 }
 
-export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-export const HEX64_RE = /^[0-9a-f]{64}$/;
+export { DIGEST_RE };
+export { HEX64_RE };
 
 export function sha256Hex(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');

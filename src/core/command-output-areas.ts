@@ -13,17 +13,18 @@ import { DISPOSITIONS } from './preservation/schema.js';
 import { CAPABILITY_RE } from './preservation/probe.js';
 import { CONTRACT_ID_RE } from './contract/ids.js';
 import type { Out } from './command-output-records.js';
+import { NAME_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const code = z.enum(ERROR_CODE_LIST);
 const REASON_CODE_LIST = Object.keys(REASON_CODES) as [keyof typeof REASON_CODES, ...(keyof typeof REASON_CODES)[]];
 /** A decision reason (docs/errors.md, reason codes): what preservation check reports. */
 const reason = z.enum(REASON_CODE_LIST);
-const unitId = str({ re: /^UNIT-[0-9a-f]{32}$/ });
-const runId = str({ re: /^RUN-[0-9a-f]{32}$/ });
-const recordId = str({ re: /^REC-[0-9a-f]{24}$/ });
+const unitId = str({ re: UNIT_ID_RE });
+const runId = str({ re: RUN_ID_RE });
+const recordId = str({ re: RECORD_ID_RE });
 const contractId = str({ re: CONTRACT_ID_RE });
-const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const slotName = str({ re: NAME_RE });
 const tally = z.record(z.string(), count);
 
 /** The three result files review-pass writes (0600 in a 0700 directory): paths only. */

@@ -15,13 +15,14 @@ import { count, digestString, gitId, hex64, isoSeconds, str } from './schema-pri
 import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
 import { STAGES } from './review-vocabulary.js';
 import { printedSchema } from './json-style-schema.js';
+import { LEASE_ID_RE, NAME_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
-const unitId = str({ re: /^UNIT-[0-9a-f]{32}$/ });
-const runId = str({ re: /^RUN-[0-9a-f]{32}$/ });
-const leaseId = str({ re: /^LSE-[0-9a-f]{32}$/ });
-const recordId = str({ re: /^REC-[0-9a-f]{24}$/ });
-const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const unitId = str({ re: UNIT_ID_RE });
+const runId = str({ re: RUN_ID_RE });
+const leaseId = str({ re: LEASE_ID_RE });
+const recordId = str({ re: RECORD_ID_RE });
+const slotName = str({ re: NAME_RE });
 const trustMode = z.enum(['co-located', 'separated']);
 const exitCode = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(6), z.literal(7), z.literal(8), z.literal(9)]);
 const p = authorityPredicateSchema.shape;
@@ -53,7 +54,7 @@ export const initOutputSchema = z.strictObject({
 /** `governed keygen --json` (docs/security.md#keys): the paths written and the key id. */
 export const keygenOutputSchema = z.strictObject({
   ok: z.literal(true),
-  credential: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
+  credential: str({ re: NAME_RE }),
   key_id: hex64,
   private_key: z.string(),
   public_key: z.string(),

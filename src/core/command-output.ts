@@ -12,6 +12,7 @@ import { findingSchema } from './receipt-predicate.js';
 import { STAGES } from './review-vocabulary.js';
 import type { WithSnakeTwins } from './json-style.js';
 import { snakeTwinsSchema } from './json-style-schema.js';
+import { CHALLENGE_ID_RE, CONTRACT_ID_RE, HEX64_RE, NAME_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const REASON_CODE_LIST = Object.keys(REASON_CODES) as [keyof typeof REASON_CODES, ...(keyof typeof REASON_CODES)[]];
@@ -22,12 +23,12 @@ const anyExit = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3),
 const failureExit = anyExit;
 
 const trustMode = z.enum(['co-located', 'separated']);
-const unitId = str({ re: /^UNIT-[0-9a-f]{32}$/ });
-const runId = str({ re: /^RUN-[0-9a-f]{32}$/ });
-const challengeId = str({ re: /^CHL-[0-9a-f]{32}$/ });
+const unitId = str({ re: UNIT_ID_RE });
+const runId = str({ re: RUN_ID_RE });
+const challengeId = str({ re: CHALLENGE_ID_RE });
 const receiptId = digestString;
-const authorityRecordId = str({ re: /^REC-[0-9a-f]{24}$/ });
-const slotName = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const authorityRecordId = str({ re: RECORD_ID_RE });
+const slotName = str({ re: NAME_RE });
 /** IDs an error or a reason names (unit, directive, receipt, key ids, field paths): never a value. */
 const ids = z.array(z.string());
 
@@ -158,11 +159,11 @@ export const receiptVerdictSchema = z.strictObject({
   /** Probe receipts: the phase, the sealed snapshot it ran on, the adapter, the surfaces it probed. */
   phase: z.optional(z.enum(['baseline', 'current'])),
   snapshot_digest: z.optional(digestString),
-  adapter_sha256: z.optional(str({ re: /^[0-9a-f]{64}$/ })),
-  surfaces: z.optional(z.array(str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ }))),
+  adapter_sha256: z.optional(str({ re: HEX64_RE })),
+  surfaces: z.optional(z.array(str({ re: CONTRACT_ID_RE }))),
   /** With --contract: the digest of the preservation contract every result is bound to. */
   contract_digest: z.optional(digestString),
-  signed_by: z.optional(z.array(z.strictObject({ role: z.string(), key_id: str({ re: /^[0-9a-f]{64}$/ }) }))),
+  signed_by: z.optional(z.array(z.strictObject({ role: z.string(), key_id: str({ re: HEX64_RE }) }))),
   error: z.optional(z.strictObject({ code: z.enum(ERROR_CODE_LIST), exit: failureExit, ids })),
 });
 export type ReceiptVerdict = z.infer<typeof receiptVerdictSchema>;

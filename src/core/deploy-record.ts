@@ -12,6 +12,7 @@ import * as z from 'zod/mini';
 import type { WithSnakeTwins } from './json-style.js';
 import { snakeTwinsSchema } from './json-style-schema.js';
 import { digestString, gitId, hex64, isoSeconds, str } from './schema-primitives.js';
+import { UNIT_ID_RE } from './ids.js';
 
 /**
  * Every path a deploy record can hold, made of IDs only: the decision, the relied-on envelopes (receipts, probe receipts, authority records), the
@@ -26,7 +27,7 @@ export const DEPLOY_RECORD_FILE_PATH = /^(?:decision\.json|vsa\.json|trust\.(?:j
 export const deployRecordManifestCamelSchema = z.strictObject({
   format: z.literal('governed/gate-record'),
   version: z.literal(1),
-  unit: z.nullable(str({ re: /^UNIT-[0-9a-f]{32}$/ })),
+  unit: z.nullable(str({ re: UNIT_ID_RE })),
   state: z.nullable(z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY'])),
   subject: z.strictObject({ commit: z.nullable(gitId), manifestDigest: z.nullable(digestString) }),
   evaluatedAt: isoSeconds,

@@ -5,13 +5,14 @@ import { list, str } from './schema-primitives.js';
 import { decodeBase64Strict } from './base64.js';
 import { fail } from './errors.js';
 import { parseJsonStrict } from './strict-json.js';
+import { HEX64_RE } from './ids.js';
 
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 
 export { pae } from './pae.js';
 
 const signatureSchema = z.strictObject({
-  keyid: str({ re: /^[0-9a-f]{64}$/ }),
+  keyid: str({ re: HEX64_RE }),
   sig: str({ min: 1 }),
 });
 

@@ -39,6 +39,15 @@ export const AUDIT_STATE_CARRY_MAX_BYTES = 1_073_741_824; // 1 GiB
 export const VSA_FILE_MAX_BYTES = 4_194_304; // 4 MiB
 /** review-pass's config file (review-pass.yaml). */
 export const REVIEW_PASS_CONFIG_MAX_BYTES = 1_048_576; // 1 MiB
+/** A preservation incident correction file (`preservation correct`). */
+export const PRESERVATION_CORRECTION_MAX_BYTES = 1_048_576; // 1 MiB
+/** A preservation probe adapter program (read whole: it runs only if its sha256 is allowlisted). */
+export const PROBE_ADAPTER_MAX_BYTES = 8_388_608; // 8 MiB
+/** A C2SP signed note (a checkpoint, an auditor's state note): a few hundred bytes, a line per
+ * witness; the parser, the stored checkpoints and every caller-named note file share it. */
+export const SIGNED_NOTE_MAX_BYTES = 65_536; // 64 KiB
+/** Signature lines read from one signed note (the log's plus witnesses'). */
+export const SIGNED_NOTE_MAX_SIGNATURES = 64;
 
 // --- Durations --------------------------------------------------------------------------------
 
@@ -47,18 +56,28 @@ export const REVIEW_PASS_CONFIG_MAX_BYTES = 1_048_576; // 1 MiB
 export const LEASE_DEFAULT_TTL = '30m';
 /** The longest lease (7 days), on the live path and on replay. */
 export const LEASE_MAX_TTL_SECONDS = 604_800; // 7 days
+/** The longest an authority request may stay open (7 days): long enough for a human elsewhere,
+ * short enough to go stale. */
+export const AUTHORITY_MAX_TTL_SECONDS = 604_800; // 7 days
 
 // --- Parsing --------------------------------------------------------------------------------
 
 /** Nesting depth of strict JSON: deep enough for every governed document, shallow enough that a
  * hostile document cannot exhaust the stack. */
 export const JSON_MAX_DEPTH = 64;
-/** A contract's text field (statement, title), characters. */
+/** A text field (statement, title) of a request or preservation contract, characters. */
 export const CONTRACT_MAX_TEXT = 65_536;
-/** A contract path, characters (PATH_MAX). */
+/** A path in a request or preservation contract, characters (PATH_MAX). */
 export const CONTRACT_MAX_PATH = 4_096;
-/** Entries of any one contract list (sources, atoms, directives, paths …). */
+/** Entries of any one contract list (sources, atoms, directives, paths …); also the preservation
+ * contract's surfaces and the atoms `contract init` may cut one source into. */
 export const CONTRACT_MAX_LIST = 4_096;
+/** Placeholder paths one `contract_fill_in_left` refusal names (the first ones, in document order). */
+export const CONTRACT_PLACEHOLDER_IDS_REPORTED = 16;
+/** Surfaces one probe inventory or probe result may list. */
+export const PROBE_MAX_INVENTORY = 4_096;
+/** Capabilities one probed surface may list. */
+export const PROBE_MAX_CAPABILITIES = 1_024;
 
 // --- Review output, receipts, attestations -----------------------------------------------------
 
@@ -98,6 +117,42 @@ export const REVIEWER_ENV_VALUE_MAX = 4096;
 /** Policy variables per reviewer: the sandbox's own bound, so a policy that loads never fails at
  * every run instead. */
 export const REVIEWER_ENV_MAX_VARS = 64;
+
+/** An attestor program (pinned by sha256; read whole to hash it). */
+export const ATTESTOR_PROGRAM_MAX_BYTES = 8_388_608; // 8 MiB
+/** An attestor's config file (pinned by sha256). */
+export const ATTESTOR_CONFIG_MAX_BYTES = 65_536; // 64 KiB
+/** One request to an attestor (its stdin, or one line to a warm attestor): a VSA payload in base64
+ * with room for the frame. */
+export const ATTESTOR_REQUEST_MAX_BYTES = 16_777_216; // 16 MiB
+/** An attestor's answer (one-shot stdout, or one reply line of a warm attestor): a signature frame. */
+export const ATTESTOR_REPLY_MAX_BYTES = 4_096; // 4 KiB
+/** The egress broker program (pinned by sha256; read whole to hash it). */
+export const EGRESS_BROKER_MAX_BYTES = 8_388_608; // 8 MiB
+/** A model API credential file. */
+export const EGRESS_CREDENTIAL_MAX_BYTES = 16_384; // 16 KiB
+/** One line the broker writes to its host (ready, outcome records). */
+export const EGRESS_BROKER_LINE_MAX_BYTES = 65_536; // 64 KiB
+/** Connections the in-sandbox relay accepts at once (the broker's own `connections` cap is the one
+ * that is enforced and recorded). */
+export const EGRESS_RELAY_MAX_CONNECTIONS = 64;
+/** A model's answer the model reviewer reads from the broker. */
+export const MODEL_ANSWER_MAX_BYTES = 4_194_304; // 4 MiB
+/** The answer length the model reviewer asks a model for, tokens. */
+export const MODEL_MAX_TOKENS = 4_096;
+/** An import specifier the coverage reviewer resolves, characters. */
+export const COVERAGE_SPECIFIER_MAX = 4_096;
+/** How far a process's ancestry is walked (a pid chain is far shorter; the bound makes it finite). */
+export const PROCESS_ANCESTRY_MAX = 4_096;
+
+// --- Separated mode: the daemon's socket -----------------------------------------------------------
+
+/** The largest request line (bytes, newline excluded): a bundle of a 16 MiB repository, base64. */
+export const RUNNERD_MAX_REQUEST_BYTES = 25_165_824; // 24 MiB
+/** The largest response line a client reads (receipt envelopes, status objects). */
+export const RUNNERD_MAX_RESPONSE_BYTES = 8_388_608; // 8 MiB
+/** Connections open at once; more are closed at accept (each idle one times out anyway). */
+export const RUNNERD_MAX_CONNECTIONS = 2_048;
 
 // --- git and the workspace ---------------------------------------------------------------------
 

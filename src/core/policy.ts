@@ -12,6 +12,7 @@ import { dependencyRootAllowed } from './sandbox-bounds.js';
 import { CHECK_COMMAND_MAX_ARGS } from './limits.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
+import { NAME_RE } from './ids.js';
 
 export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
@@ -28,7 +29,7 @@ export const KNOWN_CONTROLS = [
   'external_effect_gate',
 ] as const;
 
-const name = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const name = str({ re: NAME_RE });
 const duration = str({ re: DURATION_RE });
 const size = str({ re: SIZE_RE });
 const relPath = str({ min: 1, max: 1024 }).check(
@@ -157,7 +158,7 @@ export const policySchema = z.strictObject({
   ),
   // Automatic C2SP checkpoints (docs/audit.md "Automatic checkpoints"; the rule: src/core/tlog-auto.ts).
   tlog_checkpoints: z.optional(tlogCheckpointsSchema),
-  // The signed decision's deployment identity (docs/gate.md §3): `verifier.id` of every VSA this
+  // The signed decision's deployment identity (docs/gate.md#3-the-signed-decision---attest-file): `verifier.id` of every VSA this
   // deployment's gate signs, and the repository its `resourceUri` names (`<repository_uri>@<commit>`).
   vsa: z.optional(
     z.strictObject({

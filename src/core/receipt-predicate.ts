@@ -5,11 +5,12 @@ import { count, digestString, gitId, hex64, int, isoSeconds, list, str } from '.
 import { egressReceiptSchema } from './egress-schema.js';
 import { transcriptViolation } from './egress-rules.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
+import { CHALLENGE_ID_RE, CONTRACT_ID_RE, EXECUTION_ID_RE, NAME_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
 
 export { digestString, hex64, isoSeconds };
-const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
+const id = str({ re: CONTRACT_ID_RE });
 
 export { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES };
 
@@ -52,12 +53,12 @@ export type Separation = z.infer<typeof separationSchema>;
 
 export const reviewReceiptPredicateSchema = z.strictObject({
   trust_mode: z.enum(['co-located', 'separated']),
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   stage: z.enum(STAGES),
-  slot: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
-  challenge_id: str({ re: /^CHL-[0-9a-f]{32}$/ }),
-  run_id: str({ re: /^RUN-[0-9a-f]{32}$/ }),
-  execution_id: str({ re: /^EXE-[0-9a-f]{32}$/ }),
+  slot: str({ re: NAME_RE }),
+  challenge_id: str({ re: CHALLENGE_ID_RE }),
+  run_id: str({ re: RUN_ID_RE }),
+  execution_id: str({ re: EXECUTION_ID_RE }),
   verdict: z.enum(['CLEAN', 'DIRTY']),
   findings: list(findingSchema, 0, 32),
   vetoes: list(findingSchema, 0, 32),
@@ -78,7 +79,7 @@ export const reviewReceiptPredicateSchema = z.strictObject({
     work_revision: count,
   }),
   reviewer: z.strictObject({
-    name: str({ re: /^[a-z][a-z0-9_-]{0,31}$/ }),
+    name: str({ re: NAME_RE }),
     sha256: hex64,
     interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }),
   }),

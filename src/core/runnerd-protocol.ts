@@ -7,25 +7,21 @@
 // result or a path for the daemon to open — the schemas are closed, so such a field is refused.
 import * as z from 'zod/mini';
 import { gitId, int, str } from './schema-primitives.js';
+import { CHALLENGE_ID_RE, DIGEST_RE, LEASE_ID_RE, NAME_RE, RECORD_ID_RE, UNIT_ID_RE } from './ids.js';
 
-/** The largest request line (bytes, newline excluded): a bundle of a 16 MiB repository, base64. */
-export const RUNNERD_MAX_REQUEST_BYTES = 24 * 1024 * 1024;
-/** The largest response line a client reads (receipt envelopes, status objects). */
-export const RUNNERD_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export { RUNNERD_MAX_CONNECTIONS, RUNNERD_MAX_REQUEST_BYTES, RUNNERD_MAX_RESPONSE_BYTES } from './limits.js';
 /** A request must arrive whole within this time after the connection opened. */
 export const RUNNERD_REQUEST_TIMEOUT_MS = 10_000;
-/** Connections open at once; more are closed at accept (each idle one times out anyway). */
-export const RUNNERD_MAX_CONNECTIONS = 2048;
 
-const unit = str({ re: /^UNIT-[0-9a-f]{32}$/ });
+const unit = str({ re: UNIT_ID_RE });
 const session = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ });
-const challenge = str({ re: /^CHL-[0-9a-f]{32}$/ });
-const lease = str({ re: /^LSE-[0-9a-f]{32}$/ });
-const receipt = str({ re: /^sha256:[0-9a-f]{64}$/ });
-const name = str({ re: /^[a-z][a-z0-9_-]{0,31}$/ });
+const challenge = str({ re: CHALLENGE_ID_RE });
+const lease = str({ re: LEASE_ID_RE });
+const receipt = str({ re: DIGEST_RE });
+const name = str({ re: NAME_RE });
 const duration = str({ re: /^[0-9]{1,9}[smhd]$/ });
 const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/, min: 4 });
-const record = str({ re: /^REC-[0-9a-f]{24}$/ });
+const record = str({ re: RECORD_ID_RE });
 
 /** The reviewed content: one commit and a git bundle that contains it (verified by the daemon). */
 export const contentSchema = z.strictObject({ commit: gitId, bundle_b64: b64 });

@@ -5,6 +5,7 @@
 // a coded refusal. One definition for both ends. Pure.
 import * as z from 'zod/mini';
 import { count, hex64, int, str } from './schema-primitives.js';
+import { DIGEST_RE } from './ids.js';
 
 const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/ });
 const id = int(1, Number.MAX_SAFE_INTEGER);
@@ -61,8 +62,8 @@ export const sandboxHostReplySchema = z.union([
         bwrapPath: str({ max: 4096 }),
         bwrapSha256: hex64,
         bwrapVersion: str({ max: 200 }),
-        profileDigest: str({ re: /^sha256:[0-9a-f]{64}$/ }),
-        seccompDigest: str({ re: /^sha256:[0-9a-f]{64}$/ }),
+        profileDigest: str({ re: DIGEST_RE }),
+        seccompDigest: str({ re: DIGEST_RE }),
         reviewerSha256: hex64,
         interpreter: str({ max: 4096 }),
         uid: int(0, 4294967295),

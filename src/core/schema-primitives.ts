@@ -6,6 +6,7 @@
 // generated schema says it in words. Pure.
 import * as z from 'zod/mini';
 import { isIsoSeconds, ISO_SECONDS_SHAPE } from './iso-time.js';
+import { DIGEST_RE, HEX64_RE } from './ids.js';
 
 /** A string matching `re`, optionally bounded in UTF-16 length (as zod counts). */
 export function str(o: { readonly re?: RegExp; readonly min?: number; readonly max?: number } = {}) {
@@ -26,8 +27,8 @@ export function list<T extends z.ZodMiniType>(item: T, min: number, max: number)
   return min > 0 ? z.array(item).check(z.minLength(min), z.maxLength(max)) : z.array(item).check(z.maxLength(max));
 }
 
-export const hex64 = str({ re: /^[0-9a-f]{64}$/ });
-export const digestString = str({ re: /^sha256:[0-9a-f]{64}$/ });
+export const hex64 = str({ re: HEX64_RE });
+export const digestString = str({ re: DIGEST_RE });
 export const gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
 /** A count: a safe integer ≥ 0. */
 export const count = int(0, Number.MAX_SAFE_INTEGER);

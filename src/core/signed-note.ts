@@ -8,12 +8,13 @@
 // parsers return null on anything malformed (the callers name the file and the code). Pure.
 import { createHash } from 'node:crypto';
 import { verifyEd25519, type PublicKey } from './ed25519.js';
+import { SIGNED_NOTE_MAX_BYTES, SIGNED_NOTE_MAX_SIGNATURES } from './limits.js';
 
 /** U+2014 EM DASH, then a space: how every signature line starts. */
 const SIG_PREFIX = '\u2014 ';
-/** At most this many signature lines are read from a note (the log's plus witnesses'). */
-export const MAX_NOTE_SIGNATURES = 64;
-export const MAX_NOTE_BYTES = 64 * 1024;
+/** At most this many signature lines are read from a note, and this many bytes (src/core/limits.ts). */
+export const MAX_NOTE_SIGNATURES = SIGNED_NOTE_MAX_SIGNATURES;
+export const MAX_NOTE_BYTES = SIGNED_NOTE_MAX_BYTES;
 const ORIGIN_RE = /^[\x21-\x7e]{1,255}$/;
 const KEY_NAME_RE = /^[\x21-\x2a\x2c-\x7e]{1,255}$/; // printable, no space, no '+'
 const B64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

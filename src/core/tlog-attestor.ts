@@ -6,6 +6,7 @@
 //   stdin  : { payloadType: TLOG_CHECKPOINT_PAYLOAD_TYPE, payload: base64(body) }
 //   stdout : { keyid, sig }    exit 0 signed, 3 refused ("refused:<code>"), else failed.
 import { isKeyName } from './signed-note.js';
+import { HEX64_RE } from './ids.js';
 
 export const TLOG_CHECKPOINT_KIND = 'tlog-checkpoint';
 export const TLOG_CHECKPOINT_PAYLOAD_TYPE = 'application/vnd.c2sp.tlog-checkpoint';
@@ -25,7 +26,7 @@ export function parseTlogAttestorConfig(v: unknown): TlogAttestorConfig | null {
   const keys = Object.keys(o).sort().join(',');
   if (keys !== 'credential,key_id,key_ref,kind,origin') return null;
   if (o.credential !== 'log' || o.kind !== TLOG_CHECKPOINT_KIND) return null;
-  if (typeof o.key_id !== 'string' || !/^[0-9a-f]{64}$/.test(o.key_id)) return null;
+  if (typeof o.key_id !== 'string' || !HEX64_RE.test(o.key_id)) return null;
   if (typeof o.key_ref !== 'string' || !/^\/[^\0]{1,4095}$/.test(o.key_ref)) return null;
   // The origin is also the log's key name in the note's signature line.
   if (typeof o.origin !== 'string' || !isKeyName(o.origin)) return null;

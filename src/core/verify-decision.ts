@@ -1,4 +1,4 @@
-// Offline verification of governed's own signed records other than receipts (docs/gate.md §3
+// Offline verification of governed's own signed records other than receipts (docs/gate.md#3-the-signed-decision---attest-file
 // "Verifying a signed decision"): a signed decision (SLSA VSA v1, ./vsa.ts) and a log checkpoint
 // (./checkpoint.ts). Pure: the caller reads the bytes and passes the trust root and the time.
 //

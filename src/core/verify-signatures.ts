@@ -73,7 +73,7 @@ function assignRoles(keys: readonly TrustedKey[], roles: readonly KeyRole[]): Si
 }
 
 
-/** The key a policy names for each signing role (`credentials.<role>.key_id`, docs/gate.md §4). */
+/** The key a policy names for each signing role (`credentials.<role>.key_id`, docs/gate.md#4-what-is-re-verified-and-against-what). */
 export type CredentialKeys = Readonly<Partial<Record<KeyRole, string>>>;
 
 /**

@@ -16,11 +16,13 @@
 import * as z from 'zod/mini';
 import { digestString as digest, gitId, hex64, isoSeconds, list, str } from './schema-primitives.js';
 import { VSA_HTTPS_URI_RE } from './vsa-uris.js';
+import { VSA_BOUNDS, VSA_MAX_PAYLOAD_BYTES } from './limits.js';
+import { UNIT_ID_RE } from './ids.js';
 
 export { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa-uris.js';
 
 export const VSA_PREDICATE_TYPE = 'https://slsa.dev/verification_summary/v1';
-/** `verifier.id` when the policy names none (`vsa.verifier_id`, docs/gate.md §3). */
+/** `verifier.id` when the policy names none (`vsa.verifier_id`, docs/gate.md#3-the-signed-decision---attest-file). */
 export const VSA_VERIFIER_ID = 'https://governed.dev/gate/v1';
 /** The policy descriptor's uri; its digest is the policy digest (sha256 of the RFC 8785 form of the parsed policy). */
 export const VSA_POLICY_URI = 'https://governed.dev/policy';
@@ -41,15 +43,15 @@ export const DECISION_SCHEMA_VERSION = 1;
  * receipt, its slot and every ref of up to 32 findings x 4 refs = 130 ids), and one reason at the
  * bound (4096 ids of <= 200 characters, < 1 MiB) still fits the attestor's 16 MiB request. What
  * the whole statement may weigh is `VSA_MAX_PAYLOAD_BYTES`; beyond any bound `gate --attest`
- * fails with a coded error and attests nothing (docs/gate.md §3 "Bounds").
+ * fails with a coded error and attests nothing (docs/gate.md#3-the-signed-decision---attest-file "Bounds").
  */
-export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 } as const;
+export { VSA_BOUNDS };
 /**
  * The RFC 8785 bytes of a whole VSA statement, at most: its envelope (base64, 4/3) must fit the
  * 4 MiB `gate --export` reads back as vsa.json (src/flows/decide/export.ts) with room for the
  * signature frame, and the attestor request (base64 too) its 16 MiB.
  */
-export const VSA_MAX_PAYLOAD_BYTES = 3 * 1024 * 1024 - 4096;
+export { VSA_MAX_PAYLOAD_BYTES };
 
 const INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
 /** Reason codes and ids: closed alphabets only (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"). */
@@ -71,7 +73,7 @@ export const vsaPredicateSchema = z.strictObject({
   slsaVersion: z.literal('1.0'),
   [VSA_EXTENSION_KEY]: z.strictObject({
     decision_schema: z.literal(DECISION_SCHEMA_VERSION),
-    unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+    unit: str({ re: UNIT_ID_RE }),
     state: z.enum(['RELEASE_ELIGIBLE', 'REVIEW_ONLY']),
     reasons: list(z.strictObject({ code: reasonCode, ids: list(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
     trust_mode: z.enum(['co-located', 'separated']),

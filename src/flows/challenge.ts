@@ -9,7 +9,7 @@
 //     (4), an expired trust root (5), a stage the policy does not list (2), an unknown slot (2);
 //     the slot's reviewer is fixed by the policy, never by the caller;
 //  3. the stored scope: exact bytes → contract, digests re-checked, source bytes re-read from the
-//     baseline tree and re-digested, every §6.1 rule re-applied (an invalid contract is refused);
+//     baseline tree and re-digested, every docs/contract.md#validation-rules rule re-applied (an invalid contract is refused);
 //  4. full re-hash of the workspace and of the baseline commit under the policy's product roots;
 //     changed paths; change coverage (`contract_change_uncovered`);
 //  5. planning-state, content and work-state digests (docs/contract.md#the-states-a-receipt-is-judged-against); the run budget of (unit, stage,
@@ -59,9 +59,10 @@ import { consumedAuthorityValidator, parseContractBytes } from './unit-contract.
 import { preservationPlanningInput } from '../store/preservation-state.js';
 import { unreviewableSurfaces } from '../core/bundle/preservation.js';
 import { preservationEvidenceOf } from './challenge/preservation-evidence.js';
+import { NAME_RE } from '../core/ids.js';
 
 /** A slot is an identifier of the policy (docs/policy.md#policy-and-trust-root names); anything else is never echoed. */
-const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+const SLOT_RE = NAME_RE;
 
 export interface ChallengeArgs {
   readonly home: string;

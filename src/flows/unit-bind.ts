@@ -62,7 +62,7 @@ export interface UnitBindResult {
   readonly stateBefore: string;
   readonly stateAfter: string;
   /**
-   * Dry run only: the §6.1 verdict on the new contract with every cited authority assumed valid
+   * Dry run only: the docs/contract.md#validation-rules verdict on the new contract with every cited authority assumed valid
    * (null when it would validate). A bind that disposes of a directive can be planned before its
    * tombstone exists; the real bind judges everything.
    */

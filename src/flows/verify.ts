@@ -21,7 +21,7 @@ import type { ReceiptVerdict, VerifyJson } from '../core/command-output.js';
 /** The report `governed verify --json` prints, before the command adds `ok` (and `inclusion`). */
 export type VerifyReport = Omit<VerifyJson, 'ok' | 'inclusion'>;
 
-import { PIN_DOCUMENT_MAX_BYTES, PRESERVATION_CONTRACT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES } from '../core/limits.js';
+import { PIN_DOCUMENT_MAX_BYTES, PRESERVATION_CONTRACT_MAX_BYTES, RECEIPT_FILE_MAX_BYTES as MAX_RECEIPT_BYTES, VSA_FILE_MAX_BYTES } from '../core/limits.js';
 
 export function loadTrustRootFile(path: string, now: Date): TrustRoot {
   const { value } = readStructuredFile(path, PIN_DOCUMENT_MAX_BYTES);
@@ -59,7 +59,7 @@ function trustRootFromValue(value: unknown, now: Date): TrustRoot {
 }
 
 /**
- * `--policy FILE`: the receipt signing keys it names (docs/gate.md §4). With them, every receipt's
+ * `--policy FILE`: the receipt signing keys it names (docs/gate.md#4-what-is-re-verified-and-against-what). With them, every receipt's
  * reviewer signature must be by the policy's reviewer key and its runner signature by its runner
  * key, each holding that role in the trust root (`signature_not_credential_key`, 6); a probe
  * receipt's one signature must be by its probe key (`credentials.probe`), and its adapter on the
@@ -166,7 +166,7 @@ export function verifyReceiptFiles(files: readonly string[], trust: TrustRoot, n
   };
 }
 
-/** `governed verify --vsa FILE`: one signed decision (docs/gate.md §3 "Verifying a signed decision"). */
+/** `governed verify --vsa FILE`: one signed decision (docs/gate.md#3-the-signed-decision---attest-file "Verifying a signed decision"). */
 export function verifyVsaFile(file: string, trust: TrustRoot, now: Date, subject?: string): Record<string, unknown> & { exit: ExitCode } {
   const at = isoSecondsOf(now);
   try {
@@ -221,5 +221,5 @@ export function verifyCheckpointFile(file: string, trust: TrustRoot, now: Date):
   }
 }
 
-/** A VSA envelope is at most its payload bound (src/core/vsa.ts) in base64 plus the frame. */
-export const MAX_VSA_FILE_BYTES = 4 * 1024 * 1024;
+/** A VSA envelope is at most its payload bound (src/core/limits.ts) in base64 plus the frame. */
+export const MAX_VSA_FILE_BYTES = VSA_FILE_MAX_BYTES;

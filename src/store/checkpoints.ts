@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { fail } from '../core/errors.js';
 import { checkpointDue, type TlogCheckpointPolicy } from '../core/tlog-auto.js';
 import type { Db } from './store.js';
+import { SIGNED_NOTE_MAX_BYTES } from '../core/limits.js';
 
 export const CHECKPOINTS_DIR = 'checkpoints';
 const NAME_RE = /^([0-9]{20})\.note$/;
-/** A checkpoint note is a few hundred bytes; witnesses add a line each. */
-export const MAX_CHECKPOINT_BYTES = 64 * 1024;
+/** A checkpoint note is a few hundred bytes; witnesses add a line each (src/core/limits.ts). */
+export const MAX_CHECKPOINT_BYTES = SIGNED_NOTE_MAX_BYTES;
 
 export function checkpointName(size: number): string {
   return `${String(size).padStart(20, '0')}.note`;

@@ -5,6 +5,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { fail } from '../core/errors.js';
 import { parseBootId, parseProcStat, type ProcStat } from '../core/proc-stat.js';
+import { PROCESS_ANCESTRY_MAX } from '../core/limits.js';
 
 export interface ProcessIdentity {
   /** /proc/sys/kernel/random/boot_id: changes on every boot. */
@@ -86,8 +87,8 @@ export function namespaceOutsideHost(pid: number): string | null {
   return null;
 }
 
-/** How far `ancestry` walks up (a pid chain is far shorter; the bound only makes the walk finite). */
-const MAX_ANCESTRY = 4096;
+/** How far `ancestry` walks up (src/core/limits.ts). */
+const MAX_ANCESTRY = PROCESS_ANCESTRY_MAX;
 
 /**
  * The identities of process `pid` and of each of its ancestors up to (not including) pid 1, from

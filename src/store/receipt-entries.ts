@@ -1,5 +1,5 @@
 // The `receipts` row a `run_receipt` log entry derives, and the log's own indexes over those entries
-// (docs/gate.md §5a). One definition: the reducer (./reducers/runs.ts) inserts exactly
+// (docs/gate.md#5a-the-tables-must-be-what-the-log-says-decision_table_log_mismatch-4). One definition: the reducer (./reducers/runs.ts) inserts exactly
 // `receiptRowOfEntry(payload, seq)`, and the decision loader (src/flows/decide/facts.ts) reads the
 // same fields from the log entries through the expression indexes below, to prove that the table
 // it decides from says what the hash-chained log says. zod-free: the gate's cold path imports it.

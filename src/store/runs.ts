@@ -9,9 +9,10 @@ import { fail } from '../core/errors.js';
 import { decodePayload, entryHashOf, mutate, type LogRow, type Tx } from './log.js';
 import { isProcessAlive, type ProcessIdentity } from './process-identity.js';
 import { dbOf, type Db, type Store } from './store.js';
+import { EXECUTION_ID_RE, RUN_ID_RE } from '../core/ids.js';
 
-export const RUN_ID_RE = /^RUN-[0-9a-f]{32}$/;
-export const EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
+export { RUN_ID_RE };
+export { EXECUTION_ID_RE };
 
 export const newRunId = (): string => `RUN-${randomBytes(16).toString('hex')}`;
 export const newExecutionId = (): string => `EXE-${randomBytes(16).toString('hex')}`;

@@ -14,10 +14,11 @@ export interface BlobSink {
   end(index: number): void;
 }
 
-const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const OID_RE = GIT_OID_RE;
 import { GIT_HEADER_MAX as HEADER_MAX } from '../core/limits.js';
 /** Same bound as commit.ts LIST_MAX_BYTES (runGit's output cap that `ls-tree -r` had). */
 import { GIT_OUTPUT_MAX_BYTES as SESSION_OBJECT_MAX } from '../core/limits.js';
+import { GIT_OID_RE } from '../core/ids.js';
 
 /** Stream the objects `oids` (full hex ids) through `sink`; rejects with `workspace_git_failed`. */
 export function catFileBatch(repo: GitRepo, oids: readonly string[], sink: BlobSink): Promise<void> {

@@ -15,7 +15,7 @@ export interface Baseline {
   readonly tree: string;
 }
 
-const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const OID_RE = GIT_OID_RE;
 import { GIT_REV_MAX as REV_MAX } from '../core/limits.js';
 
 interface TreeBlob {
@@ -53,7 +53,7 @@ export interface CommitManifestJob {
   /**
    * The index of the first of `prefixes` under which the commit tracks a path (a file or symlink
    * at or below it; the walk refuses gitlinks), or null: the gate refuses a subject that tracks an excluded path
-   * (docs/gate.md §2). Rejects with the codes of `computeCommitManifest`'s walk.
+   * (docs/gate.md#2-governed-gate). Rejects with the codes of `computeCommitManifest`'s walk.
    */
   trackedUnder(prefixes: readonly string[]): Promise<number | null>;
   /** Stop git if the manifest is not wanted after all; never throws. */
@@ -225,6 +225,7 @@ async function listTree(repo: GitRepo, commit: string): Promise<TreeBlob[]> {
 
 /** The cap of `runGit`'s output, applied to the `ls-tree -r` records the walk stands for. */
 import { GIT_OUTPUT_MAX_BYTES as LIST_MAX_BYTES } from '../core/limits.js';
+import { GIT_OID_RE } from '../core/ids.js';
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFLNK = 0o120000;

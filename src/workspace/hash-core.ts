@@ -11,7 +11,7 @@
 //   the open; fstat of the open descriptor must then show a regular file (and, when the caller
 //   lstat'ed the path, the same dev/ino), so nothing else is ever read;
 // - the bytes hashed are the working-tree bytes, streamed through one reused buffer (research
-//   perf.md §3.2: a readSync loop reaches ~0.8x of openssl; readFileSync collapses on big files);
+//   measured: a readSync loop reaches ~0.8x of openssl; readFileSync collapses on big files);
 // - size, ctime and mtime are compared again after reading, so a concurrent write fails closed
 //   instead of yielding a digest of bytes that never existed together;
 // - the mode is git's normalized mode of the inode whose bytes were hashed.

@@ -17,9 +17,10 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { constants } from 'node:os';
+import { EGRESS_RELAY_MAX_CONNECTIONS } from '../../../src/core/limits.js';
 
-/** Connections at once (the broker's own `connections` cap is the one that is enforced and recorded). */
-const MAX_CONNECTIONS = 64;
+/** Connections at once (src/core/limits.ts). */
+const MAX_CONNECTIONS = EGRESS_RELAY_MAX_CONNECTIONS;
 
 function fatal(code: number): never {
   process.stderr.write(`relay: cannot start (${code})\n`);

@@ -1,4 +1,4 @@
-// Adapter for ESLint's `--format json` output (review-pass-v3 §2.3 "adapter interface"). The output
+// Adapter for ESLint's `--format json` output (docs/review-pass-protocol.md#reviewer-invocation "adapter interface"). The output
 // is an array of per-file results `{ filePath, messages: [{ ruleId, severity, message, line,
 // column, fatal? }], ... }`; severity 2 is an error, 1 a warning, and `fatal: true` a file ESLint
 // could not parse. Results also carry `source` (the file text) for files with messages: it is never

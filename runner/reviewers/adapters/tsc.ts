@@ -1,9 +1,9 @@
-// Adapter for `tsc --noEmit --pretty false [--listFiles]` (review-pass-v3 §2.3 "adapter interface:
+// Adapter for `tsc --noEmit --pretty false [--listFiles]` (docs/review-pass-protocol.md#reviewer-invocation "adapter interface:
 // parse(raw_output)"). The non-pretty format is one diagnostic per line:
 //   src/a.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.
 // followed by indented continuation lines of the message chain; a diagnostic without a file
 // (`error TS5057: ...`) is a configuration error of the run. `--listFiles` adds one absolute path
-// per line: the repository files among them are the tool's read evidence (review-pass-v3 §8
+// per line: the repository files among them are the tool's read evidence (docs/review-pass-protocol.md#health-score
 // files_read); lib files outside the repository are ignored.
 import { oneLine, repoRelative, sortDiagnostics, type ToolDiagnostic, type ToolReport } from './tool-report.js';
 

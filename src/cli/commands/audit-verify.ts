@@ -12,6 +12,7 @@ import type { CommandResult } from '../output.js';
 import type { AuditVerifyJson } from '../../core/command-output.js';
 import { parseVerifierKey } from '../../core/tlog-checkpoint.js';
 import { loadSigningKey } from '../../flows/authority/private-key.js';
+import { DIGEST_RE } from '../../core/ids.js';
 
 /** --witness-key K... [--witness-threshold N] (docs/audit.md "Witnesses"). */
 function witnessOptions(opts: { witnessKey?: string[]; witnessThreshold?: string }) {
@@ -98,7 +99,7 @@ function auditVerifyProofsCommand(opts: AuditVerifyOpts, now: Date): CommandResu
   const inclusion = opts.inclusionProof ?? [];
   if ((opts.receipt !== undefined || opts.entry !== undefined) && inclusion.length !== 1) fail('usage_error', ['--inclusion-proof']);
   // A malformed --receipt or --entry is never echoed (docs/commands.md#exit-codes).
-  if (opts.receipt !== undefined && !/^sha256:[0-9a-f]{64}$/.test(opts.receipt)) fail('usage_error', ['--receipt']);
+  if (opts.receipt !== undefined && !DIGEST_RE.test(opts.receipt)) fail('usage_error', ['--receipt']);
   if (opts.entry !== undefined && !/^[1-9][0-9]{0,15}$/.test(opts.entry)) fail('usage_error', ['--entry']);
   const trust = opts.trust !== undefined ? loadTrustRootFile(opts.trust, now) : loadPinnedTrustRoot(resolveHome(opts.home), now);
   const read = (max: number) => (file: string) => ({ file, bytes: readInputFile(file, max) });

@@ -11,6 +11,7 @@ import { writeNewFile } from '../../flows/run/receipt-show.js';
 import type { CommandResult } from '../output.js';
 import { progressSink } from '../progress.js';
 import { progressFrames, refuseLocalOnly, remoteResult, snapshotContent } from './client.js';
+import { RECORD_ID_RE } from '../../core/ids.js';
 
 const repoOf = (o: { repo?: string }): string => o.repo ?? process.cwd();
 
@@ -104,7 +105,7 @@ export async function remoteUnitBind(
   refuseLocalOnly(o, ['home']);
   const authority = o.authority ?? [];
   // Record ids only; the records themselves are in the daemon's store (authority record).
-  for (const a of authority) if (!/^REC-[0-9a-f]{24}$/.test(a)) fail('runnerd_request_invalid', ['--authority']);
+  for (const a of authority) if (!RECORD_ID_RE.test(a)) fail('runnerd_request_invalid', ['--authority']);
   let contract: Buffer;
   try {
     contract = readFileSync(o.contract);

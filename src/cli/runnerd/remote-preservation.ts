@@ -9,6 +9,7 @@ import { MAX_ADAPTER_BYTES } from '../../flows/preservation/probe.js';
 import { readInputFile } from '../../flows/read-input.js';
 import type { CommandResult } from '../output.js';
 import { refuseLocalOnly, remoteResult, snapshotContent } from './client.js';
+import { RECORD_ID_RE } from '../../core/ids.js';
 
 const b64Of = (path: string, max: number, what: string): string => {
   const b64 = readInputFile(path, max).toString('base64');
@@ -22,7 +23,7 @@ export async function remotePreservationSet(
 ): Promise<CommandResult> {
   refuseLocalOnly(o, ['home']);
   const authority = o.authority ?? [];
-  for (const a of authority) if (!/^REC-[0-9a-f]{24}$/.test(a)) fail('runnerd_request_invalid', ['--authority']);
+  for (const a of authority) if (!RECORD_ID_RE.test(a)) fail('runnerd_request_invalid', ['--authority']);
   const contract = b64Of(o.contract, CONTRACT_FILE_MAX_BYTES, 'contract');
   return remoteResult(socket, { v: 1, op: 'preservation-set', unit: o.unit, contract_b64: contract, authority, incident_history: o.incidentHistory !== false }, o);
 }

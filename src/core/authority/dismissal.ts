@@ -7,7 +7,7 @@
 //   dismiss_veto  at least one id is a receipt of the unit with veto findings (docs/decision.md#6-vetoes); every
 //                 other id is a ref of a veto finding of a named receipt; each named receipt has at
 //                 least one finding all of whose refs are named (so the record lifts something of
-//                 it: docs/decision.md §6); the named receipts share one reviewed content, the
+//                 it: docs/decision.md#6-vetoes); the named receipts share one reviewed content, the
 //                 record's state_before.
 // A record that names anything else would be consumed for nothing or for something it does not
 // say, so it is refused (`authority_dismiss_target_invalid`, naming the first offending id, or

@@ -2,6 +2,7 @@
 // safe to show on a terminal, in errors and in the log (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
 import { sha256Hex } from '../canonical.js';
 import { compareUtf8 } from '../contract/ids.js';
+import { HEX64_RE, RECORD_ID_RE, REQUEST_ID_RE, UNIT_ID_RE } from '../ids.js';
 
 /**
  * Record id = `REC-` + the first 24 hex of sha256(payload bytes). It fits both the contract's
@@ -9,12 +10,12 @@ import { compareUtf8 } from '../contract/ids.js';
  * so a record id can be cited anywhere an ID can. 96 bits: finding a second payload with the same
  * prefix costs ~2^96 work, and every record is unique in the store (UNIQUE constraint) anyway.
  */
-export const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
+export { RECORD_ID_RE };
 /** One request of `authority request`: `ARQ-<32 hex>`, 128 random bits. */
-export const REQUEST_ID_RE = /^ARQ-[0-9a-f]{32}$/;
+export { REQUEST_ID_RE };
 /** The one-time nonce of a request: 256 random bits, hex. */
-export const NONCE_RE = /^[0-9a-f]{64}$/;
-export const UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+export const NONCE_RE = HEX64_RE;
+export { UNIT_ID_RE };
 
 const ITEM = '[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}';
 /**

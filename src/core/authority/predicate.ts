@@ -12,12 +12,13 @@ import { statementSchema, buildStatement } from '../intoto.js';
 import { isoOfSeconds } from '../trust-root.js';
 import { AUTHORITY_OPERATIONS, OPERATION_RULES, pinKindOf } from './operations.js';
 import { COVERED_ID_RE, isSortedUnique, MAX_COVERED_IDS, NONCE_RE, REQUEST_ID_RE, UNIT_ID_RE } from './ids.js';
+import { AUTHORITY_MAX_TTL_SECONDS } from '../limits.js';
 
 export const AUTHORITY_PREDICATE_TYPE = 'https://governed.dev/authority/v1';
 
 /** TTL bounds of a request (seconds): long enough for a human elsewhere, short enough to go stale. */
 export const MIN_TTL_SECONDS = 1;
-export const MAX_TTL_SECONDS = 7 * 24 * 3600;
+export const MAX_TTL_SECONDS = AUTHORITY_MAX_TTL_SECONDS;
 export const DEFAULT_TTL_SECONDS = 3600;
 
 export const authorityPredicateSchema = z.strictObject({

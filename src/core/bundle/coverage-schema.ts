@@ -5,11 +5,12 @@
 // (bench/runner, docs/architecture.md "review-run's bundle"). ./schema.ts builds the full bundle
 // schema from these very objects, so both paths accept exactly the same coverage (docs/bundle.md#views).
 import * as z from 'zod';
+import { CONTRACT_ID_RE, CONTRACT_RELATION_RE } from '../ids.js';
 
 /** A record ID of the contract/bundle (`DIR-1`, `ATOM-a.b`): prefix, dash, 1–24 characters. */
-export const bundleIdSchema = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
+export const bundleIdSchema = z.string().regex(CONTRACT_ID_RE);
 /** An `ID>ID` relation edge. */
-export const relationSchema = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/);
+export const relationSchema = z.string().regex(CONTRACT_RELATION_RE);
 
 const id = bundleIdSchema;
 

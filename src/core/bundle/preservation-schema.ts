@@ -12,10 +12,11 @@
 import * as z from 'zod/mini';
 import { CAPABILITY_RE, DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, ENTRY_RE, INCIDENT_KINDS, SURFACE_KINDS, VENDOR_DISPOSITIONS } from '../preservation/vocabulary.js';
 import { int, str } from '../schema-primitives.js';
+import { AUTHORITY_RECORD_ID_RE, CONTRACT_ID_RE, DIGEST_RE, GIT_OID_RE } from '../ids.js';
 
-const id = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ });
-const digest = str({ re: /^sha256:[0-9a-f]{64}$/ });
-const recordId = str({ re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/ });
+const id = str({ re: CONTRACT_ID_RE });
+const digest = str({ re: DIGEST_RE });
+const recordId = str({ re: AUTHORITY_RECORD_ID_RE });
 const path = str({ min: 1, max: 4096 });
 const entry = str({ re: ENTRY_RE });
 
@@ -83,7 +84,7 @@ export const preservationSectionSchema = z.strictObject({
       disposition: z.enum(VENDOR_DISPOSITIONS),
       origin: z.strictObject({
         repository: str({ min: 1, max: 1024 }),
-        commit: str({ re: /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }),
+        commit: str({ re: GIT_OID_RE }),
         path: path,
         tree_digest: digest,
       }),

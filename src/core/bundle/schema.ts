@@ -12,6 +12,7 @@ import { STAGES } from '../receipt-predicate.js';
 import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/schema.js';
 import { bundleIdSchema, coverageSchema, relationSchema } from './coverage-schema.js';
 import { preservationSectionSchema } from './preservation-schema.js';
+import { AUTHORITY_RECORD_ID_RE, CHALLENGE_ID_RE, DIGEST_RE, GIT_OID_RE, HEX64_RE, NAME_RE, UNIT_ID_RE } from '../ids.js';
 
 // The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
 export { coverageSchema };
@@ -51,17 +52,17 @@ export const COVERAGE_KINDS = [
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 
 const id = bundleIdSchema;
-const recordId = z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/);
+const recordId = z.string().regex(AUTHORITY_RECORD_ID_RE);
 const relation = relationSchema;
-const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const gitOid = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/);
+const digest = z.string().regex(DIGEST_RE);
+const hex64 = z.string().regex(HEX64_RE);
+const gitOid = z.string().regex(GIT_OID_RE);
 const path = z.string().min(1).max(4096);
 const mode = z.enum(['100644', '100755', '120000']);
 // The published JSON Schema keeps the shape as its pattern; the refinement adds the calendar (../iso-time.ts).
 const isoSeconds = z.string().regex(ISO_SECONDS_SHAPE).refine(isIsoSeconds, { message: 'iso_time' });
 const count = z.int().min(0);
-const slot = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+const slot = z.string().regex(NAME_RE);
 
 export const sourceEntrySchema = z.strictObject({
   id,
@@ -210,8 +211,8 @@ export type CheckInputs = z.infer<typeof checkInputsSchema>;
 
 export const bundleSchema = z.strictObject({
   schema: z.literal(BUNDLE_SCHEMA_ID),
-  challenge_id: z.string().regex(/^CHL-[0-9a-f]{32}$/),
-  unit: z.string().regex(/^UNIT-[0-9a-f]{32}$/),
+  challenge_id: z.string().regex(CHALLENGE_ID_RE),
+  unit: z.string().regex(UNIT_ID_RE),
   stage: z.enum(STAGES),
   slot,
   view: z.strictObject({

@@ -3,7 +3,7 @@
 // `contract_change_uncovered`. The changed paths come from the workspace layer.
 //
 // Only live (active or done) directives cover changes: a change made for a deferred, superseded or
-// abandoned directive is work outside the scope being released. Paths name files (§6.1), so a path
+// abandoned directive is work outside the scope being released. Paths name files (docs/contract.md#validation-rules), so a path
 // covers exactly itself, never a directory prefix.
 import { GovernedError } from '../errors.js';
 import type { Contract } from './schema.js';

@@ -5,22 +5,22 @@
 //
 //   planning state = sources' bytes (their digests) + planning view of the contract + baseline
 //                    commit and tree + preservation contract and incident history when present
-//   content        = planning state + the whole contract + the workspace digest (§6.4)
+//   content        = planning state + the whole contract + the workspace digest (docs/contract.md#workspace-digest)
 //   work state     = content + work_revision (so an edit A→B→A still restarts a streak)
 import { DIGEST_RE, digestOf, type CanonicalValue } from '../canonical.js';
 import { fail } from '../errors.js';
 import type { Contract, ContractDirective } from './schema.js';
 import { compareUtf8 } from './ids.js';
 import { isDisposedState } from './tombstones.js';
+import { GIT_OID_RE } from '../ids.js';
 
-const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /** Directive fields of the planning view: no state progress, no implementation/evidence mapping. */
 function planningDirective(d: ContractDirective): Record<string, CanonicalValue> {
   return {
     id: d.id,
     statement: d.statement,
-    // active→done is progress and stays out; deferred/superseded/abandoned is a scope decision (§6.3
+    // active→done is progress and stays out; deferred/superseded/abandoned is a scope decision (docs/contract.md#scope-history
     // narrowing) and stays in, or deferring a directive would not touch the planning state.
     disposition: isDisposedState(d.state) ? d.state : 'in_scope',
     sources: [...d.sources],
@@ -69,7 +69,7 @@ export interface PlanningStateInput {
   readonly baseline: { readonly commit: string; readonly tree: string };
   /** Digest of the preservation contract (docs/authority.md#human-authority-records), when one is set. */
   readonly preservation?: string;
-  /** Digest of the incident history (§11), or `none` when the unit has none. */
+  /** Digest of the incident history (docs/preservation.md#incident-history), or `none` when the unit has none. */
   readonly incidentHistory?: string;
 }
 
@@ -102,7 +102,7 @@ export function planningStateDigest(input: PlanningStateInput): string {
 export interface ContentInput {
   readonly planningStateDigest: string;
   readonly contract: Contract;
-  /** Workspace manifest digest (§6.4). */
+  /** Workspace manifest digest (docs/contract.md#workspace-digest). */
   readonly workspaceDigest: string;
 }
 
@@ -118,7 +118,7 @@ export function contentDigest(input: ContentInput): string {
 
 export interface WorkStateInput {
   readonly contentDigest: string;
-  /** Increments on every `unit bind` and every lease release (§6.2). */
+  /** Increments on every `unit bind` and every lease release (docs/contract.md#the-states-a-receipt-is-judged-against). */
   readonly workRevision: number;
 }
 
@@ -132,7 +132,7 @@ export function workStateDigest(input: WorkStateInput): string {
   });
 }
 
-/** Digest of the whole contract, as bound into challenges and receipts (§8 "its inputs"). */
+/** Digest of the whole contract, as bound into challenges and receipts (docs/formats.md#receipt). */
 export function contractDigest(contract: Contract): string {
   return digestOf(contract);
 }

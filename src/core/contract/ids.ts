@@ -2,15 +2,17 @@
 // coverage edges (docs/reviewers.md#the-reviewers-world). IDs are what errors, bundles and reviewer output may carry, so their
 // alphabet is closed and short: no text can hide in one.
 
+import { AUTHORITY_RECORD_ID_RE, CONTRACT_ID_RE } from '../ids.js';
+
 /** docs/contract.md#validation-rules: IDs are unique across the contract and match this pattern. */
-export const CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+export { CONTRACT_ID_RE };
 
 /**
  * The id of a signed authority record (what `authority record` prints, docs/authority.md#human-authority-records). It is not an item
  * of the contract, so it is not bound by the 24-character suffix limit (a record id may carry a full
  * hex digest), but it keeps the same closed alphabet so it is safe to show.
  */
-export const AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
+export { AUTHORITY_RECORD_ID_RE };
 
 /** Relation separator of docs/reviewers.md#the-reviewers-world coverage edges: `ATOM-1>DIR-1`. `>` is outside the ID alphabet. */
 export const RELATION_SEPARATOR = '>';

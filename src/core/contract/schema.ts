@@ -4,18 +4,18 @@
 // own error code. IDs are plain strings here on purpose, so a malformed ID is reported as
 // `contract_id_invalid` with its field path rather than as a generic type error.
 //
-// Tombstone design (docs/contract.md#validation-rules, docs/contract.md#scope-history; seed review-pass-v3 preflight 4 "an immutable tombstone
-// covering its directive, target, criterion, trace-artifact, and trace-edge IDs"):
+// Tombstone design (docs/contract.md#validation-rules, docs/contract.md#scope-history: an immutable tombstone
+// covering its directive, targets, criteria, trace artifacts and trace edges):
 //   { id, directive?, authority, disposes[] }
 //   - `authority` is the ID of an entry of `authorities[]` (which carries the signed record id and
 //     its operation), so the record a disposal rests on is itself an item of the contract and its
-//     relation `AUTH>TMB` appears in the coverage edges of §7.3.
+//     relation `AUTH>TMB` appears in the coverage edges of docs/bundle.md#coverage.
 //   - With `directive`: the tombstone disposes that deferred/superseded/abandoned directive. Its
 //     authority operation must match the state (defer/supersede/abandon) and `disposes` must be
-//     exactly the directive, its targets, criteria, implementations, evidence and every §7.3 relation
+//     exactly the directive, its targets, criteria, implementations, evidence and every relation (docs/bundle.md#coverage)
 //     that touches them (relation IDs `FROM>TO`).
 //   - Without `directive`: the permanent record of a narrowing bind that removed items (targets,
-//     criteria, atoms, relations; §6.3). Its `disposes` names those removed IDs, none of which may
+//     criteria, atoms, relations; docs/contract.md#scope-history). Its `disposes` names those removed IDs, none of which may
 //     still be live, and its authority must be valid for its own operation.
 //   No free-text reason field: text belongs in the signed authority record, never in IDs or output.
 import * as z from 'zod/mini';
@@ -23,7 +23,7 @@ import { fail } from '../errors.js';
 import { int, list, str } from '../schema-primitives.js';
 
 // Caps bound the work every later rule does (spans, verbatim search) on hostile input.
-import { CONTRACT_MAX_TEXT as MAX_TEXT } from '../limits.js';
+import { CONTRACT_MAX_TEXT as MAX_TEXT, CONTRACT_PLACEHOLDER_IDS_REPORTED } from '../limits.js';
 import { CONTRACT_MAX_PATH as MAX_PATH } from '../limits.js';
 import { CONTRACT_MAX_LIST as MAX_LIST } from '../limits.js';
 
@@ -167,9 +167,6 @@ export function parseContract(value: unknown): Contract {
  */
 export const PLACEHOLDER_PREFIX = '<<FILL-IN';
 
-/** The most placeholder paths one refusal names (the first ones, in document order). */
-export const MAX_PLACEHOLDER_IDS = 16;
-
 /** Field paths (`$.directives[0].targets[0].paths[0]`) of every string that is still a placeholder. */
 export function findPlaceholders(value: unknown, path: PathKey[] = [], out: string[] = []): string[] {
   if (typeof value === 'string') {
@@ -188,5 +185,5 @@ export function findPlaceholders(value: unknown, path: PathKey[] = [], out: stri
  */
 export function assertNoPlaceholders(contract: Contract): void {
   const found = findPlaceholders(contract);
-  if (found.length > 0) fail('contract_fill_in_left', found.slice(0, MAX_PLACEHOLDER_IDS));
+  if (found.length > 0) fail('contract_fill_in_left', found.slice(0, CONTRACT_PLACEHOLDER_IDS_REPORTED));
 }

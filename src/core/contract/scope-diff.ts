@@ -75,7 +75,7 @@ export interface ScopeDiff {
   readonly additions: string[];
   /** Directives that moved active→done. Sorted. */
   readonly progress: string[];
-  /** Exactly the IDs an authority must name for this bind (§6.3). Sorted. */
+  /** Exactly the IDs an authority must name for this bind (docs/contract.md#scope-history). Sorted. */
   readonly narrowing: string[];
   /** True when anything but progress changed (the bind increments scope_epoch). */
   readonly scopeChanged: boolean;

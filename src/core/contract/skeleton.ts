@@ -1,14 +1,14 @@
 // `governed contract init` (docs/contract-init.md): a request-contract skeleton from the human
 // request files. Pure: the caller reads the source bytes and writes the result.
 //
-// - Atoms tile each source exactly (the §6.1 span rule): every run of non-blank text between two
+// - Atoms tile each source exactly (the span rule, docs/contract.md#validation-rules): every run of non-blank text between two
 //   separators is an `obligation` atom, and every separator (the whitespace between them, and any
 //   leading or trailing whitespace) is a `context` atom. Spans are UTF-8 byte offsets computed from
 //   whole characters, so no span ever ends inside a character.
 //   line: a separator is whitespace that holds a newline; paragraph: whitespace that holds a blank
 //   line; sentence: a newline-bearing separator too, or whitespace after `.`, `!` or `?` (closing
 //   quotes and brackets stay with their sentence).
-// - One directive per obligation atom, its statement the atom's text verbatim (the §6.1 verbatim
+// - One directive per obligation atom, its statement the atom's text verbatim (the docs/contract.md#validation-rules verbatim
 //   rule holds by construction), with one target, one criterion (mapped to the atom), one
 //   implementation and one evidence item whose paths and criterion statement are PLACEHOLDERS.
 // - A placeholder is a string starting with PLACEHOLDER_PREFIX. `parseContract` refuses any contract
@@ -16,14 +16,12 @@
 //   never be bound by mistake.
 import { fail } from '../errors.js';
 import { fieldPath, PLACEHOLDER_PREFIX } from './schema.js';
+import { CONTRACT_MAX_LIST } from '../limits.js';
 
 export const ATOM_MODES = ['line', 'paragraph', 'sentence'] as const;
 export type AtomMode = (typeof ATOM_MODES)[number];
 
 export { PLACEHOLDER_PREFIX, findPlaceholders } from './schema.js';
-
-/** The most atoms one source may have (the contract schema's list cap). */
-export const MAX_SKELETON_ATOMS = 4096;
 
 export interface Segment {
   /** Byte offsets into the UTF-8 source, half-open. */
@@ -82,7 +80,7 @@ export function contractSkeleton(sources: readonly SkeletonSource[], mode: AtomM
   const contractSources = sources.map((s, si) => {
     const sourceId = `SRC-${si + 1}`;
     const segments = segmentSource(s.text, mode);
-    if (segments.length > MAX_SKELETON_ATOMS) fail('contract_field_too_large', [fieldPath(['sources', si, 'atoms'])]);
+    if (segments.length > CONTRACT_MAX_LIST) fail('contract_field_too_large', [fieldPath(['sources', si, 'atoms'])]);
     const atoms = segments.map((seg) => {
       const id = `ATOM-${++atomN}`;
       if (seg.kind === 'context') return { id, span: [seg.start, seg.end], kind: 'context', directives: [] };

@@ -1,5 +1,5 @@
 // The stored request contract (docs/contract.md#the-request-contract) read on the cold gate path. The bytes of a scope version
-// were fully validated when they were bound (`unit create` / `unit bind`: schema and every §6.1 rule
+// were fully validated when they were bound (`unit create` / `unit bind`: schema and every docs/contract.md#validation-rules rule
 // against the baseline sources); here the gate only needs them to be the very bytes that were bound
 // and of the shape the digest functions read. So: the exact bytes hash to the stored file digest,
 // the parsed value passes the one contract schema (./schema.ts), and its docs/threat-model.md#rules-that-hold-everywhere digest is the

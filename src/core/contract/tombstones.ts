@@ -1,4 +1,4 @@
-// Disposal of directives by tombstone (docs/contract.md#validation-rules; seed review-pass-v3 governed preflight 4): a
+// Disposal of directives by tombstone (docs/contract.md#validation-rules "Dispositions"): a
 // deferred, superseded or abandoned directive counts as disposed only with a tombstone whose
 // authority is a valid signed record of the matching operation and whose `disposes` list is exactly
 // the directive, all its targets, criteria, implementations and evidence IDs, and every relation
@@ -21,7 +21,7 @@ export function isDisposedState(state: DirectiveState): boolean {
 
 /**
  * The exact `disposes` set of a directive's tombstone: the directive, its targets, criteria,
- * implementations and evidence, and every §7.3 relation with an end among those IDs. The disposal
+ * implementations and evidence, and every relation (docs/bundle.md#coverage) with an end among those IDs. The disposal
  * record's own edges (`TMB>DIR`, `AUTH>TMB`) are not scope being disposed and are excluded, or a
  * tombstone would have to name itself.
  */
@@ -80,7 +80,7 @@ export function assertDisposals(contract: Contract, isValidAuthority: AuthorityV
     if (authority === undefined) fail('contract_reference_unknown', [tombstone.id, tombstone.authority]);
 
     if (tombstone.directive === undefined) {
-      // A record of removed items (§6.3): none of them may still be live.
+      // A record of removed items (docs/contract.md#scope-history): none of them may still be live.
       for (const entry of tombstone.disposes) if (live.has(entry)) fail('contract_tombstone_disposes_live', [tombstone.id, entry]);
     } else {
       const directive = directives.get(tombstone.directive);

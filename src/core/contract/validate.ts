@@ -215,7 +215,7 @@ function assertDirectives(contract: Contract, facts: ContractFacts): void {
 }
 
 /**
- * Apply every §6.1 rule that can be judged from the contract, the source bytes, the product roots
+ * Apply every docs/contract.md#validation-rules rule that can be judged from the contract, the source bytes, the product roots
  * and the authority verdicts. Returns the ID projection (docs/reviewers.md#the-reviewers-world) of the valid contract.
  */
 export function validateContract(contract: Contract, facts: ContractFacts): ContractProjection {

@@ -1,4 +1,4 @@
-// governed's registry of implemented controls (docs/policy.md#policy-and-trust-root; seed preflight 8: procedure text never
+// governed's registry of implemented controls (docs/policy.md#policy-and-trust-root: procedure text never
 // upgrades a pending control). A policy requiring a control that is not `implemented` here makes
 // every unit REVIEW_ONLY with `control_pending:<name>`.
 //

@@ -7,9 +7,9 @@
 //   integration only while planning is sealed           else planning_unsealed
 //   no gating slot blocked                              else slot_blocked (one per slot)
 //   no veto standing (any stage, any state)             else veto_standing (one per receipt)
-//   no directive active (§6.1)                          else directive_not_done (one per directive)
+//   no directive active (docs/contract.md#validation-rules)                        else directive_not_done (one per directive)
 //   every deferral disposed by authority and tombstone  else deferral_not_disposed (one per directive)
-//   preservation satisfied, unless the policy waives it else preservation_* (§11)
+//   preservation satisfied, unless the policy waives it else preservation_* (docs/preservation.md#delivery-state)
 // Reasons are listed in the order of DECISION_REASONS, then in the order each rule produces them
 // (stage order, slot name, log position, id), so one input always prints one decision.
 import { compareUtf8, sortedUnique } from '../contract/ids.js';

@@ -10,10 +10,10 @@
 //   re-bound history lifts a block or veto only if that review was shown the history reaching it
 //   (./incident-lift.ts, docs/preservation.md#incident-history).
 // - "Reviewed content" is the content digest for development, test and integration, and the
-//   planning-state digest for planning: planning bundles are built from the baseline tree (§6.2), so
+//   planning-state digest for planning: planning bundles are built from the baseline tree (docs/contract.md#the-states-a-receipt-is-judged-against), so
 //   an unrelated workspace edit does not change what a planning reviewer saw and must not lift a
 //   planning block (stricter than the literal "content digest"; docs/decision.md).
-// - An authority is judged at its log position (§11): it acts only on blocks and vetoes that exist
+// - An authority is judged at its log position (docs/decision.md#7-authorities-are-judged-at-their-log-position): it acts only on blocks and vetoes that exist
 //   before it in the log, and only if it was consumed before its own expiry.
 //
 // One pass, O(n log n) for the sort: a CLEAN receipt lifts every standing block of its slot except
@@ -218,7 +218,7 @@ class HistoryBuilder {
     }
   }
 
-  /** `dismiss_veto`: a finding is dismissed only when the record names every one of its refs (§10.2). */
+  /** `dismiss_veto`: a finding is dismissed only when the record names every one of its refs (docs/decision.md#6-vetoes). */
   private dismissVetoFindings(ids: readonly string[], by: Lifter): void {
     const named = new Set(ids);
     for (const id of ids) {

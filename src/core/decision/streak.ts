@@ -4,7 +4,7 @@
 //   1. it is current: planning → its planning-state digest is the unit's; other stages → its
 //      work-state digest is the unit's (and, belt and braces, its content and planning digests too);
 //   2. it comes after the last policy_update / trust_update in the log, and it is bound to the
-//      policy digest and trust digest in force (§6.2);
+//      policy digest and trust digest in force (docs/contract.md#the-states-a-receipt-is-judged-against);
 //   3. it is not older than the policy's `reuse_window` at `now` (age = now - log time; age equal to
 //      the window still counts);
 //   4. its slot has no standing block, and it is at or after the slot's `countsFrom` — the latest

@@ -7,7 +7,7 @@
 //      other stages' receipts on the current work-state digest (rounds and streaks);
 //   3. for every DIRTY receipt and every ABORTED run, the first later CLEAN receipt of the same
 //      stage and slot on different reviewed content that lifts it (the one receipt that can lift it,
-//      §10.1-§10.2; ./incident-lift.ts when the history was only re-bound).
+//      docs/decision.md#4-which-receipts-count, docs/decision.md#6-vetoes; ./incident-lift.ts when the history was only re-bound).
 // ABORTED runs, authorities and resets are few and always loaded whole. This module is the
 // executable statement of that contract; a loader's SQL is correct when it selects the same rows.
 import { reviewedContentOf } from './history.js';

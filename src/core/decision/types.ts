@@ -94,7 +94,7 @@ export interface AuthorityFact extends LogPosition {
   readonly expiresAt: number;
 }
 
-/** A `policy_update` or `trust_update` log entry: every receipt before it stops counting (§6.2). */
+/** A `policy_update` or `trust_update` log entry: every receipt before it stops counting (docs/contract.md#the-states-a-receipt-is-judged-against). */
 export interface ResetFact extends LogPosition {
   readonly kind: 'policy_update' | 'trust_update';
 }
@@ -190,7 +190,7 @@ export interface SlotReport {
   readonly slot: string;
   /** Receipts of this slot on the current state (counted or not). */
   readonly current: number;
-  /** Of those, the ones that count (§10.1 filters). */
+  /** Of those, the ones that count (docs/decision.md#4-which-receipts-count filters). */
   readonly counted: number;
   /** Rounds this slot still needs for the floor (0 when it has enough). */
   readonly missing: number;

@@ -2,17 +2,17 @@
 // belongs to the unit, that log positions are unique, and that digests are well-formed; a loader bug
 // or an edited row that breaks one of those must deny, never produce a decision. Errors name the
 // field path only, never a value (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
-import { DIGEST_RE } from '../canonical.js';
 import { fail } from '../errors.js';
 import type { DecisionInput, EvidenceInput, LogPosition, StateDigests } from './types.js';
 import { CONTROL_NAMES, STAGE_ORDER } from './vocabulary.js';
+import { DIGEST_RE, NAME_RE, RUN_ID_RE, UNIT_ID_RE } from '../ids.js';
 
-const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
-const RUN_RE = /^RUN-[0-9a-f]{32}$/;
+const UNIT_RE = UNIT_ID_RE;
+const RUN_RE = RUN_ID_RE;
 // The policy's slot-name grammar (docs/policy.md#policy-and-trust-root `name`, src/core/policy.ts; the receipt predicate's `slot`,
 // docs/formats.md#receipt): `-` is allowed. A narrower rule here refused every fact of a valid slot such as
 // `code-review` as tampering (decision_input_invalid), so no such unit could ever be decided.
-const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+const SLOT_RE = NAME_RE;
 const STAGE_SET: ReadonlySet<string> = new Set(STAGE_ORDER);
 const DIRECTIVE_STATES: ReadonlySet<string> = new Set(['active', 'done', 'deferred', 'superseded', 'abandoned']);
 
@@ -173,7 +173,7 @@ export function validateDecisionInput(input: DecisionInput): void {
     if (!Array.isArray(v.ids) || !v.ids.every(isNonEmpty)) bad(`preservation.violations.${i}.ids`);
   });
   (p.probeReceipts ?? []).forEach((r, i) => {
-    if (typeof r !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(r)) bad(`preservation.probe_receipts.${i}`);
+    if (typeof r !== 'string' || !DIGEST_RE.test(r)) bad(`preservation.probe_receipts.${i}`);
   });
   if (!p.contract && (p.probeReceipts ?? []).length > 0) bad('preservation.probe_receipts');
   // Without a contract there are no surfaces to be unsatisfied: a loader saying otherwise is confused.

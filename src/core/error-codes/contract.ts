@@ -54,7 +54,7 @@ export const CONTRACT_ERRORS = {
   contract_path_outside_roots: def(2, 'A path is not inside the product roots.'),
   contract_product_root_invalid: def(2, 'A product root is not "." or a normalized repository-relative path.'),
 
-  // --- disposal by tombstone (docs/contract.md#validation-rules, seed preflight 4)
+  // --- disposal by tombstone (docs/contract.md#validation-rules "Dispositions")
   contract_directive_undisposed: def(2, 'A deferred, superseded or abandoned directive has no tombstone.'),
   contract_tombstone_duplicate: def(2, 'A directive has more than one tombstone.'),
   contract_tombstone_directive_live: def(2, 'A tombstone names a directive that is active or done.'),

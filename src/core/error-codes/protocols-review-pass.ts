@@ -7,12 +7,12 @@ export const PROTOCOLS_REVIEW_PASS_ERRORS = {
   review_pass_config_invalid: def(2, 'The review-pass configuration does not match its strict schema.'),
   review_pass_light_forbidden_stage: def(
     2,
-    'Light mode is forbidden for the planning and integration stages (review-pass-v3 §14).',
+    'Light mode is forbidden for the planning and integration stages (docs/review-pass-protocol.md#light-mode).',
   ),
-  review_pass_light_forbidden_governed: def(2, 'Light mode is forbidden in governed mode (review-pass-v3 core rules).'),
+  review_pass_light_forbidden_governed: def(2, 'Light mode is forbidden in governed mode (docs/review-pass-protocol.md#light-mode).'),
   review_pass_convergence_below_floor: def(
     2,
-    'The configured convergence is below the two-clean-round floor of the stage (review-pass-v3 §6.2).',
+    'The configured convergence is below the two-clean-round floor of the stage (docs/review-pass-protocol.md#convergence-thresholds).',
   ),
   review_pass_output_invalid: def(2, 'A reviewer output does not match the review-pass JSON output schema.'),
   review_pass_governed_output_invalid: def(
@@ -29,7 +29,7 @@ export const PROTOCOLS_REVIEW_PASS_ERRORS = {
   ),
   review_pass_veto_not_arbitrable: def(
     2,
-    'A VETO finding group cannot be resolved by arbitration or dismissal (review-pass-v3 §5.2).',
+    'A VETO finding group cannot be resolved by arbitration or dismissal (docs/review-pass-protocol.md#arbiter-decisions).',
   ),
   review_pass_clock_invalid: def(2, 'A round time is earlier than the previous time of the review.'),
 
@@ -38,7 +38,7 @@ export const PROTOCOLS_REVIEW_PASS_ERRORS = {
   review_pass_state_running: def(8, 'The review has not ended; a final result exists only after it ends.'),
 } as const satisfies Record<string, ErrorDef>;
 
-// Reasons a review-pass result is NOT_CLEAN (review-pass-v3 §6.1, §7, §15). They explain an advisory
+// Reasons a review-pass result is NOT_CLEAN (docs/review-pass-protocol.md#the-round-loop, docs/review-pass-protocol.md#graceful-degradation, docs/review-pass-protocol.md#delivery-state). They explain an advisory
 // result; docs/decision.md#the-rules-in-short alone decides the delivery state.
 export const PROTOCOLS_REVIEW_PASS_REASONS = {
   review_pass_veto: 'A CRITICAL preservation, scope, authority or release finding is a blocking veto.',

@@ -50,7 +50,7 @@ export const REVIEW_PASS_ERRORS = {
   ),
   orchestrator_governed_streak_unreachable: def(
     2,
-    'The policy streak of this stage is longer than the review-pass budget guard (8 rounds, review-pass-v3 §6.3): the protocol could never converge, so nothing was run.',
+    'The policy streak of this stage is longer than the review-pass budget guard (8 rounds, docs/review-pass-protocol.md#budget-guard): the protocol could never converge, so nothing was run.',
   ),
 
   // --- 4 verification ------------------------------------------------------------------------

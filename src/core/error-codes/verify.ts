@@ -1,5 +1,5 @@
 // Error codes owned by offline verification of signed decisions and checkpoints (`governed verify
-// --vsa`, `--log-checkpoint`; docs/gate.md §3 "Verifying a signed decision") and of probe receipt files
+// --vsa`, `--log-checkpoint`; docs/gate.md#3-the-signed-decision---attest-file "Verifying a signed decision") and of probe receipt files
 // (docs/preservation.md#verifying-a-probe-receipt-offline). Add entries here only.
 import { def, type ErrorDef } from './def.js';
 

@@ -13,15 +13,15 @@ import { CONTRACT_ID_RE } from '../contract/ids.js';
 import { separationSchema } from '../receipt-predicate.js';
 
 import { CAPABILITY_RE, ENTRY_RE } from './vocabulary.js';
+import { PROBE_MAX_CAPABILITIES, PROBE_MAX_INVENTORY } from '../limits.js';
+import { UNIT_ID_RE } from '../ids.js';
 export { CAPABILITY_RE, ENTRY_RE };
 export const SURFACE_KIND_TOKENS = ['cli_command', 'library_export', 'package_target'] as const;
-export const MAX_INVENTORY = 4_096;
-export const MAX_CAPABILITIES = 1_024;
 
 export const inventoryOutputSchema = z.strictObject({
   kind: z.literal('governed/surface-inventory'),
   version: z.literal(1),
-  surfaces: list(z.strictObject({ entry: str({ re: ENTRY_RE }), kind: z.enum(SURFACE_KIND_TOKENS) }), 0, MAX_INVENTORY),
+  surfaces: list(z.strictObject({ entry: str({ re: ENTRY_RE }), kind: z.enum(SURFACE_KIND_TOKENS) }), 0, PROBE_MAX_INVENTORY),
 });
 export type InventoryOutput = z.infer<typeof inventoryOutputSchema>;
 
@@ -30,7 +30,7 @@ export const probeOutputSchema = z.strictObject({
   version: z.literal(1),
   entry: str({ re: ENTRY_RE }),
   exit_code: int(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, PROBE_MAX_CAPABILITIES),
   output_digest: digestString,
 });
 export type ProbeOutput = z.infer<typeof probeOutputSchema>;
@@ -39,7 +39,7 @@ export type ProbeOutput = z.infer<typeof probeOutputSchema>;
 export const probeBatchOutputSchema = z.strictObject({
   kind: z.literal('governed/probe-results'),
   version: z.literal(1),
-  results: list(probeOutputSchema, 0, MAX_INVENTORY),
+  results: list(probeOutputSchema, 0, PROBE_MAX_INVENTORY),
 });
 
 /** What governed asks the adapter (the bundle the sandbox delivers at its fixed path). */
@@ -48,7 +48,7 @@ export const adapterRequestSchema = z.strictObject({
   version: z.literal(1),
   mode: z.enum(['inventory', 'probe']),
   /** The entries to probe (empty for `inventory`). */
-  entries: list(str({ re: ENTRY_RE }), 0, MAX_INVENTORY),
+  entries: list(str({ re: ENTRY_RE }), 0, PROBE_MAX_INVENTORY),
 });
 export type AdapterRequest = z.infer<typeof adapterRequestSchema>;
 
@@ -59,13 +59,13 @@ const probeResultSchema = z.strictObject({
   evidence_id: str({ re: CONTRACT_ID_RE }),
   entry: str({ re: ENTRY_RE }),
   exit_code: int(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, MAX_CAPABILITIES),
+  capabilities: list(str({ re: CAPABILITY_RE }), 0, PROBE_MAX_CAPABILITIES),
   output_digest: digestString,
 });
 
 /** One probe receipt per adapter run: every surface probed on one sealed snapshot. */
 export const probePredicateSchema = z.strictObject({
-  unit: str({ re: /^UNIT-[0-9a-f]{32}$/ }),
+  unit: str({ re: UNIT_ID_RE }),
   phase: z.enum(['baseline', 'current']),
   /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
   snapshot_digest: digestString,
@@ -73,7 +73,7 @@ export const probePredicateSchema = z.strictObject({
   /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
   adapter_sha256: hex64,
   attestor_sha256: hex64,
-  results: list(probeResultSchema, 1, MAX_INVENTORY),
+  results: list(probeResultSchema, 1, PROBE_MAX_INVENTORY),
   probed_at: isoSeconds,
   /**
    * Who ran the probe (docs/runnerd.md#probes-through-the-daemon): `separated` when governed runnerd

@@ -7,10 +7,11 @@ import * as z from 'zod/mini';
 import { fail } from '../errors.js';
 import { fieldPath } from '../contract/schema.js';
 import { gitId, list, str } from '../schema-primitives.js';
+import { CONTRACT_MAX_LIST, CONTRACT_MAX_PATH, CONTRACT_MAX_TEXT } from '../limits.js';
 
-const MAX_TEXT = 65_536;
-const MAX_PATH = 4_096;
-const MAX_SURFACES = 4_096;
+const MAX_TEXT = CONTRACT_MAX_TEXT;
+const MAX_PATH = CONTRACT_MAX_PATH;
+const MAX_SURFACES = CONTRACT_MAX_LIST;
 
 const text = str({ min: 1, max: MAX_TEXT });
 const idRef = str({ max: 64 });

@@ -5,8 +5,8 @@ import { fail } from '../errors.js';
 import { AUTHORITY_RECORD_ID_RE, CONTRACT_ID_RE } from '../contract/ids.js';
 import { isGitMetadataPath, isInsideRoots, isNormalizedRelativePath } from '../contract/paths.js';
 import { isDestructive, type PreservationContract } from './schema.js';
+import { GIT_OID_RE } from '../ids.js';
 
-const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 function checkPath(path: string, where: string, roots: readonly string[]): void {
   if (!isNormalizedRelativePath(path) || isGitMetadataPath(path) || !isInsideRoots(path, roots)) fail('preservation_path_invalid', [where]);

@@ -23,10 +23,10 @@ import { treeReader } from '../../store/tree.js';
 import type { Db } from '../../store/store.js';
 import { inclusionProofText } from './prove.js';
 import { containersOf } from '../../core/sigstore-bundle.js';
+import { HEX64_RE, RECORD_ID_RE } from '../../core/ids.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
-const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
-const KEY_ID_RE = /^[0-9a-f]{64}$/;
+const KEY_ID_RE = HEX64_RE;
 
 export interface ExportLayoutInput {
   readonly rows: readonly LogRow[];

@@ -28,6 +28,7 @@ import { verifyCheckpointNote } from '../../core/tlog-checkpoint.js';
 import { loadTrustRoot } from '../../core/trust-root.js';
 import { parsePinDocument } from '../../core/pin-document.js';
 import { newestStoredCheckpoint } from '../../store/checkpoints.js';
+import { UNIT_ID_RE } from '../../core/ids.js';
 
 export interface ExportArgs {
   readonly home: string;
@@ -62,7 +63,7 @@ export function auditExport(args: ExportArgs): ExportResult {
     const db = store.db;
     snapshot = db.transaction(() => {
       // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
-      if (args.unit !== undefined && db.prepare('SELECT 1 FROM units WHERE id = ?').get(args.unit) === undefined) fail('unit_unknown', /^UNIT-[0-9a-f]{32}$/.test(args.unit) ? [args.unit] : []);
+      if (args.unit !== undefined && db.prepare('SELECT 1 FROM units WHERE id = ?').get(args.unit) === undefined) fail('unit_unknown', UNIT_ID_RE.test(args.unit) ? [args.unit] : []);
       const chain = verifyChain(db);
       const rows = readLog(db);
       const policy = readPin(db, 'policy');

@@ -46,6 +46,7 @@ import { inThreadChecker, workerChecker, type ReceiptChecker } from './receipt-p
 export type { AuditFailure, AuditReport } from '../../core/command-output.js';
 import type { AuditFailure, AuditReport } from '../../core/command-output.js';
 import type { ProgressSink } from '../../core/progress.js';
+import { UNIT_ID_RE } from '../../core/ids.js';
 
 export interface AuditOptions {
   readonly unit?: string;
@@ -90,7 +91,6 @@ async function receiptChecker(db: Db, options: AuditOptions, rebuild: boolean): 
 
 type Payload = Record<string, unknown>;
 
-const UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
 
 function failureOf(e: GovernedError, extraIds: readonly string[] = []): AuditFailure {
   return { code: e.code, exit: e.exit, ids: [...extraIds, ...e.ids] };

@@ -6,7 +6,7 @@
 // and what it names must be dismissable now (`checkDismissal`: DIRTY receipts / ABORTED runs, or a
 // vetoing receipt and its refs, of this unit, on one reviewed content). Among several failures the
 // docs/commands.md#exit-codes precedence picks the code; any refusal rolls the consumption back (store unchanged).
-// The decision rules then read the consumption like every authority fact (docs/decision.md §3, §6).
+// The decision rules then read the consumption like every authority fact (docs/decision.md#3-blocks, docs/decision.md#6-vetoes).
 //
 // `dryRun` with `ids`: records nothing and prints the state_before an `authority request` for those
 // IDs must carry (the request names them; the command consumes the signed record later).

@@ -10,9 +10,9 @@ import type { Stage } from '../../core/policy.js';
 import { STAGES } from '../../core/receipt-predicate.js';
 import type { PriorReceipt } from '../../core/bundle/index.js';
 import { listReceipts, type Db } from '../../store/index.js';
+import { DIGEST_RE, NAME_RE } from '../../core/ids.js';
 
-const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+const SLOT_RE = NAME_RE;
 
 export function loadPriorReceipts(db: Db, unit: string, stage: Stage): PriorReceipt[] {
   const earlier = new Set<string>(STAGES.slice(0, STAGES.indexOf(stage)));

@@ -86,7 +86,7 @@ export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   const statement = buildVsaStatement({ ...args.decision, attestorSha256: pinned.programSha256, verifierId: vsa?.verifier_id, repositoryUri: vsa?.repository_uri });
   // A decision larger than the VSA's bounds (src/core/vsa.ts `VSA_BOUNDS`) cannot be signed:
   // a coded refusal before anything runs, like a deploy record asked for and not written
-  // (docs/gate.md §3 "Bounds"): the gate then denies, never exit 0, and no file is written.
+  // (docs/gate.md#3-the-signed-decision---attest-file "Bounds"): the gate then denies, never exit 0, and no file is written.
   const bound = vsaBoundExceeded(statement.predicate);
   if (bound !== null) fail('gate_attest_decision_too_large', [bound]);
   // Our own check first: a statement the attestor would refuse is a bug here, not a refusal there.

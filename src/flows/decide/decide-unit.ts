@@ -1,6 +1,6 @@
 // The decision over a unit's loaded facts (docs/decision.md#the-rules-in-short): one place that turns the facts `status` and
 // `gate` load into the pure rules' input, so the two commands can never judge the same state
-// differently. Preservation is not built (NO_PRESERVATION) and the trust mode is co-located (§3.1).
+// differently. Preservation is not built (NO_PRESERVATION) and the trust mode is co-located (docs/threat-model.md#trust-modes).
 import { CONTROL_REGISTRY, decide, type Decision, type PreservationFact, type StateDigests } from '../../core/decision/index.js';
 import type { Policy } from '../../core/policy.js';
 import { decisionTrustMode } from '../../core/decision/delivery.js';

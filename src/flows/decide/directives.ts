@@ -1,4 +1,4 @@
-// Directive facts of the current contract (docs/contract.md#validation-rules, docs/decision.md#8-delivery-state-and-reason-codes §1): each directive's
+// Directive facts of the current contract (docs/contract.md#validation-rules, docs/decision.md#8-delivery-state-and-reason-codes, docs/decision.md#1-inputs-what-a-flow-must-load): each directive's
 // state and the tombstone that disposes it with the authority record that tombstone rests on
 // (`tombstones[].authority` names an entry of `authorities[]`, which carries the record id). The
 // rules decide whether that record was consumed, in force and of the matching operation.

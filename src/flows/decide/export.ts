@@ -24,7 +24,7 @@
 // All or nothing (docs/threat-model.md#rules-that-hold-everywhere "nothing half-recorded"): the record is built in a private 0700 directory
 // beside DIR — made BEFORE the attestor runs, so an unwritable place fails before anything is signed —
 // every file written exclusively and fsync'd, then one rename; DIR is complete or absent. Loaded only
-// when --export is given (off the lean gate path, docs/gate.md §6).
+// when --export is given (off the lean gate path, docs/gate.md#6-the-cold-gate-path).
 // Imports: node built-ins, and only the governed modules that every lazy path of the gate already
 // shares with it (errors, canonical and strict JSON: one chunk with esbuild's runtime). The
 // stored-envelope reader, the JSON/YAML naming rule and the snake_case twin rule live in the gate's own bundle; a value import
@@ -63,9 +63,9 @@ import type { DeployRecordRef, GateDecisionJson } from '../../core/command-outpu
 import type { DeployRecordManifest, DeployRecordManifestCamel } from '../../core/deploy-record.js';
 
 const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
-const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
 /** An envelope the gate itself just wrote is small; anything larger is not it. */
 import { VSA_FILE_MAX_BYTES as MAX_VSA_BYTES } from '../../core/limits.js';
+import { RECORD_ID_RE } from '../../core/ids.js';
 
 /** The decision fields the manifest repeats (the rest is in decision.json, which it hashes). */
 export type RecordDecision = Pick<GateDecisionJson, 'unit' | 'state' | 'subject' | 'evaluatedAt' | 'policyDigest' | 'gateTrustDigest' | 'attestation'>;
@@ -255,7 +255,7 @@ function syncDir(path: string): void {
 
 /**
  * The gate's answer became an error after `--attest` wrote its file (the record could not be
- * written): the attestation goes too, so an error leaves nothing signed behind (docs/gate.md §3 "an
+ * written): the attestation goes too, so an error leaves nothing signed behind (docs/gate.md#3-the-signed-decision---attest-file "an
  * error attests nothing"). The file was created exclusively by this process moments ago.
  */
 export function withdrawAttestation(path: string): void {

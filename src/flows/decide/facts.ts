@@ -1,14 +1,14 @@
-// Load the facts of one unit into the decision input (docs/decision.md#the-rules-in-short §1, §11), with
+// Load the facts of one unit into the decision input (docs/decision.md#1-inputs-what-a-flow-must-load, docs/decision.md#11-loading-only-what-counts-lean-gate-path), with
 // indexed queries (migration 0006) that fetch only what `sufficientReceipts` says a decision needs:
 //   1. every DIRTY receipt;
 //   2. every receipt on the current state (planning: planning-state digest; other stages: work state);
 //   3. for every DIRTY receipt and ABORTED run, the first later CLEAN receipt of the same stage and
 //      slot on different reviewed content (the one that can lift it);
 // and, whole, the ABORTED runs, the consumed authority records of the unit, the policy/trust
-// updates and the unit's open leases (expired-but-unswept included: they still block, §10.3).
+// updates and the unit's open leases (expired-but-unswept included: they still block, docs/decision.md#8-delivery-state-and-reason-codes).
 // So the work grows with the current state and the blocks, never with the history's length.
 //
-// The rows read are proven to be the rows the unit's log entries derive (docs/gate.md §5a): the
+// The rows read are proven to be the rows the unit's log entries derive (docs/gate.md#5a-the-tables-must-be-what-the-log-says-decision_table_log_mismatch-4): the
 // receipt subset is read again from the `run_receipt` entries by the same definition, the ABORTED
 // runs and authority consumptions are compared with their entries (`decision_table_log_mismatch`).
 //
@@ -224,7 +224,7 @@ function sufficientRows(
 }
 
 /**
- * The table's subset must be exactly the log's (docs/gate.md §5a): the same log positions, and at
+ * The table's subset must be exactly the log's (docs/gate.md#5a-the-tables-must-be-what-the-log-says-decision_table_log_mismatch-4): the same log positions, and at
  * each the very row its `run_receipt` entry derives. A receipt row deleted, added, edited (verdict,
  * stage, slot, a digest) or relabelled to another unit changes one of the two subsets; the first
  * differing log position is named.

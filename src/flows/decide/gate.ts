@@ -11,7 +11,7 @@
 //      workspace (docs/contract.md#the-states-a-receipt-is-judged-against, docs/contract.md#workspace-digest): what counts is what was reviewed on exactly this content;
 //      A subject that tracks a path under the policy's `exclude` is refused (4);
 //   3. the facts (indexed, only what a decision needs, proven to be the rows the unit's log entries
-//      derive: docs/gate.md §5a) and the pure rules (src/core/decision);
+//      derive: docs/gate.md#5a-the-tables-must-be-what-the-log-says-decision_table_log_mismatch-4) and the pure rules (src/core/decision);
 //   4. every record the decision relies on re-verified under the deploy-side trust root at its log
 //      position, receipts bound to the pinned policy signed by its reviewer and runner keys, and
 //      the rows checked against their signed bytes (./verify.ts);
@@ -50,8 +50,8 @@ import type { DeployRecord } from './export.js';
 import { checkpointDueOn, newestStoredSize } from '../../store/checkpoints.js';
 import { recordTlogFiles } from './record-tlog.js';
 
-const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
-const COMMIT_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const UNIT_RE = UNIT_ID_RE;
+const COMMIT_RE = GIT_OID_RE;
 /** A trust root is a small document; anything larger is refused before parsing. */
 
 export interface GateArgs {
@@ -102,6 +102,7 @@ interface Known {
 export type { GateResultJson } from '../../core/command-output.js';
 import type { GateCamelJson, GateResultJson } from '../../core/command-output.js';
 import { withSnakeTwins } from '../../core/json-style.js';
+import { GIT_OID_RE, UNIT_ID_RE } from '../../core/ids.js';
 
 /** Collect coded failures of independent checks; unknown exceptions are bugs and propagate. */
 class Failures {
@@ -148,7 +149,7 @@ async function subjectManifest(job: CommitManifestJob, policy: Policy): Promise<
   const m = await job.manifest({ productRoots: policy.doc.product_roots, exclude: policy.doc.exclude });
   // `exclude` names state and build outputs that never ship (the state directory, e.g. a committed
   // `.governed/governed.db`): they are outside every manifest, so no receipt ever covered them. A
-  // subject that tracks one would ship unreviewed bytes (docs/gate.md §2 step 2).
+  // subject that tracks one would ship unreviewed bytes (docs/gate.md#2-governed-gate step 2).
   const excluded = await job.trackedUnder(policy.doc.exclude);
   if (excluded !== null) fail('gate_subject_tracks_excluded', [`exclude[${excluded}]`]);
   return m.digest;
@@ -290,7 +291,7 @@ async function preflight(args: GateArgs, db: Store['db'], home: string, job: Com
     if (unit !== undefined && trust !== undefined && policy !== undefined && f.list.length === 0) {
       scope = await readScope(db, unit.unit);
       // Receipts bound to the pinned policy must be signed by its reviewer and runner keys in
-      // those roles, whatever roles the deploy trust root gives (docs/gate.md §4).
+      // those roles, whatever roles the deploy trust root gives (docs/gate.md#4-what-is-re-verified-and-against-what).
       verifier = new RecordVerifier(db, unit.unit, trust, { policyDigest: policy.digest, keys: receiptCredentialKeys(policy.doc.credentials) });
       // Planning receipts on the current planning state do not depend on the subject: check their
       // signatures now (results cached; only the ones the decision relies on can fail it).

@@ -1,4 +1,4 @@
-// The lease rule (docs/contract.md#the-states-a-receipt-is-judged-against, docs/commands.md#what-each-command-guarantees `lease acquire`; docs/decision.md §5): implementation starts only
+// The lease rule (docs/contract.md#the-states-a-receipt-is-judged-against, docs/commands.md#what-each-command-guarantees `lease acquire`; docs/decision.md#5-rounds-and-streaks): implementation starts only
 // after planning — while the policy requires planning and the planning stage is not sealed on the
 // unit's current planning state, a lease is refused (`planning_not_sealed`, exit 8). For the flow
 // that acquires leases (src/flows/lease.ts): call `assertLeaseAllowedFor` inside the acquiring

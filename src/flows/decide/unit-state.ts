@@ -13,8 +13,9 @@ import type { StateDigests } from '../../core/decision/index.js';
 import type { Db } from '../../store/store.js';
 import { loadStoredContract } from '../../core/contract/stored.js';
 import { preservationPlanningInput, type PreservationPlanningInput } from '../../store/preservation-state.js';
+import { UNIT_ID_RE } from '../../core/ids.js';
 
-const UNIT_RE = /^UNIT-[0-9a-f]{32}$/;
+const UNIT_RE = UNIT_ID_RE;
 
 export interface UnitRow {
   readonly unit: string;

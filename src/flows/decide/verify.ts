@@ -1,5 +1,5 @@
 // Re-verify the signed records a decision rests on (docs/decision.md#8-delivery-state-and-reason-codes "re-verifies under that trust root
-// every receipt and every authority record it counts"; docs/decision.md §9 `reliedOn`), and prove
+// every receipt and every authority record it counts"; docs/decision.md#9-the-decision-object `reliedOn`), and prove
 // that the rows the decision was computed from are the rows those records say:
 //   - each receipt of `reliedOn`, and each receipt whose payload was read for its veto findings:
 //     its log entry (type, unit, time, and the very envelope bytes), its signatures under `trust`
@@ -63,7 +63,7 @@ export function worstError(errors: readonly GovernedError[]): GovernedError | nu
 /**
  * The credential keys of the policy a receipt is bound to, when the caller knows them: the gate
  * knows the pinned policy's (`--policy-digest`), so every receipt bound to it must be signed by its
- * reviewer and runner keys in those roles (docs/gate.md §4). A receipt bound to another policy is
+ * reviewer and runner keys in those roles (docs/gate.md#4-what-is-re-verified-and-against-what). A receipt bound to another policy is
  * judged by the trust root's roles alone (the gate does not load earlier policies).
  */
 export interface PolicyCredentials {

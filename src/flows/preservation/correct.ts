@@ -8,8 +8,9 @@ import { closeStore, getUnit, mutate, openStore } from '../../store/index.js';
 import { bindPreservationIn, getPreservation, recordCorrectionIn } from '../../store/preservation.js';
 import { utf8OrNull } from '../../core/utf8.js';
 import { readInputFile } from '../read-input.js';
+import { PRESERVATION_CORRECTION_MAX_BYTES } from '../../core/limits.js';
 
-export const MAX_CORRECTION_BYTES = 1024 * 1024;
+export const MAX_CORRECTION_BYTES = PRESERVATION_CORRECTION_MAX_BYTES;
 
 export function correctIncidentFlow(args: { home: string; unit: string; file: string; now: number }): {
   unit: string;

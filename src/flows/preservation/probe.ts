@@ -45,8 +45,9 @@ import { installRoot } from '../run/locations.js';
 import { loadPinned, type Pinned } from '../challenge/pinned.js';
 import { closeSync } from 'node:fs';
 import type { Separation } from '../../core/receipt-predicate.js';
+import { PROBE_ADAPTER_MAX_BYTES } from '../../core/limits.js';
 
-export const MAX_ADAPTER_BYTES = 8 * 1024 * 1024;
+export const MAX_ADAPTER_BYTES = PROBE_ADAPTER_MAX_BYTES;
 
 export interface ProbeArgs {
   readonly home: string;

@@ -1,5 +1,5 @@
 // Turning a configured command template into the argv the sandbox runs, and the seed's environment
-// detection (review-pass-v3 §10.4 "command -v tool") done against what the SANDBOX can see:
+// detection (docs/review-pass-protocol.md#tool-detection "command -v tool") done against what the SANDBOX can see:
 //   - `{repo}` becomes /repo (the read-only repository view) and `{prompt_file}` /prompt/prompt.md;
 //   - a bare program name is looked up, in order, in governed's tool binaries
 //     (/opt/governed/node_modules/.bin, when bound), /usr/local/bin, /usr/bin, /bin;
@@ -8,7 +8,7 @@
 // A program is "available" when its host counterpart exists, is executable, and its real path
 // (symlinks resolved on the host) stays inside a bound directory — a `/usr/bin/x` symlink into
 // /root/.local would not exist inside the sandbox. An unavailable tool is not an error of the run:
-// the reviewer counts as failed (`tool_missing`) and the protocol degrades (review-pass-v3 §7).
+// the reviewer counts as failed (`tool_missing`) and the protocol degrades (docs/review-pass-protocol.md#graceful-degradation).
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_PROMPT, SANDBOX_REPO, SANDBOX_TOOLS } from '../../../runner/repo-sandbox.js';

@@ -1,19 +1,19 @@
-// Loading `review-pass.yaml` (review-pass-v3 §10.1 search order, §10.2 defaults, §10.3 overrides).
+// Loading `review-pass.yaml` (docs/review-pass-protocol.md#search-order-and-merge search order, docs/review-pass-protocol.md#default-profile defaults, docs/review-pass-protocol.md#search-order-and-merge overrides).
 //
 // Search order (first found wins):
 //   1. `--config FILE` (explicit; a missing or unreadable file is an error, never a silent fallback);
 //   2. `<repo>/review-pass.yaml`;
 //   3. `<repo>/.review-pass.yaml`;
-//   4. the built-in defaults of review-pass-v3 §10.2 (presets.ts).
+//   4. the built-in defaults of docs/review-pass-protocol.md#default-profile (presets.ts).
 // The seed's skill-directory and XDG/APPDATA locations are left out on purpose: a review's reviewers
 // should be decided by what is in the repository or named on the command line, not by a file in the
 // home directory of whoever runs it.
 //
-// Merge (§10.1 "config files fully replace the defaults for the sections they define ... each section
+// Merge (docs/review-pass-protocol.md#search-order-and-merge "config files fully replace the defaults for the sections they define ... each section
 // is all-or-nothing"): governed reads a "section" as one entry — one tool under `tools`, one stage
 // under `stages`, one protocol under `protocols` — plus the whole `budget` section and `parallel`.
 // A tool entry given in the file replaces the default entry of that name entirely (no field merge);
-// `preset: NAME` is the explicit way to start from a built-in entry. This keeps the seed's own §10.3
+// `preset: NAME` is the explicit way to start from a built-in entry. This keeps the seed's own docs/review-pass-protocol.md#search-order-and-merge
 // example meaningful (overriding `tools.opencode` does not delete the other tools).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,7 +53,7 @@ export interface ResolvedTool {
 export interface ResolvedStage {
   readonly reviewers: readonly string[];
   readonly roles: Readonly<Record<Role, string>> | null;
-  /** undefined: the engine's default arbiter for the stage (review-pass-v3 §10.2). */
+  /** undefined: the engine's default arbiter for the stage (docs/review-pass-protocol.md#default-profile). */
   readonly arbiter: string | null | undefined;
   readonly convergence: number | undefined;
   readonly timeout_ms: number | null;
@@ -74,7 +74,7 @@ export interface ResolvedConfig {
   readonly parallel: number;
 }
 
-/** review-pass-v3 §10.2 stage defaults (reviewers and arbiters; role stages schedule any adapter). */
+/** docs/review-pass-protocol.md#default-profile stage defaults (reviewers and arbiters; role stages schedule any adapter). */
 const DEFAULT_STAGES: Readonly<Record<Stage, StageEntryInput>> = {
   planning: { reviewers: [], arbiter: null },
   development: { reviewers: ['gemini', 'opencode', 'codex'], arbiter: 'claude' },

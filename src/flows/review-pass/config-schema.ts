@@ -1,4 +1,4 @@
-// The strict schema of `review-pass.yaml` (review-pass-v3 §10; docs/threat-model.md#rules-that-hold-everywhere "Closed objects": unknown
+// The strict schema of `review-pass.yaml` (docs/review-pass-protocol.md#configuration; docs/threat-model.md#rules-that-hold-everywhere "Closed objects": unknown
 // keys are an error at every level). Differences from the seed's profile, each required by docs/review-pass.md#review-protocols:
 //   - `command` is an argv ARRAY, never a shell string (no quoting, no shell, no injection);
 //   - the seed's `stdin: true|false` becomes `prompt: stdin | file | none` — the prompt goes through
@@ -10,9 +10,10 @@
 import * as z from 'zod';
 import { isDuration, isSize } from '../../core/duration.js';
 import { PRESET_NAMES } from './presets.js';
+import { NAME_RE } from '../../core/ids.js';
 
 /** Tool and slot names: the review-pass engine's reviewer-name grammar (stage-profile.ts NAME). */
-export const TOOL_NAME = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+export const TOOL_NAME = z.string().regex(NAME_RE);
 const ENV_NAME = z.string().regex(/^[A-Z_][A-Z0-9_]{0,63}$/);
 const DURATION = z.string().refine(isDuration);
 const SIZE = z.string().refine(isSize);
@@ -52,11 +53,11 @@ const RolesSchema = z.strictObject({
 export const StageEntrySchema = z.strictObject({
   /** Standard stages: the reviewer tools (slots). Role stages: the tools roles are scheduled on. */
   reviewers: z.array(TOOL_NAME).max(16).optional(),
-  /** Role stages only: an explicit role → tool assignment (review-pass-v3 §1.1). */
+  /** Role stages only: an explicit role → tool assignment (docs/review-pass-protocol.md#separated-roles). */
   roles: RolesSchema.optional(),
   arbiter: TOOL_NAME.nullable().optional(),
   convergence: z.number().int().min(1).max(16).optional(),
-  /** Per-call timeout for this stage's reviewers (review-pass-v3 §6.3 per_call_timeout). */
+  /** Per-call timeout for this stage's reviewers (docs/review-pass-protocol.md#budget-guard per_call_timeout). */
   timeout: DURATION.optional(),
 });
 export type StageEntryInput = z.infer<typeof StageEntrySchema>;
@@ -80,7 +81,7 @@ export const ReviewPassFileSchema = z.strictObject({
     })
     .optional(),
   budget: z.strictObject({ max_rounds: z.number().int().min(1).max(64).optional(), max_total_time: DURATION.optional() }).optional(),
-  /** Reviewer processes run at once (bounded parallel execution, review-pass-v3 §2.5). */
+  /** Reviewer processes run at once (bounded parallel execution, docs/review-pass-protocol.md#parallel-execution). */
   parallel: z.number().int().min(1).max(16).optional(),
 });
 export type ReviewPassFile = z.infer<typeof ReviewPassFileSchema>;

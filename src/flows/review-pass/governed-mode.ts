@@ -5,7 +5,7 @@
 //     docs/bundle.md#views forbids ("No role ever sees another role's verdict of the same stage").
 //   - Reviewers, slots and convergence come from the policy only: a writer-owned review-pass.yaml
 //     could lower them, so `--config` is refused (and the repository's own file is never read).
-//   - `--light` is refused (review-pass-v3 core rules; the engine's own check, reused).
+//   - `--light` is refused (docs/review-pass-protocol.md#light-mode; the engine's own check, reused).
 //   - The bundle is the scope floor: `--files` may add focus, never remove scope. The files are
 //     recorded as focus only; nothing the caller passes can narrow what the bundle binds.
 // The runner itself is governed-run.ts: every reviewer call a real `review-challenge` + `review-run`
@@ -16,8 +16,9 @@ import { fail } from '../../core/errors.js';
 import { normalizeConfig, ROLES, isRoleStage, type Stage } from '../../protocols/review-pass/index.js';
 import type { Protocol } from './flow-types.js';
 import { isRepoRelative } from './repo-files.js';
+import { UNIT_ID_RE } from '../../core/ids.js';
 
-export const UNIT_ID = /^UNIT-[0-9a-f]{32}$/;
+export const UNIT_ID = UNIT_ID_RE;
 
 export interface GovernedRequest {
   readonly unit: string;

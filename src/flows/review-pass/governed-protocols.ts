@@ -1,10 +1,10 @@
 // The protocols of governed mode (docs/review-pass.md#review-protocols): the SAME pure engines as non-governed mode, fed with the
 // receipts' opaque findings {code, class, severity, refs} instead of reviewer text.
-//   - review-pass (review-pass-v3 §4–§9, §12): the engine's round reducer with `mode: 'governed'`.
+//   - review-pass (docs/review-pass-protocol.md#rounds-and-convergence): the engine's round reducer with `mode: 'governed'`.
 //     Each run becomes a `governed`-strategy run (parseGovernedReviewerOutput: findings match iff
-//     code and sorted refs are equal); an ABORTED run is a failed run (the engine degrades, §7); the
+//     code and sorted refs are equal); an ABORTED run is a failed run (the engine degrades, docs/review-pass-protocol.md#graceful-degradation); the
 //     slots are the policy's, the convergence threshold is the policy's streak, the budget guard is
-//     the seed's (§6.3). The orchestrator halts the engine (haltReview) when a slot is blocked or the
+//     the seed's (docs/review-pass-protocol.md#budget-guard). The orchestrator halts the engine (haltReview) when a slot is blocked or the
 //     run budget is spent (governed-run.ts). Rendered by the engine's JSON and Markdown renderers.
 //   - weave (weave-review.txt Phase 4): one synthesis per round, lanes = the policy's slots; issues
 //     are the findings grouped by code and refs (groupFindings); a lane that did not report an
@@ -50,7 +50,7 @@ export interface ProtocolResult {
 export interface GovernedDriver {
   /** True while the protocol wants another round. */
   running(): boolean;
-  /** The engine's loop-top budget guard (review-pass §6.3). */
+  /** The engine's loop-top budget guard (docs/review-pass-protocol.md#budget-guard). */
   beforeRound(): void;
   /** A complete round: one run per slot, in slot order. */
   recordRound(runs: readonly GovernedRunRecord[]): void;
@@ -83,7 +83,7 @@ export interface ReviewPassDriverInput {
 }
 
 export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): GovernedDriver {
-  // The seed's budget guard caps a review at DEFAULT_MAX_ROUNDS rounds (§6.3); a longer policy streak
+  // The seed's budget guard caps a review at DEFAULT_MAX_ROUNDS rounds (docs/review-pass-protocol.md#budget-guard); a longer policy streak
   // could never converge, so it is refused before any challenge spends run budget.
   if (p.streak > DEFAULT_MAX_ROUNDS) fail('orchestrator_governed_streak_unreachable', [p.stage]);
   let state: ReviewState = startReview(
@@ -93,7 +93,7 @@ export function reviewPassDriver(p: ReviewPassDriverInput, now: () => number): G
       reviewers: [...p.slots],
       convergence: p.streak,
       pending_controls: [...p.pendingControls],
-      // Planning/integration preflight (seed core rules): the unit's baseline commit and its
+      // Planning/integration preflight (docs/review-pass-protocol.md#separated-roles): the unit's baseline commit and its
       // contract's sources are bound into every challenge's bundle (docs/contract.md#the-request-contract, docs/bundle.md#views);
       // the preservation contract and the incident history count as present when a contract is bound
       // to the unit (its bundles then carry them, docs/bundle.md#the-preservation-section) or when the

@@ -31,7 +31,7 @@ export const NOT_IN_RECEIPTS: Readonly<Record<'review-pass' | 'weave', readonly 
     'REQ-ID coverage: not an input in governed mode (the bundle is the scope floor)',
     'arbiter, user resolutions and known-issue suppression: none in governed mode; only a signed dismiss authority lifts a DIRTY verdict (docs/decision.md#the-rules-in-short)',
     'preservation probes: the engine\'s count is not used (0/0); the probe receipts a review saw are in its bundles\' preservation section and those the release relies on in governed gate\'s reliedOn.probes (docs/preservation.md)',
-    'convergence: the engine counts a degraded round (a slot ABORTED) as clean (review-pass-v3 §7); governed clean rounds need a CLEAN receipt from every slot (docs/decision.md#the-rules-in-short)',
+    'convergence: the engine counts a degraded round (a slot ABORTED) as clean (docs/review-pass-protocol.md#graceful-degradation); governed clean rounds need a CLEAN receipt from every slot (docs/decision.md#the-rules-in-short)',
   ],
   weave: [
     'description and title: a receipt carries a closed finding code, class, severity and refs, never text; they are shown instead',

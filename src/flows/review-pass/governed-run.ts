@@ -242,7 +242,7 @@ export async function runGovernedReviewPass(o: GovernedRunOptions, plan: Governe
   let round = 0;
   let rounds = 0;
   // docs/decision.md#the-rules-in-short: a round counts as clean only when EVERY slot produced a CLEAN receipt (the engine's
-  // own log may call a degraded round clean, review-pass-v3 §7; its convergence line says so).
+  // own log may call a degraded round clean, docs/review-pass-protocol.md#graceful-degradation; its convergence line says so).
   let cleanRounds = 0;
   while (driver.running()) {
     driver.beforeRound();

@@ -1,7 +1,7 @@
 // The lead's deterministic steps for weave and simple-review (the seeds give them to an orchestrating
 // model; governed does them by rule, so the same outputs always give the same result):
 //   - cross-reference: two findings of different reviewers are "the same issue" when the
-//     review-pass-v3 §4.2 matching rules say so (same file, and same symbol, line distance < 20, or
+//     docs/review-pass-protocol.md#matching-rules matching rules say so (same file, and same symbol, line distance < 20, or
 //     Jaccard > 0.5 on meaningful tokens) — weave "Cross-Reference and Deduplicate", simple
 //     "same_issue" links;
 //   - claim verification (weave Step 1, simple's bounded lead-side check), limited to what can be
@@ -36,7 +36,7 @@ function asAdjudicable(f: LeadFinding): AdjudicableFinding {
   });
 }
 
-/** Cross-reference findings into issues (connected components of the §4.2 matches), deterministic. */
+/** Cross-reference findings into issues (connected components of the docs/review-pass-protocol.md#matching-rules matches), deterministic. */
 export function crossReference<T extends LeadFinding>(findings: readonly T[]): T[][] {
   const adj = findings.map(asAdjudicable);
   const groups = groupFindings(adj);

@@ -1,4 +1,4 @@
-// Bounded parallel execution (review-pass-v3 §2.5 "Run all reviewers for a round in parallel"),
+// Bounded parallel execution (docs/review-pass-protocol.md#parallel-execution "Run all reviewers for a round in parallel"),
 // capped so a round of many reviewers does not start more processes than the machine can run.
 // Results keep the order of the inputs, whatever order the calls finish in.
 

@@ -1,4 +1,4 @@
-// Built-in reviewer presets (review-pass-v3 §10.2 default profile, §2.3 headless commands), turned
+// Built-in reviewer presets (docs/review-pass-protocol.md#default-profile default profile, docs/review-pass-protocol.md#reviewer-invocation headless commands), turned
 // into argv arrays with the prompt NEVER in argv (docs/review-pass.md#review-protocols): the seed's `gemini -p "{prompt}"`,
 // `opencode run "{prompt}"` and `codex exec "{prompt}"` forms are replaced by stdin delivery, which
 // each of those CLIs supports in headless mode:

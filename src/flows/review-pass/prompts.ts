@@ -1,6 +1,6 @@
 // Reviewer prompts (pure). They reach a reviewer through stdin or the read-only prompt file, never
 // argv (docs/review-pass.md#review-protocols). Shapes follow the seeds:
-//   review-pass  review-pass-v3 §3.1 envelope (Review Context, Review Lens, mandatory Output Format);
+//   review-pass  docs/review-pass-protocol.md#reviewer-output-format envelope (Review Context, Review Lens, mandatory Output Format);
 //                the JSON form of the same four sections when the tool parses `json`;
 //   two-pass     two-pass-review.txt Pass 1 (artifact, criteria, scope, ReviewOutput rules) and Pass 2
 //                (the reviewer's full Finding array; verdicts; "do not add findings");
@@ -9,7 +9,7 @@
 //   simple       simple-review.txt Reviewer Prompt Contract (invocation id, output_mode, pair,
 //                review_type, finding_id_prefix, absolute scope paths, baseline, finding contract,
 //                Coverage) and the rebuttal prompt (one verdict per finding_id);
-//   arbiter      review-pass-v3 §5.2 (finding, supporters, code ±20 lines; CONFIRMED or DISMISSED).
+//   arbiter      docs/review-pass-protocol.md#arbiter-decisions (finding, supporters, code ±20 lines; CONFIRMED or DISMISSED).
 // Every prompt says the repository is read-only and that the orchestrator never edits code.
 import { SANDBOX_REPO } from '../../../runner/repo-sandbox.js';
 import type { Stage } from '../../protocols/review-pass/index.js';
@@ -23,7 +23,7 @@ export interface PromptContext {
   readonly deferred_req_ids: readonly string[];
 }
 
-/** review-pass-v3 §1 lens checks for the standard stages (the role stages never run non-governed rounds). */
+/** docs/review-pass-protocol.md#stages-and-their-roles lens checks for the standard stages (the role stages never run non-governed rounds). */
 const LENS_CHECKS: Readonly<Record<string, string>> = {
   correctness: 'logic matches intent; null checks on external inputs; off-by-one in loops; error paths handled; no silent failures',
   completeness: 'all planned items implemented; all REQ-IDs have code mappings; no TODO stubs in production paths',
@@ -113,7 +113,7 @@ export function arbiterPrompt(
   excerpt: string,
 ): string {
   return [
-    '## Arbitration (review-pass-v3 §5.2)',
+    '## Arbitration (docs/review-pass-protocol.md#arbiter-decisions)',
     `Stage: ${ctx.stage}`,
     `Finding: ${finding.file}${finding.line === null ? '' : `:${finding.line}`} [${finding.severity}] [${finding.finding_class}] — ${finding.description}`,
     `Reported by: ${finding.supporters.join(', ')}`,

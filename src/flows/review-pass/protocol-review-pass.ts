@@ -1,21 +1,21 @@
-// The review-pass round loop with I/O (review-pass-v3 §6.1), on the pure engine
+// The review-pass round loop with I/O (docs/review-pass-protocol.md#the-round-loop), on the pure engine
 // (src/protocols/review-pass): the engine decides, this file only runs reviewers and feeds rounds in.
 //
 //   state = startReview(config)
 //   while RUNNING:
-//     checkBudget (§6.3 hard limits)            → may end NOT_CLEAN
-//     run every slot's reviewer in parallel     (§2.5; timeout/failure → the engine degrades, §7)
+//     checkBudget (docs/review-pass-protocol.md#budget-guard hard limits)            → may end NOT_CLEAN
+//     run every slot's reviewer in parallel     (docs/review-pass-protocol.md#parallel-execution; timeout/failure → the engine degrades, docs/review-pass-protocol.md#graceful-degradation)
 //     preview the adjudication                  → the CONTESTED groups
-//     arbitrate them when an arbiter outside the pool is configured and available (§5.1, §5.2)
+//     arbitrate them when an arbiter outside the pool is configured and available (docs/review-pass-protocol.md#the-arbiter-is-outside-the-pool, docs/review-pass-protocol.md#arbiter-decisions)
 //     recordRound                               → CLEAN streak, NOT_CLEAN, or converged
 //
-// Non-interactive: there is no user prompt (§6.1 step 6 "prompt_user"); a CONTESTED group the arbiter
+// Non-interactive: there is no user prompt (docs/review-pass-protocol.md#the-round-loop step 6 "prompt_user"); a CONTESTED group the arbiter
 // could not settle stays an escalation and the review ends NOT_CLEAN (the engine's rule). The
 // orchestrator never edits code (docs/review-pass.md#review-protocols): CONFIRMED findings end the review NOT_CLEAN with the
 // findings listed for a human or writer to fix; a re-review after the fix is a new run.
 // Planning and integration need the product-preservation inputs that only governed mode can
 // validate, so non-governed planning/integration reviews end NOT_CLEAN before any reviewer runs
-// (`review_pass_mandatory_inputs_missing`, seed core rules).
+// (`review_pass_mandatory_inputs_missing`, docs/review-pass-protocol.md#separated-roles).
 import { fail } from '../../core/errors.js';
 import {
   adjudicateRound,
@@ -49,14 +49,14 @@ type EngineRun =
   | { slot: string; execution_id: string; status: 'ok'; output: ReviewerRunOutput }
   | { slot: string; execution_id: string; status: 'timeout' | 'failed' };
 
-/** One execution → the engine's run record (parse strategy per tool, review-pass-v3 §3.3). */
+/** One execution → the engine's run record (parse strategy per tool, docs/review-pass-protocol.md#output-parsing-rules). */
 export function engineRun(tool: ResolvedTool, x: ReviewerExecution): EngineRun {
   const id = { slot: x.reviewer, execution_id: x.execution_id };
   if (x.status !== 'ok') return { ...id, status: x.status };
   if (isToolStrategy(tool.parse)) {
     const report = toolReportOf(tool.parse, x.stdout);
     // A tool run that did not review (configuration error, foreign output) is unusable output:
-    // no structured data, so the engine counts the reviewer unavailable (§3.3, §7).
+    // no structured data, so the engine counts the reviewer unavailable (docs/review-pass-protocol.md#output-parsing-rules, docs/review-pass-protocol.md#graceful-degradation).
     const text = report === null ? '' : reviewPassOutputText(report);
     return { ...id, status: 'ok', output: { strategy: report === null ? 'text_fallback' : 'json', text } };
   }
@@ -64,7 +64,7 @@ export function engineRun(tool: ResolvedTool, x: ReviewerExecution): EngineRun {
   return { ...id, status: 'ok', output: { strategy: tool.parse === 'json' ? 'json' : 'text_fallback', text: x.stdout } };
 }
 
-/** Files the round's findings and the known issues name (for §9 hashes). */
+/** Files the round's findings and the known issues name (for docs/review-pass-protocol.md#known-issues hashes). */
 function filesOf(state: ReviewState, runs: readonly EngineRun[]): Set<string> {
   const names = new Set<string>(state.known_issues.map((k) => k.file));
   for (const r of runs) {
@@ -89,7 +89,7 @@ function excerpt(text: string | null, line: number | null): string {
     .join('\n');
 }
 
-/** §5.2 arbiter decision from its output: the first line says CONFIRMED or DISMISSED. */
+/** docs/review-pass-protocol.md#arbiter-decisions arbiter decision from its output: the first line says CONFIRMED or DISMISSED. */
 export function arbiterDecision(stdout: string): 'FIX' | 'DISMISS' | null {
   const first = stdout.split('\n').find((l) => l.trim().length > 0);
   const m = first === undefined ? null : /^[\s*#>`_-]*(CONFIRMED|DISMISSED)\b/.exec(first);
@@ -134,7 +134,7 @@ export async function runReviewPassProtocol(ctx: FlowContext): Promise<ProtocolO
     const known = state.known_issues.map(
       (k) => `${k.file}${k.finding.line === null ? '' : `:${k.finding.line}`} [${k.finding.severity}] — ${k.finding.description}`,
     );
-    // Each slot is a configured tool (§2.3); the arbiter is already out of the pool (§5.1).
+    // Each slot is a configured tool (docs/review-pass-protocol.md#reviewer-invocation); the arbiter is already out of the pool (docs/review-pass-protocol.md#the-arbiter-is-outside-the-pool).
     const slotsNow = state.config.slots;
     const xs = await mapBounded(slotsNow, ctx.config.parallel, (slot) => {
       const tool = toolOf(slot);
@@ -151,7 +151,7 @@ export async function runReviewPassProtocol(ctx: FlowContext): Promise<ProtocolO
     const runs = xs.map((x) => engineRun(toolOf(x.reviewer), x));
     const files = readRepoTexts(ctx.repoDir, filesOf(state, runs));
 
-    // §5.1/§5.2: CONTESTED groups go to the arbiter when one outside the pool is configured.
+    // docs/review-pass-protocol.md#the-arbiter-is-outside-the-pool, docs/review-pass-protocol.md#arbiter-decisions: CONTESTED groups go to the arbiter when one outside the pool is configured.
     const resolutions: Resolution[] = [];
     if (arbiter !== null && !slotsNow.includes(arbiter)) {
       const preview = adjudicateRound(roundContext(state), runs, files);
@@ -187,7 +187,7 @@ export async function runReviewPassProtocol(ctx: FlowContext): Promise<ProtocolO
         if (decision !== null && g !== undefined) resolutions.push({ group_id: g.group.id, decision, by: 'arbiter' });
       });
     }
-    // Development/test have no mandatory inputs or preservation probes (§6.1 step 7).
+    // Development/test have no mandatory inputs or preservation probes (docs/review-pass-protocol.md#clean-conditions).
     const evidence = { mandatory_inputs_valid: true, probes_passed: 0, probes_total: 0 };
     state = recordRound(state, { runs, files, evidence, resolutions }, ctx.clock()).state;
   }

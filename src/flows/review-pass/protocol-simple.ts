@@ -3,7 +3,7 @@
 // "ask them to choose and stop before spawning"), one independent round in parallel, one rebuttal
 // round with per-id verdicts, the lead's deterministic checks, a recommendation, no fix loop.
 //   - Retries per slot are capped at two (seed "retry the same selected slot at most twice").
-//   - Same-issue links: the §4.2 matching rules between the two reviewers' findings, one-to-one.
+//   - Same-issue links: the docs/review-pass-protocol.md#matching-rules matching rules between the two reviewers' findings, one-to-one.
 //   - material_disagreements: none are flagged (that is a judgement the seed gives the lead; every
 //     CRITICAL/HIGH finding still goes to rebuttal, which is the seed's hard rule).
 //   - Lead checks (bounded, never a judgement): a finding a real tool reported was observed by the

@@ -1,7 +1,7 @@
 // Reading the repository from the orchestrator's side (host), read-only:
 //   - the review scope: `--files` (validated) or, by default, the workspace file set of docs/contract.md#workspace-digest
 //     (what git tracks or would track; every regular file outside a repository);
-//   - the current text of files that findings and known issues name (review-pass-v3 §9 suppress
+//   - the current text of files that findings and known issues name (docs/review-pass-protocol.md#known-issues suppress
 //     hashes, the weave/simple lead's bounded checks). A reviewer-supplied path is confined to the
 //     repository: normalized, no `..`, real path inside the repository, a regular UTF-8 file under a
 //     size cap; anything else reads as null ("deleted or unreadable"), never as an error of the run.

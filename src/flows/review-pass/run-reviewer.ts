@@ -2,7 +2,7 @@
 //
 // `RunReviewer` is the only thing the loops call. Non-governed mode (this file) runs the configured
 // command in the read-only repository sandbox (runner/repo-sandbox.ts) with a per-call timeout,
-// retries and an output cap (review-pass-v3 §2.3-§2.5). Governed mode (docs/review-pass.md#review-protocols: "every run is a
+// retries and an output cap (docs/review-pass-protocol.md#reviewer-invocation). Governed mode (docs/review-pass.md#review-protocols: "every run is a
 // review-run of docs/runner.md#the-run-step-by-step") will implement the same interface by issuing a challenge and running
 // `governed review-run` for the policy's reviewer of a slot; its result is the opaque reviewer
 // output of docs/reviewers.md#reviewer-output, adjudicated by the engines' `governed` strategy. That runner does not exist
@@ -57,7 +57,7 @@ export interface ReviewerRequest {
   readonly purpose: 'review' | 'verify' | 'arbitrate' | 'rebuttal';
   readonly round: number;
   readonly prompt: string;
-  /** Per-call timeout when the tool entry has none (review-pass-v3 §6.3 per stage). */
+  /** Per-call timeout when the tool entry has none (docs/review-pass-protocol.md#budget-guard per stage). */
   readonly default_timeout_ms: number;
 }
 
@@ -66,7 +66,7 @@ export interface ReviewerExecution {
   readonly tool: string;
   readonly purpose: ReviewerRequest['purpose'];
   readonly round: number;
-  /** Fresh for every call (review-pass-v3 §7: execution identities are never reused). */
+  /** Fresh for every call (docs/review-pass-protocol.md#graceful-degradation: execution identities are never reused). */
   readonly execution_id: string;
   readonly status: ExecutionStatus;
   readonly failure: ExecutionFailure | null;
@@ -154,7 +154,7 @@ export class SandboxedCommandRunner implements RunReviewer {
     const common = { reviewer: req.reviewer, tool: tool.name, purpose: req.purpose, round: req.round, execution_id, network: tool.network };
     const program = resolveProgram(this.view, expandCommand(tool.command));
     if (!program.available) {
-      // review-pass-v3 §10.4: a tool that is not installed is skipped, never a crash of the run.
+      // docs/review-pass-protocol.md#tool-detection: a tool that is not installed is skipped, never a crash of the run.
       return { ...common, status: 'failed', failure: 'tool_missing', attempts: 0, exit_code: null, exit_class: 'not_run', duration_ms: 0, stdout: '' };
     }
     const env: Record<string, string> = { ...tool.env };
@@ -168,7 +168,7 @@ export class SandboxedCommandRunner implements RunReviewer {
     let transcript: EgressTranscriptDigest | null = null;
     let attempts = 0;
     let total = 0;
-    // review-pass-v3 §2.4/§7: a failed call is retried up to `retries` times, then degrades.
+    // docs/review-pass-protocol.md#timeouts-and-retries, docs/review-pass-protocol.md#graceful-degradation: a failed call is retried up to `retries` times, then degrades.
     for (let i = 0; i <= tool.retries; i++) {
       attempts++;
       transcript = null;

@@ -1,8 +1,8 @@
 // Real-tool reports (runner/reviewers/adapters) → the findings each protocol engine accepts.
 //
 // A tool diagnostic is an observed machine result, so every protocol records it as such:
-//   review-pass  the §3.1 JSON output: class `correctness`, a severity from the diagnostic's level,
-//                the files the tool read as `files_read` (health score §8), verdict FOUND_ISSUES iff
+//   review-pass  the docs/review-pass-protocol.md#reviewer-output-format JSON output: class `correctness`, a severity from the diagnostic's level,
+//                the files the tool read as `files_read` (health score docs/review-pass-protocol.md#health-score), verdict FOUND_ISSUES iff
 //                there is a diagnostic;
 //   two-pass     a pass-1 ReviewOutput whose findings are *machine routings* (verdict confirmed,
 //                validated_by machine, evidence = the exact check and observed failure — the seed's

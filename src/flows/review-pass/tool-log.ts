@@ -8,6 +8,7 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fail } from '../../core/errors.js';
+import { EXECUTION_ID_RE } from '../../core/ids.js';
 
 const TRUNCATED = Buffer.from('\n[governed: stderr truncated at the tool\'s max_output]\n');
 
@@ -35,7 +36,7 @@ export class ToolLog {
 
   /** The file for one attempt of one execution: exclusive create, 0600, capped. */
   open(executionId: string, attempt: number, capBytes: number): StderrFile {
-    if (!/^EXE-[0-9a-f]{32}$/.test(executionId)) fail('internal_error', ['execution_id']);
+    if (!EXECUTION_ID_RE.test(executionId)) fail('internal_error', ['execution_id']);
     let fd: number;
     try {
       fd = openSync(join(this.dir, `${executionId}-${attempt}.stderr`), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);

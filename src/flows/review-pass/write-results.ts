@@ -63,7 +63,7 @@ export function orchestratorSection(o: ProtocolOutcome, d: RunDescription): stri
     '## Orchestrator',
     '',
     `- Protocol: ${o.protocol}; stage: ${d.stage}; mode: ${d.mode}; result: ${o.result}${o.reasons.length > 0 ? ` (${o.reasons.join(', ')})` : ''}`,
-    `- Configuration: ${d.config_source === null ? 'built-in defaults (review-pass-v3 §10.2)' : basename(d.config_source)}`,
+    `- Configuration: ${d.config_source === null ? 'built-in defaults (docs/review-pass-protocol.md#default-profile)' : basename(d.config_source)}`,
     `- Files in scope: ${d.files}`,
     '- Reviewers ran as child processes in a read-only bubblewrap view of the repository (mounted at /repo), with fresh /proc, /dev and /tmp, no capabilities, and no network unless the reviewer\'s entry says `network: true` (an egress path, marked below).',
     ...(o.executions.some((x) => x.network === 'broker')

@@ -19,9 +19,10 @@ import { pae } from '../../core/dsse.js';
 import { verifyEd25519 } from '../../core/ed25519.js';
 import { fail } from '../../core/errors.js';
 import type { PinnedSigner } from './pin.js';
+import { ATTESTOR_REPLY_MAX_BYTES } from '../../core/limits.js';
 
 export const ATTESTOR_TIMEOUT_MS = 10_000;
-export const ATTESTOR_MAX_OUTPUT = 4096;
+export const ATTESTOR_MAX_OUTPUT = ATTESTOR_REPLY_MAX_BYTES;
 
 export interface AttestorSignatureOut {
   readonly keyid: string;

@@ -20,9 +20,10 @@ import { startBroker, type StartedBroker } from '../../../runner/egress/host.js'
 import { makeRunCa, runCaUsable, type RunCa } from '../../../runner/egress/run-ca.js';
 import type { EgressWiring } from '../../../runner/sandbox/argv.js';
 import { installRoot } from './locations.js';
+import { EGRESS_BROKER_MAX_BYTES, EGRESS_CREDENTIAL_MAX_BYTES } from '../../core/limits.js';
 
-const MAX_BROKER_BYTES = 8 * 1024 * 1024;
-const MAX_CREDENTIAL_BYTES = 16 * 1024;
+const MAX_BROKER_BYTES = EGRESS_BROKER_MAX_BYTES;
+const MAX_CREDENTIAL_BYTES = EGRESS_CREDENTIAL_MAX_BYTES;
 /** The broker's deadline beyond the sandbox timeout (it must outlive the reviewer it serves). */
 const DEADLINE_SLACK_MS = 2_000;
 

@@ -27,9 +27,9 @@ import {
 } from '../../store/index.js';
 import { bundlePath } from '../challenge/bundle-file.js';
 import { loadPinned, type Pinned } from '../challenge/pinned.js';
+import { CHALLENGE_ID_RE } from '../../core/ids.js';
 
 /** A challenge id is looked up only when well-formed, and never echoed otherwise. */
-const CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
 
 export function challengeIdOrUnknown(id: string): string {
   if (typeof id !== 'string' || !CHALLENGE_ID_RE.test(id)) fail('challenge_unknown');

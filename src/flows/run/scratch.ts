@@ -6,8 +6,9 @@
 import { chmodSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { getRun, type Store } from '../../store/index.js';
+import { RUN_ID_RE } from '../../core/ids.js';
 
-const RUN_DIR_RE = /^RUN-[0-9a-f]{32}$/;
+const RUN_DIR_RE = RUN_ID_RE;
 
 export function scratchRoot(home: string): string {
   return join(home, 'runs');

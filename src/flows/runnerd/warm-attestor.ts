@@ -23,9 +23,10 @@ import { verifyEd25519 } from '../../core/ed25519.js';
 import { fail } from '../../core/errors.js';
 import type { AttestorSignatureOut, StartedAttestor } from '../run/attestor-session.js';
 import type { PinnedSigner } from '../run/pin.js';
+import { ATTESTOR_REPLY_MAX_BYTES } from '../../core/limits.js';
 
 export const WARM_TIMEOUT_MS = 10_000;
-const MAX_LINE = 4096;
+const MAX_LINE = ATTESTOR_REPLY_MAX_BYTES;
 
 export interface WarmSpec {
   readonly credential: string;

@@ -1,4 +1,4 @@
-// One round's adjudication (review-pass-v3 §6.1 loop steps 1, 4, 5 and 8, §7, §8, §9, §11.1), pure:
+// One round's adjudication (docs/review-pass-protocol.md#the-round-loop steps 2, 4 and 5, docs/review-pass-protocol.md#graceful-degradation, docs/review-pass-protocol.md#health-score, docs/review-pass-protocol.md#known-issues, docs/review-pass-protocol.md#req-id-coverage), pure:
 // runs → degradation → parse → health → known-issue invalidation and suppression → grouping →
 // classification → REQ-ID coverage. The reducer (review-state.ts) adds resolutions and decides.
 // The orchestrator may call `adjudicateRound` first to learn the CONTESTED group ids it has to
@@ -43,7 +43,7 @@ export interface RoundContext {
 export interface ClassifiedGroup {
   readonly group: FindingGroup;
   readonly classification: Classification;
-  /** §8 "Flag findings from low-health reviewers as lower confidence": every supporter is low-health. */
+  /** docs/review-pass-protocol.md#health-score "Flag findings from low-health reviewers as lower confidence": every supporter is low-health. */
   readonly low_confidence: boolean;
 }
 
@@ -60,7 +60,7 @@ export interface RoundAdjudication {
   readonly suppressed: number;
   readonly groups: readonly ClassifiedGroup[];
   readonly req_coverage: readonly ReqCoverageLine[];
-  /** §8 "At R=2 … inter-reviewer agreement … binary"; null unless exactly two reviewers answered. */
+  /** docs/review-pass-protocol.md#health-score "At R=2 … inter-reviewer agreement … binary"; null unless exactly two reviewers answered. */
   readonly agreement: boolean | null;
 }
 
@@ -75,7 +75,7 @@ export function validateRuns(config: ReviewPassConfig, runs: unknown): ReviewerR
   return parsed.data;
 }
 
-/** §11.1 rules 4, 6, 7: deferred REQ-IDs are noted; a non-deferred one is COVERED only with evidence. */
+/** docs/review-pass-protocol.md#req-id-coverage: deferred REQ-IDs are noted; a non-deferred one is COVERED only with evidence. */
 export function aggregateReqCoverage(
   reqIds: readonly string[],
   deferred: readonly string[],
@@ -110,7 +110,7 @@ export function adjudicateRound(
   const config = ctx.config;
   const runs = validateRuns(config, runsInput);
 
-  // §3.3 parse every answered run; a governed output that fails its schema throws (never degraded).
+  // docs/review-pass-protocol.md#output-parsing-rules parse every answered run; a governed output that fails its schema throws (never degraded).
   const parsedBySlot = new Map<string, ParsedReviewerOutput>();
   for (const run of runs) {
     if (run.status === 'ok' && run.output !== undefined) parsedBySlot.set(run.slot, parseReviewerRunOutput(run.slot, run.output));
@@ -128,13 +128,13 @@ export function adjudicateRound(
     ctx.convergence_threshold,
   );
   const outputs = degradation.available.map((s) => parsedBySlot.get(s) as ParsedReviewerOutput);
-  // §8 health for every reviewer that answered (an unparseable answer scores 0 and is reported).
+  // docs/review-pass-protocol.md#health-score health for every reviewer that answered (an unparseable answer scores 0 and is reported).
   const health = [...parsedBySlot.values()]
     .map((o) => healthScore(o, config.req_ids))
     .sort((a, b) => (a.reviewer < b.reviewer ? -1 : a.reviewer > b.reviewer ? 1 : 0));
   const lowHealth = new Set(health.filter((h) => h.low).map((h) => h.reviewer));
 
-  // §9.2 invalidate before the round's findings are considered; §9.1 suppress re-reports.
+  // docs/review-pass-protocol.md#invalidation invalidate before the round's findings are considered; docs/review-pass-protocol.md#suppression suppress re-reports.
   const inv = invalidateKnownIssues(ctx.known_issues, files);
   const all: AdjudicableFinding[] = outputs.flatMap((o) => o.findings);
   const kept = all.filter((f) => !isSuppressed(f, inv.kept));

@@ -1,16 +1,16 @@
-// Graceful degradation (review-pass-v3 §7, §1.1, §2.4) as a pure decision over one round's runs.
+// Graceful degradation (docs/review-pass-protocol.md#graceful-degradation, docs/review-pass-protocol.md#separated-roles, docs/review-pass-protocol.md#timeouts-and-retries) as a pure decision over one round's runs.
 //
 // Standard stages (development, test):
-//   R_available = reviewers that answered with usable output (timeout/failure = R-1, §2.4; output
+//   R_available = reviewers that answered with usable output (timeout/failure = R-1, docs/review-pass-protocol.md#timeouts-and-retries; output
 //                 with no structured data is treated the same — its silence must not count as "clean").
-//   R_available == 0                    → NOT_CLEAN (§7 "abort: No review tools available").
+//   R_available == 0                    → NOT_CLEAN (docs/review-pass-protocol.md#graceful-degradation "abort: No review tools available").
 //   R_available <  R_configured         → AUTO_DISMISS disabled. The seed names the case
 //                                          R_configured - 1 with R_configured >= 3; governed applies it to
 //                                          every shortfall (stricter: a dismissal needs the full panel).
 //   R_available == 1                    → convergence threshold raised to max(threshold, 2).
-// Planning and integration (§1.1, §7): fewer than four distinct successful role executions, or a
+// Planning and integration (docs/review-pass-protocol.md#separated-roles, docs/review-pass-protocol.md#graceful-degradation): fewer than four distinct successful role executions, or a
 // reused role / execution identity, is NOT_CLEAN — never degraded. Execution identities are global
-// claims (governed-mode preflight 6): an id seen in an earlier round is a reuse too.
+// claims (docs/review-pass-protocol.md#graceful-degradation): an id seen in an earlier round is a reuse too.
 
 export type RunStatus = 'ok' | 'timeout' | 'failed';
 export type UnavailableReason = 'timeout' | 'failed' | 'unparseable';
@@ -19,7 +19,7 @@ export interface RunAvailability {
   readonly slot: string;
   readonly execution_id: string;
   readonly status: RunStatus;
-  /** true when the run's output yielded structured data (§3.3). */
+  /** true when the run's output yielded structured data (docs/review-pass-protocol.md#output-parsing-rules). */
   readonly usable: boolean;
 }
 

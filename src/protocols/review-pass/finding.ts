@@ -1,4 +1,4 @@
-// The review-pass finding model (review-pass-v3 §3.2) and the internal form the adjudication engine
+// The review-pass finding model (docs/review-pass-protocol.md#finding-schema) and the internal form the adjudication engine
 // works on. Every finding source — JSON output, text_fallback output, governed opaque output —
 // becomes an `AdjudicableFinding`, so one matcher and one classifier serve all modes.
 import * as z from 'zod';
@@ -24,15 +24,15 @@ export function maxSeverity(a: Severity, b: Severity): Severity {
   return severityRank(a) <= severityRank(b) ? a : b;
 }
 
-/** Classes whose CRITICAL findings are vetoes (review-pass-v3 §4.3 "VETO classes"; docs/reviewers.md#reviewer-output). */
+/** Classes whose CRITICAL findings are vetoes (docs/review-pass-protocol.md#classification "VETO classes"; docs/reviewers.md#reviewer-output). */
 export const VETO_CLASSES: ReadonlySet<FindingClass> = new Set(['preservation', 'scope', 'authority', 'release']);
 
-/** review-pass-v3 §4.3: severity CRITICAL and class in [preservation, scope, authority, release]. */
+/** docs/review-pass-protocol.md#classification: severity CRITICAL and class in [preservation, scope, authority, release]. */
 export function isVetoShape(severity: Severity, findingClass: FindingClass): boolean {
   return severity === 'CRITICAL' && VETO_CLASSES.has(findingClass);
 }
 
-/** The seed's Finding (review-pass-v3 §3.2), closed. `veto` is derived, never taken from a reviewer. */
+/** The seed's Finding (docs/review-pass-protocol.md#finding-schema), closed. `veto` is derived, never taken from a reviewer. */
 export const FindingSchema = z.strictObject({
   file: z.string().min(1),
   line: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
@@ -59,7 +59,7 @@ export interface AdjudicableFinding extends Finding {
   readonly class_missing: boolean;
 }
 
-/** Build a finding with its derived veto bit (review-pass-v3 §3.2 `veto`). */
+/** Build a finding with its derived veto bit (docs/review-pass-protocol.md#finding-schema `veto`). */
 export function makeFinding(
   fields: Omit<Finding, 'veto'> & { match_key?: string | null; class_missing?: boolean },
 ): AdjudicableFinding {
@@ -79,7 +79,7 @@ export function makeFinding(
 }
 
 /**
- * Group key normalisation (review-pass-v3 §4.1 "Group all findings by file path"): `./src/a.ts` and
+ * Group key normalisation (docs/review-pass-protocol.md#grouping "Group all findings by file path"): `./src/a.ts` and
  * `src/a.ts` are one file. Nothing else is rewritten: case and separators are significant on Linux.
  */
 export function normalizeFindingPath(path: string): string {

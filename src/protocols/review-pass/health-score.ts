@@ -1,4 +1,4 @@
-// Per-reviewer health score (review-pass-v3 §8), computed from the parsed output, no extra calls:
+// Per-reviewer health score (docs/review-pass-protocol.md#health-score), computed from the parsed output, no extra calls:
 //   files_read  = Files Read section non-empty                                   → 1
 //   specificity = (findings with file:line or file:symbol) / max(findings, 1) > 0.5 → 1
 //   req_aligned = findings reference REQ-IDs when applicable                      → 1
@@ -11,11 +11,11 @@
 //   - req_aligned: 1 when REQ-IDs are not applicable; otherwise 1 when more than half of the findings
 //     name one of the review's REQ-IDs, or, with zero findings, when the reviewer reported REQ-ID
 //     coverage.
-//   - verdict_ok: VETO is a FOUND_ISSUES verdict with a veto (§3.1 verdicts); a missing verdict is 0.
-//   - output with no structured data (§3.3) scores 0.
+//   - verdict_ok: VETO is a FOUND_ISSUES verdict with a veto (docs/review-pass-protocol.md#reviewer-output-format verdicts); a missing verdict is 0.
+//   - output with no structured data (docs/review-pass-protocol.md#output-parsing-rules) scores 0.
 import type { ParsedReviewerOutput } from './reviewer-output.js';
 
-export const LOW_HEALTH_THRESHOLD = 40; // §8 "if health < 40: warn"
+export const LOW_HEALTH_THRESHOLD = 40; // docs/review-pass-protocol.md#health-score "if health < 40: warn"
 
 /** Defined once in zod/mini (src/core/review-pass-result.ts, part of the published review-pass result). */
 export type { HealthScore, HealthSignals } from '../../core/review-pass-result.js';

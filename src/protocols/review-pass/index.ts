@@ -1,4 +1,4 @@
-// Public API of the review-pass protocol engine (docs/review-pass.md#review-protocols; review-pass-v3 §3–§9, §12, §14). Pure.
+// Public API of the review-pass protocol engine (docs/review-pass.md#review-protocols; docs/review-pass-protocol.md). Pure.
 export * from './finding.js';
 export * from './reviewer-output.js';
 export { parseJsonReviewerOutput, JsonReviewerOutputSchema } from './parse-json-output.js';

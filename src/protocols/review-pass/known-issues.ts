@@ -1,10 +1,10 @@
-// known_issues suppression and invalidation (review-pass-v3 §9 Anti-Anchoring).
+// known_issues suppression and invalidation (docs/review-pass-protocol.md#known-issues Anti-Anchoring).
 //
-// §9.1: a dismissed finding becomes a known issue with
+// docs/review-pass-protocol.md#suppression: a dismissed finding becomes a known issue with
 //   range = [max(1, line - 10) : line + 10];  suppress_hash = sha256(lines in range)
 // and, without a line number, the hash of the entire file (untracked files: the working-tree
 // content — the orchestrator passes whatever bytes are on disk).
-// §9.2: before each round, every known issue is re-hashed; a deleted file or an invalid range removes
+// docs/review-pass-protocol.md#invalidation: before each round, every known issue is re-hashed; a deleted file or an invalid range removes
 // it ("file changed fundamentally"), a different hash removes it ("code changed — allow re-detection").
 // So an edit inside ±10 lines invalidates the suppression, an edit outside does not.
 //
@@ -15,26 +15,26 @@ import { lineRangeDigest, wholeTextDigest } from '../shared/stable-hash.js';
 import { matchRule } from './match-findings.js';
 import { severityRank, type AdjudicableFinding } from './finding.js';
 
-export const SUPPRESS_WINDOW = 10; // §9.1 "line - 10 : line + 10"
+export const SUPPRESS_WINDOW = 10; // docs/review-pass-protocol.md#suppression "line - 10 : line + 10"
 
 export interface KnownIssue {
   readonly file: string;
   /** [start, end], 1-based inclusive; null = whole file. */
   readonly range: readonly [number, number] | null;
   readonly suppress_hash: string;
-  /** The dismissed finding, used to recognise its re-reports (§4.2 rules). */
+  /** The dismissed finding, used to recognise its re-reports (docs/review-pass-protocol.md#matching-rules rules). */
   readonly finding: AdjudicableFinding;
   readonly dismissed_in_round: number;
 }
 
 export type InvalidationReason = 'file_missing' | 'range_invalid' | 'hash_changed';
 
-/** §9.1 range for a line. */
+/** docs/review-pass-protocol.md#suppression range for a line. */
 export function suppressRange(line: number): [number, number] {
   return [Math.max(1, line - SUPPRESS_WINDOW), line + SUPPRESS_WINDOW];
 }
 
-/** §9.1 suppress_hash of a range (or the whole file); null when the range is invalid for the text. */
+/** docs/review-pass-protocol.md#suppression suppress_hash of a range (or the whole file); null when the range is invalid for the text. */
 export function suppressHash(text: string, range: readonly [number, number] | null): string | null {
   if (range === null) return wholeTextDigest(text);
   return lineRangeDigest(text, range[0], range[1]);
@@ -58,7 +58,7 @@ export interface Invalidation {
   readonly removed: ReadonlyArray<{ readonly issue: KnownIssue; readonly reason: InvalidationReason }>;
 }
 
-/** §9.2: re-check every known issue against the current file texts. */
+/** docs/review-pass-protocol.md#invalidation: re-check every known issue against the current file texts. */
 export function invalidateKnownIssues(
   issues: readonly KnownIssue[],
   files: Readonly<Record<string, string | null>>,
@@ -80,15 +80,15 @@ export function invalidateKnownIssues(
 }
 
 /**
- * True when a new finding is a re-report of a known issue: same file, matched by the §4.2 rules, and
- * not more severe than what was dismissed. Veto-shaped findings are never suppressed (§4.3 "never
+ * True when a new finding is a re-report of a known issue: same file, matched by the docs/review-pass-protocol.md#matching-rules rules, and
+ * not more severe than what was dismissed. Veto-shaped findings are never suppressed (docs/review-pass-protocol.md#classification "never
  * AUTO-DISMISS"; a known issue must not become a back door for dismissing a veto).
  */
 export function isSuppressed(finding: AdjudicableFinding, issues: readonly KnownIssue[]): boolean {
   if (finding.veto) return false;
   return issues.some((k) => {
     if (severityRank(finding.severity) < severityRank(k.finding.severity)) return false;
-    // matchRule refuses same-reviewer pairs (§4.1); a re-report by the same reviewer is still the
+    // matchRule refuses same-reviewer pairs (docs/review-pass-protocol.md#grouping); a re-report by the same reviewer is still the
     // same issue, so compare against the known finding under a neutral reviewer name.
     return matchRule({ ...k.finding, reviewer: '\u0000known' }, finding) !== null;
   });

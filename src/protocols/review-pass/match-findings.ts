@@ -1,13 +1,13 @@
-// Finding grouping and matching (review-pass-v3 §4.1, §4.2).
+// Finding grouping and matching (docs/review-pass-protocol.md#grouping, docs/review-pass-protocol.md#matching-rules).
 //
-// §4.1: findings are grouped by file path; within a file, findings of *different* reviewers are
-// compared. §4.2 rules, in priority order (the first that holds names the match):
+// docs/review-pass-protocol.md#grouping: findings are grouped by file path; within a file, findings of *different* reviewers are
+// compared. docs/review-pass-protocol.md#matching-rules rules, in priority order (the first that holds names the match):
 //   1. symbol  — both name the same function/class                     → MATCH
 //   2. line    — line distance < 20                                     → MATCH candidate
 //   3. keywords— Jaccard > 0.5 on meaningful tokens (shared/tokens.ts)  → MATCH candidate
 //   4. none    — unique to one reviewer
 // governed reads "candidate" as "joins the group": a matched group is then voted on by its number of
-// distinct supporters (§4.3), which is where consensus is decided. Matching is transitive (connected
+// distinct supporters (docs/review-pass-protocol.md#classification), which is where consensus is decided. Matching is transitive (connected
 // components), so the groups do not depend on the order in which reviewers answered.
 // Governed mode (docs/review-pass.md#review-protocols): findings with a match key match iff their keys are equal; the heuristics
 // never apply to opaque data.
@@ -16,15 +16,15 @@ import { textSimilarity } from '../shared/tokens.js';
 import { digestOfSet, stableDigest } from '../shared/stable-hash.js';
 import { findingIdentity, maxSeverity, severityRank, type AdjudicableFinding, type FindingClass, type Severity } from './finding.js';
 
-export const LINE_DISTANCE_LIMIT = 20; // §4.2 rule 2: "< 20 lines"
-export const JACCARD_THRESHOLD = 0.5; // §4.2 rule 3: "> 0.5"
+export const LINE_DISTANCE_LIMIT = 20; // docs/review-pass-protocol.md#the-line-distance-rule: "< 20 lines"
+export const JACCARD_THRESHOLD = 0.5; // docs/review-pass-protocol.md#matching-rules rule 3: "> 0.5"
 
 export type MatchRule = 'symbol' | 'line' | 'keywords' | 'match_key';
 
-/** Which §4.2 rule makes two findings of one file match, or null. Same-reviewer pairs never match directly. */
+/** Which docs/review-pass-protocol.md#matching-rules rule makes two findings of one file match, or null. Same-reviewer pairs never match directly. */
 export function matchRule(a: AdjudicableFinding, b: AdjudicableFinding): MatchRule | null {
   if (a.file !== b.file) return null;
-  if (a.reviewer === b.reviewer) return null; // §4.1 "compare findings from different reviewers"
+  if (a.reviewer === b.reviewer) return null; // docs/review-pass-protocol.md#grouping "compare findings from different reviewers"
   if (a.match_key !== null || b.match_key !== null) {
     return a.match_key !== null && a.match_key === b.match_key ? 'match_key' : null;
   }
@@ -39,13 +39,13 @@ export interface FindingGroup {
   readonly id: string;
   readonly file: string;
   readonly members: readonly AdjudicableFinding[];
-  /** Distinct reviewers in the group (§4.3 "supporters = count of unique reviewers"). */
+  /** Distinct reviewers in the group (docs/review-pass-protocol.md#classification "supporters = count of unique reviewers"). */
   readonly supporters: readonly string[];
   /** The most severe member severity: a group is as serious as its most serious report (fail closed). */
   readonly severity: Severity;
   /** The class of the representative member. */
   readonly finding_class: FindingClass;
-  /** True when any member is veto-shaped (§4.3: a veto needs only one supporter). */
+  /** True when any member is veto-shaped (docs/review-pass-protocol.md#classification: a veto needs only one supporter). */
   readonly veto: boolean;
   /** True when any member lost its class tag (parse-text-output.ts downgrade rule). */
   readonly class_missing: boolean;
@@ -58,7 +58,7 @@ export function findingId(f: AdjudicableFinding): string {
   return stableDigest(findingIdentity(f));
 }
 
-/** §4.1 + §4.2: partition findings into matched groups (connected components), deterministically. */
+/** docs/review-pass-protocol.md#grouping + docs/review-pass-protocol.md#matching-rules: partition findings into matched groups (connected components), deterministically. */
 export function groupFindings(findings: readonly AdjudicableFinding[]): FindingGroup[] {
   const items = findings
     .map((f) => ({ f, id: findingId(f) }))

@@ -5,19 +5,20 @@
 //   symbol      = the sorted refs joined by "," (the IDs the finding is about; shown in reports)
 //   line        = null, req_id = null, description = the code
 //   match_key   = "<code>|<ref1>,<ref2>..." — findings match iff their keys are equal (match-findings.ts)
-// The runner already validated the output (§7.2); this adapter re-checks the same closed shape so
+// The runner already validated the output (docs/reviewers.md#reviewer-output); this adapter re-checks the same closed shape so
 // the pure engine never trusts a caller-assembled object.
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
 import { FINDING_CODES } from '../../core/receipt-predicate.js';
 import { FindingClassSchema, SeveritySchema, makeFinding, isVetoShape } from './finding.js';
 import type { ParsedReviewerOutput } from './reviewer-output.js';
+import { CONTRACT_ID_RE } from '../../core/ids.js';
 
 /** The closed finding codes of docs/reviewers.md#reviewer-output: one list, owned by the receipt predicate schema. */
 export const GOVERNED_FINDING_CODES = FINDING_CODES;
 
 /** docs/contract.md#validation-rules ID grammar: every ref is an ID present in the view. */
-const ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+const ID_RE = CONTRACT_ID_RE;
 
 function sortedUnique(xs: readonly string[]): boolean {
   for (let i = 1; i < xs.length; i++) {

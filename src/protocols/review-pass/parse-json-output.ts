@@ -1,5 +1,5 @@
-// The JSON parse strategy (review-pass-v3 §3.3 "Primary: Parse JSON output when tool supports
-// --output-format json"). The JSON carries the same four sections as the text format of §3.1, closed:
+// The JSON parse strategy (docs/review-pass-protocol.md#output-parsing-rules "Primary: Parse JSON output when tool supports
+// --output-format json"). The JSON carries the same four sections as the text format of docs/review-pass-protocol.md#reviewer-output-format, closed:
 //   { "files_read": [path...],
 //     "findings": [{ "file", "line": int|null, "symbol": str|null, "severity", "finding_class",
 //                    "req_id": str|null, "description" }...],
@@ -7,7 +7,7 @@
 //                              "entries": [{ "req_id", "status": COVERED|NOT_FOUND|DEFERRED, "location": str|null }] },
 //     "verdict": "CLEAN" | "FOUND_ISSUES" | "VETO" }
 // `veto` and `reviewer` are never taken from the reviewer: veto is derived from severity and class
-// (§3.2), the reviewer name comes from the orchestrator. Parsing is strict (duplicate keys refused,
+// (docs/review-pass-protocol.md#finding-schema), the reviewer name comes from the orchestrator. Parsing is strict (duplicate keys refused,
 // canonical domain) and any schema error is `review_pass_output_invalid` — no partial acceptance.
 import * as z from 'zod';
 import { fail, isGovernedError } from '../../core/errors.js';

@@ -1,7 +1,7 @@
-// One reviewer run of a round → its parsed output (review-pass-v3 §2.3 adapter `parse(raw, strategy)`,
-// §3.3 parsing strategy).
+// One reviewer run of a round → its parsed output (docs/review-pass-protocol.md#reviewer-invocation adapter `parse(raw, strategy)`,
+// docs/review-pass-protocol.md#output-parsing-rules parsing strategy).
 //   json           → the JSON strategy; when the output is not valid review JSON the seed's fallback
-//                    applies: extract what the text_fallback parser can (§3.3 "Fallback").
+//                    applies: extract what the text_fallback parser can (docs/review-pass-protocol.md#output-parsing-rules "Fallback").
 //   text_fallback  → the text parser.
 //   governed       → the opaque-output adapter; no fallback (docs/reviewers.md#reviewer-output output is exact or refused).
 import { isGovernedError } from '../../core/errors.js';
@@ -28,7 +28,7 @@ export function parseReviewerRunOutput(reviewer: string, output: ReviewerRunOutp
 }
 
 /**
- * A reviewer that declares FOUND_ISSUES or VETO (review-pass-v3 §3.1) but of whose findings none
+ * A reviewer that declares FOUND_ISSUES or VETO (docs/review-pass-protocol.md#reviewer-output-format) but of whose findings none
  * could be read (every line rejected: a bad location, an unknown severity or class) has reported
  * issues that cannot be adjudicated. Counting it as a reviewer with zero findings would turn its
  * VETO into a CLEAN vote; docs/threat-model.md#rules-that-hold-everywhere "fail closed" — so its output is not usable structured data

@@ -1,5 +1,5 @@
-// The text_fallback parse strategy (review-pass-v3 §3.3 "Fallback: extract structured findings from
-// freeform text") over the mandatory output format of §3.1:
+// The text_fallback parse strategy (docs/review-pass-protocol.md#output-parsing-rules "Fallback: extract structured findings from
+// freeform text") over the mandatory output format of docs/review-pass-protocol.md#reviewer-output-format:
 //
 //   ### Files Read
 //   - `path/to/exact-file`
@@ -11,19 +11,19 @@
 //   ### Verdict
 //   CLEAN | FOUND_ISSUES | VETO
 //
-// Incomplete findings (governed's reading of §3.2/§3.3, where every field but line/symbol/REQ-ID is
+// Incomplete findings (governed's reading of docs/review-pass-protocol.md#finding-schema, docs/review-pass-protocol.md#output-parsing-rules, where every field but line/symbol/REQ-ID is
 // mandatory):
 //   - REJECTED (not a finding; counted in `rejected_findings`): no file location, no severity tag or an
-//     unknown one, an unknown class tag, or an empty description. Such a line cannot be grouped (§4.1
-//     groups by file) or classified (§4.3 needs the severity).
+//     unknown one, an unknown class tag, or an empty description. Such a line cannot be grouped (docs/review-pass-protocol.md#grouping
+//     groups by file) or classified (docs/review-pass-protocol.md#classification needs the severity).
 //   - DOWNGRADED (kept, `class_missing`): the class tag is absent. The finding is recorded as
 //     `correctness` and is never AUTO_DISMISSED (classify-group.ts), because nothing proves it is not
 //     a veto class; a missing tag can therefore neither create a veto nor be silently dropped.
-//   - `file` alone (no `:line`/`:symbol`) is a file-level finding (line null), as §3.2 allows; it
-//     only lowers the specificity signal of the health score (§8).
+//   - `file` alone (no `:line`/`:symbol`) is a file-level finding (line null), as docs/review-pass-protocol.md#finding-schema allows; it
+//     only lowers the specificity signal of the health score (docs/review-pass-protocol.md#health-score).
 // When no `### Findings` section exists, every line of the text is scanned for the finding pattern
-// (§3.3 "Match lines containing file:line [SEVERITY] patterns"); non-matching lines are ignored there.
-// When neither a section nor a finding line exists, `structured` is false (§3.3 → health LOW).
+// (docs/review-pass-protocol.md#output-parsing-rules "Match lines containing file:line [SEVERITY] patterns"); non-matching lines are ignored there.
+// When neither a section nor a finding line exists, `structured` is false (docs/review-pass-protocol.md#output-parsing-rules → health LOW).
 import { FINDING_CLASSES, SEVERITIES, makeFinding, VERDICTS } from './finding.js';
 import type { AdjudicableFinding, FindingClass, ReviewerVerdict, Severity } from './finding.js';
 import {
@@ -113,7 +113,7 @@ export function parseFindingEntry(reviewer: string, entry: string): LineParse {
   }
   text = text.replace(DASHES, '').trim();
   if (reqId === null) {
-    // §3.3 "Extract REQ-ID references (REQ-\d+)" anywhere in the description.
+    // docs/review-pass-protocol.md#output-parsing-rules "Extract REQ-ID references (REQ-\d+)" anywhere in the description.
     const any = REQ_ID.exec(text);
     if (any) reqId = any[0];
   }
@@ -183,7 +183,7 @@ export function parseTextReviewerOutput(reviewer: string, text: string): ParsedR
     if (current !== null) sections.get(current)?.push(line);
   }
 
-  // Files Read (§3.1): one exact path per bullet.
+  // Files Read (docs/review-pass-protocol.md#reviewer-output-format): one exact path per bullet.
   const filesRead: string[] = [];
   let filesRejected = 0;
   for (const line of sections.get('files_read') ?? []) {
@@ -193,7 +193,7 @@ export function parseTextReviewerOutput(reviewer: string, text: string): ParsedR
     else filesRejected++;
   }
 
-  // Findings (§3.1 format; §3.3 fallback scan when the section is absent).
+  // Findings (docs/review-pass-protocol.md#reviewer-output-format format; docs/review-pass-protocol.md#output-parsing-rules fallback scan when the section is absent).
   const findings: AdjudicableFinding[] = [];
   let rejected = 0;
   const findingSection = sections.get('findings');

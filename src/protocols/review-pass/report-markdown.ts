@@ -1,4 +1,4 @@
-// Markdown report in the shape of review-pass-v3 §12 "Final Report Format". Deviations, all required
+// Markdown report in the shape of docs/review-pass-protocol.md#final-report "Final Report Format". Deviations, all required
 // by docs/review-pass.md#review-protocols: the CONFIRMED line says the findings were *not* auto-fixed (the orchestrator never edits
 // code), the report states that auto-fix is out of scope, and the delivery state is REVIEW_ONLY with
 // its reasons because the protocol result is advisory.

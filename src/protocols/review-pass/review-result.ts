@@ -1,9 +1,9 @@
-// The final result of a review-pass run (review-pass-v3 §12 final report content, §15 delivery gate,
+// The final result of a review-pass run (docs/review-pass-protocol.md#final-report final report content, docs/review-pass-protocol.md#delivery-state delivery gate,
 // docs/review-pass.md#review-protocols). Built from a terminal reducer state; rendered by report-json.ts / report-markdown.ts.
 //
 // Delivery state: the protocol's result is advisory (docs/review-pass.md#review-protocols); RELEASE_ELIGIBLE is decided only by
 // docs/decision.md#8-delivery-state-and-reason-codes (`governed gate`). So the result always carries REVIEW_ONLY with the reasons that apply,
-// and a CLEAN result says so explicitly instead of claiming eligibility (seed §15: "A generic runtime
+// and a CLEAN result says so explicitly instead of claiming eligibility (docs/review-pass-protocol.md#delivery-state: "A generic runtime
 // Clean does not override a PENDING preservation control").
 import { fail } from '../../core/errors.js';
 import type { ReviewState, RoundLogEntry } from './review-state.js';

@@ -1,9 +1,9 @@
-// The review-pass round loop as a pure reducer (review-pass-v3 §6.1 loop algorithm, §6.2, §6.3, §7,
-// §9.2, §11.1, §15). The orchestrator (with I/O) only feeds rounds in:
+// The review-pass round loop as a pure reducer (docs/review-pass-protocol.md#the-round-loop loop algorithm, docs/review-pass-protocol.md#convergence-thresholds, docs/review-pass-protocol.md#budget-guard, docs/review-pass-protocol.md#graceful-degradation,
+// docs/review-pass-protocol.md#invalidation, docs/review-pass-protocol.md#req-id-coverage, docs/review-pass-protocol.md#delivery-state). The orchestrator (with I/O) only feeds rounds in:
 //
 //   let s = startReview(config, now);
 //   while (s.status === 'RUNNING') {
-//     s = checkBudget(s, now()).state;          // §6.3 check at the top of the loop
+//     s = checkBudget(s, now()).state;          // docs/review-pass-protocol.md#budget-guard check at the top of the loop
 //     if (s.status !== 'RUNNING') break;
 //     runs = run every slot; adj = adjudicateRound(roundContext(s), runs, files)   // optional preview
 //     resolutions = arbitrate / ask the user about adj's CONTESTED groups
@@ -85,9 +85,9 @@ export interface RoundInput {
   readonly runs: unknown;
   /** Current text of every file a known issue or a finding names (null: deleted/unreadable). */
   readonly files: Readonly<Record<string, string | null>>;
-  /** §6.1 step 7 `validate_required_inputs_and_preservation_probes(stage)`. */
+  /** docs/review-pass-protocol.md#clean-conditions. */
   readonly evidence: z.input<typeof EvidenceSchema>;
-  /** Arbiter / user decisions for this round's CONTESTED groups (§5.2, §6.1 step 6). */
+  /** Arbiter / user decisions for this round's CONTESTED groups (docs/review-pass-protocol.md#arbiter-decisions, docs/review-pass-protocol.md#the-round-loop step 6). */
   readonly resolutions?: readonly Resolution[];
 }
 
@@ -124,7 +124,7 @@ function advanceClock(state: ReviewState, now: number): void {
   if (!clockOk(now) || now < state.last_time) fail('review_pass_clock_invalid', ['now']);
 }
 
-/** §6.3 "pass_number > max_rounds or elapsed > max_total_time_min": both hard limits. */
+/** docs/review-pass-protocol.md#budget-guard "pass_number > max_rounds or elapsed > max_total_time_min": both hard limits. */
 function budgetReasons(state: ReviewState, now: number): NotCleanReason[] {
   const reasons: NotCleanReason[] = [];
   if (state.next_round > state.config.max_rounds) reasons.push('review_pass_budget_rounds');
@@ -132,7 +132,7 @@ function budgetReasons(state: ReviewState, now: number): NotCleanReason[] {
   return reasons;
 }
 
-/** The loop-top budget check (§6.3). Call before launching a round. */
+/** The loop-top budget check (docs/review-pass-protocol.md#budget-guard). Call before launching a round. */
 export function checkBudget(state: ReviewState, now: number): Transition {
   if (state.status !== 'RUNNING') return { state, decision: decisionOf(state) };
   advanceClock(state, now);
@@ -194,7 +194,7 @@ function summarize(cg: ClassifiedGroup, resolution: GroupSummary['resolution']):
   };
 }
 
-/** Validate resolutions against the round's groups (§5.2: vetoes never enter arbitration). */
+/** Validate resolutions against the round's groups (docs/review-pass-protocol.md#arbiter-decisions: vetoes never enter arbitration). */
 function applyResolutions(
   state: ReviewState,
   adj: RoundAdjudication,
@@ -239,7 +239,7 @@ export function recordRound(state: ReviewState, input: RoundInput, now: number):
   const round = state.next_round;
   const runIds = (input.runs as Array<{ execution_id: string }>).map((r) => r.execution_id);
 
-  // Known issues (§9): keep the valid ones, add this round's DISMISSED groups with their hash.
+  // Known issues (docs/review-pass-protocol.md#known-issues): keep the valid ones, add this round's DISMISSED groups with their hash.
   const known: KnownIssue[] = [...adj.known_kept];
   let resolvedArbiter = 0;
   let resolvedUser = 0;
@@ -267,7 +267,7 @@ export function recordRound(state: ReviewState, input: RoundInput, now: number):
     evidence.data.mandatory_inputs_valid && evidence.data.probes_passed === evidence.data.probes_total;
   const uncovered = adj.req_coverage.some((c) => c.status === 'NOT_FOUND');
 
-  // §6.1 step 7 and the four CLEAN conditions; §7 structural failures; §11.1 rule 6.
+  // docs/review-pass-protocol.md#clean-conditions; docs/review-pass-protocol.md#graceful-degradation structural failures; docs/review-pass-protocol.md#req-id-coverage.
   const reasons: NotCleanReason[] = [];
   if (adj.degradation.failure !== null) reasons.push(adj.degradation.failure);
   if (vetoes > 0) reasons.push('review_pass_veto');
@@ -319,7 +319,7 @@ export function recordRound(state: ReviewState, input: RoundInput, now: number):
   } else if (converged) {
     status = 'CONVERGED';
   } else {
-    // §6.3 hard limits, checked for the next loop iteration.
+    // docs/review-pass-protocol.md#budget-guard hard limits, checked for the next loop iteration.
     if (nextRound > state.config.max_rounds) finalReasons.push('review_pass_budget_rounds');
     if (timeOver) finalReasons.push('review_pass_budget_time');
     if (finalReasons.length > 0) status = 'NOT_CLEAN';

@@ -1,4 +1,4 @@
-// What one reviewer said in one round, after parsing (review-pass-v3 §3.1 output format, §3.3
+// What one reviewer said in one round, after parsing (docs/review-pass-protocol.md#reviewer-output-format output format, docs/review-pass-protocol.md#output-parsing-rules
 // parsing strategy). Produced by parse-json-output.ts, parse-text-output.ts or
 // parse-governed-output.ts; consumed by the health score and the adjudicator.
 import type { AdjudicableFinding, ReviewerVerdict } from './finding.js';
@@ -14,7 +14,7 @@ export interface ReqCoverageEntry {
   readonly location: string | null;
 }
 
-/** review-pass-v3 §3.1 "### REQ-ID Coverage": per-REQ lines, or ALL COVERED, or N/A. */
+/** docs/review-pass-protocol.md#reviewer-output-format "### REQ-ID Coverage": per-REQ lines, or ALL COVERED, or N/A. */
 export interface ReqCoverageReport {
   readonly all_covered: boolean;
   readonly not_applicable: boolean;
@@ -24,11 +24,11 @@ export interface ReqCoverageReport {
 export interface ParsedReviewerOutput {
   readonly reviewer: string;
   readonly strategy: ParseStrategy;
-  /** false when no structured data could be extracted (review-pass-v3 §3.3: health LOW). */
+  /** false when no structured data could be extracted (docs/review-pass-protocol.md#output-parsing-rules: health LOW). */
   readonly structured: boolean;
-  /** Accepted read evidence: exact repository-relative paths only (§3.1). */
+  /** Accepted read evidence: exact repository-relative paths only (docs/review-pass-protocol.md#reviewer-output-format). */
   readonly files_read: readonly string[];
-  /** The health score's files_read signal (§8): a non-empty Files Read list, or governed's coverage match. */
+  /** The health score's files_read signal (docs/review-pass-protocol.md#health-score): a non-empty Files Read list, or governed's coverage match. */
   readonly read_evidence: boolean;
   /** Entries refused as read evidence (ranges, globs, directories, "A through B"). */
   readonly files_read_rejected: number;
@@ -45,7 +45,7 @@ const RANGE_WORDS = /\s(?:through|thru|to)\s|…|\.\.\.|\s-\s/i;
 const GLOB_CHARS = /[*?[\]{}]/;
 
 /**
- * review-pass-v3 §3.1: "List every required repository-relative path separately. Ranges, directory
+ * docs/review-pass-protocol.md#reviewer-output-format: "List every required repository-relative path separately. Ranges, directory
  * shorthand, globs, and 'A through B' do not count as read evidence." Absolute paths and `..`
  * segments are not repository-relative either.
  */

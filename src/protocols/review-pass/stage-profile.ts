@@ -1,11 +1,12 @@
-// Stage profiles and the review configuration (review-pass-v3 §1, §6.2, §6.3, §10.2, §14, core rules).
+// Stage profiles and the review configuration (docs/review-pass-protocol.md#stages-and-their-roles, docs/review-pass-protocol.md#convergence-thresholds, docs/review-pass-protocol.md#budget-guard, docs/review-pass-protocol.md#default-profile, docs/review-pass-protocol.md#light-mode).
 import * as z from 'zod';
 import { fail } from '../../core/errors.js';
+import { NAME_RE } from '../../core/ids.js';
 
 import { STAGES } from '../../core/review-vocabulary.js'; export { STAGES };
 export type Stage = (typeof STAGES)[number];
 
-/** §1.1 / §10.2: the four separated roles of planning and integration. */
+/** docs/review-pass-protocol.md#separated-roles / docs/review-pass-protocol.md#default-profile: the four separated roles of planning and integration. */
 export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -13,7 +14,7 @@ export function isRoleStage(stage: Stage): boolean {
   return stage === 'planning' || stage === 'integration';
 }
 
-/** §10.2 default reviewers and arbiters of the standard stages. */
+/** docs/review-pass-protocol.md#default-profile default reviewers and arbiters of the standard stages. */
 export const DEFAULT_REVIEWERS: Readonly<Record<'development' | 'test', readonly string[]>> = {
   development: ['gemini', 'opencode', 'codex'],
   test: ['gemini', 'opencode'],
@@ -25,7 +26,7 @@ export const DEFAULT_ARBITER: Readonly<Record<Stage, string | null>> = {
   integration: null,
 };
 
-/** §10.2 lenses (with / without REQ-IDs). */
+/** docs/review-pass-protocol.md#default-profile lenses (with / without REQ-IDs). */
 export const LENSES: Readonly<Record<Stage, { readonly req: readonly string[]; readonly noReq: readonly string[] }>> = {
   planning: {
     req: ['source_fidelity', 'design_coherence', 'feasibility', 'preservation_setup'],
@@ -45,22 +46,22 @@ export const LENSES: Readonly<Record<Stage, { readonly req: readonly string[]; r
   },
 };
 
-/** §11.2 lenses_no_req without REQ-IDs; §14 light mode sends the first lens only. */
+/** docs/review-pass-protocol.md#req-id-coverage lenses_no_req without REQ-IDs; docs/review-pass-protocol.md#light-mode light mode sends the first lens only. */
 export function resolveLenses(stage: Stage, hasReqIds: boolean, light: boolean): string[] {
   const all = hasReqIds ? LENSES[stage].req : LENSES[stage].noReq;
   return light ? all.slice(0, 1) : [...all];
 }
 
-/** §6.2: every standard stage needs 2 clean rounds; --light needs 1 (where allowed). */
+/** docs/review-pass-protocol.md#convergence-thresholds: every standard stage needs 2 clean rounds; --light needs 1 (where allowed). */
 export const STANDARD_CONVERGENCE = 2;
 export const LIGHT_CONVERGENCE = 1;
 
-/** §6.3 budget guard; §14 light max rounds. */
+/** docs/review-pass-protocol.md#budget-guard budget guard; docs/review-pass-protocol.md#light-mode light max rounds. */
 export const DEFAULT_MAX_ROUNDS = 8;
 export const LIGHT_MAX_ROUNDS = 4;
 export const DEFAULT_MAX_TOTAL_TIME_MS = 30 * 60 * 1000;
 
-/** §6.3 / §2.4 per-call timeout in seconds, for the orchestrator. */
+/** docs/review-pass-protocol.md#budget-guard / docs/review-pass-protocol.md#timeouts-and-retries per-call timeout in seconds, for the orchestrator. */
 export const PER_CALL_TIMEOUT_S: Readonly<Record<Stage, number>> = {
   planning: 60,
   development: 120,
@@ -68,7 +69,7 @@ export const PER_CALL_TIMEOUT_S: Readonly<Record<Stage, number>> = {
   integration: 120,
 };
 
-const NAME = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+const NAME = z.string().regex(NAME_RE);
 const REQ = z.string().regex(/^REQ-\d+$/);
 
 export const ReviewPassConfigSchema = z.strictObject({
@@ -128,9 +129,9 @@ export interface ReviewPassConfig {
 
 /**
  * Validate and normalise a configuration. Refusals:
- * - light mode in planning/integration (§14 "never planning/integration") → review_pass_light_forbidden_stage
- * - light mode in governed mode (core rules "Governed mode forbids --light") → review_pass_light_forbidden_governed
- * - convergence below the floor (§6.2: 2 clean; 1 only in light) → review_pass_convergence_below_floor
+ * - light mode in planning/integration (docs/review-pass-protocol.md#light-mode "never planning/integration") → review_pass_light_forbidden_stage
+ * - light mode in governed mode (docs/review-pass-protocol.md#light-mode) → review_pass_light_forbidden_governed
+ * - convergence below the floor (docs/review-pass-protocol.md#convergence-thresholds: 2 clean; 1 only in light) → review_pass_convergence_below_floor
  * - a role stage whose reviewers are not exactly the four roles, duplicates, an arbiter in governed
  *   mode (docs/review-pass.md#review-protocols: governed adjudicates independent reviewers only), an empty pool → review_pass_config_invalid
  */
@@ -146,7 +147,7 @@ export function normalizeConfig(input: unknown): ReviewPassConfig {
   const warnings: string[] = [];
   let slots: string[];
   if (roleStage) {
-    // §1.1: roles are not optional and not provider names; slots are exactly the four roles.
+    // docs/review-pass-protocol.md#separated-roles: roles are not optional and not provider names; slots are exactly the four roles.
     const given = c.reviewers ?? [...ROLES];
     const sorted = [...given].sort();
     if (sorted.length !== ROLES.length || sorted.some((r, i) => r !== [...ROLES].sort()[i])) {
@@ -165,7 +166,7 @@ export function normalizeConfig(input: unknown): ReviewPassConfig {
     fail('review_pass_config_invalid', ['req_ids']);
   }
   if (arbiter !== null && slots.includes(arbiter)) {
-    // §5.1 / §6.1 step 2: the arbiter must not be in the reviewer pool; auto-resolve by removing it.
+    // docs/review-pass-protocol.md#the-arbiter-is-outside-the-pool / docs/review-pass-protocol.md#the-round-loop step 2: the arbiter must not be in the reviewer pool; auto-resolve by removing it.
     if (roleStage) arbiter = null;
     else slots = slots.filter((s) => s !== arbiter);
     warnings.push('arbiter_removed_from_reviewer_pool');

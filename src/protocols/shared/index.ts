@@ -1,5 +1,5 @@
 // Finding-agnostic helpers shared by the review protocols (docs/review-pass.md#review-protocols). Kept small and stable:
-//   meaningfulTokens(text): string[]          — token rule of review-pass-v3 §4.2 (see tokens.ts)
+//   meaningfulTokens(text): string[]          — token rule of docs/review-pass-protocol.md#matching-rules (see tokens.ts)
 //   jaccardSimilarity(a, b): number           — |A∩B|/|A∪B| over token sets (0 for two empty sets)
 //   textSimilarity(a, b): number              — Jaccard of the meaningful tokens of two texts
 //   lineDistance(a, b): number | null         — |a-b|, null when either line is unknown

@@ -1,4 +1,4 @@
-// Line distance between two findings in one file (review-pass-v3 §4.2 rule 2: "line distance < 20
+// Line distance between two findings in one file (docs/review-pass-protocol.md#the-line-distance-rule: "line distance < 20
 // lines → MATCH candidate"). A file-level finding (line null) has no distance to anything: proximity
 // cannot be claimed without two positions.
 

@@ -14,10 +14,10 @@ export function digestOfSet(items: readonly string[]): string {
 }
 
 /**
- * Digest of the 1-based inclusive line range [start, end] of a text (review-pass-v3 §9.1
+ * Digest of the 1-based inclusive line range [start, end] of a text (docs/review-pass-protocol.md#suppression
  * suppress_hash). Lines are split on "\n" (a trailing "\r" stays part of its line, so a CRLF→LF edit
  * counts as an edit). Returns null when the range starts beyond the last line ("range invalid",
- * §9.2). An end beyond the last line is clamped: appending lines inside the window changes the hash.
+ * docs/review-pass-protocol.md#invalidation). An end beyond the last line is clamped: appending lines inside the window changes the hash.
  */
 export function lineRangeDigest(text: string, start: number, end: number): string | null {
   const lines = text.split('\n');
@@ -27,7 +27,7 @@ export function lineRangeDigest(text: string, start: number, end: number): strin
   return digestOf({ range: [start, end], lines: slice });
 }
 
-/** Digest of a whole text (review-pass-v3 §9.1: "For findings without a line number: hash the entire file"). */
+/** Digest of a whole text (docs/review-pass-protocol.md#suppression: "For findings without a line number: hash the entire file"). */
 export function wholeTextDigest(text: string): string {
   return sha256Digest(text);
 }

@@ -1,4 +1,4 @@
-// Meaningful-token extraction and Jaccard similarity for finding matching (review-pass-v3 §4.2 rule 3:
+// Meaningful-token extraction and Jaccard similarity for finding matching (docs/review-pass-protocol.md#matching-rules rule 3:
 // "Keyword similarity: Jaccard coefficient > 0.5 on meaningful tokens").
 //
 // The seed does not define "meaningful token"; governed's rule (documented here and in the protocol
@@ -20,7 +20,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set([
   'could', 'does', 'did', 'doing', 'done', 'been', 'being', 'were', 'also', 'only', 'just', 'more',
   'most', 'some', 'such', 'very', 'each', 'other', 'here', 'where', 'because', 'about', 'after',
   'before', 'over', 'under', 'again', 'still', 'must', 'might', 'upon', 'onto', 'via', 'per',
-  // Review-format vocabulary shared by every finding (review-pass-v3 §3.1 output format).
+  // Review-format vocabulary shared by every finding (docs/review-pass-protocol.md#reviewer-output-format output format).
   'critical', 'high', 'medium', 'low', 'info', 'correctness', 'preservation', 'scope', 'authority',
   'release', 'finding', 'findings', 'issue', 'issues', 'line', 'lines', 'file', 'files', 'code',
 ]);

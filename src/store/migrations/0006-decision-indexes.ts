@@ -1,4 +1,4 @@
-// Migration 0006: indexes for the decision loader (docs/decision.md#the-rules-in-short §11 "Loading only what
+// Migration 0006: indexes for the decision loader (docs/decision.md#11-loading-only-what-counts-lean-gate-path "Loading only what
 // counts"; docs/gate.md). Indexes only: no table, no log entry type, nothing replay has to rebuild.
 //
 // `status` and `gate` load the sufficient subset of a unit's receipts (src/core/decision/sufficient.ts)

@@ -1,4 +1,4 @@
-// Migration 0007: the log indexed by unit (docs/gate.md §5a). Indexes only: no table, no log entry
+// Migration 0007: the log indexed by unit (docs/gate.md#5a-the-tables-must-be-what-the-log-says-decision_table_log_mismatch-4). Indexes only: no table, no log entry
 // type, nothing replay has to rebuild, nothing that can be edited apart from the log rows (SQLite
 // derives every index entry from the row itself, and the log is append-only).
 //

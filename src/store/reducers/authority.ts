@@ -28,10 +28,11 @@ import { expectChanges, reducer } from './reducer.js';
 import { assertPinDigest } from './pins.js';
 import type { Db } from '../store.js';
 import { dismissalApplies } from '../dismissal.js';
+import { HEX64_RE } from '../../core/ids.js';
 
 const requestId = z.string().regex(REQUEST_ID_RE);
 const recordId = z.string().regex(RECORD_ID_RE);
-const keyId = z.string().regex(/^[0-9a-f]{64}$/);
+const keyId = z.string().regex(HEX64_RE);
 const operation = z.enum(AUTHORITY_OPERATIONS);
 
 /** The seq of the entry being applied: its log row is written before its reducer runs. */

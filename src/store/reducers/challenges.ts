@@ -21,11 +21,12 @@ import type { Db } from '../store.js';
 import { cached } from '../statements.js';
 import { digest, gitOid, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
+import { CHALLENGE_ID_RE, HEX64_RE, NAME_RE } from '../../core/ids.js';
 
-export const CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+export { CHALLENGE_ID_RE };
 const challengeId = z.string().regex(CHALLENGE_ID_RE);
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const slotName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+const hex64 = z.string().regex(HEX64_RE);
+const slotName = z.string().regex(NAME_RE);
 
 export const challengeIssuePayload = z
   .strictObject({

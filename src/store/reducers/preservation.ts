@@ -15,6 +15,7 @@ import { ENTRY_RE, PROBE_PREDICATE_TYPE, probePredicateSchema, probeRuleViolatio
 import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
+import { CONTRACT_ID_RE, GIT_OID_RE, HEX64_RE } from '../../core/ids.js';
 
 const sortedUnique = z
   .array(z.string().regex(AUTHORITY_RECORD_ID_RE))
@@ -34,7 +35,7 @@ export const preservationSetPayload = z.strictObject({
 export const surfaceInventoryPayload = z.strictObject({
   unit: unitId,
   snapshot_digest: digest,
-  adapter_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  adapter_sha256: z.string().regex(HEX64_RE),
   entries: z.array(z.strictObject({ entry: z.string().regex(ENTRY_RE), kind: z.enum(SURFACE_KIND_TOKENS) })).max(4096),
   recorded_at: seconds,
 });
@@ -62,9 +63,9 @@ export function probePredicateOfEnvelope(envelope: Buffer): ProbePredicate | nul
 
 export const vendorAttestPayload = z.strictObject({
   unit: unitId,
-  vendor: z.string().regex(/^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/),
+  vendor: z.string().regex(CONTRACT_ID_RE),
   repository: z.string().min(1).max(1024),
-  commit: z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/),
+  commit: z.string().regex(GIT_OID_RE),
   tree_digest: digest,
   recorded_at: seconds,
 });

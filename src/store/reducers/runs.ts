@@ -11,13 +11,14 @@ import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
 import { cached, cachedPluck } from '../statements.js';
 import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry, trustModeOfPredicate, type ReceiptTrustMode } from '../receipt-entries.js';
+import { CHALLENGE_ID_RE, EXECUTION_ID_RE, HEX64_RE, NAME_RE, RUN_ID_RE } from '../../core/ids.js';
 
-const runId = z.string().regex(/^RUN-[0-9a-f]{32}$/);
-const executionId = z.string().regex(/^EXE-[0-9a-f]{32}$/);
-const challengeId = z.string().regex(/^CHL-[0-9a-f]{32}$/);
+const runId = z.string().regex(RUN_ID_RE);
+const executionId = z.string().regex(EXECUTION_ID_RE);
+const challengeId = z.string().regex(CHALLENGE_ID_RE);
 const stage = z.enum(STAGES);
-const slot = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+const slot = z.string().regex(NAME_RE);
+const hex64 = z.string().regex(HEX64_RE);
 /** Closed failure codes an ABORTED run records (error codes of docs/commands.md#exit-codes, never free text). */
 const abortCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 
@@ -83,7 +84,7 @@ export const RUN_REDUCERS = {
       unit: unitId,
       stage,
       slot,
-      reviewer_name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/),
+      reviewer_name: z.string().regex(NAME_RE),
       reviewer_sha256: hex64,
       runner: z.strictObject({ boot_id: bootId, pid, start_time: z.string().regex(/^\d{1,20}$/) }),
       claimed_at: seconds,

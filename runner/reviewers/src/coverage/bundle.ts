@@ -37,6 +37,7 @@ import {
   SLOT_RE,
   str,
 } from './shape.js';
+import { CHALLENGE_ID_RE, UNIT_ID_RE } from '../../../../src/core/ids.js';
 
 export const BUNDLE_SCHEMA_ID = 'governed.review-bundle/v1';
 import { STAGES } from '../../../../src/core/review-vocabulary.js'; export { STAGES };
@@ -430,8 +431,8 @@ export function readBundle(bytes: Uint8Array): Bundle {
 
   const o = obj(value, ['schema', 'challenge_id', 'unit', 'stage', 'slot', 'view', 'sections', 'coverage']);
   check(o.schema === BUNDLE_SCHEMA_ID);
-  str(o.challenge_id, /^CHL-[0-9a-f]{32}$/);
-  str(o.unit, /^UNIT-[0-9a-f]{32}$/);
+  str(o.challenge_id, CHALLENGE_ID_RE);
+  str(o.unit, UNIT_ID_RE);
   const stage = oneOf(o.stage, STAGES);
   const slot = str(o.slot, SLOT_RE);
   const view = obj(o.view, ['name', 'included', 'withheld', 'digest']);

@@ -4,8 +4,8 @@
 // integers, booleans, null, arrays and plain objects (booleans and null only occur in the bundle,
 // whose canonical form is re-checked on input) — for which RFC 8785 reduces to:
 //   - strings: ECMAScript JSON.stringify of a well-formed string (RFC 8785 §3.2.2.2);
-//   - integers: their shortest decimal form, which JSON.stringify gives for safe integers (§3.2.2.3);
-//   - object keys sorted by UTF-16 code units (§3.2.3), which is Array.prototype.sort's default order;
+//   - integers: their shortest decimal form, which JSON.stringify gives for safe integers (RFC 8785 §3.2.2.3);
+//   - object keys sorted by UTF-16 code units (RFC 8785 §3.2.3), which is Array.prototype.sort's default order;
 //   - no whitespace.
 // test/reviewer-coverage-canonical.test.ts checks it byte for byte against governed's canonicalJson.
 

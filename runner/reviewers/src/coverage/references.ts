@@ -21,6 +21,8 @@
 // exercise it). A file never references itself. This is a name check, not proof that the code is
 // exercised; docs/reviewers.md says so.
 
+import { COVERAGE_SPECIFIER_MAX } from '../../../../src/core/limits.js';
+
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json'] as const;
 const SWAPS: readonly (readonly [string, readonly string[]])[] = [
   ['.js', ['.ts', '.tsx']],
@@ -28,7 +30,7 @@ const SWAPS: readonly (readonly [string, readonly string[]])[] = [
   ['.cjs', ['.cts']],
   ['.jsx', ['.tsx']],
 ];
-const MAX_SPEC = 4096;
+const MAX_SPEC = COVERAGE_SPECIFIER_MAX;
 
 export interface VisibleFile {
   readonly path: string;

@@ -4,6 +4,8 @@
 // missing or unknown key is malformed, exactly as docs/schemas/bundle.schema.json says. The error never
 // names the offending key or value (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
 
+import { AUTHORITY_RECORD_ID_RE, CONTRACT_ID_RE, CONTRACT_RELATION_RE, DIGEST_RE, GIT_OID_RE, HEX64_RE, NAME_RE } from '../../../../src/core/ids.js';
+
 /** The bundle is not one this reviewer can trust: exit non-zero with no stdout. */
 export class Malformed extends Error {
   constructor() {
@@ -59,14 +61,14 @@ export function nullable<T>(v: unknown, item: (x: unknown) => T): T | null {
   return v === null ? null : item(v);
 }
 
-// The ID alphabet of docs/contract.md#validation-rules and the relation form of §7.3 (docs/schemas/bundle.schema.json).
-export const ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-export const RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
-export const RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-export const HEX64_RE = /^[0-9a-f]{64}$/;
-export const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-export const SLOT_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+// The ID alphabet of docs/contract.md#validation-rules and the relation form of docs/bundle.md#coverage (docs/schemas/bundle.schema.json).
+export const ID_RE = CONTRACT_ID_RE;
+export const RECORD_ID_RE = AUTHORITY_RECORD_ID_RE;
+export const RELATION_RE = CONTRACT_RELATION_RE;
+export { DIGEST_RE };
+export { HEX64_RE };
+export { GIT_OID_RE };
+export const SLOT_RE = NAME_RE;
 export const BASE64_RE = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
 
 export const id = (v: unknown): string => str(v, ID_RE);

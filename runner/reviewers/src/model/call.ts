@@ -5,6 +5,7 @@
 // Anthropic Messages API and OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, …).
 import { request, type ClientRequestArgs } from 'node:http';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { MODEL_ANSWER_MAX_BYTES, MODEL_MAX_TOKENS } from '../../../../src/core/limits.js';
 
 export class CallFailed extends Error {
   constructor(readonly reason: 'env' | 'connect' | 'status' | 'timeout' | 'too_large' | 'shape') {
@@ -26,9 +27,9 @@ export interface Endpoint {
   readonly path: string;
 }
 
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const MAX_ANSWER_BYTES = MODEL_ANSWER_MAX_BYTES;
 const TIMEOUT_MS = 10 * 60 * 1000;
-export const MAX_TOKENS = 4096;
+export const MAX_TOKENS = MODEL_MAX_TOKENS;
 
 export function requestBody(e: Endpoint, system: string, prompt: string): Buffer {
   const body =

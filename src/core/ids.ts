@@ -1,0 +1,42 @@
+// governed's opaque identifiers (docs/overview.md#words) and the digest, git object id and name formats:
+// one definition of each, used by every schema, parser and check that names one. Every format is a
+// closed alphabet, so a value that matches is safe to print anywhere
+// (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output"). Pure values, no imports:
+// the pinned programs read this file too.
+
+/** A unit: `UNIT-` + 128 random bits. */
+export const UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+/** A lease: `LSE-` + 128 random bits. */
+export const LEASE_ID_RE = /^LSE-[0-9a-f]{32}$/;
+/** A review challenge: `CHL-` + 128 random bits. */
+export const CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+/** A run (one claim of a challenge): `RUN-` + 128 random bits. */
+export const RUN_ID_RE = /^RUN-[0-9a-f]{32}$/;
+/** One execution of a reviewer inside a run: `EXE-` + 128 random bits. */
+export const EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
+/** An authority record: `REC-` + the first 24 hex of the sha256 of its payload (docs/authority.md#human-authority-records). */
+export const RECORD_ID_RE = /^REC-[0-9a-f]{24}$/;
+/** One `authority request`: `ARQ-` + 128 random bits. */
+export const REQUEST_ID_RE = /^ARQ-[0-9a-f]{32}$/;
+
+// The formats every other id is built from.
+
+/** A sha256 as 64 lowercase hex (a key id, a nonce, an allowlisted program's digest). */
+export const HEX64_RE = /^[0-9a-f]{64}$/;
+/** A digest as governed writes it everywhere: `sha256:` + 64 lowercase hex. */
+export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+/** A git object id: SHA-1 (40 hex) or SHA-256 (64 hex) repositories. */
+export const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** A name a policy gives a slot, a reviewer, a credential or a tool: lowercase, at most 32 characters. */
+export const NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+
+// The request contract's item ids (docs/contract.md#validation-rules) and what cites them.
+
+/** A contract item id (`DIR-1`, `ATOM-3`): unique across the contract; errors, bundles and reviewer
+ * output may carry it, so its alphabet is closed and short. */
+export const CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+/** A coverage relation `FROM>TO` between two contract item ids (docs/reviewers.md#the-reviewers-world). */
+export const CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+/** The id of a signed authority record as a contract cites it: the item alphabet, a suffix of up to
+ * 64 characters (a record id may carry a full hex digest). */
+export const AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;

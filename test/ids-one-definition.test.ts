@@ -1,0 +1,64 @@
+// governed's opaque id formats (UNIT-, LSE-, CHL-, RUN-, EXE-, REC-, ARQ-), the digest, git object id and name formats
+// and the contract's item ids are defined once, in src/core/ids.ts: a
+// schema, parser or check that spells one of them as its own regex literal is a second definition that can drift.
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './helpers/cli.js';
+import * as ids from '../src/core/ids.js';
+
+const ID_LITERAL = /\/\^(?:UNIT|LSE|CHL|RUN|EXE|REC|ARQ)-\[0-9a-f\]\{\d+\}\$\/|\/\^(?:sha256:)?\[0-9a-f\]\{64\}\$\/|\/\^\(\?:\[0-9a-f\]\{40\}\|\[0-9a-f\]\{64\}\)\$\/|\/\^\[a-z\]\[a-z0-9_-\]\{0,31\}\$\/|\/\^\[A-Z\]\[A-Z0-9\]\{1,7\}-\[A-Za-z0-9._-\]\{1,(?:24|64)\}[$>]/g;
+const HOME = join('src', 'core', 'ids.ts');
+
+function sourceFiles(rel: string, acc: string[] = []): string[] {
+  for (const name of readdirSync(join(REPO_ROOT, rel)).sort()) {
+    const child = join(rel, name);
+    if (statSync(join(REPO_ROOT, child)).isDirectory()) sourceFiles(child, acc);
+    else if (/\.(?:ts|mts)$/.test(name)) acc.push(child);
+  }
+  return acc;
+}
+
+describe('one definition of each id format', () => {
+  it('src/core/ids.ts holds every prefix once', () => {
+    expect(Object.keys(ids).sort()).toEqual([
+      'AUTHORITY_RECORD_ID_RE',
+      'CHALLENGE_ID_RE',
+      'CONTRACT_ID_RE',
+      'CONTRACT_RELATION_RE',
+      'DIGEST_RE',
+      'EXECUTION_ID_RE',
+      'GIT_OID_RE',
+      'HEX64_RE',
+      'LEASE_ID_RE',
+      'NAME_RE',
+      'RECORD_ID_RE',
+      'REQUEST_ID_RE',
+      'RUN_ID_RE',
+      'UNIT_ID_RE',
+    ]);
+    expect(ids.UNIT_ID_RE.test(`UNIT-${'a'.repeat(32)}`)).toBe(true);
+    expect(ids.RECORD_ID_RE.test(`REC-${'a'.repeat(24)}`)).toBe(true);
+    expect(ids.RECORD_ID_RE.test(`REC-${'a'.repeat(32)}`)).toBe(false);
+  });
+
+  it('the scan finds an id regex spelled outside src/core/ids.ts (control)', () => {
+    const planted = [
+      'const u = str({ re: /^UNIT-[0-9a-f]{32}$/ }); const r = /^RUN-[0-9a-f]{32}$/;',
+      'const k = /^[0-9a-f]{64}$/; const d = /^sha256:[0-9a-f]{64}$/;',
+      'const o = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/; const n = /^[a-z][a-z0-9_-]{0,31}$/;',
+      'const c = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/; const a = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;',
+      'const rel = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;',
+    ].join('\n');
+    expect(planted.match(ID_LITERAL)).toHaveLength(9);
+    // A format that only looks alike is not flagged: a capture group, another length.
+    expect('/^sha256:([0-9a-f]{64})$/ /^[0-9a-f]{32}$/'.match(ID_LITERAL)).toBeNull();
+  });
+
+  it('no source file outside src/core/ids.ts spells an id format', () => {
+    const files = ['src', 'runner', 'attestors/src'].flatMap((d) => sourceFiles(d)).filter((f) => f !== HOME);
+    expect(files.length).toBeGreaterThan(200);
+    const found = files.flatMap((f) => (readFileSync(join(REPO_ROOT, f), 'utf8').match(ID_LITERAL) ?? []).map((m) => `${f}: ${m}`));
+    expect(found).toEqual([]);
+  });
+});
