@@ -108,18 +108,22 @@ function failure(
   return failureOf(new GovernedError(code, { ids }));
 }
 
-/** A connection's page cache, bounded for the audit's one pass (docs/audit.md#cost-and-memory); its temp schema's too. */
-function boundCache(x: Db): void {
-  x.pragma('temp_store = FILE'); // before the temp schema is opened (temp_store resets it)
+/**
+ * A connection's page cache, bounded for the audit's one pass (docs/audit.md#cost-and-memory); with
+ * `temp`, its temp schema's too (the replay connection's, which holds IdSets). temp_store is never
+ * set: this SQLite build keeps temp tables in files by default (TEMP_STORE=1), and setting it would
+ * drop the temp schema — where `audit verify --export` keeps the exported log (./export-verify.ts).
+ */
+function boundCache(x: Db, temp: boolean): void {
   x.pragma(`cache_size = -${AUDIT_SQLITE_CACHE_KIB}`);
-  x.pragma(`temp.cache_size = -${AUDIT_SQLITE_CACHE_KIB}`);
+  if (temp) x.pragma(`temp.cache_size = -${AUDIT_SQLITE_CACHE_KIB}`);
 }
 
 /**
  * The ids of the challenges issued, claimed and answered so far (docs/audit.md#cost-and-memory), held for
  * the whole pass: in a TEMP table of the replay connection, not in memory — at 100,000 receipts
  * they were ~50 MB of JS heap. A temp table lives in the connection's temp schema (a file SQLite
- * deletes as it opens it, temp_store FILE), is never part of the replayed state (stateDigest reads
+ * deletes as it opens it: this build's default, TEMP_STORE=1), is never part of the replayed state (stateDigest reads
  * the main schema) and goes with the connection. Insertion order is kept (rowid) for carry().
  */
 class IdSets {
@@ -274,7 +278,7 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
   try {
     // The pass reads each page of the store about once: a bounded page cache (docs/audit.md#cost-and-memory),
     // set before the first read. Only this connection's cache; nothing is written.
-    boundCache(db);
+    boundCache(db, false);
     checker = await receiptChecker(db, options, rebuild);
     const receiptsOn = checker;
     // The authority verifier (zod-based) is loaded only when the log holds an authority record,
@@ -313,7 +317,7 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
               ? openReplayTarget(join(state.dir, STATE_DB))
               : openDatabase(join(state.dir, STATE_DB));
       target = t;
-      boundCache(t);
+      boundCache(t, true);
       const ids = new IdSets(t);
       if (state?.kind === 'resume') checkSavedReplay(t, state.anchor);
       // A store audit's replay is never committed: it is judged inside its transaction and dropped
