@@ -5,12 +5,14 @@
 //     reducer, which the tree does not touch, so the real ratio is smaller than this one.
 //  2. inclusion proof: mean time of proveInclusion over random leaves of a tree of 1,000 and of
 //     BENCH_AUDIT_N (default 100,000) leaves; bar: growth ≤ 2×.
-//  0. `governed audit verify` (the built CLI, a child process under /usr/bin/time) on a store of
+//  0. `governed audit verify` (the built CLI, a child process) on a store of
 //     BENCH_AUDIT_RECEIPTS (default 100,000) real signed receipts — bench/gate's store, built once
 //     through the store's own append path and cached in the temp dir (bench/tools/store-fixture.ts)
 //     — in receipts/s, against the raw node:crypto verify rate of the same envelopes' two
 //     signatures each (PAE + crypto.verify, nothing else) in the same run; bar ≥ 0.8. Its peak RSS
-//     (max resident set, from /usr/bin/time); bar ≤ 200 MB.
+//     (VmHWM of /proc/self/status as the child exits, `timedCli`); bar ≤ 200 MB — beside the memory floor measured in the
+//     same run (bench/floors/audit-rss.ts: Node, the SQLite addon, every log row read once and each
+//     receipt's two signatures verified, nothing else).
 // Quick mode (`npm run bench -- --quick`, bench/lib/quick.ts): small counts, bars printed, not judged.
 // Env: BENCH_AUDIT_RECEIPTS, BENCH_AUDIT_N (big tree size), BENCH_AUDIT_APPENDS (appends per case
 // per repetition), BENCH_REPS.
@@ -19,9 +21,11 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { pae } from '../src/core/dsse.js';
 import { CLI, fixture, quickDirs } from './tools/store-fixture.js';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { judgeBar, knob } from './lib/quick.js';
 import Database from 'better-sqlite3';
 import { proveInclusion, storedHashIndex, treeHash } from '../src/core/merkle.js';
@@ -30,12 +34,37 @@ import { assertReplayMatches } from '../src/store/replay.js';
 import { leafBytesOf } from '../src/core/tlog-leaf.js';
 import { TLOG_SQL } from '../src/store/migrations/0008-tlog.js';
 
+/** dist/bench/floors/, beside this bench's bundle. */
+const FLOORS = join(dirname(fileURLToPath(import.meta.url)), 'floors');
 const RECEIPTS = knob('BENCH_AUDIT_RECEIPTS', 100_000, 60);
 const BIG = knob('BENCH_AUDIT_N', 100_000, 5_000);
 const APPENDS = knob('BENCH_AUDIT_APPENDS', 2_000, 100);
 const REPS = knob('BENCH_REPS', 5, 1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const digest = (s: string | Buffer): string => `sha256:${createHash('sha256').update(s).digest('hex')}`;
+
+/**
+ * Run `script` (default: the built CLI) with `args` in a child Node, and its peak RSS: a preloaded
+ * hook writes the child's own VmHWM (/proc/self/status) to a file as it exits — the same figure
+ * GNU time's %M reports, without needing that package. The hook is a few lines of CommonJS.
+ */
+function timedCli(args: string[], script: string = CLI): { r: SpawnSyncReturns<string>; rssKb: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'governed-bench-audit-rss-'));
+  try {
+    const hook = join(dir, 'peak-rss.cjs');
+    const out = join(dir, 'peak');
+    writeFileSync(
+      hook,
+      `const fs = require('node:fs'); process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, /VmHWM:\\s+(\\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]));\n`,
+    );
+    const r = spawnSync(process.execPath, ['-r', hook, script, ...args], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const rssKb = existsSync(out) ? Number(readFileSync(out, 'utf8')) : 0;
+    if (!(rssKb > 0)) throw new Error('peak RSS not measured');
+    return { r, rssKb };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** Part 0: audit verify against the raw signature rate, on one store. */
 async function auditVerifyRate(): Promise<void> {
@@ -57,16 +86,10 @@ async function auditVerifyRate(): Promise<void> {
   };
   const auditOnce = (jobs?: number): { ms: number; rssKb: number; receipts: number; workers: number } => {
     const t0 = process.hrtime.bigint();
-    // Peak RSS from GNU time when installed (Debian package `time`); else not measured (0).
-    const argv = [process.execPath, CLI, 'audit', 'verify', '--home', f.home, '--json', ...(jobs === undefined ? [] : ['--jobs', String(jobs)])];
-    const timed = existsSync('/usr/bin/time');
-    const r = timed
-      ? spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
-      : spawnSync(argv[0] as string, argv.slice(1), { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const { r, rssKb } = timedCli(['audit', 'verify', '--home', f.home, '--json', ...(jobs === undefined ? [] : ['--jobs', String(jobs)])]);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const out = JSON.parse(r.stdout) as { ok?: boolean; exit: number; receipts: { checked: number; failed: number; workers?: number }; failures: { code: string }[] };
     if (out.exit !== 0) throw new Error(`audit verify exited ${out.exit}: ${JSON.stringify(out.failures.slice(0, 3))}`);
-    const rssKb = timed ? Number(r.stderr.trim().split('\n').pop()) : 0;
     return { ms, rssKb, receipts: out.receipts.checked, workers: out.receipts.workers ?? 0 };
   };
   // The replay alone, in this process: the one pass of `audit verify` without the record checks —
@@ -83,6 +106,14 @@ async function auditVerifyRate(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   };
+  // The memory floor (bench/floors/audit-rss.ts), a child process like the audit: Node, the SQLite
+  // addon, every log row read once and each receipt's two signatures verified, nothing else.
+  const floorRss = (): number => {
+    const { r, rssKb } = timedCli([f.home, f.trustFile], join(FLOORS, 'audit-rss.mjs'));
+    if (r.status !== 0 || Number(r.stdout.trim()) !== f.receipts) throw new Error('audit memory floor failed');
+    return rssKb;
+  };
+  let floorKb = 0;
   const replay: number[] = [];
   const raw: number[] = [];
   const audit: number[] = [];
@@ -106,6 +137,7 @@ async function auditVerifyRate(): Promise<void> {
     const a0 = auditOnce(0);
     audit0.push(a0.ms);
     rss0 = Math.max(rss0, a0.rssKb);
+    floorKb = Math.max(floorKb, floorRss());
     const w = rawOnce();
     raw.push(w.ms);
     replay.push(replayOnce());
@@ -123,8 +155,13 @@ async function auditVerifyRate(): Promise<void> {
     `replay alone (chain, decode, reducers into a scratch database, state digests; no signature): ${replayRate.toFixed(0)} receipts/s = ${(replayRate / rawRate).toFixed(3)} of the raw verify rate; ` +
       `the audit's ceiling is 1 / (1 + raw/replay) = ${(1 / (1 + rawRate / replayRate)).toFixed(3)} of it`,
   );
-  if (rss === 0) console.log('audit verify peak RSS: not measured (no /usr/bin/time)');
-  else console.log(`audit verify peak RSS: ${(rss / 1024).toFixed(0)} MB (bar ≤ 200 MB: ${rss / 1024 <= 200 ? 'met' : 'NOT met'})`);
+  {
+    console.log(`audit verify peak RSS: ${(rss / 1024).toFixed(0)} MB with ${workers} receipt worker thread(s), ${(rss0 / 1024).toFixed(0)} MB with --jobs 0 (bar ≤ 200 MB: ${rss / 1024 <= 200 ? 'met' : 'NOT met'}), ${checked} receipts`);
+    console.log(
+      `audit verify peak RSS floor (node + better-sqlite3 reading every log row once and verifying each receipt's two signatures, nothing else; bench/floors/audit-rss.ts): ${(floorKb / 1024).toFixed(0)} MB; audit / floor ${(rss / floorKb).toFixed(2)} (--jobs 0: ${(rss0 / floorKb).toFixed(2)})`,
+    );
+    console.log(`ratio audit verify peak RSS / floor ${(rss / floorKb).toFixed(3)}`);
+  }
   console.log(`ratio audit verify / raw verify ${ratio.toFixed(3)}`);
   console.log(`ratio audit verify --jobs 0 / raw verify ${ratio0.toFixed(3)}`);
   judgeBar(ratio >= 0.8 && rss / 1024 <= 200);
@@ -145,16 +182,12 @@ function incrementalAudit(home: string, fullMs: number): void {
     writeFileSync(key, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
     const state = join(dir, 'state');
     const run = (): { ms: number; rssKb: number; out: { exit: number; state?: { resumed_from: number | null; saved: number | null } } } => {
-      const argv = [process.execPath, CLI, 'audit', 'verify', '--home', home, '--state', state, '--state-key', key, '--json'];
-      const timed = existsSync('/usr/bin/time');
       const t0 = process.hrtime.bigint();
-      const r = timed
-        ? spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
-        : spawnSync(argv[0] as string, argv.slice(1), { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const { r, rssKb } = timedCli(['audit', 'verify', '--home', home, '--state', state, '--state-key', key, '--json']);
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       const out = JSON.parse(r.stdout) as { exit: number; state?: { resumed_from: number | null; saved: number | null } };
       if (out.exit !== 0) throw new Error(`audit verify --state exited ${out.exit}`);
-      return { ms, rssKb: timed ? Number(r.stderr.trim().split('\n').pop()) : 0, out };
+      return { ms, rssKb, out };
     };
     const saving = run();
     const resumed: number[] = [];

@@ -28,7 +28,7 @@ interface AuditJson {
   ok: boolean;
   exit: number;
   log: { entries: number; head: string } | null;
-  replay: { state_digest: string; matches: boolean } | null;
+  replay: { state_digest: string | null; matches: boolean } | null;
   unit: string | null;
   trust: string;
   receipts: { checked: number; failed: number };
@@ -259,7 +259,7 @@ describe('governed audit verify --export', () => {
     expect(code).toBe(4);
     // The run reducer refuses a second receipt for one challenge (it names the run).
     expect(out.failures.map((f) => [f.code, f.exit])).toEqual([['log_entry_not_applicable', 4]]);
-    expect(out.replay).toEqual({ state_digest: '', matches: false });
+    expect(out.replay).toEqual({ state_digest: null, matches: false });
     expect(out.export?.contents).toBe('not-checked');
   });
 

@@ -14,12 +14,14 @@ import { makeKey, signEnvelope, tempDir, trustRootDoc } from './helpers/receipts
 import { cloneHome, eligibleStory, storeDigestAt, type Story } from './gate-world.js';
 import { gov } from './state-helpers.js';
 import { edit, rewriteLog } from './audit-helpers.js';
+import { stateDigest } from '../src/store/state-digest.js';
+import { publishedDefinition } from '../src/core/json-schemas.js';
 
 interface AuditJson {
   ok: boolean;
   exit: number;
   log: { entries: number; head: string } | null;
-  replay: { state_digest: string; matches: boolean } | null;
+  replay: { state_digest: string | null; matches: boolean } | null;
   receipts: { checked: number; failed: number };
   authority_records: { checked: number; failed: number };
   challenges: { issued: number; claimed: number; answered: number; aborted: number };
@@ -103,6 +105,19 @@ describe('governed audit verify', () => {
     expect(r.exit).toBe(4);
     expect(r.out.failures.map((f) => f.code)).toContain('state_replay_mismatch');
     expect(storeDigestAt(home)).toBe(before);
+    // The report names the digest the log replays to — the unedited store's state, not the edited
+    // one — and is a report its own published schema accepts (it once printed '' here).
+    const stateOf = (h: string): string => {
+      const db = new Database(join(h, 'governed.db'), { readonly: true });
+      try {
+        return stateDigest(db);
+      } finally {
+        db.close();
+      }
+    };
+    expect(r.out.replay).toEqual({ state_digest: stateOf(story.w.home), matches: false });
+    expect(stateOf(home)).not.toBe(stateOf(story.w.home));
+    expect(publishedDefinition('audit-verify')?.safeParse(r.out).success).toBe(true);
   });
 
   it('a log entry edited without recomputing hashes: the chain breaks and the audit stops there (4)', () => {

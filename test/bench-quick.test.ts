@@ -17,7 +17,7 @@ const RATIO_LINES: Record<string, RegExp[]> = {
   // As root it measures; otherwise it says it was skipped (it needs root for its users and the daemon).
   runnerd: process.geteuid?.() === 0 ? [/^\(run − bare\) \/ node = -?\d+\.\d\d/m, /^floor \/ node = \d+\.\d\d/m, /^throughput with \d+ clients: \d+\.\d\d reviews\/s/m, /^throughput floor with \d+ clients: \d+\.\d\d runs\/s = \d+\.\d\d of bare .*daemon \/ floor = \d+\.\d\d$/m, /^daemon RSS after warm-up \d+\.\d MiB \(VmHWM \d+\.\d MiB\) → after \d+ more runs \d+\.\d MiB \(VmHWM \d+\.\d MiB\); growth -?\d+\.\d MiB RSS/m] : [/^bench\/runnerd: skipped \(needs root/m],
   checks: [/^\(run − bare\) \/ node = -?\d+\.\d\d/m],
-  audit: [/^ratio audit verify \/ raw verify \d+\.\d{3}$/m, /^ratio audit verify --jobs 0 \/ raw verify \d+\.\d{3}$/m, /^ratio audit verify resumed \/ full \d+\.\d{3}$/m, /^ratio append with tree \/ without \d+\.\d{3}$/m, /^ratio proof\(\d+\) \/ proof\(1000\) \d+\.\d{3}$/m],
+  audit: [/^ratio audit verify \/ raw verify \d+\.\d{3}$/m, /^ratio audit verify peak RSS \/ floor \d+\.\d{3}$/m, /^ratio audit verify --jobs 0 \/ raw verify \d+\.\d{3}$/m, /^ratio audit verify resumed \/ full \d+\.\d{3}$/m, /^ratio append with tree \/ without \d+\.\d{3}$/m, /^ratio proof\(\d+\) \/ proof\(1000\) \d+\.\d{3}$/m],
   // Builds its base commit in a scratch worktree; a clone without that commit says it skipped.
   'house-compare': [/^ratio gate this tree \/ .+ \d+\.\d{3}$|^bench\/house-compare: skipped/m, /^ratio review-run this tree \/ .+ \d+\.\d{3}|^bench\/house-compare: skipped/m],
   gate: [/^ {2}gate\(\d+\) \/ node -e ''\s+\d+\.\d{3}$/m, /^ {2}gate\(\d+\) \/ gate\(\d+\)\s+\d+\.\d{3}$/m, /^ {2}floor \/ node -e ''\s+\d+\.\d{3}/m],

@@ -208,7 +208,8 @@ export type AuditFailure = z.infer<typeof auditFailureSchema>;
 const auditReportShape = {
   exit: anyExit,
   log: z.nullable(z.strictObject({ entries: count, head: digestString })),
-  replay: z.nullable(z.strictObject({ state_digest: digestString, matches: z.boolean() })),
+  /** state_digest: of the tables the log replays to (on a mismatch, not the stored ones); null when an entry did not apply (the replay stopped there). */
+  replay: z.nullable(z.strictObject({ state_digest: z.nullable(digestString), matches: z.boolean() })),
   unit: z.nullable(unitId),
   trust: z.enum(['pinned-at-position', 'given']),
   /** workers: the worker threads that ran the receipt checks (0: the audit's own thread; docs/audit.md "Cost and memory"). */

@@ -221,3 +221,14 @@ export const RUNNERD_STORE_COPY_MAX_RESPONSE_BYTES = 402_653_184; // 384 MiB
 export const RUNNERD_MAX_BUFFERED_BYTES = 100_663_296; // 96 MiB
 /** Connections one client uid may hold open at once; one more is refused with runnerd_busy. */
 export const RUNNERD_MAX_CONNECTIONS_PER_UID = 32;
+
+// --- The audit's memory (docs/audit.md#cost-and-memory) -------------------------------------------
+
+/** SQLite page cache of each connection `audit verify` opens (the store read, the replay, the
+ * replay's temp schema holding the challenge ids), KiB: the pass reads and writes each page about
+ * once, so a bigger cache only holds memory (better-sqlite3's default is 16,000 KiB a connection). */
+export const AUDIT_SQLITE_CACHE_KIB = 2_048; // 2 MiB
+/** Young generation of each receipt worker thread of `audit verify`, MiB: a worker keeps nothing
+ * between batches, so a small young generation costs scavenges, not memory (V8's default grows to
+ * tens of MiB per thread). */
+export const AUDIT_WORKER_YOUNG_GEN_MB = 4;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { GovernedError } from '../../core/errors.js';
+import { AUDIT_WORKER_YOUNG_GEN_MB } from '../../core/limits.js';
 import { trustRootToWire } from '../../core/trust-root-wire.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import { checkReceipt, type ReceiptJob, type ReceiptOutcome } from './receipt-check.js';
@@ -52,7 +53,9 @@ export async function workerChecker(n: number, workerFile: string): Promise<Rece
   try {
     for (let i = 0; i < n; i++) {
       const { port1, port2 } = new MessageChannel();
-      const w = new Worker(workerFile, { workerData: { port: port2, signal }, transferList: [port2] });
+      // A small young generation (docs/audit.md#cost-and-memory): a worker keeps nothing between
+      // batches, and V8's default let each worker's heap grow by tens of MiB over a long audit.
+      const w = new Worker(workerFile, { workerData: { port: port2, signal }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: AUDIT_WORKER_YOUNG_GEN_MB } });
       workers.push({ w, port: port1 });
     }
     await Promise.all(

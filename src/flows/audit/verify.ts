@@ -36,6 +36,8 @@ import { openDatabase } from '../../store/open.js';
 import { storedHashCount, storedHashesForLeaf, storedHashIndex, treeHash, HASH_SIZE, type HashReader } from '../../core/merkle.js';
 import { canonicalJson } from '../../core/canonical.js';
 import { auditCarrySchema, type AuditCarry, type AuditStateAnchor } from '../../core/audit-state-note.js';
+import { AUDIT_SQLITE_CACHE_KIB } from '../../core/limits.js';
+import type { Statement } from 'better-sqlite3';
 import { abandonAuditStateDir, openAuditStateDir, saveAuditState, STATE_DB, type AuditStateDir } from './audit-state.js';
 import type { SigningKey } from '../authority/private-key.js';
 import { inThreadChecker, workerChecker, type ReceiptChecker } from './receipt-pool.js';
@@ -105,6 +107,50 @@ function failure(
 ): AuditFailure {
   return failureOf(new GovernedError(code, { ids }));
 }
+
+/**
+ * A connection's page cache, bounded for the audit's one pass (docs/audit.md#cost-and-memory); with
+ * `temp`, its temp schema's too (the replay connection's, which holds IdSets). temp_store is never
+ * set: this SQLite build keeps temp tables in files by default (TEMP_STORE=1), and setting it would
+ * drop the temp schema — where `audit verify --export` keeps the exported log (./export-verify.ts).
+ */
+function boundCache(x: Db, temp: boolean): void {
+  x.pragma(`cache_size = -${AUDIT_SQLITE_CACHE_KIB}`);
+  if (temp) x.pragma(`temp.cache_size = -${AUDIT_SQLITE_CACHE_KIB}`);
+}
+
+/**
+ * The ids of the challenges issued, claimed and answered so far (docs/audit.md#cost-and-memory), held for
+ * the whole pass: in a TEMP table of the replay connection, not in memory — at 100,000 receipts
+ * they were ~50 MB of JS heap. A temp table lives in the connection's temp schema (a file SQLite
+ * deletes as it opens it: this build's default, TEMP_STORE=1), is never part of the replayed state (stateDigest reads
+ * the main schema) and goes with the connection. Insertion order is kept (rowid) for carry().
+ */
+class IdSets {
+  private readonly hasStmt: Statement;
+  private readonly addStmt: Statement;
+  private readonly listStmt: Statement;
+  constructor(t: Db) {
+    t.exec('CREATE TEMP TABLE audit_ids (kind INTEGER NOT NULL, id TEXT NOT NULL, UNIQUE (kind, id))');
+    this.hasStmt = t.prepare('SELECT 1 FROM temp.audit_ids WHERE kind = ? AND id = ?').pluck();
+    this.addStmt = t.prepare('INSERT OR IGNORE INTO temp.audit_ids (kind, id) VALUES (?, ?)');
+    this.listStmt = t.prepare('SELECT id FROM temp.audit_ids WHERE kind = ? ORDER BY rowid').pluck();
+  }
+  has(kind: IdKind, id: string): boolean {
+    return this.hasStmt.get(kind, id) !== undefined;
+  }
+  /** Add `id`; false when it was already there. */
+  add(kind: IdKind, id: string): boolean {
+    return this.addStmt.run(kind, id).changes === 1;
+  }
+  list(kind: IdKind): string[] {
+    return this.listStmt.all(kind) as string[];
+  }
+}
+const ISSUED = 0;
+const CLAIMED = 1;
+const ANSWERED = 2;
+type IdKind = typeof ISSUED | typeof CLAIMED | typeof ANSWERED;
 
 export async function auditVerify(home: string, options: AuditOptions = {}): Promise<AuditReport> {
   const progress = options.progress ?? (() => undefined);
@@ -230,6 +276,9 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
   let target: Db | null = null;
   let checker: ReceiptChecker | null = null;
   try {
+    // The pass reads each page of the store about once: a bounded page cache (docs/audit.md#cost-and-memory),
+    // set before the first read. Only this connection's cache; nothing is written.
+    boundCache(db, false);
     checker = await receiptChecker(db, options, rebuild);
     const receiptsOn = checker;
     // The authority verifier (zod-based) is loaded only when the log holds an authority record,
@@ -268,12 +317,14 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
               ? openReplayTarget(join(state.dir, STATE_DB))
               : openDatabase(join(state.dir, STATE_DB));
       target = t;
+      boundCache(t, true);
+      const ids = new IdSets(t);
       if (state?.kind === 'resume') checkSavedReplay(t, state.anchor);
       // A store audit's replay is never committed: it is judged inside its transaction and dropped
       // with the file. A rebuild is committed below once every entry applied; with --state, the
       // replay is committed into the state directory after a clean audit.
       t.exec('BEGIN IMMEDIATE');
-      const checks = new RecordChecks(options.unit, trustAt, verifyAuthority, receiptsOn);
+      const checks = new RecordChecks(options.unit, trustAt, verifyAuthority, receiptsOn, ids);
       if (state?.kind === 'resume') checks.restore(state.carry);
       let pass: LogPass;
       try {
@@ -289,7 +340,8 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
       let matches = false;
       if (pass.notApplicable !== null) {
         failures.push(failureOf(pass.notApplicable));
-        replay = { state_digest: '', matches: false };
+        // No replayed state to name: its tables stopped at the refused entry.
+        replay = { state_digest: null, matches: false };
         if (rebuild) {
           checks.finish([]); // drained and dropped: judged against a state that stopped at the refused entry
           return;
@@ -303,7 +355,8 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
         const replayed = state?.kind === 'resume' && pass.entries === state.anchor.size ? state.anchor.state : stateDigest(t);
         matches = replayed === stored;
         if (!matches) failures.push(failureOf(new GovernedError('state_replay_mismatch')));
-        replay = { state_digest: matches ? replayed : '', matches };
+        // On a mismatch, the digest of what the log replays to (not the stored one): the two differ.
+        replay = { state_digest: replayed, matches };
       }
       // The stored Merkle tree is re-derived from the log (docs/audit.md "Transparency log") once
       // the tables are known to follow from it (a replay failure already names a store whose
@@ -345,7 +398,7 @@ async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { reado
         const r = replay as NonNullable<AuditReport['replay']>;
         t.exec('COMMIT');
         mode.onSaved({
-          anchor: { log: first, size: pass.entries, root: tree.root, head: pass.head, state: r.state_digest, trust: trustLine(options) },
+          anchor: { log: first, size: pass.entries, root: tree.root, head: pass.head, state: r.state_digest as string, trust: trustLine(options) },
           carry: checks.carry(),
         });
       }
@@ -396,9 +449,6 @@ class RecordChecks {
   private readonly found: { seq: number; f: AuditFailure }[] = [];
   private readonly issues = new Map<string, Payload>(); // open challenges, by id
   private readonly claims = new Map<string, Payload>(); // unanswered claims, by run id
-  private readonly issued = new Set<string>();
-  private readonly claimed = new Set<string>();
-  private readonly answered = new Set<string>();
   private readonly consumedAt = new Map<string, LogRow>(); // authority record id → its consumption entry
   private readonly authorityRecords: { row: LogRow; p: Payload }[] = [];
 
@@ -407,6 +457,7 @@ class RecordChecks {
     private readonly trustAt: (seq: number) => TrustRoot,
     private readonly verifyAuthority: VerifyAuthority | null,
     private readonly receiptChecks: ReceiptChecker,
+    private readonly ids: IdSets,
   ) {}
 
   visit(row: LogRow, p: Payload): void {
@@ -417,14 +468,13 @@ class RecordChecks {
     switch (row.type) {
       case 'challenge_issue':
         this.issues.set(p.challenge as string, p);
-        this.issued.add(ownCopy(p.challenge as string));
+        this.ids.add(ISSUED, p.challenge as string);
         this.counts.issued += inUnit ? 1 : 0;
         break;
       case 'run_claim': {
         const challenge = p.challenge as string;
-        if (!this.issued.has(challenge)) add([failure('audit_orphan_record', [`seq:${row.seq}`, challenge])]);
-        if (this.claimed.has(challenge)) add([failure('audit_challenge_reused', [`seq:${row.seq}`, challenge])]);
-        this.claimed.add(ownCopy(challenge));
+        if (!this.ids.has(ISSUED, challenge)) add([failure('audit_orphan_record', [`seq:${row.seq}`, challenge])]);
+        if (!this.ids.add(CLAIMED, challenge)) add([failure('audit_challenge_reused', [`seq:${row.seq}`, challenge])]);
         this.claims.set(p.run as string, p);
         this.counts.claimed += inUnit ? 1 : 0;
         break;
@@ -437,9 +487,8 @@ class RecordChecks {
         break;
       case 'run_receipt': {
         const challenge = p.challenge as string;
-        const reused = this.answered.has(challenge);
+        const reused = !this.ids.add(ANSWERED, challenge);
         if (reused) add([failure('audit_challenge_reused', [`seq:${row.seq}`, challenge])]);
-        this.answered.add(ownCopy(challenge));
         // The first answer consumes its issue and its claim: they are no longer held. A second
         // answer is audit_challenge_reused; its envelope is still verified, its binding is not.
         const issue = this.issues.get(challenge);
@@ -472,9 +521,9 @@ class RecordChecks {
   carry(): string {
     const c: AuditCarry = {
       version: 1,
-      issued: [...this.issued],
-      claimed: [...this.claimed],
-      answered: [...this.answered],
+      issued: this.ids.list(ISSUED),
+      claimed: this.ids.list(CLAIMED),
+      answered: this.ids.list(ANSWERED),
       issues: [...this.issues.entries()],
       claims: [...this.claims.entries()],
       authority: this.authorityRecords.filter(({ p }) => !this.consumedAt.has(p.record as string)).map(({ row, p }) => ({ seq: row.seq, time: row.time, p })),
@@ -487,9 +536,9 @@ class RecordChecks {
     const parsed = auditCarrySchema.safeParse(c);
     if (!parsed.success) throw new GovernedError('audit_state_invalid', { ids: ['carry.json'] });
     const v = parsed.data;
-    for (const x of v.issued) this.issued.add(x);
-    for (const x of v.claimed) this.claimed.add(x);
-    for (const x of v.answered) this.answered.add(x);
+    for (const x of v.issued) this.ids.add(ISSUED, x);
+    for (const x of v.claimed) this.ids.add(CLAIMED, x);
+    for (const x of v.answered) this.ids.add(ANSWERED, x);
     for (const [k, p] of v.issues) this.issues.set(k, p);
     for (const [k, p] of v.claims) this.claims.set(k, p);
     for (const a of v.authority) this.authorityRecords.push({ row: { seq: a.seq, time: a.time } as LogRow, p: a.p });
@@ -514,15 +563,6 @@ class RecordChecks {
     this.found.sort((a, b) => a.seq - b.seq);
     for (const { f } of this.found) failures.push(f);
   }
-}
-
-/**
- * A flat copy of an id kept for the whole pass: the strict JSON parser returns strings that are
- * slices of the payload text, so keeping the slice would keep each entry's whole text (a receipt
- * entry's is its envelope) alive until the end — the audit's memory grew by ~9 KB a receipt.
- */
-function ownCopy(id: string): string {
-  return Buffer.from(id, 'utf8').toString('utf8');
 }
 
 type VerifyAuthority = typeof import('../../core/authority/index.js').verifyAuthorityRecordBytes;
