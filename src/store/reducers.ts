@@ -4,7 +4,7 @@
 //
 // Later domains (scope versions, challenges, receipts, authority, policy/trust updates) add their
 // own file under ./reducers/ and spread it here; migrations.ts gets their tables.
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { PIN_REDUCERS } from './reducers/pins.js';
 import { UNIT_REDUCERS } from './reducers/units.js';
 import { WRITER_REDUCERS } from './reducers/writers.js';

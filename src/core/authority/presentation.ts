@@ -6,7 +6,8 @@
 // Every rendered value comes from the closed predicate (operation enum, IDs, digests, times: closed
 // alphabets), and the fixed meaning line comes from OPERATION_RULES, so no terminal control
 // sequence can reach the signer's screen through a presentation.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { str } from '../schema-primitives.js';
 import { AUTHORITY_PAYLOAD_MAX_CHARS, AUTHORITY_RENDERING_MAX_CHARS } from '../limits.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../dsse.js';
 import { OPERATION_RULES } from './operations.js';
@@ -18,12 +19,12 @@ export const PRESENTATION_KIND = 'governed/authority-presentation';
 export const presentationSchema = z.strictObject({
   kind: z.literal(PRESENTATION_KIND),
   version: z.literal(1),
-  request_id: z.string().regex(REQUEST_ID_RE),
-  record_id: z.string().regex(RECORD_ID_RE),
+  request_id: str({ re: REQUEST_ID_RE }),
+  record_id: str({ re: RECORD_ID_RE }),
   payloadType: z.literal(IN_TOTO_PAYLOAD_TYPE),
   /** Standard base64 of the exact RFC 8785 statement bytes to sign. */
-  payload: z.string().min(1).max(AUTHORITY_PAYLOAD_MAX_CHARS),
-  rendering: z.string().max(AUTHORITY_RENDERING_MAX_CHARS),
+  payload: str({ min: 1, max: AUTHORITY_PAYLOAD_MAX_CHARS }),
+  rendering: str({ max: AUTHORITY_RENDERING_MAX_CHARS }),
 });
 
 export type Presentation = z.infer<typeof presentationSchema>;

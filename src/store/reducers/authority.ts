@@ -11,7 +11,8 @@
 // statement, a consumption is of an unexpired record of that operation and unit, a pin update
 // rests on a consumed record naming exactly those digests — so a forged or reordered log cannot
 // replay into a state the live path would have refused (log_entry_not_applicable).
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { str } from '../../core/schema-primitives.js';
 import { canonicalBytes, sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
@@ -30,9 +31,9 @@ import type { Db } from '../store.js';
 import { dismissalApplies } from '../dismissal.js';
 import { HEX64_RE } from '../../core/ids.js';
 
-const requestId = z.string().regex(REQUEST_ID_RE);
-const recordId = z.string().regex(RECORD_ID_RE);
-const keyId = z.string().regex(HEX64_RE);
+const requestId = str({ re: REQUEST_ID_RE });
+const recordId = str({ re: RECORD_ID_RE });
+const keyId = str({ re: HEX64_RE });
 const operation = z.enum(AUTHORITY_OPERATIONS);
 
 /** The seq of the entry being applied: its log row is written before its reducer runs. */
@@ -79,12 +80,14 @@ export const AUTHORITY_REDUCERS = {
   authority_request: reducer({
     payload: z
       .strictObject({ request: requestId, statement: authorityStatementSchema, requested_at: seconds })
-      .refine(
-        (p) =>
-          p.statement.predicate.request_id === p.request &&
-          authorityStatementViolation(p.statement) === null &&
-          secondsOfIso(p.statement.predicate.issued_at) === p.requested_at,
-        'request statement',
+      .check(
+        z.refine(
+          (p) =>
+            p.statement.predicate.request_id === p.request &&
+            authorityStatementViolation(p.statement) === null &&
+            secondsOfIso(p.statement.predicate.issued_at) === p.requested_at,
+          'request statement',
+        ),
       ),
     unitOf: (p) => p.statement.predicate.unit,
     apply(db, p) {
@@ -104,7 +107,7 @@ export const AUTHORITY_REDUCERS = {
     payload: z.strictObject({
       record: recordId,
       request: requestId,
-      unit: unitId.nullable(),
+      unit: z.nullable(unitId),
       envelope_b64: z.base64(),
       key_id: keyId,
       recorded_at: seconds,
@@ -153,7 +156,7 @@ export const AUTHORITY_REDUCERS = {
   }),
 
   authority_consume: reducer({
-    payload: z.strictObject({ record: recordId, operation, unit: unitId.nullable(), consumed_at: seconds }),
+    payload: z.strictObject({ record: recordId, operation, unit: z.nullable(unitId), consumed_at: seconds }),
     unitOf: (p) => p.unit,
     apply(db, p) {
       const r = db

@@ -9,7 +9,8 @@
 //   have built").
 // - `challenge_sweep`: open challenges whose expiry has passed become `expired` (docs/state.md#the-store: sweeping
 //   expired challenges is itself a logged change). One entry per unit, like `lease_sweep`.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { int, str } from '../../core/schema-primitives.js';
 import { STAGES } from '../../core/receipt-predicate.js';
 import { isGovernedError } from '../../core/errors.js';
 import { decodeUtf8 } from '../../core/utf8.js';
@@ -24,9 +25,9 @@ import { expectChanges, reducer } from './reducer.js';
 import { CHALLENGE_ID_RE, HEX64_RE, NAME_RE } from '../../core/ids.js';
 
 export { CHALLENGE_ID_RE };
-const challengeId = z.string().regex(CHALLENGE_ID_RE);
-const hex64 = z.string().regex(HEX64_RE);
-const slotName = z.string().regex(NAME_RE);
+const challengeId = str({ re: CHALLENGE_ID_RE });
+const hex64 = str({ re: HEX64_RE });
+const slotName = str({ re: NAME_RE });
 
 export const challengeIssuePayload = z
   .strictObject({
@@ -34,16 +35,16 @@ export const challengeIssuePayload = z
     unit: unitId,
     stage: z.enum(STAGES),
     slot: slotName,
-    ordinal: z.int().min(1),
+    ordinal: int(1),
     writer_session: writerSession,
     reviewer: z.strictObject({
       name: slotName,
       sha256: hex64,
-      interpreter: z.string().regex(/^\/usr\/[A-Za-z0-9._/+-]{1,200}$/),
+      interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }),
     }),
     view: slotName,
     bundle_digest: digest,
-    bundle_size: z.int().min(2),
+    bundle_size: int(2),
     view_digest: digest,
     planning_state_digest: digest,
     content_digest: digest,
@@ -54,13 +55,13 @@ export const challengeIssuePayload = z
     baseline: z.strictObject({ commit: gitOid, tree: gitOid }),
     policy_digest: digest,
     trust_digest: digest,
-    scope_version: z.int().min(1),
-    scope_epoch: z.int().min(1),
-    work_revision: z.int().min(0),
+    scope_version: int(1),
+    scope_epoch: int(1),
+    work_revision: int(0),
     issued_at: seconds,
     expires_at: seconds,
   })
-  .refine((p) => p.expires_at > p.issued_at, 'expiry');
+  .check(z.refine((p) => p.expires_at > p.issued_at, 'expiry'));
 
 export type ChallengeIssuePayload = z.infer<typeof challengeIssuePayload>;
 
@@ -200,8 +201,8 @@ export const CHALLENGE_REDUCERS = {
 
   challenge_sweep: reducer({
     payload: z
-      .strictObject({ unit: unitId, challenges: z.array(challengeId).min(1), swept_at: seconds })
-      .refine((p) => p.challenges.every((id, i) => i === 0 || (p.challenges[i - 1] as string) < id), 'sorted unique'),
+      .strictObject({ unit: unitId, challenges: z.array(challengeId).check(z.minLength(1)), swept_at: seconds })
+      .check(z.refine((p) => p.challenges.every((id, i) => i === 0 || (p.challenges[i - 1] as string) < id), 'sorted unique')),
     unitOf: (p) => p.unit,
     apply(db, p) {
       const expire = db.prepare(

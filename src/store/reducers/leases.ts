@@ -5,7 +5,7 @@
 // its bytes equal an earlier one (docs/contract.md#the-states-a-receipt-is-judged-against: A→B→A still restarts a streak). If expiry did not
 // count, a writer could edit under a lease, let it lapse instead of releasing it, and keep a streak
 // earned on the pre-lease state.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { leaseId, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import type { Db } from '../store.js';
@@ -22,7 +22,7 @@ export const LEASE_REDUCERS = {
   lease_acquire: reducer({
     payload: z
       .strictObject({ lease: leaseId, unit: unitId, writer_session: writerSession, acquired_at: seconds, expires_at: seconds })
-      .refine((p) => p.expires_at > p.acquired_at),
+      .check(z.refine((p) => p.expires_at > p.acquired_at)),
     unitOf: (p) => p.unit,
     apply(db, p) {
       // The live path refuses a TTL over 7 days (lease_ttl_invalid); replay must not build a lease
@@ -59,8 +59,8 @@ export const LEASE_REDUCERS = {
   // One sweep entry per unit, listing every lease of that unit that had expired at `swept_at`.
   lease_sweep: reducer({
     payload: z
-      .strictObject({ unit: unitId, leases: z.array(leaseId).min(1), swept_at: seconds })
-      .refine((p) => p.leases.every((id, i) => i === 0 || (p.leases[i - 1] as string) < id), 'sorted unique'),
+      .strictObject({ unit: unitId, leases: z.array(leaseId).check(z.minLength(1)), swept_at: seconds })
+      .check(z.refine((p) => p.leases.every((id, i) => i === 0 || (p.leases[i - 1] as string) < id), 'sorted unique')),
     unitOf: (p) => p.unit,
     apply(db, p) {
       const expire = db.prepare(

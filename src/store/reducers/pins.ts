@@ -1,6 +1,6 @@
 // Reducer of `store_init` (docs/commands.md#what-each-command-guarantees init, docs/policy.md#policy-and-trust-root): pin the policy and trust root, digest and bytes.
 // Later `policy_update` / `trust_update` entries replace these rows (docs/state.md#init).
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { fail } from '../../core/errors.js';
 import { parsePinDocument } from '../../core/pin-document.js';
 import { digest, seconds } from './schemas.js';

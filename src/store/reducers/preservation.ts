@@ -3,7 +3,8 @@
 // contract digest of the exact bytes, the unit's baseline, the next version number, the authority
 // records consumed for this unit in the binding's own transaction, and the incident history digest,
 // recomputed from the log itself — so a forged entry does not replay into another state.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { int, str } from '../../core/schema-primitives.js';
 import { canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
 import { isGovernedError } from '../../core/errors.js';
@@ -18,32 +19,32 @@ import { expectChanges, reducer } from './reducer.js';
 import { CONTRACT_ID_RE, GIT_OID_RE, HEX64_RE } from '../../core/ids.js';
 
 const sortedUnique = z
-  .array(z.string().regex(AUTHORITY_RECORD_ID_RE))
-  .refine((xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from(xs[i - 1] as string), Buffer.from(x)) < 0), 'sorted unique');
+  .array(str({ re: AUTHORITY_RECORD_ID_RE }))
+  .check(z.refine((xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from(xs[i - 1] as string), Buffer.from(x)) < 0), 'sorted unique'));
 
 export const preservationSetPayload = z.strictObject({
   unit: unitId,
-  version: z.int().min(1),
-  contract_b64: z.base64().min(1),
+  version: int(1),
+  contract_b64: z.base64().check(z.minLength(1)),
   contract_digest: digest,
   authorities: sortedUnique,
   incident_history: z.union([z.literal('none'), digest]),
-  incident_upto: z.int().min(0),
+  incident_upto: int(0),
   bound_at: seconds,
 });
 
 export const surfaceInventoryPayload = z.strictObject({
   unit: unitId,
   snapshot_digest: digest,
-  adapter_sha256: z.string().regex(HEX64_RE),
-  entries: z.array(z.strictObject({ entry: z.string().regex(ENTRY_RE), kind: z.enum(SURFACE_KIND_TOKENS) })).max(4096),
+  adapter_sha256: str({ re: HEX64_RE }),
+  entries: z.array(z.strictObject({ entry: str({ re: ENTRY_RE }), kind: z.enum(SURFACE_KIND_TOKENS) })).check(z.maxLength(4096)),
   recorded_at: seconds,
 });
 
 export const probeRecordPayload = z.strictObject({
   unit: unitId,
   receipt: digest,
-  envelope_b64: z.base64().min(1),
+  envelope_b64: z.base64().check(z.minLength(1)),
   recorded_at: seconds,
 });
 
@@ -63,16 +64,16 @@ export function probePredicateOfEnvelope(envelope: Buffer): ProbePredicate | nul
 
 export const vendorAttestPayload = z.strictObject({
   unit: unitId,
-  vendor: z.string().regex(CONTRACT_ID_RE),
-  repository: z.string().min(1).max(1024),
-  commit: z.string().regex(GIT_OID_RE),
+  vendor: str({ re: CONTRACT_ID_RE }),
+  repository: str({ min: 1, max: 1024 }),
+  commit: str({ re: GIT_OID_RE }),
   tree_digest: digest,
   recorded_at: seconds,
 });
 
 export const incidentCorrectionPayload = z.strictObject({
   unit: unitId,
-  correction_b64: z.base64().min(1),
+  correction_b64: z.base64().check(z.minLength(1)),
   digest,
   recorded_at: seconds,
 });

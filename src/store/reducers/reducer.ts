@@ -2,11 +2,11 @@
 // and its pure reducer. A reducer only writes SQL derived from the payload: no clock, no
 // randomness, no reads of the file system, so applying the log in order always rebuilds the same
 // tables. The live path (`tx.append`) and replay (`replayInto`) both call `apply`.
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { fail } from '../../core/errors.js';
 import type { Db } from '../store.js';
 
-export interface Reducer<S extends z.ZodType = z.ZodType> {
+export interface Reducer<S extends z.ZodMiniType = z.ZodMiniType> {
   /** Closed (z.strictObject) schema of the payload; no transforms, so output === input. */
   readonly payload: S;
   /** The unit this entry concerns (the log's `unit` column), or null for store-wide entries. */
@@ -14,7 +14,7 @@ export interface Reducer<S extends z.ZodType = z.ZodType> {
   apply(db: Db, payload: z.infer<S>): void;
 }
 
-export function reducer<S extends z.ZodType>(r: Reducer<S>): Reducer<S> {
+export function reducer<S extends z.ZodMiniType>(r: Reducer<S>): Reducer<S> {
   return r;
 }
 

@@ -2,7 +2,8 @@
 // `run_abort` (any failure after the claim, or a claim whose runner is gone / deadline passed).
 // Every transition is a guarded UPDATE that must change exactly one row, so a replayed or forged
 // entry that does not follow from the state before it fails (`log_entry_not_applicable`).
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { str } from '../../core/schema-primitives.js';
 import { sha256Digest } from '../../core/canonical.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
 import { STAGES } from '../../core/review-vocabulary.js';
@@ -13,14 +14,14 @@ import { cached, cachedPluck } from '../statements.js';
 import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry, trustModeOfPredicate, type ReceiptTrustMode } from '../receipt-entries.js';
 import { CHALLENGE_ID_RE, EXECUTION_ID_RE, HEX64_RE, NAME_RE, RUN_ID_RE } from '../../core/ids.js';
 
-const runId = z.string().regex(RUN_ID_RE);
-const executionId = z.string().regex(EXECUTION_ID_RE);
-const challengeId = z.string().regex(CHALLENGE_ID_RE);
+const runId = str({ re: RUN_ID_RE });
+const executionId = str({ re: EXECUTION_ID_RE });
+const challengeId = str({ re: CHALLENGE_ID_RE });
 const stage = z.enum(STAGES);
-const slot = z.string().regex(NAME_RE);
-const hex64 = z.string().regex(HEX64_RE);
+const slot = str({ re: NAME_RE });
+const hex64 = str({ re: HEX64_RE });
 /** Closed failure codes an ABORTED run records (error codes of docs/commands.md#exit-codes, never free text). */
-const abortCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+const abortCode = str({ re: /^[a-z][a-z0-9_]{0,63}$/ });
 
 /**
  * The indexed receipt columns are derived from the envelope (docs/state.md#the-store "receipts are stored as the
@@ -84,9 +85,9 @@ export const RUN_REDUCERS = {
       unit: unitId,
       stage,
       slot,
-      reviewer_name: z.string().regex(NAME_RE),
+      reviewer_name: slot,
       reviewer_sha256: hex64,
-      runner: z.strictObject({ boot_id: bootId, pid, start_time: z.string().regex(/^\d{1,20}$/) }),
+      runner: z.strictObject({ boot_id: bootId, pid, start_time: str({ re: /^\d{1,20}$/ }) }),
       claimed_at: seconds,
       deadline: seconds,
     }),
@@ -146,7 +147,7 @@ export const RUN_REDUCERS = {
       work_state_digest: digest,
       policy_digest: digest,
       trust_digest: digest,
-      envelope_b64: z.string().min(1),
+      envelope_b64: str({ min: 1 }),
       recorded_at: seconds,
     }),
     unitOf: (p) => p.unit,

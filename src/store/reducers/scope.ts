@@ -10,7 +10,8 @@
 // a forged entry cannot replay into a different state. It also recomputes what the live flows derive
 // from the bytes — contract digest, sources digest, diff and scope_changed (`assertBindDerived`) —
 // and re-asserts the authority behind a narrowing (`assertBindAuthority`).
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { int, str } from '../../core/schema-primitives.js';
 import { CONTRACT_ID_RE, isRelationId, sortedUnique } from '../../core/contract/ids.js';
 import { AUTHORITY_RECORD_ID_RE } from '../../core/contract/ids.js';
 import { canonicalJson, sha256Digest } from '../../core/canonical.js';
@@ -25,10 +26,12 @@ import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 
-const contractId = z.string().regex(CONTRACT_ID_RE);
-const idOrRelation = z.string().refine((s) => CONTRACT_ID_RE.test(s) || isRelationId(s), 'id');
-const sortedUniqueStrings = <T extends z.ZodType<string>>(item: T) =>
-  z.array(item).refine((xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from(xs[i - 1] as string), Buffer.from(x)) < 0), 'sorted unique');
+const contractId = str({ re: CONTRACT_ID_RE });
+const idOrRelation = z.string().check(z.refine((s) => CONTRACT_ID_RE.test(s) || isRelationId(s), 'id'));
+const sortedUniqueStrings = <T extends z.ZodMiniType<string>>(item: T) =>
+  z
+    .array(item)
+    .check(z.refine((xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from(xs[i - 1] as string), Buffer.from(x as string)) < 0), 'sorted unique'));
 
 export const scopeDiffSchema = z.strictObject({
   additions: sortedUniqueStrings(idOrRelation),
@@ -39,28 +42,32 @@ export const scopeDiffSchema = z.strictObject({
 export const scopeBindPayload = z
   .strictObject({
     unit: unitId,
-    version: z.int().min(1),
-    scope_epoch: z.int().min(1),
-    work_revision: z.int().min(0),
+    version: int(1),
+    scope_epoch: int(1),
+    work_revision: int(0),
     scope_changed: z.boolean(),
-    contract_b64: z.base64().min(1),
+    contract_b64: z.base64().check(z.minLength(1)),
     contract_file_digest: digest,
     contract_digest: digest,
     sources: z
-      .array(z.strictObject({ id: contractId, path: z.string().min(1).max(4096), digest }))
-      .max(256)
-      .refine((xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from((xs[i - 1] as { id: string }).id), Buffer.from(x.id)) < 0), 'sorted unique'),
+      .array(z.strictObject({ id: contractId, path: str({ min: 1, max: 4096 }), digest }))
+      .check(
+        z.maxLength(256),
+        z.refine((xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from((xs[i - 1] as { id: string }).id), Buffer.from(x.id)) < 0), 'sorted unique'),
+      ),
     sources_digest: digest,
     diff: scopeDiffSchema,
-    authorities: sortedUniqueStrings(z.string().regex(AUTHORITY_RECORD_ID_RE)),
+    authorities: sortedUniqueStrings(str({ re: AUTHORITY_RECORD_ID_RE })),
     bound_at: seconds,
   })
   // Version 1 is the contract as created: no diff, no authority, scope changed from nothing.
-  .refine(
-    (p) =>
-      p.version > 1 ||
-      (p.scope_changed && p.diff.additions.length === 0 && p.diff.narrowing.length === 0 && p.diff.progress.length === 0),
-    'first version',
+  .check(
+    z.refine(
+      (p) =>
+        p.version > 1 ||
+        (p.scope_changed && p.diff.additions.length === 0 && p.diff.narrowing.length === 0 && p.diff.progress.length === 0),
+      'first version',
+    ),
   );
 
 export type ScopeBindPayload = z.infer<typeof scopeBindPayload>;

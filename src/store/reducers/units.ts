@@ -1,5 +1,5 @@
 // Reducer of `unit_create` (docs/overview.md#words, docs/contract.md#the-states-a-receipt-is-judged-against): a unit with its baseline, work_revision 0, scope_epoch 0.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { gitOid, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 

@@ -1,5 +1,5 @@
 // Reducer of `writer_register` (docs/commands.md#what-each-command-guarantees writer register): a session and its process identity.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { bootId, pid, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 
