@@ -149,6 +149,29 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
     expect(seen.size).toBeLessThanOrEqual(9);
   });
 
+  // The store's reducer payloads and the authority presentation are zod/mini like every format, so
+  // no gate path — cold or lazy — reaches classic zod, and the gate's static closure carries only the
+  // part of zod's shared core that zod/mini needs (classic zod put ≈ 159 KB of core there, zod/mini
+  // alone ≈ 60 KB: docs/performance.md#zod-core-in-the-gate-bundle).
+  const ZOD_CORE = /^node_modules\/zod\/v4\/core\//;
+  const ZOD_CORE_AT_LOAD_MAX = 90_000;
+  const zodCoreBytes = (m: Metafile, files: Iterable<string>): number =>
+    [...files].reduce((n, f) => n + Object.entries(m.outputs[f]?.inputs ?? {}).reduce((k, [i, v]) => k + (ZOD_CORE.test(i) ? v.bytesInOutput : 0), 0), 0);
+
+  it('no classic zod anywhere in the gate bundle (lazy paths included), and zod core at load within its bound', () => {
+    expect(Object.keys(gateMeta.inputs).filter((i) => HEAVY.test(i) && i.startsWith('node_modules/zod/'))).toEqual([]);
+    expect(Object.keys(gateMeta.inputs)).toContain('src/store/reducers/preservation.ts');
+    expect(Object.keys(gateMeta.inputs)).toContain('src/core/authority/presentation.ts');
+    const atLoad = zodCoreBytes(gateMeta, staticClosure(gateMeta, [gateEntryOutput(gateMeta)]));
+    expect(atLoad).toBeGreaterThan(0);
+    expect(atLoad).toBeLessThanOrEqual(ZOD_CORE_AT_LOAD_MAX);
+  });
+
+  it('positive control: a closure that loads classic zod (`unit create`) exceeds that zod-core bound', () => {
+    const holder = Object.keys(meta.outputs).find((f) => Object.keys(meta.outputs[f]?.inputs ?? {}).includes('src/cli/commands/unit.ts')) as string;
+    expect(zodCoreBytes(meta, staticClosure(meta, [holder]))).toBeGreaterThan(ZOD_CORE_AT_LOAD_MAX);
+  });
+
   it('the VSA schema is built only by --attest: the policy takes its URI alphabets from vsa-uris.ts', () => {
     const outputs = gateMeta.outputs;
     const inputsOf = (files: Iterable<string>): string[] => [...files].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {}));
@@ -169,7 +192,8 @@ describe('one schema language for every format module', () => {
     'src/core/policy.ts', 'src/core/trust-root.ts', 'src/core/receipt-predicate.ts', 'src/core/vsa.ts', 'src/core/dsse.ts',
     'src/core/intoto.ts', 'src/core/attestor-protocol.ts', 'src/core/contract/schema.ts', 'src/core/checkpoint.ts',
     'src/core/closed-record.ts', 'src/core/schema-primitives.ts', 'src/core/authority/predicate.ts', 'src/core/audit/export-schema.ts',
-    'src/core/verify-receipt.ts',
+    'src/core/verify-receipt.ts', 'src/core/authority/presentation.ts', 'src/store/reducers.ts',
+    ...readdirSync(join(REPO_ROOT, 'src', 'store', 'reducers')).map((f) => `src/store/reducers/${f}`),
   ];
   it.each(FORMAT_MODULES)('%s imports zod/mini, never classic zod', (file) => {
     const text = readFileSync(join(REPO_ROOT, file), 'utf8');
