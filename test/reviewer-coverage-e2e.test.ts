@@ -132,9 +132,23 @@ describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
     });
     const inputs = Object.keys(r.metafile.inputs).map((p) => relative(REPO_ROOT, join(process.cwd(), p)));
     expect(inputs.length).toBeGreaterThan(3);
-    // The preservation section is one definition shared with governed (docs/reviewers.md): its schema
-    // module, the constant lists it needs and zod — never the error tables, canonical JSON or a store.
-    const shared = ['src/core/review-vocabulary.ts', 'src/core/iso-time.ts', 'src/core/limits.ts', 'src/core/ids.ts', 'src/core/bundle/preservation-schema.ts', 'src/core/preservation/vocabulary.ts', 'src/core/schema-primitives.ts'];
+    // The bundle format is one definition shared with governed (docs/reviewers.md): its zod/mini schema
+    // modules, its rule function, the constant lists they need and zod — never the error tables,
+    // canonical JSON or a store.
+    const shared = [
+      'src/core/review-vocabulary.ts',
+      'src/core/iso-time.ts',
+      'src/core/limits.ts',
+      'src/core/ids.ts',
+      'src/core/schema-primitives.ts',
+      'src/core/contract/vocabulary.ts',
+      'src/core/preservation/vocabulary.ts',
+      'src/core/bundle/schema.ts',
+      'src/core/bundle/coverage-schema.ts',
+      'src/core/bundle/preservation-schema.ts',
+      'src/core/bundle/rules.ts',
+      'src/core/bundle/ids.ts',
+    ];
     for (const p of inputs) expect(p.startsWith('runner/reviewers/src/') || p.startsWith('node_modules/zod/') || shared.includes(p), p).toBe(true);
     const text = readFileSync(reviewer, 'utf8');
     const specifiers = [...text.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1]);
