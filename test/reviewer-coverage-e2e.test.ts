@@ -4,7 +4,8 @@
 //   - inside real bubblewrap through runner/sandbox (runSandboxed), as `review-run` starts it: the
 //     reviewer bytes and the bundle only through descriptors, the fixed environment, the sandbox uid;
 //   - as the pinned, self-contained file docs/formats.md#attestors requires: its import graph is exactly its own
-//     sources plus Node built-ins (no zod, no yaml), and the build script's output is this build.
+//     sources, the one bundle definition of src/core with zod/mini, and Node built-ins (no yaml, no
+//     error tables, no store), and the build script's output is this build.
 // A missing bwrap fails this suite; it never skips.
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -118,7 +119,7 @@ describe('inside real bubblewrap', () => {
 });
 
 describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
-  it('its import graph is its own sources, the shared vocabulary, the one timestamp rule, the limits table, the bundle\'s preservation section (its zod/mini schema, the preservation vocabulary and the schema primitives) and Node built-ins only', async () => {
+  it('its import graph is its own sources, the shared vocabularies, the one timestamp rule, the limits table, the one bundle definition (its zod/mini schemas, its rule function and the schema primitives) and Node built-ins only', async () => {
     const r = await build({
       bundle: true,
       platform: 'node',
