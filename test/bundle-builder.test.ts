@@ -10,7 +10,6 @@ import { parseContract, type Contract } from '../src/core/contract/schema.js';
 import { compareUtf8 } from '../src/core/contract/ids.js';
 import {
   buildBundle,
-  bundleJsonSchema,
   bundleSchema,
   changeId,
   COVERAGE_KINDS,
@@ -20,6 +19,7 @@ import {
   type BundleInput,
   type FileInput,
 } from '../src/core/bundle/index.js';
+import { bundleJsonSchema } from '../src/core/json-schemas.js';
 import { REPO_ROOT } from './helpers/cli.js';
 import { contractDoc, SOURCE_TEXT } from './state-helpers.js';
 

@@ -4,7 +4,8 @@
 //   - inside real bubblewrap through runner/sandbox (runSandboxed), as `review-run` starts it: the
 //     reviewer bytes and the bundle only through descriptors, the fixed environment, the sandbox uid;
 //   - as the pinned, self-contained file docs/formats.md#attestors requires: its import graph is exactly its own
-//     sources plus Node built-ins (no zod, no yaml), and the build script's output is this build.
+//     sources, the one bundle definition of src/core with zod/mini, and Node built-ins (no yaml, no
+//     error tables, no store), and the build script's output is this build.
 // A missing bwrap fails this suite; it never skips.
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -118,7 +119,7 @@ describe('inside real bubblewrap', () => {
 });
 
 describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
-  it('its import graph is its own sources, the shared vocabulary, the one timestamp rule, the limits table, the bundle\'s preservation section (its zod/mini schema, the preservation vocabulary and the schema primitives) and Node built-ins only', async () => {
+  it('its import graph is its own sources, the shared vocabularies, the one timestamp rule, the limits table, the one bundle definition (its zod/mini schemas, its rule function and the schema primitives) and Node built-ins only', async () => {
     const r = await build({
       bundle: true,
       platform: 'node',
@@ -132,9 +133,23 @@ describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
     });
     const inputs = Object.keys(r.metafile.inputs).map((p) => relative(REPO_ROOT, join(process.cwd(), p)));
     expect(inputs.length).toBeGreaterThan(3);
-    // The preservation section is one definition shared with governed (docs/reviewers.md): its schema
-    // module, the constant lists it needs and zod — never the error tables, canonical JSON or a store.
-    const shared = ['src/core/review-vocabulary.ts', 'src/core/iso-time.ts', 'src/core/limits.ts', 'src/core/ids.ts', 'src/core/bundle/preservation-schema.ts', 'src/core/preservation/vocabulary.ts', 'src/core/schema-primitives.ts'];
+    // The bundle format is one definition shared with governed (docs/reviewers.md): its zod/mini schema
+    // modules, its rule function, the constant lists they need and zod — never the error tables,
+    // canonical JSON or a store.
+    const shared = [
+      'src/core/review-vocabulary.ts',
+      'src/core/iso-time.ts',
+      'src/core/limits.ts',
+      'src/core/ids.ts',
+      'src/core/schema-primitives.ts',
+      'src/core/contract/vocabulary.ts',
+      'src/core/preservation/vocabulary.ts',
+      'src/core/bundle/schema.ts',
+      'src/core/bundle/coverage-schema.ts',
+      'src/core/bundle/preservation-schema.ts',
+      'src/core/bundle/rules.ts',
+      'src/core/bundle/ids.ts',
+    ];
     for (const p of inputs) expect(p.startsWith('runner/reviewers/src/') || p.startsWith('node_modules/zod/') || shared.includes(p), p).toBe(true);
     const text = readFileSync(reviewer, 'utf8');
     const specifiers = [...text.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1]);

@@ -4,42 +4,6 @@
 // runner/reviewers/src/model.ts
 import { readFileSync } from "node:fs";
 
-// runner/reviewers/src/coverage/bundle.ts
-import { createHash } from "node:crypto";
-
-// src/core/iso-time.ts
-var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
-var ISO_SECONDS_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
-var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-function daysFromCivil(y, m, d) {
-  const yy = m <= 2 ? y - 1 : y;
-  const era = Math.floor(yy / 400);
-  const yoe = yy - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-function secondsOfIsoTime(text) {
-  if (typeof text !== "string") return null;
-  const m = ISO_SECONDS_RE.exec(text);
-  if (m === null) return null;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  const hour = Number(m[4]);
-  const minute = Number(m[5]);
-  const second = Number(m[6]);
-  if (month < 1 || month > 12) return null;
-  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
-  if (day < 1 || day > monthDays) return null;
-  if (hour > 23 || minute > 59 || second > 59) return null;
-  return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
-}
-function isIsoSeconds(text) {
-  return secondsOfIsoTime(text) !== null;
-}
-
 // node_modules/zod/v4/core/util.js
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
@@ -76,13 +40,17 @@ function cleanRegex(source) {
   const end = source.endsWith("$") ? source.length - 1 : source.length;
   return source.slice(start, end);
 }
-function assignProp(target2, prop, value) {
-  Object.defineProperty(target2, prop, {
+function assignProp(target, prop, value) {
+  Object.defineProperty(target, prop, {
     value,
     writable: true,
     enumerable: true,
     configurable: true
   });
+}
+function rawShape(def) {
+  const desc = Object.getOwnPropertyDescriptor(def, "shape");
+  return desc?.get ? desc.get.raw : desc?.value;
 }
 var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => {
 };
@@ -90,8 +58,8 @@ function isObject(data) {
   return typeof data === "object" && data !== null && !Array.isArray(data);
 }
 var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
-function escapeRegex(str3) {
-  return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str2) {
+  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -201,13 +169,13 @@ function finalizeIssue(iss, ctx, config2) {
   return full;
 }
 var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str3) {
-  const units = str3.length;
-  if (!highSurrogate.test(str3))
+function codePointLength(str2) {
+  const units = str2.length;
+  if (!highSurrogate.test(str2))
     return units;
   let count2 = units;
   for (let i = 0; i < units - 1; i++) {
-    if ((str3.charCodeAt(i) & 64512) === 55296 && (str3.charCodeAt(i + 1) & 64512) === 56320) {
+    if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
       count2--;
       i++;
     }
@@ -378,10 +346,10 @@ function $constructor(name, initializer2, proto, params) {
       let up = own2;
       while (up && up !== ctorProto)
         up = Object.getPrototypeOf(up);
-      const target2 = up ?? own2;
-      if (!initialized.has(target2)) {
-        initialized.add(target2);
-        members(target2, protoMembers);
+      const target = up ?? own2;
+      if (!initialized.has(target)) {
+        initialized.add(target);
+        members(target, protoMembers);
       }
     }
     const proto2 = _.prototype;
@@ -555,6 +523,7 @@ var safeParseAsync = /* @__PURE__ */ _safeParseAsync($ZodRealError);
 // node_modules/zod/v4/core/regexes.js
 var anyString = /^[\s\S]{0,}$/;
 var number = /^-?\d+(?:\.\d+)?$/;
+var _null = /^null$/i;
 
 // node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
@@ -983,6 +952,23 @@ var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, d
   $ZodCheckNumberFormat.init(inst, def);
   $ZodNumber.init(inst, def);
 });
+var $ZodNull = /* @__PURE__ */ $constructor("$ZodNull", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = _null;
+  inst._zod.values = /* @__PURE__ */ new Set([null]);
+  inst._zod.parse = (payload, _ctx) => {
+    const input = payload.value;
+    if (input === null)
+      return payload;
+    payload.issues.push({
+      expected: "null",
+      code: "invalid_type",
+      input,
+      inst
+    });
+    return payload;
+  };
+});
 var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
   $ZodType.init(inst, def);
   inst._zod.parse = (payload, _ctx) => {
@@ -1307,6 +1293,212 @@ var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
     });
   };
 });
+function discriminatorMap(def) {
+  const map = /* @__PURE__ */ new Map();
+  for (const option of def.options) {
+    const values = option._zod.propValues?.[def.discriminator];
+    if (!values || values.size === 0)
+      throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
+    for (const value of values) {
+      if (map.has(value)) {
+        if (value !== void 0)
+          throw new Error(`Duplicate discriminator value "${String(value)}"`);
+        map.set(value, null);
+      } else {
+        map.set(value, option);
+      }
+    }
+  }
+  return map;
+}
+var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnion", (inst, def) => {
+  def.inclusive = false;
+  $ZodUnion.init(inst, def);
+  const _super = inst._zod.parse;
+  defineLazyInternal(inst, "propValues", (zod) => {
+    const propValues = {};
+    let undefinedCount = 0;
+    for (const option of zod.def.options) {
+      const pv = option._zod.propValues;
+      if (!pv || Object.keys(pv).length === 0)
+        throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
+      if (pv[zod.def.discriminator]?.has(void 0))
+        undefinedCount++;
+      for (const [k, v] of Object.entries(pv)) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
+          assignProp(propValues, k, /* @__PURE__ */ new Set());
+        }
+        for (const val of v) {
+          propValues[k].add(val);
+        }
+      }
+    }
+    if (!zod.def.unionFallback && undefinedCount > 1)
+      propValues[zod.def.discriminator]?.delete(void 0);
+    return propValues;
+  });
+  def.options.forEach((option, i) => {
+    const propShape = rawShape(option._zod.def);
+    if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
+      throw new Error(`Invalid discriminated union option at index "${i}"`);
+    }
+  });
+  const disc = cached(() => discriminatorMap(def));
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!isObject(input)) {
+      payload.issues.push({
+        code: "invalid_type",
+        expected: "object",
+        input,
+        inst
+      });
+      return payload;
+    }
+    const value = input?.[def.discriminator];
+    const opt = disc.value.get(value);
+    if (opt && (value !== void 0 || ctx.direction !== "backward")) {
+      return opt._zod.run(payload, ctx);
+    }
+    if (def.unionFallback || ctx.direction === "backward") {
+      return _super(payload, ctx);
+    }
+    payload.issues.push({
+      code: "invalid_union",
+      errors: [],
+      note: "No matching discriminator",
+      discriminator: def.discriminator,
+      options: Array.from(disc.value.keys()).filter((value2) => disc.value.get(value2) !== null),
+      input,
+      path: [def.discriminator],
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
+  $ZodType.init(inst, def);
+  const items = def.items;
+  const memo = globalConfig.memoizer;
+  memo?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!Array.isArray(input)) {
+      payload.issues.push({
+        input,
+        inst,
+        expected: "tuple",
+        code: "invalid_type"
+      });
+      return payload;
+    }
+    payload.value = memo ? memo.alloc(inst, payload, [], ctx) : [];
+    const proms = [];
+    const optinStart = getTupleOptStart(items, "optin");
+    const optoutStart = getTupleOptStart(items, "optout");
+    if (!def.rest) {
+      if (input.length < optinStart) {
+        payload.issues.push({
+          code: "too_small",
+          minimum: optinStart,
+          inclusive: true,
+          input,
+          inst,
+          origin: "array"
+        });
+        return payload;
+      }
+      if (input.length > items.length) {
+        payload.issues.push({
+          code: "too_big",
+          maximum: items.length,
+          inclusive: true,
+          input,
+          inst,
+          origin: "array"
+        });
+      }
+    }
+    const itemResults = new Array(items.length);
+    const abortEarly = def.rest ? ctx?.abortEarly : void 0;
+    let itemAborted = false;
+    for (let i = 0; i < items.length; i++) {
+      const r = items[i]._zod.run({ value: input[i], issues: [] }, ctx);
+      if (r instanceof Promise) {
+        proms.push(r.then((rr) => {
+          itemResults[i] = rr;
+        }));
+      } else {
+        itemResults[i] = r;
+        if (abortEarly && !itemAborted && r.issues.length)
+          itemAborted = aborted(r);
+      }
+    }
+    if (def.rest && !itemAborted) {
+      let i = items.length - 1;
+      const rest = input.slice(items.length);
+      let seen = payload.issues.length;
+      for (const el of rest) {
+        if (abortEarly && payload.issues.length !== seen) {
+          if (aborted(payload, seen))
+            break;
+          seen = payload.issues.length;
+        }
+        i++;
+        const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
+        } else {
+          handleTupleResult(result, payload, i);
+        }
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => handleTupleResults(itemResults, payload, items, input, optoutStart));
+    }
+    return handleTupleResults(itemResults, payload, items, input, optoutStart);
+  };
+});
+function getTupleOptStart(items, key) {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    if (!omittable)
+      return i + 1;
+  }
+  return 0;
+}
+function handleTupleResult(result, final, index) {
+  if (result.issues.length) {
+    final.issues.push(...prefixIssues(index, result.issues));
+  }
+  final.value[index] = result.value;
+}
+function handleTupleResults(itemResults, final, items, input, optoutStart) {
+  for (let i = 0; i < items.length; i++) {
+    const r = itemResults[i];
+    const isPresent = i < input.length;
+    if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
+      final.value.length = i;
+      break;
+    }
+    if (r.issues.length) {
+      if (!isPresent && i >= optoutStart) {
+        final.value.length = i;
+        break;
+      }
+      final.issues.push(...prefixIssues(i, r.issues));
+    }
+    final.value[i] = r.value;
+  }
+  for (let i = final.value.length - 1; i >= input.length; i--) {
+    if (items[i]._zod.optout === "optional" && final.value[i] === void 0) {
+      final.value.length = i;
+    } else {
+      break;
+    }
+  }
+  return final;
+}
 var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   $ZodType.init(inst, def);
   const values = getEnumValues(def.entries);
@@ -1350,6 +1542,34 @@ var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
       inst
     });
     return payload;
+  };
+});
+function handleOptionalResult(payload, result) {
+  payload.value = result.issues.length ? void 0 : result.value;
+  return payload;
+}
+var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+  inst._zod.optout = "optional";
+  defineLazyInternal(inst, "values", (zod) => {
+    const values = zod.def.innerType._zod.values;
+    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === void 0) {
+      if (def.innerType._zod.optin !== "defaulted")
+        return payload;
+      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+      if (result instanceof Promise)
+        return result.then((result2) => handleOptionalResult(payload, result2));
+      return handleOptionalResult(payload, result);
+    }
+    return def.innerType._zod.run(payload, ctx);
   };
 });
 var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
@@ -1478,6 +1698,13 @@ function _int(Class, params) {
     check: "number_format",
     abort: false,
     format: "safeint",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _null2(Class, params) {
+  return new Class({
+    type: "null",
     ...normalizeParams(params)
   });
 }
@@ -1638,6 +1865,14 @@ var ZodMiniNumberFormat = /* @__PURE__ */ $constructor("ZodMiniNumberFormat", (i
 function int(params) {
   return _int(ZodMiniNumberFormat, params);
 }
+var ZodMiniNull = /* @__PURE__ */ $constructor("ZodMiniNull", (inst, def) => {
+  $ZodNull.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function _null3(params) {
+  return _null2(ZodMiniNull, params);
+}
 var ZodMiniNever = /* @__PURE__ */ $constructor("ZodMiniNever", (inst, def) => {
   $ZodNever.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -1684,6 +1919,35 @@ function union(options, params) {
     ...normalizeParams(params)
   });
 }
+var ZodMiniDiscriminatedUnion = /* @__PURE__ */ $constructor("ZodMiniDiscriminatedUnion", (inst, def) => {
+  $ZodDiscriminatedUnion.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function discriminatedUnion(discriminator, options, params) {
+  return new ZodMiniDiscriminatedUnion({
+    type: "union",
+    options,
+    discriminator,
+    ...normalizeParams(params)
+  });
+}
+var ZodMiniTuple = /* @__PURE__ */ $constructor("ZodMiniTuple", (inst, def) => {
+  $ZodTuple.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function tuple(items, _paramsOrRest, _params) {
+  const hasRest = _paramsOrRest instanceof $ZodType;
+  const params = hasRest ? _params : _paramsOrRest;
+  const rest = hasRest ? _paramsOrRest : null;
+  return new ZodMiniTuple({
+    type: "tuple",
+    items,
+    rest,
+    ...normalizeParams(params)
+  });
+}
 var ZodMiniEnum = /* @__PURE__ */ $constructor("ZodMiniEnum", (inst, def) => {
   $ZodEnum.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -1710,6 +1974,17 @@ function literal(value, params) {
     ...normalizeParams(params)
   });
 }
+var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+// @__NO_SIDE_EFFECTS__
+function optional(innerType) {
+  return new ZodMiniOptional({
+    type: "optional",
+    innerType
+  });
+}
 var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
   $ZodNullable.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -1731,24 +2006,38 @@ function refine(fn, _params = {}) {
 }
 var meta2 = meta;
 
-// src/core/preservation/vocabulary.ts
-var SURFACE_KINDS = [
-  "cli_command",
-  "api",
-  "library_export",
-  "data_schema",
-  "ui_route",
-  "job",
-  "package_target",
-  "ops_path",
-  "other"
-];
-var DISPOSITIONS = ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"];
-var DESTRUCTIVE_DISPOSITIONS = ["replace", "remove", "disable", "redirect", "migrate"];
-var VENDOR_DISPOSITIONS = ["import", "preserve"];
-var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
-var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
-var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
+// src/core/iso-time.ts
+var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+var ISO_SECONDS_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
+var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+function daysFromCivil(y, m, d) {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+function secondsOfIsoTime(text) {
+  if (typeof text !== "string") return null;
+  const m = ISO_SECONDS_RE.exec(text);
+  if (m === null) return null;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  if (month < 1 || month > 12) return null;
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (day < 1 || day > monthDays) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+}
+function isIsoSeconds(text) {
+  return secondsOfIsoTime(text) !== null;
+}
 
 // src/core/ids.ts
 var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
@@ -1772,6 +2061,9 @@ function str(o = {}) {
 function int2(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
   return int().check(_gte(min), _lte(max));
 }
+function list(item, min, max) {
+  return min > 0 ? array(item).check(_minLength(min), _maxLength(max)) : array(item).check(_maxLength(max));
+}
 var hex64 = str({ re: HEX64_RE });
 var digestString = str({ re: DIGEST_RE });
 var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
@@ -1782,14 +2074,77 @@ var isoSeconds = string2().check(
   meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
 );
 
+// src/core/review-vocabulary.ts
+var STAGES = ["planning", "development", "test", "integration"];
+var FINDING_CODES = [
+  "scope_omission",
+  "source_mapping",
+  "trace_gap",
+  "authority_mismatch",
+  "evidence_gap",
+  "preservation_regression",
+  "correctness",
+  "test_gap",
+  "release_blocker",
+  "other"
+];
+var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
+var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
+
+// src/core/contract/vocabulary.ts
+var SOURCE_CLASSES = ["directive", "context", "reference"];
+var ATOM_KINDS = ["obligation", "context"];
+var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
+var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
+var AUTHORITY_OPERATIONS = ["authorize", "add", "replace", "supersede", "defer", "abandon"];
+
+// src/core/bundle/coverage-schema.ts
+var bundleIdSchema = str({ re: CONTRACT_ID_RE });
+var relationSchema = str({ re: CONTRACT_RELATION_RE });
+var id = bundleIdSchema;
+var coverageSchema = strictObject({
+  sources: array(id),
+  atoms: array(id),
+  directives: array(id),
+  targets: array(id),
+  criteria: array(id),
+  implementations: array(id),
+  evidence: array(id),
+  authorities: array(id),
+  tombstones: array(id),
+  changes: array(id),
+  scope_versions: array(id),
+  surfaces: array(id),
+  relations: array(relationSchema)
+});
+
+// src/core/preservation/vocabulary.ts
+var SURFACE_KINDS = [
+  "cli_command",
+  "api",
+  "library_export",
+  "data_schema",
+  "ui_route",
+  "job",
+  "package_target",
+  "ops_path",
+  "other"
+];
+var DISPOSITIONS = ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"];
+var DESTRUCTIVE_DISPOSITIONS = ["replace", "remove", "disable", "redirect", "migrate"];
+var VENDOR_DISPOSITIONS = ["import", "preserve"];
+var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
+var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
+
 // src/core/bundle/preservation-schema.ts
-var id = str({ re: CONTRACT_ID_RE });
+var id2 = str({ re: CONTRACT_ID_RE });
 var digest = str({ re: DIGEST_RE });
 var recordId = str({ re: AUTHORITY_RECORD_ID_RE });
 var path = str({ min: 1, max: 4096 });
 var entry = str({ re: ENTRY_RE });
 var preservationSurfaceEntrySchema = strictObject({
-  id,
+  id: id2,
   kind: _enum(SURFACE_KINDS),
   /** Kind `other` only: the writer's statement of why no entry can be run. */
   na_reason: nullable(str({ min: 1, max: 65536 })),
@@ -1797,8 +2152,8 @@ var preservationSurfaceEntrySchema = strictObject({
   disposition: _enum(DISPOSITIONS),
   /** The real entry the project adapter runs; null for kind `other`. */
   probe: nullable(entry),
-  baseline_evidence_id: id,
-  current_evidence_id: id,
+  baseline_evidence_id: id2,
+  current_evidence_id: id2,
   /** Destructive dispositions only: the record the human signed and the diff digest it approved. */
   authority_id: nullable(recordId),
   expected_diff_digest: nullable(digest),
@@ -1808,9 +2163,9 @@ var preservationSurfaceEntrySchema = strictObject({
 var preservationProbeEntrySchema = strictObject({
   /** The probe receipt (its statement's digest) the entry is read from. */
   receipt_id: digest,
-  surface: id,
+  surface: id2,
   phase: _enum(["baseline", "current"]),
-  evidence_id: id,
+  evidence_id: id2,
   entry,
   exit_code: int2(0, 255),
   capabilities: array(str({ re: CAPABILITY_RE })),
@@ -1820,7 +2175,7 @@ var preservationAuthorityEntrySchema = strictObject({
   record: recordId,
   operation: _enum(DESTRUCTIVE_DISPOSITIONS),
   /** The surfaces the record names. */
-  surfaces: array(id),
+  surfaces: array(id2),
   /** What the human signed as the state after: the expected diff digest. */
   state_after: nullable(digest)
 });
@@ -1843,7 +2198,7 @@ var preservationSectionSchema = strictObject({
   surfaces: array(preservationSurfaceEntrySchema),
   vendor_sources: array(
     strictObject({
-      id,
+      id: id2,
       path,
       disposition: _enum(VENDOR_DISPOSITIONS),
       origin: strictObject({
@@ -1878,6 +2233,242 @@ function preservationSectionViolation(p, stage) {
     if (i.correction_b64 !== null !== (i.kind === "correction")) return "incident_history.correction_b64";
     if (i.correction_b64 !== null && Buffer.from(i.correction_b64, "base64").toString("base64") !== i.correction_b64) return "incident_history.correction_b64";
   }
+  return null;
+}
+
+// src/core/bundle/schema.ts
+var BUNDLE_SCHEMA_ID = "governed.review-bundle/v1";
+var SECTION_NAMES = [
+  "sources",
+  "source_map",
+  "contract",
+  "authorities",
+  "tombstones",
+  "scope_history",
+  "changes",
+  "current_files",
+  "baseline_files",
+  "preservation",
+  "prior_receipts"
+];
+var COVERAGE_KINDS = [
+  "sources",
+  "atoms",
+  "directives",
+  "targets",
+  "criteria",
+  "implementations",
+  "evidence",
+  "authorities",
+  "tombstones",
+  "changes",
+  "scope_versions",
+  "surfaces"
+];
+var id3 = bundleIdSchema;
+var recordId2 = str({ re: AUTHORITY_RECORD_ID_RE });
+var relation = relationSchema;
+var digest2 = str({ re: DIGEST_RE });
+var gitOid = str({ re: GIT_OID_RE });
+var path2 = str({ min: 1, max: 4096 });
+var mode = _enum(["100644", "100755", "120000"]);
+var slot = str({ re: NAME_RE });
+var idOrRelation = union([id3, relation]);
+var sourceEntrySchema = strictObject({
+  id: id3,
+  path: path2,
+  class: _enum(SOURCE_CLASSES),
+  /** `sha256:` of the exact bytes (read from the baseline tree). */
+  digest: digest2,
+  /** The exact source bytes, base64: atom spans are byte offsets into them. */
+  bytes_b64: base64(),
+  /** The byte-exact partition; the atom→directive mapping is in `source_map`, not here. */
+  atoms: array(strictObject({ id: id3, span: tuple([count, count]), kind: _enum(ATOM_KINDS) }))
+});
+var sourceMapSchema = strictObject({
+  /** Every atom>directive edge (IDs only), sorted by UTF-8 bytes. */
+  relations: array(relation)
+});
+var targetSchema = strictObject({ id: id3, paths: array(path2) });
+var criterionSchema = strictObject({ id: id3, statement: string2(), atoms: array(id3) });
+var fullContractSchema = strictObject({
+  form: literal("full"),
+  title: string2(),
+  directives: array(
+    strictObject({
+      id: id3,
+      statement: string2(),
+      state: _enum(DIRECTIVE_STATES),
+      sources: array(id3),
+      targets: array(targetSchema),
+      criteria: array(criterionSchema),
+      implementations: array(id3),
+      evidence: array(id3)
+    })
+  ),
+  implementations: array(strictObject({ id: id3, paths: array(path2) })),
+  evidence: array(strictObject({ id: id3, kind: _enum(EVIDENCE_KINDS), paths: array(path2) }))
+});
+var planningContractSchema = strictObject({
+  form: literal("planning"),
+  title: string2(),
+  directives: array(
+    strictObject({
+      id: id3,
+      statement: string2(),
+      disposition: _enum(["in_scope", "deferred", "superseded", "abandoned"]),
+      sources: array(id3),
+      targets: array(targetSchema),
+      criteria: array(criterionSchema)
+    })
+  )
+});
+var authorityEntrySchema = strictObject({ id: id3, operation: _enum(AUTHORITY_OPERATIONS), record: recordId2 });
+var tombstoneEntrySchema = strictObject({
+  id: id3,
+  directive: nullable(id3),
+  authority: id3,
+  disposes: array(idOrRelation)
+});
+var scopeHistoryEntrySchema = strictObject({
+  id: id3,
+  version: int2(1),
+  scope_epoch: int2(1),
+  work_revision: count,
+  contract_digest: digest2,
+  sources_digest: digest2,
+  bound_at: isoSeconds,
+  additions: array(idOrRelation),
+  narrowing: array(idOrRelation),
+  progress: array(id3),
+  authorities: array(recordId2)
+});
+var changeEntrySchema = strictObject({
+  id: id3,
+  path: path2,
+  /** sha256 hex at the baseline commit; null when the path did not exist there. */
+  baseline: nullable(hex64),
+  /** sha256 hex in the workspace; null when the path was deleted. */
+  current: nullable(hex64)
+});
+var fileEntrySchema = discriminatedUnion("present", [
+  // Contract paths name regular files (docs/contract.md#validation-rules): a symlink is refused before a bundle is built.
+  strictObject({ path: path2, present: literal(true), mode: _enum(["100644", "100755"]), sha256: hex64, bytes_b64: base64() }),
+  strictObject({ path: path2, present: literal(false) })
+]);
+var baselineFilesSchema = strictObject({
+  commit: gitOid,
+  tree: gitOid,
+  /** The baseline manifest (docs/contract.md#workspace-digest) under the policy's product roots. */
+  manifest: array(strictObject({ path: path2, mode, sha256: hex64 })),
+  files: array(fileEntrySchema)
+});
+var priorReceiptSchema = strictObject({
+  receipt_id: digest2,
+  stage: _enum(STAGES),
+  slot,
+  verdict: _enum(["CLEAN", "DIRTY"])
+});
+var sectionsSchema = strictObject({
+  sources: optional(array(sourceEntrySchema)),
+  source_map: optional(sourceMapSchema),
+  contract: optional(discriminatedUnion("form", [fullContractSchema, planningContractSchema])),
+  authorities: optional(array(authorityEntrySchema)),
+  tombstones: optional(array(tombstoneEntrySchema)),
+  scope_history: optional(array(scopeHistoryEntrySchema)),
+  changes: optional(array(changeEntrySchema)),
+  current_files: optional(array(fileEntrySchema)),
+  baseline_files: optional(baselineFilesSchema),
+  // Planning and integration, when the unit has a preservation contract bound (./preservation-schema.ts).
+  preservation: optional(preservationSectionSchema),
+  prior_receipts: optional(array(priorReceiptSchema))
+});
+var sectionName = _enum(SECTION_NAMES);
+var checkInputsSchema = strictObject({
+  command: list(str({ min: 1, max: 4096 }), 1, 64),
+  snapshot: literal("/snapshot"),
+  dependency_root: union([_null3(), strictObject({ path: str({ min: 1, max: 256 }), digest: digest2 })]),
+  report: _enum(["tap", "exit-code"]),
+  timeout_ms: int2(1e3)
+});
+var bundleSchema = strictObject({
+  schema: literal(BUNDLE_SCHEMA_ID),
+  challenge_id: str({ re: CHALLENGE_ID_RE }),
+  unit: str({ re: UNIT_ID_RE }),
+  stage: _enum(STAGES),
+  slot,
+  view: strictObject({
+    /** The role (planning, integration) or `complete` (development, test). */
+    name: slot,
+    included: array(sectionName),
+    withheld: array(sectionName),
+    /** digest of the view (see docs/bundle.md); bound into the challenge and the receipt. */
+    digest: digest2
+  }),
+  sections: sectionsSchema,
+  coverage: coverageSchema,
+  check: optional(checkInputsSchema)
+});
+
+// src/core/bundle/rules.ts
+import { createHash as createHash2 } from "node:crypto";
+
+// src/core/bundle/ids.ts
+import { createHash } from "node:crypto";
+var sha256Hex = (b) => createHash("sha256").update(b).digest("hex");
+function changeId(path3) {
+  return `CHG-${sha256Hex(Buffer.from(path3, "utf8")).slice(0, 24)}`;
+}
+
+// src/core/bundle/rules.ts
+var sha256Hex2 = (b) => createHash2("sha256").update(b).digest("hex");
+function canonicalBase64(s) {
+  const bytes = Buffer.from(s, "base64");
+  return bytes.toString("base64") === s ? bytes : null;
+}
+function sortedUnique2(list2) {
+  for (let i = 1; i < list2.length; i++) {
+    if (Buffer.compare(Buffer.from(list2[i - 1], "utf8"), Buffer.from(list2[i], "utf8")) >= 0) return false;
+  }
+  return true;
+}
+function inSectionOrder(names) {
+  const order = names.map((n) => SECTION_NAMES.indexOf(n));
+  for (let i = 1; i < order.length; i++) if (order[i - 1] >= order[i]) return false;
+  return true;
+}
+function filesViolation(files2) {
+  for (const f of files2) {
+    if (!f.present) continue;
+    const bytes = canonicalBase64(f.bytes_b64);
+    if (bytes === null || sha256Hex2(bytes) !== f.sha256) return true;
+  }
+  return false;
+}
+function bundleRuleViolation(b) {
+  const { included, withheld } = b.view;
+  if (!inSectionOrder(included) || !inSectionOrder(withheld)) return "view_order";
+  if (included.some((s2) => withheld.includes(s2))) return "view_overlap";
+  const present = SECTION_NAMES.filter((s2) => Object.prototype.hasOwnProperty.call(b.sections, s2));
+  if (present.length !== included.length || !present.every((s2, i) => s2 === included[i])) return "view_sections";
+  const s = b.sections;
+  for (const src of s.sources ?? []) {
+    const bytes = canonicalBase64(src.bytes_b64);
+    if (bytes === null || src.digest !== `sha256:${sha256Hex2(bytes)}`) return "source_digest";
+    if (src.atoms.some((a) => a.span[0] > a.span[1] || a.span[1] > bytes.length)) return "atom_span";
+  }
+  if (s.contract !== void 0) {
+    if (s.contract.form !== (b.stage === "planning" ? "planning" : "full")) return "contract_form";
+    if (s.contract.form === "full") {
+      const impl = new Set(s.contract.implementations.map((i) => i.id));
+      const ev = new Set(s.contract.evidence.map((e) => e.id));
+      if (s.contract.directives.some((d) => !d.implementations.every((i) => impl.has(i)) || !d.evidence.every((e) => ev.has(e)))) return "contract_mapping";
+    }
+  }
+  if ((s.changes ?? []).some((c) => c.id !== changeId(c.path))) return "change_id";
+  if (filesViolation(s.current_files ?? []) || filesViolation(s.baseline_files?.files ?? [])) return "file_digest";
+  if (s.preservation !== void 0 && preservationSectionViolation(s.preservation, b.stage) !== null) return "preservation";
+  if (!Object.values(b.coverage).every(sortedUnique2)) return "coverage_order";
   return null;
 }
 
@@ -1947,10 +2538,6 @@ function canonicalJson(value) {
 function compareUtf8(a, b) {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
-function isSortedUnique(list) {
-  for (let i = 1; i < list.length; i++) if (compareUtf8(list[i - 1], list[i]) >= 0) return false;
-  return true;
-}
 
 // runner/reviewers/src/coverage/shape.ts
 var Malformed = class extends Error {
@@ -1964,311 +2551,14 @@ function malformed() {
 function check(ok) {
   if (!ok) malformed();
 }
-function obj(v, required2, optional = []) {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) malformed();
-  const o = v;
-  const keys = Object.keys(o);
-  for (const k of required2) check(Object.prototype.hasOwnProperty.call(o, k));
-  for (const k of keys) check(required2.includes(k) || optional.includes(k));
-  return o;
-}
-function str2(v, re) {
-  if (typeof v !== "string") malformed();
-  if (re !== void 0) check(re.test(v));
-  return v;
-}
-function bool(v) {
-  if (typeof v !== "boolean") malformed();
-  return v;
-}
-function int3(v, min = 0) {
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) malformed();
-  return v;
-}
-function oneOf(v, values) {
-  if (typeof v !== "string" || !values.includes(v)) malformed();
-  return v;
-}
-function arr(v, item) {
-  if (!Array.isArray(v)) malformed();
-  return v.map((x) => item(x));
-}
-function nullable2(v, item) {
-  return v === null ? null : item(v);
-}
-var ID_RE = CONTRACT_ID_RE;
-var RECORD_ID_RE = AUTHORITY_RECORD_ID_RE;
-var RELATION_RE = CONTRACT_RELATION_RE;
-var SLOT_RE = NAME_RE;
-var BASE64_RE = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
-var id2 = (v) => str2(v, ID_RE);
-var idOrRelation = (v) => {
-  const s = str2(v);
-  check(ID_RE.test(s) || RELATION_RE.test(s));
-  return s;
-};
-var path2 = (v) => {
-  const s = str2(v);
-  check(s.length >= 1 && s.length <= 4096);
-  return s;
-};
-
-// src/core/review-vocabulary.ts
-var STAGES = ["planning", "development", "test", "integration"];
-var FINDING_CODES = [
-  "scope_omission",
-  "source_mapping",
-  "trace_gap",
-  "authority_mismatch",
-  "evidence_gap",
-  "preservation_regression",
-  "correctness",
-  "test_gap",
-  "release_blocker",
-  "other"
-];
-var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
-var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 
 // runner/reviewers/src/coverage/bundle.ts
-var BUNDLE_SCHEMA_ID = "governed.review-bundle/v1";
-var SECTION_NAMES = [
-  "sources",
-  "source_map",
-  "contract",
-  "authorities",
-  "tombstones",
-  "scope_history",
-  "changes",
-  "current_files",
-  "baseline_files",
-  "preservation",
-  "prior_receipts"
-];
-var COVERAGE_KINDS = [
-  "sources",
-  "atoms",
-  "directives",
-  "targets",
-  "criteria",
-  "implementations",
-  "evidence",
-  "authorities",
-  "tombstones",
-  "changes",
-  "scope_versions",
-  "surfaces"
-];
-var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
-var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
-var sha256Hex = (b) => createHash("sha256").update(b).digest("hex");
-function b64(v) {
-  const s = str2(v, BASE64_RE);
-  const bytes = Buffer.from(s, "base64");
-  check(bytes.toString("base64") === s);
+function b64(s) {
+  const bytes = canonicalBase64(s);
+  if (bytes === null) malformed();
   return bytes;
 }
-var idList = (v) => arr(v, id2);
-function sources(v) {
-  return arr(v, (x) => {
-    const o = obj(x, ["id", "path", "class", "digest", "bytes_b64", "atoms"]);
-    path2(o.path);
-    const bytes = b64(o.bytes_b64);
-    check(str2(o.digest, DIGEST_RE) === `sha256:${sha256Hex(bytes)}`);
-    const atoms = arr(o.atoms, (a) => {
-      const ao = obj(a, ["id", "span", "kind"]);
-      const span = arr(ao.span, (n) => int3(n));
-      check(span.length === 2);
-      const [start, end] = span;
-      check(start <= end && end <= bytes.length);
-      return { id: id2(ao.id), span: [start, end], kind: oneOf(ao.kind, ["obligation", "context"]) };
-    });
-    return { id: id2(o.id), class: oneOf(o.class, ["directive", "context", "reference"]), bytes, atoms };
-  });
-}
-var target = (x) => {
-  const o = obj(x, ["id", "paths"]);
-  return { id: id2(o.id), paths: arr(o.paths, path2) };
-};
-var criterion = (x) => {
-  const o = obj(x, ["id", "statement", "atoms"]);
-  str2(o.statement);
-  return { id: id2(o.id), atoms: idList(o.atoms) };
-};
-function contract(v, stage) {
-  const form = obj(v, ["form"], ["title", "directives", "implementations", "evidence"]).form;
-  check(form === (stage === "planning" ? "planning" : "full"));
-  if (form === "planning") {
-    const o2 = obj(v, ["form", "title", "directives"]);
-    str2(o2.title);
-    const directives2 = arr(o2.directives, (x) => {
-      const d = obj(x, ["id", "statement", "disposition", "sources", "targets", "criteria"]);
-      str2(d.statement);
-      oneOf(d.disposition, ["in_scope", "deferred", "superseded", "abandoned"]);
-      idList(d.sources);
-      return { id: id2(d.id), targets: arr(d.targets, target), criteria: arr(d.criteria, criterion) };
-    });
-    return { form: "planning", directives: directives2 };
-  }
-  const o = obj(v, ["form", "title", "directives", "implementations", "evidence"]);
-  str2(o.title);
-  const directives = arr(o.directives, (x) => {
-    const d = obj(x, ["id", "statement", "state", "sources", "targets", "criteria", "implementations", "evidence"]);
-    str2(d.statement);
-    return {
-      id: id2(d.id),
-      state: oneOf(d.state, DIRECTIVE_STATES),
-      sources: idList(d.sources),
-      targets: arr(d.targets, target),
-      criteria: arr(d.criteria, criterion),
-      implementations: idList(d.implementations),
-      evidence: idList(d.evidence)
-    };
-  });
-  const implementations = arr(o.implementations, (x) => {
-    const i = obj(x, ["id", "paths"]);
-    return { id: id2(i.id), paths: arr(i.paths, path2) };
-  });
-  const evidence = arr(o.evidence, (x) => {
-    const e = obj(x, ["id", "kind", "paths"]);
-    return { id: id2(e.id), kind: oneOf(e.kind, EVIDENCE_KINDS), paths: arr(e.paths, path2) };
-  });
-  const implIds = new Set(implementations.map((i) => i.id));
-  const evidenceIds = new Set(evidence.map((e) => e.id));
-  for (const d of directives) check(d.implementations.every((i) => implIds.has(i)) && d.evidence.every((e) => evidenceIds.has(e)));
-  return { form: "full", directives, implementations, evidence };
-}
-function fileEntries(v) {
-  return arr(v, (x) => {
-    const present = bool(obj(x, ["path", "present"], ["mode", "sha256", "bytes_b64"]).present);
-    if (!present) return { path: path2(obj(x, ["path", "present"]).path), present: false };
-    const o = obj(x, ["path", "present", "mode", "sha256", "bytes_b64"]);
-    oneOf(o.mode, ["100644", "100755"]);
-    const bytes = b64(o.bytes_b64);
-    check(str2(o.sha256, HEX64_RE) === sha256Hex(bytes));
-    return { path: path2(o.path), present: true, bytes };
-  });
-}
-function changes(v) {
-  return arr(v, (x) => {
-    const o = obj(x, ["id", "path", "baseline", "current"]);
-    const p = path2(o.path);
-    const cid = id2(o.id);
-    check(cid === `CHG-${sha256Hex(Buffer.from(p, "utf8")).slice(0, 24)}`);
-    return { id: cid, path: p, baseline: nullable2(o.baseline, (s) => str2(s, HEX64_RE)), current: nullable2(o.current, (s) => str2(s, HEX64_RE)) };
-  });
-}
-function scopeHistory(v) {
-  return arr(v, (x) => {
-    const o = obj(x, [
-      "id",
-      "version",
-      "scope_epoch",
-      "work_revision",
-      "contract_digest",
-      "sources_digest",
-      "bound_at",
-      "additions",
-      "narrowing",
-      "progress",
-      "authorities"
-    ]);
-    int3(o.scope_epoch, 1);
-    int3(o.work_revision);
-    str2(o.contract_digest, DIGEST_RE);
-    str2(o.sources_digest, DIGEST_RE);
-    check(isIsoSeconds(str2(o.bound_at)));
-    arr(o.additions, idOrRelation);
-    idList(o.progress);
-    return {
-      id: id2(o.id),
-      version: int3(o.version, 1),
-      narrowing: arr(o.narrowing, idOrRelation),
-      authorities: arr(o.authorities, (s) => str2(s, RECORD_ID_RE))
-    };
-  });
-}
-function preservation(v, stage) {
-  const parsed = preservationSectionSchema.safeParse(v);
-  if (!parsed.success) malformed();
-  const p = parsed.data;
-  check(preservationSectionViolation(p, stage) === null);
-  return {
-    surfaces: p.surfaces.map((s) => ({
-      id: s.id,
-      disposition: s.disposition,
-      probe: s.probe,
-      authorityId: s.authority_id,
-      expectedDiffDigest: s.expected_diff_digest,
-      diffDigest: s.diff_digest
-    })),
-    probes: p.probes.map((x) => ({ surface: x.surface, phase: x.phase, exitCode: x.exit_code, capabilities: x.capabilities })),
-    authorities: p.authorities.map((a) => ({ record: a.record, operation: a.operation, surfaces: a.surfaces, stateAfter: a.state_after }))
-  };
-}
-function sectionsOf(v, stage) {
-  const o = obj(v, [], SECTION_NAMES);
-  const out = {};
-  if ("sources" in o) out.sources = sources(o.sources);
-  if ("source_map" in o) out.source_map = arr(obj(o.source_map, ["relations"]).relations, (r) => str2(r, RELATION_RE));
-  if ("contract" in o) out.contract = contract(o.contract, stage);
-  if ("authorities" in o) {
-    out.authorities = arr(o.authorities, (x) => {
-      const a = obj(x, ["id", "operation", "record"]);
-      str2(a.record, RECORD_ID_RE);
-      return { id: id2(a.id), operation: oneOf(a.operation, ["authorize", "add", "replace", "supersede", "defer", "abandon"]) };
-    });
-  }
-  if ("tombstones" in o) {
-    out.tombstones = arr(o.tombstones, (x) => {
-      const t = obj(x, ["id", "directive", "authority", "disposes"]);
-      return { id: id2(t.id), directive: nullable2(t.directive, id2), authority: id2(t.authority), disposes: arr(t.disposes, idOrRelation) };
-    });
-  }
-  if ("scope_history" in o) out.scope_history = scopeHistory(o.scope_history);
-  if ("changes" in o) out.changes = changes(o.changes);
-  if ("current_files" in o) out.current_files = fileEntries(o.current_files);
-  if ("baseline_files" in o) {
-    const b = obj(o.baseline_files, ["commit", "tree", "manifest", "files"]);
-    str2(b.commit, GIT_OID_RE);
-    str2(b.tree, GIT_OID_RE);
-    arr(b.manifest, (x) => {
-      const m = obj(x, ["path", "mode", "sha256"]);
-      path2(m.path);
-      oneOf(m.mode, ["100644", "100755", "120000"]);
-      str2(m.sha256, HEX64_RE);
-    });
-    out.baseline_files = { files: fileEntries(b.files) };
-  }
-  if ("preservation" in o) {
-    check(stage === "planning" || stage === "integration");
-    out.preservation = preservation(o.preservation, stage);
-  }
-  if ("prior_receipts" in o) {
-    out.prior_receipts = arr(o.prior_receipts, (x) => {
-      const r = obj(x, ["receipt_id", "stage", "slot", "verdict"]);
-      str2(r.receipt_id, DIGEST_RE);
-      oneOf(r.stage, STAGES);
-      str2(r.slot, SLOT_RE);
-      return { verdict: oneOf(r.verdict, ["CLEAN", "DIRTY"]) };
-    });
-  }
-  return out;
-}
-function coverageOf(v) {
-  const o = obj(v, [...COVERAGE_KINDS, "relations"]);
-  const out = {};
-  for (const k of COVERAGE_KINDS) out[k] = idList(o[k]);
-  out.relations = arr(o.relations, (r) => str2(r, RELATION_RE));
-  for (const list of Object.values(out)) check(isSortedUnique(list));
-  return out;
-}
-function sectionList(v) {
-  const names = arr(v, (x) => oneOf(x, SECTION_NAMES));
-  const order = names.map((n) => SECTION_NAMES.indexOf(n));
-  for (let i = 1; i < order.length; i++) check(order[i - 1] < order[i]);
-  return names;
-}
+var files = (list2) => list2.map((f) => f.present ? { path: f.path, present: true, bytes: b64(f.bytes_b64) } : { path: f.path, present: false });
 function readBundle(bytes) {
   let text;
   let value;
@@ -2285,22 +2575,44 @@ function readBundle(bytes) {
     return malformed();
   }
   check(canonical === text);
-  const o = obj(value, ["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage"]);
-  check(o.schema === BUNDLE_SCHEMA_ID);
-  str2(o.challenge_id, CHALLENGE_ID_RE);
-  str2(o.unit, UNIT_ID_RE);
-  const stage = oneOf(o.stage, STAGES);
-  const slot = str2(o.slot, SLOT_RE);
-  const view = obj(o.view, ["name", "included", "withheld", "digest"]);
-  const name = str2(view.name, SLOT_RE);
-  const included = sectionList(view.included);
-  const withheld = sectionList(view.withheld);
-  str2(view.digest, DIGEST_RE);
-  check(!included.some((s) => withheld.includes(s)));
-  const sections = sectionsOf(o.sections, stage);
-  const present = SECTION_NAMES.filter((s) => s in o.sections);
-  check(present.length === included.length && present.every((s, i) => s === included[i]));
-  return { stage, slot, view: { name, included }, sections, coverage: coverageOf(o.coverage) };
+  const parsed = bundleSchema.safeParse(value);
+  if (!parsed.success) return malformed();
+  const b = parsed.data;
+  check(b.check === void 0);
+  check(bundleRuleViolation(b) === null);
+  const w = b.sections;
+  const out = {};
+  if (w.sources !== void 0) {
+    out.sources = w.sources.map((x) => ({ id: x.id, class: x.class, bytes: b64(x.bytes_b64), atoms: x.atoms.map((a) => ({ id: a.id, span: a.span, kind: a.kind })) }));
+  }
+  if (w.source_map !== void 0) out.source_map = w.source_map.relations;
+  if (w.contract !== void 0) {
+    const c = w.contract;
+    out.contract = c.form === "planning" ? { form: "planning", directives: c.directives.map((d) => ({ id: d.id, targets: d.targets, criteria: d.criteria })) } : { form: "full", directives: c.directives, implementations: c.implementations, evidence: c.evidence };
+  }
+  if (w.authorities !== void 0) out.authorities = w.authorities.map((a) => ({ id: a.id, operation: a.operation }));
+  if (w.tombstones !== void 0) out.tombstones = w.tombstones;
+  if (w.scope_history !== void 0) out.scope_history = w.scope_history.map((v) => ({ id: v.id, version: v.version, narrowing: v.narrowing, authorities: v.authorities }));
+  if (w.changes !== void 0) out.changes = w.changes.map((c) => ({ id: c.id, path: c.path, baseline: c.baseline, current: c.current }));
+  if (w.current_files !== void 0) out.current_files = files(w.current_files);
+  if (w.baseline_files !== void 0) out.baseline_files = { files: files(w.baseline_files.files) };
+  if (w.preservation !== void 0) {
+    const p = w.preservation;
+    out.preservation = {
+      surfaces: p.surfaces.map((s) => ({
+        id: s.id,
+        disposition: s.disposition,
+        probe: s.probe,
+        authorityId: s.authority_id,
+        expectedDiffDigest: s.expected_diff_digest,
+        diffDigest: s.diff_digest
+      })),
+      probes: p.probes.map((x) => ({ surface: x.surface, phase: x.phase, exitCode: x.exit_code, capabilities: x.capabilities })),
+      authorities: p.authorities.map((a) => ({ record: a.record, operation: a.operation, surfaces: a.surfaces, stateAfter: a.state_after }))
+    };
+  }
+  if (w.prior_receipts !== void 0) out.prior_receipts = w.prior_receipts.map((r) => ({ verdict: r.verdict }));
+  return { stage: b.stage, slot: b.slot, view: { name: b.view.name, included: b.view.included }, sections: out, coverage: b.coverage };
 }
 
 // runner/reviewers/src/coverage/findings.ts
@@ -2346,7 +2658,7 @@ function extractJson(text) {
   }
   throw new Unusable("no_json");
 }
-var isIn = (list, v) => typeof v === "string" && list.includes(v);
+var isIn = (list2, v) => typeof v === "string" && list2.includes(v);
 function mapAnswer(answer, visible) {
   if (answer === null || typeof answer !== "object" || Array.isArray(answer)) throw new Unusable("shape");
   const a = answer;
@@ -2405,8 +2717,8 @@ function answerText(provider, value) {
 }
 function openTunnel(relayPort, t) {
   return new Promise((resolve, reject) => {
-    const target2 = `${t.host}:${t.port}`;
-    const req = request({ host: "127.0.0.1", port: relayPort, method: "CONNECT", path: target2, headers: { host: target2 }, timeout: TIMEOUT_MS });
+    const target = `${t.host}:${t.port}`;
+    const req = request({ host: "127.0.0.1", port: relayPort, method: "CONNECT", path: target, headers: { host: target }, timeout: TIMEOUT_MS });
     req.on("error", () => reject(new CallFailed("connect")));
     req.on("timeout", () => {
       req.destroy();
@@ -2587,10 +2899,10 @@ function endpoint() {
   const relay = e.GOVERNED_EGRESS_URL === void 0 ? null : /^http:\/\/127\.0\.0\.1:([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_URL);
   if (relay === null && e.GOVERNED_EGRESS_URL !== void 0) return null;
   const relayPort = relay === null ? null : Number(relay[1]);
-  const target2 = e.GOVERNED_EGRESS_TARGET === void 0 ? null : /^([a-z0-9.-]{1,253}):([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_TARGET);
-  if (target2 === null && e.GOVERNED_EGRESS_TARGET !== void 0) return null;
-  if (target2 !== null && (relayPort === null || e.HTTPS_PROXY !== e.GOVERNED_EGRESS_URL)) return null;
-  const tunnel = target2 === null ? null : { host: target2[1], port: Number(target2[2]) };
+  const target = e.GOVERNED_EGRESS_TARGET === void 0 ? null : /^([a-z0-9.-]{1,253}):([0-9]{1,5})$/.exec(e.GOVERNED_EGRESS_TARGET);
+  if (target === null && e.GOVERNED_EGRESS_TARGET !== void 0) return null;
+  if (target !== null && (relayPort === null || e.HTTPS_PROXY !== e.GOVERNED_EGRESS_URL)) return null;
+  const tunnel = target === null ? null : { host: target[1], port: Number(target[2]) };
   return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, tunnel, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
 }
 async function main() {

@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import { exportManifestSchema } from './audit/export-schema.js';
 import { authorityPredicateSchema } from './authority/predicate.js';
-import { bundleJsonSchema } from './bundle/schema.js';
+import { bundleSchema } from './bundle/schema.js';
 import { checkpointPredicateSchema } from './checkpoint.js';
 import { contractSchema } from './contract/schema.js';
 import { envelopeSchema } from './dsse.js';
@@ -211,6 +211,19 @@ const published = (e: Entry): z.ZodMiniType => (e.output === true && e.printed !
 export function publishedDefinition(stem: string): z.ZodMiniType | undefined {
   const e = Object.prototype.hasOwnProperty.call(ENTRIES, stem) ? ENTRIES[stem] : undefined;
   return e === undefined ? undefined : published(e);
+}
+
+/**
+ * The published JSON Schema (draft 2020-12) of the review bundle: docs/schemas/bundle.schema.json, from
+ * the one definition (./bundle/schema.ts). Generated here, not beside the schema, so the pinned
+ * coverage reviewer that bundles ./bundle/schema.ts never carries zod's generator.
+ */
+export function bundleJsonSchema(): Record<string, unknown> {
+  return {
+    $id: 'https://governed.dev/schemas/review-bundle/v1.json',
+    title: 'governed review bundle v1',
+    ...(z.toJSONSchema(bundleSchema, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>),
+  };
 }
 
 /** Every published schema by file stem (docs/schemas/<stem>.schema.json), in a stable order. */

@@ -1,16 +1,18 @@
 // The bundle's `coverage` section schema and the two ID shapes it is made of, in a module of their
 // own: `governed review-run` checks a stored bundle's coverage (src/flows/run/load-challenge.ts) and
 // nothing else of the bundle format, so it loads only these few schemas instead of constructing the
-// whole bundle schema (≈ 115 zod schemas, plus the contract schema it imports) on every start
-// (bench/runner, docs/architecture.md "review-run's bundle"). ./schema.ts builds the full bundle
+// whole bundle schema (≈ 115 zod schemas) on every start
+// (bench/runner, docs/architecture.md "review-run's bundle"). zod/mini, like every format
+// (../schema-primitives.ts). ./schema.ts builds the full bundle
 // schema from these very objects, so both paths accept exactly the same coverage (docs/bundle.md#views).
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { str } from '../schema-primitives.js';
 import { CONTRACT_ID_RE, CONTRACT_RELATION_RE } from '../ids.js';
 
 /** A record ID of the contract/bundle (`DIR-1`, `ATOM-a.b`): prefix, dash, 1–24 characters. */
-export const bundleIdSchema = z.string().regex(CONTRACT_ID_RE);
+export const bundleIdSchema = str({ re: CONTRACT_ID_RE });
 /** An `ID>ID` relation edge. */
-export const relationSchema = z.string().regex(CONTRACT_RELATION_RE);
+export const relationSchema = str({ re: CONTRACT_RELATION_RE });
 
 const id = bundleIdSchema;
 

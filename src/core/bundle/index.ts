@@ -7,7 +7,6 @@ export { changeId, scopeVersionId } from './ids.js';
 export { sourcesDigest, sortSourceDigests, type SourceDigest } from './sources-digest.js';
 export {
   bundleSchema,
-  bundleJsonSchema,
   BUNDLE_SCHEMA_ID,
   SECTION_NAMES,
   COVERAGE_KINDS,

@@ -1,18 +1,21 @@
 // The review bundle format (docs/bundle.md#views, docs/reviewers.md#the-reviewers-world): the one definition of what a reviewer reads at
 // $GOVERNED_BUNDLE. Closed at every level. docs/schemas/bundle.schema.json is generated from this schema
-// (test/bundle-builder.test.ts fails when it is stale) and docs/bundle.md explains it.
+// (test/schemas-doc.test.ts fails when it is stale) and docs/bundle.md explains it. zod/mini, like every
+// format (../schema-primitives.ts): governed builds bundles to this type, and the pinned coverage
+// reviewer (runner/reviewers/src/coverage/bundle.ts) parses the bundle it is given with this very
+// schema and the rule functions of ./bundle-rules.ts, bundled into its single file by scripts/pinned-build.mjs.
 //
 // The SPEC's `contract` section is split into `contract`, `authorities` and `tombstones`, and the
 // atom→directive edges get their own `source_map` section, so that every role view of docs/bundle.md#views is an
 // exact subset of sections (source_fidelity sees authorities and tombstones without directives;
 // authority_release sees the atom→directive relations without source text).
-import * as z from 'zod';
-import { isIsoSeconds, ISO_SECONDS_SHAPE } from '../iso-time.js';
-import { STAGES } from '../receipt-predicate.js';
-import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/schema.js';
+import * as z from 'zod/mini';
+import { count, hex64, int, isoSeconds, list, str } from '../schema-primitives.js';
+import { STAGES } from '../review-vocabulary.js';
+import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/vocabulary.js';
 import { bundleIdSchema, coverageSchema, relationSchema } from './coverage-schema.js';
 import { preservationSectionSchema } from './preservation-schema.js';
-import { AUTHORITY_RECORD_ID_RE, CHALLENGE_ID_RE, DIGEST_RE, GIT_OID_RE, HEX64_RE, NAME_RE, UNIT_ID_RE } from '../ids.js';
+import { AUTHORITY_RECORD_ID_RE, CHALLENGE_ID_RE, DIGEST_RE, GIT_OID_RE, NAME_RE, UNIT_ID_RE } from '../ids.js';
 
 // The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
 export { coverageSchema };
@@ -52,17 +55,16 @@ export const COVERAGE_KINDS = [
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 
 const id = bundleIdSchema;
-const recordId = z.string().regex(AUTHORITY_RECORD_ID_RE);
+const recordId = str({ re: AUTHORITY_RECORD_ID_RE });
 const relation = relationSchema;
-const digest = z.string().regex(DIGEST_RE);
-const hex64 = z.string().regex(HEX64_RE);
-const gitOid = z.string().regex(GIT_OID_RE);
-const path = z.string().min(1).max(4096);
+const digest = str({ re: DIGEST_RE });
+const gitOid = str({ re: GIT_OID_RE });
+const path = str({ min: 1, max: 4096 });
 const mode = z.enum(['100644', '100755', '120000']);
-// The published JSON Schema keeps the shape as its pattern; the refinement adds the calendar (../iso-time.ts).
-const isoSeconds = z.string().regex(ISO_SECONDS_SHAPE).refine(isIsoSeconds, { message: 'iso_time' });
-const count = z.int().min(0);
-const slot = z.string().regex(NAME_RE);
+// isoSeconds (../schema-primitives.ts): the published JSON Schema keeps the shape as its pattern; the
+// refinement adds the calendar (../iso-time.ts).
+const slot = str({ re: NAME_RE });
+const idOrRelation = z.union([id, relation]);
 
 export const sourceEntrySchema = z.strictObject({
   id,
@@ -128,21 +130,21 @@ export const authorityEntrySchema = z.strictObject({ id, operation: z.enum(AUTHO
 
 export const tombstoneEntrySchema = z.strictObject({
   id,
-  directive: id.nullable(),
+  directive: z.nullable(id),
   authority: id,
-  disposes: z.array(z.union([id, relation])),
+  disposes: z.array(idOrRelation),
 });
 
 export const scopeHistoryEntrySchema = z.strictObject({
   id,
-  version: z.int().min(1),
-  scope_epoch: z.int().min(1),
+  version: int(1),
+  scope_epoch: int(1),
   work_revision: count,
   contract_digest: digest,
   sources_digest: digest,
   bound_at: isoSeconds,
-  additions: z.array(z.union([id, relation])),
-  narrowing: z.array(z.union([id, relation])),
+  additions: z.array(idOrRelation),
+  narrowing: z.array(idOrRelation),
   progress: z.array(id),
   authorities: z.array(recordId),
 });
@@ -151,9 +153,9 @@ export const changeEntrySchema = z.strictObject({
   id,
   path,
   /** sha256 hex at the baseline commit; null when the path did not exist there. */
-  baseline: hex64.nullable(),
+  baseline: z.nullable(hex64),
   /** sha256 hex in the workspace; null when the path was deleted. */
-  current: hex64.nullable(),
+  current: z.nullable(hex64),
 });
 
 export const fileEntrySchema = z.discriminatedUnion('present', [
@@ -178,18 +180,18 @@ export const priorReceiptSchema = z.strictObject({
 });
 
 export const sectionsSchema = z.strictObject({
-  sources: z.array(sourceEntrySchema).optional(),
-  source_map: sourceMapSchema.optional(),
-  contract: z.discriminatedUnion('form', [fullContractSchema, planningContractSchema]).optional(),
-  authorities: z.array(authorityEntrySchema).optional(),
-  tombstones: z.array(tombstoneEntrySchema).optional(),
-  scope_history: z.array(scopeHistoryEntrySchema).optional(),
-  changes: z.array(changeEntrySchema).optional(),
-  current_files: z.array(fileEntrySchema).optional(),
-  baseline_files: baselineFilesSchema.optional(),
+  sources: z.optional(z.array(sourceEntrySchema)),
+  source_map: z.optional(sourceMapSchema),
+  contract: z.optional(z.discriminatedUnion('form', [fullContractSchema, planningContractSchema])),
+  authorities: z.optional(z.array(authorityEntrySchema)),
+  tombstones: z.optional(z.array(tombstoneEntrySchema)),
+  scope_history: z.optional(z.array(scopeHistoryEntrySchema)),
+  changes: z.optional(z.array(changeEntrySchema)),
+  current_files: z.optional(z.array(fileEntrySchema)),
+  baseline_files: z.optional(baselineFilesSchema),
   // Planning and integration, when the unit has a preservation contract bound (./preservation-schema.ts).
   preservation: z.optional(preservationSectionSchema),
-  prior_receipts: z.array(priorReceiptSchema).optional(),
+  prior_receipts: z.optional(z.array(priorReceiptSchema)),
 });
 
 const sectionName = z.enum(SECTION_NAMES);
@@ -201,18 +203,18 @@ const sectionName = z.enum(SECTION_NAMES);
  * and the adapter's time budget for the command (below the sandbox timeout).
  */
 export const checkInputsSchema = z.strictObject({
-  command: z.array(z.string().min(1).max(4096)).min(1).max(64),
+  command: list(str({ min: 1, max: 4096 }), 1, 64),
   snapshot: z.literal('/snapshot'),
-  dependency_root: z.union([z.null(), z.strictObject({ path: z.string().min(1).max(256), digest })]),
+  dependency_root: z.union([z.null(), z.strictObject({ path: str({ min: 1, max: 256 }), digest })]),
   report: z.enum(['tap', 'exit-code']),
-  timeout_ms: z.int().min(1000),
+  timeout_ms: int(1000),
 });
 export type CheckInputs = z.infer<typeof checkInputsSchema>;
 
 export const bundleSchema = z.strictObject({
   schema: z.literal(BUNDLE_SCHEMA_ID),
-  challenge_id: z.string().regex(CHALLENGE_ID_RE),
-  unit: z.string().regex(UNIT_ID_RE),
+  challenge_id: str({ re: CHALLENGE_ID_RE }),
+  unit: str({ re: UNIT_ID_RE }),
   stage: z.enum(STAGES),
   slot,
   view: z.strictObject({
@@ -225,7 +227,7 @@ export const bundleSchema = z.strictObject({
   }),
   sections: sectionsSchema,
   coverage: coverageSchema,
-  check: checkInputsSchema.optional(),
+  check: z.optional(checkInputsSchema),
 });
 
 export type Bundle = z.infer<typeof bundleSchema>;
@@ -237,12 +239,3 @@ export type ChangeEntry = z.infer<typeof changeEntrySchema>;
 export type ScopeHistoryEntry = z.infer<typeof scopeHistoryEntrySchema>;
 export type PriorReceipt = z.infer<typeof priorReceiptSchema>;
 export type BaselineFiles = z.infer<typeof baselineFilesSchema>;
-
-/** The published JSON Schema (draft 2020-12) of the bundle: docs/schemas/bundle.schema.json. */
-export function bundleJsonSchema(): Record<string, unknown> {
-  return {
-    $id: 'https://governed.dev/schemas/review-bundle/v1.json',
-    title: 'governed review bundle v1',
-    ...(z.toJSONSchema(bundleSchema, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>),
-  };
-}

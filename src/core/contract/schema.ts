@@ -32,13 +32,9 @@ const idRef = str({ max: 64 });
 const idList = list(idRef, 0, MAX_LIST);
 const pathList = list(str({ min: 1, max: MAX_PATH }), 1, MAX_LIST);
 
-export const SOURCE_CLASSES = ['directive', 'context', 'reference'] as const;
-export const ATOM_KINDS = ['obligation', 'context'] as const;
-export const DIRECTIVE_STATES = ['active', 'done', 'deferred', 'superseded', 'abandoned'] as const;
-/** Evidence kinds: what sort of artefact backs a directive. Closed; `other` is the escape hatch. */
-export const EVIDENCE_KINDS = ['test', 'fixture', 'benchmark', 'doc', 'log', 'other'] as const;
-/** Authority operations a contract can cite (docs/authority.md#human-authority-records); policy/trust updates are not contract scope. */
-export const AUTHORITY_OPERATIONS = ['authorize', 'add', 'replace', 'supersede', 'defer', 'abandon'] as const;
+// The vocabularies live in ./vocabulary.ts (zod-free, shared with the bundle schema); re-exported here.
+import { ATOM_KINDS, AUTHORITY_OPERATIONS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES } from './vocabulary.js';
+export { ATOM_KINDS, AUTHORITY_OPERATIONS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES };
 
 const atomSchema = z.strictObject({
   id: idRef,

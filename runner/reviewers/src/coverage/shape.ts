@@ -1,8 +1,10 @@
-// Hand-written shape checks for the bundle reader, except its preservation section (parsed by the
-// one zod/mini definition, docs/bundle.md#the-preservation-section; docs/formats.md#attestors pins one
-// self-contained file, and its cold start counts against every run). Every object is closed: a
-// missing or unknown key is malformed, exactly as docs/schemas/bundle.schema.json says. The error never
-// names the offending key or value (docs/threat-model.md#rules-that-hold-everywhere "No secrets in output").
+// The bundle readers' one error, `Malformed` (docs/reviewers.md), and the hand-written shape checks
+// the check reviewers' reader (../check/bundle.ts) still uses. The coverage reviewer's reader
+// (./bundle.ts) no longer uses these checks: it parses the bundle with governed's one definition of
+// the format (src/core/bundle/schema.ts) and its rules (src/core/bundle/rules.ts). Every object is
+// closed: a missing or unknown key is malformed, exactly as docs/schemas/bundle.schema.json says.
+// The error never names the offending key or value (docs/threat-model.md#rules-that-hold-everywhere
+// "No secrets in output").
 
 import { AUTHORITY_RECORD_ID_RE, CONTRACT_ID_RE, CONTRACT_RELATION_RE, DIGEST_RE, GIT_OID_RE, HEX64_RE, NAME_RE } from '../../../../src/core/ids.js';
 
