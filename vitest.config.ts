@@ -17,7 +17,10 @@ export default defineConfig({
     // Room for the leftover check's 10 s wait on processes still dying (vitest's default is 10 s).
     teardownTimeout: 30_000,
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A story-building beforeAll (test/gate-world.ts: dozens of real CLI runs) took over 60 s on 2 cores
+    // at load average ≈ 10 (test/gate-refusals, test/receipt-signer-credential-keys): a bound on a hang,
+    // not on speed, so it has room for a loaded machine.
+    hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: 2,
   },
