@@ -4,7 +4,6 @@
 // every line it runs. Output is deterministic: same sources, same bytes, same pinned digests.
 import { build } from 'esbuild';
 import { buildPinned, pinnedPrograms } from './pinned-build.mjs';
-import { noZodJsonSchema } from './zod-json-schema-stub.mjs';
 import { rmSync, mkdirSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
@@ -112,8 +111,7 @@ for (const [name, source] of Object.entries(COLD)) {
     external,
     banner,
     metafile: yamlFile !== undefined,
-    // zod's JSON-Schema generator is stubbed in the cold bundles (scripts/zod-json-schema-stub.mjs).
-    plugins: [noZodJsonSchema, ...(yamlFile === undefined ? [] : [yamlSplit(yamlFile)])],
+    plugins: yamlFile === undefined ? [] : [yamlSplit(yamlFile)],
   });
   if (yamlFile === undefined) continue;
   // The relative require resolves only from dist/chunks/: refuse a build where it landed elsewhere.
