@@ -7,7 +7,7 @@
 //    reads succeed as the daemon's and the attestor's uid (positive controls);
 //  - the sandbox uid is read per request, not once at start: once the pinned policy names another
 //    uid, a client of that uid is refused and a run is refused before its claim (store unchanged).
-import { chmodSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, chownSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { publishedDefinition } from '../src/core/json-schemas.js';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -213,6 +213,27 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
       expect(err.ids.some((i) => i.startsWith(`${stateDir}:`))).toBe(true);
     } finally {
       chmodSync(stateDir, 0o700);
+    }
+    expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [], schema_version: 1, exit: 0 });
+  });
+
+  it('runnerd doctor judges the sandbox host\'s sealed/ and egress/ (the daemon made them: daemon uid, 0710): a wrong mode and the writers\' group are named; put right, ok (positive control)', () => {
+    const sealed = join(w.base, 'sealed');
+    const egress = join(w.base, 'egress');
+    const before = [statSync(sealed), statSync(egress)];
+    expect(before.map((s) => [s.isDirectory(), s.mode & 0o7777])).toEqual([[true, 0o710], [true, 0o710]]);
+    const writersGid = Number(spawnSync('getent', ['group', NAMES.writers], { encoding: 'utf8' }).stdout.split(':')[2]);
+    chmodSync(sealed, 0o750);
+    chownSync(egress, before[1]!.uid, writersGid);
+    try {
+      const r = root(['runnerd', 'doctor', ...common(w), '--json']);
+      expect(r.code).toBe(4);
+      const err = (JSON.parse(r.stdout) as { error: { code: string; ids: string[] } }).error;
+      expect(err.code).toBe('runnerd_state_unsafe');
+      expect([...err.ids].sort()).toEqual([`${egress}:wrong_group`, `${sealed}:wrong_mode`]);
+    } finally {
+      chmodSync(sealed, 0o710);
+      chownSync(egress, before[1]!.uid, before[1]!.gid);
     }
     expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [], schema_version: 1, exit: 0 });
   });

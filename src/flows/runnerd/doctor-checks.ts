@@ -1,6 +1,8 @@
 // The owner and mode rules of separated mode (docs/runnerd.md "Layout"), as one pure function over
 // facts the caller read with lstat: `governed runnerd doctor` prints them, and `governed doctor`
 // may include them. Each finding names the path and what is wrong; nothing else.
+import { sealedDirOf } from './sandbox-host-check.js';
+import { egressSocketDirOf } from './sandbox-host-egress.js';
 import { keyDirOf, keyFileOf, logKeyDirOf, logKeyFileOf, probeKeyDirOf, probeKeyFileOf, WARM_CREDENTIALS, type RunnerdLayout } from './layout.js';
 
 export interface PathFact {
@@ -18,6 +20,8 @@ export interface Expected {
   readonly uid: number;
   /** null: any group. */
   readonly gid: number | null;
+  /** A group the path must not have (the writers' group on a directory only the sandbox uid may pass through). */
+  readonly notGid?: number;
   readonly mode: number;
 }
 
@@ -35,7 +39,7 @@ export interface RunnerdIds {
 }
 
 /** Every path separated mode depends on, with its owner and mode. */
-export function expectedLayout(l: RunnerdLayout, ids: RunnerdIds, opts: { socket: boolean }): Expected[] {
+export function expectedLayout(l: RunnerdLayout, ids: RunnerdIds, opts: { socket: boolean; sealed?: boolean; egress?: boolean }): Expected[] {
   const root = (path: string, type: 'dir' | 'file', mode: number): Expected => ({ path, type, uid: 0, gid: null, mode });
   const out: Expected[] = [
     root(l.base, 'dir', 0o755),
@@ -62,6 +66,12 @@ export function expectedLayout(l: RunnerdLayout, ids: RunnerdIds, opts: { socket
   out.push(root(`${l.attestorsDir}/probe.mjs`, 'file', 0o444));
   out.push(root(`${l.attestorsDir}/probe.json`, 'file', 0o444));
   if (opts.socket) out.push({ path: l.socket, type: 'socket', uid: 0, gid: ids.writersGid, mode: 0o660 });
+  // The two directories the sandbox host reaches (docs/runnerd.md#the-sandbox-host), made by the
+  // daemon at start, so judged when they are there: the daemon's, mode 0710, group the pinned
+  // sandbox uid's (which the doctor does not read from the store), never the writers' group.
+  const hostDir = (path: string): Expected => ({ path, type: 'dir', uid: ids.daemonUid, gid: null, notGid: ids.writersGid, mode: 0o710 });
+  if (opts.sealed === true) out.push(hostDir(sealedDirOf(l.base)));
+  if (opts.egress === true) out.push(hostDir(egressSocketDirOf(l.base)));
   return out;
 }
 
@@ -74,6 +84,7 @@ export function checkPath(e: Expected, f: PathFact): DoctorFinding[] {
   const out: DoctorFinding[] = [];
   if (f.uid !== e.uid) out.push({ path: e.path, problem: 'wrong_owner', expected: `uid ${e.uid}` });
   if (e.gid !== null && f.gid !== e.gid) out.push({ path: e.path, problem: 'wrong_group', expected: `gid ${e.gid}` });
+  if (e.notGid !== undefined && f.gid === e.notGid) out.push({ path: e.path, problem: 'wrong_group', expected: `not gid ${e.notGid}` });
   if (f.mode !== e.mode) out.push({ path: e.path, problem: 'wrong_mode', expected: oct(e.mode) });
   return out;
 }

@@ -4,6 +4,8 @@
 import { findGroup, findUser } from './accounts.js';
 import { expectedLayout, runnerdDoctorChecks, type DoctorFinding } from './doctor-checks.js';
 import { layoutOf, usersOf, WARM_CREDENTIALS } from './layout.js';
+import { sealedDirOf } from './sandbox-host-check.js';
+import { egressSocketDirOf } from './sandbox-host-egress.js';
 import { statFact } from './stat-fact.js';
 
 export interface RunnerdTarget {
@@ -28,8 +30,12 @@ export function runnerdLayoutFindings(t: RunnerdTarget): { readonly missingUsers
   ].filter((x): x is string => x !== null);
   if (missing.length > 0 || d === null || g === null || !r || !n) return { missingUsers: missing, findings: [] };
   const findings = runnerdDoctorChecks(
-    // The socket is judged when it is there (a stopped daemon has none).
-    expectedLayout(l, { daemonUid: d.uid, daemonGid: d.gid, attestorUids: { reviewer: r.uid, runner: n.uid }, writersGid: g.gid }, { socket: statFact(l.socket).exists }),
+    // The socket, sealed/ and egress/ are judged when they are there (the daemon makes them).
+    expectedLayout(
+      l,
+      { daemonUid: d.uid, daemonGid: d.gid, attestorUids: { reviewer: r.uid, runner: n.uid }, writersGid: g.gid },
+      { socket: statFact(l.socket).exists, sealed: statFact(sealedDirOf(l.base)).exists, egress: statFact(egressSocketDirOf(l.base)).exists },
+    ),
     statFact,
   );
   return { missingUsers: [], findings };
