@@ -3,7 +3,7 @@
 // The option must not change what is accepted: the schemas the run path uses, built with it on,
 // agree with the same schemas built with it off (JIT) over valid values and hundreds of mutations.
 import '../src/cli/commands/review-run-jitless.js';
-import { config } from 'zod';
+import { config } from 'zod/mini';
 import { describe, expect, it, vi } from 'vitest';
 import { mutations, type Json } from './schema-mutations.js';
 
