@@ -2,7 +2,8 @@
 // at run time, read from esbuild's metafile of the real CLI bundle — the static import closure of
 // the CLI entry and of the gate command chunk (dynamic imports are not followed: they load only when
 // taken) — holds the formats' one schema (zod/mini) but no classic zod, no yaml and no execa. YAML (a .yaml trust root or pinned document), authority
-// records and --attest load their modules on demand only.
+// records and --attest load their modules on demand only. No command of the CLI and no pinned program
+// holds classic zod at all, and no product source imports it.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
@@ -54,6 +55,25 @@ function staticInputs(source: string, alsoEntries: readonly string[] = []): Set<
 // Classic zod (its `zod/v4/classic` layer or the package root); zod/mini and zod's core are allowed.
 const HEAVY = /^node_modules\/(?:zod\/(?:v4\/classic\/|index\.js$|v4\/index\.js$)|yaml\/|execa\/|@noble\/)/;
 const MINI = /^node_modules\/zod\/v4\/mini\//;
+const CLASSIC_ZOD = /^node_modules\/zod\/(?:v4\/classic\/|index\.js$|v4\/index\.js$)/;
+// esbuild (minify off, as scripts/build.mjs builds) names each bundled module in a `// path` line.
+const CLASSIC_ZOD_IN_TEXT = /^\/\/ node_modules\/zod\/v4\/classic\//m;
+
+/** The control: a one-line module importing classic zod, bundled like the product. */
+async function bundleClassic(): Promise<{ metafile: Metafile; text: string }> {
+  const r = await build({
+    absWorkingDir: REPO_ROOT,
+    preserveSymlinks: true,
+    stdin: { contents: "import * as z from 'zod';\nexport const s = z.object({ a: z.string() });\n", resolveDir: REPO_ROOT, sourcefile: 'classic-control.ts', loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  return { metafile: r.metafile, text: r.outputFiles.map((f) => f.text).join('') };
+}
 
 describe('the gate path loads zod/mini only: no classic zod, YAML parser, execa or noble', () => {
   it('through the CLI entry (commander) and the gate command', () => {
@@ -74,11 +94,20 @@ describe('the gate path loads zod/mini only: no classic zod, YAML parser, execa 
     expect([...inputs].filter((i) => i.startsWith('node_modules/') || i.startsWith('src/cli/register/') || i.startsWith('src/flows/'))).toEqual([]);
   });
 
-  it('positive control: the same closure of `review-pass` does hold classic zod (so the check can fail)', () => {
-    // review-pass's protocols are the formats still in classic zod (docs/architecture.md); the store's
-    // reducers and the bundle schema, which `unit create` reached, are zod/mini.
-    const inputs = staticInputs('src/cli/commands/review-pass.ts', ['src/cli/main.ts']);
-    expect([...inputs].some((i) => HEAVY.test(i) && i.startsWith('node_modules/zod/'))).toBe(true);
+  it('no command loads classic zod: every input of the whole CLI bundle (lazy paths included)', () => {
+    // Every format is zod/mini now, the review-pass configs and protocols included (docs/architecture.md
+    // "One definition per format"); this bundle holds every command, so review-pass's modules are in it.
+    const all = Object.keys(meta.inputs);
+    expect(all).toContain('src/flows/review-pass/config-schema.ts');
+    expect(all).toContain('src/protocols/simple/schema.ts');
+    expect(all.some((i) => MINI.test(i))).toBe(true);
+    expect(all.filter((i) => CLASSIC_ZOD.test(i))).toEqual([]);
+  });
+
+  it('positive control: a module that imports classic zod is detected (input path and bundle text)', async () => {
+    const r = await bundleClassic();
+    expect(Object.keys(r.metafile.inputs).filter((i) => CLASSIC_ZOD.test(i)).length).toBeGreaterThan(0);
+    expect(r.text).toMatch(CLASSIC_ZOD_IN_TEXT);
   });
 
   it('the on-demand paths are dynamic imports: YAML, authority verification, attestation', () => {
@@ -169,9 +198,9 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
     expect(atLoad).toBeLessThanOrEqual(ZOD_CORE_AT_LOAD_MAX);
   });
 
-  it('positive control: a closure that loads classic zod (`unit create`) exceeds that zod-core bound', () => {
-    const holder = Object.keys(meta.outputs).find((f) => Object.keys(meta.outputs[f]?.inputs ?? {}).includes('src/cli/commands/unit.ts')) as string;
-    expect(zodCoreBytes(meta, staticClosure(meta, [holder]))).toBeGreaterThan(ZOD_CORE_AT_LOAD_MAX);
+  it('positive control: a bundle that loads classic zod exceeds that zod-core bound', async () => {
+    const { metafile } = await bundleClassic();
+    expect(zodCoreBytes(metafile, Object.keys(metafile.outputs))).toBeGreaterThan(ZOD_CORE_AT_LOAD_MAX);
   });
 
   it('the VSA schema is built only by --attest: the policy takes its URI alphabets from vsa-uris.ts', () => {
@@ -200,5 +229,38 @@ describe('one schema language for every format module', () => {
   it.each(FORMAT_MODULES)('%s imports zod/mini, never classic zod', (file) => {
     const text = readFileSync(join(REPO_ROOT, file), 'utf8');
     expect(text).not.toMatch(/from 'zod'/);
+  });
+
+  // And no product source at all (src/, runner/, attestors/, scripts/): one schema language.
+  const CLASSIC_IMPORT = /(?:from|import)\s+'zod(?:\/v4)?(?:\/classic)?'/;
+  const sources = (dir: string): string[] =>
+    readdirSync(join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => /\.(?:ts|mts)$/.test(f))
+      .map((f) => `${dir}/${f}`);
+  const ALL = ['src', 'runner', 'attestors', 'scripts'].flatMap(sources);
+
+  it('no product source imports classic zod', () => {
+    expect(ALL).toContain('src/flows/review-pass/config-schema.ts');
+    expect(ALL).toContain('runner/reviewers/adapters/eslint.ts');
+    expect(ALL.filter((f) => CLASSIC_IMPORT.test(readFileSync(join(REPO_ROOT, f), 'utf8')))).toEqual([]);
+  });
+
+  it('positive control: the rule sees each spelling of a classic zod import, and not zod/mini', () => {
+    for (const line of ["import * as z from 'zod';", "import { config } from 'zod';", "import type * as z from 'zod/v4';", "import 'zod';"]) expect(line).toMatch(CLASSIC_IMPORT);
+    expect("import * as z from 'zod/mini';").not.toMatch(CLASSIC_IMPORT);
+  });
+});
+
+describe('the pinned programs hold no classic zod (their committed bytes, check-pinned: a fresh build)', () => {
+  const dirs = ['attestors', 'runner/reviewers', 'runner/egress'];
+  const files = dirs.flatMap((d) => readdirSync(join(REPO_ROOT, d)).filter((f) => f.endsWith('.mjs')).map((f) => `${d}/${f}`));
+
+  it.each(files)('%s', (file) => {
+    expect(readFileSync(join(REPO_ROOT, file), 'utf8')).not.toMatch(CLASSIC_ZOD_IN_TEXT);
+  });
+
+  it('the ESLint check reviewer, whose adapter was the last classic zod of a pinned program, is among them and is zod/mini', () => {
+    expect(files).toContain('runner/reviewers/check-eslint.mjs');
+    expect(readFileSync(join(REPO_ROOT, 'runner/reviewers/check-eslint.mjs'), 'utf8')).toMatch(/^\/\/ node_modules\/zod\/v4\/mini\//m);
   });
 });

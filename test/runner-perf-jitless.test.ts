@@ -3,7 +3,9 @@
 // The option must not change what is accepted: the schemas the run path uses, built with it on,
 // agree with the same schemas built with it off (JIT) over valid values and hundreds of mutations.
 import '../src/cli/commands/review-run-jitless.js';
-import { config } from 'zod';
+import { config } from 'zod/mini';
+import { globalConfig } from 'zod/v4/core';
+import { config as classicConfig } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
 import { mutations, type Json } from './schema-mutations.js';
 
@@ -18,6 +20,14 @@ async function runPathSchemas(): Promise<{ predicate: Parser; config: Parser }> 
 describe('zod jitless on the review-run path', () => {
   it('is on once the review-run entry loaded', () => {
     expect(config().jitless).toBe(true);
+  });
+
+  it("zod/mini's config is zod core's one setting, the one classic zod's object schemas read", () => {
+    // The entry sets it through zod/mini (no product module imports classic zod); classic zod is
+    // imported here only to show that the setting would reach its code-generating objects too.
+    expect(config()).toBe(globalConfig);
+    expect(classicConfig()).toBe(globalConfig);
+    expect(classicConfig().jitless).toBe(true);
   });
 
   it('schemas built with it accept exactly what the same schemas built without it accept', async () => {

@@ -3,19 +3,19 @@
 // and systematic mutations of every field (removed, retyped, near-miss values, an extra element,
 // an unknown key) both accept or both refuse.
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { HEX64_RE } from '../src/core/canonical.js';
 import { DEC, isCacheFile } from '../src/workspace/ws-cache-shape.js';
 
 const cacheRow = z.tuple([
   z.string(),
-  z.string().regex(DEC),
-  z.string().regex(DEC),
-  z.string().regex(DEC),
-  z.string().regex(DEC),
-  z.string().regex(DEC),
+  z.string().check(z.regex(DEC)),
+  z.string().check(z.regex(DEC)),
+  z.string().check(z.regex(DEC)),
+  z.string().check(z.regex(DEC)),
+  z.string().check(z.regex(DEC)),
   z.enum(['100644', '100755', '120000']),
-  z.string().regex(HEX64_RE),
+  z.string().check(z.regex(HEX64_RE)),
 ]);
 const reference = z.strictObject({ version: z.literal(1), root: z.string(), entries: z.array(cacheRow) });
 

@@ -4,16 +4,16 @@
 // could not parse. Results also carry `source` (the file text) for files with messages: it is never
 // read here, and the raw output is never echoed. ESLint adds fields between versions, so only the
 // fields used are validated (closed where it matters: types of what is read).
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { oneLine, repoRelative, sortDiagnostics, type ToolDiagnostic, type ToolReport } from './tool-report.js';
 
 const MessageSchema = z.object({
-  ruleId: z.string().nullable().optional(),
+  ruleId: z.optional(z.nullable(z.string())),
   severity: z.union([z.literal(1), z.literal(2)]),
   message: z.string(),
-  line: z.number().int().min(0).optional(),
-  column: z.number().int().min(0).optional(),
-  fatal: z.boolean().optional(),
+  line: z.optional(z.int().check(z.gte(0))),
+  column: z.optional(z.int().check(z.gte(0))),
+  fatal: z.optional(z.boolean()),
 });
 const ResultSchema = z.object({ filePath: z.string(), messages: z.array(MessageSchema) });
 const OutputSchema = z.array(ResultSchema);

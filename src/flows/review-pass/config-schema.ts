@@ -7,39 +7,40 @@
 //   - `parse` adds the real-tool strategies `tsc` and `eslint` to the seed's `json | text_fallback`;
 //   - per-call `timeout`, `retries`, `network` (default false), accepted exit codes, a fixed `env`
 //     and an `env_passthrough` list of variable NAMES copied from the caller (API keys), an output cap.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isDuration, isSize } from '../../core/duration.js';
 import { PRESET_NAMES } from './presets.js';
 import { NAME_RE } from '../../core/ids.js';
+import { int, list, str } from '../../core/schema-primitives.js';
 
 /** Tool and slot names: the review-pass engine's reviewer-name grammar (stage-profile.ts NAME). */
-export const TOOL_NAME = z.string().regex(NAME_RE);
-const ENV_NAME = z.string().regex(/^[A-Z_][A-Z0-9_]{0,63}$/);
-const DURATION = z.string().refine(isDuration);
-const SIZE = z.string().refine(isSize);
-const ARG = z.string().min(1).max(4096);
+export const TOOL_NAME = str({ re: NAME_RE });
+const ENV_NAME = str({ re: /^[A-Z_][A-Z0-9_]{0,63}$/ });
+const DURATION = z.string().check(z.refine(isDuration));
+const SIZE = z.string().check(z.refine(isSize));
+const ARG = str({ min: 1, max: 4096 });
 
 export const PARSE_STRATEGIES = ['json', 'text_fallback', 'tsc', 'eslint'] as const;
 export type ParseStrategyName = (typeof PARSE_STRATEGIES)[number];
 
 export const ToolEntrySchema = z.strictObject({
   /** Start from a built-in preset (presets.ts); the fields given here replace the preset's. */
-  preset: z.enum(PRESET_NAMES).optional(),
-  command: z.array(ARG).min(1).max(64).optional(),
-  prompt: z.enum(['stdin', 'file', 'none']).optional(),
-  parse: z.enum(PARSE_STRATEGIES).optional(),
-  timeout: DURATION.optional(),
-  retries: z.number().int().min(0).max(5).optional(),
+  preset: z.optional(z.enum(PRESET_NAMES)),
+  command: z.optional(list(ARG, 1, 64)),
+  prompt: z.optional(z.enum(['stdin', 'file', 'none'])),
+  parse: z.optional(z.enum(PARSE_STRATEGIES)),
+  timeout: z.optional(DURATION),
+  retries: z.optional(int(0, 5)),
   /** false (default), true (the host network: an egress path), or `broker`: one model endpoint through
    * the egress broker and the in-sandbox relay (docs/review-pass.md "Network"), with `egress`. */
-  network: z.union([z.boolean(), z.literal('broker')]).optional(),
+  network: z.optional(z.union([z.boolean(), z.literal('broker')])),
   /** With `network: broker`: a policy egress entry (docs/egress.md#the-policy-entry), `relay`
    * required; checked by its one schema (src/core/egress-schema.ts) in config-load.ts. */
-  egress: z.unknown().optional(),
-  ok_exit_codes: z.array(z.number().int().min(0).max(255)).min(1).max(16).optional(),
-  env: z.record(ENV_NAME, z.string().max(4096)).optional(),
-  env_passthrough: z.array(ENV_NAME).max(32).optional(),
-  max_output: SIZE.optional(),
+  egress: z.optional(z.unknown()),
+  ok_exit_codes: z.optional(list(int(0, 255), 1, 16)),
+  env: z.optional(z.record(ENV_NAME, str({ max: 4096 }))),
+  env_passthrough: z.optional(list(ENV_NAME, 0, 32)),
+  max_output: z.optional(SIZE),
 });
 export type ToolEntryInput = z.infer<typeof ToolEntrySchema>;
 
@@ -52,36 +53,36 @@ const RolesSchema = z.strictObject({
 
 export const StageEntrySchema = z.strictObject({
   /** Standard stages: the reviewer tools (slots). Role stages: the tools roles are scheduled on. */
-  reviewers: z.array(TOOL_NAME).max(16).optional(),
+  reviewers: z.optional(list(TOOL_NAME, 0, 16)),
   /** Role stages only: an explicit role → tool assignment (docs/review-pass-protocol.md#separated-roles). */
-  roles: RolesSchema.optional(),
-  arbiter: TOOL_NAME.nullable().optional(),
-  convergence: z.number().int().min(1).max(16).optional(),
+  roles: z.optional(RolesSchema),
+  arbiter: z.optional(z.nullable(TOOL_NAME)),
+  convergence: z.optional(int(1, 16)),
   /** Per-call timeout for this stage's reviewers (docs/review-pass-protocol.md#budget-guard per_call_timeout). */
-  timeout: DURATION.optional(),
+  timeout: z.optional(DURATION),
 });
 export type StageEntryInput = z.infer<typeof StageEntrySchema>;
 
 export const ReviewPassFileSchema = z.strictObject({
-  version: z.literal(1).optional(),
-  tools: z.record(TOOL_NAME, ToolEntrySchema).optional(),
-  stages: z
-    .strictObject({
-      planning: StageEntrySchema.optional(),
-      development: StageEntrySchema.optional(),
-      test: StageEntrySchema.optional(),
-      integration: StageEntrySchema.optional(),
-    })
-    .optional(),
-  protocols: z
-    .strictObject({
-      'two-pass': z.strictObject({ reviewer: TOOL_NAME, verifier: TOOL_NAME }).optional(),
-      weave: z.strictObject({ reviewers: z.array(TOOL_NAME).min(1).max(26) }).optional(),
-      simple: z.strictObject({ pair: z.array(TOOL_NAME).max(16) }).optional(),
-    })
-    .optional(),
-  budget: z.strictObject({ max_rounds: z.number().int().min(1).max(64).optional(), max_total_time: DURATION.optional() }).optional(),
+  version: z.optional(z.literal(1)),
+  tools: z.optional(z.record(TOOL_NAME, ToolEntrySchema)),
+  stages: z.optional(
+    z.strictObject({
+      planning: z.optional(StageEntrySchema),
+      development: z.optional(StageEntrySchema),
+      test: z.optional(StageEntrySchema),
+      integration: z.optional(StageEntrySchema),
+    }),
+  ),
+  protocols: z.optional(
+    z.strictObject({
+      'two-pass': z.optional(z.strictObject({ reviewer: TOOL_NAME, verifier: TOOL_NAME })),
+      weave: z.optional(z.strictObject({ reviewers: list(TOOL_NAME, 1, 26) })),
+      simple: z.optional(z.strictObject({ pair: list(TOOL_NAME, 0, 16) })),
+    }),
+  ),
+  budget: z.optional(z.strictObject({ max_rounds: z.optional(int(1, 64)), max_total_time: z.optional(DURATION) })),
   /** Reviewer processes run at once (bounded parallel execution, docs/review-pass-protocol.md#parallel-execution). */
-  parallel: z.number().int().min(1).max(16).optional(),
+  parallel: z.optional(int(1, 16)),
 });
 export type ReviewPassFile = z.infer<typeof ReviewPassFileSchema>;

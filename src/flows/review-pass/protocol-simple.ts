@@ -12,7 +12,8 @@
 //   - A real tool answering a rebuttal re-runs itself: `agree` when it reports the same file and
 //     line, otherwise `uncertain` (it cannot judge claims outside what it checks).
 // CLEAN ⇔ the recommendation is NO_BLOCKING_EVIDENCE; the final decision stays the user's.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { list, str } from '../../core/schema-primitives.js';
 import { fail, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import { PER_CALL_TIMEOUT_S, type Severity } from '../../protocols/review-pass/index.js';
 import {
@@ -36,18 +37,20 @@ import type { ResolvedTool } from './config-load.js';
 import type { ReviewerExecution } from './run-reviewer.js';
 import { isToolStrategy, simpleFindings, toolCheck, toolReportOf } from './tool-findings.js';
 
-const PATH = z.string().min(1).max(4096);
+const PATH = str({ min: 1, max: 4096 });
 const Round1AnswerSchema = z.strictObject({
   coverage: z.enum(['COMPLETE', 'INCOMPLETE']),
-  reviewed_paths: z.array(PATH).max(10_000),
-  unreadable_paths: z.array(PATH).max(10_000),
-  restricted_steps: z.array(z.string().min(1).max(20_000)).max(1000),
-  findings: z.array(SimpleFindingSchema).max(500),
+  reviewed_paths: list(PATH, 0, 10_000),
+  unreadable_paths: list(PATH, 0, 10_000),
+  restricted_steps: list(str({ min: 1, max: 20_000 }), 0, 1000),
+  findings: list(SimpleFindingSchema, 0, 500),
 });
 const RebuttalAnswerSchema = z.strictObject({
-  verdicts: z
-    .array(z.strictObject({ finding_id: z.string().min(1).max(64), verdict: z.enum(['agree', 'disagree', 'uncertain']), evidence: z.string().min(1).max(20_000) }))
-    .max(1000),
+  verdicts: list(
+    z.strictObject({ finding_id: str({ min: 1, max: 64 }), verdict: z.enum(['agree', 'disagree', 'uncertain']), evidence: str({ min: 1, max: 20_000 }) }),
+    0,
+    1000,
+  ),
 });
 
 const SIMPLE_TO_RP: Readonly<Record<string, Severity>> = { CRITICAL: 'CRITICAL', HIGH: 'HIGH', MEDIUM: 'MEDIUM', LOW: 'LOW', INFO: 'INFO' };

@@ -9,7 +9,8 @@
 // Lane failures (weave "On failure: classify"): timeout → `timeout`; empty output → `empty`; a
 // missing tool, crash, bad exit code or unusable output → `crash`.
 // CLEAN ⇔ every lane answered and no finding survived verification (a degraded synthesis never is).
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { list, str } from '../../core/schema-primitives.js';
 import { fail, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import { PER_CALL_TIMEOUT_S, type Severity } from '../../protocols/review-pass/index.js';
 import { adjudicateWeave, renderWeaveJson, renderWeaveMarkdown, type WeaveLane, type WeaveSeverity } from '../../protocols/weave/index.js';
@@ -23,17 +24,17 @@ import type { ReviewerExecution } from './run-reviewer.js';
 import { isToolStrategy, toolCheck, toolReportOf, weaveLaneFindings, type LaneFinding } from './tool-findings.js';
 
 const LaneAnswerSchema = z.strictObject({
-  findings: z
-    .array(
-      z.strictObject({
-        file: z.string().min(1).max(4096).nullable(),
-        line: z.number().int().min(1).nullable(),
-        severity: z.enum(['Critical', 'Important', 'Suggestion']),
-        description: z.string().min(1).max(20_000),
-        recommendation: z.string().min(1).max(20_000),
-      }),
-    )
-    .max(500),
+  findings: list(
+    z.strictObject({
+      file: z.nullable(str({ min: 1, max: 4096 })),
+      line: z.nullable(z.int().check(z.gte(1))),
+      severity: z.enum(['Critical', 'Important', 'Suggestion']),
+      description: str({ min: 1, max: 20_000 }),
+      recommendation: str({ min: 1, max: 20_000 }),
+    }),
+    0,
+    500,
+  ),
 });
 
 const TO_RP_SEVERITY: Readonly<Record<WeaveSeverity, Severity>> = { Critical: 'CRITICAL', Important: 'HIGH', Suggestion: 'LOW' };

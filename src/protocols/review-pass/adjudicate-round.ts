@@ -4,7 +4,8 @@
 // The orchestrator may call `adjudicateRound` first to learn the CONTESTED group ids it has to
 // arbitrate or ask the user about, then pass its resolutions to `recordRound`, which recomputes the
 // very same adjudication from the same inputs.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { str } from '../../core/schema-primitives.js';
 import { fail } from '../../core/errors.js';
 import { classifyGroup, type Classification } from './classify-group.js';
 import { decideDegradation, type DegradationDecision } from './degradation.js';
@@ -18,18 +19,18 @@ import type { ReviewPassConfig } from './stage-profile.js';
 import { REVIEW_PASS_RUN_MAX_TEXT } from '../../core/limits.js';
 
 const RunOutputSchema = z.union([
-  z.strictObject({ strategy: z.enum(['json', 'text_fallback']), text: z.string().max(REVIEW_PASS_RUN_MAX_TEXT) }),
+  z.strictObject({ strategy: z.enum(['json', 'text_fallback']), text: str({ max: REVIEW_PASS_RUN_MAX_TEXT }) }),
   z.strictObject({ strategy: z.literal('governed'), value: z.unknown() }),
 ]);
 
 export const ReviewerRunSchema = z
   .strictObject({
-    slot: z.string().min(1).max(64),
-    execution_id: z.string().min(1).max(128),
+    slot: str({ min: 1, max: 64 }),
+    execution_id: str({ min: 1, max: 128 }),
     status: z.enum(['ok', 'timeout', 'failed']),
-    output: RunOutputSchema.optional(),
+    output: z.optional(RunOutputSchema),
   })
-  .refine((r) => (r.status === 'ok') === (r.output !== undefined));
+  .check(z.refine((r) => (r.status === 'ok') === (r.output !== undefined)));
 export type ReviewerRun = z.infer<typeof ReviewerRunSchema>;
 
 export interface RoundContext {

@@ -1,7 +1,8 @@
 // The review-pass finding model (docs/review-pass-protocol.md#finding-schema) and the internal form the adjudication engine
 // works on. Every finding source — JSON output, text_fallback output, governed opaque output —
 // becomes an `AdjudicableFinding`, so one matcher and one classifier serve all modes.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { int, str } from '../../core/schema-primitives.js';
 
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export const FINDING_CLASSES = ['correctness', 'preservation', 'scope', 'authority', 'release'] as const;
@@ -34,15 +35,15 @@ export function isVetoShape(severity: Severity, findingClass: FindingClass): boo
 
 /** The seed's Finding (docs/review-pass-protocol.md#finding-schema), closed. `veto` is derived, never taken from a reviewer. */
 export const FindingSchema = z.strictObject({
-  file: z.string().min(1),
-  line: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
-  symbol: z.string().min(1).nullable(),
+  file: str({ min: 1 }),
+  line: z.nullable(int(1, Number.MAX_SAFE_INTEGER)),
+  symbol: z.nullable(str({ min: 1 })),
   severity: SeveritySchema,
   finding_class: FindingClassSchema,
   veto: z.boolean(),
-  req_id: z.string().min(1).nullable(),
-  description: z.string().min(1),
-  reviewer: z.string().min(1),
+  req_id: z.nullable(str({ min: 1 })),
+  description: str({ min: 1 }),
+  reviewer: str({ min: 1 }),
 });
 export type Finding = z.infer<typeof FindingSchema>;
 

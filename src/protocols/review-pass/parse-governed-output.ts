@@ -7,7 +7,8 @@
 //   match_key   = "<code>|<ref1>,<ref2>..." — findings match iff their keys are equal (match-findings.ts)
 // The runner already validated the output (docs/reviewers.md#reviewer-output); this adapter re-checks the same closed shape so
 // the pure engine never trusts a caller-assembled object.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { list, str } from '../../core/schema-primitives.js';
 import { fail } from '../../core/errors.js';
 import { FINDING_CODES } from '../../core/receipt-predicate.js';
 import { FindingClassSchema, SeveritySchema, makeFinding, isVetoShape } from './finding.js';
@@ -33,7 +34,7 @@ const OpaqueFindingSchema = z.strictObject({
   code: z.enum(GOVERNED_FINDING_CODES),
   class: FindingClassSchema,
   severity: SeveritySchema,
-  refs: z.array(z.string().regex(ID_RE)).min(1).max(4).refine(sortedUnique),
+  refs: list(str({ re: ID_RE }), 1, 4).check(z.refine(sortedUnique)),
 });
 
 /** The fields of a receipt that the protocol adjudicates (docs/reviewers.md#reviewer-output, docs/formats.md#receipt predicate). */
@@ -41,9 +42,9 @@ export const GovernedReviewerOutputSchema = z
   .strictObject({
     verdict: z.enum(['CLEAN', 'DIRTY']),
     coverage_matched: z.boolean(),
-    findings: z.array(OpaqueFindingSchema).max(32),
+    findings: list(OpaqueFindingSchema, 0, 32),
   })
-  .refine((o) => (o.verdict === 'CLEAN') === (o.findings.length === 0));
+  .check(z.refine((o) => (o.verdict === 'CLEAN') === (o.findings.length === 0)));
 
 export type GovernedReviewerOutput = z.infer<typeof GovernedReviewerOutputSchema>;
 

@@ -9,20 +9,22 @@
 // `veto` and `reviewer` are never taken from the reviewer: veto is derived from severity and class
 // (docs/review-pass-protocol.md#finding-schema), the reviewer name comes from the orchestrator. Parsing is strict (duplicate keys refused,
 // canonical domain) and any schema error is `review_pass_output_invalid` — no partial acceptance.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { int, list, str } from '../../core/schema-primitives.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
 import { FindingClassSchema, SeveritySchema, makeFinding, VERDICTS } from './finding.js';
 import { isExactReadPath, type ParsedReviewerOutput } from './reviewer-output.js';
 
+const REQ = str({ re: /^REQ-\d+$/ });
 const JsonFindingSchema = z.strictObject({
-  file: z.string().min(1).max(4096),
-  line: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
-  symbol: z.string().min(1).max(512).nullable(),
+  file: str({ min: 1, max: 4096 }),
+  line: z.nullable(int(1, Number.MAX_SAFE_INTEGER)),
+  symbol: z.nullable(str({ min: 1, max: 512 })),
   severity: SeveritySchema,
   finding_class: FindingClassSchema,
-  req_id: z.string().regex(/^REQ-\d+$/).nullable(),
-  description: z.string().min(1).max(8192),
+  req_id: z.nullable(REQ),
+  description: str({ min: 1, max: 8192 }),
 });
 
 const JsonCoverageSchema = z.strictObject({
@@ -30,17 +32,17 @@ const JsonCoverageSchema = z.strictObject({
   not_applicable: z.boolean(),
   entries: z.array(
     z.strictObject({
-      req_id: z.string().regex(/^REQ-\d+$/),
+      req_id: REQ,
       status: z.enum(['COVERED', 'NOT_FOUND', 'DEFERRED']),
-      location: z.string().min(1).max(4096).nullable(),
+      location: z.nullable(str({ min: 1, max: 4096 })),
     }),
   ),
 });
 
 export const JsonReviewerOutputSchema = z.strictObject({
-  files_read: z.array(z.string().max(4096)),
-  findings: z.array(JsonFindingSchema).max(1000),
-  req_coverage: JsonCoverageSchema.nullable(),
+  files_read: z.array(str({ max: 4096 })),
+  findings: list(JsonFindingSchema, 0, 1000),
+  req_coverage: z.nullable(JsonCoverageSchema),
   verdict: z.enum(VERDICTS),
 });
 

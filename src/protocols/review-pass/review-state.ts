@@ -18,7 +18,8 @@
 //     re-run must not bury a DIRTY verdict). Re-review after the code changed is a new review.
 //   - Budget exhaustion (rounds or time) is NOT_CLEAN, never partial clean (docs/contract.md#validation-rules end, docs/review-pass.md#exit-codes); a round
 //     that finishes after the time budget is adjudicated (its vetoes are reported) but cannot converge.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { int, list, str } from '../../core/schema-primitives.js';
 import { fail } from '../../core/errors.js';
 import type { PROTOCOLS_REVIEW_PASS_REASONS } from '../../core/error-codes/protocols-review-pass.js';
 import { adjudicateRound, type ClassifiedGroup, type ReqCoverageLine, type RoundAdjudication } from './adjudicate-round.js';
@@ -66,7 +67,7 @@ export interface Transition {
 }
 
 const ResolutionSchema = z.strictObject({
-  group_id: z.string().min(1).max(128),
+  group_id: str({ min: 1, max: 128 }),
   decision: z.enum(['FIX', 'DISMISS']),
   by: z.enum(['arbiter', 'user']),
 });
@@ -75,10 +76,10 @@ export type Resolution = z.infer<typeof ResolutionSchema>;
 const EvidenceSchema = z
   .strictObject({
     mandatory_inputs_valid: z.boolean(),
-    probes_passed: z.number().int().min(0).max(1_000_000),
-    probes_total: z.number().int().min(0).max(1_000_000),
+    probes_passed: int(0, 1_000_000),
+    probes_total: int(0, 1_000_000),
   })
-  .refine((e) => e.probes_passed <= e.probes_total);
+  .check(z.refine((e) => e.probes_passed <= e.probes_total));
 
 export interface RoundInput {
   /** One entry per configured slot (status timeout/failed when it did not answer). */
@@ -200,7 +201,7 @@ function applyResolutions(
   adj: RoundAdjudication,
   input: readonly unknown[],
 ): Map<string, Resolution> {
-  const parsed = z.array(ResolutionSchema).max(10_000).safeParse(input);
+  const parsed = list(ResolutionSchema, 0, 10_000).safeParse(input);
   if (!parsed.success) fail('review_pass_resolution_invalid', ['resolutions']);
   const out = new Map<string, Resolution>();
   if (parsed.data.length > 0 && state.config.mode === 'governed') {

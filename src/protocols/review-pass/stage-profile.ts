@@ -1,5 +1,6 @@
 // Stage profiles and the review configuration (docs/review-pass-protocol.md#stages-and-their-roles, docs/review-pass-protocol.md#convergence-thresholds, docs/review-pass-protocol.md#budget-guard, docs/review-pass-protocol.md#default-profile, docs/review-pass-protocol.md#light-mode).
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { int, list, str } from '../../core/schema-primitives.js';
 import { fail } from '../../core/errors.js';
 import { NAME_RE } from '../../core/ids.js';
 
@@ -69,40 +70,40 @@ export const PER_CALL_TIMEOUT_S: Readonly<Record<Stage, number>> = {
   integration: 120,
 };
 
-const NAME = z.string().regex(NAME_RE);
-const REQ = z.string().regex(/^REQ-\d+$/);
+const NAME = str({ re: NAME_RE });
+const REQ = str({ re: /^REQ-\d+$/ });
 
 export const ReviewPassConfigSchema = z.strictObject({
   stage: z.enum(STAGES),
   mode: z.enum(['governed', 'non_governed']),
-  light: z.boolean().optional(),
-  reviewers: z.array(NAME).min(1).max(16).optional(),
-  arbiter: NAME.nullable().optional(),
-  convergence: z.number().int().min(1).max(16).optional(),
-  budget: z
-    .strictObject({
-      max_rounds: z.number().int().min(1).max(64).optional(),
-      max_total_time_ms: z.number().int().min(1).max(24 * 60 * 60 * 1000).optional(),
-    })
-    .optional(),
-  req_ids: z.array(REQ).max(1000).optional(),
-  deferred_req_ids: z.array(REQ).max(1000).optional(),
+  light: z.optional(z.boolean()),
+  reviewers: z.optional(list(NAME, 1, 16)),
+  arbiter: z.optional(z.nullable(NAME)),
+  convergence: z.optional(int(1, 16)),
+  budget: z.optional(
+    z.strictObject({
+      max_rounds: z.optional(int(1, 64)),
+      max_total_time_ms: z.optional(int(1, 24 * 60 * 60 * 1000)),
+    }),
+  ),
+  req_ids: z.optional(list(REQ, 0, 1000)),
+  deferred_req_ids: z.optional(list(REQ, 0, 1000)),
   /**
    * Governed mode: the controls the pinned policy requires that governed's registry does not mark
    * implemented (`pendingControls`, src/core/decision/controls.ts) — exactly the decision's
    * `control_pending:<name>` reasons. Absent (non-governed: no policy), a role stage reports the
    * seed's pending cross-role comparison.
    */
-  pending_controls: z.array(NAME).max(16).optional(),
+  pending_controls: z.optional(list(NAME, 0, 16)),
   /** Product-preservation preflight inputs (planning/integration): present, immutable and valid. */
-  preflight: z
-    .strictObject({
+  preflight: z.optional(
+    z.strictObject({
       source_artifacts: z.boolean(),
       baseline_ref: z.boolean(),
       preservation_contract: z.boolean(),
       incident_history: z.boolean(),
-    })
-    .optional(),
+    }),
+  ),
 });
 export type ReviewPassConfigInput = z.input<typeof ReviewPassConfigSchema>;
 

@@ -3,7 +3,8 @@
 // lead's bounded checks. Fields a finding may *lack* are nullable here on purpose: the seed's rule
 // for an incomplete finding is to downgrade or reject it (finding-contract.ts), not to discard the
 // whole review.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { list, str } from '../../core/schema-primitives.js';
 
 export const SIMPLE_SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type SimpleSeverity = (typeof SIMPLE_SEVERITIES)[number];
@@ -18,24 +19,26 @@ export const CLAIM_KINDS = [...COMPLEX_CLAIM_KINDS, 'other'] as const;
 export const DECISION_IMPACTS = ['routine', 'major'] as const;
 export type DecisionImpact = (typeof DECISION_IMPACTS)[number];
 
-const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/);
-const slot = z.string().regex(/^[a-z][a-z0-9-]{0,63}$/);
-const text = z.string().max(20_000);
-const path = z.string().min(1).max(4096);
+const id = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/ });
+const slot = str({ re: /^[a-z][a-z0-9-]{0,63}$/ });
+const text = str({ max: 20_000 });
+const text1 = str({ min: 1, max: 20_000 });
+const path = str({ min: 1, max: 4096 });
+const line = z.int().check(z.gte(1));
 
 const VerificationSchema = z.strictObject({ method: z.enum(VERIFICATION_METHODS), detail: text });
 
 export const SimpleFindingSchema = z.strictObject({
   finding_id: id,
-  title: text.min(1),
-  file: path.nullable(),
-  line: z.int().min(1).nullable(),
-  snippet: text.nullable(),
-  verification: VerificationSchema.nullable(),
+  title: text1,
+  file: z.nullable(path),
+  line: z.nullable(line),
+  snippet: z.nullable(text),
+  verification: z.nullable(VerificationSchema),
   severity: z.enum(SIMPLE_SEVERITIES),
-  fix_direction: text.nullable(),
+  fix_direction: z.nullable(text),
   claim_kind: z.enum(CLAIM_KINDS),
-  trigger: text.nullable(),
+  trigger: z.nullable(text),
   decision_impact: z.enum(DECISION_IMPACTS),
 });
 export type SimpleFinding = z.output<typeof SimpleFindingSchema>;
@@ -43,16 +46,16 @@ export type SimpleFinding = z.output<typeof SimpleFindingSchema>;
 const ReviewerRoundSchema = z.strictObject({
   slot,
   /** Reviewer-specific prefix such as R1-CLAUDE (seed "Reviewer Prompt Contract"). */
-  finding_id_prefix: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,31}$/),
-  session_ids: z.array(id).max(3),
+  finding_id_prefix: str({ re: /^[A-Za-z0-9][A-Za-z0-9-]{0,31}$/ }),
+  session_ids: list(id, 0, 3),
   /** Seed "Failure Handling": retry the same selected slot at most twice (checked in pair.ts). */
-  retries: z.int().min(0).max(1000),
+  retries: z.int().check(z.gte(0), z.lte(1000)),
   status: z.enum(['completed', 'failed']),
   coverage: z.enum(['COMPLETE', 'INCOMPLETE']),
-  reviewed_paths: z.array(path).max(10_000),
-  unreadable_paths: z.array(path).max(10_000),
-  restricted_steps: z.array(text.min(1)).max(1000),
-  findings: z.array(SimpleFindingSchema).max(500),
+  reviewed_paths: list(path, 0, 10_000),
+  unreadable_paths: list(path, 0, 10_000),
+  restricted_steps: list(text1, 0, 1000),
+  findings: list(SimpleFindingSchema, 0, 500),
   shutdown: z.boolean(),
 });
 export type ReviewerRound = z.output<typeof ReviewerRoundSchema>;
@@ -61,12 +64,12 @@ export type ReviewerRound = z.output<typeof ReviewerRoundSchema>;
 const RebuttalVerdictSchema = z.strictObject({
   finding_id: id,
   verdict: z.enum(['agree', 'disagree', 'uncertain']),
-  evidence: text.min(1),
+  evidence: text1,
 });
 const RebuttalSchema = z.strictObject({
   slot,
   status: z.enum(['completed', 'failed']),
-  verdicts: z.array(RebuttalVerdictSchema).max(1000),
+  verdicts: list(RebuttalVerdictSchema, 0, 1000),
 });
 export type Rebuttal = z.output<typeof RebuttalSchema>;
 
@@ -74,31 +77,31 @@ const LeadCheckSchema = z.strictObject({
   finding_id: id,
   outcome: z.enum(['verified', 'disproved', 'inconclusive']),
   method: z.enum(VERIFICATION_METHODS),
-  evidence: text.min(1),
+  evidence: text1,
 });
 export type LeadCheck = z.output<typeof LeadCheckSchema>;
 
 export const SimpleRound1Schema = z.strictObject({
   invocation_id: id,
   review_type: z.enum(['code', 'plan', 'prompt', 'technical_decision', 'mixed']),
-  baseline: z.string().regex(/^(?:commit:[0-9a-f]{7,64}|working-tree)$/),
-  scope_paths: z.array(path).min(1).max(10_000),
+  baseline: str({ re: /^(?:commit:[0-9a-f]{7,64}|working-tree)$/ }),
+  scope_paths: list(path, 1, 10_000),
   /** The user-confirmed pair; exactly two distinct slots (checked in pair.ts with its own codes). */
-  pair: z.array(slot).max(16),
-  reviewers: z.array(ReviewerRoundSchema).max(16),
+  pair: list(slot, 0, 16),
+  reviewers: list(ReviewerRoundSchema, 0, 16),
   /** Lead cross-reference: findings of the two reviewers that report the same issue. */
-  same_issue: z.array(z.strictObject({ a: id, b: id })).max(1000),
+  same_issue: list(z.strictObject({ a: id, b: id }), 0, 1000),
   /** Lead-flagged material disagreements, sent to rebuttal along with every CRITICAL/HIGH. */
-  material_disagreements: z.array(id).max(1000),
+  material_disagreements: list(id, 0, 1000),
 });
 export type SimpleRound1 = z.output<typeof SimpleRound1Schema>;
 
 export const SimpleInputSchema = z.strictObject({
   ...SimpleRound1Schema.shape,
-  rebuttals: z.array(RebuttalSchema).max(16),
-  lead_checks: z.array(LeadCheckSchema).max(1000),
+  rebuttals: list(RebuttalSchema, 0, 16),
+  lead_checks: list(LeadCheckSchema, 0, 1000),
   /** Seed: "Decision impact: routine | major; the lead validates this classification". */
-  impact_validation: z.array(z.strictObject({ finding_id: id, decision_impact: z.enum(DECISION_IMPACTS) })).max(1000),
+  impact_validation: list(z.strictObject({ finding_id: id, decision_impact: z.enum(DECISION_IMPACTS) }), 0, 1000),
   cache_cleanup: z.enum(['not_used', 'removed', 'failed']),
 });
 export type SimpleInput = z.output<typeof SimpleInputSchema>;

@@ -2,7 +2,8 @@
 // already verified claims against the codebase ("Step 1: Verify Claims") and cross-referenced lane
 // findings into issues ("Cross-Reference and Deduplicate"); this engine turns those facts into the
 // blind label map, consensus levels, severity promotion, ordering and the disagreement listing.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { list, str } from '../../core/schema-primitives.js';
 
 /** Weave reviewers report "Severity: Critical / Important / Suggestion" (Phase 3 prompts). */
 export const WEAVE_SEVERITIES = ['Critical', 'Important', 'Suggestion'] as const;
@@ -16,8 +17,8 @@ export type Verification = (typeof VERIFICATIONS)[number];
 export const LANE_FAILURES = ['timeout', 'rate_limit', 'credit_exhausted', 'crash', 'empty'] as const;
 
 export const MAX_LANES = 26; // labels A..Z
-const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/);
-const text = z.string().min(1).max(20_000);
+const id = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/ });
+const text = str({ min: 1, max: 20_000 });
 
 const LaneFindingSchema = z.strictObject({
   issue_id: id,
@@ -32,8 +33,8 @@ const DissentSchema = z.strictObject({ issue_id: id, reason: text });
 const OkLaneSchema = z.strictObject({
   participant: id,
   status: z.literal('ok'),
-  findings: z.array(LaneFindingSchema).max(500),
-  dissents: z.array(DissentSchema).max(500),
+  findings: list(LaneFindingSchema, 0, 500),
+  dissents: list(DissentSchema, 0, 500),
 });
 const FailedLaneSchema = z.strictObject({
   participant: id,
@@ -44,15 +45,15 @@ const FailedLaneSchema = z.strictObject({
 const IssueSchema = z.strictObject({
   issue_id: id,
   title: text,
-  file: z.string().min(1).max(4096).nullable(),
-  line: z.int().min(1).nullable(),
+  file: z.nullable(str({ min: 1, max: 4096 })),
+  line: z.nullable(z.int().check(z.gte(1))),
   verification: z.enum(VERIFICATIONS),
   verification_note: text,
 });
 
 export const WeaveInputSchema = z.strictObject({
-  lanes: z.array(z.discriminatedUnion('status', [OkLaneSchema, FailedLaneSchema])).min(1).max(64),
-  issues: z.array(IssueSchema).max(2000),
+  lanes: list(z.discriminatedUnion('status', [OkLaneSchema, FailedLaneSchema]), 1, 64),
+  issues: list(IssueSchema, 0, 2000),
 });
 
 export type WeaveInput = z.output<typeof WeaveInputSchema>;
