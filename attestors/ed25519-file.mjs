@@ -2932,10 +2932,15 @@ var separationSchema = strictObject({
   daemon_pid: int2(1, 4194304),
   daemon_start_time: str({ re: /^\d{1,20}$/ }),
   daemon_uid: int2(1, 4294967294),
-  attestor_uids: strictObject({ reviewer: int2(1, 4294967294), runner: int2(1, 4294967294) }),
+  /** `probe`: the warm probe attestor's uid (docs/runnerd.md "Processes and users"); absent in
+   * receipts of daemons that signed probes under their own uid. */
+  attestor_uids: strictObject({ reviewer: int2(1, 4294967294), runner: int2(1, 4294967294), probe: optional(int2(1, 4294967294)) }),
   client_uid: int2(0, 4294967294),
   client_pid: int2(1, 4194304)
 });
+function separationGovernedUids(s) {
+  return [0, s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, ...s.attestor_uids.probe === void 0 ? [] : [s.attestor_uids.probe]];
+}
 var reviewReceiptPredicateSchema = strictObject({
   trust_mode: _enum(["co-located", "separated"]),
   unit: str({ re: UNIT_ID_RE }),
@@ -3021,8 +3026,7 @@ function predicateRuleViolation(p, canonical) {
   if (p.trust_mode === "separated" !== (p.separation !== void 0)) return "separation";
   if (p.separation !== void 0) {
     const s = p.separation;
-    const governed = [s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, p.sandbox.uid];
-    if (governed.includes(s.client_uid) || s.client_uid === 0) return "separation.client_uid";
+    if (separationGovernedUids(s).includes(s.client_uid) || s.client_uid === p.sandbox.uid) return "separation.client_uid";
   }
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
@@ -3194,7 +3198,7 @@ function probeRuleViolation(p) {
   if (p.trust_mode === "separated" !== (p.separation !== void 0)) return "separation";
   if (p.separation !== void 0) {
     const s = p.separation;
-    if ([0, s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner].includes(s.client_uid)) return "separation.client_uid";
+    if (separationGovernedUids(s).includes(s.client_uid)) return "separation.client_uid";
   }
   return null;
 }

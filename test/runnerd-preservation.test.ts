@@ -4,15 +4,16 @@
 //     `preservation set` --runner with YAML store exactly the bytes sent, with the digest co-located
 //     mode computes from the same text.
 //   - `preservation probe --runner`: the daemon seals its copy of the writer's commit, runs the
-//     allowlisted adapter, signs with ITS probe key and records; the receipt says trust_mode separated
-//     with the daemon's identity and the client uid the kernel reported.
+//     allowlisted adapter, signs through its warm probe attestor (the probe key's own uid) and
+//     records; the receipt says trust_mode separated with the daemon's identity, the probe
+//     attestor's uid and the client uid the kernel reported, and `verify` accepts it.
 //   - Attacks, each with its exact code and the daemon's store unchanged: a forged probe result in the
-//     request, an adapter not on the allowlist, another writer's unit, --attestors/--home; the writer
-//     cannot read the probe key (EACCES; the daemon uid can: positive control). A store edited behind
+//     request, an adapter not on the allowlist, another writer's unit, --attestors/--home; neither the
+//     writer nor the daemon uid can read the probe key (EACCES; the probe uid can: positive control). A store edited behind
 //     the daemon (a probe receipt re-labelled) fails `audit verify` (the untouched copy passes).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
@@ -23,11 +24,11 @@ import { parseContractText } from '../src/core/contract/text.js';
 import { parseEnvelopeBytes } from '../src/core/dsse.js';
 import { parsePreservationBytes, preservationDigest } from '../src/core/preservation/text.js';
 import { tablesDigest } from '../src/store/index.js';
-import { CLI, REPO_ROOT, jsonOut, type CliResult } from './helpers/cli.js';
+import { CLI, REPO_ROOT, jsonOut, runCli, type CliResult } from './helpers/cli.js';
 import { makeKey } from './helpers/receipts.js';
 import { makeTempDir } from './helpers/temp.js';
 import { contractDoc, SOURCE_TEXT } from './state-helpers.js';
-import { IS_ROOT, asUser, chownTree, idsOf, makeSepWorld, namesFor, removeSepUsers, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+import { IS_ROOT, asUser, chownTree, common, idsOf, makeSepWorld, namesFor, removeSepUsers, root, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
 
 const NAMES = namesFor('gvd-sep5');
 const ADAPTER = join(REPO_ROOT, 'runner', 'preservation', 'node-adapter.mjs');
@@ -188,7 +189,16 @@ describe.skipIf(!IS_ROOT)('separated mode: preservation contracts and probes thr
     const predicate = (JSON.parse(env.payload.toString('utf8')) as { predicate: Record<string, unknown> }).predicate;
     expect(predicate.trust_mode).toBe('separated');
     expect(predicate.separation).toMatchObject({ client_uid: idsOf(NAMES.writer1).uid, daemon_uid: idsOf(NAMES.daemon).uid, boot_id: d.ready.boot_id });
+    const probeUid = idsOf(`${NAMES.daemon}-probe`).uid;
+    expect((predicate.separation as { attestor_uids: Record<string, number> }).attestor_uids).toEqual({ reviewer: idsOf(`${NAMES.daemon}-reviewer`).uid, runner: idsOf(`${NAMES.daemon}-runner`).uid, probe: probeUid });
+    expect(new Set([probeUid, idsOf(NAMES.daemon).uid, idsOf(NAMES.writer1).uid]).size).toBe(3);
     expect(env.signatures.map((s) => s.keyid)).toEqual([(w.setupOut.credentials as Record<string, { key_id: string }>).probe!.key_id]);
+    // The receipt verifies under the trust root the deploy side holds.
+    const file = join(scratch, 'probe-receipt.json');
+    writeFileSync(file, row!.envelope);
+    const v = runCli(['verify', file, '--trust', w.trustFile, '--json']);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(jsonOut(v)).toMatchObject({ ok: true, receipts: [{ valid: true, kind: 'probe', phase: 'baseline', receipt_id: row!.id, signed_by: [{ role: 'probe' }] }] });
     // A current probe of the writer's workspace (an uncommitted change is part of the snapshot).
     const cur = as1(['preservation', 'probe', '--unit', unit, '--phase', 'current', '--adapter', adapter]);
     expect(cur.code, cur.stdout + cur.stderr).toBe(0);
@@ -223,32 +233,60 @@ describe.skipIf(!IS_ROOT)('separated mode: preservation contracts and probes thr
     expect(storeDigest(w.home)).not.toBe(before);
   });
 
-  it('the writer cannot read the probe key (EACCES) while the daemon uid can (positive control)', () => {
+  it('neither the writer nor the daemon uid can read the probe key (EACCES) while the probe attestor uid can (positive control)', () => {
     const key = join(w.base, 'keys', 'probe', 'key.pem');
     const as = (user: string): CliResult => runAs(user, ['/bin/cat', key]);
-    const writer = as(NAMES.writer1);
-    expect(writer.code).not.toBe(0);
-    expect(writer.stderr).toMatch(/Permission denied/);
-    expect(writer.stdout).toBe('');
-    const daemon = as(NAMES.daemon);
-    expect(daemon.code).toBe(0);
-    expect(daemon.stdout).toMatch(/BEGIN PRIVATE KEY/);
+    for (const user of [NAMES.writer1, NAMES.daemon]) {
+      const r = as(user);
+      expect(r.code, user).not.toBe(0);
+      expect(r.stderr, user).toMatch(/Permission denied/);
+      expect(r.stdout, user).toBe('');
+    }
+    const probe = as(`${NAMES.daemon}-probe`);
+    expect(probe.code, probe.stderr).toBe(0);
+    expect(probe.stdout).toMatch(/BEGIN PRIVATE KEY/);
+  });
+
+  it('doctor names the probe key left as the daemon\'s own (owner and mode), and a second setup hands it back to the probe uid, printing what it changed', () => {
+    const dirPath = join(w.base, 'keys', 'probe');
+    const key = join(dirPath, 'key.pem');
+    const probe = idsOf(`${NAMES.daemon}-probe`);
+    const st = statSync(key);
+    expect({ uid: st.uid, mode: st.mode & 0o7777, dirUid: statSync(dirPath).uid, dir: statSync(dirPath).mode & 0o7777 }).toEqual({ uid: probe.uid, mode: 0o400, dirUid: probe.uid, dir: 0o700 });
+    // The layout before the probe attestor had a uid of its own: the key the daemon's, 0600.
+    const daemon = idsOf(NAMES.daemon);
+    chownSync(key, daemon.uid, daemon.gid);
+    chmodSync(key, 0o600);
+    const doctor = root(['runnerd', 'doctor', ...common(w), '--json']);
+    expect(doctor.code).toBe(4);
+    const failed = jsonOut(doctor) as { ok: boolean; error: { code: string; ids: string[] } };
+    expect([failed.ok, failed.error.code]).toEqual([false, 'runnerd_state_unsafe']);
+    expect([...failed.error.ids].sort()).toEqual([`${key}:wrong_mode`, `${key}:wrong_owner`]);
+    const fixed = root(['runnerd', 'setup', ...common(w), '--json']);
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    expect(jsonOut(fixed).actions).toEqual([`owner of ${key} set to ${probe.uid}:${probe.gid}`, `mode of ${key} set to 0400`]);
+    expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [], schema_version: 1, exit: 0 });
+    // Idempotent: a third setup changes nothing.
+    expect(jsonOut(root(['runnerd', 'setup', ...common(w), '--json'])).actions).toEqual([]);
   });
 
   it('a probe run in the key holder\'s own process (co-located) makes the decision co-located: status on a copy of the store says so', () => {
     const dir = makeTempDir('gvd-sep5-colo-');
     const home = join(dir, 'home');
     cpSync(w.home, home, { recursive: true });
-    chownTree(dir, idsOf(NAMES.daemon));
-    const checkout = join(w.base, 'state', 'work', unit);
-    const asDaemon = (args: string[]): CliResult => runAs(NAMES.daemon, [process.execPath, CLI, ...args, '--home', home, '--repo', checkout, '--json'], { cwd: checkout });
+    const checkout = join(dir, 'checkout');
+    cpSync(join(w.base, 'state', 'work', unit), checkout, { recursive: true });
+    // The probe key's holder is the probe attestor's uid: it runs the copy, co-located.
+    const holder = `${NAMES.daemon}-probe`;
+    chownTree(dir, idsOf(holder));
+    const asHolder = (args: string[]): CliResult => runAs(holder, [process.execPath, CLI, ...args, '--home', home, '--repo', checkout, '--json'], { cwd: checkout });
     try {
-      const before = asDaemon(['status', '--unit', unit]);
+      const before = asHolder(['status', '--unit', unit]);
       expect(jsonOut(before), before.stdout + before.stderr).toMatchObject({ trust_mode: 'separated' });
       // The holder of the probe key probes in its own process (the daemon's attestors dir, co-located).
-      const colo = asDaemon(['preservation', 'probe', '--unit', unit, '--phase', 'current', '--adapter', ADAPTER, '--attestors', join(w.base, 'attestors')]);
+      const colo = asHolder(['preservation', 'probe', '--unit', unit, '--phase', 'current', '--adapter', ADAPTER, '--attestors', join(w.base, 'attestors')]);
       expect(colo.code, colo.stdout + colo.stderr).toBe(0);
-      const after = asDaemon(['status', '--unit', unit]);
+      const after = asHolder(['status', '--unit', unit]);
       expect(jsonOut(after), after.stdout + after.stderr).toMatchObject({ trust_mode: 'co-located' });
     } finally {
       rmSync(dir, { recursive: true, force: true });

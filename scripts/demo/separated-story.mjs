@@ -101,7 +101,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     const keys = join(setupDir, 'keys');
     const common = ['--dir', base, '--socket', socket, '--user', DAEMON, '--writers', WRITERS];
     say('root installs the daemon: its users, key files (0400, each readable by its attestor uid only), attestors, reviewer:');
-    // The daemon's log and probe keys too: the trust root below holds them, so the checkpoints the
+    // The log and probe keys too: the trust root below holds them, so the checkpoints the
     // daemon signs verify on the deploy side (docs/runnerd.md#checkpoints).
     const setupArgs = ['runnerd', 'setup', ...common, ...['reviewer', 'runner', 'log', 'probe'].flatMap((c) => ['--key', `${c}=${join(keys, `${c}.key`)}`]), '--reviewer', join(root, 'runner', 'reviewers', 'coverage.mjs'), '--json'];
     out.write(`   # governed ${scrub(setupArgs.join(' '))}\n`);
@@ -241,7 +241,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
       daemon.kill('SIGTERM');
       await closed;
     }
-    for (const u of [WRITER, DAEMON, `${DAEMON}-reviewer`, `${DAEMON}-runner`]) {
+    for (const u of [WRITER, DAEMON, `${DAEMON}-reviewer`, `${DAEMON}-runner`, `${DAEMON}-probe`]) {
       if (spawnSync('id', [u]).status === 0) spawnSync('userdel', [u], { env: SYS });
       if (spawnSync('getent', ['group', u]).status === 0) spawnSync('groupdel', [u], { env: SYS });
     }

@@ -45,11 +45,19 @@ export const separationSchema = z.strictObject({
   daemon_pid: int(1, 4194304),
   daemon_start_time: str({ re: /^\d{1,20}$/ }),
   daemon_uid: int(1, 4294967294),
-  attestor_uids: z.strictObject({ reviewer: int(1, 4294967294), runner: int(1, 4294967294) }),
+  /** `probe`: the warm probe attestor's uid (docs/runnerd.md "Processes and users"); absent in
+   * receipts of daemons that signed probes under their own uid. */
+  attestor_uids: z.strictObject({ reviewer: int(1, 4294967294), runner: int(1, 4294967294), probe: z.optional(int(1, 4294967294)) }),
   client_uid: int(0, 4294967294),
   client_pid: int(1, 4194304),
 });
 export type Separation = z.infer<typeof separationSchema>;
+
+/** The uids a separated receipt names as governed — root, the daemon's, every attestor's — none of
+ * which may be the client's (docs/runnerd.md "Processes and users"). */
+export function separationGovernedUids(s: Separation): number[] {
+  return [0, s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, ...(s.attestor_uids.probe === undefined ? [] : [s.attestor_uids.probe])];
+}
 
 export const reviewReceiptPredicateSchema = z.strictObject({
   trust_mode: z.enum(['co-located', 'separated']),
@@ -145,8 +153,7 @@ export function predicateRuleViolation(p: ReviewReceiptPredicate, canonical: (v:
   if ((p.trust_mode === 'separated') !== (p.separation !== undefined)) return 'separation';
   if (p.separation !== undefined) {
     const s = p.separation;
-    const governed = [s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, p.sandbox.uid];
-    if (governed.includes(s.client_uid) || s.client_uid === 0) return 'separation.client_uid';
+    if (separationGovernedUids(s).includes(s.client_uid) || s.client_uid === p.sandbox.uid) return 'separation.client_uid';
   }
   const t = p.times;
   if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return 'times';

@@ -2,7 +2,7 @@ import { checkPreservationFlow, parseOrigins, vendorAttestFlow } from '../../flo
 import type { PreservationCheckOutput, PreservationCorrectOutput, PreservationProbeOutput, PreservationSetOutput, PreservationVendorAttestOutput } from '../../core/command-output-areas.js';
 import { correctIncidentFlow } from '../../flows/preservation/correct.js';
 import { setPreservationFlow } from '../../flows/preservation/set.js';
-import { probePreservationFlow, type ProbeSandbox } from '../../flows/preservation/probe.js';
+import { probePreservationFlow, type ProbeSandbox, type ProbeSigner } from '../../flows/preservation/probe.js';
 import { fail } from '../../core/errors.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
@@ -96,7 +96,7 @@ export async function preservationCheckCommand(opts: { unit: string; origin?: st
 export async function preservationProbeCommand(
   opts: { unit: string; phase: string; adapter: string; surface?: string; attestors?: string; repo?: string; home?: string },
   /** Separated mode only (the daemon, docs/runnerd.md#probes-through-the-daemon): the adapter's bytes and who asked. */
-  separated?: { adapterBytes: Buffer; separation: Separation; sandbox?: ProbeSandbox },
+  separated?: { adapterBytes: Buffer; separation: Separation; sandbox?: ProbeSandbox; signer: ProbeSigner },
 ): Promise<CommandResult> {
   if (opts.phase !== 'baseline' && opts.phase !== 'current') fail('usage_error', ['--phase']);
   const r = await probePreservationFlow({

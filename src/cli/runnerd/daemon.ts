@@ -128,7 +128,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
   const writers = requireGroup(users.writersGroup);
   const att = Object.fromEntries(WARM_CREDENTIALS.map((c) => [c, requireUser(users.attestors[c])])) as unknown as Record<WarmCredential, ReturnType<typeof requireUser>>;
   const findings = runnerdDoctorChecks(
-    expectedLayout(layout, { daemonUid: daemon.uid, daemonGid: daemon.gid, attestorUids: { reviewer: att.reviewer.uid, runner: att.runner.uid }, writersGid: writers.gid }, { socket: false }),
+    expectedLayout(layout, { daemonUid: daemon.uid, daemonGid: daemon.gid, attestorUids: { reviewer: att.reviewer.uid, runner: att.runner.uid, probe: att.probe.uid }, writersGid: writers.gid }, { socket: false }),
     statFact,
   );
   if (findings.length > 0) fail('runnerd_state_unsafe', findings.map((f) => `${f.path}:${f.problem}`));
@@ -167,7 +167,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     process.setegid?.(0);
   }
   const stopWarm = (): Promise<unknown> => Promise.all(WARM_CREDENTIALS.map((c) => warm[c].close()));
-  if (startUid !== null && [0, daemon.uid, att.reviewer.uid, att.runner.uid].includes(startUid)) {
+  if (startUid !== null && [0, daemon.uid, ...WARM_CREDENTIALS.map((c) => att[c].uid)].includes(startUid)) {
     await stopWarm();
     fail('runnerd_sandbox_uid_unsafe', [`uid:${startUid}`]);
   }
@@ -358,14 +358,14 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     daemon_pid: me.pid,
     daemon_start_time: String(me.startTime),
     daemon_uid: daemon.uid,
-    attestor_uids: { reviewer: att.reviewer.uid, runner: att.runner.uid },
+    attestor_uids: { reviewer: att.reviewer.uid, runner: att.runner.uid, probe: att.probe.uid },
   };
   const reaped = reapAll(layout.home);
   const checkpoints = daemonCheckpointer(layout.home, layout.attestorsDir);
   const checkpoint = checkpoints.afterRequest;
   const started = await checkpoints.atStart();
   const owners = new RunnerdOwners(layout.ownersDb);
-  const fixedUids = [0, daemon.uid, att.reviewer.uid, att.runner.uid, ...(startUid === null ? [] : [startUid])];
+  const fixedUids = [0, daemon.uid, ...WARM_CREDENTIALS.map((c) => att[c].uid), ...(startUid === null ? [] : [startUid])];
   ctx = {
     layout,
     owners,
@@ -377,6 +377,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     sandbox: sandboxHost,
     identity,
     signers: (programs) => ({ reviewer: warm.reviewer.signerFor(programs.reviewerSigner), runner: warm.runner.signerFor(programs.runnerSigner) }),
+    probeSigner: (pinned) => warm.probe.signerFor(pinned),
     withUnit: unitLocks(),
     withRunSlot: semaphore(o.maxRuns),
   };

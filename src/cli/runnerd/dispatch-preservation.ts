@@ -10,9 +10,10 @@
 //   - the probed tree is the daemon's copy of the writer's commit (content), sealed by the daemon in
 //     its sealed directory; the adapter runs on the sandbox host under the policy's sandbox uid
 //     (docs/runnerd.md#probes-through-the-daemon), the daemon re-walks the trees after the run;
-//   - the probe receipt is signed with the daemon's probe key (<base>/keys/probe, the governed uid's,
-//     0600) through the pinned probe attestor in <base>/attestors, and states trust_mode separated
-//     with the daemon's identity and the client's uid and pid as the kernel reported them.
+//   - the probe receipt is signed with the probe key (<base>/keys/probe, the probe attestor uid's,
+//     0400; the daemon cannot read it) through the daemon's warm probe attestor, checked against the
+//     digests the policy pins in <base>/attestors, and states trust_mode separated with the daemon's
+//     identity and the client's uid and pid as the kernel reported them.
 // There is no operation that accepts a probe result: the daemon records only what its own sandbox run
 // of the adapter printed.
 import { randomBytes } from 'node:crypto';
@@ -53,6 +54,7 @@ export async function dispatchPreservation(ctx: DaemonContext, peer: Peer, req: 
             {
               adapterBytes: Buffer.from(req.adapter_b64, 'base64'),
               separation: { ...ctx.identity, client_uid: peer.uid, client_pid: peer.pid },
+              signer: ctx.probeSigner,
               // The adapter runs on the sandbox host, under the policy's sandbox uid.
               ...(hosted === null ? {} : { sandbox: hosted }),
             },

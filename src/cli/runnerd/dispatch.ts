@@ -21,6 +21,7 @@ import { listLeasesFlow } from '../../flows/lease.js';
 import { showReceiptFlow } from '../../flows/run/receipt-show.js';
 import type { PinnedPrograms } from '../../flows/run/pin.js';
 import type { Signers } from '../../flows/run/sign.js';
+import type { ProbeSigner } from '../../flows/preservation/probe.js';
 import { parentPid, processUid } from '../../flows/runnerd/accounts.js';
 import { importContent } from '../../flows/runnerd/content.js';
 import type { RunnerdLayout } from '../../flows/runnerd/layout.js';
@@ -42,8 +43,11 @@ export interface DaemonContext {
   readonly governedUids: () => ReadonlySet<number>;
   /** The sandbox host, under the sandbox uid pinned at daemon start (null: no policy then). */
   readonly sandbox: SandboxHost | null;
-  readonly identity: Omit<Separation, 'client_uid' | 'client_pid'>;
+  /** Every attestor uid, the probe attestor's too (a daemon of this version always has one). */
+  readonly identity: Omit<Separation, 'client_uid' | 'client_pid' | 'attestor_uids'> & { readonly attestor_uids: Required<Separation['attestor_uids']> };
   readonly signers: (programs: PinnedPrograms) => Signers;
+  /** The warm probe attestor, under the probe uid (docs/runnerd.md#probes-through-the-daemon). */
+  readonly probeSigner: ProbeSigner;
   /** Serialises everything that touches one unit's checkout. */
   readonly withUnit: <T>(unit: string, fn: () => Promise<T>) => Promise<T>;
   /** Bounds parallel review runs. */

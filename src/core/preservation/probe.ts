@@ -10,7 +10,7 @@ import * as z from 'zod/mini';
 import { buildStatement } from '../intoto.js';
 import { digestString, hex64, int, isoSeconds, list, str } from '../schema-primitives.js';
 import { CONTRACT_ID_RE } from '../contract/ids.js';
-import { separationSchema } from '../receipt-predicate.js';
+import { separationGovernedUids, separationSchema } from '../receipt-predicate.js';
 
 import { CAPABILITY_RE, ENTRY_RE } from './vocabulary.js';
 import { PROBE_MAX_CAPABILITIES, PROBE_MAX_INVENTORY } from '../limits.js';
@@ -100,7 +100,7 @@ export function probeRuleViolation(p: ProbePredicate): string | null {
   if ((p.trust_mode === 'separated') !== (p.separation !== undefined)) return 'separation';
   if (p.separation !== undefined) {
     const s = p.separation;
-    if ([0, s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner].includes(s.client_uid)) return 'separation.client_uid';
+    if (separationGovernedUids(s).includes(s.client_uid)) return 'separation.client_uid';
   }
   return null;
 }

@@ -10,7 +10,8 @@
 //     mode once per surface, running the surface's real entry.
 //  3. Both sealed trees are re-verified after the runs (`snapshot_altered`), then removed.
 //  4. Each result becomes a probe statement signed by the policy's `probe` credential through its
-//     pinned attestor (kind `probe`, which checks the statement and names itself), verified under the
+//     pinned attestor (kind `probe`, which checks the statement and names itself) — a one-shot child,
+//     or in separated mode the daemon's warm probe attestor under its own uid — verified under the
 //     trust root in force, and recorded with the inventory in one transaction.
 // Nothing here reads probe JSON from anyone: the only results recorded are the adapter's, parsed
 // from the sandbox's stdout by governed itself.
@@ -46,6 +47,8 @@ import { installRoot } from '../run/locations.js';
 import { loadPinned, type Pinned } from '../challenge/pinned.js';
 import { closeSync } from 'node:fs';
 import type { Separation } from '../../core/receipt-predicate.js';
+import type { StartedAttestor } from '../run/attestor-session.js';
+import type { WarmSigner } from '../runnerd/warm-attestor.js';
 import { PROBE_ADAPTER_MAX_BYTES } from '../../core/limits.js';
 
 export const MAX_ADAPTER_BYTES = PROBE_ADAPTER_MAX_BYTES;
@@ -67,6 +70,10 @@ export interface ProbeArgs {
   /** Separated mode with a sandbox host: seal in its directory and run the adapter there, under the
    * policy's sandbox uid (docs/runnerd.md#probes-through-the-daemon). */
   readonly sandbox?: ProbeSandbox;
+  /** Separated mode: the daemon's warm probe attestor, under the probe uid (the daemon cannot read
+   * the probe key; docs/runnerd.md#probes-through-the-daemon), checked against the digests pinned
+   * here first. Absent: a one-shot attestor child, as co-located mode always runs it. */
+  readonly signer?: ProbeSigner;
   readonly attestorsDir?: string;
   readonly bwrapPath?: string;
   readonly now: number;
@@ -93,6 +100,8 @@ export interface ProbeSandbox {
   readonly sealedDir: string;
   readonly run: (req: SandboxRequest, dirs: { readonly snapshot: string; readonly dependencies: string | null }) => Promise<CheckedSandboxRun>;
 }
+
+export type ProbeSigner = (pinned: WarmSigner) => StartedAttestor;
 
 const hex = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -191,6 +200,8 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
     const files = probeAttestorFiles(store.home, args.attestorsDir);
     if (!existsSync(files.config)) fail('preservation_adapter_not_configured', ['credentials.probe', 'attestor_config']);
     const attestor = pinAttestor(files.program, files.config, { attestorSha256: cred.attestor_sha256, configSha256: cred.attestor_config_sha256 });
+    // The warm probe attestor must run exactly these digests (runnerd_attestor_pin_mismatch), before anything is sealed or run.
+    const warm = args.signer?.({ credential: 'probe', programSha256: attestor.programSha256, configSha256: attestor.configSha256, key: expectedKey });
 
     // 1. Seal.
     const repo = resolve(args.repo);
@@ -262,7 +273,7 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
     let signedReceipt: { receipt: string; envelope: Buffer } | null = null;
     if (predicate.results.length > 0) {
       const payload = canonicalBytes(buildProbeStatement(predicate));
-      const signed = await runPinnedAttestor(attestor, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload });
+      const signed = warm === undefined ? await runPinnedAttestor(attestor, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload }) : await warm.sign(IN_TOTO_PAYLOAD_TYPE, payload);
       signedReceipt = {
         receipt: sha256Digest(payload),
         envelope: Buffer.from(JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))),

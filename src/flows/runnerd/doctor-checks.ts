@@ -3,7 +3,7 @@
 // may include them. Each finding names the path and what is wrong; nothing else.
 import { sealedDirOf } from './sandbox-host-check.js';
 import { egressSocketDirOf } from './sandbox-host-egress.js';
-import { keyDirOf, keyFileOf, logKeyDirOf, logKeyFileOf, probeKeyDirOf, probeKeyFileOf, WARM_CREDENTIALS, type RunnerdLayout } from './layout.js';
+import { keyDirOf, keyFileOf, logKeyDirOf, logKeyFileOf, WARM_CREDENTIALS, type RunnerdLayout } from './layout.js';
 
 export interface PathFact {
   readonly exists: boolean;
@@ -60,11 +60,6 @@ export function expectedLayout(l: RunnerdLayout, ids: RunnerdIds, opts: { socket
   out.push({ path: logKeyFileOf(l), type: 'file', uid: ids.daemonUid, gid: null, mode: 0o600 });
   out.push(root(`${l.attestorsDir}/log.mjs`, 'file', 0o444));
   out.push(root(`${l.attestorsDir}/log.json`, 'file', 0o444));
-  // So is the probe key: it signs the probes the daemon runs (docs/runnerd.md#probes-through-the-daemon).
-  out.push({ path: probeKeyDirOf(l), type: 'dir', uid: ids.daemonUid, gid: null, mode: 0o700 });
-  out.push({ path: probeKeyFileOf(l), type: 'file', uid: ids.daemonUid, gid: null, mode: 0o600 });
-  out.push(root(`${l.attestorsDir}/probe.mjs`, 'file', 0o444));
-  out.push(root(`${l.attestorsDir}/probe.json`, 'file', 0o444));
   if (opts.socket) out.push({ path: l.socket, type: 'socket', uid: 0, gid: ids.writersGid, mode: 0o660 });
   // The two directories the sandbox host reaches (docs/runnerd.md#the-sandbox-host), made by the
   // daemon at start, so judged when they are there: the daemon's, mode 0710, group the pinned

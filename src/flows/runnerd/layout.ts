@@ -2,8 +2,12 @@
 // the daemon and doctor. Pure: names and modes only.
 import { join } from 'node:path';
 
-/** The credentials a warm attestor serves: the two that sign every receipt. */
-export const WARM_CREDENTIALS = ['reviewer', 'runner'] as const;
+/**
+ * The credentials a warm attestor serves, each under its own uid (docs/runnerd.md "Warm attestors"):
+ * the two that sign every review receipt, and the probe credential that signs the probes the daemon
+ * runs (docs/runnerd.md#probes-through-the-daemon).
+ */
+export const WARM_CREDENTIALS = ['reviewer', 'runner', 'probe'] as const;
 export type WarmCredential = (typeof WARM_CREDENTIALS)[number];
 
 export const DEFAULT_BASE = '/var/lib/governed';
@@ -55,7 +59,7 @@ export function layoutOf(base: string, socket: string): RunnerdLayout {
 }
 
 export function usersOf(prefix: string, writersGroup: string): RunnerdUsers {
-  return { daemon: prefix, attestors: { reviewer: `${prefix}-reviewer`, runner: `${prefix}-runner` }, writersGroup };
+  return { daemon: prefix, attestors: { reviewer: `${prefix}-reviewer`, runner: `${prefix}-runner`, probe: `${prefix}-probe` }, writersGroup };
 }
 
 export const keyFileOf = (l: RunnerdLayout, c: WarmCredential): string => join(l.keysDir, c, 'key.pem');
@@ -67,15 +71,9 @@ export const keyDirOf = (l: RunnerdLayout, c: WarmCredential): string => join(l.
  * tlog-checkpoint attestor (<base>/attestors/log.mjs, log.json) run as a child under its own uid.
  */
 export const LOG_CREDENTIAL = 'log';
-/**
- * The probe key (docs/runnerd.md#probes-through-the-daemon): like the log key, the daemon's own
- * (governed uid, 0600 in a 0700 directory), used through the pinned probe attestor
- * (<base>/attestors/probe.mjs, probe.json, kind probe) run as a child under the daemon's uid.
- */
-export const PROBE_CREDENTIAL = 'probe';
-export const SETUP_CREDENTIALS = [...WARM_CREDENTIALS, LOG_CREDENTIAL, PROBE_CREDENTIAL] as const;
+// The probe key is a warm credential's (WARM_CREDENTIALS above): keys/probe, owned by the probe
+// attestor's uid (0400 in a 0700 directory); the daemon's uid cannot read it.
+export const SETUP_CREDENTIALS = [...WARM_CREDENTIALS, LOG_CREDENTIAL] as const;
 export type SetupCredential = (typeof SETUP_CREDENTIALS)[number];
 export const logKeyDirOf = (l: RunnerdLayout): string => join(l.keysDir, LOG_CREDENTIAL);
 export const logKeyFileOf = (l: RunnerdLayout): string => join(l.keysDir, LOG_CREDENTIAL, 'key.pem');
-export const probeKeyDirOf = (l: RunnerdLayout): string => join(l.keysDir, PROBE_CREDENTIAL);
-export const probeKeyFileOf = (l: RunnerdLayout): string => join(l.keysDir, PROBE_CREDENTIAL, 'key.pem');

@@ -1,7 +1,7 @@
 // `governed runnerd setup --writers GROUP` (docs/runnerd.md "Setup"), as root, idempotent: the
 // system users and groups, every directory and file of the layout with its owner and mode, the
-// pinned attestor programs and configs, one key per warm credential (given with --key CRED=FILE,
-// else generated) readable only by its attestor uid, and — with --policy and --trust — the store,
+// pinned attestor programs and configs, one key per warm credential (reviewer, runner, probe; given
+// with --key CRED=FILE, else generated) readable only by its attestor uid, the daemon's log key, and — with --policy and --trust — the store,
 // initialised and handed to the governed uid. Returns what it did, one line per change; a second
 // run with the same arguments does nothing.
 import { takeAppendedHomes } from '../../store/appended.js';
@@ -15,7 +15,7 @@ import { publicKeyFromSpkiDer } from '../../core/ed25519.js';
 import { initFlow } from '../init.js';
 import { installRoot } from '../run/locations.js';
 import { findGroup, findUser, requireGroup, requireUser } from './accounts.js';
-import { keyDirOf, keyFileOf, layoutOf, logKeyDirOf, logKeyFileOf, probeKeyDirOf, probeKeyFileOf, usersOf, WARM_CREDENTIALS, type SetupCredential, type WarmCredential } from './layout.js';
+import { keyDirOf, keyFileOf, layoutOf, logKeyDirOf, logKeyFileOf, usersOf, WARM_CREDENTIALS, type SetupCredential, type WarmCredential } from './layout.js';
 import { TLOG_CHECKPOINT_KIND } from '../../core/tlog-attestor.js';
 import { isKeyName } from '../../core/signed-note.js';
 
@@ -123,11 +123,12 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
     const keyId = publicKeyFromSpkiDer(spki).keyId;
     const programPath = join(l.attestorsDir, `${c}.mjs`);
     ensure(programPath, 'file', 0, 0, 0o444, program);
-    const config = Buffer.from(JSON.stringify({ credential: c, kind: 'review-receipt', key_id: keyId, key_ref: keyFile }));
+    // reviewer and runner sign review receipts; probe signs the probes the daemon runs.
+    const config = Buffer.from(JSON.stringify({ credential: c, kind: c === 'probe' ? 'probe' : 'review-receipt', key_id: keyId, key_ref: keyFile }));
     ensure(join(l.attestorsDir, `${c}.json`), 'file', 0, 0, 0o444, config);
     credentials[c] = { key_id: keyId, attestor_sha256: sha256(program), attestor_config_sha256: sha256(config) };
   }
-  // A key of the daemon's own (the log and probe keys): its directory 0700 and the key 0600, both the
+  // A key of the daemon's own (the log key): its directory 0700 and the key 0600, both the
   // governed user's; written once, from the given file or freshly generated; returns its key id.
   const daemonOwnKey = (dir: string, keyFile: string, given: string | undefined): string => {
     ensure(dir, 'dir', daemon.uid, daemon.gid, 0o700);
@@ -152,16 +153,6 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
     const config = Buffer.from(JSON.stringify({ credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: keyId, key_ref: keyFile, origin }));
     ensure(join(l.attestorsDir, 'log.json'), 'file', 0, 0, 0o444, config);
     credentials.log = { key_id: keyId, attestor_sha256: sha256(logProgram), attestor_config_sha256: sha256(config) };
-  }
-  // The probe key: the daemon's own, like the log key (docs/runnerd.md#probes-through-the-daemon), and
-  // the pinned ed25519-file attestor of kind probe that signs with it, run by the daemon as a child.
-  {
-    const keyFile = probeKeyFileOf(l);
-    const keyId = daemonOwnKey(probeKeyDirOf(l), keyFile, a.keys.probe);
-    ensure(join(l.attestorsDir, 'probe.mjs'), 'file', 0, 0, 0o444, program);
-    const config = Buffer.from(JSON.stringify({ credential: 'probe', kind: 'probe', key_id: keyId, key_ref: keyFile }));
-    ensure(join(l.attestorsDir, 'probe.json'), 'file', 0, 0, 0o444, config);
-    credentials.probe = { key_id: keyId, attestor_sha256: sha256(program), attestor_config_sha256: sha256(config) };
   }
   const reviewers: Record<string, string> = {};
   for (const file of a.reviewers) {

@@ -26,6 +26,9 @@ import type { PinnedSigner } from '../run/pin.js';
 import { ATTESTOR_REPLY_MAX_BYTES } from '../../core/limits.js';
 
 export const WARM_TIMEOUT_MS = 10_000;
+
+/** What a run pinned for one credential: the digests under the current policy and the key to verify with. */
+export type WarmSigner = Pick<PinnedSigner, 'programSha256' | 'configSha256' | 'key'> & { readonly credential: string };
 const MAX_LINE = ATTESTOR_REPLY_MAX_BYTES;
 
 export interface WarmSpec {
@@ -173,7 +176,7 @@ export class WarmAttestor {
    * A signer for ONE run, after checking that this process runs exactly the program and config the
    * run pinned under the current policy (docs/runnerd.md "Warm attestors").
    */
-  signerFor(signer: PinnedSigner): StartedAttestor {
+  signerFor(signer: WarmSigner): StartedAttestor {
     if (signer.programSha256 !== this.spec.programSha256 || signer.configSha256 !== this.spec.configSha256) {
       fail('runnerd_attestor_pin_mismatch', [signer.credential]);
     }
