@@ -191,6 +191,21 @@ describe('buildBundle', () => {
     expect(codeOf(() => buildBundle({ ...base, currentFiles: lying }))).toBe('internal_error');
   });
 
+  it('refuses a bundle that breaks a rule every reviewer applies (bundleRuleViolation), naming only the rule', () => {
+    const base = input('development', 'coverage');
+    expect(buildBundle(base).bundle.sections.contract).toBeDefined(); // positive control: the same input builds
+    const doc = contractDoc() as { directives: Record<string, unknown>[] };
+    const broken = parseContract({ ...doc, directives: doc.directives.map((d, i) => (i === 0 ? { ...d, implementations: ['IMP-nope'] } : d)) });
+    let caught: unknown;
+    try {
+      buildBundle({ ...base, contract: broken });
+    } catch (e) {
+      caught = e;
+    }
+    expect(isGovernedError(caught) && caught.code).toBe('internal_error');
+    expect(isGovernedError(caught) && caught.ids).toEqual(['bundle_rule:contract_mapping']);
+  });
+
   it('prior_receipts holds only earlier stages', () => {
     const receipt = { receipt_id: `sha256:${'9'.repeat(64)}`, stage: 'planning' as const, slot: 'source_fidelity', verdict: 'CLEAN' as const };
     const ok = buildBundle(input('integration', 'authority_release', { priorReceipts: [receipt] }));

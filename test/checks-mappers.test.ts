@@ -9,7 +9,7 @@ import { RefMap } from '../runner/reviewers/src/check/refs.js';
 import type { CheckInputs } from '../runner/reviewers/src/check/bundle.js';
 import type { Bundle } from '../runner/reviewers/src/coverage/bundle.js';
 
-const inputs = (report: CheckInputs['report'] = 'tap'): CheckInputs => ({ command: ['/usr/bin/node'], snapshot: '/snapshot', dependencyRoot: null, report, timeoutMs: 1000 });
+const inputs = (report: CheckInputs['report'] = 'tap'): CheckInputs => ({ command: ['/usr/bin/node'], snapshot: '/snapshot', dependency_root: null, report, timeout_ms: 1000 });
 
 const bundle = {
   stage: 'test',

@@ -119,7 +119,7 @@ describe('inside real bubblewrap', () => {
 });
 
 describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
-  it('its import graph is its own sources, the shared vocabularies, the one timestamp rule, the limits table, the one bundle definition (its zod/mini schemas, its rule function and the schema primitives) and Node built-ins only', async () => {
+  it('its import graph is its own sources, the shared vocabularies, the one timestamp rule, the limits table, the one bundle definition (its zod/mini schemas, its rule function, the policy check rules and the schema primitives) and Node built-ins only', async () => {
     const r = await build({
       bundle: true,
       platform: 'node',
@@ -135,7 +135,8 @@ describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
     expect(inputs.length).toBeGreaterThan(3);
     // The bundle format is one definition shared with governed (docs/reviewers.md): its zod/mini schema
     // modules, its rule function, the constant lists they need and zod — never the error tables,
-    // canonical JSON or a store.
+    // canonical JSON or a store. sandbox-bounds: the policy's check command and dependency-root rules,
+    // which the bundle's `check` inputs share (pure, no imports but the limits table).
     const shared = [
       'src/core/review-vocabulary.ts',
       'src/core/iso-time.ts',
@@ -149,6 +150,7 @@ describe('a pinned, self-contained program (docs/formats.md#attestors)', () => {
       'src/core/bundle/preservation-schema.ts',
       'src/core/bundle/rules.ts',
       'src/core/bundle/ids.ts',
+      'src/core/sandbox-bounds.ts',
     ];
     for (const p of inputs) expect(p.startsWith('runner/reviewers/src/') || p.startsWith('node_modules/zod/') || shared.includes(p), p).toBe(true);
     const text = readFileSync(reviewer, 'utf8');

@@ -55,8 +55,8 @@ function isObject(data) {
   return typeof data === "object" && data !== null && !Array.isArray(data);
 }
 var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
-function escapeRegex(str3) {
-  return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str2) {
+  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -112,11 +112,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path4, issues) {
+function prefixIssues(path3, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path4);
+    iss.path.unshift(path3);
     return iss;
   });
 }
@@ -166,13 +166,13 @@ function finalizeIssue(iss, ctx, config2) {
   return full;
 }
 var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str3) {
-  const units = str3.length;
-  if (!highSurrogate.test(str3))
+function codePointLength(str2) {
+  const units = str2.length;
+  if (!highSurrogate.test(str2))
     return units;
   let count2 = units;
   for (let i = 0; i < units - 1; i++) {
-    if ((str3.charCodeAt(i) & 64512) === 55296 && (str3.charCodeAt(i + 1) & 64512) === 56320) {
+    if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
       count2--;
       i++;
     }
@@ -2050,8 +2050,8 @@ function refine(fn, _params = {}) {
 var meta2 = meta;
 
 // runner/reviewers/adapters/tool-report.ts
-function repoRelative(path4, sandboxRepo) {
-  let p = path4;
+function repoRelative(path3, sandboxRepo) {
+  let p = path3;
   if (p.startsWith("/")) {
     if (!p.startsWith(`${sandboxRepo}/`)) return null;
     p = p.slice(sandboxRepo.length + 1);
@@ -2140,6 +2140,9 @@ var JSON_MAX_DEPTH = 64;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
 var CHECK_COMMAND_MAX_STDOUT = 67108864;
+var CHECK_COMMAND_MAX_ARGS = 64;
+var CHECK_COMMAND_ARG_MAX_CHARS = 4096;
+var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
 
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
@@ -2203,6 +2206,7 @@ function compareUtf8(a, b) {
 
 // src/core/review-vocabulary.ts
 var STAGES = ["planning", "development", "test", "integration"];
+var CHECK_REPORTS = ["tap", "exit-code"];
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 
 // runner/reviewers/src/coverage/findings.ts
@@ -2221,17 +2225,6 @@ function finalizeFindings(all, visible) {
   return kept.sort(byCanonical);
 }
 
-// src/core/ids.ts
-var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
-var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
-var HEX64_RE = /^[0-9a-f]{64}$/;
-var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
-
 // runner/reviewers/src/coverage/shape.ts
 var Malformed = class extends Error {
   constructor() {
@@ -2244,39 +2237,6 @@ function malformed() {
 function check(ok) {
   if (!ok) malformed();
 }
-function obj(v, required2, optional2 = []) {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) malformed();
-  const o = v;
-  const keys = Object.keys(o);
-  for (const k of required2) check(Object.prototype.hasOwnProperty.call(o, k));
-  for (const k of keys) check(required2.includes(k) || optional2.includes(k));
-  return o;
-}
-function str(v, re) {
-  if (typeof v !== "string") malformed();
-  if (re !== void 0) check(re.test(v));
-  return v;
-}
-function int2(v, min = 0) {
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) malformed();
-  return v;
-}
-function oneOf(v, values) {
-  if (typeof v !== "string" || !values.includes(v)) malformed();
-  return v;
-}
-function arr(v, item) {
-  if (!Array.isArray(v)) malformed();
-  return v.map((x) => item(x));
-}
-function nullable2(v, item) {
-  return v === null ? null : item(v);
-}
-var path = (v) => {
-  const s = str(v);
-  check(s.length >= 1 && s.length <= 4096);
-  return s;
-};
 
 // src/core/iso-time.ts
 var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
@@ -2311,24 +2271,35 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+var HEX64_RE = /^[0-9a-f]{64}$/;
+var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
+
 // src/core/schema-primitives.ts
-function str2(o = {}) {
+function str(o = {}) {
   const checks = [];
   if (o.min !== void 0) checks.push(_minLength(o.min));
   if (o.max !== void 0) checks.push(_maxLength(o.max));
   if (o.re !== void 0) checks.push(_regex(o.re));
   return checks.length === 0 ? string2() : string2().check(...checks);
 }
-function int3(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+function int2(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
   return int().check(_gte(min), _lte(max));
 }
 function list(item, min, max) {
   return min > 0 ? array(item).check(_minLength(min), _maxLength(max)) : array(item).check(_maxLength(max));
 }
-var hex64 = str2({ re: HEX64_RE });
-var digestString = str2({ re: DIGEST_RE });
-var gitId = str2({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
-var count = int3(0, Number.MAX_SAFE_INTEGER);
+var hex64 = str({ re: HEX64_RE });
+var digestString = str({ re: DIGEST_RE });
+var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
   _regex(ISO_SECONDS_SHAPE),
   refine(isIsoSeconds, { message: "iso_time" }),
@@ -2343,8 +2314,8 @@ var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
 var AUTHORITY_OPERATIONS = ["authorize", "add", "replace", "supersede", "defer", "abandon"];
 
 // src/core/bundle/coverage-schema.ts
-var bundleIdSchema = str2({ re: CONTRACT_ID_RE });
-var relationSchema = str2({ re: CONTRACT_RELATION_RE });
+var bundleIdSchema = str({ re: CONTRACT_ID_RE });
+var relationSchema = str({ re: CONTRACT_RELATION_RE });
 var id = bundleIdSchema;
 var coverageSchema = strictObject({
   sources: array(id),
@@ -2382,17 +2353,17 @@ var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
 var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
 
 // src/core/bundle/preservation-schema.ts
-var id2 = str2({ re: CONTRACT_ID_RE });
-var digest = str2({ re: DIGEST_RE });
-var recordId = str2({ re: AUTHORITY_RECORD_ID_RE });
-var path2 = str2({ min: 1, max: 4096 });
-var entry = str2({ re: ENTRY_RE });
+var id2 = str({ re: CONTRACT_ID_RE });
+var digest = str({ re: DIGEST_RE });
+var recordId = str({ re: AUTHORITY_RECORD_ID_RE });
+var path = str({ min: 1, max: 4096 });
+var entry = str({ re: ENTRY_RE });
 var preservationSurfaceEntrySchema = strictObject({
   id: id2,
   kind: _enum(SURFACE_KINDS),
   /** Kind `other` only: the writer's statement of why no entry can be run. */
-  na_reason: nullable(str2({ min: 1, max: 65536 })),
-  paths: array(path2),
+  na_reason: nullable(str({ min: 1, max: 65536 })),
+  paths: array(path),
   disposition: _enum(DISPOSITIONS),
   /** The real entry the project adapter runs; null for kind `other`. */
   probe: nullable(entry),
@@ -2411,8 +2382,8 @@ var preservationProbeEntrySchema = strictObject({
   phase: _enum(["baseline", "current"]),
   evidence_id: id2,
   entry,
-  exit_code: int3(0, 255),
-  capabilities: array(str2({ re: CAPABILITY_RE })),
+  exit_code: int2(0, 255),
+  capabilities: array(str({ re: CAPABILITY_RE })),
   output_digest: digest
 });
 var preservationAuthorityEntrySchema = strictObject({
@@ -2424,7 +2395,7 @@ var preservationAuthorityEntrySchema = strictObject({
   state_after: nullable(digest)
 });
 var incidentItemEntrySchema = strictObject({
-  seq: int3(1),
+  seq: int2(1),
   kind: _enum(INCIDENT_KINDS),
   /** The log entry's own hash: the item is that exact row of the hash-chained log. */
   entry_hash: digest,
@@ -2433,22 +2404,22 @@ var incidentItemEntrySchema = strictObject({
 });
 var preservationSectionSchema = strictObject({
   binding: strictObject({
-    version: int3(1),
+    version: int2(1),
     contract_digest: digest,
     /** The bound incident history's chain digest, or `none`. */
     incident_history: union([literal("none"), digest])
   }),
-  intent: str2({ min: 1, max: 65536 }),
+  intent: str({ min: 1, max: 65536 }),
   surfaces: array(preservationSurfaceEntrySchema),
   vendor_sources: array(
     strictObject({
       id: id2,
-      path: path2,
+      path,
       disposition: _enum(VENDOR_DISPOSITIONS),
       origin: strictObject({
-        repository: str2({ min: 1, max: 1024 }),
-        commit: str2({ re: GIT_OID_RE }),
-        path: path2,
+        repository: str({ min: 1, max: 1024 }),
+        commit: str({ re: GIT_OID_RE }),
+        path,
         tree_digest: digest
       })
     })
@@ -2478,6 +2449,28 @@ function preservationSectionViolation(p, stage) {
     if (i.correction_b64 !== null && Buffer.from(i.correction_b64, "base64").toString("base64") !== i.correction_b64) return "incident_history.correction_b64";
   }
   return null;
+}
+
+// src/core/sandbox-bounds.ts
+var MiB = 1024 * 1024;
+var GiB = 1024 * MiB;
+var SANDBOX_BOUNDS = {
+  timeoutMs: [100, 24 * 3600 * 1e3],
+  memoryBytes: [16 * MiB, 1024 * GiB],
+  maxOutputBytes: [1, 256 * MiB]
+};
+function interpreterSegmentsAllowed(p) {
+  return !p.split("/").slice(1).some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+function dependencyRootAllowed(p) {
+  return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+function checkProgramAllowed(p) {
+  return /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/.test(p) && interpreterSegmentsAllowed(p);
+}
+function checkCommandAllowed(argv) {
+  const [program, ...args] = argv;
+  return program !== void 0 && checkProgramAllowed(program) && !args.some((a) => a.includes("\0"));
 }
 
 // src/core/bundle/schema.ts
@@ -2510,17 +2503,17 @@ var COVERAGE_KINDS = [
   "surfaces"
 ];
 var id3 = bundleIdSchema;
-var recordId2 = str2({ re: AUTHORITY_RECORD_ID_RE });
+var recordId2 = str({ re: AUTHORITY_RECORD_ID_RE });
 var relation = relationSchema;
-var digest2 = str2({ re: DIGEST_RE });
-var gitOid = str2({ re: GIT_OID_RE });
-var path3 = str2({ min: 1, max: 4096 });
+var digest2 = str({ re: DIGEST_RE });
+var gitOid = str({ re: GIT_OID_RE });
+var path2 = str({ min: 1, max: 4096 });
 var mode = _enum(["100644", "100755", "120000"]);
-var slot = str2({ re: NAME_RE });
+var slot = str({ re: NAME_RE });
 var idOrRelation = union([id3, relation]);
 var sourceEntrySchema = strictObject({
   id: id3,
-  path: path3,
+  path: path2,
   class: _enum(SOURCE_CLASSES),
   /** `sha256:` of the exact bytes (read from the baseline tree). */
   digest: digest2,
@@ -2533,7 +2526,7 @@ var sourceMapSchema = strictObject({
   /** Every atom>directive edge (IDs only), sorted by UTF-8 bytes. */
   relations: array(relation)
 });
-var targetSchema = strictObject({ id: id3, paths: array(path3) });
+var targetSchema = strictObject({ id: id3, paths: array(path2) });
 var criterionSchema = strictObject({ id: id3, statement: string2(), atoms: array(id3) });
 var fullContractSchema = strictObject({
   form: literal("full"),
@@ -2550,8 +2543,8 @@ var fullContractSchema = strictObject({
       evidence: array(id3)
     })
   ),
-  implementations: array(strictObject({ id: id3, paths: array(path3) })),
-  evidence: array(strictObject({ id: id3, kind: _enum(EVIDENCE_KINDS), paths: array(path3) }))
+  implementations: array(strictObject({ id: id3, paths: array(path2) })),
+  evidence: array(strictObject({ id: id3, kind: _enum(EVIDENCE_KINDS), paths: array(path2) }))
 });
 var planningContractSchema = strictObject({
   form: literal("planning"),
@@ -2576,8 +2569,8 @@ var tombstoneEntrySchema = strictObject({
 });
 var scopeHistoryEntrySchema = strictObject({
   id: id3,
-  version: int3(1),
-  scope_epoch: int3(1),
+  version: int2(1),
+  scope_epoch: int2(1),
   work_revision: count,
   contract_digest: digest2,
   sources_digest: digest2,
@@ -2589,7 +2582,7 @@ var scopeHistoryEntrySchema = strictObject({
 });
 var changeEntrySchema = strictObject({
   id: id3,
-  path: path3,
+  path: path2,
   /** sha256 hex at the baseline commit; null when the path did not exist there. */
   baseline: nullable(hex64),
   /** sha256 hex in the workspace; null when the path was deleted. */
@@ -2597,14 +2590,14 @@ var changeEntrySchema = strictObject({
 });
 var fileEntrySchema = discriminatedUnion("present", [
   // Contract paths name regular files (docs/contract.md#validation-rules): a symlink is refused before a bundle is built.
-  strictObject({ path: path3, present: literal(true), mode: _enum(["100644", "100755"]), sha256: hex64, bytes_b64: base64() }),
-  strictObject({ path: path3, present: literal(false) })
+  strictObject({ path: path2, present: literal(true), mode: _enum(["100644", "100755"]), sha256: hex64, bytes_b64: base64() }),
+  strictObject({ path: path2, present: literal(false) })
 ]);
 var baselineFilesSchema = strictObject({
   commit: gitOid,
   tree: gitOid,
   /** The baseline manifest (docs/contract.md#workspace-digest) under the policy's product roots. */
-  manifest: array(strictObject({ path: path3, mode, sha256: hex64 })),
+  manifest: array(strictObject({ path: path2, mode, sha256: hex64 })),
   files: array(fileEntrySchema)
 });
 var priorReceiptSchema = strictObject({
@@ -2629,16 +2622,30 @@ var sectionsSchema = strictObject({
 });
 var sectionName = _enum(SECTION_NAMES);
 var checkInputsSchema = strictObject({
-  command: list(str2({ min: 1, max: 4096 }), 1, 64),
+  // The policy's own rules for these fields (../sandbox-bounds.ts, ../limits.ts): a bundle can carry
+  // only a command and a dependency root that a policy could have fixed.
+  command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS).check(
+    refine(checkCommandAllowed, { message: "command" }),
+    meta2({ description: 'argv; argv[0] an absolute program path under /usr with no empty, ".", ".." or "-"-led segment; no argument holds a NUL' })
+  ),
   snapshot: literal("/snapshot"),
-  dependency_root: union([_null3(), strictObject({ path: str2({ min: 1, max: 256 }), digest: digest2 })]),
-  report: _enum(["tap", "exit-code"]),
-  timeout_ms: int3(1e3)
+  dependency_root: union([
+    _null3(),
+    strictObject({
+      path: str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }).check(
+        refine(dependencyRootAllowed, { message: "path" }),
+        meta2({ description: 'a relative directory: segments of [A-Za-z0-9._@+-], none empty, ".", ".." or starting with "-"' })
+      ),
+      digest: digest2
+    })
+  ]),
+  report: _enum(CHECK_REPORTS),
+  timeout_ms: int2(1e3)
 });
 var bundleSchema = strictObject({
   schema: literal(BUNDLE_SCHEMA_ID),
-  challenge_id: str2({ re: CHALLENGE_ID_RE }),
-  unit: str2({ re: UNIT_ID_RE }),
+  challenge_id: str({ re: CHALLENGE_ID_RE }),
+  unit: str({ re: UNIT_ID_RE }),
   stage: _enum(STAGES),
   slot,
   view: strictObject({
@@ -2660,8 +2667,8 @@ import { createHash as createHash2 } from "node:crypto";
 // src/core/bundle/ids.ts
 import { createHash } from "node:crypto";
 var sha256Hex = (b) => createHash("sha256").update(b).digest("hex");
-function changeId(path4) {
-  return `CHG-${sha256Hex(Buffer.from(path4, "utf8")).slice(0, 24)}`;
+function changeId(path3) {
+  return `CHG-${sha256Hex(Buffer.from(path3, "utf8")).slice(0, 24)}`;
 }
 
 // src/core/bundle/rules.ts
@@ -2723,7 +2730,7 @@ function b64(s) {
   return bytes;
 }
 var files = (list2) => list2.map((f) => f.present ? { path: f.path, present: true, bytes: b64(f.bytes_b64) } : { path: f.path, present: false });
-function readBundle(bytes) {
+function parseBundle(bytes) {
   let text;
   let value;
   try {
@@ -2741,9 +2748,10 @@ function readBundle(bytes) {
   check(canonical === text);
   const parsed = bundleSchema.safeParse(value);
   if (!parsed.success) return malformed();
-  const b = parsed.data;
-  check(b.check === void 0);
-  check(bundleRuleViolation(b) === null);
+  check(bundleRuleViolation(parsed.data) === null);
+  return parsed.data;
+}
+function viewOf(b) {
   const w = b.sections;
   const out = {};
   if (w.sources !== void 0) {
@@ -2780,39 +2788,11 @@ function readBundle(bytes) {
 }
 
 // runner/reviewers/src/check/bundle.ts
-var CHECK_REPORTS = ["tap", "exit-code"];
-var ARG_RE = /^[^\0]{1,4096}$/;
 function readCheckBundle(bytes) {
-  let text;
-  let value;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    value = JSON.parse(text);
-  } catch {
-    return malformed();
-  }
-  let canonical;
-  try {
-    canonical = canonicalJson(value);
-  } catch {
-    return malformed();
-  }
-  check(canonical === text);
-  const o = obj(value, ["check", "coverage", "challenge_id", "schema", "sections", "slot", "stage", "unit", "view"]);
-  const { check: raw, ...rest } = o;
-  const bundle = readBundle(Buffer.from(canonicalJson(rest), "utf8"));
-  const c = obj(raw, ["command", "dependency_root", "report", "snapshot", "timeout_ms"]);
-  const command = arr(c.command, (a) => str(a, ARG_RE));
-  check(command.length >= 1 && command.length <= 64 && command[0].startsWith("/"));
-  const snapshot = str(c.snapshot);
-  check(snapshot === "/snapshot");
-  const dependencyRoot = nullable2(c.dependency_root, (d) => {
-    const x = obj(d, ["digest", "path"]);
-    return { path: path(x.path), digest: str(x.digest, DIGEST_RE) };
-  });
-  const report = oneOf(c.report, CHECK_REPORTS);
-  const timeoutMs = int2(c.timeout_ms, 1e3);
-  return { bundle, check: { command, snapshot, dependencyRoot, report, timeoutMs }, visible: new Set(COVERAGE_KINDS.flatMap((k) => bundle.coverage[k])) };
+  const b = parseBundle(bytes);
+  if (b.check === void 0) return malformed();
+  const bundle = viewOf(b);
+  return { bundle, check: b.check, visible: new Set(COVERAGE_KINDS.flatMap((k) => bundle.coverage[k])) };
 }
 
 // runner/reviewers/src/check/refs.ts
@@ -2876,7 +2856,7 @@ function runCommand(inputs) {
     env,
     stdio: ["ignore", "pipe", "ignore"],
     maxBuffer: MAX_COMMAND_STDOUT,
-    timeout: inputs.timeoutMs,
+    timeout: inputs.timeout_ms,
     killSignal: "SIGKILL"
   });
   const err = r.error;
@@ -2897,14 +2877,14 @@ function runCommand(inputs) {
 function main(adapter) {
   const say = (what) => void process.stderr.write(`${adapter.name}: ${what}
 `);
-  const path4 = process.env.GOVERNED_BUNDLE;
-  if (path4 === void 0 || path4 === "") {
+  const path3 = process.env.GOVERNED_BUNDLE;
+  if (path3 === void 0 || path3 === "") {
     say("GOVERNED_BUNDLE is not set");
     return EXIT.usage;
   }
   let bytes;
   try {
-    bytes = readFileSync(path4);
+    bytes = readFileSync(path3);
   } catch {
     say("bundle unreadable");
     return EXIT.unreadable;

@@ -4,17 +4,6 @@
 // runner/reviewers/src/coverage.ts
 import { readFileSync } from "node:fs";
 
-// src/core/ids.ts
-var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
-var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
-var HEX64_RE = /^[0-9a-f]{64}$/;
-var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
-
 // runner/reviewers/src/coverage/shape.ts
 var Malformed = class extends Error {
   constructor() {
@@ -2063,6 +2052,17 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
+// src/core/ids.ts
+var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
+var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
+var HEX64_RE = /^[0-9a-f]{64}$/;
+var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
+
 // src/core/schema-primitives.ts
 function str(o = {}) {
   const checks = [];
@@ -2089,6 +2089,7 @@ var isoSeconds = string2().check(
 
 // src/core/review-vocabulary.ts
 var STAGES = ["planning", "development", "test", "integration"];
+var CHECK_REPORTS = ["tap", "exit-code"];
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 
 // src/core/contract/vocabulary.ts
@@ -2234,6 +2235,37 @@ function preservationSectionViolation(p, stage) {
     if (i.correction_b64 !== null && Buffer.from(i.correction_b64, "base64").toString("base64") !== i.correction_b64) return "incident_history.correction_b64";
   }
   return null;
+}
+
+// src/core/limits.ts
+var JSON_MAX_DEPTH = 64;
+var REVIEW_MAX_FINDINGS = 32;
+var REVIEW_MAX_REFS = 4;
+var COVERAGE_SPECIFIER_MAX = 4096;
+var CHECK_COMMAND_MAX_ARGS = 64;
+var CHECK_COMMAND_ARG_MAX_CHARS = 4096;
+var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
+
+// src/core/sandbox-bounds.ts
+var MiB = 1024 * 1024;
+var GiB = 1024 * MiB;
+var SANDBOX_BOUNDS = {
+  timeoutMs: [100, 24 * 3600 * 1e3],
+  memoryBytes: [16 * MiB, 1024 * GiB],
+  maxOutputBytes: [1, 256 * MiB]
+};
+function interpreterSegmentsAllowed(p) {
+  return !p.split("/").slice(1).some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+function dependencyRootAllowed(p) {
+  return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+function checkProgramAllowed(p) {
+  return /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/.test(p) && interpreterSegmentsAllowed(p);
+}
+function checkCommandAllowed(argv) {
+  const [program, ...args] = argv;
+  return program !== void 0 && checkProgramAllowed(program) && !args.some((a) => a.includes("\0"));
 }
 
 // src/core/bundle/schema.ts
@@ -2385,10 +2417,24 @@ var sectionsSchema = strictObject({
 });
 var sectionName = _enum(SECTION_NAMES);
 var checkInputsSchema = strictObject({
-  command: list(str({ min: 1, max: 4096 }), 1, 64),
+  // The policy's own rules for these fields (../sandbox-bounds.ts, ../limits.ts): a bundle can carry
+  // only a command and a dependency root that a policy could have fixed.
+  command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS).check(
+    refine(checkCommandAllowed, { message: "command" }),
+    meta2({ description: 'argv; argv[0] an absolute program path under /usr with no empty, ".", ".." or "-"-led segment; no argument holds a NUL' })
+  ),
   snapshot: literal("/snapshot"),
-  dependency_root: union([_null3(), strictObject({ path: str({ min: 1, max: 256 }), digest: digest2 })]),
-  report: _enum(["tap", "exit-code"]),
+  dependency_root: union([
+    _null3(),
+    strictObject({
+      path: str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }).check(
+        refine(dependencyRootAllowed, { message: "path" }),
+        meta2({ description: 'a relative directory: segments of [A-Za-z0-9._@+-], none empty, ".", ".." or starting with "-"' })
+      ),
+      digest: digest2
+    })
+  ]),
+  report: _enum(CHECK_REPORTS),
   timeout_ms: int2(1e3)
 });
 var bundleSchema = strictObject({
@@ -2472,12 +2518,6 @@ function bundleRuleViolation(b) {
   return null;
 }
 
-// src/core/limits.ts
-var JSON_MAX_DEPTH = 64;
-var REVIEW_MAX_FINDINGS = 32;
-var REVIEW_MAX_REFS = 4;
-var COVERAGE_SPECIFIER_MAX = 4096;
-
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
   constructor() {
@@ -2545,7 +2585,7 @@ function b64(s) {
   return bytes;
 }
 var files = (list2) => list2.map((f) => f.present ? { path: f.path, present: true, bytes: b64(f.bytes_b64) } : { path: f.path, present: false });
-function readBundle(bytes) {
+function parseBundle(bytes) {
   let text;
   let value;
   try {
@@ -2563,9 +2603,15 @@ function readBundle(bytes) {
   check(canonical === text);
   const parsed = bundleSchema.safeParse(value);
   if (!parsed.success) return malformed();
-  const b = parsed.data;
+  check(bundleRuleViolation(parsed.data) === null);
+  return parsed.data;
+}
+function readBundle(bytes) {
+  const b = parseBundle(bytes);
   check(b.check === void 0);
-  check(bundleRuleViolation(b) === null);
+  return viewOf(b);
+}
+function viewOf(b) {
   const w = b.sections;
   const out = {};
   if (w.sources !== void 0) {

@@ -210,6 +210,12 @@ export const CHECK_COMMAND_MAX_STDOUT = 67_108_864; // 64 MiB
 export const CHECK_BUDGET_PER_MILLE = 900;
 /** Arguments of one check command (the policy's `check.command`). */
 export const CHECK_COMMAND_MAX_ARGS = 64;
+/** One argument of a check command, characters (the policy's `check.command` and the bundle's
+ * `check.command`, docs/reviewers.md#check-reviewers). */
+export const CHECK_COMMAND_ARG_MAX_CHARS = 4_096;
+/** A check reviewer's dependency root, characters: one relative path under /snapshot (the policy's
+ * `check.dependency_root`, the bundle's `check.dependency_root.path`, the sandbox's bind). */
+export const CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
 
 // --- Separated mode (docs/runnerd.md) -------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import { STAGE_ORDER } from './decision/vocabulary.js';
 import { parseDurationSeconds, parseSizeBytes } from './duration.js';
 import { fail } from './errors.js';
 import type { Policy, PolicyDocument, Stage } from './policy.js';
-import { checkProgramAllowed, interpreterSegmentsAllowed, SANDBOX_BOUNDS, withinBound } from './sandbox-bounds.js';
+import { checkCommandAllowed, interpreterSegmentsAllowed, SANDBOX_BOUNDS, withinBound } from './sandbox-bounds.js';
 
 /** The four review roles (docs/bundle.md#views): the slots of planning and integration. */
 export const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'] as const;
@@ -93,9 +93,7 @@ export function policyFromDocument(doc: PolicyDocument): Policy {
     if (r.check !== undefined) {
       // A check reviewer runs the project's code with no way out; egress belongs to model reviewers only.
       if (r.egress !== undefined) fail('policy_invalid', [`reviewers.${reviewer}.egress`]);
-      const [program, ...args] = r.check.command;
-      if (program === undefined || !checkProgramAllowed(program)) fail('policy_invalid', [`reviewers.${reviewer}.check.command`]);
-      if (args.some((a) => a.includes('\0'))) fail('policy_invalid', [`reviewers.${reviewer}.check.command`]);
+      if (!checkCommandAllowed(r.check.command)) fail('policy_invalid', [`reviewers.${reviewer}.check.command`]);
     }
     const env = Object.entries(r.env);
     if (env.length > MAX_REVIEWER_ENV) fail('policy_invalid', [`reviewers.${reviewer}.env`]);

@@ -6,10 +6,11 @@ import { closedRecord } from './closed-record.js';
 import { fail } from './errors.js';
 import { DURATION_RE, SIZE_RE } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
+import { CHECK_REPORTS } from './review-vocabulary.js';
 import { hex64, int, list, str } from './schema-primitives.js';
 import { egressPolicySchema, type EgressPolicy } from './egress-schema.js';
 import { dependencyRootAllowed } from './sandbox-bounds.js';
-import { CHECK_COMMAND_MAX_ARGS } from './limits.js';
+import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_ROOT_MAX_CHARS } from './limits.js';
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
 import { NAME_RE } from './ids.js';
@@ -45,18 +46,18 @@ export function reviewerProgramName(r: { readonly name: string; readonly check?:
   return r.check?.adapter ?? r.name;
 }
 
-/** The report format a check command prints (the tests adapter reads TAP, or only the exit status). */
-export const CHECK_REPORTS = ['tap', 'exit-code'] as const;
+/** The report format a check command prints (./review-vocabulary.ts). */
+export { CHECK_REPORTS };
 
 const checkSchema = z.strictObject({
   /** The pinned adapter program (`<reviewers dir>/<adapter>.mjs`; default: the reviewer's own name),
    * so that several check reviewers can share one adapter with different commands. */
   adapter: z.optional(name),
-  command: list(str({ min: 1, max: 4096 }), 1, CHECK_COMMAND_MAX_ARGS).check(
+  command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS).check(
     z.meta({ description: "argv; argv[0] an absolute program path under /usr (e.g. /usr/bin/node), run with cwd /snapshot" }),
   ),
   dependency_root: z.optional(
-    str({ min: 1, max: 256 }).check(
+    str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }).check(
       z.refine(dependencyRootAllowed, { message: 'path' }),
       z.meta({ description: 'a relative directory of the repository (e.g. node_modules), outside the workspace manifest' }),
     ),

@@ -1,6 +1,9 @@
 // The closed vocabulary of reviews (docs/reviewers.md#reviewer-output, docs/overview.md#words): stages, finding codes, classes, severities.
 // Kept free of zod: the attestor, the coverage reviewer and every schema share this one vocabulary.
 export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
+/** The report format a check command prints (docs/reviewers.md#check-reviewers): the tests adapter
+ * reads TAP, or only the exit status. The policy's `check.report` and the bundle's `check.report`. */
+export const CHECK_REPORTS = ['tap', 'exit-code'] as const;
 export const FINDING_CODES = [
   'scope_omission',
   'source_mapping',

@@ -4,6 +4,7 @@
 // is a policy the sandbox accepts at every run — `init`, `policy update` and `review-challenge` can
 // no longer accept settings that would make every issued challenge unrunnable. The sandbox keeps its
 // own checks (defence in depth: a caller of runner/sandbox need not have loaded a policy). Pure.
+import { CHECK_DEPENDENCY_ROOT_MAX_CHARS } from './limits.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -45,12 +46,13 @@ export function interpreterSegmentsAllowed(p: string): boolean {
  * A check reviewer's dependency root (docs/reviewers.md#check-reviewers): one relative path that
  * becomes the destination `/snapshot/<path>` of a read-only bind — plain segments of
  * `[A-Za-z0-9._@+-]`, none empty, `.`, `..` or starting with `-`, at most 256 characters. The policy
- * loaders and the sandbox's argv builder apply this one rule.
+ * loaders, the bundle's `check` inputs (./bundle/schema.ts, which the pinned check reviewers parse)
+ * and the sandbox's argv builder apply this one rule.
  */
 export function dependencyRootAllowed(p: string): boolean {
   return (
     p.length >= 1 &&
-    p.length <= 256 &&
+    p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS &&
     /^[A-Za-z0-9._@+/-]+$/.test(p) &&
     !p.split('/').some((s) => s === '' || s === '.' || s === '..' || s.startsWith('-'))
   );
@@ -59,4 +61,15 @@ export function dependencyRootAllowed(p: string): boolean {
 /** A check command's program: an absolute path under /usr with the interpreter's segment rule. */
 export function checkProgramAllowed(p: string): boolean {
   return /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/.test(p) && interpreterSegmentsAllowed(p);
+}
+
+/**
+ * A check command (docs/reviewers.md#check-reviewers): its program allowed (above) and no argument
+ * holding a NUL (execve cannot pass one: the run would fail at every challenge). The policy loaders
+ * and the bundle's `check` inputs (./bundle/schema.ts) apply this one rule; the argument count and
+ * lengths are the schemas' (./limits.ts).
+ */
+export function checkCommandAllowed(argv: readonly string[]): boolean {
+  const [program, ...args] = argv;
+  return program !== undefined && checkProgramAllowed(program) && !args.some((a) => a.includes('\0'));
 }

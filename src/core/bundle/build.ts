@@ -1,7 +1,8 @@
 // Building a review bundle (docs/bundle.md#views, docs/reviewers.md#the-reviewers-world): the stage's sections, the slot's view of them, the
 // view's coverage object and digest, and the canonical bytes written to `bundles/<challenge>.json`.
-// Pure. Refusals: an empty view (`bundle_view_empty`) and a bundle over the policy cap
-// (`bundle_too_large`, never truncated).
+// Pure. Refusals: an empty view (`bundle_view_empty`), a bundle over the policy cap
+// (`bundle_too_large`, never truncated), and a bundle that breaks a rule of ./rules.ts
+// (`internal_error`: governed's own inputs disagree).
 //
 // view digest   = digestOf({kind: 'governed/evidence-view', version: 1, stage, slot, name, included,
 //                           withheld, sections, coverage})  — what was shown, independent of the challenge
@@ -10,6 +11,7 @@ import { canonicalBytes, digestOf, sha256Digest } from '../canonical.js';
 import { fail } from '../errors.js';
 import type { Stage } from '../policy.js';
 import { coverageOf, isEmptySections } from './coverage.js';
+import { bundleRuleViolation } from './rules.js';
 import { BUNDLE_SCHEMA_ID, type Bundle, type CheckInputs, type Coverage, type SectionName, type Sections } from './schema.js';
 import { buildStageSections, type SectionInputs } from './sections.js';
 import { viewFor, type ViewPlan } from './views.js';
@@ -83,6 +85,11 @@ export function buildBundle(input: BundleInput): BuiltBundle {
     coverage,
     ...(input.check === undefined ? {} : { check: input.check }),
   };
+  // The rules every reviewer applies to what it is given (./rules.ts, bundled into the pinned
+  // reviewers): a bundle that breaks one would be refused by all of them after a claim, so it is an
+  // internal error here, before anything is written or recorded; the id names the rule, no value.
+  const rule = bundleRuleViolation(bundle);
+  if (rule !== null) fail('internal_error', [`bundle_rule:${rule}`]);
   const bytes = canonicalBytes(bundle);
   if (bytes.length > input.maxBytes) fail('bundle_too_large', [`${input.stage}.${input.slot}`]);
   return { bundle, bytes, digest: sha256Digest(bytes), viewDigest, view, coverage };

@@ -11,11 +11,13 @@
 // authority_release sees the atom→directive relations without source text).
 import * as z from 'zod/mini';
 import { count, hex64, int, isoSeconds, list, str } from '../schema-primitives.js';
-import { STAGES } from '../review-vocabulary.js';
+import { CHECK_REPORTS, STAGES } from '../review-vocabulary.js';
 import { ATOM_KINDS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES, AUTHORITY_OPERATIONS } from '../contract/vocabulary.js';
 import { bundleIdSchema, coverageSchema, relationSchema } from './coverage-schema.js';
 import { preservationSectionSchema } from './preservation-schema.js';
 import { AUTHORITY_RECORD_ID_RE, CHALLENGE_ID_RE, DIGEST_RE, GIT_OID_RE, NAME_RE, UNIT_ID_RE } from '../ids.js';
+import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_ROOT_MAX_CHARS } from '../limits.js';
+import { checkCommandAllowed, dependencyRootAllowed } from '../sandbox-bounds.js';
 
 // The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
 export { coverageSchema };
@@ -203,10 +205,24 @@ const sectionName = z.enum(SECTION_NAMES);
  * and the adapter's time budget for the command (below the sandbox timeout).
  */
 export const checkInputsSchema = z.strictObject({
-  command: list(str({ min: 1, max: 4096 }), 1, 64),
+  // The policy's own rules for these fields (../sandbox-bounds.ts, ../limits.ts): a bundle can carry
+  // only a command and a dependency root that a policy could have fixed.
+  command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS).check(
+    z.refine(checkCommandAllowed, { message: 'command' }),
+    z.meta({ description: 'argv; argv[0] an absolute program path under /usr with no empty, ".", ".." or "-"-led segment; no argument holds a NUL' }),
+  ),
   snapshot: z.literal('/snapshot'),
-  dependency_root: z.union([z.null(), z.strictObject({ path: str({ min: 1, max: 256 }), digest })]),
-  report: z.enum(['tap', 'exit-code']),
+  dependency_root: z.union([
+    z.null(),
+    z.strictObject({
+      path: str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }).check(
+        z.refine(dependencyRootAllowed, { message: 'path' }),
+        z.meta({ description: 'a relative directory: segments of [A-Za-z0-9._@+-], none empty, ".", ".." or starting with "-"' }),
+      ),
+      digest,
+    }),
+  ]),
+  report: z.enum(CHECK_REPORTS),
   timeout_ms: int(1000),
 });
 export type CheckInputs = z.infer<typeof checkInputsSchema>;

@@ -57,7 +57,7 @@ function runCommand(inputs: CheckInputs): CommandResult {
     env,
     stdio: ['ignore', 'pipe', 'ignore'],
     maxBuffer: MAX_COMMAND_STDOUT,
-    timeout: inputs.timeoutMs,
+    timeout: inputs.timeout_ms,
     killSignal: 'SIGKILL',
   });
   const err = r.error as (Error & { code?: string }) | undefined;

@@ -11,10 +11,11 @@
 //     derive from their paths, atom spans lie inside their source, every implementation and evidence a
 //     directive names is defined, the preservation section keeps its rules, coverage lists are sorted
 //     and unique;
-//   - it carries no `check` inputs (those are for check slots, docs/reviewers.md#check-reviewers).
+//   - it carries no `check` inputs (those are for check slots, docs/reviewers.md#check-reviewers; the
+//     check reviewers read the same way through `parseBundle` and require them, ../check/bundle.ts).
 // Anything else is `Malformed`: the reviewer then exits non-zero with no stdout, and the error never
 // names a key or a value (docs/reviewers.md).
-import { bundleSchema, BUNDLE_SCHEMA_ID, COVERAGE_KINDS, SECTION_NAMES, type FileEntry as WireFile } from '../../../../src/core/bundle/schema.js';
+import { bundleSchema, BUNDLE_SCHEMA_ID, COVERAGE_KINDS, SECTION_NAMES, type Bundle as WireBundle, type FileEntry as WireFile } from '../../../../src/core/bundle/schema.js';
 import { bundleRuleViolation, canonicalBase64 } from '../../../../src/core/bundle/rules.js';
 import type { PreservationSurfaceEntry } from '../../../../src/core/bundle/preservation-schema.js';
 import { STAGES } from '../../../../src/core/review-vocabulary.js';
@@ -142,8 +143,11 @@ function b64(s: string): Buffer {
 const files = (list: readonly WireFile[]): FileEntry[] =>
   list.map((f): FileEntry => (f.present ? { path: f.path, present: true, bytes: b64(f.bytes_b64) } : { path: f.path, present: false }));
 
-/** Parse and check the bundle file bytes; throws `Malformed` on anything it cannot trust. */
-export function readBundle(bytes: Uint8Array): Bundle {
+/**
+ * Parse and check the bundle file bytes with governed's one schema and rule function; throws
+ * `Malformed` on anything it cannot trust. The bundle as parsed, `check` inputs included if present.
+ */
+export function parseBundle(bytes: Uint8Array): WireBundle {
   let text: string;
   let value: unknown;
   try {
@@ -161,10 +165,19 @@ export function readBundle(bytes: Uint8Array): Bundle {
   check(canonical === text);
   const parsed = bundleSchema.safeParse(value);
   if (!parsed.success) return malformed();
-  const b = parsed.data;
-  check(b.check === undefined);
-  check(bundleRuleViolation(b) === null);
+  check(bundleRuleViolation(parsed.data) === null);
+  return parsed.data;
+}
 
+/** The bundle of a reviewer slot (no `check` inputs), for the coverage and model reviewers. */
+export function readBundle(bytes: Uint8Array): Bundle {
+  const b = parseBundle(bytes);
+  check(b.check === undefined);
+  return viewOf(b);
+}
+
+/** The reviewers' view of a parsed bundle: file bytes decoded, the fields they read. */
+export function viewOf(b: WireBundle): Bundle {
   const w = b.sections;
   const out: { -readonly [K in keyof Sections]: Sections[K] } = {};
   if (w.sources !== undefined) {
