@@ -2450,7 +2450,9 @@ var RUN_ID_RE = /^RUN-[0-9a-f]{32}$/;
 var EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
 var HEX64_RE = /^[0-9a-f]{64}$/;
 var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var WRITER_SESSION_RE = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
 
 // src/core/schema-primitives.ts
@@ -2469,7 +2471,7 @@ function list(item, min, max) {
 }
 var hex64 = str({ re: HEX64_RE });
 var digestString = str({ re: DIGEST_RE });
-var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+var gitId = str({ re: GIT_OID_RE });
 var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
   _regex(ISO_SECONDS_SHAPE),
@@ -2485,6 +2487,9 @@ var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
 var EGRESS_MAX_REQUESTS = 64;
 var EGRESS_MAX_CONNECTIONS = 16;
 var EGRESS_MAX_ROUTES = 4;
+var CHECK_COMMAND_MAX_ARGS = 64;
+var CHECK_COMMAND_ARG_MAX_CHARS = 4096;
+var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
 
 // src/core/attestor-protocol.ts
 var ATTESTOR_KINDS = {
@@ -2996,7 +3001,7 @@ var reviewReceiptPredicateSchema = strictObject({
       uts: count
     })
   }),
-  writers: list(strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
+  writers: list(strictObject({ ...processIdentityShape, writer_session: str({ re: WRITER_SESSION_RE }) }), 0, 64),
   times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
   /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
   egress: optional(egressReceiptSchema),
@@ -3006,9 +3011,9 @@ var reviewReceiptPredicateSchema = strictObject({
   check: optional(
     strictObject({
       adapter_sha256: hex64,
-      command: list(str({ min: 1, max: 4096 }), 1, 64),
+      command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS),
       snapshot_digest: digestString,
-      dependency_root: nullable(strictObject({ path: str({ min: 1, max: 256 }), digest: digestString }))
+      dependency_root: nullable(strictObject({ path: str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }), digest: digestString }))
     })
   ),
   separation: optional(separationSchema)

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './helpers/cli.js';
 import * as ids from '../src/core/ids.js';
 
-const ID_LITERAL = /\/\^(?:UNIT|LSE|CHL|RUN|EXE|REC|ARQ)-\[0-9a-f\]\{\d+\}\$\/|\/\^(?:sha256:)?\[0-9a-f\]\{64\}\$\/|\/\^\(\?:\[0-9a-f\]\{40\}\|\[0-9a-f\]\{64\}\)\$\/|\/\^\[a-z\]\[a-z0-9_-\]\{0,31\}\$\/|\/\^\[A-Z\]\[A-Z0-9\]\{1,7\}-\[A-Za-z0-9._-\]\{1,(?:24|64)\}[$>]/g;
+const ID_LITERAL = /\/\^\[A-Za-z0-9\]\[A-Za-z0-9\._:@-\]\{0,127\}\$\/|\/\^\[0-9a-f\]\{40\}\$\|\^\[0-9a-f\]\{64\}\$\/|\/\^(?:UNIT|LSE|CHL|RUN|EXE|REC|ARQ)-\[0-9a-f\]\{\d+\}\$\/|\/\^(?:sha256:)?\[0-9a-f\]\{64\}\$\/|\/\^\(\?:\[0-9a-f\]\{40\}\|\[0-9a-f\]\{64\}\)\$\/|\/\^\[a-z\]\[a-z0-9_-\]\{0,31\}\$\/|\/\^\[A-Z\]\[A-Z0-9\]\{1,7\}-\[A-Za-z0-9._-\]\{1,(?:24|64)\}[$>]/g;
 const HOME = join('src', 'core', 'ids.ts');
 
 function sourceFiles(rel: string, acc: string[] = []): string[] {
@@ -36,6 +36,7 @@ describe('one definition of each id format', () => {
       'REQUEST_ID_RE',
       'RUN_ID_RE',
       'UNIT_ID_RE',
+      'WRITER_SESSION_RE',
     ]);
     expect(ids.UNIT_ID_RE.test(`UNIT-${'a'.repeat(32)}`)).toBe(true);
     expect(ids.RECORD_ID_RE.test(`REC-${'a'.repeat(24)}`)).toBe(true);
@@ -49,8 +50,9 @@ describe('one definition of each id format', () => {
       'const o = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/; const n = /^[a-z][a-z0-9_-]{0,31}$/;',
       'const c = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/; const a = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;',
       'const rel = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;',
+      'const w = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }); const g = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;',
     ].join('\n');
-    expect(planted.match(ID_LITERAL)).toHaveLength(9);
+    expect(planted.match(ID_LITERAL)).toHaveLength(11);
     // A format that only looks alike is not flagged: a capture group, another length.
     expect('/^sha256:([0-9a-f]{64})$/ /^[0-9a-f]{32}$/'.match(ID_LITERAL)).toBeNull();
   });

@@ -2261,7 +2261,7 @@ function list(item, min, max) {
 }
 var hex64 = str({ re: HEX64_RE });
 var digestString = str({ re: DIGEST_RE });
-var gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+var gitId = str({ re: GIT_OID_RE });
 var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
   _regex(ISO_SECONDS_SHAPE),

@@ -29,6 +29,11 @@ export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 export const GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** A name a policy gives a slot, a reviewer, a credential or a tool: lowercase, at most 32 characters. */
 export const NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+/**
+ * A writer session (`--writer-session`), chosen by the caller, so confined to a small identifier
+ * alphabet: it appears in error ids, log payloads and receipts and must never carry free text.
+ */
+export const WRITER_SESSION_RE = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 
 // The request contract's item ids (docs/contract.md#validation-rules) and what cites them.
 

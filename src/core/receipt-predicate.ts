@@ -5,7 +5,8 @@ import { count, digestString, gitId, hex64, int, isoSeconds, list, str } from '.
 import { egressReceiptSchema } from './egress-schema.js';
 import { transcriptViolation } from './egress-rules.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
-import { CHALLENGE_ID_RE, CONTRACT_ID_RE, EXECUTION_ID_RE, NAME_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
+import { CHALLENGE_ID_RE, CONTRACT_ID_RE, EXECUTION_ID_RE, NAME_RE, RUN_ID_RE, UNIT_ID_RE, WRITER_SESSION_RE } from './ids.js';
+import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_ROOT_MAX_CHARS } from './limits.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
 
@@ -114,7 +115,7 @@ export const reviewReceiptPredicateSchema = z.strictObject({
       uts: count,
     }),
   }),
-  writers: list(z.strictObject({ ...processIdentityShape, writer_session: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }) }), 0, 64),
+  writers: list(z.strictObject({ ...processIdentityShape, writer_session: str({ re: WRITER_SESSION_RE }) }), 0, 64),
   times: z.strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
   /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
   egress: z.optional(egressReceiptSchema),
@@ -124,9 +125,9 @@ export const reviewReceiptPredicateSchema = z.strictObject({
   check: z.optional(
     z.strictObject({
       adapter_sha256: hex64,
-      command: list(str({ min: 1, max: 4096 }), 1, 64),
+      command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS),
       snapshot_digest: digestString,
-      dependency_root: z.nullable(z.strictObject({ path: str({ min: 1, max: 256 }), digest: digestString })),
+      dependency_root: z.nullable(z.strictObject({ path: str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }), digest: digestString })),
     }),
   ),
   separation: z.optional(separationSchema),

@@ -7,14 +7,14 @@
 // result or a path for the daemon to open — the schemas are closed, so such a field is refused.
 import * as z from 'zod/mini';
 import { gitId, int, str } from './schema-primitives.js';
-import { CHALLENGE_ID_RE, DIGEST_RE, LEASE_ID_RE, NAME_RE, RECORD_ID_RE, UNIT_ID_RE } from './ids.js';
+import { CHALLENGE_ID_RE, DIGEST_RE, LEASE_ID_RE, NAME_RE, RECORD_ID_RE, UNIT_ID_RE, WRITER_SESSION_RE } from './ids.js';
 
 export { RUNNERD_MAX_CONNECTIONS, RUNNERD_MAX_REQUEST_BYTES, RUNNERD_MAX_RESPONSE_BYTES } from './limits.js';
 /** A request must arrive whole within this time after the connection opened. */
 export const RUNNERD_REQUEST_TIMEOUT_MS = 10_000;
 
 const unit = str({ re: UNIT_ID_RE });
-const session = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ });
+const session = str({ re: WRITER_SESSION_RE });
 const challenge = str({ re: CHALLENGE_ID_RE });
 const lease = str({ re: LEASE_ID_RE });
 const receipt = str({ re: DIGEST_RE });

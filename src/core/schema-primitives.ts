@@ -6,7 +6,7 @@
 // generated schema says it in words. Pure.
 import * as z from 'zod/mini';
 import { isIsoSeconds, ISO_SECONDS_SHAPE } from './iso-time.js';
-import { DIGEST_RE, HEX64_RE } from './ids.js';
+import { DIGEST_RE, GIT_OID_RE, HEX64_RE } from './ids.js';
 
 /** A string matching `re`, optionally bounded in UTF-16 length (as zod counts). */
 export function str(o: { readonly re?: RegExp; readonly min?: number; readonly max?: number } = {}) {
@@ -29,7 +29,7 @@ export function list<T extends z.ZodMiniType>(item: T, min: number, max: number)
 
 export const hex64 = str({ re: HEX64_RE });
 export const digestString = str({ re: DIGEST_RE });
-export const gitId = str({ re: /^[0-9a-f]{40}$|^[0-9a-f]{64}$/ });
+export const gitId = str({ re: GIT_OID_RE });
 /** A count: a safe integer ≥ 0. */
 export const count = int(0, Number.MAX_SAFE_INTEGER);
 

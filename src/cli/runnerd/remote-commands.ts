@@ -11,7 +11,7 @@ import { writeNewFile } from '../../flows/run/receipt-show.js';
 import type { CommandResult } from '../output.js';
 import { progressSink } from '../progress.js';
 import { progressFrames, refuseLocalOnly, remoteResult, snapshotContent } from './client.js';
-import { RECORD_ID_RE } from '../../core/ids.js';
+import { GIT_OID_RE, RECORD_ID_RE } from '../../core/ids.js';
 
 const repoOf = (o: { repo?: string }): string => o.repo ?? process.cwd();
 
@@ -46,7 +46,7 @@ export async function remoteStatus(socket: string, o: { unit: string; repo?: str
 
 export async function remoteUnitCreate(socket: string, o: { contract: string; baseline: string; repo?: string; home?: string; json?: boolean }): Promise<CommandResult> {
   refuseLocalOnly(o, ['home']);
-  if (!/^[0-9a-f]{40}$|^[0-9a-f]{64}$/.test(o.baseline)) fail('runnerd_request_invalid', ['--baseline']);
+  if (!GIT_OID_RE.test(o.baseline)) fail('runnerd_request_invalid', ['--baseline']);
   let contract: Buffer;
   try {
     contract = readFileSync(o.contract);
