@@ -13,11 +13,15 @@
 // VmHWM after warm-up and after the memory runs (bar: no growth beyond 20 MB over 1,000 runs).
 // Counts: BENCH_RUNNERD_RUNS (default 15), BENCH_RUNNERD_PARALLEL (default 2), BENCH_RUNNERD_RSS_RUNS
 // (default 50; the issue's check is 1000), BENCH_RUNNERD_ONLY=rss (skip the timing rows).
+// BENCH_RUNNERD_MEMORY_PROBE=1: the daemon runs with bench/tools/runnerd-memory-probe.cjs, and every
+// 100 memory runs it reports, after a forced full collection, V8's used and committed heap (bench only:
+// the probe is loaded by this bench's command line, never by the product).
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inspectBwrap } from '../runner/sandbox/bwrap.js';
 import { staticProfileSha256 } from '../runner/sandbox/profile.js';
 import { seccompBlob } from '../runner/seccomp/index.js';
@@ -32,6 +36,7 @@ const PAR = knob('BENCH_RUNNERD_PARALLEL', 2, 2);
 const RSS_RUNS = knob('BENCH_RUNNERD_RSS_RUNS', 50, 2);
 // BENCH_RUNNERD_ONLY=rss: only the memory part (for the 1,000-run measurement).
 const RSS_ONLY = process.env.BENCH_RUNNERD_ONLY === 'rss';
+const PROBE = process.env.BENCH_RUNNERD_MEMORY_PROBE === '1';
 // Its own names (never the test files' gvd-sep…): every user and group below is removed in `finally`.
 // BENCH_RUNNERD_USERS names another prefix, so that two instances can run at once (e.g. the 1,000-run
 // memory check beside a timing run); it must start with `gvd-sep`.
@@ -208,9 +213,14 @@ async function measure(dirs: string[]): Promise<void> {
   // Profiling knobs (not measurements): BENCH_RUNNERD_DAEMON_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`)
   // and BENCH_RUNNERD_DAEMON_PREFIX (a command the daemon runs under, e.g. `strace -f -e trace=execve -o /tmp/t`).
   const nodeArgs = (process.env.BENCH_RUNNERD_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const probeOut = join(scratch, 'memory-probe.jsonl');
+  if (PROBE) nodeArgs.push('--expose-gc', '--require', resolve('bench/tools/runnerd-memory-probe.cjs'));
   const prefix = (process.env.BENCH_RUNNERD_DAEMON_PREFIX ?? '').split(' ').filter(Boolean);
   const daemonArgv = [...prefix, process.execPath, ...nodeArgs, CLI, 'runnerd', 'serve', ...common, '--max-runs', String(Math.max(PAR, 2))];
-  const daemon = spawn(daemonArgv[0] as string, daemonArgv.slice(1), { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const daemon = spawn(daemonArgv[0] as string, daemonArgv.slice(1), {
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...(PROBE ? { GOVERNED_BENCH_PROBE_OUT: probeOut } : {}) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const ready = await new Promise<Record<string, unknown>>((res, rej) => {
     let out = '';
     // The daemon logs on stderr (one JSON line when ready).
@@ -344,7 +354,32 @@ async function measure(dirs: string[]): Promise<void> {
     const samples: string[] = [];
     const per = Math.ceil(RSS_RUNS / PAR);
     let done = 0;
-    if (RSS_RUNS >= 100) process.stdout.write(`memory run: after warm-up (${runsDone} runs), daemon VmRSS ${warm.daemon.rss.toFixed(1)} MiB, VmHWM ${warm.daemon.hwm.toFixed(1)} MiB; ${RSS_RUNS} runs by ${PAR} clients\n`);
+    let finished = 0;
+    // The probe's line after a forced full collection (BENCH_RUNNERD_MEMORY_PROBE=1), or '' without it.
+    let probeLines = 0;
+    const probe = async (): Promise<string> => {
+      if (!PROBE) return '';
+      process.kill(daemonPid, 'SIGUSR2');
+      for (let t = 0; t < 100; t++) {
+        await sleep(50);
+        let lines: string[] = [];
+        try {
+          lines = readFileSync(probeOut, 'utf8').trim().split('\n').filter(Boolean);
+        } catch {
+          continue;
+        }
+        if (lines.length > probeLines) {
+          probeLines = lines.length;
+          const p = JSON.parse(lines.at(-1) as string) as { young_before_gc: number; heapUsed: number; heapTotal: number; external: number };
+          const mib = (x: number): string => (x / 1048576).toFixed(1);
+          return `; young generation ${mib(p.young_before_gc)} MiB; after a full GC: heapUsed ${mib(p.heapUsed)} MiB, heap committed ${mib(p.heapTotal)} MiB, external ${mib(p.external)} MiB`;
+        }
+      }
+      return '; probe: no answer';
+    };
+    const warmProbe = RSS_RUNS >= 100 ? await probe() : '';
+    const cpu0 = statCpuMs(daemonPid, false);
+    if (RSS_RUNS >= 100) process.stdout.write(`memory run: after warm-up (${runsDone} runs), daemon VmRSS ${warm.daemon.rss.toFixed(1)} MiB, VmHWM ${warm.daemon.hwm.toFixed(1)} MiB${warmProbe}; ${RSS_RUNS} runs by ${PAR} clients\n`);
     await Promise.all(
       Array.from({ length: PAR }, async (_, i) => {
         for (let k = 0; k < per && done < RSS_RUNS; k++) {
@@ -353,11 +388,16 @@ async function measure(dirs: string[]): Promise<void> {
             writeFileSync(join(repos[i]!.dir, 'src', 'export.ts'), `export const csv = ${k + 2};\n`);
           }
           await runIn(await issueFor(i), repos[i]!.dir);
-          if (done % 100 === 0) {
+          // Counted when a run has finished (two clients may both see a round count otherwise).
+          finished++;
+          if (finished % 100 === 0) {
+            const at = finished;
             const now = memOf(daemonPid);
-            samples.push(`${done}:${now.rss.toFixed(1)}`);
+            const host = hostPid === null ? '' : `, sandbox host VmRSS ${memOf(hostPid).rss.toFixed(1)} MiB`;
+            samples.push(`${at}:${now.rss.toFixed(1)}`);
+            const gc = await probe();
             // Printed as it goes: a long memory run shows its trend even if it is stopped early.
-            process.stdout.write(`memory run: ${done} runs, daemon VmRSS ${now.rss.toFixed(1)} MiB, VmHWM ${now.hwm.toFixed(1)} MiB, load average ${loadavg()[0]?.toFixed(2)}\n`);
+            process.stdout.write(`memory run: ${at} runs, daemon VmRSS ${now.rss.toFixed(1)} MiB, VmHWM ${now.hwm.toFixed(1)} MiB${host}${gc}, load average ${loadavg()[0]?.toFixed(2)}\n`);
           }
         }
       }),
@@ -368,7 +408,8 @@ async function measure(dirs: string[]): Promise<void> {
     process.stdout.write(
       `daemon RSS after warm-up ${warm.daemon.rss.toFixed(1)} MiB (VmHWM ${warm.daemon.hwm.toFixed(1)} MiB) → after ${done} more runs ${end.daemon.rss.toFixed(1)} MiB (VmHWM ${end.daemon.hwm.toFixed(1)} MiB); ` +
         `growth ${(end.daemon.rss - warm.daemon.rss).toFixed(1)} MiB RSS, ${(end.daemon.hwm - warm.daemon.hwm).toFixed(1)} MiB VmHWM (report; bar: no growth beyond 20 MB over 1,000 runs; ${runsDone} runs in all, the first RSS sample after ${rssStartRuns})${hostLine}\n` +
-        (samples.length > 0 ? `daemon RSS every 100 runs (runs:MiB): ${samples.join(' ')}\n` : ''),
+        (samples.length > 0 ? `daemon RSS every 100 runs (runs:MiB): ${samples.join(' ')}\n` : '') +
+        `daemon CPU (its own user+sys, without its children) over the memory runs: ${((statCpuMs(daemonPid, false) - cpu0) / Math.max(done, 1)).toFixed(1)} ms a run\n`,
     );
   } finally {
     // A daemon that already exited would never emit 'close' again: waiting for it would leave the

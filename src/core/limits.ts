@@ -227,6 +227,11 @@ export const RUNNERD_STORE_COPY_MAX_RESPONSE_BYTES = 402_653_184; // 384 MiB
 export const RUNNERD_MAX_BUFFERED_BYTES = 100_663_296; // 96 MiB
 /** Connections one client uid may hold open at once; one more is refused with runnerd_busy. */
 export const RUNNERD_MAX_CONNECTIONS_PER_UID = 32;
+/** Growth factor of V8's young generation in the daemon and its sandbox host
+ * (docs/performance.md#the-daemons-memory-over-many-runs): 1 stops the semi-spaces growing past the
+ * size they have when it is set (V8's default, 2, doubles them up to 16 MiB each, and a daemon
+ * serving back to back keeps that). */
+export const RUNNERD_SEMI_SPACE_GROWTH_FACTOR = 1;
 
 // --- The audit's memory (docs/audit.md#cost-and-memory) -------------------------------------------
 

@@ -40,6 +40,7 @@ import { SandboxHost, SANDBOX_HOST_READY_MS } from '../../flows/runnerd/sandbox-
 import { prepareEgressSocketDir } from '../../flows/runnerd/sandbox-host-egress.js';
 import { prepareSealedDir } from '../../flows/runnerd/sandbox-host-check.js';
 import { pinnedSandboxUid } from '../../flows/runnerd/sandbox-uid.js';
+import { boundYoungGeneration } from '../../flows/runnerd/young-generation.js';
 import { realpathSync } from 'node:fs';
 import { dispatch, type DaemonContext, type Peer } from './dispatch.js';
 import { daemonCheckpointer } from './daemon-checkpoint.js';
@@ -122,6 +123,8 @@ export interface StartedDaemon {
 
 export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string, unknown>) => void): Promise<StartedDaemon> {
   if (process.geteuid?.() !== 0) fail('runnerd_not_root');
+  // Its memory over many runs (docs/performance.md#the-daemons-memory-over-many-runs).
+  boundYoungGeneration();
   const layout = layoutOf(o.base, o.socket);
   const users = usersOf(o.user, o.writers);
   const daemon = requireUser(users.daemon);

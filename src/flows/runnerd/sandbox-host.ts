@@ -26,6 +26,7 @@ import type { SandboxRequest } from '../../../runner/sandbox/index.js';
 import { runSandboxChecked, type CheckedSandboxRun, type SandboxDelegate } from '../run/sandbox-run.js';
 import { egressJobPart, egressRequestPart, hostsEgressSocket } from './sandbox-host-egress.js';
 import { checkJobPart, hostsCheck, openCheckTrees, type SealedDirs } from './sandbox-host-check.js';
+import { boundYoungGeneration } from './young-generation.js';
 import type { ProbeSandbox } from '../preservation/probe.js';
 
 /** The longest a host may take to announce itself. */
@@ -62,6 +63,8 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
   };
   // Never as root, never with groups: the host exists to be exactly one unprivileged uid.
   if (uid <= 0 || (process.getgroups?.() ?? []).some((g) => g !== gid)) fail('sandbox_uid_mismatch', ['host']);
+  // Its memory over many runs, as the daemon's (docs/performance.md#the-daemons-memory-over-many-runs).
+  boundYoungGeneration();
   write({ ready: true, uid, gid, pid: process.pid });
   const lines = createInterface({ input, crlfDelay: Infinity });
   const running: Promise<void>[] = [];
