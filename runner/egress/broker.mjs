@@ -209,284 +209,339 @@ function sameSecret(a, b) {
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
-async function main() {
-  const cfg = await readConfig();
-  let requests = 0;
-  let totalUp = 0;
-  let totalDown = 0;
-  let open = 0;
-  let stopping = false;
-  const sockets = /* @__PURE__ */ new Set();
-  const tunnels = /* @__PURE__ */ new WeakSet();
+function openBroker(cfg) {
   const tunnelContext = cfg.terminate === null ? null : createSecureContext({ cert: cfg.terminate.cert_pem, key: cfg.terminate.key_pem, minVersion: "TLSv1.2" });
   const agent = cfg.transport === "tls" ? new HttpsAgent({ keepAlive: true, maxSockets: cfg.caps.connections, ...cfg.ca_pem === null ? {} : { ca: cfg.ca_pem } }) : new HttpAgent({ keepAlive: true, maxSockets: cfg.caps.connections });
-  const record = (r) => {
-    emit({
-      record: {
-        at_ms: Date.now() - t0,
-        outcome: r.outcome,
-        method: r.method,
-        route: r.route ?? null,
-        request: r.request ?? { sha256: null, bytes: 0 },
-        response: r.response ?? { status: null, sha256: null, bytes: 0 },
-        upstream_cert_sha256: r.upstream_cert_sha256 ?? null,
-        ...r.tunnel === true ? { tunnel: true } : {}
-      }
-    });
+  return {
+    cfg,
+    requests: 0,
+    totalUp: 0,
+    totalDown: 0,
+    open: 0,
+    stopping: false,
+    sockets: /* @__PURE__ */ new Set(),
+    tunnels: /* @__PURE__ */ new WeakSet(),
+    refusedSockets: /* @__PURE__ */ new WeakSet(),
+    tunnelContext,
+    agent
   };
-  const refuse = (res, status, outcome, method, route = null) => {
-    record({ outcome, method, route, ...tunnels.has(res.req.socket) ? { tunnel: true } : {} });
-    res.writeHead(status, { "content-type": "application/json", connection: "close" });
-    res.end(`{"error":"${outcome}"}`);
-  };
-  const hostOk = (h) => {
-    if (h === void 0) return true;
-    const name = h.toLowerCase();
-    return /^(localhost|127\.0\.0\.1)(:\d{1,5})?$/.test(name) || name === cfg.host || name === `${cfg.host}:${cfg.port}` || name === "egress";
-  };
-  const resolveAddress = () => new Promise((resolve) => {
+}
+function record(r) {
+  emit({
+    record: {
+      at_ms: Date.now() - t0,
+      outcome: r.outcome,
+      method: r.method,
+      route: r.route ?? null,
+      request: r.request ?? { sha256: null, bytes: 0 },
+      response: r.response ?? { status: null, sha256: null, bytes: 0 },
+      upstream_cert_sha256: r.upstream_cert_sha256 ?? null,
+      ...r.tunnel === true ? { tunnel: true } : {}
+    }
+  });
+}
+function tunnelMark(b, sock) {
+  return b.tunnels.has(sock) ? { tunnel: true } : {};
+}
+function refuse(b, res, status, outcome, method, route = null) {
+  record({ outcome, method, route, ...tunnelMark(b, res.req.socket) });
+  res.writeHead(status, { "content-type": "application/json", connection: "close" });
+  res.end(`{"error":"${outcome}"}`);
+  return null;
+}
+function hostOk(cfg, h) {
+  if (h === void 0) return true;
+  const name = h.toLowerCase();
+  return /^(localhost|127\.0\.0\.1)(:\d{1,5})?$/.test(name) || name === cfg.host || name === `${cfg.host}:${cfg.port}` || name === "egress";
+}
+function resolveAddress(cfg) {
+  return new Promise((resolve) => {
     lookup(cfg.host, { all: true }, (err, addrs) => {
       if (err !== null || addrs === void 0) return resolve(null);
       const ok = addrs.find((a) => addressAllowed(a.address, cfg.transport, cfg.allow_loopback));
       resolve(ok === void 0 ? null : ok.address);
     });
   });
-  async function handle(req, res) {
-    const method = recordMethod(req.method);
-    if (stopping || Date.now() - t0 > cfg.caps.deadline_ms) return refuse(res, 503, "refused_deadline", method);
-    if (requests >= cfg.caps.requests) return refuse(res, 429, "refused_request_cap", method);
-    requests++;
-    const url = req.url ?? "";
-    if (!url.startsWith("/")) return refuse(res, 403, "refused_target", method);
-    const hostPassed = tunnels.has(req.socket) ? tunnelHostAllowed(req.headers.host, cfg.host, cfg.port) : hostOk(req.headers.host);
-    if (!hostPassed) return refuse(res, 421, "refused_host", method);
-    const route = matchRoute(cfg.routes, req.method, url);
-    if (route < 0) return refuse(res, 404, "refused_route", method);
-    const cred = CREDENTIAL_HEADERS[cfg.provider];
-    const presented = req.headers[cred.name];
-    const phantom = typeof presented === "string" ? cred.phantomOf(presented) : null;
-    if (phantom === null || !sameSecret(phantom, cfg.phantom)) return refuse(res, 401, "refused_phantom", method, route);
-    const declared = req.headers["content-length"];
-    if (declared !== void 0 && Number(declared) > cfg.caps.request_bytes) return refuse(res, 413, "refused_request_too_large", method, route);
-    const chunks = [];
-    let size = 0;
-    let tooLarge = false;
-    for await (const c of req) {
-      size += c.length;
-      if (size > cfg.caps.request_bytes) {
-        tooLarge = true;
-        break;
-      }
-      chunks.push(c);
+}
+async function handle(b, req, res) {
+  const method = recordMethod(req.method);
+  const route = admitRequest(b, req, res, method);
+  if (route === null) return;
+  const body = await readCheckedBody(b, req, res, method, route);
+  if (body === null) return;
+  const reqDigest = { sha256: sha256(body), bytes: body.length };
+  const address = await resolveAddress(b.cfg);
+  if (address === null) {
+    record({ outcome: "refused_address", method, route, request: reqDigest, ...tunnelMark(b, req.socket) });
+    res.writeHead(502, { connection: "close" });
+    res.end();
+    return;
+  }
+  await forward(b, req, res, method, route, body, reqDigest, address);
+}
+function admitRequest(b, req, res, method) {
+  const cfg = b.cfg;
+  if (b.stopping || Date.now() - t0 > cfg.caps.deadline_ms) return refuse(b, res, 503, "refused_deadline", method);
+  if (b.requests >= cfg.caps.requests) return refuse(b, res, 429, "refused_request_cap", method);
+  b.requests++;
+  const url = req.url ?? "";
+  if (!url.startsWith("/")) return refuse(b, res, 403, "refused_target", method);
+  const hostPassed = b.tunnels.has(req.socket) ? tunnelHostAllowed(req.headers.host, cfg.host, cfg.port) : hostOk(cfg, req.headers.host);
+  if (!hostPassed) return refuse(b, res, 421, "refused_host", method);
+  const route = matchRoute(cfg.routes, req.method, url);
+  if (route < 0) return refuse(b, res, 404, "refused_route", method);
+  const cred = CREDENTIAL_HEADERS[cfg.provider];
+  const presented = req.headers[cred.name];
+  const phantom = typeof presented === "string" ? cred.phantomOf(presented) : null;
+  if (phantom === null || !sameSecret(phantom, cfg.phantom)) return refuse(b, res, 401, "refused_phantom", method, route);
+  return route;
+}
+async function readCheckedBody(b, req, res, method, route) {
+  const cfg = b.cfg;
+  const declared = req.headers["content-length"];
+  if (declared !== void 0 && Number(declared) > cfg.caps.request_bytes) return refuse(b, res, 413, "refused_request_too_large", method, route);
+  const chunks = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const c of req) {
+    size += c.length;
+    if (size > cfg.caps.request_bytes) {
+      tooLarge = true;
+      break;
     }
-    if (tooLarge) return refuse(res, 413, "refused_request_too_large", method, route);
-    let parsed;
-    try {
-      parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    } catch {
-      return refuse(res, 400, "refused_body", method, route);
+    chunks.push(c);
+  }
+  if (tooLarge) return refuse(b, res, 413, "refused_request_too_large", method, route);
+  let parsed;
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return refuse(b, res, 400, "refused_body", method, route);
+  }
+  if (bodyViolation(cfg.provider, cfg.model, parsed) !== null) return refuse(b, res, 400, "refused_body", method, route);
+  const body = Buffer.from(JSON.stringify(parsed), "utf8");
+  if (b.totalUp + body.length > cfg.caps.total_up) return refuse(b, res, 413, "refused_request_cap", method, route);
+  b.totalUp += body.length;
+  return body;
+}
+function openExchange(b, req, method, route, reqDigest, done) {
+  const x = {
+    finished: false,
+    certSha: null,
+    status: null,
+    bytes: 0,
+    hash: createHash2("sha256"),
+    end: (outcome) => {
+      if (x.finished) return;
+      x.finished = true;
+      record({ outcome, method, route, request: reqDigest, response: { status: x.status, sha256: outcome === "forwarded" ? x.hash.digest("hex") : null, bytes: x.bytes }, upstream_cert_sha256: x.certSha, ...tunnelMark(b, req.socket) });
+      done();
     }
-    if (bodyViolation(cfg.provider, cfg.model, parsed) !== null) return refuse(res, 400, "refused_body", method, route);
-    const body = Buffer.from(JSON.stringify(parsed), "utf8");
-    if (totalUp + body.length > cfg.caps.total_up) return refuse(res, 413, "refused_request_cap", method, route);
-    totalUp += body.length;
-    const reqDigest = { sha256: sha256(body), bytes: body.length };
-    const address = await resolveAddress();
-    if (address === null) {
-      record({ outcome: "refused_address", method, route, request: reqDigest, ...tunnels.has(req.socket) ? { tunnel: true } : {} });
-      res.writeHead(502, { connection: "close" });
-      res.end();
+  };
+  return x;
+}
+function upstreamOptions(b, req, route, body, address) {
+  const cfg = b.cfg;
+  const hostHeader = cfg.port === (cfg.transport === "tls" ? 443 : 80) ? cfg.host : `${cfg.host}:${cfg.port}`;
+  const headers = upstreamHeaders(cfg.provider, req.headers, cfg.key, hostHeader, body.length);
+  return {
+    host: address,
+    port: cfg.port,
+    method: "POST",
+    path: cfg.routes[route]?.path,
+    headers,
+    agent: b.agent,
+    timeout: cfg.caps.request_timeout_ms,
+    ...cfg.transport === "tls" ? { servername: cfg.host } : {}
+  };
+}
+function forward(b, req, res, method, route, body, reqDigest, address) {
+  return new Promise((done) => {
+    const cfg = b.cfg;
+    const options = upstreamOptions(b, req, route, body, address);
+    const x = openExchange(b, req, method, route, reqDigest, done);
+    const up = (cfg.transport === "tls" ? httpsRequest : httpRequest)(options, (ures) => relayResponse(b, x, ures, res));
+    up.on("timeout", () => {
+      up.destroy();
+      if (!res.headersSent) res.writeHead(504, { connection: "close" });
+      res.destroy();
+      x.end("request_timeout");
+    });
+    up.on("error", (e) => {
+      if (x.finished) return;
+      const tls = cfg.transport === "tls" && typeof e.code === "string" && /CERT|UNABLE_TO|TLS|SSL|SELF_SIGNED|LEAF|ISSUER/.test(e.code);
+      if (!res.headersSent) {
+        res.writeHead(502, { connection: "close" });
+        res.end();
+      } else res.destroy();
+      x.end(tls ? "upstream_tls_failed" : "upstream_failed");
+    });
+    req.on("close", () => {
+      if (!x.finished && res.writableEnded === false && req.destroyed) up.destroy();
+    });
+    up.end(body);
+  });
+}
+function relayResponse(b, x, ures, res) {
+  const cfg = b.cfg;
+  x.status = ures.statusCode !== void 0 && ures.statusCode >= 100 && ures.statusCode <= 599 ? ures.statusCode : null;
+  if (cfg.transport === "tls") {
+    const raw = ures.socket.getPeerCertificate?.()?.raw;
+    x.certSha = raw === void 0 ? null : sha256(raw);
+  }
+  const out = {};
+  const ct = ures.headers["content-type"];
+  if (typeof ct === "string") out["content-type"] = ct;
+  res.writeHead(x.status ?? 502, out);
+  ures.on("data", (c) => {
+    if (x.finished) return;
+    x.bytes += c.length;
+    b.totalDown += c.length;
+    if (x.bytes > cfg.caps.response_bytes || b.totalDown > cfg.caps.total_down) {
+      x.bytes -= c.length;
+      b.totalDown -= c.length;
+      ures.destroy();
+      res.destroy();
+      x.end("response_truncated");
       return;
     }
-    await forward(req, res, method, route, body, reqDigest, address);
-  }
-  function forward(req, res, method, route, body, reqDigest, address) {
-    return new Promise((done) => {
-      const hostHeader = cfg.port === (cfg.transport === "tls" ? 443 : 80) ? cfg.host : `${cfg.host}:${cfg.port}`;
-      const headers = upstreamHeaders(cfg.provider, req.headers, cfg.key, hostHeader, body.length);
-      const options = {
-        host: address,
-        port: cfg.port,
-        method: "POST",
-        path: cfg.routes[route]?.path,
-        headers,
-        agent,
-        timeout: cfg.caps.request_timeout_ms,
-        ...cfg.transport === "tls" ? { servername: cfg.host } : {}
-      };
-      let finished = false;
-      let certSha = null;
-      let status = null;
-      const hash = createHash2("sha256");
-      let bytes = 0;
-      const end = (outcome) => {
-        if (finished) return;
-        finished = true;
-        record({ outcome, method, route, request: reqDigest, response: { status, sha256: outcome === "forwarded" ? hash.digest("hex") : null, bytes }, upstream_cert_sha256: certSha, ...tunnels.has(req.socket) ? { tunnel: true } : {} });
-        done();
-      };
-      const up = (cfg.transport === "tls" ? httpsRequest : httpRequest)(options, (ures) => {
-        status = ures.statusCode !== void 0 && ures.statusCode >= 100 && ures.statusCode <= 599 ? ures.statusCode : null;
-        if (cfg.transport === "tls") {
-          const raw = ures.socket.getPeerCertificate?.()?.raw;
-          certSha = raw === void 0 ? null : sha256(raw);
-        }
-        const out = {};
-        const ct = ures.headers["content-type"];
-        if (typeof ct === "string") out["content-type"] = ct;
-        res.writeHead(status ?? 502, out);
-        ures.on("data", (c) => {
-          if (finished) return;
-          bytes += c.length;
-          totalDown += c.length;
-          if (bytes > cfg.caps.response_bytes || totalDown > cfg.caps.total_down) {
-            bytes -= c.length;
-            totalDown -= c.length;
-            ures.destroy();
-            res.destroy();
-            end("response_truncated");
-            return;
-          }
-          hash.update(c);
-          res.write(c);
-        });
-        ures.on("end", () => {
-          if (finished) return;
-          res.end();
-          end("forwarded");
-        });
-        ures.on("aborted", () => {
-          res.destroy();
-          end("response_truncated");
-        });
-        ures.on("error", () => {
-          res.destroy();
-          end("response_truncated");
-        });
-      });
-      up.on("timeout", () => {
-        up.destroy();
-        if (!res.headersSent) res.writeHead(504, { connection: "close" });
-        res.destroy();
-        end("request_timeout");
-      });
-      up.on("error", (e) => {
-        if (finished) return;
-        const tls = cfg.transport === "tls" && typeof e.code === "string" && /CERT|UNABLE_TO|TLS|SSL|SELF_SIGNED|LEAF|ISSUER/.test(e.code);
-        if (!res.headersSent) {
-          res.writeHead(502, { connection: "close" });
-          res.end();
-        } else res.destroy();
-        end(tls ? "upstream_tls_failed" : "upstream_failed");
-      });
-      req.on("close", () => {
-        if (!finished && res.writableEnded === false && req.destroyed) up.destroy();
-      });
-      up.end(body);
-    });
-  }
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: cfg.caps.request_timeout_ms, headersTimeout: Math.min(1e4, cfg.caps.request_timeout_ms) }, (req, res) => {
-    handle(req, res).catch(() => {
+    x.hash.update(c);
+    res.write(c);
+  });
+  ures.on("end", () => {
+    if (x.finished) return;
+    res.end();
+    x.end("forwarded");
+  });
+  ures.on("aborted", () => {
+    res.destroy();
+    x.end("response_truncated");
+  });
+  ures.on("error", () => {
+    res.destroy();
+    x.end("response_truncated");
+  });
+}
+function brokerServer(b) {
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: b.cfg.caps.request_timeout_ms, headersTimeout: Math.min(1e4, b.cfg.caps.request_timeout_ms) }, (req, res) => {
+    handle(b, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { connection: "close" });
       res.end();
     });
   });
-  server.on("connection", (sock) => {
-    if (tunnels.has(sock)) return;
-    open++;
-    sockets.add(sock);
-    sock.on("close", () => {
-      open--;
-      sockets.delete(sock);
-    });
-    if (open > cfg.caps.connections) {
-      record({ outcome: "refused_connections", method: "OTHER" });
-      sock.destroy();
-    }
-  });
-  server.on("connect", (req, sock, head) => {
-    if (tunnelContext === null || stopping || !connectTargetAllowed(req.url, cfg.host, cfg.port)) {
-      record({ outcome: "refused_connect", method: "CONNECT" });
-      sock.end("HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-      return;
-    }
-    if (head.length > 0) sock.unshift(head);
-    sock.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-    const tls = new TLSSocket(sock, {
-      isServer: true,
-      secureContext: tunnelContext,
-      requestCert: false,
-      ALPNCallback: ({ protocols }) => {
-        if (protocols.includes("http/1.1")) return "http/1.1";
-        if (protocols.includes("h2")) record({ outcome: "refused_http2", method: "CONNECT", tunnel: true });
-        return void 0;
-      }
-    });
-    tunnels.add(tls);
-    const handshake = setTimeout(() => {
-      tls.destroy();
-      sock.destroy();
-    }, Math.min(1e4, cfg.caps.request_timeout_ms));
-    handshake.unref();
-    tls.on("error", () => {
-      clearTimeout(handshake);
-      tls.destroy();
-      sock.destroy();
-    });
-    tls.once("secure", () => {
-      clearTimeout(handshake);
-      const sni = tls.servername;
-      if (sni !== cfg.host) {
-        record({ outcome: "refused_sni", method: "CONNECT" });
-        tls.destroy();
-        sock.destroy();
-        return;
-      }
-      server.emit("connection", tls);
-    });
-  });
-  const refusedSockets = /* @__PURE__ */ new WeakSet();
-  server.on("clientError", (err, sock) => {
-    if (refusedSockets.has(sock)) {
-      sock.destroy();
-      return;
-    }
-    refusedSockets.add(sock);
-    const tunnel = tunnels.has(sock) ? { tunnel: true } : {};
-    if (err.code === "HPE_PAUSED_H2_UPGRADE") {
-      record({ outcome: "refused_http2", method: "OTHER", ...tunnel });
-      if (sock.writable) sock.end("HTTP/1.1 505 HTTP Version Not Supported\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-      else sock.destroy();
-      return;
-    }
-    if (typeof err.code === "string" && err.code.startsWith("HPE_")) record({ outcome: "refused_malformed", method: "OTHER", ...tunnel });
-    if (sock.writable) sock.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-    else sock.destroy();
-  });
+  server.on("connection", (sock) => countConnection(b, sock));
+  server.on("connect", (req, sock, head) => onConnect(b, server, req, sock, head));
+  server.on("clientError", (err, sock) => onClientError(b, err, sock));
   server.on("upgrade", (req, sock) => {
     record({ outcome: "refused_upgrade", method: recordMethod(req.method) });
     sock.end("HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
   });
+  return server;
+}
+function countConnection(b, sock) {
+  if (b.tunnels.has(sock)) return;
+  b.open++;
+  b.sockets.add(sock);
+  sock.on("close", () => {
+    b.open--;
+    b.sockets.delete(sock);
+  });
+  if (b.open > b.cfg.caps.connections) {
+    record({ outcome: "refused_connections", method: "OTHER" });
+    sock.destroy();
+  }
+}
+function onConnect(b, server, req, sock, head) {
+  if (b.tunnelContext === null || b.stopping || !connectTargetAllowed(req.url, b.cfg.host, b.cfg.port)) {
+    record({ outcome: "refused_connect", method: "CONNECT" });
+    sock.end("HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    return;
+  }
+  if (head.length > 0) sock.unshift(head);
+  sock.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+  terminateTunnel(b, server, sock, b.tunnelContext);
+}
+function terminateTunnel(b, server, sock, tunnelContext) {
+  const tls = new TLSSocket(sock, {
+    isServer: true,
+    secureContext: tunnelContext,
+    requestCert: false,
+    ALPNCallback: ({ protocols }) => {
+      if (protocols.includes("http/1.1")) return "http/1.1";
+      if (protocols.includes("h2")) record({ outcome: "refused_http2", method: "CONNECT", tunnel: true });
+      return void 0;
+    }
+  });
+  b.tunnels.add(tls);
+  const handshake = setTimeout(() => {
+    tls.destroy();
+    sock.destroy();
+  }, Math.min(1e4, b.cfg.caps.request_timeout_ms));
+  handshake.unref();
+  tls.on("error", () => {
+    clearTimeout(handshake);
+    tls.destroy();
+    sock.destroy();
+  });
+  tls.once("secure", () => {
+    clearTimeout(handshake);
+    const sni = tls.servername;
+    if (sni !== b.cfg.host) {
+      record({ outcome: "refused_sni", method: "CONNECT" });
+      tls.destroy();
+      sock.destroy();
+      return;
+    }
+    server.emit("connection", tls);
+  });
+}
+function onClientError(b, err, sock) {
+  if (b.refusedSockets.has(sock)) {
+    sock.destroy();
+    return;
+  }
+  b.refusedSockets.add(sock);
+  const tunnel = tunnelMark(b, sock);
+  if (err.code === "HPE_PAUSED_H2_UPGRADE") {
+    record({ outcome: "refused_http2", method: "OTHER", ...tunnel });
+    if (sock.writable) sock.end("HTTP/1.1 505 HTTP Version Not Supported\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    else sock.destroy();
+    return;
+  }
+  if (typeof err.code === "string" && err.code.startsWith("HPE_")) record({ outcome: "refused_malformed", method: "OTHER", ...tunnel });
+  if (sock.writable) sock.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+  else sock.destroy();
+}
+function stopOnEofOrDeadline(b, server) {
   const stop = () => {
-    if (stopping) return;
-    stopping = true;
+    if (b.stopping) return;
+    b.stopping = true;
     server.close();
-    for (const s of sockets) s.destroy();
-    agent.destroy();
+    for (const s of b.sockets) s.destroy();
+    b.agent.destroy();
     emit({ done: true });
     process.exitCode = 0;
     setImmediate(() => process.exit(0));
   };
-  const deadline = setTimeout(stop, cfg.caps.deadline_ms);
+  const deadline = setTimeout(stop, b.cfg.caps.deadline_ms);
   deadline.unref();
   process.stdin.on("end", stop);
   process.stdin.on("close", stop);
   process.stdin.resume();
+}
+function listen(cfg, server) {
   server.listen(cfg.socket, () => {
     chmodSync(cfg.socket, 384);
     if (cfg.socket_uid !== null) chownSync(cfg.socket, cfg.socket_uid, cfg.socket_uid);
     emit({ ready: true });
   });
+}
+async function main() {
+  const cfg = await readConfig();
+  const b = openBroker(cfg);
+  const server = brokerServer(b);
+  stopOnEofOrDeadline(b, server);
+  listen(cfg, server);
 }
 main().catch(() => {
   process.exit(70);
