@@ -264,174 +264,241 @@ export async function auditRebuild(src: Db, rebuildTo: string, options: AuditOpt
 
 type StoreMode = { readonly scratch: string; readonly state?: AuditStateDir | null; readonly onSaved?: (s: Saved) => void };
 
+/** One audit in progress: what it audits, how, and the parts of its report found so far. */
+interface AuditRun {
+  readonly db: Db;
+  readonly options: AuditOptions;
+  readonly mode: StoreMode | { readonly rebuildTo: string };
+  readonly rebuild: boolean;
+  readonly state: AuditStateDir | null;
+  readonly progress: ProgressSink<'audit-verify'>;
+  readonly failures: AuditFailure[];
+  readonly checkpoints: { file: string; log_entries: number | null; matches: boolean }[];
+  log: AuditReport['log'];
+  replay: AuditReport['replay'];
+  records: RecordChecks | null;
+  target: Db | null;
+  checker: ReceiptChecker | null;
+}
+
 async function auditLog(db: Db, options: AuditOptions, mode: StoreMode | { readonly rebuildTo: string }): Promise<AuditReport> {
-  const rebuild = 'rebuildTo' in mode;
-  const state = 'scratch' in mode ? (mode.state ?? null) : null;
-  const progress = options.progress ?? (() => undefined);
-  const failures: AuditFailure[] = [];
-  let log: AuditReport['log'] = null;
-  let replay: AuditReport['replay'] = null;
-  let records: RecordChecks | null = null;
-  const checkpoints: { file: string; log_entries: number | null; matches: boolean }[] = [];
-  let target: Db | null = null;
-  let checker: ReceiptChecker | null = null;
+  const a: AuditRun = {
+    db,
+    options,
+    mode,
+    rebuild: 'rebuildTo' in mode,
+    state: 'scratch' in mode ? (mode.state ?? null) : null,
+    progress: options.progress ?? (() => undefined),
+    failures: [],
+    checkpoints: [],
+    log: null,
+    replay: null,
+    records: null,
+    target: null,
+    checker: null,
+  };
   try {
     // The pass reads each page of the store about once: a bounded page cache (docs/audit.md#cost-and-memory),
     // set before the first read. Only this connection's cache; nothing is written.
     boundCache(db, false);
-    checker = await receiptChecker(db, options, rebuild);
-    const receiptsOn = checker;
+    a.checker = await receiptChecker(db, options, a.rebuild);
+    const receiptsOn = a.checker;
     // The authority verifier (zod-based) is loaded only when the log holds an authority record,
     // and before the pass, which is synchronous.
     const hasAuthority = db.prepare("SELECT 1 FROM log WHERE type = 'authority_record' LIMIT 1").get() !== undefined;
     const verifyAuthority = hasAuthority ? (await import('../../core/authority/index.js')).verifyAuthorityRecordBytes : null;
-    const trustAt = (seq: number): TrustRoot => options.trust ?? trustRootAt(rebuild ? (target as unknown as Db) : db, seq);
-    const trustNow = (): TrustRoot => options.trust ?? trustRootInForce(rebuild ? (target as unknown as Db) : db);
-    const knowsUnit = (x: Db): void => {
-      if (options.unit === undefined) return;
-      const known = x.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
-      // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
-      if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
-    };
     // One read transaction: the chain, the replay and the records are judged on one snapshot even
     // while other processes append. One pass over the log (docs/audit.md "Cost and memory"): each
     // row is read once, checked, decoded once, applied to the replay and handed to the record checks.
-    const snapshot = db.transaction((): void => {
-      if (!rebuild) knowsUnit(db);
-      progress('replay', db.prepare('SELECT coalesce(max(seq), 0) FROM log').pluck().get() as number);
-      // Resuming (docs/audit.md#incremental-audit): the entries the signed state covers are
-      // re-hashed, not replayed; the saved replay database holds the state after them.
-      let from: LogHead | undefined;
-      if (state?.kind === 'resume') {
-        const head = checkPrefix(db, state.anchor, failures);
-        if (head === null) return;
-        from = head;
-      }
-      const stored = rebuild ? null : stateDigest(db);
-      const t =
-        'rebuildTo' in mode
-          ? openReplayTarget(mode.rebuildTo)
-          : state === null
-            ? openReplayTarget(join(mode.scratch, 'replay.db'))
-            : state.kind === 'new'
-              ? openReplayTarget(join(state.dir, STATE_DB))
-              : openDatabase(join(state.dir, STATE_DB));
-      target = t;
-      boundCache(t, true);
-      const ids = new IdSets(t);
-      if (state?.kind === 'resume') checkSavedReplay(t, state.anchor);
-      // A store audit's replay is never committed: it is judged inside its transaction and dropped
-      // with the file. A rebuild is committed below once every entry applied; with --state, the
-      // replay is committed into the state directory after a clean audit.
-      t.exec('BEGIN IMMEDIATE');
-      const checks = new RecordChecks(options.unit, trustAt, verifyAuthority, receiptsOn, ids);
-      if (state?.kind === 'resume') checks.restore(state.carry);
-      let pass: LogPass;
-      try {
-        pass = passLog(db, t, (row, payload) => checks.visit(row, payload as Payload), from);
-      } catch (e) {
-        if (!isGovernedError(e)) throw e;
-        // A broken chain stops the audit: nothing after a broken link can be trusted, and nothing
-        // the record checks found before it is reported.
-        failures.push(failureOf(e));
-        return;
-      }
-      log = { entries: pass.entries, head: pass.head };
-      let matches = false;
-      if (pass.notApplicable !== null) {
-        failures.push(failureOf(pass.notApplicable));
-        // No replayed state to name: its tables stopped at the refused entry.
-        replay = { state_digest: null, matches: false };
-        if (rebuild) {
-          checks.finish([]); // drained and dropped: judged against a state that stopped at the refused entry
-          return;
-        }
-      } else if (rebuild) {
-        knowsUnit(t);
-        replay = { state_digest: stateDigest(t), matches: true };
-      } else {
-        // Resumed with no entry after the state: nothing was applied to the saved database, whose
-        // digest was just checked to be the note's.
-        const replayed = state?.kind === 'resume' && pass.entries === state.anchor.size ? state.anchor.state : stateDigest(t);
-        matches = replayed === stored;
-        if (!matches) failures.push(failureOf(new GovernedError('state_replay_mismatch')));
-        // On a mismatch, the digest of what the log replays to (not the stored one): the two differ.
-        replay = { state_digest: replayed, matches };
-      }
-      // The stored Merkle tree is re-derived from the log (docs/audit.md "Transparency log") once
-      // the tables are known to follow from it (a replay failure already names a store whose
-      // derived rows do not; a tree of a rewritten log would only repeat it).
-      // (A rebuilt store's tree is the one the pass itself built from the checked rows.)
-      let tree: { size: number; root: Buffer } | null = null;
-      if (matches && !rebuild) {
-        progress('tree');
-        try {
-          tree = verifyTree(db);
-        } catch (e) {
-          if (!isGovernedError(e)) throw e;
-          failures.push(failureOf(e));
-        }
-      }
-      progress('records');
-      checks.finish(failures);
-      records = checks;
-      // Checkpoints are judged on the tree the pass derived from the checked log rows (in the
-      // replay database, not in memory), never on the stored tree under test.
-      const now = options.now ?? new Date();
-      if ((options.checkpoints ?? []).length > 0) progress('checkpoints', (options.checkpoints ?? []).length);
-      const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
-      // Resumed, the replay database's tree before the note's size is the saved one (bound by its
-      // root only): checkpoints are then judged on the stored tree, once it was re-derived from
-      // the checked rows (verifyTree); without that, they are not judged (a failure is recorded).
-      const judgeOn = state?.kind === 'resume' ? (tree === null ? null : treeReader(db)) : treeReader(t);
-      if (notes.length > 0 && judgeOn !== null) checkpoints.push(...checkNoteCheckpoints(notes, pass.entries, judgeOn, trustNow(), now, failures, options.witnesses));
-      if (notes.length > 0 && judgeOn === null) for (const c of notes) checkpoints.push({ file: c.file, log_entries: null, matches: false });
-      const entryHashAt = db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck();
-      const entries = pass.entries;
-      for (const c of options.checkpoints ?? []) {
-        if (isNoteCheckpoint(c.bytes)) continue;
-        checkpoints.push(checkCheckpoint(c, (seq) => (seq >= 1 && seq <= entries ? (entryHashAt.get(seq) as string | undefined) : undefined), trustNow(), now, failures));
-      }
-      if (rebuild) t.exec('COMMIT');
-      if (state !== null && failures.length === 0 && tree !== null && replay !== null && 'onSaved' in mode && mode.onSaved !== undefined) {
-        const first = db.prepare('SELECT entry_hash FROM log WHERE seq = 1').pluck().get() as string;
-        const r = replay as NonNullable<AuditReport['replay']>;
-        t.exec('COMMIT');
-        mode.onSaved({
-          anchor: { log: first, size: pass.entries, root: tree.root, head: pass.head, state: r.state_digest as string, trust: trustLine(options) },
-          carry: checks.carry(),
-        });
-      }
-    });
+    const snapshot = db.transaction((): void => auditSnapshot(a, receiptsOn, verifyAuthority));
     try {
       snapshot.deferred();
     } catch (e) {
       if (!isGovernedError(e) || e.code === 'unit_unknown') throw e;
-      failures.push(failureOf(e));
+      a.failures.push(failureOf(e));
     }
-    return report();
+    return auditReport(a);
   } finally {
-    const t = target as Db | null;
+    const t = a.target;
     if (t !== null && t.open) t.close();
-    (checker as ReceiptChecker | null)?.close();
+    a.checker?.close();
   }
+}
 
-  function report(): AuditReport {
-    const r = records as RecordChecks | null;
-    return {
-      exit: worstExit(failures),
-      log,
-      replay,
-      unit: options.unit ?? null,
-      trust: options.trust === undefined ? 'pinned-at-position' : 'given',
-      receipts: { ...(r?.receipts ?? { checked: 0, failed: 0 }), workers: (checker as ReceiptChecker | null)?.workers ?? 0 },
-      authority_records: r?.authority ?? { checked: 0, failed: 0 },
-      challenges: r?.counts ?? { issued: 0, claimed: 0, answered: 0, aborted: 0 },
-      trust_modes: [...(r?.trustModes ?? [])].sort(),
-      checkpoints,
-      failures,
-    };
+/** The trust root in force at log position `seq` (or the auditor's own). */
+function trustAt(a: AuditRun, seq: number): TrustRoot {
+  return a.options.trust ?? trustRootAt(a.rebuild ? (a.target as unknown as Db) : a.db, seq);
+}
+
+/** The trust root in force now (or the auditor's own): checkpoints are judged under it. */
+function trustNow(a: AuditRun): TrustRoot {
+  return a.options.trust ?? trustRootInForce(a.rebuild ? (a.target as unknown as Db) : a.db);
+}
+
+// `--unit U` must name a known unit (docs/audit.md#governed-audit-verify-and-audit-checkpoint: `unit_unknown`).
+function knowsUnit(options: AuditOptions, x: Db): void {
+  if (options.unit === undefined) return;
+  const known = x.prepare('SELECT 1 FROM units WHERE id = ?').get(options.unit);
+  // A malformed --unit is never echoed (docs/commands.md#exit-codes: a rejected value is not printed), as src/store/units.ts.
+  if (known === undefined) throw new GovernedError('unit_unknown', { ids: UNIT_ID_RE.test(options.unit) ? [options.unit] : [] });
+}
+
+// Steps 1–6 on one snapshot, in one pass over the log (docs/audit.md#governed-audit-verify-and-audit-checkpoint).
+function auditSnapshot(a: AuditRun, receiptsOn: ReceiptChecker, verifyAuthority: VerifyAuthority | null): void {
+  const { db, options, state } = a;
+  if (!a.rebuild) knowsUnit(options, db);
+  a.progress('replay', db.prepare('SELECT coalesce(max(seq), 0) FROM log').pluck().get() as number);
+  // Resuming (docs/audit.md#incremental-audit): the entries the signed state covers are
+  // re-hashed, not replayed; the saved replay database holds the state after them.
+  let from: LogHead | undefined;
+  if (state?.kind === 'resume') {
+    const head = checkPrefix(db, state.anchor, a.failures);
+    if (head === null) return;
+    from = head;
   }
+  const stored = a.rebuild ? null : stateDigest(db);
+  const t = openTarget(a);
+  const ids = new IdSets(t);
+  if (state?.kind === 'resume') checkSavedReplay(t, state.anchor);
+  // A store audit's replay is never committed: it is judged inside its transaction and dropped
+  // with the file. A rebuild is committed below once every entry applied; with --state, the
+  // replay is committed into the state directory after a clean audit.
+  t.exec('BEGIN IMMEDIATE');
+  const checks = new RecordChecks(options.unit, (seq) => trustAt(a, seq), verifyAuthority, receiptsOn, ids);
+  if (state?.kind === 'resume') checks.restore(state.carry);
+  let pass: LogPass;
+  try {
+    pass = passLog(db, t, (row, payload) => checks.visit(row, payload as Payload), from);
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    // A broken chain stops the audit: nothing after a broken link can be trusted, and nothing
+    // the record checks found before it is reported.
+    a.failures.push(failureOf(e));
+    return;
+  }
+  a.log = { entries: pass.entries, head: pass.head };
+  const matches = judgeReplay(a, t, pass, stored, checks);
+  if (matches === null) return;
+  const tree = matches && !a.rebuild ? verifyStoredTree(a) : null;
+  a.progress('records');
+  checks.finish(a.failures);
+  a.records = checks;
+  judgeCheckpoints(a, t, pass.entries, tree);
+  if (a.rebuild) t.exec('COMMIT');
+  saveIfClean(a, t, pass, tree, checks);
+}
+
+// The database the log is replayed into (docs/audit.md#incremental-audit): the rebuilt store, a
+// scratch file, or the state directory's (new, or the saved one to resume).
+function openTarget(a: AuditRun): Db {
+  const { mode, state } = a;
+  const t =
+    'rebuildTo' in mode
+      ? openReplayTarget(mode.rebuildTo)
+      : state === null
+        ? openReplayTarget(join(mode.scratch, 'replay.db'))
+        : state.kind === 'new'
+          ? openReplayTarget(join(state.dir, STATE_DB))
+          : openDatabase(join(state.dir, STATE_DB));
+  a.target = t;
+  boundCache(t, true);
+  return t;
+}
+
+// Step 2, replay (docs/audit.md#governed-audit-verify-and-audit-checkpoint): the replayed state is
+// the stored one. Whether it matched; null when a rebuild stopped at an entry that did not apply.
+function judgeReplay(a: AuditRun, t: Db, pass: LogPass, stored: string | null, checks: RecordChecks): boolean | null {
+  if (pass.notApplicable !== null) {
+    a.failures.push(failureOf(pass.notApplicable));
+    // No replayed state to name: its tables stopped at the refused entry.
+    a.replay = { state_digest: null, matches: false };
+    if (a.rebuild) {
+      checks.finish([]); // drained and dropped: judged against a state that stopped at the refused entry
+      return null;
+    }
+    return false;
+  }
+  if (a.rebuild) {
+    knowsUnit(a.options, t);
+    a.replay = { state_digest: stateDigest(t), matches: true };
+    return false;
+  }
+  // Resumed with no entry after the state: nothing was applied to the saved database, whose
+  // digest was just checked to be the note's.
+  const replayed = a.state?.kind === 'resume' && pass.entries === a.state.anchor.size ? a.state.anchor.state : stateDigest(t);
+  const matches = replayed === stored;
+  if (!matches) a.failures.push(failureOf(new GovernedError('state_replay_mismatch')));
+  // On a mismatch, the digest of what the log replays to (not the stored one): the two differ.
+  a.replay = { state_digest: replayed, matches };
+  return matches;
+}
+
+// The stored Merkle tree is re-derived from the log (docs/audit.md#transparency-log) once the
+// tables are known to follow from it (a replay failure already names a store whose derived rows do
+// not; a tree of a rewritten log would only repeat it). (A rebuilt store's tree is the one the pass
+// itself built from the checked rows: this is not called for it.)
+function verifyStoredTree(a: AuditRun): { size: number; root: Buffer } | null {
+  a.progress('tree');
+  try {
+    return verifyTree(a.db);
+  } catch (e) {
+    if (!isGovernedError(e)) throw e;
+    a.failures.push(failureOf(e));
+    return null;
+  }
+}
+
+// Step 6, checkpoints (docs/audit.md#checkpoints): judged on the tree the pass derived from the
+// checked log rows (in the replay database, not in memory), never on the stored tree under test.
+function judgeCheckpoints(a: AuditRun, t: Db, entries: number, tree: { size: number; root: Buffer } | null): void {
+  const { options, state } = a;
+  const now = options.now ?? new Date();
+  if ((options.checkpoints ?? []).length > 0) a.progress('checkpoints', (options.checkpoints ?? []).length);
+  const notes = (options.checkpoints ?? []).filter((c) => isNoteCheckpoint(c.bytes));
+  // Resumed, the replay database's tree before the note's size is the saved one (bound by its
+  // root only): checkpoints are then judged on the stored tree, once it was re-derived from
+  // the checked rows (verifyTree); without that, they are not judged (a failure is recorded).
+  const judgeOn = state?.kind === 'resume' ? (tree === null ? null : treeReader(a.db)) : treeReader(t);
+  if (notes.length > 0 && judgeOn !== null) a.checkpoints.push(...checkNoteCheckpoints(notes, entries, judgeOn, trustNow(a), now, a.failures, options.witnesses));
+  if (notes.length > 0 && judgeOn === null) for (const c of notes) a.checkpoints.push({ file: c.file, log_entries: null, matches: false });
+  const entryHashAt = a.db.prepare('SELECT entry_hash FROM log WHERE seq = ?').pluck();
+  for (const c of options.checkpoints ?? []) {
+    if (isNoteCheckpoint(c.bytes)) continue;
+    a.checkpoints.push(checkCheckpoint(c, (seq) => (seq >= 1 && seq <= entries ? (entryHashAt.get(seq) as string | undefined) : undefined), trustNow(a), now, a.failures));
+  }
+}
+
+// With --state, a clean audit commits its replay into the state directory and hands back the
+// state to sign (docs/audit.md#incremental-audit).
+function saveIfClean(a: AuditRun, t: Db, pass: LogPass, tree: { size: number; root: Buffer } | null, checks: RecordChecks): void {
+  const mode = a.mode;
+  if (a.state !== null && a.failures.length === 0 && tree !== null && a.replay !== null && 'onSaved' in mode && mode.onSaved !== undefined) {
+    const first = a.db.prepare('SELECT entry_hash FROM log WHERE seq = 1').pluck().get() as string;
+    const r = a.replay;
+    t.exec('COMMIT');
+    mode.onSaved({
+      anchor: { log: first, size: pass.entries, root: tree.root, head: pass.head, state: r.state_digest as string, trust: trustLine(a.options) },
+      carry: checks.carry(),
+    });
+  }
+}
+
+// The report (docs/audit.md#governed-audit-verify-and-audit-checkpoint: `--json` prints one object).
+function auditReport(a: AuditRun): AuditReport {
+  const r = a.records;
+  return {
+    exit: worstExit(a.failures),
+    log: a.log,
+    replay: a.replay,
+    unit: a.options.unit ?? null,
+    trust: a.options.trust === undefined ? 'pinned-at-position' : 'given',
+    receipts: { ...(r?.receipts ?? { checked: 0, failed: 0 }), workers: a.checker?.workers ?? 0 },
+    authority_records: r?.authority ?? { checked: 0, failed: 0 },
+    challenges: r?.counts ?? { issued: 0, claimed: 0, answered: 0, aborted: 0 },
+    trust_modes: [...(r?.trustModes ?? [])].sort(),
+    checkpoints: a.checkpoints,
+    failures: a.failures,
+  };
 }
 
 /**
