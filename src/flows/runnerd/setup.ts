@@ -15,7 +15,7 @@ import { publicKeyFromSpkiDer } from '../../core/ed25519.js';
 import { initFlow } from '../init.js';
 import { installRoot } from '../run/locations.js';
 import { findGroup, findUser, requireGroup, requireUser } from './accounts.js';
-import { keyDirOf, keyFileOf, layoutOf, logKeyDirOf, logKeyFileOf, usersOf, WARM_CREDENTIALS, type SetupCredential, type WarmCredential } from './layout.js';
+import { keyDirOf, keyFileOf, layoutOf, logKeyDirOf, logKeyFileOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type RunnerdUsers, type SetupCredential, type WarmCredential } from './layout.js';
 import { TLOG_CHECKPOINT_KIND } from '../../core/tlog-attestor.js';
 import { isKeyName } from '../../core/signed-note.js';
 
@@ -48,12 +48,33 @@ function run(cmd: string, args: string[]): void {
   if (r.status !== 0) fail('runnerd_user_missing', [basename(cmd), args[args.length - 1] ?? '']);
 }
 
+type Ids = { uid: number; gid: number };
+
 export function runnerdSetup(a: SetupArgs): SetupResult {
   if (process.geteuid?.() !== 0) fail('runnerd_not_root');
   const actions: string[] = [];
   const l = layoutOf(a.base, a.socket);
   const users = usersOf(a.user, a.writers);
+  const { daemon, writers, att } = ensureAccounts(users, actions);
+  ensureDirectories(l, daemon, writers.gid, actions);
+  const program = readFileSync(join(installRoot(), 'attestors', 'ed25519-file.mjs'));
+  const credentials = ensureWarmAttestors(a, l, att, program, actions) as SetupResult['credentials'];
+  credentials.log = ensureLogAttestor(a, l, daemon, actions);
+  const reviewers = ensureReviewers(a, l, actions);
+  initAndHandOver(a, l, daemon, actions);
+  return {
+    actions,
+    uids: { [users.daemon]: daemon.uid, ...Object.fromEntries(WARM_CREDENTIALS.map((c) => [users.attestors[c], att[c].uid])), [`group ${users.writersGroup}`]: writers.gid },
+    credentials,
+    reviewers,
+    home: l.home,
+    socket: l.socket,
+  };
+}
 
+// The system users and groups: the writers' group, the daemon's user, one user per warm attestor
+// (docs/runnerd.md#processes-and-users); created when missing.
+function ensureAccounts(users: RunnerdUsers, actions: string[]): { daemon: Ids; writers: { gid: number }; att: Record<WarmCredential, Ids> } {
   if (findGroup(users.writersGroup) === null) {
     run('groupadd', ['--system', users.writersGroup]);
     actions.push(`created group ${users.writersGroup}`);
@@ -66,50 +87,59 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
   }
   const daemon = requireUser(users.daemon);
   const writers = requireGroup(users.writersGroup);
-  const att = Object.fromEntries(WARM_CREDENTIALS.map((c) => [c, requireUser(users.attestors[c])])) as unknown as Record<WarmCredential, { uid: number; gid: number }>;
+  const att = Object.fromEntries(WARM_CREDENTIALS.map((c) => [c, requireUser(users.attestors[c])])) as unknown as Record<WarmCredential, Ids>;
+  return { daemon, writers, att };
+}
 
-  const ensure = (path: string, type: 'dir' | 'file', uid: number, gid: number, mode: number, bytes?: Buffer): void => {
-    // Never through a symlink or onto another type: the state directory is the daemon uid's and a
-    // key directory its attestor's, so either could have planted one, and root follows it
-    // (chmod, chown, read) to anything on the machine.
-    unlessPlain(path, type);
-    if (type === 'dir' && !existsSync(path)) {
-      mkdirSync(path, { mode });
-      actions.push(`created ${path}`);
+// One path of the layout with its owner and mode (docs/runnerd.md#layout): a directory made, a
+// file's bytes written, when missing or different.
+function ensure(actions: string[], path: string, type: 'dir' | 'file', uid: number, gid: number, mode: number, bytes?: Buffer): void {
+  // Never through a symlink or onto another type: the state directory is the daemon uid's and a
+  // key directory its attestor's, so either could have planted one, and root follows it
+  // (chmod, chown, read) to anything on the machine.
+  unlessPlain(path, type);
+  if (type === 'dir' && !existsSync(path)) {
+    mkdirSync(path, { mode });
+    actions.push(`created ${path}`);
+  }
+  if (type === 'file' && bytes !== undefined) {
+    const same = existsSync(path) && readFileSync(path).equals(bytes);
+    if (!same) {
+      if (existsSync(path)) chmodSync(path, 0o600);
+      writeFileSync(path, bytes, { mode });
+      actions.push(`wrote ${path}`);
     }
-    if (type === 'file' && bytes !== undefined) {
-      const same = existsSync(path) && readFileSync(path).equals(bytes);
-      if (!same) {
-        if (existsSync(path)) chmodSync(path, 0o600);
-        writeFileSync(path, bytes, { mode });
-        actions.push(`wrote ${path}`);
-      }
-    }
-    const st = lstatSync(path);
-    if (st.uid !== uid || st.gid !== gid) {
-      chownSync(path, uid, gid);
-      actions.push(`owner of ${path} set to ${uid}:${gid}`);
-    }
-    if ((st.mode & 0o7777) !== mode) {
-      chmodSync(path, mode);
-      actions.push(`mode of ${path} set to 0${mode.toString(8)}`);
-    }
-  };
+  }
+  const st = lstatSync(path);
+  if (st.uid !== uid || st.gid !== gid) {
+    chownSync(path, uid, gid);
+    actions.push(`owner of ${path} set to ${uid}:${gid}`);
+  }
+  if ((st.mode & 0o7777) !== mode) {
+    chmodSync(path, mode);
+    actions.push(`mode of ${path} set to 0${mode.toString(8)}`);
+  }
+}
 
+// The layout's directories, their owners and modes (docs/runnerd.md#layout).
+function ensureDirectories(l: RunnerdLayout, daemon: Ids, writersGid: number, actions: string[]): void {
   for (const d of [l.base, l.attestorsDir, l.reviewersDir, l.keysDir]) {
     if (!existsSync(d)) mkdirSync(d, { recursive: true, mode: 0o755 });
-    ensure(d, 'dir', 0, 0, 0o755);
+    ensure(actions, d, 'dir', 0, 0, 0o755);
   }
-  ensure(l.stateDir, 'dir', daemon.uid, daemon.gid, 0o700);
-  ensure(l.workDir, 'dir', daemon.uid, daemon.gid, 0o700);
-  ensure(l.tmpDir, 'dir', daemon.uid, daemon.gid, 0o700);
+  ensure(actions, l.stateDir, 'dir', daemon.uid, daemon.gid, 0o700);
+  ensure(actions, l.workDir, 'dir', daemon.uid, daemon.gid, 0o700);
+  ensure(actions, l.tmpDir, 'dir', daemon.uid, daemon.gid, 0o700);
   if (!existsSync(l.socketDir)) mkdirSync(l.socketDir, { recursive: true, mode: 0o750 });
-  ensure(l.socketDir, 'dir', 0, writers.gid, 0o750);
+  ensure(actions, l.socketDir, 'dir', 0, writersGid, 0o750);
+}
 
-  const program = readFileSync(join(installRoot(), 'attestors', 'ed25519-file.mjs'));
-  const credentials = {} as SetupResult['credentials'];
+// The warm attestors (docs/runnerd.md#warm-attestors): per credential (reviewer, runner, probe) a key readable only by its
+// attestor uid (given with --key CRED=FILE, else generated), the pinned program and its config.
+function ensureWarmAttestors(a: SetupArgs, l: RunnerdLayout, att: Record<WarmCredential, Ids>, program: Buffer, actions: string[]): Partial<SetupResult['credentials']> {
+  const credentials: Partial<SetupResult['credentials']> = {};
   for (const c of WARM_CREDENTIALS) {
-    ensure(keyDirOf(l, c), 'dir', att[c].uid, att[c].gid, 0o700);
+    ensure(actions, keyDirOf(l, c), 'dir', att[c].uid, att[c].gid, 0o700);
     const keyFile = keyFileOf(l, c);
     unlessPlain(keyFile, 'file');
     if (!existsSync(keyFile)) {
@@ -118,49 +148,61 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
       writeFileSync(keyFile, pem, { mode: 0o400, flag: 'wx' });
       actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
     }
-    ensure(keyFile, 'file', att[c].uid, att[c].gid, 0o400);
+    ensure(actions, keyFile, 'file', att[c].uid, att[c].gid, 0o400);
     const spki = createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' });
     const keyId = publicKeyFromSpkiDer(spki).keyId;
     const programPath = join(l.attestorsDir, `${c}.mjs`);
-    ensure(programPath, 'file', 0, 0, 0o444, program);
+    ensure(actions, programPath, 'file', 0, 0, 0o444, program);
     // reviewer and runner sign review receipts; probe signs the probes the daemon runs.
     const config = Buffer.from(JSON.stringify({ credential: c, kind: c === 'probe' ? 'probe' : 'review-receipt', key_id: keyId, key_ref: keyFile }));
-    ensure(join(l.attestorsDir, `${c}.json`), 'file', 0, 0, 0o444, config);
+    ensure(actions, join(l.attestorsDir, `${c}.json`), 'file', 0, 0, 0o444, config);
     credentials[c] = { key_id: keyId, attestor_sha256: sha256(program), attestor_config_sha256: sha256(config) };
   }
-  // A key of the daemon's own (the log key): its directory 0700 and the key 0600, both the
-  // governed user's; written once, from the given file or freshly generated; returns its key id.
-  const daemonOwnKey = (dir: string, keyFile: string, given: string | undefined): string => {
-    ensure(dir, 'dir', daemon.uid, daemon.gid, 0o700);
-    unlessPlain(keyFile, 'file');
-    if (!existsSync(keyFile)) {
-      const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
-      writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
-      actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
-    }
-    ensure(keyFile, 'file', daemon.uid, daemon.gid, 0o600);
-    return publicKeyFromSpkiDer(createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' })).keyId;
-  };
-  // The log key: the daemon's own (docs/runnerd.md "Checkpoints"), and the pinned tlog-checkpoint
-  // attestor that signs with it, run by the daemon as a child under the governed uid.
-  {
-    const origin = a.logOrigin ?? `governed-runnerd/${hostname()}`;
-    if (!isKeyName(origin)) fail('usage_error', ['--log-origin']);
-    const keyFile = logKeyFileOf(l);
-    const keyId = daemonOwnKey(logKeyDirOf(l), keyFile, a.keys.log);
-    const logProgram = readFileSync(join(installRoot(), 'attestors', 'tlog-note.mjs'));
-    ensure(join(l.attestorsDir, 'log.mjs'), 'file', 0, 0, 0o444, logProgram);
-    const config = Buffer.from(JSON.stringify({ credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: keyId, key_ref: keyFile, origin }));
-    ensure(join(l.attestorsDir, 'log.json'), 'file', 0, 0, 0o444, config);
-    credentials.log = { key_id: keyId, attestor_sha256: sha256(logProgram), attestor_config_sha256: sha256(config) };
+  return credentials;
+}
+
+// A key of the daemon's own (the log key): its directory 0700 and the key 0600, both the
+// governed user's; written once, from the given file or freshly generated; returns its key id
+// (docs/runnerd.md#checkpoints).
+function daemonOwnKey(actions: string[], daemon: Ids, dir: string, keyFile: string, given: string | undefined): string {
+  ensure(actions, dir, 'dir', daemon.uid, daemon.gid, 0o700);
+  unlessPlain(keyFile, 'file');
+  if (!existsSync(keyFile)) {
+    const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+    writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
+    actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
   }
+  ensure(actions, keyFile, 'file', daemon.uid, daemon.gid, 0o600);
+  return publicKeyFromSpkiDer(createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' })).keyId;
+}
+
+// The log key: the daemon's own (docs/runnerd.md#checkpoints), and the pinned tlog-checkpoint
+// attestor that signs with it, run by the daemon as a child under the governed uid.
+function ensureLogAttestor(a: SetupArgs, l: RunnerdLayout, daemon: Ids, actions: string[]): SetupResult['credentials']['log'] {
+  const origin = a.logOrigin ?? `governed-runnerd/${hostname()}`;
+  if (!isKeyName(origin)) fail('usage_error', ['--log-origin']);
+  const keyFile = logKeyFileOf(l);
+  const keyId = daemonOwnKey(actions, daemon, logKeyDirOf(l), keyFile, a.keys.log);
+  const logProgram = readFileSync(join(installRoot(), 'attestors', 'tlog-note.mjs'));
+  ensure(actions, join(l.attestorsDir, 'log.mjs'), 'file', 0, 0, 0o444, logProgram);
+  const config = Buffer.from(JSON.stringify({ credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: keyId, key_ref: keyFile, origin }));
+  ensure(actions, join(l.attestorsDir, 'log.json'), 'file', 0, 0, 0o444, config);
+  return { key_id: keyId, attestor_sha256: sha256(logProgram), attestor_config_sha256: sha256(config) };
+}
+
+// The reviewer programs given, installed read-only; the digest of each one installed (docs/runnerd.md#layout).
+function ensureReviewers(a: SetupArgs, l: RunnerdLayout, actions: string[]): Record<string, string> {
   const reviewers: Record<string, string> = {};
   for (const file of a.reviewers) {
     const bytes = readFileSync(file);
-    ensure(join(l.reviewersDir, basename(file)), 'file', 0, 0, 0o444, bytes);
+    ensure(actions, join(l.reviewersDir, basename(file)), 'file', 0, 0, 0o444, bytes);
   }
   for (const name of readdirSync(l.reviewersDir)) reviewers[name] = sha256(readFileSync(join(l.reviewersDir, name)));
+  return reviewers;
+}
 
+// With --policy and --trust, the store initialised; then handed to the governed uid (docs/runnerd.md#layout).
+function initAndHandOver(a: SetupArgs, l: RunnerdLayout, daemon: Ids, actions: string[]): void {
   if (a.policyFile !== undefined && a.trustFile !== undefined && !existsSync(join(l.home, 'governed.db'))) {
     initFlow({ home: l.home, policyFile: a.policyFile, trustFile: a.trustFile, now: Math.floor(Date.now() / 1000) });
     actions.push(`initialised ${l.home}`);
@@ -170,14 +212,6 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
   // checkpoints"; a checkpoint is never due on a freshly initialised log).
   takeAppendedHomes();
   if (existsSync(l.home)) chownTree(l.home, daemon.uid, daemon.gid, actions);
-  return {
-    actions,
-    uids: { [users.daemon]: daemon.uid, ...Object.fromEntries(WARM_CREDENTIALS.map((c) => [users.attestors[c], att[c].uid])), [`group ${users.writersGroup}`]: writers.gid },
-    credentials,
-    reviewers,
-    home: l.home,
-    socket: l.socket,
-  };
 }
 
 /** `path` is absent or exactly a `type` (lstat: a symlink is refused, never followed). */
