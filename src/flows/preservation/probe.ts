@@ -35,8 +35,8 @@ import {
   type ProbePredicate,
 } from '../../core/preservation/probe.js';
 import type { ProbePhase } from '../../core/preservation/rules.js';
-import { closeStore, getUnit, mutate, openStore, trustRootInForce } from '../../store/index.js';
-import { getPreservation } from '../../store/preservation.js';
+import { closeStore, getUnit, mutate, openStore, trustRootInForce, type Store } from '../../store/index.js';
+import { getPreservation, type PreservationBinding } from '../../store/preservation.js';
 import { computeCommitManifest, computeWorkspaceManifest } from '../../workspace/index.js';
 import { digestDirectory, makeSealRoot, openSealedDir, removeSealed, sealCommit, sealDirectory, sealWorkspace, verifySealed, type SealedTree } from '../../workspace/snapshot.js';
 import { runSandboxed, type SandboxRequest, type SandboxResult } from '../../../runner/sandbox/run.js';
@@ -172,135 +172,192 @@ export async function probePreservationFlow(args: ProbeArgs): Promise<ProbeFlowR
   const store = openStore(args.home);
   const sealRoot = makeSealRoot('probe', args.sandbox?.sealedDir);
   try {
-    const pinned = loadPinned(store, args.now);
-    const unit = getUnit(store.db, args.unit);
-    const binding = getPreservation(store.db, unit.unitId);
-    if (binding === null) fail('preservation_not_bound', [unit.unitId]);
-    const cfg = pinned.policy.doc.preservation_adapters;
-    const cred = pinned.policy.doc.credentials.probe;
-    if (cfg === undefined || cred === undefined) fail('preservation_adapter_not_configured', []);
-    const surfaces = binding.contract.surfaces.filter((s) => s.probe !== undefined && (args.surface === null || s.id === args.surface));
-    // Named only when it is an identifier: any other --surface value is a rejected value, never printed.
-    if (args.surface !== null && surfaces.length === 0) fail('preservation_surface_unknown', [CONTRACT_ID_RE.test(args.surface) ? args.surface : '--surface']);
-
-    // The adapter: exactly an allowlisted program (nothing else ever runs).
-    let adapterBytes: Buffer;
-    try {
-      adapterBytes = args.adapterBytes ?? readFileSync(args.adapter);
-    } catch {
-      return fail('input_unreadable', ['adapter']);
-    }
-    if (adapterBytes.length > MAX_ADAPTER_BYTES) fail('input_too_large', ['adapter']);
-    const adapterSha256 = hex(adapterBytes);
-    if (!cfg.sha256.includes(adapterSha256)) fail('preservation_adapter_not_allowlisted', ['adapter']);
-
+    const q = checkProbeRequest(store, args);
+    const adapter = allowlistedAdapter(args, q.cfg);
     // The probe credential, as the trust root in force holds it; its pinned attestor.
     const at = isoOfSeconds(args.now);
-    const expectedKey = trustedKeyFor(trustRootInForce(store), cred.key_id, 'probe', at);
-    const files = probeAttestorFiles(store.home, args.attestorsDir);
-    if (!existsSync(files.config)) fail('preservation_adapter_not_configured', ['credentials.probe', 'attestor_config']);
-    const attestor = pinAttestor(files.program, files.config, { attestorSha256: cred.attestor_sha256, configSha256: cred.attestor_config_sha256 });
+    const expectedKey = trustedKeyFor(trustRootInForce(store), q.cred.key_id, 'probe', at);
+    const attestor = pinProbeAttestor(store.home, args, q.cred);
     // The warm probe attestor must run exactly these digests (runnerd_attestor_pin_mismatch), before anything is sealed or run.
     const warm = args.signer?.({ credential: 'probe', programSha256: attestor.programSha256, configSha256: attestor.configSha256, key: expectedKey });
-
     // 1. Seal.
-    const repo = resolve(args.repo);
-    const scope = { productRoots: pinned.policy.doc.product_roots, exclude: pinned.policy.doc.exclude };
-    const dependencyRoot = cfg.dependency_root ?? null;
-    const mountPoints = dependencyRoot === null ? [] : [dependencyRoot];
-    const snapshot =
-      args.phase === 'baseline'
-        ? await sealCommit({
-            repo,
-            commit: unit.baselineCommit,
-            scope,
-            into: join(sealRoot, 'snapshot'),
-            expectedDigest: (await computeCommitManifest(repo, unit.baselineCommit, scope)).digest,
-            mountPoints,
-          })
-        : await sealWorkspace({ repo, scope, into: join(sealRoot, 'snapshot'), expectedDigest: (await computeWorkspaceManifest(repo, scope)).digest, mountPoints });
-    const deps =
-      dependencyRoot === null || !existsSync(join(repo, dependencyRoot))
-        ? null
-        : sealDirectory({ source: join(repo, dependencyRoot), into: join(sealRoot, 'deps'), expectedDigest: digestDirectory(join(repo, dependencyRoot)).digest, driftId: 'dependency_root' });
-    const sb: Sandboxed = { pinned, adapterBytes, adapterSha256, interpreter: cfg.interpreter, snapshot, deps, dependencyRoot, bwrapPath: args.bwrapPath, hosted: args.sandbox };
-
+    const { snapshot, deps } = await sealTrees(args, q, sealRoot);
+    const sb: Sandboxed = { pinned: q.pinned, adapterBytes: adapter.bytes, adapterSha256: adapter.sha256, interpreter: q.cfg.interpreter, snapshot, deps, dependencyRoot: q.cfg.dependency_root ?? null, bwrapPath: args.bwrapPath, hosted: args.sandbox };
     // 2. Run.
-    let inventory: InventoryOutput | null = null;
-    if (args.phase === 'baseline') {
-      const parsed = inventoryOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'inventory', entries: [] }));
-      if (!parsed.success) fail('preservation_adapter_output_invalid', ['inventory']);
-      inventory = parsed.data;
-    }
-    // One sandbox run for every surface (the adapter runs each entry in its own child process).
-    const results: { surface: string; evidence: string; output: ProbeOutput }[] = [];
-    if (surfaces.length > 0) {
-      const entries = surfaces.map((s) => s.probe as string);
-      const parsed = probeBatchOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'probe', entries }));
-      if (!parsed.success || parsed.data.results.length !== entries.length) fail('preservation_adapter_output_invalid', ['probe']);
-      surfaces.forEach((s, i) => {
-        const output = parsed.data.results[i] as ProbeOutput;
-        if (output.entry !== entries[i]) fail('preservation_adapter_output_invalid', [s.id]);
-        results.push({ surface: s.id, evidence: args.phase === 'baseline' ? s.baseline_evidence_id : s.current_evidence_id, output });
-      });
-    }
-
+    const { inventory, results } = await runProbes(sb, args, q.surfaces);
     // 3. Re-verify what ran.
     verifySealed(snapshot);
     if (deps !== null) verifySealed(deps);
-
     // 4. Sign: one probe receipt for this run, every surface's result in it.
-    const predicate: ProbePredicate = {
-      unit: unit.unitId,
-      phase: args.phase,
-      snapshot_digest: snapshot.digest,
-      dependency_digest: deps?.digest ?? null,
-      adapter_sha256: adapterSha256,
-      attestor_sha256: attestor.programSha256,
-      results: results
-        .map((r) => ({
-          surface: r.surface,
-          evidence_id: r.evidence,
-          entry: r.output.entry,
-          exit_code: r.output.exit_code,
-          capabilities: [...new Set(r.output.capabilities)].sort(),
-          output_digest: r.output.output_digest,
-        }))
-        .sort((a, b) => (a.surface < b.surface ? -1 : 1)),
-      probed_at: at,
-      ...(args.separation === undefined ? { trust_mode: 'co-located' as const } : { trust_mode: 'separated' as const, separation: args.separation }),
-    };
-    let signedReceipt: { receipt: string; envelope: Buffer } | null = null;
-    if (predicate.results.length > 0) {
-      const payload = canonicalBytes(buildProbeStatement(predicate));
-      const signed = warm === undefined ? await runPinnedAttestor(attestor, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload }) : await warm.sign(IN_TOTO_PAYLOAD_TYPE, payload);
-      signedReceipt = {
-        receipt: sha256Digest(payload),
-        envelope: Buffer.from(JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))),
-      };
-    }
+    const predicate = probePredicate(args, q.unit.unitId, snapshot, deps, adapter.sha256, attestor.programSha256, results, at);
+    let signedReceipt: SignedProbe | null = null;
+    if (predicate.results.length > 0) signedReceipt = await signProbe(attestor, expectedKey, warm, predicate);
     const rows: ProbeResultRow[] = predicate.results.map((r) => ({ surface: r.surface, receipt: signedReceipt?.receipt ?? '', exitCode: r.exit_code, capabilities: r.capabilities }));
-
     // 5. Record, in one transaction, against the binding that was probed.
-    return mutate(store, args.now, (tx) => {
-      const now = getPreservation(tx.db, unit.unitId);
-      if (now === null || now.version !== binding.version) fail('unit_scope_moved', [unit.unitId]);
-      if (inventory !== null) {
-        tx.append('surface_inventory', unit.unitId, {
-          unit: unit.unitId,
-          snapshot_digest: snapshot.digest,
-          adapter_sha256: adapterSha256,
-          entries: inventory.surfaces.map((x) => ({ entry: x.entry, kind: x.kind })),
-          recorded_at: tx.now,
-        });
-      }
-      if (signedReceipt !== null) {
-        tx.append('probe_record', unit.unitId, { unit: unit.unitId, receipt: signedReceipt.receipt, envelope_b64: signedReceipt.envelope.toString('base64'), recorded_at: tx.now });
-      }
-      return { unit: unit.unitId, phase: args.phase, snapshotDigest: snapshot.digest, inventory: inventory?.surfaces.length ?? null, probes: rows };
-    });
+    return recordProbe(store, args, q, snapshot.digest, adapter.sha256, inventory, signedReceipt, rows);
   } finally {
     removeSealed(sealRoot);
     closeStore(store);
   }
+}
+
+type PreservationAdapters = NonNullable<Pinned['policy']['doc']['preservation_adapters']>;
+type ProbeCredential = NonNullable<Pinned['policy']['doc']['credentials']['probe']>;
+type ContractSurface = PreservationBinding['contract']['surfaces'][number];
+
+/** What the checks before anything runs established. */
+interface ProbeRequest {
+  readonly pinned: Pinned;
+  readonly unit: ReturnType<typeof getUnit>;
+  readonly binding: PreservationBinding;
+  readonly cfg: PreservationAdapters;
+  readonly cred: ProbeCredential;
+  readonly surfaces: readonly ContractSurface[];
+}
+
+// The unit is bound to a contract, the policy configures adapters and a probe credential, and the
+// surfaces asked for exist (docs/preservation.md#probes).
+function checkProbeRequest(store: Store, args: ProbeArgs): ProbeRequest {
+  const pinned = loadPinned(store, args.now);
+  const unit = getUnit(store.db, args.unit);
+  const binding = getPreservation(store.db, unit.unitId);
+  if (binding === null) fail('preservation_not_bound', [unit.unitId]);
+  const cfg = pinned.policy.doc.preservation_adapters;
+  const cred = pinned.policy.doc.credentials.probe;
+  if (cfg === undefined || cred === undefined) fail('preservation_adapter_not_configured', []);
+  const surfaces = binding.contract.surfaces.filter((s) => s.probe !== undefined && (args.surface === null || s.id === args.surface));
+  // Named only when it is an identifier: any other --surface value is a rejected value, never printed.
+  if (args.surface !== null && surfaces.length === 0) fail('preservation_surface_unknown', [CONTRACT_ID_RE.test(args.surface) ? args.surface : '--surface']);
+  return { pinned, unit, binding, cfg, cred, surfaces };
+}
+
+// The adapter: exactly an allowlisted program, nothing else ever runs (docs/preservation.md#adapter-protocol).
+function allowlistedAdapter(args: ProbeArgs, cfg: PreservationAdapters): { bytes: Buffer; sha256: string } {
+  let adapterBytes: Buffer;
+  try {
+    adapterBytes = args.adapterBytes ?? readFileSync(args.adapter);
+  } catch {
+    return fail('input_unreadable', ['adapter']);
+  }
+  if (adapterBytes.length > MAX_ADAPTER_BYTES) fail('input_too_large', ['adapter']);
+  const adapterSha256 = hex(adapterBytes);
+  if (!cfg.sha256.includes(adapterSha256)) fail('preservation_adapter_not_allowlisted', ['adapter']);
+  return { bytes: adapterBytes, sha256: adapterSha256 };
+}
+
+// The probe credential's pinned attestor (docs/preservation.md#probes).
+function pinProbeAttestor(home: string, args: ProbeArgs, cred: ProbeCredential): ReturnType<typeof pinAttestor> {
+  const files = probeAttestorFiles(home, args.attestorsDir);
+  if (!existsSync(files.config)) fail('preservation_adapter_not_configured', ['credentials.probe', 'attestor_config']);
+  return pinAttestor(files.program, files.config, { attestorSha256: cred.attestor_sha256, configSha256: cred.attestor_config_sha256 });
+}
+
+// Step 1: the baseline commit's or the workspace's tree sealed at the manifest digest computed now,
+// the dependency root beside it (docs/preservation.md#probes).
+async function sealTrees(args: ProbeArgs, q: ProbeRequest, sealRoot: string): Promise<{ snapshot: SealedTree; deps: SealedTree | null }> {
+  const repo = resolve(args.repo);
+  const scope = { productRoots: q.pinned.policy.doc.product_roots, exclude: q.pinned.policy.doc.exclude };
+  const dependencyRoot = q.cfg.dependency_root ?? null;
+  const mountPoints = dependencyRoot === null ? [] : [dependencyRoot];
+  const snapshot =
+    args.phase === 'baseline'
+      ? await sealCommit({
+          repo,
+          commit: q.unit.baselineCommit,
+          scope,
+          into: join(sealRoot, 'snapshot'),
+          expectedDigest: (await computeCommitManifest(repo, q.unit.baselineCommit, scope)).digest,
+          mountPoints,
+        })
+      : await sealWorkspace({ repo, scope, into: join(sealRoot, 'snapshot'), expectedDigest: (await computeWorkspaceManifest(repo, scope)).digest, mountPoints });
+  const deps =
+    dependencyRoot === null || !existsSync(join(repo, dependencyRoot))
+      ? null
+      : sealDirectory({ source: join(repo, dependencyRoot), into: join(sealRoot, 'deps'), expectedDigest: digestDirectory(join(repo, dependencyRoot)).digest, driftId: 'dependency_root' });
+  return { snapshot, deps };
+}
+
+type SurfaceResult = { surface: string; evidence: string; output: ProbeOutput };
+
+// Step 2: the baseline's inventory, then one sandbox run for every surface (docs/preservation.md#adapter-protocol).
+async function runProbes(sb: Sandboxed, args: ProbeArgs, surfaces: readonly ContractSurface[]): Promise<{ inventory: InventoryOutput | null; results: SurfaceResult[] }> {
+  let inventory: InventoryOutput | null = null;
+  if (args.phase === 'baseline') {
+    const parsed = inventoryOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'inventory', entries: [] }));
+    if (!parsed.success) fail('preservation_adapter_output_invalid', ['inventory']);
+    inventory = parsed.data;
+  }
+  // One sandbox run for every surface (the adapter runs each entry in its own child process).
+  const results: SurfaceResult[] = [];
+  if (surfaces.length > 0) {
+    const entries = surfaces.map((s) => s.probe as string);
+    const parsed = probeBatchOutputSchema.safeParse(await runAdapter(sb, { kind: 'governed/adapter-request', version: 1, mode: 'probe', entries }));
+    if (!parsed.success || parsed.data.results.length !== entries.length) fail('preservation_adapter_output_invalid', ['probe']);
+    surfaces.forEach((s, i) => {
+      const output = parsed.data.results[i] as ProbeOutput;
+      if (output.entry !== entries[i]) fail('preservation_adapter_output_invalid', [s.id]);
+      results.push({ surface: s.id, evidence: args.phase === 'baseline' ? s.baseline_evidence_id : s.current_evidence_id, output });
+    });
+  }
+  return { inventory, results };
+}
+
+// Step 4: the probe receipt's predicate, every surface's result in it (docs/preservation.md#probes).
+function probePredicate(args: ProbeArgs, unit: string, snapshot: SealedTree, deps: SealedTree | null, adapterSha256: string, attestorSha256: string, results: readonly SurfaceResult[], at: string): ProbePredicate {
+  return {
+    unit,
+    phase: args.phase,
+    snapshot_digest: snapshot.digest,
+    dependency_digest: deps?.digest ?? null,
+    adapter_sha256: adapterSha256,
+    attestor_sha256: attestorSha256,
+    results: results
+      .map((r) => ({
+        surface: r.surface,
+        evidence_id: r.evidence,
+        entry: r.output.entry,
+        exit_code: r.output.exit_code,
+        capabilities: [...new Set(r.output.capabilities)].sort(),
+        output_digest: r.output.output_digest,
+      }))
+      .sort((a, b) => (a.surface < b.surface ? -1 : 1)),
+    probed_at: at,
+    ...(args.separation === undefined ? { trust_mode: 'co-located' as const } : { trust_mode: 'separated' as const, separation: args.separation }),
+  };
+}
+
+type SignedProbe = { receipt: string; envelope: Buffer };
+
+// Step 4: signed by the probe credential's pinned attestor — a one-shot child, or separated the
+// daemon's warm probe attestor — one DSSE envelope (docs/preservation.md#probes).
+async function signProbe(attestor: ReturnType<typeof pinAttestor>, expectedKey: ReturnType<typeof trustedKeyFor>, warm: StartedAttestor | undefined, predicate: ProbePredicate): Promise<SignedProbe> {
+  const payload = canonicalBytes(buildProbeStatement(predicate));
+  const signed = warm === undefined ? await runPinnedAttestor(attestor, { expectedKey, payloadType: IN_TOTO_PAYLOAD_TYPE, payload }) : await warm.sign(IN_TOTO_PAYLOAD_TYPE, payload);
+  return {
+    receipt: sha256Digest(payload),
+    envelope: Buffer.from(JSON.stringify(encodeEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, [{ keyid: signed.keyid, sig: signed.sig }]))),
+  };
+}
+
+// Step 5: the inventory and the probe receipt recorded in one transaction, against the binding
+// that was probed (docs/preservation.md#probes).
+function recordProbe(store: Store, args: ProbeArgs, q: ProbeRequest, snapshotDigest: string, adapterSha256: string, inventory: InventoryOutput | null, signedReceipt: SignedProbe | null, rows: ProbeResultRow[]): ProbeFlowResult {
+  const unitId = q.unit.unitId;
+  return mutate(store, args.now, (tx) => {
+    const now = getPreservation(tx.db, unitId);
+    if (now === null || now.version !== q.binding.version) fail('unit_scope_moved', [unitId]);
+    if (inventory !== null) {
+      tx.append('surface_inventory', unitId, {
+        unit: unitId,
+        snapshot_digest: snapshotDigest,
+        adapter_sha256: adapterSha256,
+        entries: inventory.surfaces.map((x) => ({ entry: x.entry, kind: x.kind })),
+        recorded_at: tx.now,
+      });
+    }
+    if (signedReceipt !== null) {
+      tx.append('probe_record', unitId, { unit: unitId, receipt: signedReceipt.receipt, envelope_b64: signedReceipt.envelope.toString('base64'), recorded_at: tx.now });
+    }
+    return { unit: unitId, phase: args.phase, snapshotDigest, inventory: inventory?.surfaces.length ?? null, probes: rows };
+  });
 }
