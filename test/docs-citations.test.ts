@@ -65,6 +65,22 @@ function anchorsOfPage(page: string): Set<string> | null {
   return anchorCache.get(page)!;
 }
 
+const titleCache = new Map<string, readonly string[] | null>();
+/** What a quoted citation may name: a page's headings and its bold paragraph leads, backticks dropped, lowercase. */
+export function titlesOf(markdown: string): string[] {
+  const norm = (t: string): string => t.replace(/`/g, '').trim().toLowerCase();
+  const heads = markdown.split('\n').flatMap((l) => /^#{1,6}\s+(.*)$/.exec(l)?.slice(1) ?? []);
+  const bold = [...markdown.matchAll(/\*\*([^*\n]+)\*\*/g)].map((m) => m[1]!);
+  return [...heads, ...bold].map(norm);
+}
+function titlesOfPage(page: string): readonly string[] | null {
+  if (!titleCache.has(page)) {
+    const st = statSync(join(ROOT, page), { throwIfNoEntry: false });
+    titleCache.set(page, st?.isFile() ? titlesOf(readFileSync(join(ROOT, page), 'utf8')) : null);
+  }
+  return titleCache.get(page)!;
+}
+
 const OLD_CITATIONS: readonly [string, RegExp][] = [
   ['SPEC section', /SPEC(?:'s)?\s§/g],
   ['SPEC.md', /SPEC\.md/g],
@@ -73,7 +89,12 @@ const OLD_CITATIONS: readonly [string, RegExp][] = [
 ];
 
 /** Problems of one file's text: broken docs references and old citations, as `file:line: …`. */
-export function problemsIn(file: string, text: string, pageAnchors: (page: string) => Set<string> | null = anchorsOfPage): string[] {
+export function problemsIn(
+  file: string,
+  text: string,
+  pageAnchors: (page: string) => Set<string> | null = anchorsOfPage,
+  pageTitles: (page: string) => readonly string[] | null = titlesOfPage,
+): string[] {
   const problems: string[] = [];
   const lineOf = (index: number): number => text.slice(0, index).split('\n').length;
   const check = (page: string, anchor: string | undefined, index: number, how: string): void => {
@@ -100,6 +121,15 @@ export function problemsIn(file: string, text: string, pageAnchors: (page: strin
     if (file === 'README.md' || file.startsWith('docs/')) {
       for (const m of text.matchAll(/\bSPEC\b/g)) problems.push(`${file}:${lineOf(m.index)}: mentions the SPEC, which does not ship`);
     }
+  }
+  // 1b. Quoted citations, docs/<page>.md "Some heading": the quote must be (part of) a heading or a
+  // bold paragraph lead of that page, so a reader can find it.
+  for (const m of text.matchAll(/(?<![\w./-])(docs\/[\w./-]+?\.md) \(?"([^"\n]{2,120})"/g)) {
+    const page = m[1]!;
+    if (FIXTURE_PATHS[file]?.includes(page)) continue;
+    const titles = pageTitles(page);
+    const quoted = m[2]!.replace(/`/g, '').trim().toLowerCase();
+    if (titles !== null && !titles.some((t) => t.includes(quoted))) problems.push(`${file}:${lineOf(m.index)}: quoted citation names no heading of ${page}: "${m[2]}"`);
   }
   // 3. Citations of things that do not ship.
   for (const [what, re] of OLD_CITATIONS) {
@@ -158,6 +188,13 @@ describe('docs citations', () => {
     ]);
     // The verb is not a citation.
     expect(problemsIn('src/y.ts', '// we issue 3 challenges and then issue 12 more\n', pages)).toEqual([]);
+  });
+
+  it('the checker flags a quoted citation that names no heading or bold lead of its page, and lets a real one through (control)', () => {
+    const titles = (p: string): readonly string[] | null => (p === 'docs/runner.md' ? titlesOf('# Runner\n## The run, step by step\n**Tool logs (`--tool-log DIR`).** Each…\n') : null);
+    const pages = (p: string): Set<string> | null => (p === 'docs/runner.md' ? new Set(['runner']) : null);
+    expect(problemsIn('src/ok.ts', '// docs/runner.md "The run, step by step"; docs/runner.md "Tool logs"\n', pages, titles)).toEqual([]);
+    expect(problemsIn('src/x.ts', '// docs/runner.md "Exit codes"\n', pages, titles)).toEqual(['src/x.ts:1: quoted citation names no heading of docs/runner.md: "Exit codes"']);
   });
 
   it('the checker flags a bare § and a review-pass-v3 § citation, and lets RFC sections and numbered docs headings through (control)', () => {

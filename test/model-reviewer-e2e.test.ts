@@ -87,7 +87,7 @@ describe('review-challenge → review-run → verify with the model reviewer', (
     const c = challenge('development', 'claude');
     const r = await runModelReview(w, c);
     expectNoLeak(r);
-    // A DIRTY receipt exits 9 (docs/runner.md "Exit codes"), with its receipt id.
+    // A DIRTY receipt exits 9 (docs/commands.md#exit-codes), with its receipt id.
     expect(r.code, r.stdout).toBe(9);
     const out = jsonOut(r);
     expect(out.verdict).toBe('DIRTY');

@@ -1,5 +1,5 @@
 // The coverage reviewer's "F names P" rule (runner/reviewers/src/coverage/references.ts,
-// docs/reviewers.md "F names P when P's repository-relative path appears in F as a whole token").
+// docs/reviewers.md#references-coveragereferencests: F names P when P's repository-relative path appears in F as a whole token).
 // Before the fix a `/` before the match was always accepted, so a test that runs ANOTHER file whose
 // path merely ends with the implementation's path (`vendor/bin/tool.mjs`, `legacy/src/export.ts`)
 // counted as referencing the implementation: CLEAN on a real trace gap (docs/reviewers.md#reviewer-output trace_gap). A `/`

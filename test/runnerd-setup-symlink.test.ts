@@ -1,5 +1,5 @@
 // `governed runnerd setup` is run again as root on a machine where the daemon has been running
-// (docs/runnerd.md "Setup": idempotent). Everything under the state directory belongs to the daemon
+// (docs/runnerd.md#layout: idempotent). Everything under the state directory belongs to the daemon
 // uid, which handles writer content: it can replace `state/work` or `state/tmp` with a symlink. Root
 // must then refuse (runnerd_state_unsafe) and never chmod or chown what the link points at.
 import { lchownSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -37,7 +37,7 @@ const processIdentityShape = {
 export const processIdentitySchema = z.strictObject(processIdentityShape);
 
 /**
- * Separated mode only (docs/runnerd.md "What a separated receipt says"): who ran the run, every uid
+ * Separated mode only (docs/security.md#trust-modes): who ran the run, every uid
  * read by the daemon itself and the client's uid and pid as the kernel reported them for the socket
  * connection (SO_PEERCRED), never as the client said.
  */

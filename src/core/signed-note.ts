@@ -1,4 +1,4 @@
-// C2SP signed notes and tlog checkpoints (docs/audit.md "Checkpoint files"; the formats of
+// C2SP signed notes and tlog checkpoints (docs/audit.md#checkpoints; the formats of
 // c2sp.org/signed-note and c2sp.org/tlog-checkpoint, as Go's golang.org/x/mod/sumdb/note reads them).
 //   checkpoint body : "<origin>\n<tree size, decimal>\n<base64 root hash>\n"
 //   signed note     : body + "\n" + one or more "— <key name> <base64(key hash ‖ signature)>\n"

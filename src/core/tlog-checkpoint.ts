@@ -1,4 +1,4 @@
-// Reading a C2SP checkpoint file (docs/audit.md "Checkpoint files"): the note's signature by a log
+// Reading a C2SP checkpoint file (docs/audit.md#checkpoints): the note's signature by a log
 // key of the trust root (key name = the origin), and witness cosignatures by keys the verifier
 // names in the note verifier-key format ("name+hex8+base64(0x01 ‖ pub)", Go's note.NewVerifier).
 // Pure.

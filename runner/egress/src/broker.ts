@@ -347,7 +347,7 @@ function relayResponse(b: Broker, x: Exchange, ures: IncomingMessage, res: Serve
     x.bytes += c.length;
     b.totalDown += c.length;
     if (x.bytes > cfg.caps.response_bytes || b.totalDown > cfg.caps.total_down) {
-      // Truncate, record, and let the run fail (docs/egress.md "Caps").
+      // Truncate, record, and let the run fail (docs/egress.md#what-each-request-must-be-in-this-order).
       x.bytes -= c.length;
       b.totalDown -= c.length;
       ures.destroy();

@@ -1,4 +1,4 @@
-// One request of the runnerd protocol (docs/runnerd.md "Operations"), for one client whose uid and
+// One request of the runnerd protocol (docs/runnerd.md#the-socket-protocol), for one client whose uid and
 // pid the KERNEL reported. Each operation runs the very command function co-located mode runs —
 // with the daemon's own state directory, its own copy of the content and its own programs — and
 // returns that command's result, so the writer-side client prints exactly what co-located mode

@@ -1,4 +1,4 @@
-// `receipt show` through the daemon (docs/runnerd.md "Operations"): a receipt of a unit the caller
+// `receipt show` through the daemon (docs/runnerd.md#the-socket-protocol): a receipt of a unit the caller
 // does not own answers exactly as a receipt that does not exist (receipt_unknown, same ids), checked
 // before the receipt's bytes are even verified — so the reply is no oracle for which receipt ids
 // exist in the daemon's store, nor for which of them are damaged.

@@ -2,7 +2,7 @@
 // own: `governed review-run` checks a stored bundle's coverage (src/flows/run/load-challenge.ts) and
 // nothing else of the bundle format, so it loads only these few schemas instead of constructing the
 // whole bundle schema (≈ 115 zod schemas) on every start
-// (bench/runner, docs/architecture.md "review-run's bundle"). zod/mini, like every format
+// (bench/runner, docs/performance.md#review-run-start-up). zod/mini, like every format
 // (../schema-primitives.ts). ./schema.ts builds the full bundle
 // schema from these very objects, so both paths accept exactly the same coverage (docs/bundle.md#views).
 import * as z from 'zod/mini';

@@ -1,7 +1,7 @@
 // Error codes owned by the egress domain (docs/egress.md): the broker that lets a sandboxed model
 // reviewer reach exactly one endpoint, and the run that uses it. Add entries here only.
 //
-// Exit-code choices (docs/runner.md "Exit codes"): a reviewer that tried to leave its lane, a cap
+// Exit-code choices (docs/commands.md#exit-codes): a reviewer that tried to leave its lane, a cap
 // that fired, a broker that died or a truncated response all happen after the claim, so the run is
 // recorded as ABORTED and the code exits 9 like every review failure; a missing or unsafe
 // credential and a broker program that is not allowlisted are found before the claim where

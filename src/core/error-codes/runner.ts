@@ -2,7 +2,7 @@
 // store (claims, ABORTED, receipts), the strict reviewer-output parser (docs/reviewers.md#reviewer-output), `run reap` and
 // `receipt show`. Add entries here only.
 //
-// Exit-code choices (docs/commands.md#exit-codes, docs/runner.md "Exit codes"):
+// Exit-code choices (docs/commands.md#exit-codes):
 // - refusals BEFORE the claim keep the store unchanged and use the exit of what is wrong: a replayed,
 //   expired or already-claimed challenge, or one whose bound state moved, is stale (5); a challenge
 //   row or bundle file that no longer matches what was logged is tampering (4); an active lease is a

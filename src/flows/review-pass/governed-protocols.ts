@@ -13,7 +13,7 @@
 //     every lane answered and no finding was reported. The report is the last round's synthesis
 //     (every earlier round was clean, or the loop would have stopped).
 // Where a seed field has no governed counterpart (free text, file, line, recommendation) the
-// value says so instead of inventing one (docs/review-pass.md "Governed mode: the seed shapes").
+// value says so instead of inventing one (docs/review-pass.md "Governed mode: how the seed fields map").
 import { randomBytes } from 'node:crypto';
 import { fail, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import {

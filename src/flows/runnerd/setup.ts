@@ -1,4 +1,4 @@
-// `governed runnerd setup --writers GROUP` (docs/runnerd.md "Setup"), as root, idempotent: the
+// `governed runnerd setup --writers GROUP` (docs/runnerd.md#layout), as root, idempotent: the
 // system users and groups, every directory and file of the layout with its owner and mode, the
 // pinned attestor programs and configs, one key per warm credential (reviewer, runner, probe; given
 // with --key CRED=FILE, else generated) readable only by its attestor uid, the daemon's log key, and — with --policy and --trust — the store,

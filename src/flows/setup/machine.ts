@@ -1,4 +1,4 @@
-// What a policy pins about THIS machine (docs/setup.md "The policy"): the bwrap binary, the static
+// What a policy pins about THIS machine (docs/setup.md#what-setup-makes): the bwrap binary, the static
 // sandbox profile, the seccomp blob, each reviewer program the policy names and the attestor program
 // — read from the places review-run and the gate read them (src/flows/run/locations.ts), so the
 // digests written by setup and checked by doctor are the ones a run will pin.
