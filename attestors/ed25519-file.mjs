@@ -3375,7 +3375,7 @@ function main() {
   const selfPath = process.argv[1];
   if (configPath === void 0 || selfPath === void 0 || process.argv.length !== 3) refuse("config_invalid");
   const loaded = load(selfPath, configPath);
-  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin(16 * 1024 * 1024)))}
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin(ATTESTOR_REQUEST_MAX_BYTES)))}
 `);
 }
 function serve(configPath, selfPath) {

@@ -6,6 +6,7 @@ import type { PublicKey } from '../src/core/ed25519.js';
 import { parseTlogAttestorConfig, TLOG_CHECKPOINT_PAYLOAD_TYPE, type TlogAttestorConfig } from '../src/core/tlog-attestor.js';
 import { runPinnedAttestor, type AttestorAllowlist, type PinnedAttestor } from './attestor-host.js';
 import { readPinned } from './pinned-file.js';
+import { ATTESTOR_CONFIG_MAX_BYTES, ATTESTOR_PROGRAM_MAX_BYTES } from '../src/core/limits.js';
 
 export interface PinnedTlogAttestor extends PinnedAttestor {
   readonly tlog: TlogAttestorConfig;
@@ -14,7 +15,7 @@ export interface PinnedTlogAttestor extends PinnedAttestor {
 /** The config's parsed content, or null when the file is not a tlog-checkpoint config. Nothing is pinned or run. */
 export function peekTlogConfig(configPath: string): TlogAttestorConfig | null {
   try {
-    return parseTlogAttestorConfig(JSON.parse(readPinned(configPath, 64 * 1024).bytes.toString('utf8')));
+    return parseTlogAttestorConfig(JSON.parse(readPinned(configPath, ATTESTOR_CONFIG_MAX_BYTES).bytes.toString('utf8')));
   } catch {
     return null;
   }
@@ -22,8 +23,8 @@ export function peekTlogConfig(configPath: string): TlogAttestorConfig | null {
 
 /** Hash and allowlist-check the attestor and its config; the config must be a tlog-checkpoint one. */
 export function pinTlogAttestor(attestorPath: string, configPath: string, allow: AttestorAllowlist): PinnedTlogAttestor {
-  const program = readPinned(attestorPath, 8 * 1024 * 1024);
-  const config = readPinned(configPath, 64 * 1024);
+  const program = readPinned(attestorPath, ATTESTOR_PROGRAM_MAX_BYTES);
+  const config = readPinned(configPath, ATTESTOR_CONFIG_MAX_BYTES);
   if (!allow.attestorSha256.includes(program.sha256)) fail('attestor_not_allowlisted', ['attestor']);
   if (!allow.configSha256.includes(config.sha256)) fail('attestor_not_allowlisted', ['attestor_config']);
   let parsed: unknown;

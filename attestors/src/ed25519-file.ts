@@ -13,6 +13,7 @@ import * as ed from '@noble/ed25519';
 // The very schemas every other path uses (zod/mini: the attestor starts in about the time of a
 // bare node start, docs/architecture.md "One definition per format").
 import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, SERVE_MAX_LINE, attestorConfigSchema, attestorRequestSchema, selfDigestField } from '../../src/core/attestor-protocol.js';
+import { ATTESTOR_REQUEST_MAX_BYTES } from '../../src/core/limits.js';
 import { pae } from '../../src/core/pae.js';
 import { canonicalJson, jcs } from '../../src/core/canonical.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../../src/core/dsse.js';
@@ -138,7 +139,7 @@ function main(): void {
   const selfPath = process.argv[1];
   if (configPath === undefined || selfPath === undefined || process.argv.length !== 3) refuse('config_invalid');
   const loaded = load(selfPath as string, configPath as string);
-  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin(16 * 1024 * 1024)))}\n`);
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin(ATTESTOR_REQUEST_MAX_BYTES)))}\n`);
 }
 
 /**

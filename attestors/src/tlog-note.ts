@@ -9,6 +9,7 @@ import * as ed from '@noble/ed25519';
 import { ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
 import { checkpointBody, parseCheckpointBody } from '../../src/core/signed-note.js';
 import { parseTlogAttestorConfig, TLOG_CHECKPOINT_PAYLOAD_TYPE } from '../../src/core/tlog-attestor.js';
+import { TLOG_ATTESTOR_REQUEST_MAX_BYTES } from '../../src/core/limits.js';
 import { Refusal, readPrivateFile, readStdin, refuse, seedFromPkcs8Pem } from './lib/key-file.js';
 
 ed.hashes.sha512 = (message) => new Uint8Array(createHash('sha512').update(message).digest());
@@ -31,7 +32,7 @@ function main(): void {
 
   let req: unknown;
   try {
-    req = JSON.parse(readStdin(64 * 1024));
+    req = JSON.parse(readStdin(TLOG_ATTESTOR_REQUEST_MAX_BYTES));
   } catch {
     refuse('request_invalid');
   }

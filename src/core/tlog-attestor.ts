@@ -5,30 +5,27 @@
 //   config : { credential: "log", kind: "tlog-checkpoint", key_id, key_ref, origin }
 //   stdin  : { payloadType: TLOG_CHECKPOINT_PAYLOAD_TYPE, payload: base64(body) }
 //   stdout : { keyid, sig }    exit 0 signed, 3 refused ("refused:<code>"), else failed.
+import * as z from 'zod/mini';
 import { isKeyName } from './signed-note.js';
-import { HEX64_RE } from './ids.js';
+import { KEY_ID_RE, KEY_REF_RE } from './attestor-protocol.js';
+import { str } from './schema-primitives.js';
 
 export const TLOG_CHECKPOINT_KIND = 'tlog-checkpoint';
 export const TLOG_CHECKPOINT_PAYLOAD_TYPE = 'application/vnd.c2sp.tlog-checkpoint';
 
-export interface TlogAttestorConfig {
-  readonly credential: 'log';
-  readonly kind: typeof TLOG_CHECKPOINT_KIND;
-  readonly key_id: string;
-  readonly key_ref: string;
-  readonly origin: string;
-}
+/** The config: the attestor config's key fields (./attestor-protocol.ts, one rule each) and the log's origin. */
+export const tlogAttestorConfigSchema = z.strictObject({
+  credential: z.literal('log'),
+  kind: z.literal(TLOG_CHECKPOINT_KIND),
+  key_id: str({ re: KEY_ID_RE }),
+  key_ref: str({ re: KEY_REF_RE }),
+  // The origin is also the log's key name in the note's signature line.
+  origin: z.string().check(z.refine(isKeyName, { message: 'origin' })),
+});
+export type TlogAttestorConfig = z.infer<typeof tlogAttestorConfigSchema>;
 
 /** The config, or null when it is not exactly this shape. */
 export function parseTlogAttestorConfig(v: unknown): TlogAttestorConfig | null {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).sort().join(',');
-  if (keys !== 'credential,key_id,key_ref,kind,origin') return null;
-  if (o.credential !== 'log' || o.kind !== TLOG_CHECKPOINT_KIND) return null;
-  if (typeof o.key_id !== 'string' || !HEX64_RE.test(o.key_id)) return null;
-  if (typeof o.key_ref !== 'string' || !/^\/[^\0]{1,4095}$/.test(o.key_ref)) return null;
-  // The origin is also the log's key name in the note's signature line.
-  if (typeof o.origin !== 'string' || !isKeyName(o.origin)) return null;
-  return o as unknown as TlogAttestorConfig;
+  const r = tlogAttestorConfigSchema.safeParse(v);
+  return r.success ? r.data : null;
 }
