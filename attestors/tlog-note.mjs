@@ -2221,10 +2221,10 @@ function main() {
   } catch {
     refuse("request_invalid");
   }
-  const r = req;
-  if (typeof req !== "object" || req === null || Object.keys(req).sort().join(",") !== "payload,payloadType") refuse("request_invalid");
+  const parsed = attestorRequestSchema.safeParse(req);
+  if (!parsed.success) return refuse("request_invalid");
+  const r = parsed.data;
   if (r.payloadType !== TLOG_CHECKPOINT_PAYLOAD_TYPE) refuse("payload_type");
-  if (typeof r.payload !== "string") return refuse("request_invalid");
   const payload = Buffer.from(r.payload, "base64");
   if (payload.toString("base64") !== r.payload) refuse("request_invalid");
   let text;

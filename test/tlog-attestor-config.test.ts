@@ -30,10 +30,10 @@ afterAll(cleanupDirs);
 const body = checkpointBody({ origin: ORIGIN, size: 3, root: Buffer.alloc(32, 7) });
 const request = `${JSON.stringify({ payloadType: TLOG_CHECKPOINT_PAYLOAD_TYPE, payload: Buffer.from(body).toString('base64') })}\n`;
 
-function sign(configText: string): { status: number | null; stdout: string; stderr: string } {
+function sign(configText: string, input = request): { status: number | null; stdout: string; stderr: string } {
   const path = join(dir, `config-${Math.random().toString(16).slice(2)}.json`);
   writeFileSync(path, configText);
-  const r = spawnSync(process.execPath, [PROGRAM, path], { input: request, encoding: 'utf8', env: {} });
+  const r = spawnSync(process.execPath, [PROGRAM, path], { input, encoding: 'utf8', env: {} });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -68,6 +68,23 @@ describe('the tlog-checkpoint attestor config: one schema, refused whole by the 
       const r = sign(t);
       expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 3, stdout: '', stderr: 'refused:config_invalid\n' });
       expect(parseTlogAttestorConfig(JSON.parse(t))).toBeNull();
+    });
+  }
+
+  // The request is the attestor request format of every attestor (src/core/attestor-protocol.ts).
+  const payload = Buffer.from(body).toString('base64');
+  const requests: [string, unknown, string][] = [
+    ['an unknown key', { payloadType: TLOG_CHECKPOINT_PAYLOAD_TYPE, payload, extra: 1 }, 'request_invalid'],
+    ['a payload that is not a string', { payloadType: TLOG_CHECKPOINT_PAYLOAD_TYPE, payload: 7 }, 'request_invalid'],
+    ['an empty payload', { payloadType: TLOG_CHECKPOINT_PAYLOAD_TYPE, payload: '' }, 'request_invalid'],
+    ['a payload type over 200 characters', { payloadType: 'x'.repeat(201), payload }, 'request_invalid'],
+    ['another payload type', { payloadType: 'application/vnd.in-toto+json', payload }, 'payload_type'],
+    ['a payload that is not canonical base64', { payloadType: TLOG_CHECKPOINT_PAYLOAD_TYPE, payload: `${payload}\n` }, 'request_invalid'],
+  ];
+  for (const [what, req, code] of requests) {
+    it(`a request with ${what}: exit 3, refused:${code}, nothing on stdout`, () => {
+      const r = sign(JSON.stringify(good), `${JSON.stringify(req)}\n`);
+      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 3, stdout: '', stderr: `refused:${code}\n` });
     });
   }
 });

@@ -9,6 +9,7 @@ import * as ed from '@noble/ed25519';
 import { ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
 import { checkpointBody, parseCheckpointBody } from '../../src/core/signed-note.js';
 import { parseTlogAttestorConfig, TLOG_CHECKPOINT_PAYLOAD_TYPE } from '../../src/core/tlog-attestor.js';
+import { attestorRequestSchema } from '../../src/core/attestor-protocol.js';
 import { TLOG_ATTESTOR_REQUEST_MAX_BYTES } from '../../src/core/limits.js';
 import { Refusal, readPrivateFile, readStdin, refuse, seedFromPkcs8Pem } from './lib/key-file.js';
 
@@ -36,10 +37,11 @@ function main(): void {
   } catch {
     refuse('request_invalid');
   }
-  const r = req as { payloadType?: unknown; payload?: unknown };
-  if (typeof req !== 'object' || req === null || Object.keys(req).sort().join(',') !== 'payload,payloadType') refuse('request_invalid');
+  // The attestor request format, one definition for every attestor (src/core/attestor-protocol.ts).
+  const parsed = attestorRequestSchema.safeParse(req);
+  if (!parsed.success) return refuse('request_invalid');
+  const r = parsed.data;
   if (r.payloadType !== TLOG_CHECKPOINT_PAYLOAD_TYPE) refuse('payload_type');
-  if (typeof r.payload !== 'string') return refuse('request_invalid');
   const payload = Buffer.from(r.payload, 'base64');
   if (payload.toString('base64') !== r.payload) refuse('request_invalid');
   let text: string;

@@ -13,9 +13,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EGRESS_OUTCOMES, RECORD_METHODS, type EgressRecord } from '../../src/core/egress-rules.js';
-import { EGRESS_BROKER_LINE_MAX_BYTES, EGRESS_MAX_ROUTES } from '../../src/core/limits.js';
-import { HEX64_RE } from '../../src/core/ids.js';
+import type { EgressRecord } from '../../src/core/egress-rules.js';
+import { egressBrokerRecordSchema } from '../../src/core/egress-schema.js';
+import { EGRESS_BROKER_LINE_MAX_BYTES } from '../../src/core/limits.js';
 
 export type RawEgressRecord = Omit<EgressRecord, 'seq' | 'prev'>;
 
@@ -66,24 +66,11 @@ const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
 const MAX_LINE = EGRESS_BROKER_LINE_MAX_BYTES;
 
-const isHexOrNull = (v: unknown): boolean => v === null || (typeof v === 'string' && HEX64_RE.test(v));
-const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
-
-/** A broker line's record, checked to be exactly the closed record shape; null when it is not. */
+/** A broker line's record, checked against the one record schema (src/core/egress-schema.ts,
+ * without the runner's `seq` and `prev`); null when it is not exactly that shape. */
 export function parseRecord(v: unknown): RawEgressRecord | null {
-  if (v === null || typeof v !== 'object') return null;
-  const r = v as Record<string, unknown>;
-  const keys = Object.keys(r).sort().join(',');
-  if (keys !== 'at_ms,method,outcome,request,response,route,upstream_cert_sha256' && !(keys === 'at_ms,method,outcome,request,response,route,tunnel,upstream_cert_sha256' && r.tunnel === true)) return null;
-  const req = r.request as Record<string, unknown> | null;
-  const res = r.response as Record<string, unknown> | null;
-  if (!isCount(r.at_ms) || !(EGRESS_OUTCOMES as readonly unknown[]).includes(r.outcome) || !(RECORD_METHODS as readonly unknown[]).includes(r.method)) return null;
-  if (!(r.route === null || (Number.isSafeInteger(r.route) && (r.route as number) >= 0 && (r.route as number) < EGRESS_MAX_ROUTES))) return null;
-  if (req === null || typeof req !== 'object' || Object.keys(req).sort().join(',') !== 'bytes,sha256' || !isHexOrNull(req.sha256) || !isCount(req.bytes)) return null;
-  if (res === null || typeof res !== 'object' || Object.keys(res).sort().join(',') !== 'bytes,sha256,status' || !isHexOrNull(res.sha256) || !isCount(res.bytes)) return null;
-  if (!(res.status === null || (Number.isSafeInteger(res.status) && (res.status as number) >= 100 && (res.status as number) <= 599))) return null;
-  if (!isHexOrNull(r.upstream_cert_sha256)) return null;
-  return r as unknown as RawEgressRecord;
+  const r = egressBrokerRecordSchema.safeParse(v);
+  return r.success ? r.data : null;
 }
 
 /** Start the broker from its pinned bytes; resolves once it listens (or rejects: not started). */

@@ -71,6 +71,10 @@ export const egressRecordSchema = z.strictObject({
   tunnel: z.optional(z.literal(true)),
 });
 
+/** One record as the broker prints it (runner/egress/host.ts): the transcript record before the
+ * runner numbers and chains it (`seq`, `prev`). */
+export const egressBrokerRecordSchema = z.omit(egressRecordSchema, { seq: true, prev: true });
+
 /** The receipt's `egress` section (present only for a reviewer with an egress entry). */
 export const egressReceiptSchema = z.strictObject({
   /** digestOf(the reviewer's egress policy entry). */
