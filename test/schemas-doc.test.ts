@@ -19,7 +19,7 @@ import { AREA_OUTPUTS } from '../src/core/command-output-areas.js';
 import { buildVsaStatement } from '../src/core/vsa.js';
 import { buildProbeStatement } from '../src/core/preservation/probe.js';
 import { jsonOut, REPO_ROOT, runCli } from './helpers/cli.js';
-import { sampleDecisionForVsa, tempDir, writeJson } from './helpers/receipts.js';
+import { makeKey, sampleDecisionForVsa, tempDir, writeJson } from './helpers/receipts.js';
 import { gate, implement, newStory, planningRequiredPolicy, rounds, status, type Story } from './gate-world.js';
 import { gov, govOk, makeKeys } from './state-helpers.js';
 import { issue, makeRunWorld, runReview } from './run-helpers.js';
@@ -76,7 +76,12 @@ beforeAll(async () => {
   implement(story);
   rounds(story, 'development', 2);
   rounds(story, 'integration', 2);
-  ok(['audit', 'checkpoint', '--out', join(work, 'cp2.note'), '--attestors', attestors]);
+  const cp2 = ok(['audit', 'checkpoint', '--out', join(work, 'cp2.note'), '--attestors', attestors]);
+  // A witness cosigns it: its state file is a published format too.
+  const witness = makeKey(tempDir('governed-schemas-witness-'), 'witness');
+  const witnessState = join(work, 'witness.state');
+  const cosigned = runCli(['audit', 'cosign', '--checkpoint', join(work, 'cp2.note'), '--log-key', cp2.verifier_key as string, '--key', witness.privateKeyPath, '--name', 'witness.example', '--state', witnessState, '--out', join(work, 'cp2.cosigned.note'), '--json']);
+  expect(cosigned.code, cosigned.stderr).toBe(0);
 
   const out = join(tempDir('governed-schemas-export-'), 'audit');
   const r = gov(story.w, ['audit', 'export', '--out', out, '--json']);
@@ -178,6 +183,7 @@ beforeAll(async () => {
     'deploy-record-manifest': JSON.parse(readFileSync(join(record, 'manifest.json'), 'utf8')),
     'tlog-inclusion-proof': JSON.parse(readFileSync(proof, 'utf8')),
     'tlog-consistency-proof': JSON.parse(readFileSync(consistency, 'utf8')),
+    'witness-state': JSON.parse(readFileSync(witnessState, 'utf8')),
     'gate-decision': jsonOut(g),
     status: jsonOut(status(story)),
     verify: v,
@@ -221,6 +227,7 @@ const MUTATIONS: Record<string, (d: Json) => void> = {
   'deploy-record-manifest': (d) => ((d.files as Json[])[0]!.path = '../outside.json'),
   'tlog-inclusion-proof': (d) => (d.root = 'not a hash'),
   'tlog-consistency-proof': (d) => (d.old_size = -1),
+  'witness-state': (d) => (d.size = -1),
   'gate-decision': (d) => delete d.export,
   status: (d) => (d.state = 'ALLOW'),
   verify: (d) => ((d.receipts as Json[])[0]!.valid = 'yes'),

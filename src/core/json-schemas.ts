@@ -21,6 +21,7 @@ import { auditVerifySchema, commandErrorSchema, gateDecisionSchema, reviewChalle
 import { deployRecordManifestSchema } from './deploy-record.js';
 import { reviewOutputSchema } from './review-output.js';
 import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
+import { witnessStateSchema } from './witness-state.js';
 import { reviewPassResultSchema } from './review-pass-result.js';
 import { RECORD_OUTPUTS } from './command-output-records.js';
 import { AREA_OUTPUTS } from './command-output-areas.js';
@@ -146,6 +147,11 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     schema: consistencyProofSchema,
     title: 'governed transparency-log consistency proof v1 (audit prove --from --to)',
     rules: 'Beyond this schema (src/core/tlog-proof.ts): each hash is canonical base64 of 32 bytes; duplicate JSON keys are refused; the roots are informative (checked against two signed checkpoints). docs/audit.md#proof-files.',
+  },
+  'witness-state': {
+    schema: witnessStateSchema,
+    title: 'governed witness state v1 (audit cosign --state F)',
+    rules: 'Duplicate JSON keys are refused; origin and log_key must equal the log\'s origin and the --log-key of the next run; the next checkpoint must extend size and root (a consistency proof when it grew). docs/audit.md#witnesses.',
   },
   'review-pass-result': {
     schema: reviewPassResultSchema,

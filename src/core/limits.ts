@@ -127,6 +127,8 @@ export const ATTESTOR_CONFIG_MAX_BYTES = 65_536; // 64 KiB
 export const ATTESTOR_REQUEST_MAX_BYTES = 16_777_216; // 16 MiB
 /** An attestor's answer (one-shot stdout, or one reply line of a warm attestor): a signature frame. */
 export const ATTESTOR_REPLY_MAX_BYTES = 4_096; // 4 KiB
+/** A witness's state file (`audit cosign --state`, docs/audit.md#witnesses). */
+export const WITNESS_STATE_MAX_BYTES = 65_536; // 64 KiB
 /** One request to the tlog-checkpoint attestor (a checkpoint body, base64, in JSON). */
 export const TLOG_ATTESTOR_REQUEST_MAX_BYTES = 65_536; // 64 KiB
 /** The egress broker program (pinned by sha256; read whole to hash it). */

@@ -13,11 +13,11 @@ import { isKeyName, noteSignedBy, noteVerifierKey, signatureLine, type Checkpoin
 import { parseCheckpointNote, parseVerifierKey } from '../../core/tlog-checkpoint.js';
 import { checkConsistencyProof, parseConsistencyProof } from '../../core/tlog-proof.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
+import { WITNESS_STATE_FORMAT, witnessStateSchema, type WitnessState } from '../../core/witness-state.js';
+import { WITNESS_STATE_MAX_BYTES } from '../../core/limits.js';
 import { loadSigningKey } from '../authority/private-key.js';
 import { readInputFile } from '../read-input.js';
 import { writeOnce } from '../write-once.js';
-
-export const WITNESS_STATE_FORMAT = 'governed/tlog-witness-state';
 
 export interface CosignArgs {
   readonly checkpoint: string;
@@ -33,18 +33,15 @@ function readState(path: string, origin: string, logKey: string): Checkpoint | n
   if (!existsSync(path)) return null;
   let v: unknown;
   try {
-    v = parseJsonStrict(readInputFile(path, 64 * 1024).toString('utf8'));
+    v = parseJsonStrict(readInputFile(path, WITNESS_STATE_MAX_BYTES).toString('utf8'));
   } catch {
     fail('tlog_witness_state_invalid', ['--state']);
   }
-  const o = v as Record<string, unknown>;
-  const root = typeof o.root === 'string' ? Buffer.from(o.root, 'base64') : Buffer.alloc(0);
-  if (
-    typeof v !== 'object' || v === null || Object.keys(o).sort().join(',') !== 'format,log_key,origin,root,size,version' ||
-    o.format !== WITNESS_STATE_FORMAT || o.version !== 1 || typeof o.size !== 'number' || !Number.isSafeInteger(o.size) || root.length !== 32
-  ) fail('tlog_witness_state_invalid', ['--state']);
+  const r = witnessStateSchema.safeParse(v);
+  if (!r.success) fail('tlog_witness_state_invalid', ['--state']);
+  const o = r.data;
   if (o.origin !== origin || o.log_key !== logKey) fail('tlog_witness_state_invalid', ['--state', 'origin']);
-  return { origin, size: o.size as number, root };
+  return { origin, size: o.size, root: Buffer.from(o.root, 'base64') };
 }
 
 export function cosign(args: CosignArgs): { out: string; origin: string; size: number; previous_size: number | null; witness_key: string } {
@@ -69,7 +66,8 @@ export function cosign(args: CosignArgs): { out: string; origin: string; size: n
   // The state moves forward only after the cosigned checkpoint is written (rename: whole or not at all).
   const tmp = `${args.state}.tmp-${process.pid}`;
   try {
-    writeFileSync(tmp, `${JSON.stringify({ format: WITNESS_STATE_FORMAT, version: 1, origin: cp.origin, log_key: args.logKey, size: cp.size, root: cp.root.toString('base64') })}\n`, { mode: 0o600, flag: 'wx' });
+    const next: WitnessState = { format: WITNESS_STATE_FORMAT, version: 1, origin: cp.origin, log_key: args.logKey, size: cp.size, root: cp.root.toString('base64') };
+    writeFileSync(tmp, `${JSON.stringify(next)}\n`, { mode: 0o600, flag: 'wx' });
     renameSync(tmp, args.state);
   } catch {
     if (existsSync(tmp)) unlinkSync(tmp);
