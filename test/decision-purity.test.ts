@@ -42,6 +42,7 @@ describe('decision modules', () => {
       '../contract/ids.js',
       '../ids.js',
       '../contract/tombstones.js',
+      '../contract/vocabulary.js',
       '../errors.js',
       '../error-codes/decision.js',
       './controls.js',
@@ -60,7 +61,7 @@ describe('decision modules', () => {
   });
 
   it('the modules they import at run time pull no schema library', () => {
-    for (const rel of ['canonical.ts', 'contract/ids.ts', 'contract/tombstones.ts', 'contract/relations.ts', 'errors.ts']) {
+    for (const rel of ['canonical.ts', 'contract/ids.ts', 'contract/tombstones.ts', 'contract/relations.ts', 'contract/vocabulary.ts', 'errors.ts']) {
       const source = readFileSync(join(REPO_ROOT, 'src', 'core', rel), 'utf8');
       for (const spec of runtimeImports(source)) expect(spec, `${rel} imports ${spec}`).not.toMatch(/^(zod|yaml|execa)$/);
     }
@@ -76,9 +77,10 @@ describe('local vocabularies equal their sources of truth', () => {
   it('every control has its control_pending reason', () => {
     for (const name of KNOWN_CONTROLS) expect(DECISION_REASONS).toHaveProperty([`control_pending:${name}`]);
   });
-  it('directive states the validator accepts are the contract’s', () => {
+  it('directive states the validator accepts are the contract’s own list, not a copy', () => {
     const source = readFileSync(join(DIR, 'validate-input.ts'), 'utf8');
-    for (const state of DIRECTIVE_STATES) expect(source).toContain(`'${state}'`);
+    expect(source).toMatch(/import \{ DIRECTIVE_STATES \} from '\.\.\/contract\/vocabulary\.js';/);
+    for (const state of DIRECTIVE_STATES) expect(source).not.toContain(`'${state}'`);
     expect(Object.keys(DISPOSAL_OPERATION).sort()).toEqual(['abandoned', 'deferred', 'superseded']);
   });
   it('the foundation reason codes moved to the decision table', () => {

@@ -6,6 +6,7 @@ import { fail } from '../errors.js';
 import type { DecisionInput, EvidenceInput, LogPosition, StateDigests } from './types.js';
 import { CONTROL_NAMES, STAGE_ORDER } from './vocabulary.js';
 import { DIGEST_RE, NAME_RE, RUN_ID_RE, UNIT_ID_RE } from '../ids.js';
+import { DIRECTIVE_STATES } from '../contract/vocabulary.js';
 
 const UNIT_RE = UNIT_ID_RE;
 const RUN_RE = RUN_ID_RE;
@@ -14,7 +15,7 @@ const RUN_RE = RUN_ID_RE;
 // `code-review` as tampering (decision_input_invalid), so no such unit could ever be decided.
 const SLOT_RE = NAME_RE;
 const STAGE_SET: ReadonlySet<string> = new Set(STAGE_ORDER);
-const DIRECTIVE_STATES: ReadonlySet<string> = new Set(['active', 'done', 'deferred', 'superseded', 'abandoned']);
+const DIRECTIVE_STATE_SET: ReadonlySet<string> = new Set(DIRECTIVE_STATES);
 
 function bad(path: string): never {
   fail('decision_input_invalid', [path]);
@@ -154,7 +155,7 @@ export function validateDecisionInput(input: DecisionInput): void {
   const directiveIds = new Set<string>();
   input.directives.forEach((d, i) => {
     if (!isNonEmpty(d.id) || !fresh(directiveIds, d.id)) bad(`directives.${i}.id`);
-    if (!DIRECTIVE_STATES.has(d.state)) bad(`directives.${i}.state`);
+    if (!DIRECTIVE_STATE_SET.has(d.state)) bad(`directives.${i}.state`);
     if (d.tombstone !== null) {
       nonEmptyString(d.tombstone.id, `directives.${i}.tombstone.id`);
       nonEmptyString(d.tombstone.authorityRecord, `directives.${i}.tombstone.authority_record`);
