@@ -6,7 +6,7 @@ import { closedRecord } from './closed-record.js';
 import { fail } from './errors.js';
 import { DURATION_RE, SIZE_RE } from './duration.js';
 import { STAGES } from './receipt-predicate.js';
-import { CHECK_REPORTS } from './review-vocabulary.js';
+import { CHECK_REPORTS, KNOWN_CONTROLS } from './review-vocabulary.js';
 import { hex64, int, list, str } from './schema-primitives.js';
 import { egressPolicySchema, type EgressPolicy } from './egress-schema.js';
 import { dependencyRootAllowed } from './sandbox-bounds.js';
@@ -19,16 +19,8 @@ export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
 export type Stage = (typeof STAGES)[number];
 
-/** Control names a policy may require (docs/policy.md#policy-and-trust-root). Which of them this version implements is the
- * registry in src/core/decision/controls.ts; a required pending control keeps a unit REVIEW_ONLY. */
-export const KNOWN_CONTROLS = [
-  'deploy_gate',
-  'real_entry_probes',
-  'vendor_origin_attestation',
-  'incident_history',
-  'cross_role_comparison',
-  'external_effect_gate',
-] as const;
+/** Control names a policy may require (./review-vocabulary.ts). */
+export { KNOWN_CONTROLS };
 
 const name = str({ re: NAME_RE });
 const duration = str({ re: DURATION_RE });

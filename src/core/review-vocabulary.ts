@@ -1,6 +1,17 @@
 // The closed vocabulary of reviews (docs/reviewers.md#reviewer-output, docs/overview.md#words): stages, finding codes, classes, severities.
 // Kept free of zod: the attestor, the coverage reviewer and every schema share this one vocabulary.
 export const STAGES = ['planning', 'development', 'test', 'integration'] as const;
+
+/** Control names a policy may require (docs/policy.md#policy-and-trust-root). Which of them this version implements is the
+ * registry in src/core/decision/controls.ts; a required pending control keeps a unit REVIEW_ONLY. */
+export const KNOWN_CONTROLS = [
+  'deploy_gate',
+  'real_entry_probes',
+  'vendor_origin_attestation',
+  'incident_history',
+  'cross_role_comparison',
+  'external_effect_gate',
+] as const;
 /** The report format a check command prints (docs/reviewers.md#check-reviewers): the tests adapter
  * reads TAP, or only the exit status. The policy's `check.report` and the bundle's `check.report`. */
 export const CHECK_REPORTS = ['tap', 'exit-code'] as const;

@@ -10,7 +10,7 @@
 // lean (docs/gate.md, bench/gate), so the decision modules import no schema library at run time.
 import type { Policy, Stage } from '../policy.js';
 import type { DirectiveState } from '../contract/schema.js';
-import type { KNOWN_CONTROLS } from '../policy.js';
+import type { KNOWN_CONTROLS } from '../review-vocabulary.js';
 import type { ReasonCode } from '../errors.js';
 
 export type { Stage } from '../policy.js';

@@ -1,20 +1,15 @@
-// Fixed vocabularies the decision rules iterate over, declared here so that the decision modules
-// import no schema library at run time (lean gate path, docs/gate.md bench/gate). test/decision-purity
-// checks each one equals its source of truth (receipt-predicate STAGES, policy KNOWN_CONTROLS).
+// The vocabularies the decision rules iterate over, typed for them: the very lists of
+// ../review-vocabulary.ts (which imports nothing, so the decision modules still pull no schema
+// library at run time, docs/gate.md#6-the-cold-gate-path). test/decision-purity checks they are
+// the same objects.
+import { KNOWN_CONTROLS, STAGES } from '../review-vocabulary.js';
 import type { ControlName, Stage } from './types.js';
 
 /** docs/overview.md#words stage order: the order stages are reported and their reasons listed. */
-export const STAGE_ORDER: readonly Stage[] = ['planning', 'development', 'test', 'integration'];
+export const STAGE_ORDER: readonly Stage[] = STAGES;
 
 /** Every control name a policy may require (docs/policy.md#policy-and-trust-root), in registry order. */
-export const CONTROL_NAMES: readonly ControlName[] = [
-  'deploy_gate',
-  'real_entry_probes',
-  'vendor_origin_attestation',
-  'incident_history',
-  'cross_role_comparison',
-  'external_effect_gate',
-];
+export const CONTROL_NAMES: readonly ControlName[] = KNOWN_CONTROLS;
 
 /** The slot key used in reasons and maps: `stage.slot` (both are closed-alphabet names). */
 export function slotKey(stage: Stage, slot: string): string {
