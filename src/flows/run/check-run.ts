@@ -17,6 +17,7 @@ import type { ScopeOptions } from '../../workspace/index.js';
 import { makeSealRoot, openSealedDir, removeSealed, SEAL_PARENT, sealDirectory, sealWorkspace, verifySealed, type SealedTree } from '../../workspace/snapshot.js';
 import type { PolicyReviewer } from './pin.js';
 import { staticProfileSha256 } from '../../../runner/sandbox/profile.js';
+import { RUN_ID_RE } from '../../core/ids.js';
 
 export interface CheckPlan {
   readonly inputs: CheckInputs;
@@ -120,7 +121,8 @@ export function removeSealedCheck(s: SealedCheck): void {
   removeSealed(s.root);
 }
 
-const SEALED_RE = /^governed-sealed-(RUN-[0-9a-f]{32})-[A-Za-z0-9]{6}$/;
+/** A run's seal root (../../workspace/snapshot.ts makeSealRoot), its run id the one format of src/core/ids.ts. */
+const SEALED_RE = new RegExp(`^governed-sealed-(${RUN_ID_RE.source.slice(1, -1)})-[A-Za-z0-9]{6}$`);
 
 /**
  * Remove the sealed trees a killed runner left behind (`<parent>/governed-sealed-<run>-*`, parent /tmp
