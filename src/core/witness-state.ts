@@ -4,6 +4,7 @@
 // by src/flows/audit/cosign.ts and published as docs/schemas/witness-state.schema.json. Pure.
 import * as z from 'zod/mini';
 import { count } from './schema-primitives.js';
+import { proofHash } from './tlog-proof.js';
 
 export const WITNESS_STATE_FORMAT = 'governed/tlog-witness-state';
 
@@ -16,10 +17,7 @@ export const witnessStateSchema = z.strictObject({
   log_key: z.string(),
   /** The tree size of the checkpoint last cosigned. */
   size: count,
-  /** Its root: standard padded base64 of the 32-byte hash, canonical. */
-  root: z.string().check(
-    z.regex(/^[A-Za-z0-9+/]{43}=$/),
-    z.refine((s) => Buffer.from(s, 'base64').toString('base64') === s, { message: 'canonical_base64' }),
-  ),
+  /** Its root, as the proof files carry a tree hash. */
+  root: proofHash,
 });
 export type WitnessState = z.infer<typeof witnessStateSchema>;
