@@ -34,6 +34,16 @@ function count(table: 'receipts' | 'runs', where = ''): number {
   }
 }
 
+/** The run review-run claimed for this challenge (null until the claim is committed). */
+function runOf(challenge: string): string | null {
+  const db = new Database(join(w.home, 'governed.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT id FROM runs WHERE challenge_id = ?').pluck().get(challenge) as string | undefined) ?? null;
+  } finally {
+    db.close();
+  }
+}
+
 const sealedRoots = (): string[] => readdirSync('/tmp').filter((n) => /^governed-sealed-RUN-[0-9a-f]{32}-/.test(n));
 
 /** The sealed copy of src/sum.js under a seal root (its layout is the snapshot module's business). */
@@ -65,11 +75,14 @@ describe.skipIf(!isRoot)('a sealed snapshot changed during the run (needs root: 
     let stdout = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     const done = new Promise<number | null>((res) => child.on('close', res));
-    // Wait for this run's seal root and its sealed file, then change the file's bytes.
+    // Wait for THIS run's seal root (named by its run id: other test files seal in /tmp at the same
+    // time) and its sealed file, then change the file's bytes.
     let edited = false;
     for (let i = 0; i < 400 && !edited; i++) {
       await new Promise((r) => setTimeout(r, 25));
-      for (const root of sealedRoots().filter((n) => !before.has(n))) {
+      const run = runOf(challenge);
+      if (run === null) continue;
+      for (const root of sealedRoots().filter((n) => !before.has(n) && n.startsWith(`governed-sealed-${run}-`))) {
         const f = sealedFile(root);
         if (f === null) continue;
         chmodSync(f, 0o644);
