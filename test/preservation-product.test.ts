@@ -326,6 +326,32 @@ describe.skipIf(!IS_ROOT)('preservation on a real product', () => {
     expect(again.snapshotDigest).toBe((await computeCommitManifest(w.repo, w.baseline, scope)).digest);
   }, 240_000);
 
+  it('the same probe twice in one second is one receipt, recorded once (not store_constraint_violation)', async () => {
+    const w = await world();
+    setContract(w, contract(w.baseline));
+    const rows = (): { id: string; log_seq: number }[] => {
+      const s = openStore(w.home);
+      try {
+        return s.db.prepare("SELECT id, log_seq FROM probe_receipts WHERE unit = ? AND phase = 'baseline' ORDER BY log_seq").all(w.unit) as { id: string; log_seq: number }[];
+      } finally {
+        closeStore(s);
+      }
+    };
+    const at = NOW();
+    const once = (now: number) => probePreservationFlow({ home: w.home, unit: w.unit, repo: w.repo, phase: 'baseline', surface: null, adapter: ADAPTER, attestorsDir: attestors, now });
+    const first = await once(at);
+    // The second run signs the byte-identical statement (same unit, snapshot, results and second):
+    // it succeeds with the same receipt and the store holds it once.
+    const second = await once(at);
+    expect(second.probes.map((p) => p.receipt)).toEqual(first.probes.map((p) => p.receipt));
+    expect(first.probes[0]?.receipt).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(rows().map((r) => r.id)).toEqual([first.probes[0]?.receipt]);
+    // Control: one second later the statement differs (its time), so it is a second receipt.
+    const third = await once(at + 1);
+    expect(third.probes[0]?.receipt).not.toBe(first.probes[0]?.receipt);
+    expect(rows().map((r) => r.id)).toEqual([first.probes[0]?.receipt, third.probes[0]?.receipt]);
+  }, 240_000);
+
   it('a sealed baseline altered after sealing is refused (snapshot_altered)', async () => {
     const { repo, baseline } = product();
     const scope = { productRoots: ['.'], exclude: ['.governed', 'node_modules'] };

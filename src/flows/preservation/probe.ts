@@ -339,6 +339,9 @@ async function signProbe(attestor: ReturnType<typeof pinAttestor>, expectedKey: 
   };
 }
 
+const probeReceiptRecorded = (db: Store['db'], unit: string, receipt: string): boolean =>
+  db.prepare('SELECT 1 FROM probe_receipts WHERE id = ? AND unit = ?').get(receipt, unit) !== undefined;
+
 // Step 5: the inventory and the probe receipt recorded in one transaction, against the binding
 // that was probed (docs/preservation.md#probes).
 function recordProbe(store: Store, args: ProbeArgs, q: ProbeRequest, snapshotDigest: string, adapterSha256: string, inventory: InventoryOutput | null, signedReceipt: SignedProbe | null, rows: ProbeResultRow[]): ProbeFlowResult {
@@ -355,7 +358,9 @@ function recordProbe(store: Store, args: ProbeArgs, q: ProbeRequest, snapshotDig
         recorded_at: tx.now,
       });
     }
-    if (signedReceipt !== null) {
+    // The same probe on the same snapshot within one second signs byte-identical statements (Ed25519
+    // is deterministic): that receipt is one fact, recorded once (docs/preservation.md#probes).
+    if (signedReceipt !== null && !probeReceiptRecorded(tx.db, unitId, signedReceipt.receipt)) {
       tx.append('probe_record', unitId, { unit: unitId, receipt: signedReceipt.receipt, envelope_b64: signedReceipt.envelope.toString('base64'), recorded_at: tx.now });
     }
     return { unit: unitId, phase: args.phase, snapshotDigest, inventory: inventory?.surfaces.length ?? null, probes: rows };
