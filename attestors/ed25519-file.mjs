@@ -2555,9 +2555,13 @@ var isoSeconds = string2().check(
 );
 
 // src/core/limits.ts
+var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
 var PROBE_MAX_INVENTORY = 4096;
 var PROBE_MAX_CAPABILITIES = 1024;
 var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
+var PRESERVATION_WAIVER_MAX_CHARS = 500;
+var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
+var INTOTO_SUBJECT_NAME_MAX_CHARS = 256;
 var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
 var EGRESS_MAX_REQUESTS = 64;
 var EGRESS_MAX_CONNECTIONS = 16;
@@ -2613,7 +2617,7 @@ var attestorConfigSchema = strictObject({
   // absolute path of the PKCS#8 PEM file
 });
 var attestorRequestSchema = strictObject({
-  payloadType: str({ min: 1, max: 200 }),
+  payloadType: str({ min: 1, max: DSSE_PAYLOAD_TYPE_MAX_CHARS }),
   payload: str({ min: 1 })
 });
 var attestorResponseSchema = strictObject({
@@ -2807,7 +2811,7 @@ function closedRecord(key, value) {
 // src/core/intoto.ts
 var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
 var subjectSchema = strictObject({
-  name: str({ min: 1, max: 256 }),
+  name: str({ min: 1, max: INTOTO_SUBJECT_NAME_MAX_CHARS }),
   // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
   // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
   digest: strictObject({ sha256: hex64, gitCommit: optional(gitId) })
@@ -3150,7 +3154,7 @@ var vsaPredicateSchema = strictObject({
     gate_trust_digest: digestString,
     subject: strictObject({ commit: gitId, manifest_digest: digestString }),
     current: strictObject({ planning_state_digest: digestString, content_digest: digestString, work_state_digest: digestString }),
-    preservation_waiver: nullable(str({ min: 1, max: 500 })),
+    preservation_waiver: nullable(str({ min: 1, max: PRESERVATION_WAIVER_MAX_CHARS })),
     attestor_sha256: hex64
   })
 });
@@ -3317,7 +3321,7 @@ function readPrivateFile(path) {
     const st = fstatSync(fd);
     if (!st.isFile()) refuse("key_invalid");
     if ((st.mode & 63) !== 0) refuse("key_file_exposed");
-    if (st.size > 4096) refuse("key_invalid");
+    if (st.size > PRIVATE_KEY_FILE_MAX_BYTES) refuse("key_invalid");
     const buf = Buffer.alloc(st.size);
     let off = 0;
     while (off < st.size) {

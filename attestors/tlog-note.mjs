@@ -465,6 +465,8 @@ var L_BYTES = (() => {
 })();
 
 // src/core/limits.ts
+var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
+var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
 var TLOG_ATTESTOR_REQUEST_MAX_BYTES = 65536;
 
 // src/core/signed-note.ts
@@ -2108,7 +2110,7 @@ var attestorConfigSchema = strictObject({
   // absolute path of the PKCS#8 PEM file
 });
 var attestorRequestSchema = strictObject({
-  payloadType: str({ min: 1, max: 200 }),
+  payloadType: str({ min: 1, max: DSSE_PAYLOAD_TYPE_MAX_CHARS }),
   payload: str({ min: 1 })
 });
 var attestorResponseSchema = strictObject({
@@ -2157,7 +2159,7 @@ function readPrivateFile(path) {
     const st = fstatSync(fd);
     if (!st.isFile()) refuse("key_invalid");
     if ((st.mode & 63) !== 0) refuse("key_file_exposed");
-    if (st.size > 4096) refuse("key_invalid");
+    if (st.size > PRIVATE_KEY_FILE_MAX_BYTES) refuse("key_invalid");
     const buf = Buffer.alloc(st.size);
     let off = 0;
     while (off < st.size) {

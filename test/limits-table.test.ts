@@ -71,3 +71,45 @@ describe('one table of limits', () => {
     expect(found).toEqual([]);
   });
 });
+
+// A size or count bound spelled inline in a schema or a check (`str({ max: 4096 })`, `list(x, 0, 500)`,
+// `z.maxLength(256)`, `p.length > 4096`, `st.size > 4096`) is a limit outside the table just as a named
+// constant is: the contract's path bound and the bundle's once disagreed that way, and a dependency root
+// the policy caps at 256 was taken up to 4096 by the sandbox host's protocol. Bounds under 100 (short
+// grammar fields) and value ranges (`int(0, 255)`: exit codes, ports, uids, pids, HTTP statuses, policy
+// settings) are format rules, not size limits, and are not scanned.
+const INLINE_BOUNDS: readonly RegExp[] = [
+  /\bmax: ([0-9][0-9_]*)/g,
+  /\bmaxLength\(([0-9][0-9_]*)\)/g,
+  /\.length (?:>|>=|<|<=) ([0-9][0-9_]*)\b/g,
+  /\bsize (?:>|>=) ([0-9][0-9_]*)\b/g,
+  /\blist\([^\n]*?, [0-9][0-9_]*, ([0-9][0-9_]*)\)/g,
+];
+
+function inlineBoundsIn(text: string): string[] {
+  return text.split('\n').flatMap((l, i) => {
+    if (/^\s*(?:\/\/|\*)/.test(l)) return [];
+    return INLINE_BOUNDS.flatMap((re) => [...l.matchAll(re)].filter((m) => Number(m[1]!.replaceAll('_', '')) >= 100).map((m) => `${i + 1}: ${m[0]}`));
+  });
+}
+
+describe('no inline size bound', () => {
+  it('the scan finds inline bounds (control)', () => {
+    const planted = [
+      "const path = str({ min: 1, max: 4096 });",
+      "  findings: list(FindingSchema, 0, 500),",
+      "  .check(z.maxLength(256)),",
+      "if (p.length > 4096) return false;",
+      "if (st.size > 4096) refuse('key_invalid');",
+      "const short = str({ max: 64 }); const ok = str({ max: REPO_PATH_MAX_CHARS }); const code = int(0, 255);",
+      "// a comment: str({ max: 4096 })",
+    ].join('\n');
+    expect(inlineBoundsIn(planted)).toEqual(['1: max: 4096', '2: list(FindingSchema, 0, 500)', '3: maxLength(256)', '4: .length > 4096', '5: size > 4096']);
+  });
+
+  it('no schema or check outside src/core/limits.ts spells a size bound of 100 or more as a literal', () => {
+    const files = ['src', 'runner', 'attestors/src'].flatMap((d) => sourceFiles(d)).filter((f) => f !== join('src', 'core', 'limits.ts'));
+    const found = files.flatMap((f) => inlineBoundsIn(readFileSync(join(REPO_ROOT, f), 'utf8')).map((h) => `${f}:${h}`));
+    expect(found).toEqual([]);
+  });
+});

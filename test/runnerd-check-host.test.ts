@@ -25,6 +25,7 @@ import { contractDoc, SOURCE_TEXT } from './state-helpers.js';
 import { asUser, chownTree, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, REVIEWER_FIXTURE, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
 import { hostsCheck, openCheckTrees, prepareSealedDir, sealedDirOf } from '../src/flows/runnerd/sandbox-host-check.js';
 import { sandboxHostJobSchema, type SandboxHostJob } from '../src/core/sandbox-host-protocol.js';
+import { CHECK_DEPENDENCY_ROOT_MAX_CHARS } from '../src/core/limits.js';
 
 const SANDBOX_UID = 64500;
 const NAMES = namesFor('gvd-sep6');
@@ -481,5 +482,10 @@ describe('which check runs the daemon hands to its host, and the job part that c
     expect(withCheck({ snapshot: `${root}/../../etc`, dependencies: null, dependency_root: null })).toBe(false);
     expect(withCheck({ snapshot: 'snapshot', dependencies: null, dependency_root: null })).toBe(false);
     expect(withCheck({ snapshot: `${root}/snapshot`, dependencies: null, dependency_root: null, fd: 10 })).toBe(false);
+    // The dependency root's bound is the policy's and the bundle's (CHECK_DEPENDENCY_ROOT_MAX_CHARS); the
+    // host's protocol took up to 4,096 characters before the bound moved into the limits table.
+    const deps = (root_: string): boolean => withCheck({ snapshot: `${root}/snapshot`, dependencies: `${root}/dependencies`, dependency_root: root_ });
+    expect(deps('n'.repeat(CHECK_DEPENDENCY_ROOT_MAX_CHARS))).toBe(true);
+    expect(deps('n'.repeat(CHECK_DEPENDENCY_ROOT_MAX_CHARS + 1))).toBe(false);
   });
 });

@@ -7,6 +7,9 @@ import { readFileSync } from "node:fs";
 
 // src/core/limits.ts
 var JSON_MAX_DEPTH = 64;
+var CONTRACT_MAX_TEXT = 65536;
+var REPO_PATH_MAX_CHARS = 4096;
+var VENDOR_REPOSITORY_MAX_CHARS = 1024;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
 var CHECK_COMMAND_MAX_STDOUT = 67108864;
@@ -2228,13 +2231,13 @@ var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirt
 var id2 = str({ re: CONTRACT_ID_RE });
 var digest = str({ re: DIGEST_RE });
 var recordId = str({ re: AUTHORITY_RECORD_ID_RE });
-var path = str({ min: 1, max: 4096 });
+var path = str({ min: 1, max: REPO_PATH_MAX_CHARS });
 var entry = str({ re: ENTRY_RE });
 var preservationSurfaceEntrySchema = strictObject({
   id: id2,
   kind: _enum(SURFACE_KINDS),
   /** Kind `other` only: the writer's statement of why no entry can be run. */
-  na_reason: nullable(str({ min: 1, max: 65536 })),
+  na_reason: nullable(str({ min: 1, max: CONTRACT_MAX_TEXT })),
   paths: array(path),
   disposition: _enum(DISPOSITIONS),
   /** The real entry the project adapter runs; null for kind `other`. */
@@ -2281,7 +2284,7 @@ var preservationSectionSchema = strictObject({
     /** The bound incident history's chain digest, or `none`. */
     incident_history: union([literal("none"), digest])
   }),
-  intent: str({ min: 1, max: 65536 }),
+  intent: str({ min: 1, max: CONTRACT_MAX_TEXT }),
   surfaces: array(preservationSurfaceEntrySchema),
   vendor_sources: array(
     strictObject({
@@ -2289,7 +2292,7 @@ var preservationSectionSchema = strictObject({
       path,
       disposition: _enum(VENDOR_DISPOSITIONS),
       origin: strictObject({
-        repository: str({ min: 1, max: 1024 }),
+        repository: str({ min: 1, max: VENDOR_REPOSITORY_MAX_CHARS }),
         commit: str({ re: GIT_OID_RE }),
         path,
         tree_digest: digest
@@ -2379,7 +2382,7 @@ var recordId2 = str({ re: AUTHORITY_RECORD_ID_RE });
 var relation = relationSchema;
 var digest2 = str({ re: DIGEST_RE });
 var gitOid = str({ re: GIT_OID_RE });
-var path2 = str({ min: 1, max: 4096 });
+var path2 = str({ min: 1, max: REPO_PATH_MAX_CHARS });
 var mode = _enum(["100644", "100755", "120000"]);
 var slot = str({ re: NAME_RE });
 var idOrRelation = union([id3, relation]);
@@ -2797,7 +2800,7 @@ function snapshotRelative(p, snapshot) {
     s = s.slice(snapshot.length + 1);
   }
   while (s.startsWith("./")) s = s.slice(2);
-  if (s.length === 0 || s.length > 4096 || s.includes("\0") || s.split("/").some((c) => c === "" || c === "." || c === "..")) return null;
+  if (s.length === 0 || s.length > REPO_PATH_MAX_CHARS || s.includes("\0") || s.split("/").some((c) => c === "" || c === "." || c === "..")) return null;
   return s;
 }
 function parseTap(text, snapshot) {

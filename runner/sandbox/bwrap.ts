@@ -12,6 +12,7 @@ import { MIN_BWRAP_VERSION } from './profile.js';
 
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
 import { BWRAP_MAX_BYTES as MAX_BWRAP_BYTES } from '../../src/core/limits.js';
+import { BWRAP_VERSION_MAX_BYTES, PROGRAM_PATH_MAX_CHARS } from '../../src/core/limits.js';
 const CHUNK = 1024 * 1024;
 
 /** What identifies the file that was hashed; re-checked right before bwrap is spawned. */
@@ -51,7 +52,7 @@ const sameFingerprint = (a: FileFingerprint, b: FileFingerprint): boolean =>
   a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mode === b.mode && a.uid === b.uid && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
 function validatePath(path: unknown): asserts path is string {
-  if (typeof path !== 'string' || path.length === 0 || path.length > 4096 || path.includes('\0')) fail('bwrap_path_invalid');
+  if (typeof path !== 'string' || path.length === 0 || path.length > PROGRAM_PATH_MAX_CHARS || path.includes('\0')) fail('bwrap_path_invalid');
   if (!isAbsolute(path) || normalize(path) !== path || path.endsWith('/')) fail('bwrap_path_invalid');
 }
 
@@ -172,7 +173,7 @@ export async function bwrapVersion(file: BwrapFile): Promise<string> {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
     child.stdout.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > 4096) child.kill('SIGKILL');
+      if (size > BWRAP_VERSION_MAX_BYTES) child.kill('SIGKILL');
       else chunks.push(c);
     });
     child.on('error', () => {
@@ -181,7 +182,7 @@ export async function bwrapVersion(file: BwrapFile): Promise<string> {
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code: size > 4096 ? null : code, text: Buffer.concat(chunks).toString('latin1') });
+      resolve({ code: size > BWRAP_VERSION_MAX_BYTES ? null : code, text: Buffer.concat(chunks).toString('latin1') });
     });
   });
   if (out.code !== 0) fail('bwrap_unusable');

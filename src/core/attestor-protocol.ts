@@ -7,7 +7,7 @@
 //   exit        : 0 signed; 3 refused (stderr: "refused:<code>"); anything else failed.
 import * as z from 'zod/mini';
 import { str } from './schema-primitives.js';
-import { ATTESTOR_REQUEST_MAX_BYTES } from './limits.js';
+import { ATTESTOR_REQUEST_MAX_BYTES, DSSE_PAYLOAD_TYPE_MAX_CHARS } from './limits.js';
 import { HEX64_RE, NAME_RE } from './ids.js';
 
 /** The kinds of statement an attestor may sign, each with its predicate type. */
@@ -73,7 +73,7 @@ export const attestorConfigSchema = z.strictObject({
 export type AttestorConfig = z.infer<typeof attestorConfigSchema>;
 
 export const attestorRequestSchema = z.strictObject({
-  payloadType: str({ min: 1, max: 200 }),
+  payloadType: str({ min: 1, max: DSSE_PAYLOAD_TYPE_MAX_CHARS }),
   payload: str({ min: 1 }),
 });
 

@@ -17,6 +17,7 @@ import * as z from 'zod/mini';
 import { int, str } from './schema-primitives.js';
 import { parseSignedNote, type SignedNote } from './signed-note.js';
 import { DIGEST_RE } from './ids.js';
+import { AUDIT_STATE_ID_MAX_CHARS } from './limits.js';
 
 export const AUDIT_STATE_HEADER = 'governed-audit-state/v1';
 export const AUDIT_STATE_KEY_NAME = 'governed-audit-state';
@@ -70,7 +71,7 @@ export function parseAuditStateNote(text: string): { anchor: AuditStateAnchor; n
   return { anchor: { log, size: n, root: r, head, state, carry, trust }, note };
 }
 
-const id = str({ min: 1, max: 256 });
+const id = str({ min: 1, max: AUDIT_STATE_ID_MAX_CHARS });
 const payload = z.record(z.string(), z.unknown());
 
 /**

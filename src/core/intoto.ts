@@ -2,11 +2,12 @@
 import * as z from 'zod/mini';
 import { gitId, hex64, list, str } from './schema-primitives.js';
 import { closedRecord } from './closed-record.js';
+import { INTOTO_SUBJECT_NAME_MAX_CHARS } from './limits.js';
 
 export const STATEMENT_TYPE_V1 = 'https://in-toto.io/Statement/v1';
 
 export const subjectSchema = z.strictObject({
-  name: str({ min: 1, max: 256 }),
+  name: str({ min: 1, max: INTOTO_SUBJECT_NAME_MAX_CHARS }),
   // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
   // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
   digest: z.strictObject({ sha256: hex64, gitCommit: z.optional(gitId) }),

@@ -67,8 +67,25 @@ export const AUTHORITY_MAX_TTL_SECONDS = 604_800; // 7 days
 export const JSON_MAX_DEPTH = 64;
 /** A text field (statement, title) of a request or preservation contract, characters. */
 export const CONTRACT_MAX_TEXT = 65_536;
-/** A path in a request or preservation contract, characters (PATH_MAX). */
-export const CONTRACT_MAX_PATH = 4_096;
+/** A repository-relative path, characters (PATH_MAX): in a request or preservation contract, a
+ * bundle, a reviewer's finding or read list, a review protocol's answer, the store's scope. */
+export const REPO_PATH_MAX_CHARS = 4_096;
+/** Sources one request contract lists (the contract and the store's scope entry agree on it). */
+export const CONTRACT_MAX_SOURCES = 256;
+/** A relation id `FROM>TO` a contract entry disposes of, characters: two ids and the `>`. */
+export const CONTRACT_RELATION_ID_MAX_CHARS = 130;
+/** An identifier or digest field, characters, before its own grammar judges it (an authority
+ * record, a state digest, an execution or group id, a surface named on the socket). */
+export const ID_FIELD_MAX_CHARS = 128;
+/** Paths one preservation surface lists. */
+export const PRESERVATION_SURFACE_MAX_PATHS = 1_024;
+/** Vendor sources one preservation contract lists. */
+export const PRESERVATION_MAX_VENDORS = 1_024;
+/** A vendor source's repository identity (e.g. its canonical URL), characters: the contract, the
+ * bundle and the store's vendor attestation agree on it. */
+export const VENDOR_REPOSITORY_MAX_CHARS = 1_024;
+/** A probe entry of a preservation surface (`bin:NAME`, `export:SUBPATH`), characters. */
+export const PROBE_ENTRY_MAX_CHARS = 256;
 /** Entries of any one contract list (sources, atoms, directives, paths …); also the preservation
  * contract's surfaces and the atoms `contract init` may cut one source into. */
 export const CONTRACT_MAX_LIST = 4_096;
@@ -95,6 +112,43 @@ export const VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAtt
 /** The whole VSA statement, bytes: under the attestor protocol's 4 MiB frame with room for the
  * envelope around it. */
 export const VSA_MAX_PAYLOAD_BYTES = 3_141_632; // 3 MiB − 4 KiB
+
+// --- Fields of signed and exchanged formats ---------------------------------------------------
+
+/** The reason a policy waives preservation, characters: the policy and the signed decision (VSA)
+ * carry the same text, so they share the bound. */
+export const PRESERVATION_WAIVER_MAX_CHARS = 500;
+/** A path the policy names (an exclude), characters. */
+export const POLICY_PATH_MAX_CHARS = 1_024;
+/** Excludes one policy lists. */
+export const POLICY_MAX_EXCLUDES = 256;
+/** A trust root key's public key text, characters. */
+export const TRUST_PUBLIC_KEY_MAX_CHARS = 1_024;
+/** A trust root key's revocation reason, characters. */
+export const TRUST_REASON_MAX_CHARS = 200;
+/** Keys one trust root lists. */
+export const TRUST_MAX_KEYS = 256;
+/** A DSSE payloadType an attestor is asked to sign, characters. */
+export const DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
+/** An in-toto subject's name, characters. */
+export const INTOTO_SUBJECT_NAME_MAX_CHARS = 256;
+/** Hashes one transparency-log inclusion or consistency proof may carry (a proof in a tree of
+ * 2^64 leaves needs at most 128). */
+export const TLOG_PROOF_MAX_HASHES = 128;
+/** An id field of an audit state note, characters. */
+export const AUDIT_STATE_ID_MAX_CHARS = 256;
+/** A list of ids in one daemon request (comma-separated, as the command line takes them), characters. */
+export const RUNNERD_IDS_MAX_CHARS = 262_144;
+/** A coded error's message in a daemon answer, characters. */
+export const CODED_ERROR_MESSAGE_MAX_CHARS = 2_000;
+/** One id a coded error names (the daemon's and the sandbox host's answers), characters. */
+export const CODED_ERROR_ID_MAX_CHARS = 300;
+/** An absolute path of a program the runner starts (bwrap, an interpreter), characters (PATH_MAX). */
+export const PROGRAM_PATH_MAX_CHARS = 4_096;
+/** bwrap's `--version` answer, bytes read at most (more and the child is killed). */
+export const BWRAP_VERSION_MAX_BYTES = 4_096;
+/** bwrap's version as the sandbox host reports it, characters. */
+export const BWRAP_VERSION_MAX_CHARS = 200;
 
 // --- The runner and its sandbox ------------------------------------------------------------------
 
@@ -188,12 +242,30 @@ export const REVIEW_PASS_REVIEWER_JSON_MAX = 4_194_304; // 4 MiB
 export const REVIEW_PASS_MAX_FINDINGS = 1000;
 /** One tool finding's message, characters. */
 export const REVIEW_PASS_FINDING_MAX_TEXT = 2000;
-/** Findings of one two-pass reviewer output: keeps one reviewer from flooding the report. */
-export const TWO_PASS_MAX_FINDINGS = 500;
+/** Findings of one reviewer answer in a review protocol (simple, two-pass, weave): keeps one
+ * reviewer from flooding the report. */
+export const REVIEW_PROTOCOL_MAX_FINDINGS = 500;
+/** One text field of a review protocol's answers (simple, two-pass, weave), characters. */
+export const REVIEW_PROTOCOL_MAX_TEXT = 20_000;
+/** Paths one review protocol answer lists (reviewed, unreadable, scope). */
+export const REVIEW_PROTOCOL_MAX_PATHS = 10_000;
+/** Other items one review protocol answer or stage profile lists (steps, verdicts, pairs, checks,
+ * requirement ids). */
+export const REVIEW_PROTOCOL_MAX_ITEMS = 1_000;
 /** Checks of one two-pass reviewer output. */
 export const TWO_PASS_MAX_CHECKS = 2000;
-/** One two-pass text field, characters. */
-export const TWO_PASS_MAX_TEXT = 20_000;
+/** Issues one weave synthesis lists. */
+export const WEAVE_MAX_ISSUES = 2_000;
+/** A review-pass finding's symbol, characters. */
+export const REVIEW_PASS_SYMBOL_MAX_CHARS = 512;
+/** A review-pass finding's description, characters. */
+export const REVIEW_PASS_DESCRIPTION_MAX_CHARS = 8_192;
+/** One argument of a review-pass tool's command, characters. */
+export const REVIEW_PASS_ARG_MAX_CHARS = 4_096;
+/** Resolutions one review-pass state carries. */
+export const REVIEW_STATE_MAX_RESOLUTIONS = 10_000;
+/** Probes a review-pass state counts. */
+export const REVIEW_STATE_MAX_PROBES = 1_000_000;
 
 // --- egress broker (docs/egress.md) ---------------------------------------------------------------
 /** Requests one model reviewer may make per run (policy `egress.caps.requests` ≤ this); also the

@@ -6,6 +6,7 @@
 // line-by-line port of that package's index math, proofs and checks (the Go code itself verifies
 // governed's output in test/tlog-checkpoint-proofs.test.ts). Pure: hashes are read through `HashReader`.
 import { createHash } from 'node:crypto';
+import { TLOG_PROOF_MAX_HASHES } from './limits.js';
 
 export const HASH_SIZE = 32;
 export type Hash = Buffer;
@@ -238,7 +239,7 @@ function runConsistency(p: readonly Hash[], lo: number, hi: number, n: number, o
 
 /** True when `p` proves the tree (n, oldRoot) is a prefix of the tree (t, newRoot). */
 export function checkConsistency(p: readonly Hash[], t: number, newRoot: Hash, n: number, oldRoot: Hash): boolean {
-  if (!isIndex(t) || !isIndex(n) || n < 1 || n > t || p.length > 128) return false;
+  if (!isIndex(t) || !isIndex(n) || n < 1 || n > t || p.length > TLOG_PROOF_MAX_HASHES) return false;
   try {
     const [oh, th] = runConsistency(p, 0, t, n, oldRoot);
     return oh.equals(oldRoot) && th.equals(newRoot);

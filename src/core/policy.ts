@@ -14,6 +14,7 @@ import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_R
 
 import { policyFromDocument, ROLES } from './policy-rules.js';
 import { NAME_RE } from './ids.js';
+import { POLICY_MAX_EXCLUDES, POLICY_PATH_MAX_CHARS, PRESERVATION_WAIVER_MAX_CHARS, REVIEWER_ENV_VALUE_MAX } from './limits.js';
 
 export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
@@ -25,7 +26,7 @@ export { KNOWN_CONTROLS };
 const name = str({ re: NAME_RE });
 const duration = str({ re: DURATION_RE });
 const size = str({ re: SIZE_RE });
-const relPath = str({ min: 1, max: 1024 }).check(
+const relPath = str({ min: 1, max: POLICY_PATH_MAX_CHARS }).check(
   z.refine((p) => p === '.' || (!p.startsWith('/') && !p.split('/').some((s) => s === '' || s === '.' || s === '..')), {
     message: 'path',
   }),
@@ -92,8 +93,8 @@ export const policySchema = z.strictObject({
   max_runs_per_content: int(1, 1000),
   reuse_window: z.optional(duration),
   product_roots: list(relPath, 1, 64),
-  exclude: list(relPath, 0, 256),
-  preservation: z.union([z.literal('required'), z.strictObject({ waived: str({ min: 1, max: 500 }) })]),
+  exclude: list(relPath, 0, POLICY_MAX_EXCLUDES),
+  preservation: z.union([z.literal('required'), z.strictObject({ waived: str({ min: 1, max: PRESERVATION_WAIVER_MAX_CHARS }) })]),
   stages: z
     .strictObject({
       planning: z.optional(stageSchema),
@@ -110,7 +111,7 @@ export const policySchema = z.strictObject({
         z.refine((p) => !p.split('/').includes('..'), { message: 'path' }),
         z.meta({ description: "an absolute path under /usr with no '..' segment" }),
       ),
-      env: closedRecord(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: 4096 })),
+      env: closedRecord(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: REVIEWER_ENV_VALUE_MAX })),
       /** The one model endpoint this reviewer may reach through the egress broker (docs/egress.md). */
       egress: z.optional(egressPolicySchema),
       /** A check reviewer (docs/reviewers.md#check-reviewers): the command its pinned adapter runs

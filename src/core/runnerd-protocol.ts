@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import { gitId, int, str } from './schema-primitives.js';
 import { CHALLENGE_ID_RE, DIGEST_RE, LEASE_ID_RE, NAME_RE, RECORD_ID_RE, UNIT_ID_RE, WRITER_SESSION_RE } from './ids.js';
+import { CODED_ERROR_ID_MAX_CHARS, CODED_ERROR_MESSAGE_MAX_CHARS, ID_FIELD_MAX_CHARS, RUNNERD_IDS_MAX_CHARS } from './limits.js';
 
 export { RUNNERD_MAX_CONNECTIONS, RUNNERD_MAX_REQUEST_BYTES, RUNNERD_MAX_RESPONSE_BYTES } from './limits.js';
 /** A request must arrive whole within this time after the connection opened. */
@@ -56,9 +57,9 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
     op: z.literal('authority-request'),
     operation: str({ max: 64 }),
     unit: z.optional(unit),
-    ids: z.optional(str({ max: 256 * 1024 })),
-    state_before: z.optional(str({ max: 128 })),
-    state_after: z.optional(str({ max: 128 })),
+    ids: z.optional(str({ max: RUNNERD_IDS_MAX_CHARS })),
+    state_before: z.optional(str({ max: ID_FIELD_MAX_CHARS })),
+    state_after: z.optional(str({ max: ID_FIELD_MAX_CHARS })),
     ttl: z.optional(str({ max: 32 })),
     document_b64: z.optional(b64),
     contract_b64: z.optional(b64),
@@ -70,11 +71,11 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
     op: z.literal('unit-dismiss'),
     operation: z.enum(['dismiss', 'dismiss_veto']),
     unit,
-    authority: z.optional(str({ max: 128 })),
-    ids: z.optional(str({ max: 256 * 1024 })),
+    authority: z.optional(str({ max: ID_FIELD_MAX_CHARS })),
+    ids: z.optional(str({ max: RUNNERD_IDS_MAX_CHARS })),
     dry_run: z.boolean(),
   }),
-  z.strictObject({ ...V, op: z.literal('pin-update'), kind: z.enum(['policy', 'trust']), document_b64: b64, authority: str({ max: 128 }) }),
+  z.strictObject({ ...V, op: z.literal('pin-update'), kind: z.enum(['policy', 'trust']), document_b64: b64, authority: str({ max: ID_FIELD_MAX_CHARS }) }),
   // Preservation through the daemon (docs/runnerd.md#probes-through-the-daemon): the contract as its
   // bytes; a probe sends the adapter program as its bytes (the daemon runs it only when its sha256 is
   // on the pinned policy's allowlist) and the writer's content as a commit. The probe's result is
@@ -85,7 +86,7 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
     op: z.literal('preservation-probe'),
     unit,
     phase: z.enum(['baseline', 'current']),
-    surface: z.optional(str({ max: 128 })),
+    surface: z.optional(str({ max: ID_FIELD_MAX_CHARS })),
     adapter_b64: b64,
     content: contentSchema,
   }),
@@ -93,7 +94,7 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
 export type RunnerdRequest = z.infer<typeof runnerdRequestSchema>;
 export type RunnerdOp = RunnerdRequest['op'];
 
-const errorShape = z.strictObject({ code: str({ re: /^[a-z][a-z0-9_]{0,63}$/ }), exit: int(0, 9), message: str({ max: 2000 }), ids: z.array(str({ max: 300 })) });
+const errorShape = z.strictObject({ code: str({ re: /^[a-z][a-z0-9_]{0,63}$/ }), exit: int(0, 9), message: str({ max: CODED_ERROR_MESSAGE_MAX_CHARS }), ids: z.array(str({ max: CODED_ERROR_ID_MAX_CHARS })) });
 /** The reply: the command's own result (what co-located mode prints) or its coded error. */
 export const runnerdResponseSchema = z.union([
   z.strictObject({

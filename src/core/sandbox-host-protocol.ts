@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import { count, hex64, int, str } from './schema-primitives.js';
 import { DIGEST_RE } from './ids.js';
+import { BWRAP_VERSION_MAX_CHARS, CHECK_DEPENDENCY_ROOT_MAX_CHARS, CODED_ERROR_ID_MAX_CHARS, PROGRAM_PATH_MAX_CHARS } from './limits.js';
 
 const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/ });
 const id = int(1, Number.MAX_SAFE_INTEGER);
@@ -18,7 +19,7 @@ export const sandboxHostJobSchema = z.strictObject({
   id,
   bwrap_path: str({ re: /^\/[^\0]{0,4095}$/ }),
   allow: z.strictObject({ bwrap: z.array(hex64), profile: z.array(hex64), seccomp: z.array(hex64), reviewer: hex64 }),
-  interpreter: str({ max: 4096 }),
+  interpreter: str({ max: PROGRAM_PATH_MAX_CHARS }),
   env: z.record(z.string(), z.string()),
   uid,
   gid: uid,
@@ -46,7 +47,7 @@ export const sandboxHostJobSchema = z.strictObject({
       snapshot: sealedPath,
       dependencies: z.nullable(sealedPath),
       // Validated again by the sandbox layer (runner/sandbox/argv.ts) before bwrap runs.
-      dependency_root: z.nullable(str({ min: 1, max: 4096 })),
+      dependency_root: z.nullable(str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS })),
     }),
   ),
 });
@@ -54,7 +55,7 @@ export type SandboxHostJob = z.infer<typeof sandboxHostJobSchema>;
 
 export const sandboxHostReplySchema = z.union([
   z.strictObject({ ready: z.literal(true), uid, gid: uid, pid: int(1, 4194304) }),
-  z.strictObject({ id, ok: z.literal(false), code: str({ re: /^[a-z][a-z0-9_]{0,63}$/ }), ids: z.array(str({ max: 300 })).check(z.maxLength(16)) }),
+  z.strictObject({ id, ok: z.literal(false), code: str({ re: /^[a-z][a-z0-9_]{0,63}$/ }), ids: z.array(str({ max: CODED_ERROR_ID_MAX_CHARS })).check(z.maxLength(16)) }),
   z.strictObject({
     id,
     ok: z.literal(true),
@@ -72,13 +73,13 @@ export const sandboxHostReplySchema = z.union([
       duration_ms: count,
       identity: z.strictObject({ boot_id: str({ re: /^[0-9a-f-]{36}$/ }), pid: int(1, 4194304), start_time: str({ re: /^[0-9]{1,20}$/ }), namespaces: ns }),
       facts: z.strictObject({
-        bwrapPath: str({ max: 4096 }),
+        bwrapPath: str({ max: PROGRAM_PATH_MAX_CHARS }),
         bwrapSha256: hex64,
-        bwrapVersion: str({ max: 200 }),
+        bwrapVersion: str({ max: BWRAP_VERSION_MAX_CHARS }),
         profileDigest: str({ re: DIGEST_RE }),
         seccompDigest: str({ re: DIGEST_RE }),
         reviewerSha256: hex64,
-        interpreter: str({ max: 4096 }),
+        interpreter: str({ max: PROGRAM_PATH_MAX_CHARS }),
         uid: int(0, 4294967295),
         gid: int(0, 4294967295),
         uidSeparated: z.boolean(),

@@ -16,6 +16,7 @@ import { count, digestString, list } from './schema-primitives.js';
 // The format names and the two writers live in ./tlog-proof-file.ts (no parser, no zod: the gate's
 // deploy record writes proofs on its cold path); the types they write are this module's schemas'.
 import { CONSISTENCY_FORMAT, INCLUSION_FORMAT } from './tlog-proof-file.js';
+import { TLOG_PROOF_MAX_HASHES } from './limits.js';
 export { CONSISTENCY_FORMAT, INCLUSION_FORMAT, consistencyProofFile, inclusionProofFile } from './tlog-proof-file.js';
 
 /** A tree hash as governed's log files carry it (proofs, the witness state): standard padded base64 of
@@ -25,7 +26,7 @@ export const proofHash = z.string().check(
   z.refine((s) => Buffer.from(s, 'base64').toString('base64') === s, { message: 'canonical_base64' }),
   z.meta({ description: 'standard padded base64 of a 32-byte SHA-256 hash; canonical: it re-encodes to the same text' }),
 );
-const hashes = list(proofHash, 0, 128);
+const hashes = list(proofHash, 0, TLOG_PROOF_MAX_HASHES);
 
 /** The log entry an inclusion proof is about: exactly the fields its leaf hashes (./tlog-leaf.ts). */
 export const proofEntrySchema = z.strictObject({

@@ -6,24 +6,25 @@ import { fail } from './errors.js';
 import type { PublicKey } from './ed25519.js';
 import { trustRootFromDocument } from './trust-root-keys.js';
 import { hex64, isoSeconds, list, str } from './schema-primitives.js';
+import { TRUST_MAX_KEYS, TRUST_PUBLIC_KEY_MAX_CHARS, TRUST_REASON_MAX_CHARS } from './limits.js';
 
 export const KEY_ROLES = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authority'] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
 
 const trustKeySchema = z.strictObject({
   key_id: hex64,
-  public_key: str({ min: 1, max: 1024 }),
+  public_key: str({ min: 1, max: TRUST_PUBLIC_KEY_MAX_CHARS }),
   roles: list(z.enum(KEY_ROLES), 1, KEY_ROLES.length),
   not_before: isoSeconds,
   not_after: isoSeconds,
   revoked_at: z.optional(isoSeconds),
-  reason: z.optional(str({ max: 200 })),
+  reason: z.optional(str({ max: TRUST_REASON_MAX_CHARS })),
 });
 
 export const trustRootSchema = z.strictObject({
   version: z.literal(1),
   expires: isoSeconds,
-  keys: list(trustKeySchema, 1, 256),
+  keys: list(trustKeySchema, 1, TRUST_MAX_KEYS),
 });
 
 export type TrustRootDocument = z.infer<typeof trustRootSchema>;

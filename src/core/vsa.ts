@@ -18,6 +18,7 @@ import { digestString as digest, gitId, hex64, isoSeconds, list, str } from './s
 import { VSA_HTTPS_URI_RE } from './vsa-uris.js';
 import { VSA_BOUNDS, VSA_MAX_PAYLOAD_BYTES } from './limits.js';
 import { UNIT_ID_RE } from './ids.js';
+import { PRESERVATION_WAIVER_MAX_CHARS } from './limits.js';
 
 export { VSA_HTTPS_URI_RE, VSA_REPOSITORY_URI_RE } from './vsa-uris.js';
 
@@ -82,7 +83,7 @@ export const vsaPredicateSchema = z.strictObject({
     gate_trust_digest: digest,
     subject: z.strictObject({ commit: gitId, manifest_digest: digest }),
     current: z.strictObject({ planning_state_digest: digest, content_digest: digest, work_state_digest: digest }),
-    preservation_waiver: z.nullable(str({ min: 1, max: 500 })),
+    preservation_waiver: z.nullable(str({ min: 1, max: PRESERVATION_WAIVER_MAX_CHARS })),
     attestor_sha256: hex64,
   }),
 });

@@ -4,6 +4,7 @@
 import { openSync, fstatSync, readSync, closeSync, constants } from 'node:fs';
 import { ED25519_PKCS8_PREFIX } from '../../../src/core/ed25519.js';
 import type { AttestorRefusal } from '../../../src/core/attestor-protocol.js';
+import { PRIVATE_KEY_FILE_MAX_BYTES } from '../../../src/core/limits.js';
 
 export class Refusal extends Error {
   constructor(readonly code: AttestorRefusal) {
@@ -21,7 +22,7 @@ export function readPrivateFile(path: string): Buffer {
     const st = fstatSync(fd);
     if (!st.isFile()) refuse('key_invalid');
     if ((st.mode & 0o077) !== 0) refuse('key_file_exposed');
-    if (st.size > 4096) refuse('key_invalid');
+    if (st.size > PRIVATE_KEY_FILE_MAX_BYTES) refuse('key_invalid');
     const buf = Buffer.alloc(st.size);
     let off = 0;
     while (off < st.size) {

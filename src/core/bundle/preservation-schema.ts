@@ -13,18 +13,19 @@ import * as z from 'zod/mini';
 import { CAPABILITY_RE, DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, ENTRY_RE, INCIDENT_KINDS, SURFACE_KINDS, VENDOR_DISPOSITIONS } from '../preservation/vocabulary.js';
 import { int, str } from '../schema-primitives.js';
 import { AUTHORITY_RECORD_ID_RE, CONTRACT_ID_RE, DIGEST_RE, GIT_OID_RE } from '../ids.js';
+import { CONTRACT_MAX_TEXT, REPO_PATH_MAX_CHARS, VENDOR_REPOSITORY_MAX_CHARS } from '../limits.js';
 
 const id = str({ re: CONTRACT_ID_RE });
 const digest = str({ re: DIGEST_RE });
 const recordId = str({ re: AUTHORITY_RECORD_ID_RE });
-const path = str({ min: 1, max: 4096 });
+const path = str({ min: 1, max: REPO_PATH_MAX_CHARS });
 const entry = str({ re: ENTRY_RE });
 
 export const preservationSurfaceEntrySchema = z.strictObject({
   id,
   kind: z.enum(SURFACE_KINDS),
   /** Kind `other` only: the writer's statement of why no entry can be run. */
-  na_reason: z.nullable(str({ min: 1, max: 65_536 })),
+  na_reason: z.nullable(str({ min: 1, max: CONTRACT_MAX_TEXT })),
   paths: z.array(path),
   disposition: z.enum(DISPOSITIONS),
   /** The real entry the project adapter runs; null for kind `other`. */
@@ -75,7 +76,7 @@ export const preservationSectionSchema = z.strictObject({
     /** The bound incident history's chain digest, or `none`. */
     incident_history: z.union([z.literal('none'), digest]),
   }),
-  intent: str({ min: 1, max: 65_536 }),
+  intent: str({ min: 1, max: CONTRACT_MAX_TEXT }),
   surfaces: z.array(preservationSurfaceEntrySchema),
   vendor_sources: z.array(
     z.strictObject({
@@ -83,7 +84,7 @@ export const preservationSectionSchema = z.strictObject({
       path,
       disposition: z.enum(VENDOR_DISPOSITIONS),
       origin: z.strictObject({
-        repository: str({ min: 1, max: 1024 }),
+        repository: str({ min: 1, max: VENDOR_REPOSITORY_MAX_CHARS }),
         commit: str({ re: GIT_OID_RE }),
         path: path,
         tree_digest: digest,

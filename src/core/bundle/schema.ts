@@ -18,6 +18,7 @@ import { preservationSectionSchema } from './preservation-schema.js';
 import { AUTHORITY_RECORD_ID_RE, CHALLENGE_ID_RE, DIGEST_RE, GIT_OID_RE, NAME_RE, UNIT_ID_RE } from '../ids.js';
 import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_ROOT_MAX_CHARS } from '../limits.js';
 import { checkCommandAllowed, dependencyRootAllowed } from '../sandbox-bounds.js';
+import { REPO_PATH_MAX_CHARS } from '../limits.js';
 
 // The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
 export { coverageSchema };
@@ -61,7 +62,7 @@ const recordId = str({ re: AUTHORITY_RECORD_ID_RE });
 const relation = relationSchema;
 const digest = str({ re: DIGEST_RE });
 const gitOid = str({ re: GIT_OID_RE });
-const path = str({ min: 1, max: 4096 });
+const path = str({ min: 1, max: REPO_PATH_MAX_CHARS });
 const mode = z.enum(['100644', '100755', '120000']);
 // isoSeconds (../schema-primitives.ts): the published JSON Schema keeps the shape as its pattern; the
 // refinement adds the calendar (../iso-time.ts).

@@ -24,7 +24,7 @@ import { int, list, str } from '../schema-primitives.js';
 
 // Caps bound the work every later rule does (spans, verbatim search) on hostile input.
 import { CONTRACT_MAX_TEXT as MAX_TEXT, CONTRACT_PLACEHOLDER_IDS_REPORTED } from '../limits.js';
-import { CONTRACT_MAX_PATH as MAX_PATH } from '../limits.js';
+import { REPO_PATH_MAX_CHARS as MAX_PATH } from '../limits.js';
 import { CONTRACT_MAX_LIST as MAX_LIST } from '../limits.js';
 
 const text = str({ min: 1, max: MAX_TEXT });
@@ -34,6 +34,7 @@ const pathList = list(str({ min: 1, max: MAX_PATH }), 1, MAX_LIST);
 
 // The vocabularies live in ./vocabulary.ts (zod-free, shared with the bundle schema); re-exported here.
 import { ATOM_KINDS, AUTHORITY_OPERATIONS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES } from './vocabulary.js';
+import { CONTRACT_MAX_SOURCES, CONTRACT_RELATION_ID_MAX_CHARS, ID_FIELD_MAX_CHARS } from '../limits.js';
 export { ATOM_KINDS, AUTHORITY_OPERATIONS, DIRECTIVE_STATES, EVIDENCE_KINDS, SOURCE_CLASSES };
 
 const atomSchema = z.strictObject({
@@ -72,7 +73,7 @@ const evidenceSchema = z.strictObject({ id: idRef, kind: z.enum(EVIDENCE_KINDS),
 const authoritySchema = z.strictObject({
   id: idRef,
   operation: z.enum(AUTHORITY_OPERATIONS),
-  record: str({ max: 128 }),
+  record: str({ max: ID_FIELD_MAX_CHARS }),
 });
 
 const tombstoneSchema = z.strictObject({
@@ -80,14 +81,14 @@ const tombstoneSchema = z.strictObject({
   directive: z.optional(idRef),
   authority: idRef,
   // Relation IDs are `FROM>TO`, so entries may be up to two IDs long.
-  disposes: list(str({ max: 130 }), 1, MAX_LIST * 4),
+  disposes: list(str({ max: CONTRACT_RELATION_ID_MAX_CHARS }), 1, MAX_LIST * 4),
 });
 
 export const contractSchema = z.strictObject({
   kind: z.literal('governed/request-contract'),
   version: z.literal(1),
   title: text,
-  sources: list(sourceSchema, 0, 256),
+  sources: list(sourceSchema, 0, CONTRACT_MAX_SOURCES),
   directives: list(directiveSchema, 0, MAX_LIST),
   implementations: list(implementationSchema, 0, MAX_LIST),
   evidence: list(evidenceSchema, 0, MAX_LIST),

@@ -7,17 +7,18 @@ import * as z from 'zod/mini';
 import { fail } from '../errors.js';
 import { fieldPath } from '../contract/schema.js';
 import { gitId, list, str } from '../schema-primitives.js';
-import { CONTRACT_MAX_LIST, CONTRACT_MAX_PATH, CONTRACT_MAX_TEXT } from '../limits.js';
+import { CONTRACT_MAX_LIST, REPO_PATH_MAX_CHARS, CONTRACT_MAX_TEXT } from '../limits.js';
 
 const MAX_TEXT = CONTRACT_MAX_TEXT;
-const MAX_PATH = CONTRACT_MAX_PATH;
+const MAX_PATH = REPO_PATH_MAX_CHARS;
 const MAX_SURFACES = CONTRACT_MAX_LIST;
 
 const text = str({ min: 1, max: MAX_TEXT });
 const idRef = str({ max: 64 });
-const pathList = list(str({ min: 1, max: MAX_PATH }), 1, 1_024);
+const pathList = list(str({ min: 1, max: MAX_PATH }), 1, PRESERVATION_SURFACE_MAX_PATHS);
 
 import { DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, SURFACE_KINDS, VENDOR_DISPOSITIONS } from './vocabulary.js';
+import { ID_FIELD_MAX_CHARS, PRESERVATION_MAX_VENDORS, PRESERVATION_SURFACE_MAX_PATHS, PROBE_ENTRY_MAX_CHARS, VENDOR_REPOSITORY_MAX_CHARS } from '../limits.js';
 export { DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, SURFACE_KINDS, VENDOR_DISPOSITIONS };
 export type Disposition = (typeof DISPOSITIONS)[number];
 export type DestructiveDisposition = (typeof DESTRUCTIVE_DISPOSITIONS)[number];
@@ -35,16 +36,16 @@ const surfaceSchema = z.strictObject({
   paths: pathList,
   disposition: z.enum(DISPOSITIONS),
   /** The real entry the project adapter names (`bin:NAME`, `export:SUBPATH`, `script:NAME`). */
-  probe: z.optional(str({ min: 1, max: 256, re: /^[a-z]+:[\x21-\x7e]{1,250}$/ })),
+  probe: z.optional(str({ min: 1, max: PROBE_ENTRY_MAX_CHARS, re: /^[a-z]+:[\x21-\x7e]{1,250}$/ })),
   baseline_evidence_id: idRef,
   current_evidence_id: idRef,
-  authority_id: z.optional(str({ max: 128 })),
+  authority_id: z.optional(str({ max: ID_FIELD_MAX_CHARS })),
   expected_diff_digest: z.optional(str({ max: 80 })),
 });
 
 const originSchema = z.strictObject({
   /** The origin repository's identity (e.g. its canonical URL); identity only, never fetched. */
-  repository: str({ min: 1, max: 1024 }),
+  repository: str({ min: 1, max: VENDOR_REPOSITORY_MAX_CHARS }),
   commit: z.optional(str({ max: 80 })),
   /** Directory inside the origin tree that was vendored ('.' for the whole tree). */
   path: z.optional(str({ min: 1, max: MAX_PATH })),
@@ -67,7 +68,7 @@ export const preservationContractSchema = z.strictObject({
   baseline: gitId,
   intent: text,
   surfaces: list(surfaceSchema, 0, MAX_SURFACES),
-  vendor_sources: list(vendorSchema, 0, 1_024),
+  vendor_sources: list(vendorSchema, 0, PRESERVATION_MAX_VENDORS),
 });
 
 export type PreservationContract = z.infer<typeof preservationContractSchema>;

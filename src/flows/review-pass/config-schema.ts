@@ -12,13 +12,14 @@ import { isDuration, isSize } from '../../core/duration.js';
 import { PRESET_NAMES } from './presets.js';
 import { NAME_RE } from '../../core/ids.js';
 import { int, list, str } from '../../core/schema-primitives.js';
+import { REVIEWER_ENV_VALUE_MAX, REVIEW_PASS_ARG_MAX_CHARS } from '../../core/limits.js';
 
 /** Tool and slot names: the review-pass engine's reviewer-name grammar (stage-profile.ts NAME). */
 export const TOOL_NAME = str({ re: NAME_RE });
 const ENV_NAME = str({ re: /^[A-Z_][A-Z0-9_]{0,63}$/ });
 const DURATION = z.string().check(z.refine(isDuration));
 const SIZE = z.string().check(z.refine(isSize));
-const ARG = str({ min: 1, max: 4096 });
+const ARG = str({ min: 1, max: REVIEW_PASS_ARG_MAX_CHARS });
 
 export const PARSE_STRATEGIES = ['json', 'text_fallback', 'tsc', 'eslint'] as const;
 export type ParseStrategyName = (typeof PARSE_STRATEGIES)[number];
@@ -38,7 +39,7 @@ export const ToolEntrySchema = z.strictObject({
    * required; checked by its one schema (src/core/egress-schema.ts) in config-load.ts. */
   egress: z.optional(z.unknown()),
   ok_exit_codes: z.optional(list(int(0, 255), 1, 16)),
-  env: z.optional(z.record(ENV_NAME, str({ max: 4096 }))),
+  env: z.optional(z.record(ENV_NAME, str({ max: REVIEWER_ENV_VALUE_MAX }))),
   env_passthrough: z.optional(list(ENV_NAME, 0, 32)),
   max_output: z.optional(SIZE),
 });

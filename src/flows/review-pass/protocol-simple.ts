@@ -36,18 +36,19 @@ import { parseReviewerJson } from './reviewer-json.js';
 import type { ResolvedTool } from './config-load.js';
 import type { ReviewerExecution } from './run-reviewer.js';
 import { isToolStrategy, simpleFindings, toolCheck, toolReportOf } from './tool-findings.js';
+import { REPO_PATH_MAX_CHARS, REVIEW_PROTOCOL_MAX_FINDINGS, REVIEW_PROTOCOL_MAX_ITEMS, REVIEW_PROTOCOL_MAX_PATHS, REVIEW_PROTOCOL_MAX_TEXT } from '../../core/limits.js';
 
-const PATH = str({ min: 1, max: 4096 });
+const PATH = str({ min: 1, max: REPO_PATH_MAX_CHARS });
 const Round1AnswerSchema = z.strictObject({
   coverage: z.enum(['COMPLETE', 'INCOMPLETE']),
-  reviewed_paths: list(PATH, 0, 10_000),
-  unreadable_paths: list(PATH, 0, 10_000),
-  restricted_steps: list(str({ min: 1, max: 20_000 }), 0, 1000),
-  findings: list(SimpleFindingSchema, 0, 500),
+  reviewed_paths: list(PATH, 0, REVIEW_PROTOCOL_MAX_PATHS),
+  unreadable_paths: list(PATH, 0, REVIEW_PROTOCOL_MAX_PATHS),
+  restricted_steps: list(str({ min: 1, max: REVIEW_PROTOCOL_MAX_TEXT }), 0, REVIEW_PROTOCOL_MAX_ITEMS),
+  findings: list(SimpleFindingSchema, 0, REVIEW_PROTOCOL_MAX_FINDINGS),
 });
 const RebuttalAnswerSchema = z.strictObject({
   verdicts: list(
-    z.strictObject({ finding_id: str({ min: 1, max: 64 }), verdict: z.enum(['agree', 'disagree', 'uncertain']), evidence: str({ min: 1, max: 20_000 }) }),
+    z.strictObject({ finding_id: str({ min: 1, max: 64 }), verdict: z.enum(['agree', 'disagree', 'uncertain']), evidence: str({ min: 1, max: REVIEW_PROTOCOL_MAX_TEXT }) }),
     0,
     1000,
   ),

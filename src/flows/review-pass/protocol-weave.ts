@@ -22,15 +22,19 @@ import { weavePrompt } from './prompts.js';
 import { parseReviewerJson } from './reviewer-json.js';
 import type { ReviewerExecution } from './run-reviewer.js';
 import { isToolStrategy, toolCheck, toolReportOf, weaveLaneFindings, type LaneFinding } from './tool-findings.js';
+import { REPO_PATH_MAX_CHARS, REVIEW_PROTOCOL_MAX_TEXT } from '../../core/limits.js';
+
+/** An issue's title in the synthesis: its description, cut to this many characters for display (not a bound on input). */
+const TITLE_CHARS = 120;
 
 const LaneAnswerSchema = z.strictObject({
   findings: list(
     z.strictObject({
-      file: z.nullable(str({ min: 1, max: 4096 })),
+      file: z.nullable(str({ min: 1, max: REPO_PATH_MAX_CHARS })),
       line: z.nullable(z.int().check(z.gte(1))),
       severity: z.enum(['Critical', 'Important', 'Suggestion']),
-      description: str({ min: 1, max: 20_000 }),
-      recommendation: str({ min: 1, max: 20_000 }),
+      description: str({ min: 1, max: REVIEW_PROTOCOL_MAX_TEXT }),
+      recommendation: str({ min: 1, max: REVIEW_PROTOCOL_MAX_TEXT }),
     }),
     0,
     500,
@@ -109,7 +113,7 @@ export async function runWeaveProtocol(ctx: FlowContext): Promise<ProtocolOutcom
         target.findings.push({ issue_id, severity: m.lane.severity, description: m.lane.description, recommendation: m.lane.recommendation });
       }
     }
-    const title = rep.description.length > 120 ? `${rep.description.slice(0, 119)}…` : rep.description;
+    const title = rep.description.length > TITLE_CHARS ? `${rep.description.slice(0, TITLE_CHARS - 1)}…` : rep.description;
     return { issue_id, title, file: rep.file, line: rep.line, verification, verification_note: note } as const;
   });
 

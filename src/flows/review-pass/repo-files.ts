@@ -18,7 +18,7 @@ import { REVIEW_PASS_SCOPE_MAX_FILES as MAX_SCOPE_FILES } from '../../core/limit
 
 /** A normalized repository-relative path: no empty, `.` or `..` component, no NUL or backslash. */
 export function isRepoRelative(p: string): boolean {
-  if (p.length === 0 || p.length > 4096 || p.includes('\0') || p.includes('\\') || p.startsWith('/')) return false;
+  if (p.length === 0 || p.length > REPO_PATH_MAX_CHARS || p.includes('\0') || p.includes('\\') || p.startsWith('/')) return false;
   return p.split('/').every((c) => c !== '' && c !== '.' && c !== '..');
 }
 
@@ -76,6 +76,7 @@ export function isRepoFile(repoDir: string, rel: string): boolean {
 
 /** Total text read for one round: reviewer-named files must not exhaust memory. */
 import { REVIEW_PASS_ROUND_MAX_BYTES as MAX_TOTAL_BYTES } from '../../core/limits.js';
+import { REPO_PATH_MAX_CHARS } from '../../core/limits.js';
 
 /** Texts of the named files (null for unreadable ones, and beyond the total budget), keyed by the name as given. */
 export function readRepoTexts(repoDir: string, names: Iterable<string>, budget = MAX_TOTAL_BYTES): Record<string, string | null> {

@@ -26,7 +26,7 @@ const RunOutputSchema = z.union([
 export const ReviewerRunSchema = z
   .strictObject({
     slot: str({ min: 1, max: 64 }),
-    execution_id: str({ min: 1, max: 128 }),
+    execution_id: str({ min: 1, max: ID_FIELD_MAX_CHARS }),
     status: z.enum(['ok', 'timeout', 'failed']),
     output: z.optional(RunOutputSchema),
   })
@@ -51,6 +51,7 @@ export interface ClassifiedGroup {
 /** Defined once in zod/mini (src/core/review-pass-result.ts). */
 export type { ReqCoverageLine } from '../../core/review-pass-result.js';
 import type { ReqCoverageLine } from '../../core/review-pass-result.js';
+import { ID_FIELD_MAX_CHARS } from '../../core/limits.js';
 
 export interface RoundAdjudication {
   readonly degradation: DegradationDecision;

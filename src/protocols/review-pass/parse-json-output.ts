@@ -15,16 +15,17 @@ import { fail, isGovernedError } from '../../core/errors.js';
 import { parseJsonStrict } from '../../core/strict-parse.js';
 import { FindingClassSchema, SeveritySchema, makeFinding, VERDICTS } from './finding.js';
 import { isExactReadPath, type ParsedReviewerOutput } from './reviewer-output.js';
+import { REPO_PATH_MAX_CHARS, REVIEW_PASS_DESCRIPTION_MAX_CHARS, REVIEW_PASS_MAX_FINDINGS, REVIEW_PASS_SYMBOL_MAX_CHARS } from '../../core/limits.js';
 
 const REQ = str({ re: /^REQ-\d+$/ });
 const JsonFindingSchema = z.strictObject({
-  file: str({ min: 1, max: 4096 }),
+  file: str({ min: 1, max: REPO_PATH_MAX_CHARS }),
   line: z.nullable(int(1, Number.MAX_SAFE_INTEGER)),
-  symbol: z.nullable(str({ min: 1, max: 512 })),
+  symbol: z.nullable(str({ min: 1, max: REVIEW_PASS_SYMBOL_MAX_CHARS })),
   severity: SeveritySchema,
   finding_class: FindingClassSchema,
   req_id: z.nullable(REQ),
-  description: str({ min: 1, max: 8192 }),
+  description: str({ min: 1, max: REVIEW_PASS_DESCRIPTION_MAX_CHARS }),
 });
 
 const JsonCoverageSchema = z.strictObject({
@@ -34,14 +35,14 @@ const JsonCoverageSchema = z.strictObject({
     z.strictObject({
       req_id: REQ,
       status: z.enum(['COVERED', 'NOT_FOUND', 'DEFERRED']),
-      location: z.nullable(str({ min: 1, max: 4096 })),
+      location: z.nullable(str({ min: 1, max: REPO_PATH_MAX_CHARS })),
     }),
   ),
 });
 
 export const JsonReviewerOutputSchema = z.strictObject({
-  files_read: z.array(str({ max: 4096 })),
-  findings: list(JsonFindingSchema, 0, 1000),
+  files_read: z.array(str({ max: REPO_PATH_MAX_CHARS })),
+  findings: list(JsonFindingSchema, 0, REVIEW_PASS_MAX_FINDINGS),
   req_coverage: z.nullable(JsonCoverageSchema),
   verdict: z.enum(VERDICTS),
 });

@@ -32,6 +32,7 @@ export type ReviewStatus = 'RUNNING' | 'CONVERGED' | 'NOT_CLEAN';
 /** Defined once in zod/mini (src/core/review-pass-result.ts). */
 export type { GroupSummary, RoundLogEntry } from '../../core/review-pass-result.js';
 import type { GroupSummary, RoundLogEntry } from '../../core/review-pass-result.js';
+import { ID_FIELD_MAX_CHARS, REVIEW_STATE_MAX_PROBES, REVIEW_STATE_MAX_RESOLUTIONS } from '../../core/limits.js';
 
 
 export interface LastRound {
@@ -67,7 +68,7 @@ export interface Transition {
 }
 
 const ResolutionSchema = z.strictObject({
-  group_id: str({ min: 1, max: 128 }),
+  group_id: str({ min: 1, max: ID_FIELD_MAX_CHARS }),
   decision: z.enum(['FIX', 'DISMISS']),
   by: z.enum(['arbiter', 'user']),
 });
@@ -76,8 +77,8 @@ export type Resolution = z.infer<typeof ResolutionSchema>;
 const EvidenceSchema = z
   .strictObject({
     mandatory_inputs_valid: z.boolean(),
-    probes_passed: int(0, 1_000_000),
-    probes_total: int(0, 1_000_000),
+    probes_passed: int(0, REVIEW_STATE_MAX_PROBES),
+    probes_total: int(0, REVIEW_STATE_MAX_PROBES),
   })
   .check(z.refine((e) => e.probes_passed <= e.probes_total));
 
@@ -201,7 +202,7 @@ function applyResolutions(
   adj: RoundAdjudication,
   input: readonly unknown[],
 ): Map<string, Resolution> {
-  const parsed = list(ResolutionSchema, 0, 10_000).safeParse(input);
+  const parsed = list(ResolutionSchema, 0, REVIEW_STATE_MAX_RESOLUTIONS).safeParse(input);
   if (!parsed.success) fail('review_pass_resolution_invalid', ['resolutions']);
   const out = new Map<string, Resolution>();
   if (parsed.data.length > 0 && state.config.mode === 'governed') {

@@ -2,6 +2,7 @@
 // parsing strategy). Produced by parse-json-output.ts, parse-text-output.ts or
 // parse-governed-output.ts; consumed by the health score and the adjudicator.
 import type { AdjudicableFinding, ReviewerVerdict } from './finding.js';
+import { REPO_PATH_MAX_CHARS } from '../../core/limits.js';
 
 export type ParseStrategy = 'json' | 'text_fallback' | 'governed';
 
@@ -50,7 +51,7 @@ const GLOB_CHARS = /[*?[\]{}]/;
  * segments are not repository-relative either.
  */
 export function isExactReadPath(entry: string): boolean {
-  if (entry.length === 0 || entry.length > 4096) return false;
+  if (entry.length === 0 || entry.length > REPO_PATH_MAX_CHARS) return false;
   if (RANGE_WORDS.test(entry) || GLOB_CHARS.test(entry)) return false;
   if (entry.endsWith('/') || entry.startsWith('/') || entry.includes('\\')) return false;
   if (/\s/.test(entry)) return false;

@@ -5,6 +5,7 @@ import { fail } from '../../core/errors.js';
 import { NAME_RE } from '../../core/ids.js';
 
 import { STAGES } from '../../core/review-vocabulary.js'; export { STAGES };
+import { REVIEW_PROTOCOL_MAX_ITEMS } from '../../core/limits.js';
 export type Stage = (typeof STAGES)[number];
 
 /** docs/review-pass-protocol.md#separated-roles / docs/review-pass-protocol.md#default-profile: the four separated roles of planning and integration. */
@@ -86,8 +87,8 @@ export const ReviewPassConfigSchema = z.strictObject({
       max_total_time_ms: z.optional(int(1, 24 * 60 * 60 * 1000)),
     }),
   ),
-  req_ids: z.optional(list(REQ, 0, 1000)),
-  deferred_req_ids: z.optional(list(REQ, 0, 1000)),
+  req_ids: z.optional(list(REQ, 0, REVIEW_PROTOCOL_MAX_ITEMS)),
+  deferred_req_ids: z.optional(list(REQ, 0, REVIEW_PROTOCOL_MAX_ITEMS)),
   /**
    * Governed mode: the controls the pinned policy requires that governed's registry does not mark
    * implemented (`pendingControls`, src/core/decision/controls.ts) — exactly the decision's

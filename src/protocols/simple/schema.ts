@@ -5,6 +5,7 @@
 // whole review.
 import * as z from 'zod/mini';
 import { list, str } from '../../core/schema-primitives.js';
+import { REPO_PATH_MAX_CHARS, REVIEW_PROTOCOL_MAX_FINDINGS, REVIEW_PROTOCOL_MAX_ITEMS, REVIEW_PROTOCOL_MAX_PATHS, REVIEW_PROTOCOL_MAX_TEXT } from '../../core/limits.js';
 
 export const SIMPLE_SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type SimpleSeverity = (typeof SIMPLE_SEVERITIES)[number];
@@ -21,9 +22,9 @@ export type DecisionImpact = (typeof DECISION_IMPACTS)[number];
 
 const id = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/ });
 const slot = str({ re: /^[a-z][a-z0-9-]{0,63}$/ });
-const text = str({ max: 20_000 });
-const text1 = str({ min: 1, max: 20_000 });
-const path = str({ min: 1, max: 4096 });
+const text = str({ max: REVIEW_PROTOCOL_MAX_TEXT });
+const text1 = str({ min: 1, max: REVIEW_PROTOCOL_MAX_TEXT });
+const path = str({ min: 1, max: REPO_PATH_MAX_CHARS });
 const line = z.int().check(z.gte(1));
 
 const VerificationSchema = z.strictObject({ method: z.enum(VERIFICATION_METHODS), detail: text });
@@ -52,10 +53,10 @@ const ReviewerRoundSchema = z.strictObject({
   retries: z.int().check(z.gte(0), z.lte(1000)),
   status: z.enum(['completed', 'failed']),
   coverage: z.enum(['COMPLETE', 'INCOMPLETE']),
-  reviewed_paths: list(path, 0, 10_000),
-  unreadable_paths: list(path, 0, 10_000),
-  restricted_steps: list(text1, 0, 1000),
-  findings: list(SimpleFindingSchema, 0, 500),
+  reviewed_paths: list(path, 0, REVIEW_PROTOCOL_MAX_PATHS),
+  unreadable_paths: list(path, 0, REVIEW_PROTOCOL_MAX_PATHS),
+  restricted_steps: list(text1, 0, REVIEW_PROTOCOL_MAX_ITEMS),
+  findings: list(SimpleFindingSchema, 0, REVIEW_PROTOCOL_MAX_FINDINGS),
   shutdown: z.boolean(),
 });
 export type ReviewerRound = z.output<typeof ReviewerRoundSchema>;
@@ -69,7 +70,7 @@ const RebuttalVerdictSchema = z.strictObject({
 const RebuttalSchema = z.strictObject({
   slot,
   status: z.enum(['completed', 'failed']),
-  verdicts: list(RebuttalVerdictSchema, 0, 1000),
+  verdicts: list(RebuttalVerdictSchema, 0, REVIEW_PROTOCOL_MAX_ITEMS),
 });
 export type Rebuttal = z.output<typeof RebuttalSchema>;
 
@@ -85,23 +86,23 @@ export const SimpleRound1Schema = z.strictObject({
   invocation_id: id,
   review_type: z.enum(['code', 'plan', 'prompt', 'technical_decision', 'mixed']),
   baseline: str({ re: /^(?:commit:[0-9a-f]{7,64}|working-tree)$/ }),
-  scope_paths: list(path, 1, 10_000),
+  scope_paths: list(path, 1, REVIEW_PROTOCOL_MAX_PATHS),
   /** The user-confirmed pair; exactly two distinct slots (checked in pair.ts with its own codes). */
   pair: list(slot, 0, 16),
   reviewers: list(ReviewerRoundSchema, 0, 16),
   /** Lead cross-reference: findings of the two reviewers that report the same issue. */
-  same_issue: list(z.strictObject({ a: id, b: id }), 0, 1000),
+  same_issue: list(z.strictObject({ a: id, b: id }), 0, REVIEW_PROTOCOL_MAX_ITEMS),
   /** Lead-flagged material disagreements, sent to rebuttal along with every CRITICAL/HIGH. */
-  material_disagreements: list(id, 0, 1000),
+  material_disagreements: list(id, 0, REVIEW_PROTOCOL_MAX_ITEMS),
 });
 export type SimpleRound1 = z.output<typeof SimpleRound1Schema>;
 
 export const SimpleInputSchema = z.strictObject({
   ...SimpleRound1Schema.shape,
   rebuttals: list(RebuttalSchema, 0, 16),
-  lead_checks: list(LeadCheckSchema, 0, 1000),
+  lead_checks: list(LeadCheckSchema, 0, REVIEW_PROTOCOL_MAX_ITEMS),
   /** Seed: "Decision impact: routine | major; the lead validates this classification". */
-  impact_validation: list(z.strictObject({ finding_id: id, decision_impact: z.enum(DECISION_IMPACTS) }), 0, 1000),
+  impact_validation: list(z.strictObject({ finding_id: id, decision_impact: z.enum(DECISION_IMPACTS) }), 0, REVIEW_PROTOCOL_MAX_ITEMS),
   cache_cleanup: z.enum(['not_used', 'removed', 'failed']),
 });
 export type SimpleInput = z.output<typeof SimpleInputSchema>;

@@ -12,9 +12,9 @@ export const VERDICTS = ['confirmed', 'demoted', 'rejected'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Bounds that keep one reviewer's output from flooding the report (not in the seed; a safe cap). */
-import { TWO_PASS_MAX_FINDINGS as MAX_FINDINGS } from '../../core/limits.js';
+import { REVIEW_PROTOCOL_MAX_FINDINGS as MAX_FINDINGS } from '../../core/limits.js';
 import { TWO_PASS_MAX_CHECKS as MAX_CHECKS } from '../../core/limits.js';
-import { TWO_PASS_MAX_TEXT as MAX_TEXT } from '../../core/limits.js';
+import { REVIEW_PROTOCOL_MAX_TEXT as MAX_TEXT } from '../../core/limits.js';
 
 const text = str({ max: MAX_TEXT });
 const text1 = str({ min: 1, max: MAX_TEXT });

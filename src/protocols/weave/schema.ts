@@ -4,6 +4,7 @@
 // blind label map, consensus levels, severity promotion, ordering and the disagreement listing.
 import * as z from 'zod/mini';
 import { list, str } from '../../core/schema-primitives.js';
+import { REPO_PATH_MAX_CHARS, REVIEW_PROTOCOL_MAX_FINDINGS, REVIEW_PROTOCOL_MAX_TEXT, WEAVE_MAX_ISSUES } from '../../core/limits.js';
 
 /** Weave reviewers report "Severity: Critical / Important / Suggestion" (Phase 3 prompts). */
 export const WEAVE_SEVERITIES = ['Critical', 'Important', 'Suggestion'] as const;
@@ -18,7 +19,7 @@ export const LANE_FAILURES = ['timeout', 'rate_limit', 'credit_exhausted', 'cras
 
 export const MAX_LANES = 26; // labels A..Z
 const id = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/ });
-const text = str({ min: 1, max: 20_000 });
+const text = str({ min: 1, max: REVIEW_PROTOCOL_MAX_TEXT });
 
 const LaneFindingSchema = z.strictObject({
   issue_id: id,
@@ -33,8 +34,8 @@ const DissentSchema = z.strictObject({ issue_id: id, reason: text });
 const OkLaneSchema = z.strictObject({
   participant: id,
   status: z.literal('ok'),
-  findings: list(LaneFindingSchema, 0, 500),
-  dissents: list(DissentSchema, 0, 500),
+  findings: list(LaneFindingSchema, 0, REVIEW_PROTOCOL_MAX_FINDINGS),
+  dissents: list(DissentSchema, 0, REVIEW_PROTOCOL_MAX_FINDINGS),
 });
 const FailedLaneSchema = z.strictObject({
   participant: id,
@@ -45,7 +46,7 @@ const FailedLaneSchema = z.strictObject({
 const IssueSchema = z.strictObject({
   issue_id: id,
   title: text,
-  file: z.nullable(str({ min: 1, max: 4096 })),
+  file: z.nullable(str({ min: 1, max: REPO_PATH_MAX_CHARS })),
   line: z.nullable(z.int().check(z.gte(1))),
   verification: z.enum(VERIFICATIONS),
   verification_note: text,
@@ -53,7 +54,7 @@ const IssueSchema = z.strictObject({
 
 export const WeaveInputSchema = z.strictObject({
   lanes: list(z.discriminatedUnion('status', [OkLaneSchema, FailedLaneSchema]), 1, 64),
-  issues: list(IssueSchema, 0, 2000),
+  issues: list(IssueSchema, 0, WEAVE_MAX_ISSUES),
 });
 
 export type WeaveInput = z.output<typeof WeaveInputSchema>;

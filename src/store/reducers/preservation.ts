@@ -17,6 +17,7 @@ import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import { CONTRACT_ID_RE, GIT_OID_RE, HEX64_RE } from '../../core/ids.js';
+import { PROBE_MAX_INVENTORY, VENDOR_REPOSITORY_MAX_CHARS } from '../../core/limits.js';
 
 const sortedUnique = z
   .array(str({ re: AUTHORITY_RECORD_ID_RE }))
@@ -37,7 +38,7 @@ export const surfaceInventoryPayload = z.strictObject({
   unit: unitId,
   snapshot_digest: digest,
   adapter_sha256: str({ re: HEX64_RE }),
-  entries: z.array(z.strictObject({ entry: str({ re: ENTRY_RE }), kind: z.enum(SURFACE_KIND_TOKENS) })).check(z.maxLength(4096)),
+  entries: z.array(z.strictObject({ entry: str({ re: ENTRY_RE }), kind: z.enum(SURFACE_KIND_TOKENS) })).check(z.maxLength(PROBE_MAX_INVENTORY)),
   recorded_at: seconds,
 });
 
@@ -65,7 +66,7 @@ export function probePredicateOfEnvelope(envelope: Buffer): ProbePredicate | nul
 export const vendorAttestPayload = z.strictObject({
   unit: unitId,
   vendor: str({ re: CONTRACT_ID_RE }),
-  repository: str({ min: 1, max: 1024 }),
+  repository: str({ min: 1, max: VENDOR_REPOSITORY_MAX_CHARS }),
   commit: str({ re: GIT_OID_RE }),
   tree_digest: digest,
   recorded_at: seconds,

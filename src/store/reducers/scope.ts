@@ -25,6 +25,7 @@ import { sourcesDigest } from '../../core/bundle/sources-digest.js';
 import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
+import { CONTRACT_MAX_SOURCES, REPO_PATH_MAX_CHARS } from '../../core/limits.js';
 
 const contractId = str({ re: CONTRACT_ID_RE });
 const idOrRelation = z.string().check(z.refine((s) => CONTRACT_ID_RE.test(s) || isRelationId(s), 'id'));
@@ -50,9 +51,9 @@ export const scopeBindPayload = z
     contract_file_digest: digest,
     contract_digest: digest,
     sources: z
-      .array(z.strictObject({ id: contractId, path: str({ min: 1, max: 4096 }), digest }))
+      .array(z.strictObject({ id: contractId, path: str({ min: 1, max: REPO_PATH_MAX_CHARS }), digest }))
       .check(
-        z.maxLength(256),
+        z.maxLength(CONTRACT_MAX_SOURCES),
         z.refine((xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from((xs[i - 1] as { id: string }).id), Buffer.from(x.id)) < 0), 'sorted unique'),
       ),
     sources_digest: digest,

@@ -1,3 +1,4 @@
+import { REPO_PATH_MAX_CHARS } from '../../../../src/core/limits.js';
 // A strict-enough TAP reader for a check adapter (TAP 13/14, as node:test's `tap` reporter, ava's
 // `--tap` and tape print it). It reads only structure, never keeps text: the plan, each test
 // point's ok / not ok (a `# TODO` not-ok is not a failure, a `# SKIP` is a pass), indentation
@@ -31,7 +32,7 @@ export function snapshotRelative(p: string, snapshot: string): string | null {
     s = s.slice(snapshot.length + 1);
   }
   while (s.startsWith('./')) s = s.slice(2);
-  if (s.length === 0 || s.length > 4096 || s.includes('\0') || s.split('/').some((c) => c === '' || c === '.' || c === '..')) return null;
+  if (s.length === 0 || s.length > REPO_PATH_MAX_CHARS || s.includes('\0') || s.split('/').some((c) => c === '' || c === '.' || c === '..')) return null;
   return s;
 }
 
