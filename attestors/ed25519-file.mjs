@@ -2529,6 +2529,7 @@ var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 var WRITER_SESSION_RE = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var BOOT_ID_RE = /^[0-9a-f-]{36}$/;
 
 // src/core/schema-primitives.ts
 function str(o = {}) {
@@ -2892,13 +2893,25 @@ function transcriptViolation(t) {
   return null;
 }
 
+// src/core/sandbox-bounds.ts
+var INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
+var SANDBOX_ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
+var MiB = 1024 * 1024;
+var GiB = 1024 * MiB;
+var SANDBOX_BOUNDS = {
+  timeoutMs: [100, 24 * 3600 * 1e3],
+  memoryBytes: [16 * MiB, 1024 * GiB],
+  maxOutputBytes: [1, 256 * MiB]
+};
+
 // src/core/egress-schema.ts
-var egressHost = str({ re: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/ });
+var EGRESS_HOST_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+var egressHost = str({ re: EGRESS_HOST_RE });
 var routePath = str({ re: /^\/[A-Za-z0-9._~\-/]{0,255}$/ }).check(
   refine((p) => !p.split("/").some((s) => s === "." || s === ".."), { message: "path" }),
   meta2({ description: "an absolute path without '.' or '..' segments, no query string" })
 );
-var envName = str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ });
+var envName = str({ re: SANDBOX_ENV_NAME_RE });
 var absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(refine((p) => !p.split("/").includes(".."), { message: "path" }));
 var egressCapsSchema = strictObject({
   /** Requests per run (also bounds the transcript in the receipt). */
@@ -2910,9 +2923,10 @@ var egressCapsSchema = strictObject({
   request_timeout: str({ re: DURATION_RE }),
   connections: int2(1, EGRESS_MAX_CONNECTIONS)
 });
+var modelName = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ });
 var egressPolicySchema = strictObject({
   provider: _enum(EGRESS_PROVIDERS),
-  model: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }),
+  model: modelName,
   host: egressHost,
   port: int2(1, 65535),
   /** `tls`: HTTPS with the system trust store (or `ca_file`); `plain-loopback`: HTTP to a loopback address only. */
@@ -2956,7 +2970,7 @@ var egressReceiptSchema = strictObject({
   /** digestOf(the reviewer's egress policy entry). */
   policy_digest: digestString,
   provider: _enum(EGRESS_PROVIDERS),
-  model: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }),
+  model: modelName,
   host: egressHost,
   port: int2(1, 65535),
   transport: _enum(["tls", "plain-loopback"]),
@@ -3006,14 +3020,14 @@ function isVeto(f) {
   return f.severity === "CRITICAL" && VETO_CLASSES.has(f.class);
 }
 var processIdentityShape = {
-  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  boot_id: str({ re: BOOT_ID_RE }),
   pid: int2(1, 4194304),
   start_time: str({ re: /^\d{1,20}$/ })
   // clock ticks since boot (/proc/<pid>/stat field 22)
 };
 var processIdentitySchema = strictObject(processIdentityShape);
 var separationSchema = strictObject({
-  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  boot_id: str({ re: BOOT_ID_RE }),
   daemon_pid: int2(1, 4194304),
   daemon_start_time: str({ re: /^\d{1,20}$/ }),
   daemon_uid: int2(1, 4294967294),
@@ -3056,7 +3070,7 @@ var reviewReceiptPredicateSchema = strictObject({
   reviewer: strictObject({
     name: str({ re: NAME_RE }),
     sha256: hex64,
-    interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ })
+    interpreter: str({ re: INTERPRETER_PATH_RE })
   }),
   sandbox: strictObject({
     bwrap_sha256: hex64,
@@ -3290,6 +3304,7 @@ function probeRuleViolation(p) {
 
 // src/core/ed25519.ts
 var ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+var PKCS8_PEM_RE = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/;
 var ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 var P2 = (1n << 255n) - 19n;
 var L = (1n << 252n) + 27742317777372353535851937790883648493n;
@@ -3335,7 +3350,7 @@ function readPrivateFile(path) {
   }
 }
 function seedFromPkcs8Pem(pem) {
-  const m = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/.exec(pem.trim() + "\n");
+  const m = PKCS8_PEM_RE.exec(pem.trim() + "\n");
   if (!m || m[1] === void 0) return refuse("key_invalid");
   const der = Buffer.from(m[1].replace(/\s+/g, ""), "base64");
   if (der.length !== 48 || !der.subarray(0, 16).equals(ED25519_PKCS8_PREFIX)) refuse("key_invalid");

@@ -451,6 +451,7 @@ var wNAF = (n) => {
 
 // src/core/ed25519.ts
 var ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+var PKCS8_PEM_RE = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/;
 var ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 var P2 = (1n << 255n) - 19n;
 var L = (1n << 252n) + 27742317777372353535851937790883648493n;
@@ -469,10 +470,17 @@ var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
 var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
 var TLOG_ATTESTOR_REQUEST_MAX_BYTES = 65536;
 
+// src/core/ids.ts
+var HEX64_RE = /^[0-9a-f]{64}$/;
+var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+var BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 // src/core/signed-note.ts
 var ORIGIN_RE = /^[\x21-\x7e]{1,255}$/;
 var KEY_NAME_RE = /^[\x21-\x2a\x2c-\x7e]{1,255}$/;
-var B64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+var B64_RE = BASE64_RE;
 var SIZE_RE = /^(?:0|[1-9][0-9]{0,15})$/;
 function b64(s) {
   if (!B64_RE.test(s)) return null;
@@ -2047,12 +2055,6 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
-// src/core/ids.ts
-var HEX64_RE = /^[0-9a-f]{64}$/;
-var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-
 // src/core/schema-primitives.ts
 function str(o = {}) {
   const checks = [];
@@ -2173,7 +2175,7 @@ function readPrivateFile(path) {
   }
 }
 function seedFromPkcs8Pem(pem) {
-  const m = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/.exec(pem.trim() + "\n");
+  const m = PKCS8_PEM_RE.exec(pem.trim() + "\n");
   if (!m || m[1] === void 0) return refuse("key_invalid");
   const der = Buffer.from(m[1].replace(/\s+/g, ""), "base64");
   if (der.length !== 48 || !der.subarray(0, 16).equals(ED25519_PKCS8_PREFIX)) refuse("key_invalid");

@@ -34,6 +34,7 @@ import { REPO_SANDBOX_TMP_BYTES as TMPFS_BYTES } from '../src/core/limits.js';
 import { EGRESS_SANDBOX_SOCKET, RELAY_PORT } from '../src/core/egress-rules.js';
 import { RELAY_INTERPRETER, RELAY_PATH } from './sandbox/profile.js';
 import { SANDBOX_DEV_SHM_BYTES as SHM_BYTES } from '../src/core/limits.js';
+import { EGRESS_SOCKET_PATH_RE, TOOL_ENV_NAME_RE } from '../src/core/sandbox-bounds.js';
 
 /** Host files a networked reviewer needs for DNS and TLS (the documented egress path). */
 const NETWORK_ETC = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates', '/etc/pki'];
@@ -79,7 +80,7 @@ export interface RepoSandboxResult {
   readonly durationMs: number;
 }
 
-const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
+const ENV_NAME = TOOL_ENV_NAME_RE;
 const FIXED_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG'];
 
 /** The sandbox PATH: governed's tool binaries first (when bound), then /usr. */
@@ -99,7 +100,7 @@ function assertArgvSafe(spec: RepoSandboxSpec): void {
     // The broker path never shares the host network, and the runner's variables are not overridable.
     if (spec.network) throw new RangeError('repo-sandbox: broker egress with the host network');
     if (Object.keys(spec.env).some((k) => Object.hasOwn(spec.egress?.env ?? {}, k))) throw new RangeError('repo-sandbox: egress variable set by the tool');
-    if (!/^\/[A-Za-z0-9._/-]{1,1000}$/.test(spec.egress.socket) || spec.egress.socket.split('/').includes('..')) throw new RangeError('repo-sandbox: egress socket path');
+    if (!EGRESS_SOCKET_PATH_RE.test(spec.egress.socket) || spec.egress.socket.split('/').includes('..')) throw new RangeError('repo-sandbox: egress socket path');
   }
   for (const p of [spec.repoDir, ...(spec.toolsDir === null ? [] : [spec.toolsDir])]) {
     if (!p.startsWith('/') || p.includes('\0')) throw new RangeError('repo-sandbox: host paths must be absolute');

@@ -23,18 +23,27 @@ describe('one definition of each id format', () => {
   it('src/core/ids.ts holds every prefix once', () => {
     expect(Object.keys(ids).sort()).toEqual([
       'AUTHORITY_RECORD_ID_RE',
+      'BASE64_CHARS_RE',
+      'BASE64_RE',
+      'BOOT_ID_RE',
       'CHALLENGE_ID_RE',
       'CONTRACT_ID_RE',
       'CONTRACT_RELATION_RE',
       'DIGEST_RE',
+      'ERROR_CODE_RE',
       'EXECUTION_ID_RE',
       'GIT_OID_RE',
+      'HASH32_BASE64_RE',
       'HEX64_RE',
       'LEASE_ID_RE',
       'NAME_RE',
+      'PID_TEXT_RE',
+      'POSITIVE_DECIMAL_RE',
+      'PROTOCOL_ITEM_ID_RE',
       'RECORD_ID_RE',
       'REQUEST_ID_RE',
       'RUN_ID_RE',
+      'SYSTEM_NAME_RE',
       'UNIT_ID_RE',
       'WRITER_SESSION_RE',
     ]);
@@ -62,5 +71,41 @@ describe('one definition of each id format', () => {
     expect(files.length).toBeGreaterThan(200);
     const found = files.flatMap((f) => (readFileSync(join(REPO_ROOT, f), 'utf8').match(ID_LITERAL) ?? []).map((m) => `${f}: ${m}`));
     expect(found).toEqual([]);
+  });
+});
+
+// Any anchored regex literal of 16 characters or more spelled twice (in two files, or twice in one)
+// is a format with two definitions: the interpreter-path rule was spelled five times (policy ×2, the
+// challenge record, the receipt predicate, the sandbox bounds), the probe-entry rule twice, the
+// PKCS#8 PEM rule in the attestor and in the authority key reader. Each now has one home
+// (src/core/ids.ts, src/core/sandbox-bounds.ts, src/core/ed25519.ts, src/core/egress-schema.ts).
+const ANCHORED_LITERAL = /\/\^(?:[^/\\\n[]|\\.|\[[^\]\n]*\])+\$\//g;
+const SPELLED_TWICE_ALLOWED: Readonly<Record<string, string>> = {
+  '/^([0-9a-f]+) ([a-z]+) ([0-9]+)$/': "git cat-file's header line, read by the batch reader and the one-shot reader of src/workspace/cat-file.ts",
+};
+
+function anchoredLiterals(text: string): string[] {
+  return text.split('\n').flatMap((l) => (/^\s*(?:\/\/|\*)/.test(l) ? [] : (l.match(ANCHORED_LITERAL) ?? []).filter((x) => x.length >= 16)));
+}
+
+function spelledTwice(texts: ReadonlyMap<string, string>): string[] {
+  const where = new Map<string, string[]>();
+  for (const [f, t] of texts) for (const x of anchoredLiterals(t)) where.set(x, [...(where.get(x) ?? []), f]);
+  return [...where].filter(([x, fs]) => fs.length > 1 && SPELLED_TWICE_ALLOWED[x] === undefined).map(([x, fs]) => `${x}: ${fs.join(', ')}`);
+}
+
+describe('one spelling of each anchored format', () => {
+  it('the scan finds a format spelled in two files and twice in one (control)', () => {
+    const texts = new Map([
+      ['a.ts', "const i = str({ re: /^\\/usr\\/[A-Za-z0-9._/+-]{1,200}$/ });\nconst short = /^[a-z]{1,9}$/;"],
+      ['b.ts', "if (!/^\\/usr\\/[A-Za-z0-9._/+-]{1,200}$/.test(p)) fail();\nconst short = /^[a-z]{1,9}$/;"],
+      ['c.ts', "const x = /^[0-9a-f-]{36}$/; const y = /^[0-9a-f-]{36}$/;\n// a comment: /^[0-9a-f-]{36}$/"],
+    ]);
+    expect(spelledTwice(texts)).toEqual(['/^\\/usr\\/[A-Za-z0-9._/+-]{1,200}$/: a.ts, b.ts', '/^[0-9a-f-]{36}$/: c.ts, c.ts']);
+  });
+
+  it('no anchored regex literal of 16 or more characters is spelled twice in src, runner or attestors/src', () => {
+    const files = ['src', 'runner', 'attestors/src'].flatMap((d) => sourceFiles(d));
+    expect(spelledTwice(new Map(files.map((f) => [f, readFileSync(join(REPO_ROOT, f), 'utf8')])))).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EGRESS_HOST_RE } from '../../src/core/egress-schema.js';
 
 /** The openssl the runner uses (a root-owned system binary; not a policy choice). */
 export const OPENSSL = '/usr/bin/openssl';
@@ -29,7 +30,7 @@ export interface RunCa {
 }
 
 /** A DNS name as the policy schema admits it (checked again: it is written into openssl's config). */
-const HOST_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const HOST_RE = EGRESS_HOST_RE;
 
 function config(host: string): string {
   return [

@@ -2455,6 +2455,7 @@ function preservationSectionViolation(p, stage) {
 }
 
 // src/core/sandbox-bounds.ts
+var INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
 var MiB = 1024 * 1024;
 var GiB = 1024 * MiB;
 var SANDBOX_BOUNDS = {
@@ -2469,7 +2470,7 @@ function dependencyRootAllowed(p) {
   return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
 }
 function checkProgramAllowed(p) {
-  return /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/.test(p) && interpreterSegmentsAllowed(p);
+  return INTERPRETER_PATH_RE.test(p) && interpreterSegmentsAllowed(p);
 }
 function checkCommandAllowed(argv) {
   const [program, ...args] = argv;

@@ -12,12 +12,13 @@ import { prlimitValues, validateLimits, type SandboxLimits } from './limits.js';
 /** Descriptor numbers inside bwrap: the index in the spawn stdio array (0–2 are stdio). */
 export const FD_NUMBERS: Readonly<Record<FdName, number>> = { seccomp: 3, status: 4, block: 5, bundle: 6, reviewer: 7, go: GO_FD, snapshot: 10, dependencies: 11, relay: 10 };
 
-const ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
+const ENV_NAME_RE = SANDBOX_ENV_NAME_RE;
 const RESERVED_ENV = new Set([...FIXED_ENV.map(([k]) => k), 'PWD']);
 /** Same shape as the policy's reviewer interpreter (docs/reviewers.md#the-reviewers-world: a root-owned file under /usr). */
 const INTERPRETER_RE = /^\/usr\/[A-Za-z0-9._+-][A-Za-z0-9._/+-]{0,199}$/;
 import { REVIEWER_ENV_VALUE_MAX as MAX_ENV_VALUE } from '../../src/core/limits.js';
 import { REVIEWER_ENV_MAX_VARS as MAX_ENV_VARS } from '../../src/core/limits.js';
+import { EGRESS_SOCKET_PATH_RE, SANDBOX_ENV_NAME_RE } from '../../src/core/sandbox-bounds.js';
 
 /** The runner's egress wiring (docs/egress.md): the broker socket's host path and its variables. */
 export interface EgressWiring {
@@ -79,7 +80,7 @@ export function validatePolicyEnv(env: unknown): asserts env is Record<string, s
 /** The egress wiring: an absolute socket path of safe characters, exactly the egress variables. */
 export function validateEgressWiring(e: unknown): asserts e is EgressWiring {
   const w = e as EgressWiring;
-  if (w === null || typeof w !== 'object' || typeof w.socket !== 'string' || !/^\/[A-Za-z0-9._/-]{1,1000}$/.test(w.socket) || w.socket.split('/').includes('..')) {
+  if (w === null || typeof w !== 'object' || typeof w.socket !== 'string' || !EGRESS_SOCKET_PATH_RE.test(w.socket) || w.socket.split('/').includes('..')) {
     fail('sandbox_argument_invalid', ['egress.socket']);
   }
   const env = w.env as Record<string, unknown>;

@@ -18,6 +18,7 @@ import { int, str } from './schema-primitives.js';
 import { parseSignedNote, type SignedNote } from './signed-note.js';
 import { DIGEST_RE } from './ids.js';
 import { AUDIT_STATE_ID_MAX_CHARS } from './limits.js';
+import { HASH32_BASE64_RE, POSITIVE_DECIMAL_RE } from './ids.js';
 
 export const AUDIT_STATE_HEADER = 'governed-audit-state/v1';
 export const AUDIT_STATE_KEY_NAME = 'governed-audit-state';
@@ -32,8 +33,8 @@ export interface AuditStateAnchor {
   readonly trust: string;
 }
 
-const SIZE_RE = /^[1-9][0-9]{0,15}$/;
-const ROOT_RE = /^[A-Za-z0-9+/]{43}=$/;
+const SIZE_RE = POSITIVE_DECIMAL_RE;
+const ROOT_RE = HASH32_BASE64_RE;
 const KEYS = ['log', 'size', 'root', 'head', 'state', 'carry', 'trust'] as const;
 
 export function auditStateBody(a: AuditStateAnchor): string {

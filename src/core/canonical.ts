@@ -167,6 +167,11 @@ export function digestOf(value: unknown): string {
   return sha256Digest(canonicalJson(value));
 }
 
+/** Hex part of a `sha256:<hex>` digest, or null when it is not one. */
+export function digestHexOrNull(digest: string): string | null {
+  return DIGEST_RE.test(digest) ? digest.slice('sha256:'.length) : null;
+}
+
 /** Hex part of a `sha256:<hex>` digest. */
 export function digestHex(digest: string): string {
   if (!DIGEST_RE.test(digest)) fail('schema_invalid', ['digest']);

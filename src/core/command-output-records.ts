@@ -16,6 +16,7 @@ import { consistencyProofSchema, inclusionProofSchema } from './tlog-proof.js';
 import { STAGES } from './review-vocabulary.js';
 import { printedSchema } from './json-style-schema.js';
 import { LEASE_ID_RE, NAME_RE, RECORD_ID_RE, RUN_ID_RE, UNIT_ID_RE } from './ids.js';
+import { BASE64_RE, HASH32_BASE64_RE } from './ids.js';
 
 const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]];
 const unitId = str({ re: UNIT_ID_RE });
@@ -259,7 +260,7 @@ export const auditCheckpointOutputSchema = z.union([
     origin: z.string(),
     tree_size: count,
     /** Base64 of the 32-byte RFC 6962 root. */
-    root_hash: str({ re: /^[A-Za-z0-9+/]{43}=$/ }),
+    root_hash: str({ re: HASH32_BASE64_RE }),
     log_entries: count,
     log_head: digestString,
     state_digest: digestString,
@@ -310,7 +311,7 @@ export const receiptShowOutputSchema = z.strictObject({
   stage: z.enum(STAGES),
   slot: slotName,
   verdict: z.enum(['CLEAN', 'DIRTY']),
-  envelope_b64: str({ re: /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/ }),
+  envelope_b64: str({ re: BASE64_RE }),
 });
 
 const problemSchema = { code: z.enum(ERROR_CODE_LIST), ids: z.array(z.string()), exit: exitCode };

@@ -11,6 +11,8 @@ import { fail } from './errors.js';
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410 §4): SEQ{SEQ{OID 1.3.101.112}, BITSTRING}. */
 export const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** A PKCS#8 PEM private-key file's one block; group 1 is its base64 body. */
+export const PKCS8_PEM_RE = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/;
 /** DER prefix of an Ed25519 PKCS#8 PrivateKeyInfo (RFC 8410 §7) before the 32-byte seed. */
 export const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 

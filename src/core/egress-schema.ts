@@ -6,14 +6,17 @@ import { SIZE_RE, DURATION_RE } from './duration.js';
 import { EGRESS_OUTCOMES, EGRESS_PROVIDERS, RECORD_METHODS } from './egress-rules.js';
 import { count, digestString, hex64, int, list, str } from './schema-primitives.js';
 import { EGRESS_MAX_CONNECTIONS, EGRESS_MAX_REQUESTS, EGRESS_MAX_ROUTES } from './limits.js';
+import { SANDBOX_ENV_NAME_RE } from './sandbox-bounds.js';
 
 /** A DNS name with at least one letter in its last label (never an IP literal), lowercase. */
-export const egressHost = str({ re: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/ });
+/** The DNS-name grammar of {@link egressHost}; the run CA checks it again before openssl reads it. */
+export const EGRESS_HOST_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+export const egressHost = str({ re: EGRESS_HOST_RE });
 const routePath = str({ re: /^\/[A-Za-z0-9._~\-/]{0,255}$/ }).check(
   z.refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), { message: 'path' }),
   z.meta({ description: "an absolute path without '.' or '..' segments, no query string" }),
 );
-const envName = str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ });
+const envName = str({ re: SANDBOX_ENV_NAME_RE });
 const absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(z.refine((p) => !p.split('/').includes('..'), { message: 'path' }));
 
 export const egressCapsSchema = z.strictObject({
@@ -27,9 +30,12 @@ export const egressCapsSchema = z.strictObject({
   connections: int(1, EGRESS_MAX_CONNECTIONS),
 });
 
+/** A model name as the policy allows it and the egress receipt records it. */
+const modelName = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ });
+
 export const egressPolicySchema = z.strictObject({
   provider: z.enum(EGRESS_PROVIDERS),
-  model: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }),
+  model: modelName,
   host: egressHost,
   port: int(1, 65535),
   /** `tls`: HTTPS with the system trust store (or `ca_file`); `plain-loopback`: HTTP to a loopback address only. */
@@ -80,7 +86,7 @@ export const egressReceiptSchema = z.strictObject({
   /** digestOf(the reviewer's egress policy entry). */
   policy_digest: digestString,
   provider: z.enum(EGRESS_PROVIDERS),
-  model: str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }),
+  model: modelName,
   host: egressHost,
   port: int(1, 65535),
   transport: z.enum(['tls', 'plain-loopback']),

@@ -45,3 +45,27 @@ export const CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A
 /** The id of a signed authority record as a contract cites it: the item alphabet, a suffix of up to
  * 64 characters (a record id may carry a full hex digest). */
 export const AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
+
+// --- Other formats that cross a process or file boundary (one spelling each) ------------------------
+
+/** An item id of a review protocol's answers (a finding, an issue, a lane's finding). */
+export const PROTOCOL_ITEM_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+/** An error code as it crosses a process boundary (the daemon's and the sandbox host's answers, a
+ * run's recorded refusal). */
+export const ERROR_CODE_RE = /^[a-z][a-z0-9_]{0,63}$/;
+/** A boot id (/proc/sys/kernel/random/boot_id): a UUID's 36 characters. */
+export const BOOT_ID_RE = /^[0-9a-f-]{36}$/;
+/** A system user or group name as governed creates and names them (the portable useradd rule). */
+export const SYSTEM_NAME_RE = /^[a-z_][a-z0-9_-]{0,30}$/;
+/** A process id as a writer names it on the command line. */
+export const PID_TEXT_RE = /^[1-9][0-9]{0,9}$/;
+/** A positive decimal of at most 16 digits: a log entry or size as the command line and the audit
+ * state note spell it. */
+export const POSITIVE_DECIMAL_RE = /^[1-9][0-9]{0,15}$/;
+/** Standard padded base64 (RFC 4648 §4): its grammar only (canonical bytes are src/core/base64.ts's
+ * rule). */
+export const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The base64 alphabet with up to two `=`, for byte fields a line protocol decodes strictly later. */
+export const BASE64_CHARS_RE = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Standard padded base64 of exactly 32 bytes (a tree hash, a checkpoint root). */
+export const HASH32_BASE64_RE = /^[A-Za-z0-9+/]{43}=$/;

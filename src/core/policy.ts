@@ -15,6 +15,7 @@ import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_R
 import { policyFromDocument, ROLES } from './policy-rules.js';
 import { NAME_RE } from './ids.js';
 import { POLICY_MAX_EXCLUDES, POLICY_PATH_MAX_CHARS, PRESERVATION_WAIVER_MAX_CHARS, REVIEWER_ENV_VALUE_MAX } from './limits.js';
+import { INTERPRETER_PATH_RE, SANDBOX_ENV_NAME_RE } from './sandbox-bounds.js';
 
 export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
@@ -107,11 +108,11 @@ export const policySchema = z.strictObject({
     name,
     z.strictObject({
       sha256: hex64,
-      interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }).check(
+      interpreter: str({ re: INTERPRETER_PATH_RE }).check(
         z.refine((p) => !p.split('/').includes('..'), { message: 'path' }),
         z.meta({ description: "an absolute path under /usr with no '..' segment" }),
       ),
-      env: closedRecord(str({ re: /^[A-Z][A-Z0-9_]{0,63}$/ }), str({ max: REVIEWER_ENV_VALUE_MAX })),
+      env: closedRecord(str({ re: SANDBOX_ENV_NAME_RE }), str({ max: REVIEWER_ENV_VALUE_MAX })),
       /** The one model endpoint this reviewer may reach through the egress broker (docs/egress.md). */
       egress: z.optional(egressPolicySchema),
       /** A check reviewer (docs/reviewers.md#check-reviewers): the command its pinned adapter runs
@@ -143,7 +144,7 @@ export const policySchema = z.strictObject({
   preservation_adapters: z.optional(
     z.strictObject({
       sha256: hexList,
-      interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }).check(
+      interpreter: str({ re: INTERPRETER_PATH_RE }).check(
         z.refine((p) => !p.split('/').includes('..'), { message: 'path' }),
         z.meta({ description: "an absolute path under /usr with no '..' segment" }),
       ),

@@ -7,6 +7,8 @@ import { transcriptViolation } from './egress-rules.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 import { CHALLENGE_ID_RE, CONTRACT_ID_RE, EXECUTION_ID_RE, NAME_RE, RUN_ID_RE, UNIT_ID_RE, WRITER_SESSION_RE } from './ids.js';
 import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_ROOT_MAX_CHARS } from './limits.js';
+import { BOOT_ID_RE } from './ids.js';
+import { INTERPRETER_PATH_RE } from './sandbox-bounds.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
 
@@ -30,7 +32,7 @@ export function isVeto(f: Finding): boolean {
 }
 
 const processIdentityShape = {
-  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  boot_id: str({ re: BOOT_ID_RE }),
   pid: int(1, 4194304),
   start_time: str({ re: /^\d{1,20}$/ }), // clock ticks since boot (/proc/<pid>/stat field 22)
 };
@@ -42,7 +44,7 @@ export const processIdentitySchema = z.strictObject(processIdentityShape);
  * connection (SO_PEERCRED), never as the client said.
  */
 export const separationSchema = z.strictObject({
-  boot_id: str({ re: /^[0-9a-f-]{36}$/ }),
+  boot_id: str({ re: BOOT_ID_RE }),
   daemon_pid: int(1, 4194304),
   daemon_start_time: str({ re: /^\d{1,20}$/ }),
   daemon_uid: int(1, 4294967294),
@@ -90,7 +92,7 @@ export const reviewReceiptPredicateSchema = z.strictObject({
   reviewer: z.strictObject({
     name: str({ re: NAME_RE }),
     sha256: hex64,
-    interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }),
+    interpreter: str({ re: INTERPRETER_PATH_RE }),
   }),
   sandbox: z.strictObject({
     bwrap_sha256: hex64,

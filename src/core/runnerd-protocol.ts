@@ -9,6 +9,7 @@ import * as z from 'zod/mini';
 import { gitId, int, str } from './schema-primitives.js';
 import { CHALLENGE_ID_RE, DIGEST_RE, LEASE_ID_RE, NAME_RE, RECORD_ID_RE, UNIT_ID_RE, WRITER_SESSION_RE } from './ids.js';
 import { CODED_ERROR_ID_MAX_CHARS, CODED_ERROR_MESSAGE_MAX_CHARS, ID_FIELD_MAX_CHARS, RUNNERD_IDS_MAX_CHARS } from './limits.js';
+import { BASE64_CHARS_RE, ERROR_CODE_RE } from './ids.js';
 
 export { RUNNERD_MAX_CONNECTIONS, RUNNERD_MAX_REQUEST_BYTES, RUNNERD_MAX_RESPONSE_BYTES } from './limits.js';
 /** A request must arrive whole within this time after the connection opened. */
@@ -21,7 +22,7 @@ const lease = str({ re: LEASE_ID_RE });
 const receipt = str({ re: DIGEST_RE });
 const name = str({ re: NAME_RE });
 const duration = str({ re: /^[0-9]{1,9}[smhd]$/ });
-const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/, min: 4 });
+const b64 = str({ re: BASE64_CHARS_RE, min: 4 });
 const record = str({ re: RECORD_ID_RE });
 
 /** The reviewed content: one commit and a git bundle that contains it (verified by the daemon). */
@@ -94,7 +95,7 @@ export const runnerdRequestSchema = z.discriminatedUnion('op', [
 export type RunnerdRequest = z.infer<typeof runnerdRequestSchema>;
 export type RunnerdOp = RunnerdRequest['op'];
 
-const errorShape = z.strictObject({ code: str({ re: /^[a-z][a-z0-9_]{0,63}$/ }), exit: int(0, 9), message: str({ max: CODED_ERROR_MESSAGE_MAX_CHARS }), ids: z.array(str({ max: CODED_ERROR_ID_MAX_CHARS })) });
+const errorShape = z.strictObject({ code: str({ re: ERROR_CODE_RE }), exit: int(0, 9), message: str({ max: CODED_ERROR_MESSAGE_MAX_CHARS }), ids: z.array(str({ max: CODED_ERROR_ID_MAX_CHARS })) });
 /** The reply: the command's own result (what co-located mode prints) or its coded error. */
 export const runnerdResponseSchema = z.union([
   z.strictObject({

@@ -6,6 +6,17 @@
 // own checks (defence in depth: a caller of runner/sandbox need not have loaded a policy). Pure.
 import { CHECK_DEPENDENCY_ROOT_MAX_CHARS } from './limits.js';
 
+/** An interpreter or check program: an absolute path under /usr (the segment rule below applies
+ * too). The policy, the challenge record, the receipt predicate and the sandbox read this one. */
+export const INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
+/** A variable name set inside the sandbox (a reviewer's environment, the egress wiring). */
+export const SANDBOX_ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
+/** A variable name a review-pass tool sets (its repository sandbox; a leading `_` allowed). */
+export const TOOL_ENV_NAME_RE = /^[A-Z_][A-Z0-9_]{0,63}$/;
+/** The egress broker's socket path as the sandbox binds it: absolute, a closed alphabet (the `..`
+ * segment is refused beside it). */
+export const EGRESS_SOCKET_PATH_RE = /^\/[A-Za-z0-9._/-]{1,1000}$/;
+
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 
@@ -60,7 +71,7 @@ export function dependencyRootAllowed(p: string): boolean {
 
 /** A check command's program: an absolute path under /usr with the interpreter's segment rule. */
 export function checkProgramAllowed(p: string): boolean {
-  return /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/.test(p) && interpreterSegmentsAllowed(p);
+  return INTERPRETER_PATH_RE.test(p) && interpreterSegmentsAllowed(p);
 }
 
 /**

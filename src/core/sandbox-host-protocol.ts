@@ -7,8 +7,10 @@ import * as z from 'zod/mini';
 import { count, hex64, int, str } from './schema-primitives.js';
 import { DIGEST_RE } from './ids.js';
 import { BWRAP_VERSION_MAX_CHARS, CHECK_DEPENDENCY_ROOT_MAX_CHARS, CODED_ERROR_ID_MAX_CHARS, PROGRAM_PATH_MAX_CHARS } from './limits.js';
+import { BASE64_CHARS_RE, BOOT_ID_RE, ERROR_CODE_RE } from './ids.js';
+import { EGRESS_SOCKET_PATH_RE } from './sandbox-bounds.js';
 
-const b64 = str({ re: /^[A-Za-z0-9+/]*={0,2}$/ });
+const b64 = str({ re: BASE64_CHARS_RE });
 const id = int(1, Number.MAX_SAFE_INTEGER);
 const uid = int(1, 4294967294);
 /** An absolute path without `.`/`..` segments (a sealed tree the daemon made). */
@@ -31,7 +33,7 @@ export const sandboxHostJobSchema = z.strictObject({
    * the wiring again before bwrap runs. */
   egress: z.optional(
     z.strictObject({
-      socket: str({ re: /^\/[A-Za-z0-9._/-]{1,1000}$/ }),
+      socket: str({ re: EGRESS_SOCKET_PATH_RE }),
       env: z.record(z.string(), z.string()),
       relay: z.optional(z.boolean()),
       terminate: z.optional(z.literal(true)),
@@ -55,7 +57,7 @@ export type SandboxHostJob = z.infer<typeof sandboxHostJobSchema>;
 
 export const sandboxHostReplySchema = z.union([
   z.strictObject({ ready: z.literal(true), uid, gid: uid, pid: int(1, 4194304) }),
-  z.strictObject({ id, ok: z.literal(false), code: str({ re: /^[a-z][a-z0-9_]{0,63}$/ }), ids: z.array(str({ max: CODED_ERROR_ID_MAX_CHARS })).check(z.maxLength(16)) }),
+  z.strictObject({ id, ok: z.literal(false), code: str({ re: ERROR_CODE_RE }), ids: z.array(str({ max: CODED_ERROR_ID_MAX_CHARS })).check(z.maxLength(16)) }),
   z.strictObject({
     id,
     ok: z.literal(true),
@@ -71,7 +73,7 @@ export const sandboxHostReplySchema = z.union([
       setup_failed: z.boolean(),
       cleanup_verified: z.boolean(),
       duration_ms: count,
-      identity: z.strictObject({ boot_id: str({ re: /^[0-9a-f-]{36}$/ }), pid: int(1, 4194304), start_time: str({ re: /^[0-9]{1,20}$/ }), namespaces: ns }),
+      identity: z.strictObject({ boot_id: str({ re: BOOT_ID_RE }), pid: int(1, 4194304), start_time: str({ re: /^[0-9]{1,20}$/ }), namespaces: ns }),
       facts: z.strictObject({
         bwrapPath: str({ max: PROGRAM_PATH_MAX_CHARS }),
         bwrapSha256: hex64,

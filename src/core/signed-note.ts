@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { verifyEd25519, type PublicKey } from './ed25519.js';
 import { SIGNED_NOTE_MAX_BYTES, SIGNED_NOTE_MAX_SIGNATURES } from './limits.js';
+import { BASE64_RE } from './ids.js';
 
 /** U+2014 EM DASH, then a space: how every signature line starts. */
 const SIG_PREFIX = '\u2014 ';
@@ -17,7 +18,7 @@ export const MAX_NOTE_SIGNATURES = SIGNED_NOTE_MAX_SIGNATURES;
 export const MAX_NOTE_BYTES = SIGNED_NOTE_MAX_BYTES;
 const ORIGIN_RE = /^[\x21-\x7e]{1,255}$/;
 const KEY_NAME_RE = /^[\x21-\x2a\x2c-\x7e]{1,255}$/; // printable, no space, no '+'
-const B64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const B64_RE = BASE64_RE;
 const SIZE_RE = /^(?:0|[1-9][0-9]{0,15})$/;
 
 export interface Checkpoint {

@@ -17,12 +17,13 @@ import { count, digestString, list } from './schema-primitives.js';
 // deploy record writes proofs on its cold path); the types they write are this module's schemas'.
 import { CONSISTENCY_FORMAT, INCLUSION_FORMAT } from './tlog-proof-file.js';
 import { TLOG_PROOF_MAX_HASHES } from './limits.js';
+import { HASH32_BASE64_RE } from './ids.js';
 export { CONSISTENCY_FORMAT, INCLUSION_FORMAT, consistencyProofFile, inclusionProofFile } from './tlog-proof-file.js';
 
 /** A tree hash as governed's log files carry it (proofs, the witness state): standard padded base64 of
  * exactly 32 bytes, canonical (it re-encodes to itself). */
 export const proofHash = z.string().check(
-  z.regex(/^[A-Za-z0-9+/]{43}=$/),
+  z.regex(HASH32_BASE64_RE),
   z.refine((s) => Buffer.from(s, 'base64').toString('base64') === s, { message: 'canonical_base64' }),
   z.meta({ description: 'standard padded base64 of a 32-byte SHA-256 hash; canonical: it re-encodes to the same text' }),
 );

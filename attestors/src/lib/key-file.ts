@@ -5,6 +5,7 @@ import { openSync, fstatSync, readSync, closeSync, constants } from 'node:fs';
 import { ED25519_PKCS8_PREFIX } from '../../../src/core/ed25519.js';
 import type { AttestorRefusal } from '../../../src/core/attestor-protocol.js';
 import { PRIVATE_KEY_FILE_MAX_BYTES } from '../../../src/core/limits.js';
+import { PKCS8_PEM_RE } from '../../../src/core/ed25519.js';
 
 export class Refusal extends Error {
   constructor(readonly code: AttestorRefusal) {
@@ -37,7 +38,7 @@ export function readPrivateFile(path: string): Buffer {
 }
 
 export function seedFromPkcs8Pem(pem: string): Uint8Array {
-  const m = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/.exec(pem.trim() + '\n');
+  const m = PKCS8_PEM_RE.exec(pem.trim() + '\n');
   if (!m || m[1] === undefined) return refuse('key_invalid');
   const der = Buffer.from(m[1].replace(/\s+/g, ''), 'base64');
   if (der.length !== 48 || !der.subarray(0, 16).equals(ED25519_PKCS8_PREFIX)) refuse('key_invalid');

@@ -8,6 +8,7 @@ import { attestorFiles, resolveLocations } from '../../flows/run/locations.js';
 import { writeOnce } from '../../flows/write-once.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
+import { POSITIVE_DECIMAL_RE } from '../../core/ids.js';
 
 export interface AuditProveOpts {
   receipt?: string;
@@ -35,7 +36,7 @@ export function auditProveCommand(opts: AuditProveOpts): CommandResult {
     text = r.text;
     json = { kind: 'consistency', old_size: r.old_size, new_size: r.new_size };
   } else {
-    if (opts.entry !== undefined && !/^[1-9][0-9]{0,15}$/.test(opts.entry)) fail('usage_error', ['--entry']);
+    if (opts.entry !== undefined && !POSITIVE_DECIMAL_RE.test(opts.entry)) fail('usage_error', ['--entry']);
     const origin = opts.checkpoint === undefined ? peekTlogConfig(attestorFiles(resolveLocations({ home, attestorsDir: opts.attestors }), 'log').config)?.origin : undefined;
     const r = proveEntryInclusion({
       home,

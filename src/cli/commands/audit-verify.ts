@@ -13,6 +13,7 @@ import type { AuditVerifyJson } from '../../core/command-output.js';
 import { parseVerifierKey } from '../../core/tlog-checkpoint.js';
 import { loadSigningKey } from '../../flows/authority/private-key.js';
 import { DIGEST_RE } from '../../core/ids.js';
+import { POSITIVE_DECIMAL_RE } from '../../core/ids.js';
 
 /** --witness-key K... [--witness-threshold N] (docs/audit.md "Witnesses"). */
 function witnessOptions(opts: { witnessKey?: string[]; witnessThreshold?: string }) {
@@ -100,7 +101,7 @@ function auditVerifyProofsCommand(opts: AuditVerifyOpts, now: Date): CommandResu
   if ((opts.receipt !== undefined || opts.entry !== undefined) && inclusion.length !== 1) fail('usage_error', ['--inclusion-proof']);
   // A malformed --receipt or --entry is never echoed (docs/commands.md#exit-codes).
   if (opts.receipt !== undefined && !DIGEST_RE.test(opts.receipt)) fail('usage_error', ['--receipt']);
-  if (opts.entry !== undefined && !/^[1-9][0-9]{0,15}$/.test(opts.entry)) fail('usage_error', ['--entry']);
+  if (opts.entry !== undefined && !POSITIVE_DECIMAL_RE.test(opts.entry)) fail('usage_error', ['--entry']);
   const trust = opts.trust !== undefined ? loadTrustRootFile(opts.trust, now) : loadPinnedTrustRoot(resolveHome(opts.home), now);
   const read = (max: number) => (file: string) => ({ file, bytes: readInputFile(file, max) });
   const r = auditVerifyProofs({

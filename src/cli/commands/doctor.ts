@@ -6,6 +6,7 @@ import type { RunnerdTarget } from '../../flows/runnerd/layout-findings.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { DoctorOutput } from '../../core/command-output-records.js';
+import { SYSTEM_NAME_RE } from '../../core/ids.js';
 
 export interface DoctorOptions {
   dir?: string;
@@ -19,7 +20,7 @@ export interface DoctorOptions {
   socket?: string;
 }
 
-const NAME_RE = /^[a-z_][a-z0-9_-]{0,30}$/;
+const NAME_RE = SYSTEM_NAME_RE;
 
 export async function doctorCommand(opts: DoctorOptions): Promise<CommandResult> {
   if (opts.dir === undefined && opts.runnerd === undefined) fail('usage_error', ['--dir/--runnerd']);

@@ -7,6 +7,7 @@ import { runnerdSetup } from '../../flows/runnerd/setup.js';
 import { writeError, type CommandResult } from '../output.js';
 import { GovernedError, isGovernedError } from '../../core/errors.js';
 import { resolve } from 'node:path';
+import { SYSTEM_NAME_RE } from '../../core/ids.js';
 
 export interface RunnerdCommandOptions {
   dir?: string;
@@ -22,7 +23,7 @@ export interface RunnerdCommandOptions {
   json?: boolean;
 }
 
-const NAME_RE = /^[a-z_][a-z0-9_-]{0,30}$/;
+const NAME_RE = SYSTEM_NAME_RE;
 
 function base(o: RunnerdCommandOptions): { base: string; socket: string; user: string; writers: string } {
   const user = o.user ?? DEFAULT_USER;

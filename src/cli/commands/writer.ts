@@ -3,10 +3,11 @@ import { registerWriterFlow } from '../../flows/writer.js';
 import { resolveHome } from '../options.js';
 import type { CommandResult } from '../output.js';
 import type { WriterRegisterOutput } from '../../core/command-output-records.js';
+import { PID_TEXT_RE } from '../../core/ids.js';
 
 function parsePid(text: string | undefined): number {
   if (text === undefined) return process.ppid;
-  if (!/^[1-9][0-9]{0,9}$/.test(text)) fail('process_identity_invalid', ['pid']);
+  if (!PID_TEXT_RE.test(text)) fail('process_identity_invalid', ['pid']);
   return Number(text);
 }
 

@@ -12,6 +12,7 @@ import type { CommandResult } from '../output.js';
 import { progressSink } from '../progress.js';
 import { progressFrames, refuseLocalOnly, remoteResult, snapshotContent } from './client.js';
 import { GIT_OID_RE, RECORD_ID_RE } from '../../core/ids.js';
+import { PID_TEXT_RE } from '../../core/ids.js';
 
 const repoOf = (o: { repo?: string }): string => o.repo ?? process.cwd();
 
@@ -61,7 +62,7 @@ export async function remoteWriterRegister(socket: string, o: { unit: string; wr
   refuseLocalOnly(o, ['home']);
   // The writer is this command's parent unless --pid says otherwise; the daemon reads both from the
   // kernel and checks the process belongs to this uid.
-  const pid = o.pid === undefined ? undefined : /^[1-9][0-9]{0,9}$/.test(o.pid) ? Number(o.pid) : fail('process_identity_invalid', ['pid']);
+  const pid = o.pid === undefined ? undefined : PID_TEXT_RE.test(o.pid) ? Number(o.pid) : fail('process_identity_invalid', ['pid']);
   return remoteResult(socket, { v: 1, op: 'writer-register', unit: o.unit, writer_session: o.writerSession, ...(pid === undefined ? {} : { pid }) }, o);
 }
 

@@ -19,6 +19,7 @@ const pathList = list(str({ min: 1, max: MAX_PATH }), 1, PRESERVATION_SURFACE_MA
 
 import { DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, SURFACE_KINDS, VENDOR_DISPOSITIONS } from './vocabulary.js';
 import { ID_FIELD_MAX_CHARS, PRESERVATION_MAX_VENDORS, PRESERVATION_SURFACE_MAX_PATHS, PROBE_ENTRY_MAX_CHARS, VENDOR_REPOSITORY_MAX_CHARS } from '../limits.js';
+import { ENTRY_RE } from './vocabulary.js';
 export { DESTRUCTIVE_DISPOSITIONS, DISPOSITIONS, SURFACE_KINDS, VENDOR_DISPOSITIONS };
 export type Disposition = (typeof DISPOSITIONS)[number];
 export type DestructiveDisposition = (typeof DESTRUCTIVE_DISPOSITIONS)[number];
@@ -36,7 +37,7 @@ const surfaceSchema = z.strictObject({
   paths: pathList,
   disposition: z.enum(DISPOSITIONS),
   /** The real entry the project adapter names (`bin:NAME`, `export:SUBPATH`, `script:NAME`). */
-  probe: z.optional(str({ min: 1, max: PROBE_ENTRY_MAX_CHARS, re: /^[a-z]+:[\x21-\x7e]{1,250}$/ })),
+  probe: z.optional(str({ min: 1, max: PROBE_ENTRY_MAX_CHARS, re: ENTRY_RE })),
   baseline_evidence_id: idRef,
   current_evidence_id: idRef,
   authority_id: z.optional(str({ max: ID_FIELD_MAX_CHARS })),

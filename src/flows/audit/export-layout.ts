@@ -24,8 +24,8 @@ import type { Db } from '../../store/store.js';
 import { inclusionProofText } from './prove.js';
 import { containersOf } from '../../core/sigstore-bundle.js';
 import { HEX64_RE, RECORD_ID_RE } from '../../core/ids.js';
+import { digestHexOrNull } from '../../core/canonical.js';
 
-const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 const KEY_ID_RE = HEX64_RE;
 
 export interface ExportLayoutInput {
@@ -53,11 +53,11 @@ export function exportLayout(input: ExportLayoutInput): ExportLayout {
     if (row.type !== 'run_receipt' && row.type !== 'authority_record') continue;
     const payload = decodePayload(row.seq, row.type, row.unit, row.payload) as Record<string, unknown>;
     if (row.type === 'run_receipt') {
-      const m = RECEIPT_ID_RE.exec(String(payload.receipt));
-      if (m === null) fail('log_payload_invalid', [`seq:${row.seq}`]);
+      const hex = digestHexOrNull(String(payload.receipt));
+      if (hex === null) fail('log_payload_invalid', [`seq:${row.seq}`]);
       const envelope = Buffer.from(String(payload.envelope_b64), 'base64');
-      files.set(`receipts/${m[1]}.json`, envelope);
-      for (const [path, bytes] of containersOf(envelope, m[1] as string)) files.set(path, bytes);
+      files.set(`receipts/${hex}.json`, envelope);
+      for (const [path, bytes] of containersOf(envelope, hex)) files.set(path, bytes);
       receipts++;
     } else {
       const id = String(payload.record);
@@ -97,9 +97,9 @@ export function exportTlogFiles(db: Db, rows: readonly LogRow[], unit: string | 
     if (row.seq > cp.size) break;
     if (row.type !== 'run_receipt' || (unit !== null && row.unit !== unit)) continue;
     const payload = decodePayload(row.seq, row.type, row.unit, row.payload) as Record<string, unknown>;
-    const m = RECEIPT_ID_RE.exec(String(payload.receipt));
-    if (m === null) fail('log_payload_invalid', [`seq:${row.seq}`]);
-    files.set(`proofs/${m[1]}.json`, Buffer.from(inclusionProofText(db, row, cp.size, cp.origin), 'utf8'));
+    const hex = digestHexOrNull(String(payload.receipt));
+    if (hex === null) fail('log_payload_invalid', [`seq:${row.seq}`]);
+    files.set(`proofs/${hex}.json`, Buffer.from(inclusionProofText(db, row, cp.size, cp.origin), 'utf8'));
   }
   return files;
 }

@@ -9,6 +9,7 @@ import { ED25519_PKCS8_PREFIX, publicKeyFromSpkiDer, type PublicKey } from '../.
 import { readAllFd } from '../read-file.js';
 
 import { PRIVATE_KEY_FILE_MAX_BYTES as MAX_KEY_FILE_BYTES } from '../../core/limits.js';
+import { PKCS8_PEM_RE } from '../../core/ed25519.js';
 
 export interface SigningKey {
   readonly privateKey: KeyObject;
@@ -39,7 +40,7 @@ function readPrivateFile(path: string): Buffer {
 /** Load a PKCS#8 PEM Ed25519 private key from a file only its owner can read. */
 export function loadSigningKey(path: string): SigningKey {
   const pem = readPrivateFile(path).toString('utf8');
-  const m = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/.exec(pem.trim() + '\n');
+  const m = PKCS8_PEM_RE.exec(pem.trim() + '\n');
   if (!m || m[1] === undefined) fail('key_invalid', ['pem']);
   const der = Buffer.from(m[1].replace(/\s+/g, ''), 'base64');
   if (der.length !== 48 || !der.subarray(0, 16).equals(ED25519_PKCS8_PREFIX)) fail('key_invalid', ['pkcs8']);

@@ -36,7 +36,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Decision } from '../../core/decision/index.js';
-import { canonicalJson, sha256Digest, sha256Hex } from '../../core/canonical.js';
+import { canonicalJson, digestHexOrNull, sha256Digest, sha256Hex } from '../../core/canonical.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import { parseJsonStrict } from '../../core/strict-json.js';
 import { containersOf } from '../../core/sigstore-bundle.js';
@@ -62,7 +62,6 @@ export type { DeployRecordRef } from '../../core/command-output.js';
 import type { DeployRecordRef, GateDecisionJson } from '../../core/command-output.js';
 import type { DeployRecordManifest, DeployRecordManifestCamel } from '../../core/deploy-record.js';
 
-const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 /** An envelope the gate itself just wrote is small; anything larger is not it. */
 import { VSA_FILE_MAX_BYTES as MAX_VSA_BYTES } from '../../core/limits.js';
 import { RECORD_ID_RE } from '../../core/ids.js';
@@ -111,21 +110,21 @@ export class DeployRecord {
   /** The exact stored envelopes of what the decision relies on (read in the gate's snapshot). */
   addRecords(db: Db, reliedOn: Decision['reliedOn']): void {
     for (const id of reliedOn.receipts) {
-      const m = RECEIPT_ID_RE.exec(id);
-      if (m === null) fail('internal_error', ['export_receipt_id']);
+      const hex = digestHexOrNull(id);
+      if (hex === null) fail('internal_error', ['export_receipt_id']);
       const envelope = this.tools.receiptEnvelope(db, id);
-      this.files.set(`receipts/${m[1]}.json`, envelope);
+      this.files.set(`receipts/${hex}.json`, envelope);
       // Beside it, the same envelope in the standard containers (docs/formats.md "Standard containers").
-      for (const [path, bytes] of containersOf(envelope, m[1] as string)) this.files.set(path, bytes);
+      for (const [path, bytes] of containersOf(envelope, hex)) this.files.set(path, bytes);
     }
     for (const [path, bytes] of this.tools.tlogFiles(db, reliedOn.receipts)) this.files.set(path, bytes);
     // The probe receipts the preservation check counted (docs/preservation.md#delivery-state): their exact stored envelopes.
     for (const id of reliedOn.probes) {
-      const m = RECEIPT_ID_RE.exec(id);
-      if (m === null) fail('internal_error', ['export_probe_id']);
+      const hex = digestHexOrNull(id);
+      if (hex === null) fail('internal_error', ['export_probe_id']);
       const bytes = db.prepare('SELECT envelope FROM probe_receipts WHERE id = ?').pluck().get(id) as Buffer | undefined;
       if (bytes === undefined) fail('decision_fact_mismatch', [id]);
-      this.files.set(`probes/${m[1]}.json`, bytes);
+      this.files.set(`probes/${hex}.json`, bytes);
     }
     for (const id of reliedOn.authorities) {
       if (!RECORD_ID_RE.test(id)) fail('internal_error', ['export_record_id']);

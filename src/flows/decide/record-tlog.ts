@@ -16,8 +16,8 @@ import type { Db } from '../../store/store.js';
 import { treeReader } from '../../store/tree-read.js';
 import { utf8OrNull } from '../../core/utf8.js';
 import { inclusionProofText } from '../tlog-proof-text.js';
+import { digestHexOrNull } from '../../core/canonical.js';
 
-const RECEIPT_ID_RE = /^sha256:([0-9a-f]{64})$/;
 
 /** `checkpoint.note` and `proofs/<hex>.json` for the record, or an empty map when no checkpoint is stored. */
 export function recordTlogFiles(home: string, db: Db, receipts: readonly string[]): Map<string, Buffer> {
@@ -35,11 +35,11 @@ export function recordTlogFiles(home: string, db: Db, receipts: readonly string[
   const seqOf = db.prepare('SELECT log_seq FROM receipts WHERE id = ?').pluck();
   const rowOf = db.prepare('SELECT * FROM log WHERE seq = ?');
   for (const id of receipts) {
-    const m = RECEIPT_ID_RE.exec(id);
+    const hex = digestHexOrNull(id);
     const seq = seqOf.get(id) as number | undefined;
-    if (m === null || seq === undefined) fail('decision_fact_mismatch', [id]);
+    if (hex === null || seq === undefined) fail('decision_fact_mismatch', [id]);
     if (seq > cp.size) continue;
-    files.set(`proofs/${m[1]}.json`, Buffer.from(inclusionProofText(db, rowOf.get(seq) as LogRow, cp.size, cp.origin), 'utf8'));
+    files.set(`proofs/${hex}.json`, Buffer.from(inclusionProofText(db, rowOf.get(seq) as LogRow, cp.size, cp.origin), 'utf8'));
   }
   return files;
 }

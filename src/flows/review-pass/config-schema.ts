@@ -13,10 +13,11 @@ import { PRESET_NAMES } from './presets.js';
 import { NAME_RE } from '../../core/ids.js';
 import { int, list, str } from '../../core/schema-primitives.js';
 import { REVIEWER_ENV_VALUE_MAX, REVIEW_PASS_ARG_MAX_CHARS } from '../../core/limits.js';
+import { TOOL_ENV_NAME_RE } from '../../core/sandbox-bounds.js';
 
 /** Tool and slot names: the review-pass engine's reviewer-name grammar (stage-profile.ts NAME). */
 export const TOOL_NAME = str({ re: NAME_RE });
-const ENV_NAME = str({ re: /^[A-Z_][A-Z0-9_]{0,63}$/ });
+const ENV_NAME = str({ re: TOOL_ENV_NAME_RE });
 const DURATION = z.string().check(z.refine(isDuration));
 const SIZE = z.string().check(z.refine(isSize));
 const ARG = str({ min: 1, max: REVIEW_PASS_ARG_MAX_CHARS });

@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import { list, str } from '../../core/schema-primitives.js';
 import { REPO_PATH_MAX_CHARS, REVIEW_PROTOCOL_MAX_FINDINGS, REVIEW_PROTOCOL_MAX_ITEMS, REVIEW_PROTOCOL_MAX_PATHS, REVIEW_PROTOCOL_MAX_TEXT } from '../../core/limits.js';
+import { PROTOCOL_ITEM_ID_RE } from '../../core/ids.js';
 
 export const SIMPLE_SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type SimpleSeverity = (typeof SIMPLE_SEVERITIES)[number];
@@ -20,7 +21,7 @@ export const CLAIM_KINDS = [...COMPLEX_CLAIM_KINDS, 'other'] as const;
 export const DECISION_IMPACTS = ['routine', 'major'] as const;
 export type DecisionImpact = (typeof DECISION_IMPACTS)[number];
 
-const id = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/ });
+const id = str({ re: PROTOCOL_ITEM_ID_RE });
 const slot = str({ re: /^[a-z][a-z0-9-]{0,63}$/ });
 const text = str({ max: REVIEW_PROTOCOL_MAX_TEXT });
 const text1 = str({ min: 1, max: REVIEW_PROTOCOL_MAX_TEXT });

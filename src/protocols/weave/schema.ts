@@ -5,6 +5,7 @@
 import * as z from 'zod/mini';
 import { list, str } from '../../core/schema-primitives.js';
 import { REPO_PATH_MAX_CHARS, REVIEW_PROTOCOL_MAX_FINDINGS, REVIEW_PROTOCOL_MAX_TEXT, WEAVE_MAX_ISSUES } from '../../core/limits.js';
+import { PROTOCOL_ITEM_ID_RE } from '../../core/ids.js';
 
 /** Weave reviewers report "Severity: Critical / Important / Suggestion" (Phase 3 prompts). */
 export const WEAVE_SEVERITIES = ['Critical', 'Important', 'Suggestion'] as const;
@@ -18,7 +19,7 @@ export type Verification = (typeof VERIFICATIONS)[number];
 export const LANE_FAILURES = ['timeout', 'rate_limit', 'credit_exhausted', 'crash', 'empty'] as const;
 
 export const MAX_LANES = 26; // labels A..Z
-const id = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/ });
+const id = str({ re: PROTOCOL_ITEM_ID_RE });
 const text = str({ min: 1, max: REVIEW_PROTOCOL_MAX_TEXT });
 
 const LaneFindingSchema = z.strictObject({

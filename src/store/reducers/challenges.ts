@@ -23,6 +23,7 @@ import { cached } from '../statements.js';
 import { digest, gitOid, seconds, unitId, writerSession } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
 import { CHALLENGE_ID_RE, HEX64_RE, NAME_RE } from '../../core/ids.js';
+import { INTERPRETER_PATH_RE } from '../../core/sandbox-bounds.js';
 
 export { CHALLENGE_ID_RE };
 const challengeId = str({ re: CHALLENGE_ID_RE });
@@ -40,7 +41,7 @@ export const challengeIssuePayload = z
     reviewer: z.strictObject({
       name: slotName,
       sha256: hex64,
-      interpreter: str({ re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }),
+      interpreter: str({ re: INTERPRETER_PATH_RE }),
     }),
     view: slotName,
     bundle_digest: digest,

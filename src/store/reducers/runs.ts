@@ -13,6 +13,7 @@ import type { Db } from '../store.js';
 import { cached, cachedPluck } from '../statements.js';
 import { RECEIPT_ROW_COLUMNS, receiptRowOfEntry, trustModeOfPredicate, type ReceiptTrustMode } from '../receipt-entries.js';
 import { CHALLENGE_ID_RE, EXECUTION_ID_RE, HEX64_RE, NAME_RE, RUN_ID_RE } from '../../core/ids.js';
+import { ERROR_CODE_RE } from '../../core/ids.js';
 
 const runId = str({ re: RUN_ID_RE });
 const executionId = str({ re: EXECUTION_ID_RE });
@@ -21,7 +22,7 @@ const stage = z.enum(STAGES);
 const slot = str({ re: NAME_RE });
 const hex64 = str({ re: HEX64_RE });
 /** Closed failure codes an ABORTED run records (error codes of docs/commands.md#exit-codes, never free text). */
-const abortCode = str({ re: /^[a-z][a-z0-9_]{0,63}$/ });
+const abortCode = str({ re: ERROR_CODE_RE });
 
 /**
  * The indexed receipt columns are derived from the envelope (docs/state.md#the-store "receipts are stored as the
