@@ -115,10 +115,11 @@ export const common = (w: { base: string; socket: string; names?: SepNames }): s
   return ['--dir', w.base, '--socket', w.socket, '--user', n.daemon, '--writers', n.writers];
 };
 
-/** A writer repository owned by `owner`, with the baseline committed and a change on top. */
-export function writerRepo(owner: string): { repo: TempRepo; baseline: string } {
+/** A writer repository owned by `owner`, with the baseline committed (plus `baselineFiles`, e.g. a product's surfaces) and a change on top. */
+export function writerRepo(owner: string, baselineFiles: Readonly<Record<string, string>> = {}): { repo: TempRepo; baseline: string } {
   const repo = makeTempRepo({ prefix: 'gvd-sep-repo-' });
   repo.write('requests/export.md', SOURCE_TEXT);
+  for (const [path, text] of Object.entries(baselineFiles)) repo.write(path, text);
   repo.write('src/util.ts', 'export const util = 1;\n');
   repo.write('src/export.ts', 'export const csv = "baseline";\n');
   repo.write('.gitignore', 'ignored/\n');
@@ -143,6 +144,10 @@ export interface PolicyPins {
   readonly profileSha: string;
   readonly seccompSha: string;
   readonly credentials: Record<'reviewer' | 'runner' | 'gate' | 'log', { key_id: string; attestor_sha256: string[]; attestor_config_sha256: string[] }>;
+  /** The check profile's digest (probes run in it: docs/preservation.md#probes). */
+  readonly checkProfileSha: string;
+  /** With makeSepWorld's `probe`: the probe credential setup installed and the allowlisted adapter's sha256. */
+  readonly probe?: { credential: { key_id: string; attestor_sha256: string[]; attestor_config_sha256: string[] }; adapterSha256: string };
 }
 
 export async function makeSepWorld(
@@ -159,6 +164,8 @@ export async function makeSepWorld(
     extraReviewerFiles?: readonly string[];
     /** Allowlist the check profile too (check slots). */
     checkProfile?: boolean;
+    /** Files the writer repository's baseline commit holds besides the request (a product's surfaces). */
+    baselineFiles?: Readonly<Record<string, string>>;
   } = {},
 ): Promise<SepWorld> {
   const names = o.names ?? DEFAULT_NAMES;
@@ -207,6 +214,8 @@ export async function makeSepWorld(
     profileSha: staticProfileSha256(),
     seccompSha: sha256(seccompBlob()),
     credentials: Object.fromEntries(['reviewer', 'runner', 'gate', 'log'].map((c) => [c, cred(c)])) as PolicyPins['credentials'],
+    checkProfileSha: staticProfileSha256('check'),
+    ...(o.probe === undefined ? {} : { probe: { credential: cred('probe'), adapterSha256: o.probe.adapterSha256 } }),
   };
   const policyFile = join(scratch, o.policyText === undefined ? 'policy.json' : 'policy.yaml');
   const trustFile = join(scratch, 'trust.json');
@@ -216,7 +225,7 @@ export async function makeSepWorld(
   writeFileSync(trustFile, JSON.stringify(trust));
   const second = root(['runnerd', 'setup', ...common(w), '--policy', policyFile, '--trust', trustFile, '--json']);
   if (second.code !== 0) throw new Error(`setup 2 failed: ${second.stdout} ${second.stderr}`);
-  const { repo, baseline } = writerRepo(names.writer1);
+  const { repo, baseline } = writerRepo(names.writer1, o.baselineFiles);
   const contractDir = makeTempDir('gvd-sep-contract-');
   chmodSync(contractDir, 0o755);
   const contractFile = join(contractDir, 'contract.json');

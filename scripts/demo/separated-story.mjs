@@ -2,14 +2,15 @@
 // strict policy with `governed setup`, creates the system users (all named gvd-demo-…, removed at
 // the end), installs the keys, attestors and the store under them with `governed runnerd setup`, starts `governed runnerd serve`, and then runs the writer as an
 // unprivileged uid in the writers' group: the demo unit under policies/strict.yaml (this machine's
-// digests, preservation waived with its reason) goes from nothing to RELEASE_ELIGIBLE through the
-// socket only — reviews, `unit bind --runner`, `gate --runner` on the commit — while the writer
-// cannot read a key or the store. Not root, or no bubblewrap: the step says so and is skipped.
+// digests, `preservation: required` as shipped) goes from nothing to RELEASE_ELIGIBLE through the
+// socket only — the preservation contract and the baseline and current probes
+// (docs/runnerd.md#probes-through-the-daemon), reviews, `unit bind --runner`, `gate --runner` on the
+// commit — while the writer cannot read a key or the store. Not root, or no bubblewrap: the step says so and is skipped.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { contractYaml, makeRepo, writeChange } from './world.mjs';
+import { contractYaml, git, makeRepo, writeChange } from './world.mjs';
 
 const ROLES = ['source_fidelity', 'baseline_preservation', 'implementation_test', 'authority_release'];
 const DAEMON = 'gvd-demo-d';
@@ -26,7 +27,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
   let failures = 0;
   const step = (title) => out.write(`\n\u2501\u2501 ${title}\n`);
   const say = (text) => out.write(`   ${text}\n`);
-  step(`${firstStep}. Separated mode: the writer reaches RELEASE_ELIGIBLE under policies/strict.yaml only through governed runnerd`);
+  step(`${firstStep}. Separated mode: the writer reaches RELEASE_ELIGIBLE under policies/strict.yaml (preservation required) only through governed runnerd`);
   if (process.geteuid?.() !== 0) {
     say('SKIPPED: this step creates system users and starts the daemon as root; run `sudo npm run demo` to see it.');
     return 0;
@@ -97,7 +98,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     // the daemon keeps the store, made below by `runnerd setup`.
     const setupDir = join(work, 'setup');
     say('root makes the keys, the trust root and policies/strict.yaml filled with this machine\'s digests:');
-    asRoot(['setup', '--out', setupDir, '--home', join(base, 'state', 'home'), '--policy-template', 'strict', '--no-init', '--waive-preservation', 'this demo unit changes no product surface (probes through the daemon: test/runnerd-preservation)'], 0, 1);
+    asRoot(['setup', '--out', setupDir, '--home', join(base, 'state', 'home'), '--policy-template', 'strict', '--no-init'], 0, 1);
     const keys = join(setupDir, 'keys');
     const common = ['--dir', base, '--socket', socket, '--user', DAEMON, '--writers', WRITERS];
     say('root installs the daemon: its users, key files (0400, each readable by its attestor uid only), attestors, reviewer:');
@@ -126,7 +127,8 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     writeFileSync(join(work, 'trust.json'), readFileSync(join(setupDir, 'trust.json')));
     chmodSync(join(work, 'trust.json'), 0o644);
     say('policy.yaml = setup\'s strict policy (trust_mode: separated, accept_co_located: false), its reviewer, runner, log and');
-    say('probe credentials pinned to the daemon\'s attestors, a checkpoint every 20 entries; preservation waived with its reason.');
+    say('probe credentials pinned to the daemon\'s attestors, a checkpoint every 20 entries; preservation required, the shipped');
+    say('Node adapter allowlisted and the check profile pinned (both by setup).');
     say('The store is made and handed to the daemon\'s user:');
     asRoot(['runnerd', 'setup', ...common, '--policy', join(work, 'policy.yaml'), '--trust', join(work, 'trust.json')], 0, 2);
 
@@ -153,11 +155,28 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     }
     say(`\u2713 ready: daemon pid ${ready.daemon_pid} uid ${ready.daemon_uid}, attestor uids ${JSON.stringify(ready.attestor_uids)}, sandbox host uid ${ready.sandbox_uid}`);
 
-    // The writer's repository, owned by the writer: the baseline, then the change written.
+    // The writer's repository, owned by the writer: the baseline (the product's package.json makes
+    // its records a library export, the surface the preservation contract names), then the change written.
     makeRepo(work);
+    writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'demo-product', version: '1.0.0', type: 'module', exports: { '.': './src/records.js' } }, null, 2)}\n`);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'package');
     writeFileSync(join(work, 'contract.yaml'), contractYaml('active'));
     writeFileSync(join(work, 'contract-done.yaml'), contractYaml('done'));
-    for (const f of ['contract.yaml', 'contract-done.yaml']) chmodSync(join(work, f), 0o644);
+    // The preservation contract (docs/preservation.md#the-contract): the library export is extended
+    // (the change adds src/export.js and its test), and the shipped adapter the writer hands the daemon.
+    const baselineCommit = git(repo, 'rev-parse', 'HEAD');
+    const preservation = {
+      kind: 'governed/preservation-contract',
+      version: 1,
+      baseline: baselineCommit,
+      intent: 'Keep every export of the records library.',
+      surfaces: [{ id: 'SURF-lib', kind: 'library_export', paths: ['package.json', 'src', 'test'], disposition: 'extend', probe: 'export:.', baseline_evidence_id: 'EVD-lib-b', current_evidence_id: 'EVD-lib-c' }],
+      vendor_sources: [],
+    };
+    writeFileSync(join(work, 'preservation.json'), `${JSON.stringify(preservation, null, 2)}\n`);
+    writeFileSync(join(work, 'node-adapter.mjs'), readFileSync(join(root, 'runner', 'preservation', 'node-adapter.mjs')));
+    for (const f of ['contract.yaml', 'contract-done.yaml', 'preservation.json', 'node-adapter.mjs']) chmodSync(join(work, f), 0o644);
     writeChange(repo);
     const ids = spawnSync('id', ['-u', WRITER], { encoding: 'utf8' }).stdout.trim();
     chownTree(repo, Number(ids), Number(spawnSync('id', ['-g', WRITER], { encoding: 'utf8' }).stdout.trim()));
@@ -174,6 +193,21 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     const baseline = asWriter(['git', 'rev-parse', 'HEAD']).stdout.trim();
     const unit = json(writer(['unit', 'create', '--contract', join(work, 'contract.yaml'), '--baseline', baseline, '--json'], 0)).unit ?? '';
     writer(['writer', 'register', '--unit', unit, '--writer-session', 'agent-1'], 0);
+    say('the preservation contract, bound through the daemon (policies/strict.yaml: preservation required):');
+    writer(['preservation', 'set', '--unit', unit, '--contract', join(work, 'preservation.json')], 0, 2);
+    const probeThroughDaemon = (phase) => {
+      const args = ['preservation', 'probe', '--unit', unit, '--phase', phase, '--adapter', join(work, 'node-adapter.mjs'), '--json'];
+      out.write(`   $ governed ${scrub(args.join(' '))}            (uid ${WRITER}, GOVERNED_RUNNER=${scrub(socket)})\n`);
+      const r = check(asWriter([process.execPath, cli, ...args]), 0);
+      const o = json(r);
+      const row = (o.probes ?? [])[0] ?? {};
+      const ok = o.ok === true && row.exit_code === 0 && (row.capabilities ?? []).includes('export:records');
+      if (!ok) failures++;
+      say(`${ok ? '\u2713' : '\u2717 UNEXPECTED'} ${phase} probe: ${row.surface} exit ${row.exit_code}, capabilities ${JSON.stringify(row.capabilities ?? [])}, receipt ${row.receipt}`);
+    };
+    say('the baseline probe: the daemon seals the baseline commit, runs the allowlisted adapter in the check sandbox');
+    say('and has the result signed by its probe attestor (its own uid); the writer sends the adapter\'s bytes, never a result:');
+    probeThroughDaemon('baseline');
     let lastReceipt = null;
     const review = (stage, slot) => {
       const c = asWriter([process.execPath, cli, 'review-challenge', '--unit', unit, '--writer-session', 'agent-1', '--stage', stage, '--slot', slot, '--json']);
@@ -212,11 +246,13 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     asWriter(['git', 'add', '-A'], { env: gitEnv });
     asWriter(['git', 'commit', '-q', '-m', 'Add export command'], { env: gitEnv });
     const head = asWriter(['git', 'rev-parse', 'HEAD']).stdout.trim();
+    say('the current probe, of the commit (integration\'s challenges that show preservation are issued only with both probes):');
+    probeThroughDaemon('current');
     for (let round = 0; round < 2; round++) for (const role of ROLES) review('integration', role);
     out.write(`   $ governed status --unit ${unit} --json            (uid ${WRITER})\n`);
     const statusRun = asWriter([process.execPath, cli, 'status', '--unit', unit, '--json']);
     const status = json(statusRun);
-    say(`state ${status.state}, trustMode ${status.trustMode}, reasons ${JSON.stringify(status.reasons ?? null)}`);
+    say(`state ${status.state}, trustMode ${status.trustMode}, reasons ${JSON.stringify(status.reasons ?? null)}, preservation required ${status.preservation?.required}, probes relied on ${(status.reliedOn?.probes ?? []).length}`);
     check(statusRun, 0);
     const notes = (() => {
       try {
