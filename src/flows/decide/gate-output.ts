@@ -30,7 +30,7 @@ export function gateHuman(d: GateDecisionJson): string {
   lines.push(`  evaluated at      ${d.evaluatedAt}`);
   if (d.preservationWaiver !== null) lines.push(`  preservation      waived: ${d.preservationWaiver}`);
   if (d.reliedOn !== null) {
-    lines.push(`  relied on         ${d.reliedOn.receipts.length} receipt(s), ${d.reliedOn.authorities.length} authority record(s), re-verified`);
+    lines.push(`  relied on         ${d.reliedOn.receipts.length} receipt(s), ${d.reliedOn.probes.length} probe receipt(s), ${d.reliedOn.authorities.length} authority record(s), re-verified`);
   }
   for (const r of d.reasons) lines.push(`  reason            ${r.code}${r.ids.length > 0 ? ` [${r.ids.join(', ')}]` : ''}`);
   if (d.error !== null && d.error.ids.length > 0) lines.push(`  error ids         ${d.error.ids.join(', ')}`);
