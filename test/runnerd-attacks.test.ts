@@ -122,8 +122,8 @@ describe.skipIf(!IS_ROOT)('separated mode: a writer in the writers group cannot 
     expect(raw(WRITER1, w.socket, 'line', '{"v":1,"op":"hello"}').ok).toBe(true);
   });
 
-  it('a governed uid is refused as a client even inside the writers group (the runner and the probe attestor uids)', () => {
-    for (const user of [`${PREFIX}-runner`, `${PREFIX}-probe`]) {
+  it('a governed uid is refused as a client even inside the writers group (the runner, probe and log attestor uids)', () => {
+    for (const user of [`${PREFIX}-runner`, `${PREFIX}-probe`, `${PREFIX}-log`]) {
       runAs('root', ['/usr/sbin/usermod', '-a', '-G', WRITERS, user]);
       try {
         expect(codeOf(raw(user, w.socket, 'line', '{"v":1,"op":"hello"}')), user).toBe('runnerd_client_uid_forbidden');
