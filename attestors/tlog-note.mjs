@@ -2200,6 +2200,7 @@ function readStdin(max) {
 }
 
 // attestors/src/lib/serve-lines.ts
+var LOAD_FAILURE_WAIT_MS = 1e3;
 function serveLines(load2, signOne2, maxLine) {
   let loaded;
   try {
@@ -2207,7 +2208,11 @@ function serveLines(load2, signOne2, maxLine) {
   } catch (e) {
     process.stderr.write(e instanceof Refusal ? `refused:${e.code}
 ` : "failed\n");
-    process.exit(e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1);
+    const code = e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1;
+    process.stdin.on("end", () => process.exit(0));
+    process.stdin.resume();
+    setTimeout(() => process.exit(code), LOAD_FAILURE_WAIT_MS);
+    return;
   }
   process.stdout.write(`${JSON.stringify({ ready: true, keyid: loaded.keyid, self: loaded.self })}
 `);

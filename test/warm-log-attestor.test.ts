@@ -4,7 +4,8 @@
 // its code and the process keeps serving; a line over the cap ends it (exit 3). Through the daemon's
 // WarmAttestor: a signature comes back only verified over the note body under the pinned key, other
 // program/config digests are refused before any request, and a killed attestor is restarted by its
-// keeper and signs again. Each refusal has its positive control.
+// keeper and signs again; one that cannot start (key unreadable) still ends when its stdin closes.
+// Each refusal has its positive control.
 import { spawn } from 'node:child_process';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -100,6 +101,46 @@ describe('tlog-note --serve: one request line, one answer line, each judged whol
     expect(r.stderr).toBe('refused:request_invalid\n');
     expect(r.out.map((o) => Object.keys(o).sort().join(','))).toEqual(['keyid,ready,self', 'keyid,sig']);
   });
+});
+
+describe('an attestor that cannot start (its key unreadable) does not outlive its daemon', () => {
+  let badConfig: string;
+  beforeAll(() => {
+    badConfig = join(dir, 'log-nokey.json');
+    writeFileSync(badConfig, JSON.stringify({ credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: key.keyId, key_ref: join(dir, 'absent', 'key.pem'), origin: ORIGIN }));
+  });
+
+  it('serve: stdin closed ends it with 0 (its keeper ends too); stdin open, it exits 1 after its wait, for the keeper to retry (control)', async () => {
+    const run = (closeStdin: boolean): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [PROGRAM, '--serve', badConfig], { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+        if (closeStdin) child.stdin.end();
+        else setTimeout(() => child.stdin.end(), 5000);
+      });
+    expect(await run(true)).toEqual({ code: 0, stdout: '', stderr: 'failed\n' });
+    expect(await run(false)).toEqual({ code: 1, stdout: '', stderr: 'failed\n' });
+  }, 30_000);
+
+  it('WarmAttestor: never ready, and close() returns (the keeper ends) instead of waiting on a restart loop', async () => {
+    const warm = new WarmAttestor({
+      credential: 'log',
+      programPath: PROGRAM,
+      configPath: badConfig,
+      programSha256: sha(readFileSync(PROGRAM)),
+      configSha256: sha(readFileSync(badConfig)),
+      uid: process.getuid?.() ?? 0,
+      gid: process.getgid?.() ?? 0,
+    });
+    expect(await warm.waitReady(2500)).toBe(false);
+    expect(warm.restarts).toBeGreaterThanOrEqual(1);
+    const closed = await Promise.race([warm.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open'), 20_000))]);
+    expect(closed).toBe('closed');
+  }, 30_000);
 });
 
 describe('the daemon side: WarmAttestor.noteSignerFor', () => {
