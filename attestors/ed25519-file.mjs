@@ -3031,14 +3031,20 @@ var separationSchema = strictObject({
   daemon_pid: int2(1, 4194304),
   daemon_start_time: str({ re: /^\d{1,20}$/ }),
   daemon_uid: int2(1, 4294967294),
-  /** `probe`: the warm probe attestor's uid (docs/runnerd.md "Processes and users"); absent in
-   * receipts of daemons that signed probes under their own uid. */
-  attestor_uids: strictObject({ reviewer: int2(1, 4294967294), runner: int2(1, 4294967294), probe: optional(int2(1, 4294967294)) }),
+  /** `probe`, `log`: the warm probe and log attestors' uids (docs/runnerd.md "Processes and users");
+   * absent in receipts of daemons that signed probes, or checkpoints, under their own uid. */
+  attestor_uids: strictObject({
+    reviewer: int2(1, 4294967294),
+    runner: int2(1, 4294967294),
+    probe: optional(int2(1, 4294967294)),
+    log: optional(int2(1, 4294967294))
+  }),
   client_uid: int2(0, 4294967294),
   client_pid: int2(1, 4194304)
 });
 function separationGovernedUids(s) {
-  return [0, s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, ...s.attestor_uids.probe === void 0 ? [] : [s.attestor_uids.probe]];
+  const a = s.attestor_uids;
+  return [0, s.daemon_uid, a.reviewer, a.runner, ...a.probe === void 0 ? [] : [a.probe], ...a.log === void 0 ? [] : [a.log]];
 }
 var reviewReceiptPredicateSchema = strictObject({
   trust_mode: _enum(["co-located", "separated"]),
@@ -3377,6 +3383,59 @@ function readStdin(max) {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+// attestors/src/lib/serve-lines.ts
+var LOAD_FAILURE_WAIT_MS = 1e3;
+function serveLines(load2, signOne2, maxLine) {
+  let loaded;
+  try {
+    loaded = load2();
+  } catch (e) {
+    process.stderr.write(e instanceof Refusal ? `refused:${e.code}
+` : "failed\n");
+    const code = e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1;
+    process.stdin.on("end", () => process.exit(0));
+    process.stdin.resume();
+    setTimeout(() => process.exit(code), LOAD_FAILURE_WAIT_MS);
+    return;
+  }
+  process.stdout.write(`${JSON.stringify({ ready: true, keyid: loaded.keyid, self: loaded.self })}
+`);
+  let pending = [];
+  let size = 0;
+  process.stdin.on("data", (chunk) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, i));
+      size += i - start;
+      const over = size > maxLine;
+      const line = over ? "" : Buffer.concat(pending).toString("utf8");
+      pending = [];
+      size = 0;
+      start = i + 1;
+      if (over) {
+        process.stderr.write("refused:request_invalid\n");
+        process.exit(ATTESTOR_EXIT_REFUSED);
+      }
+      let out;
+      try {
+        out = signOne2(loaded, line);
+      } catch (e) {
+        out = e instanceof Refusal ? { refused: e.code } : { failed: true };
+      }
+      process.stdout.write(`${JSON.stringify(out)}
+`);
+    }
+    const rest = chunk.subarray(start);
+    size += rest.length;
+    if (size > maxLine) {
+      process.stderr.write("refused:request_invalid\n");
+      process.exit(ATTESTOR_EXIT_REFUSED);
+    }
+    if (rest.length > 0) pending.push(Buffer.from(rest));
+  });
+  process.stdin.on("end", () => process.exit(0));
+}
+
 // src/core/utf8.ts
 var STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 function utf8OrNull(bytes) {
@@ -3474,44 +3533,7 @@ function main() {
 `);
 }
 function serve(configPath, selfPath) {
-  let loaded;
-  try {
-    loaded = load(selfPath, configPath);
-  } catch (e) {
-    process.stderr.write(e instanceof Refusal ? `refused:${e.code}
-` : "failed\n");
-    process.exit(e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1);
-  }
-  process.stdout.write(`${JSON.stringify({ ready: true, keyid: loaded.keyid, self: loaded.self })}
-`);
-  let pending = [];
-  let size = 0;
-  process.stdin.on("data", (chunk) => {
-    let start = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      pending.push(chunk.subarray(start, i));
-      const line = Buffer.concat(pending).toString("utf8");
-      pending = [];
-      size = 0;
-      start = i + 1;
-      let out;
-      try {
-        out = signOne(loaded, line);
-      } catch (e) {
-        out = e instanceof Refusal ? { refused: e.code } : { failed: true };
-      }
-      process.stdout.write(`${JSON.stringify(out)}
-`);
-    }
-    const rest = chunk.subarray(start);
-    size += rest.length;
-    if (size > SERVE_MAX_LINE) {
-      process.stderr.write("refused:request_invalid\n");
-      process.exit(ATTESTOR_EXIT_REFUSED);
-    }
-    if (rest.length > 0) pending.push(Buffer.from(rest));
-  });
-  process.stdin.on("end", () => process.exit(0));
+  serveLines(() => load(selfPath, configPath), signOne, SERVE_MAX_LINE);
 }
 try {
   if (process.argv[2] === "--serve" && process.argv.length === 4) serve(process.argv[3], process.argv[1]);

@@ -2090,6 +2090,7 @@ var CREDENTIAL_RE = NAME_RE;
 var KEY_ID_RE = HEX64_RE;
 var KEY_REF_RE = /^\/[^\0]{1,4095}$/;
 var SIG_B64_RE = /^[A-Za-z0-9+/]{86}==$/;
+var ATTESTOR_EXIT_REFUSED = 3;
 var ATTESTOR_REFUSALS = [
   "config_invalid",
   "key_file_exposed",
@@ -2202,11 +2203,62 @@ function readStdin(max) {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+// attestors/src/lib/serve-lines.ts
+var LOAD_FAILURE_WAIT_MS = 1e3;
+function serveLines(load2, signOne2, maxLine) {
+  let loaded;
+  try {
+    loaded = load2();
+  } catch (e) {
+    process.stderr.write(e instanceof Refusal ? `refused:${e.code}
+` : "failed\n");
+    const code = e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1;
+    process.stdin.on("end", () => process.exit(0));
+    process.stdin.resume();
+    setTimeout(() => process.exit(code), LOAD_FAILURE_WAIT_MS);
+    return;
+  }
+  process.stdout.write(`${JSON.stringify({ ready: true, keyid: loaded.keyid, self: loaded.self })}
+`);
+  let pending = [];
+  let size = 0;
+  process.stdin.on("data", (chunk) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, i));
+      size += i - start;
+      const over = size > maxLine;
+      const line = over ? "" : Buffer.concat(pending).toString("utf8");
+      pending = [];
+      size = 0;
+      start = i + 1;
+      if (over) {
+        process.stderr.write("refused:request_invalid\n");
+        process.exit(ATTESTOR_EXIT_REFUSED);
+      }
+      let out;
+      try {
+        out = signOne2(loaded, line);
+      } catch (e) {
+        out = e instanceof Refusal ? { refused: e.code } : { failed: true };
+      }
+      process.stdout.write(`${JSON.stringify(out)}
+`);
+    }
+    const rest = chunk.subarray(start);
+    size += rest.length;
+    if (size > maxLine) {
+      process.stderr.write("refused:request_invalid\n");
+      process.exit(ATTESTOR_EXIT_REFUSED);
+    }
+    if (rest.length > 0) pending.push(Buffer.from(rest));
+  });
+  process.stdin.on("end", () => process.exit(0));
+}
+
 // attestors/src/tlog-note.ts
 hashes.sha512 = (message) => new Uint8Array(createHash("sha512").update(message).digest());
-function main() {
-  const configPath = process.argv[2];
-  if (configPath === void 0 || process.argv.length !== 3) refuse("config_invalid");
+function load(selfPath, configPath) {
   let configValue;
   try {
     configValue = JSON.parse(readFileSync(configPath, "utf8"));
@@ -2219,9 +2271,13 @@ function main() {
   const pub = getPublicKey(seed);
   const keyid = createHash("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest("hex");
   if (keyid !== config2.key_id) refuse("key_id_mismatch");
+  const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
+  return { config: config2, seed, keyid, self };
+}
+function signOne(l, requestText) {
   let req;
   try {
-    req = JSON.parse(readStdin(TLOG_ATTESTOR_REQUEST_MAX_BYTES));
+    req = JSON.parse(requestText);
   } catch {
     refuse("request_invalid");
   }
@@ -2239,18 +2295,29 @@ function main() {
   }
   const cp = parseCheckpointBody(text);
   if (cp === null || checkpointBody(cp) !== text) refuse("statement_invalid");
-  if (cp?.origin !== config2.origin) refuse("foreign_kind");
-  const sig = sign(payload, seed);
-  process.stdout.write(`${JSON.stringify({ keyid, sig: Buffer.from(sig).toString("base64") })}
+  if (cp?.origin !== l.config.origin) refuse("foreign_kind");
+  const sig = sign(payload, l.seed);
+  return { keyid: l.keyid, sig: Buffer.from(sig).toString("base64") };
+}
+function main() {
+  const configPath = process.argv[2];
+  const selfPath = process.argv[1];
+  if (configPath === void 0 || selfPath === void 0 || process.argv.length !== 3) refuse("config_invalid");
+  const loaded = load(selfPath, configPath);
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin(TLOG_ATTESTOR_REQUEST_MAX_BYTES)))}
 `);
 }
 try {
-  main();
+  if (process.argv[2] === "--serve" && process.argv.length === 4) {
+    const configPath = process.argv[3];
+    const selfPath = process.argv[1];
+    serveLines(() => load(selfPath, configPath), signOne, TLOG_ATTESTOR_REQUEST_MAX_BYTES);
+  } else main();
 } catch (e) {
   if (e instanceof Refusal) {
     process.stderr.write(`refused:${e.code}
 `);
-    process.exitCode = 3;
+    process.exitCode = ATTESTOR_EXIT_REFUSED;
   } else {
     process.stderr.write("failed\n");
     process.exitCode = 1;

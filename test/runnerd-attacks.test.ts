@@ -60,13 +60,15 @@ describe.skipIf(!IS_ROOT)('separated mode: a writer in the writers group cannot 
     removeSepUsers(NAMES);
   });
 
-  it('cannot read either private key; the attestor uid that owns it can (positive control)', () => {
-    for (const c of ['reviewer', 'runner']) {
+  it('neither the writer nor the daemon uid can read any private key (reviewer, runner, probe, log); the attestor uid that owns it can (positive control)', () => {
+    for (const c of ['reviewer', 'runner', 'probe', 'log']) {
       const key = join(w.base, 'keys', c, 'key.pem');
-      const r = runAs(WRITER1, ['/bin/cat', key]);
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toContain('Permission denied');
-      expect(r.stdout).toBe('');
+      for (const user of [WRITER1, PREFIX]) {
+        const r = runAs(user, ['/bin/cat', key]);
+        expect(r.code, `${user} ${c}`).not.toBe(0);
+        expect(r.stderr, `${user} ${c}`).toContain('Permission denied');
+        expect(r.stdout).toBe('');
+      }
       const owner = runAs(`${PREFIX}-${c}`, ['/bin/cat', key]);
       expect(owner.code).toBe(0);
       expect(owner.stdout).toContain('BEGIN PRIVATE KEY');
@@ -80,6 +82,15 @@ describe.skipIf(!IS_ROOT)('separated mode: a writer in the writers group cannot 
     // exit 1 "failed": the key could not be opened (EACCES) — before any request is looked at.
     expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({ code: 1, stderr: 'failed' });
     const owner = runAs(`${PREFIX}-reviewer`, [process.execPath, prog, cfg], { input: '{}' });
+    expect({ code: owner.code, stderr: owner.stderr.trim() }).toEqual({ code: 3, stderr: 'refused:request_invalid' });
+  });
+
+  it('the daemon uid cannot run the log attestor against the log key (it signs only through the warm one); under the log uid it gets past the key (positive control)', () => {
+    const prog = join(w.base, 'attestors', 'log.mjs');
+    const cfg = join(w.base, 'attestors', 'log.json');
+    const r = runAs(PREFIX, [process.execPath, prog, cfg], { input: '{}' });
+    expect({ code: r.code, stderr: r.stderr.trim(), stdout: r.stdout }).toEqual({ code: 1, stderr: 'failed', stdout: '' });
+    const owner = runAs(`${PREFIX}-log`, [process.execPath, prog, cfg], { input: '{}' });
     expect({ code: owner.code, stderr: owner.stderr.trim() }).toEqual({ code: 3, stderr: 'refused:request_invalid' });
   });
 
@@ -122,8 +133,8 @@ describe.skipIf(!IS_ROOT)('separated mode: a writer in the writers group cannot 
     expect(raw(WRITER1, w.socket, 'line', '{"v":1,"op":"hello"}').ok).toBe(true);
   });
 
-  it('a governed uid is refused as a client even inside the writers group (the runner and the probe attestor uids)', () => {
-    for (const user of [`${PREFIX}-runner`, `${PREFIX}-probe`]) {
+  it('a governed uid is refused as a client even inside the writers group (the runner, probe and log attestor uids)', () => {
+    for (const user of [`${PREFIX}-runner`, `${PREFIX}-probe`, `${PREFIX}-log`]) {
       runAs('root', ['/usr/sbin/usermod', '-a', '-G', WRITERS, user]);
       try {
         expect(codeOf(raw(user, w.socket, 'line', '{"v":1,"op":"hello"}')), user).toBe('runnerd_client_uid_forbidden');

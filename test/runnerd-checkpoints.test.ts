@@ -1,12 +1,13 @@
 // The daemon's automatic checkpoints (docs/runnerd.md "Checkpoints"): real users (gvd-sep4c-…,
 // removed after the file), a real daemon under a policy with tlog_checkpoints, and the log key that
-// `runnerd setup` installs as the daemon's own (governed uid, 0600). The daemon signs a checkpoint at
-// start and after each appending request; `audit verify` of a store copy checks the daemon-signed
+// `runnerd setup` gives the log attestor's own uid (<prefix>-log, 0400; the daemon's uid cannot read
+// it). The daemon signs a checkpoint at start and after each appending request through its warm log
+// attestor (restarted by its keeper when killed); `audit verify` of a store copy checks the daemon-signed
 // head; `gate --runner` refuses a copy older than the daemon's checkpoint or than one the deploy side
 // kept (--runner-checkpoint), and a checkpoint not signed by a log key of its own --trust. Each
 // refusal: its exact code; each has its positive control.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -44,6 +45,26 @@ function newestNote(home: string): { size: number; note: Buffer } {
   return { size: Number(name.slice(0, 20)), note: readFileSync(join(home, 'checkpoints', name)) };
 }
 
+/** The warm log attestor process of this file's daemon (its command line names this world's base). */
+function logAttestorPids(base: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith(`${process.execPath}\u0000${base}/attestors/log.mjs\u0000--serve\u0000`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Real, effective, saved and filesystem uids of a process (/proc/PID/status). */
+function procUids(pid: number): number[] {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:')) as string;
+  return line.split(/\s+/).slice(1, 5).map(Number);
+}
+
 describe.skipIf(!IS_ROOT)('separated mode: the daemon signs checkpoints of its log with its own log key', () => {
   let w: SepWorld;
   let d: Daemon;
@@ -67,14 +88,25 @@ describe.skipIf(!IS_ROOT)('separated mode: the daemon signs checkpoints of its l
     removeSepUsers(NAMES);
   });
 
-  it('setup made the log key the daemon\'s own (governed uid, 0600, in a 0700 directory): the writer cannot read it; made readable, it could (positive control), and doctor names the wrong modes', () => {
-    const key = join(w.base, 'keys', 'log', 'key.pem');
+  it('setup gave the log key its own uid (<prefix>-log, 0400 in a 0700 directory): the daemon uid and the writer get EACCES, the log uid reads it (positive control); doctor names a wrong owner or mode, and setup hands a key left as the daemon\'s over', () => {
+    const dir = join(w.base, 'keys', 'log');
+    const key = join(dir, 'key.pem');
+    const log = idsOf(`${NAMES.daemon}-log`);
+    const daemon = idsOf(NAMES.daemon);
+    expect(new Set([log.uid, daemon.uid, idsOf(NAMES.writer1).uid]).size).toBe(3);
     const st = statSync(key);
-    expect({ uid: st.uid, mode: st.mode & 0o7777, dir: statSync(join(w.base, 'keys', 'log')).mode & 0o7777 }).toEqual({ uid: idsOf(NAMES.daemon).uid, mode: 0o600, dir: 0o700 });
-    const read = runAs(NAMES.writer1, ['/bin/cat', key]);
-    expect(read.code).not.toBe(0);
-    expect(read.stderr).toContain('Permission denied');
-    chmodSync(join(w.base, 'keys', 'log'), 0o755);
+    expect({ uid: st.uid, mode: st.mode & 0o7777, dirUid: statSync(dir).uid, dir: statSync(dir).mode & 0o7777 }).toEqual({ uid: log.uid, mode: 0o400, dirUid: log.uid, dir: 0o700 });
+    for (const user of [NAMES.daemon, NAMES.writer1]) {
+      const read = runAs(user, ['/bin/cat', key]);
+      expect(read.code, user).not.toBe(0);
+      expect(read.stderr, user).toContain('Permission denied');
+      expect(read.stdout, user).toBe('');
+    }
+    const own = runAs(`${NAMES.daemon}-log`, ['/bin/cat', key]);
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).toContain('PRIVATE KEY');
+    // Opened up, the writer could read it (the walls above are the modes), and doctor names both.
+    chmodSync(dir, 0o755);
     chmodSync(key, 0o644);
     try {
       const open = runAs(NAMES.writer1, ['/bin/cat', key]);
@@ -84,14 +116,36 @@ describe.skipIf(!IS_ROOT)('separated mode: the daemon signs checkpoints of its l
       expect(doctor.code).toBe(4);
       const failed = jsonOut(doctor) as { ok: boolean; error: { code: string; ids: string[] } };
       expect([failed.ok, failed.error.code]).toEqual([false, 'runnerd_state_unsafe']);
-      expect([...failed.error.ids].sort()).toEqual(
-        [`${join(w.base, 'keys', 'log')}:wrong_mode`, `${key}:wrong_mode`].sort(),
-      );
+      expect([...failed.error.ids].sort()).toEqual([`${dir}:wrong_mode`, `${key}:wrong_mode`].sort());
     } finally {
-      chmodSync(key, 0o600);
-      chmodSync(join(w.base, 'keys', 'log'), 0o700);
+      chmodSync(key, 0o400);
+      chmodSync(dir, 0o700);
     }
+    // The layout of a daemon that held its log key itself: the key the daemon's, 0600.
+    chownSync(key, daemon.uid, daemon.gid);
+    chmodSync(key, 0o600);
+    const doctor = root(['runnerd', 'doctor', ...common(w), '--json']);
+    expect(doctor.code).toBe(4);
+    expect([...(jsonOut(doctor) as { error: { ids: string[] } }).error.ids].sort()).toEqual([`${key}:wrong_mode`, `${key}:wrong_owner`]);
+    const governedDoctor = root(['doctor', '--runnerd', w.base, '--writers', NAMES.writers, '--runnerd-user', NAMES.daemon, '--socket', w.socket, '--json']);
+    expect(governedDoctor.code).toBe(4);
+    expect(jsonOut(governedDoctor).problems).toEqual(
+      ['wrong_owner', 'wrong_mode'].map((p) => ({ check: 'runnerd_layout', code: 'runnerd_state_unsafe', ids: [`${key}:${p}`], exit: 4 })),
+    );
+    const fixed = root(['runnerd', 'setup', ...common(w), '--json']);
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    expect(jsonOut(fixed).actions).toEqual([`owner of ${key} set to ${log.uid}:${log.gid}`, `mode of ${key} set to 0400`]);
     expect(jsonOut(root(['runnerd', 'doctor', ...common(w), '--json']))).toEqual({ ok: true, findings: [], schema_version: 1, exit: 0 });
+    // Idempotent: another setup changes nothing.
+    expect(jsonOut(root(['runnerd', 'setup', ...common(w), '--json'])).actions).toEqual([]);
+  });
+
+  it('the daemon signs through a warm log attestor under the log uid (one process, its keeper beside it), not a child of its own uid', () => {
+    const log = idsOf(`${NAMES.daemon}-log`);
+    const pids = logAttestorPids(w.base);
+    expect(pids).toHaveLength(1);
+    expect(procUids(pids[0] as number)).toEqual([log.uid, log.uid, log.uid, log.uid]);
+    expect(d.ready.attestor_uids).toMatchObject({ log: log.uid });
   });
 
   it('the daemon signed a checkpoint at start, and one after each request that appended: the reply carries it, as co-located mode prints it', () => {
@@ -137,6 +191,38 @@ describe.skipIf(!IS_ROOT)('separated mode: the daemon signs checkpoints of its l
       stale.dispose();
     }
   }, 60_000);
+
+  it('a killed warm log attestor is restarted by its keeper (back-off) and the next appending request is checkpointed again', async () => {
+    const [first] = logAttestorPids(w.base);
+    expect(first).toBeDefined();
+    process.kill(first as number, 'SIGKILL');
+    // The keeper starts it again after its back-off (1 s first); wait for the new process, no fixed sleep.
+    let next: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      next = logAttestorPids(w.base).filter((p) => p !== first);
+      if (next.length === 1) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(next).toHaveLength(1);
+    // Until it announced itself a request would fail closed; retry the append until it signs.
+    // A checkpoint step that met the attestor before it was ready failed closed with its code.
+    let cp: { written: { tree_size: number }[]; error?: { code: string } } | undefined;
+    const failedWith = new Set<string>();
+    for (let i = 0; i < 50; i++) {
+      const r = as1(['writer', 'register', '--unit', unit, '--writer-session', `agent-r${i}`]);
+      cp = jsonOut(r).tlog_checkpoint as typeof cp;
+      if (cp?.error === undefined) {
+        expect(r.code, r.stdout + r.stderr).toBe(0);
+        break;
+      }
+      failedWith.add(cp.error.code);
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    expect([...failedWith].filter((c) => c !== 'runnerd_attestor_unavailable')).toEqual([]);
+    expect(cp?.error).toBeUndefined();
+    expect(cp?.written[0]?.tree_size).toBe(logEntries(w.home));
+    expect(newestNote(w.home).size).toBe(logEntries(w.home));
+  }, 120_000);
 
   describe('gate --runner against a stand-in daemon: the copy must extend the signed heads', () => {
     let fake: ChildProcess;

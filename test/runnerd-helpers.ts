@@ -23,7 +23,7 @@ export const WRITER2 = 'gvd-sep-w2';
 export const OUTSIDER = 'gvd-sep-x';
 /** The system names one test file uses (every user and group it creates starts with `prefix`). */
 export interface SepNames {
-  /** runnerd setup --user: the daemon user; its attestors are `<daemon>-reviewer` / `<daemon>-runner` / `<daemon>-probe`. */
+  /** runnerd setup --user: the daemon user; its attestors are `<daemon>-reviewer` / `<daemon>-runner` / `<daemon>-probe` / `<daemon>-log`. */
   readonly daemon: string;
   readonly writers: string;
   readonly writer1: string;
@@ -38,7 +38,7 @@ export function namesFor(prefix: string): SepNames {
 
 /** Remove every user and group `names` made (the writers, the daemon and its attestors, the writers' group). */
 export function removeSepUsers(n: SepNames): void {
-  for (const u of [n.writer1, n.writer2, n.outsider, n.daemon, `${n.daemon}-reviewer`, `${n.daemon}-runner`, `${n.daemon}-probe`]) {
+  for (const u of [n.writer1, n.writer2, n.outsider, n.daemon, `${n.daemon}-reviewer`, `${n.daemon}-runner`, `${n.daemon}-probe`, `${n.daemon}-log`]) {
     if (spawnSync('id', [u]).status === 0) sh('userdel', [u]);
     if (spawnSync('getent', ['group', u]).status === 0) sh('groupdel', [u]);
   }

@@ -190,7 +190,7 @@ describe.skipIf(!IS_ROOT)('separated mode: preservation contracts and probes thr
     expect(predicate.trust_mode).toBe('separated');
     expect(predicate.separation).toMatchObject({ client_uid: idsOf(NAMES.writer1).uid, daemon_uid: idsOf(NAMES.daemon).uid, boot_id: d.ready.boot_id });
     const probeUid = idsOf(`${NAMES.daemon}-probe`).uid;
-    expect((predicate.separation as { attestor_uids: Record<string, number> }).attestor_uids).toEqual({ reviewer: idsOf(`${NAMES.daemon}-reviewer`).uid, runner: idsOf(`${NAMES.daemon}-runner`).uid, probe: probeUid });
+    expect((predicate.separation as { attestor_uids: Record<string, number> }).attestor_uids).toEqual({ reviewer: idsOf(`${NAMES.daemon}-reviewer`).uid, runner: idsOf(`${NAMES.daemon}-runner`).uid, probe: probeUid, log: idsOf(`${NAMES.daemon}-log`).uid });
     expect(new Set([probeUid, idsOf(NAMES.daemon).uid, idsOf(NAMES.writer1).uid]).size).toBe(3);
     expect(env.signatures.map((s) => s.keyid)).toEqual([(w.setupOut.credentials as Record<string, { key_id: string }>).probe!.key_id]);
     // The receipt verifies under the trust root the deploy side holds.

@@ -108,7 +108,7 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     const pid = d.ready.sandbox_host_pid as number;
     const ids = procIds(pid);
     expect(ids).toEqual({ uids: [SANDBOX_UID, SANDBOX_UID, SANDBOX_UID, SANDBOX_UID], gids: [SANDBOX_UID, SANDBOX_UID, SANDBOX_UID, SANDBOX_UID], groups: [] });
-    for (const u of [NAMES.daemon, `${NAMES.daemon}-reviewer`, `${NAMES.daemon}-runner`, `${NAMES.daemon}-probe`, W1]) expect(idsOf(u).uid).not.toBe(SANDBOX_UID);
+    for (const u of [NAMES.daemon, `${NAMES.daemon}-reviewer`, `${NAMES.daemon}-runner`, `${NAMES.daemon}-probe`, `${NAMES.daemon}-log`, W1]) expect(idsOf(u).uid).not.toBe(SANDBOX_UID);
   });
 
   it('a run through the daemon: the reviewer process is the sandbox uid while it runs, and the receipt says uid_separated', async () => {
@@ -173,7 +173,7 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     const db = join(w.home, 'governed.db');
     const before = sha(db);
     const stateDir = join(w.base, 'state');
-    const keys = ['reviewer', 'runner', 'probe'].map((c) => join(w.base, 'keys', c, 'key.pem'));
+    const keys = ['reviewer', 'runner', 'probe', 'log'].map((c) => join(w.base, 'keys', c, 'key.pem'));
     // A sandbox process outside its walls: EACCES on every one.
     for (const probe of [
       ['cat', db],
@@ -194,6 +194,7 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     expect(runAs(`${NAMES.daemon}-reviewer`, ['cat', keys[0] as string]).code).toBe(0);
     expect(runAs(`${NAMES.daemon}-runner`, ['cat', keys[1] as string]).code).toBe(0);
     expect(runAs(`${NAMES.daemon}-probe`, ['cat', keys[2] as string]).code).toBe(0);
+    expect(runAs(`${NAMES.daemon}-log`, ['cat', keys[3] as string]).code).toBe(0);
   });
 
   it('runnerd serve logs on stderr (the ready line); its stdout stays empty', () => {

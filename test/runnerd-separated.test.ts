@@ -39,7 +39,7 @@ describe.skipIf(!IS_ROOT)('governed runnerd: a writer reaches a separated receip
     const o = jsonOut(r) as { client: { uid: number }; daemon: { daemon_uid: number; attestor_uids: Record<string, number> } };
     expect(o.client.uid).toBe(idsOf(WRITER1).uid);
     expect(o.daemon.daemon_uid).toBe(idsOf(PREFIX).uid);
-    expect(o.daemon.attestor_uids).toEqual({ reviewer: idsOf(`${PREFIX}-reviewer`).uid, runner: idsOf(`${PREFIX}-runner`).uid, probe: idsOf(`${PREFIX}-probe`).uid });
+    expect(o.daemon.attestor_uids).toEqual({ reviewer: idsOf(`${PREFIX}-reviewer`).uid, runner: idsOf(`${PREFIX}-runner`).uid, probe: idsOf(`${PREFIX}-probe`).uid, log: idsOf(`${PREFIX}-log`).uid });
   });
 
   it('unit create, writer register, review-challenge and review-run end in a separated CLEAN receipt', () => {

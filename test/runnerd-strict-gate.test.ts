@@ -320,7 +320,7 @@ describe.skipIf(!IS_ROOT)('separated mode under policies/strict.yaml: RELEASE_EL
     }
     const missing = root(['doctor', '--runnerd', w.base, '--writers', NAMES.writers, '--runnerd-user', 'gvd-sep2-none', '--socket', w.socket, '--json']);
     expect(missing.code).toBe(2);
-    expect((jsonOut(missing).problems as { code: string; ids: string[] }[])[0]).toMatchObject({ code: 'runnerd_user_missing', ids: ['gvd-sep2-none', 'gvd-sep2-none-reviewer', 'gvd-sep2-none-runner', 'gvd-sep2-none-probe'] });
+    expect((jsonOut(missing).problems as { code: string; ids: string[] }[])[0]).toMatchObject({ code: 'runnerd_user_missing', ids: ['gvd-sep2-none', 'gvd-sep2-none-reviewer', 'gvd-sep2-none-runner', 'gvd-sep2-none-probe', 'gvd-sep2-none-log'] });
     expect(root(['doctor', '--json']).code).toBe(2);
   });
 

@@ -37,7 +37,7 @@ describe('separation: the probe attestor uid is a governed uid', () => {
   it('the schema takes attestor_uids with or without probe, nothing else', () => {
     expect(separationSchema.safeParse(separation(61003, 1000)).success).toBe(true);
     expect(separationSchema.safeParse(separation(undefined, 1000)).success).toBe(true);
-    expect(separationSchema.safeParse({ ...separation(61003, 1000), attestor_uids: { reviewer: 61001, runner: 61002, probe: 61003, log: 61004 } }).success).toBe(false);
+    expect(separationSchema.safeParse({ ...separation(61003, 1000), attestor_uids: { reviewer: 61001, runner: 61002, probe: 61003, gate: 61004 } }).success).toBe(false);
     expect(separationSchema.safeParse(separation(0, 1000)).success).toBe(false);
   });
 

@@ -24,6 +24,7 @@ import { checkpointViolation, type CheckpointPredicate } from '../../src/core/ch
 import { probePredicateSchema, probeRuleViolation } from '../../src/core/preservation/probe.js';
 import { ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
 import { Refusal, readPrivateFile, readStdin, refuse, seedFromPkcs8Pem } from './lib/key-file.js';
+import { serveLines } from './lib/serve-lines.js';
 import { utf8OrNull } from '../../src/core/utf8.js';
 
 // @noble/ed25519 takes its SHA-512 from this documented provider slot. node:crypto's (OpenSSL) is
@@ -143,47 +144,11 @@ function main(): void {
 }
 
 /**
- * `--serve <config.json>`: the warm attestor of separated mode (docs/runnerd.md "Warm attestors").
- * The key is read once; then one request per stdin line, one response line each — the very checks
- * of the one-shot mode, every time. The first line out is {ready, keyid, self}; a refusal is
- * {refused: code}; a line over the cap or a failure ends the process (its keeper restarts it).
+ * `--serve <config.json>`: the warm attestor of separated mode (docs/runnerd.md "Warm attestors"):
+ * the key read once, then the loop of ./lib/serve-lines.ts over the very checks of the one-shot mode.
  */
 function serve(configPath: string, selfPath: string): void {
-  let loaded: Loaded;
-  try {
-    loaded = load(selfPath, configPath);
-  } catch (e) {
-    process.stderr.write(e instanceof Refusal ? `refused:${e.code}\n` : 'failed\n');
-    process.exit(e instanceof Refusal ? ATTESTOR_EXIT_REFUSED : 1);
-  }
-  process.stdout.write(`${JSON.stringify({ ready: true, keyid: loaded.keyid, self: loaded.self })}\n`);
-  let pending: Buffer[] = [];
-  let size = 0;
-  process.stdin.on('data', (chunk: Buffer) => {
-    let start = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      pending.push(chunk.subarray(start, i));
-      const line = Buffer.concat(pending).toString('utf8');
-      pending = [];
-      size = 0;
-      start = i + 1;
-      let out: unknown;
-      try {
-        out = signOne(loaded, line);
-      } catch (e) {
-        out = e instanceof Refusal ? { refused: e.code } : { failed: true };
-      }
-      process.stdout.write(`${JSON.stringify(out)}\n`);
-    }
-    const rest = chunk.subarray(start);
-    size += rest.length;
-    if (size > SERVE_MAX_LINE) {
-      process.stderr.write('refused:request_invalid\n');
-      process.exit(ATTESTOR_EXIT_REFUSED);
-    }
-    if (rest.length > 0) pending.push(Buffer.from(rest));
-  });
-  process.stdin.on('end', () => process.exit(0));
+  serveLines(() => load(selfPath, configPath), signOne, SERVE_MAX_LINE);
 }
 
 try {

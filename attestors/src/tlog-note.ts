@@ -2,25 +2,34 @@
 // credential's signer of C2SP checkpoints. Bundled by scripts/build.mjs into ONE self-contained
 // file, attestors/tlog-note.mjs, pinned by sha256 in the policy like every attestor.
 // Usage: node tlog-note.mjs <config.json>  (stdin: {payloadType, payload}; stdout: {keyid, sig})
+//        node tlog-note.mjs --serve <config.json>  (the daemon's warm log attestor, under the log
+//        uid: docs/runnerd.md#checkpoints; one request line, one answer line, each judged whole)
 // It is not blind: it signs only the exact body of a checkpoint of the origin its config names.
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
 import { checkpointBody, parseCheckpointBody } from '../../src/core/signed-note.js';
-import { parseTlogAttestorConfig, TLOG_CHECKPOINT_PAYLOAD_TYPE } from '../../src/core/tlog-attestor.js';
-import { attestorRequestSchema } from '../../src/core/attestor-protocol.js';
+import { parseTlogAttestorConfig, TLOG_CHECKPOINT_PAYLOAD_TYPE, type TlogAttestorConfig } from '../../src/core/tlog-attestor.js';
+import { ATTESTOR_EXIT_REFUSED, attestorRequestSchema } from '../../src/core/attestor-protocol.js';
 import { TLOG_ATTESTOR_REQUEST_MAX_BYTES } from '../../src/core/limits.js';
 import { Refusal, readPrivateFile, readStdin, refuse, seedFromPkcs8Pem } from './lib/key-file.js';
+import { serveLines } from './lib/serve-lines.js';
 
 ed.hashes.sha512 = (message) => new Uint8Array(createHash('sha512').update(message).digest());
 
-function main(): void {
-  const configPath = process.argv[2];
-  if (configPath === undefined || process.argv.length !== 3) refuse('config_invalid');
+interface Loaded {
+  readonly config: TlogAttestorConfig;
+  readonly seed: Uint8Array;
+  readonly keyid: string;
+  /** This very program's sha256 (the warm attestor's `ready` line names it). */
+  readonly self: string;
+}
+
+function load(selfPath: string, configPath: string): Loaded {
   let configValue: unknown;
   try {
-    configValue = JSON.parse(readFileSync(configPath as string, 'utf8'));
+    configValue = JSON.parse(readFileSync(configPath, 'utf8'));
   } catch {
     refuse('config_invalid');
   }
@@ -30,10 +39,15 @@ function main(): void {
   const pub = ed.getPublicKey(seed);
   const keyid = createHash('sha256').update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest('hex');
   if (keyid !== config.key_id) refuse('key_id_mismatch');
+  const self = createHash('sha256').update(readFileSync(selfPath)).digest('hex');
+  return { config, seed, keyid, self };
+}
 
+/** One request (the JSON text of {payloadType, payload}) → {keyid, sig}, or a Refusal. */
+function signOne(l: Loaded, requestText: string): { keyid: string; sig: string } {
   let req: unknown;
   try {
-    req = JSON.parse(readStdin(TLOG_ATTESTOR_REQUEST_MAX_BYTES));
+    req = JSON.parse(requestText);
   } catch {
     refuse('request_invalid');
   }
@@ -53,17 +67,29 @@ function main(): void {
   // Exactly a checkpoint body, re-encoded to the same bytes, of this log's origin.
   const cp = parseCheckpointBody(text);
   if (cp === null || checkpointBody(cp) !== text) refuse('statement_invalid');
-  if (cp?.origin !== config.origin) refuse('foreign_kind');
-  const sig = ed.sign(payload, seed);
-  process.stdout.write(`${JSON.stringify({ keyid, sig: Buffer.from(sig).toString('base64') })}\n`);
+  if (cp?.origin !== l.config.origin) refuse('foreign_kind');
+  const sig = ed.sign(payload, l.seed);
+  return { keyid: l.keyid, sig: Buffer.from(sig).toString('base64') };
+}
+
+function main(): void {
+  const configPath = process.argv[2];
+  const selfPath = process.argv[1];
+  if (configPath === undefined || selfPath === undefined || process.argv.length !== 3) refuse('config_invalid');
+  const loaded = load(selfPath as string, configPath as string);
+  process.stdout.write(`${JSON.stringify(signOne(loaded, readStdin(TLOG_ATTESTOR_REQUEST_MAX_BYTES)))}\n`);
 }
 
 try {
-  main();
+  if (process.argv[2] === '--serve' && process.argv.length === 4) {
+    const configPath = process.argv[3] as string;
+    const selfPath = process.argv[1] as string;
+    serveLines(() => load(selfPath, configPath), signOne, TLOG_ATTESTOR_REQUEST_MAX_BYTES);
+  } else main();
 } catch (e) {
   if (e instanceof Refusal) {
     process.stderr.write(`refused:${e.code}\n`);
-    process.exitCode = 3;
+    process.exitCode = ATTESTOR_EXIT_REFUSED;
   } else {
     process.stderr.write('failed\n');
     process.exitCode = 1;

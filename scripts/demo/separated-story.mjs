@@ -112,7 +112,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
     check(setupRun, 0);
     // The reviewer, runner, log and probe credentials sign through the daemon's attestors: the policy
     // pins the attestors and the configurations `runnerd setup` installed (its output names their
-    // digests). The trust root holds the daemon's log key, so the checkpoints it signs verify on the
+    // digests). The trust root holds the log key (its attestor uid's, not the daemon's), so the checkpoints verify on the
     // deploy side (docs/runnerd.md#checkpoints).
     const cred = setup.credentials ?? {};
     const policy = parseDocument(readFileSync(join(setupDir, 'policy.yaml'), 'utf8'));
@@ -277,7 +277,7 @@ export async function separatedStory({ root, cli, work, firstStep, out = process
       daemon.kill('SIGTERM');
       await closed;
     }
-    for (const u of [WRITER, DAEMON, `${DAEMON}-reviewer`, `${DAEMON}-runner`, `${DAEMON}-probe`]) {
+    for (const u of [WRITER, DAEMON, `${DAEMON}-reviewer`, `${DAEMON}-runner`, `${DAEMON}-probe`, `${DAEMON}-log`]) {
       if (spawnSync('id', [u]).status === 0) spawnSync('userdel', [u], { env: SYS });
       if (spawnSync('getent', ['group', u]).status === 0) spawnSync('groupdel', [u], { env: SYS });
     }

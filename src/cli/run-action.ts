@@ -4,6 +4,7 @@
 // does not carry this module's lazy imports (test/gate-cold-imports.test.ts).
 import { GovernedError, isGovernedError, EXIT } from '../core/errors.js';
 import { writeError, writeResult, type CommandResult, type OutputOptions } from './output.js';
+import type { CheckpointSigner } from '../flows/audit/tlog-checkpoint.js';
 
 export interface CheckpointStep {
   readonly written: { file: string; tree_size: number }[];
@@ -14,8 +15,9 @@ export interface CheckpointStep {
  * After a command appended to a store: its automatic checkpoint, if the pinned policy asks for one
  * and it is due (docs/audit.md "Automatic checkpoints"). Null when nothing was appended (the store
  * module is then not even loaded); else what was written, or the coded error that stopped it.
+ * `signer`: the daemon's warm log attestor (docs/runnerd.md#checkpoints); absent, a one-shot child.
  */
-export async function checkpointAfter(opts: OutputOptions): Promise<CheckpointStep | null> {
+export async function checkpointAfter(opts: OutputOptions, signer?: CheckpointSigner): Promise<CheckpointStep | null> {
   const { takeAppendedHomes } = await import('../store/appended.js');
   const homes = takeAppendedHomes();
   if (homes.length === 0) return null;
@@ -23,7 +25,7 @@ export async function checkpointAfter(opts: OutputOptions): Promise<CheckpointSt
   try {
     const { autoCheckpoint } = await import('../flows/audit/auto-checkpoint.js');
     for (const home of homes) {
-      const r = await autoCheckpoint({ home, attestorsDir: (opts as { attestors?: string }).attestors, now: new Date() });
+      const r = await autoCheckpoint({ home, attestorsDir: (opts as { attestors?: string }).attestors, now: new Date(), signer });
       if (r !== null) written.push(r);
     }
     return { written, error: null };

@@ -169,7 +169,7 @@ const daemonIdentity = {
   daemon_pid: count,
   daemon_start_time: str({ re: /^[0-9]{1,20}$/ }),
   daemon_uid: count,
-  attestor_uids: z.strictObject({ reviewer: count, runner: count, probe: count }),
+  attestor_uids: z.strictObject({ reviewer: count, runner: count, probe: count, log: count }),
 };
 
 /** `governed runnerd hello --json` (docs/runnerd.md): who the daemon is and who it says the caller is (uid and pid from the kernel). */

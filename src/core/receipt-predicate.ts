@@ -48,9 +48,14 @@ export const separationSchema = z.strictObject({
   daemon_pid: int(1, 4194304),
   daemon_start_time: str({ re: /^\d{1,20}$/ }),
   daemon_uid: int(1, 4294967294),
-  /** `probe`: the warm probe attestor's uid (docs/runnerd.md "Processes and users"); absent in
-   * receipts of daemons that signed probes under their own uid. */
-  attestor_uids: z.strictObject({ reviewer: int(1, 4294967294), runner: int(1, 4294967294), probe: z.optional(int(1, 4294967294)) }),
+  /** `probe`, `log`: the warm probe and log attestors' uids (docs/runnerd.md "Processes and users");
+   * absent in receipts of daemons that signed probes, or checkpoints, under their own uid. */
+  attestor_uids: z.strictObject({
+    reviewer: int(1, 4294967294),
+    runner: int(1, 4294967294),
+    probe: z.optional(int(1, 4294967294)),
+    log: z.optional(int(1, 4294967294)),
+  }),
   client_uid: int(0, 4294967294),
   client_pid: int(1, 4194304),
 });
@@ -59,7 +64,8 @@ export type Separation = z.infer<typeof separationSchema>;
 /** The uids a separated receipt names as governed — root, the daemon's, every attestor's — none of
  * which may be the client's (docs/runnerd.md "Processes and users"). */
 export function separationGovernedUids(s: Separation): number[] {
-  return [0, s.daemon_uid, s.attestor_uids.reviewer, s.attestor_uids.runner, ...(s.attestor_uids.probe === undefined ? [] : [s.attestor_uids.probe])];
+  const a = s.attestor_uids;
+  return [0, s.daemon_uid, a.reviewer, a.runner, ...(a.probe === undefined ? [] : [a.probe]), ...(a.log === undefined ? [] : [a.log])];
 }
 
 export const reviewReceiptPredicateSchema = z.strictObject({

@@ -33,7 +33,7 @@ import { reapAndClean } from '../../flows/run/reap.js';
 import { installRoot } from '../../flows/run/locations.js';
 import { requireGroup, requireUser } from '../../flows/runnerd/accounts.js';
 import { expectedLayout, runnerdDoctorChecks } from '../../flows/runnerd/doctor-checks.js';
-import { layoutOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type WarmCredential } from '../../flows/runnerd/layout.js';
+import { attestorUidsOf, layoutOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type WarmCredential } from '../../flows/runnerd/layout.js';
 import { statFact } from '../../flows/runnerd/stat-fact.js';
 import { WarmAttestor } from '../../flows/runnerd/warm-attestor.js';
 import { SandboxHost, SANDBOX_HOST_READY_MS } from '../../flows/runnerd/sandbox-host.js';
@@ -131,7 +131,7 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
   const writers = requireGroup(users.writersGroup);
   const att = Object.fromEntries(WARM_CREDENTIALS.map((c) => [c, requireUser(users.attestors[c])])) as unknown as Record<WarmCredential, ReturnType<typeof requireUser>>;
   const findings = runnerdDoctorChecks(
-    expectedLayout(layout, { daemonUid: daemon.uid, daemonGid: daemon.gid, attestorUids: { reviewer: att.reviewer.uid, runner: att.runner.uid, probe: att.probe.uid }, writersGid: writers.gid }, { socket: false }),
+    expectedLayout(layout, { daemonUid: daemon.uid, daemonGid: daemon.gid, attestorUids: attestorUidsOf(att), writersGid: writers.gid }, { socket: false }),
     statFact,
   );
   if (findings.length > 0) fail('runnerd_state_unsafe', findings.map((f) => `${f.path}:${f.problem}`));
@@ -361,10 +361,11 @@ export async function startRunnerd(o: RunnerdOptions, log: (line: Record<string,
     daemon_pid: me.pid,
     daemon_start_time: String(me.startTime),
     daemon_uid: daemon.uid,
-    attestor_uids: { reviewer: att.reviewer.uid, runner: att.runner.uid, probe: att.probe.uid },
+    attestor_uids: attestorUidsOf(att),
   };
   const reaped = reapAll(layout.home);
-  const checkpoints = daemonCheckpointer(layout.home, layout.attestorsDir);
+  // Checkpoints sign through the warm log attestor, under the log uid (docs/runnerd.md#checkpoints).
+  const checkpoints = daemonCheckpointer(layout.home, layout.attestorsDir, (pinned) => warm.log.noteSignerFor(pinned));
   const checkpoint = checkpoints.afterRequest;
   const started = await checkpoints.atStart();
   const owners = new RunnerdOwners(layout.ownersDb);

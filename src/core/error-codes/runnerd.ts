@@ -4,7 +4,7 @@ import { def, type ErrorDef } from './def.js';
 
 export const RUNNERD_ERRORS = {
   // --- 1 internal -----------------------------------------------------------------------------
-  runnerd_attestor_unavailable: def(1, 'A warm attestor of the daemon is not running (crashed and not yet restarted, or it never became ready); the run was recorded as ABORTED.'),
+  runnerd_attestor_unavailable: def(1, 'A warm attestor of the daemon is not running (crashed and not yet restarted, or it never became ready): a run is recorded as ABORTED; a checkpoint is not written (the next append writes it).'),
   runnerd_draining: def(1, 'The daemon is shutting down (SIGTERM) and takes no new work; retry against the restarted daemon.'),
   runnerd_sandbox_unavailable: def(1, 'The daemon\'s sandbox host (the process that runs reviewers under the policy\'s sandbox uid) is not running; nothing was claimed, or a run in flight was recorded as ABORTED. Restart the daemon.'),
   runnerd_answer_invalid: def(1, 'The request was sent, but the daemon\'s answer did not arrive whole in time, was larger than the cap, or is not one strict response (a progress frame the client did not ask for or does not know makes it malformed). The daemon may have acted on the request: check with status before retrying.'),

@@ -25,6 +25,7 @@ import { verifyTreeSince } from '../../store/tree-since.js';
 import type { Db } from '../../store/store.js';
 import { loadPinned, type Pinned } from '../challenge/pinned.js';
 import { attestorFiles, resolveLocations } from '../run/locations.js';
+import type { CheckpointSigner } from './tlog-checkpoint.js';
 
 export interface AutoCheckpointResult {
   /** `checkpoints/<size>.note`, relative to the state directory. */
@@ -45,7 +46,13 @@ function newestCovered(home: string, db: Db, pinned: Pinned, now: Date): { size:
 }
 
 /** Write the due checkpoint of `home`, if its policy asks for one and it is due; null otherwise. */
-export async function autoCheckpoint(args: { home: string; attestorsDir?: string | undefined; now: Date }): Promise<AutoCheckpointResult | null> {
+export async function autoCheckpoint(args: {
+  home: string;
+  attestorsDir?: string | undefined;
+  now: Date;
+  /** The daemon's warm log attestor (docs/runnerd.md#checkpoints); absent: a one-shot child. */
+  signer?: CheckpointSigner | undefined;
+}): Promise<AutoCheckpointResult | null> {
   // A read-write handle: as the last connection to close it checkpoints the WAL into the database
   // file, as every command's own handle does (a read-only one cannot), so the file's bytes are what
   // they were before this step ran (test/run-locations-before-claim.test.ts compares them).
@@ -69,7 +76,7 @@ export async function autoCheckpoint(args: { home: string; attestorsDir?: string
   // The signing path (attestor host, child process) is loaded only when a checkpoint is due: every
   // command that appends runs this step.
   const { signCheckpointNote } = await import('./tlog-checkpoint.js');
-  const signed = await signCheckpointNote({ files, pinned: plan.pinned, now: args.now, size: plan.size, root: plan.root });
+  const signed = await signCheckpointNote({ files, pinned: plan.pinned, now: args.now, size: plan.size, root: plan.root, signer: args.signer });
   // One origin per store: a config changed to another origin would start a second log's history.
   if (plan.origin !== null && signed.origin !== plan.origin) fail('tlog_origin_mismatch', ['checkpoints']);
   const file = storeCheckpoint(args.home, plan.size, signed.text);

@@ -14,6 +14,16 @@ import { assertReplayMatches, closeStore, openStoreReadOnly } from '../../store/
 import { verifyTree } from '../../store/tree.js';
 import { loadPinned } from '../challenge/pinned.js';
 import { writeOnce } from '../write-once.js';
+import type { WarmSigner } from '../runnerd/warm-attestor.js';
+
+/**
+ * A signer of checkpoint bodies other than the one-shot child: the daemon's warm log attestor, under
+ * the log uid (docs/runnerd.md#checkpoints). Given what this checkpoint pinned (program and config
+ * digests under the current policy, the trusted log key), the signing function; it fails
+ * runnerd_attestor_pin_mismatch when the warm process runs other bytes, and returns only a
+ * signature it verified over the body under that key.
+ */
+export type CheckpointSigner = (pinned: WarmSigner) => (body: Buffer) => Promise<Buffer>;
 
 export interface TlogCheckpointResult {
   readonly path: string;
@@ -65,7 +75,8 @@ export async function tlogCheckpoint(args: { home: string; out: string; files: {
 
 /**
  * Sign the checkpoint of (size, root) through the pinned tlog-checkpoint `log` attestor: the one
- * signing path of `audit checkpoint` and of the automatic checkpoints. The attestor and its config
+ * signing path of `audit checkpoint` and of the automatic checkpoints (in the daemon, through its
+ * warm log attestor: `signer`). The attestor and its config
  * must be on the policy's `credentials.log` lists, its config must name the policy's log key, and
  * the returned signature is verified under that key of the pinned trust root, valid now.
  */
@@ -75,6 +86,8 @@ export async function signCheckpointNote(a: {
   now: Date;
   size: number;
   root: Buffer;
+  /** The daemon's warm log attestor; absent: the pinned attestor runs as a one-shot child. */
+  signer?: CheckpointSigner | undefined;
 }): Promise<{ text: string; origin: string; verifier_key: string }> {
   const log = a.pinned.policy.doc.credentials.log;
   const key = trustedKeyFor(a.pinned.trust, log.key_id, 'log', isoSecondsOf(a.now));
@@ -82,6 +95,9 @@ export async function signCheckpointNote(a: {
   if (pinned.tlog.key_id !== log.key_id) fail('attestor_config_invalid', []);
   const origin = pinned.tlog.origin;
   const body = checkpointBody({ origin, size: a.size, root: a.root });
-  const sig = await signCheckpointBody(pinned, key, body);
+  const sig =
+    a.signer === undefined
+      ? await signCheckpointBody(pinned, key, body)
+      : await a.signer({ credential: 'log', programSha256: pinned.programSha256, configSha256: pinned.configSha256, key })(Buffer.from(body, 'utf8'));
   return { text: `${body}\n${signatureLine(origin, key.raw, sig)}`, origin, verifier_key: noteVerifierKey(origin, key.raw) };
 }

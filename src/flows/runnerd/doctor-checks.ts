@@ -3,7 +3,7 @@
 // may include them. Each finding names the path and what is wrong; nothing else.
 import { sealedDirOf } from './sandbox-host-check.js';
 import { egressSocketDirOf } from './sandbox-host-egress.js';
-import { keyDirOf, keyFileOf, logKeyDirOf, logKeyFileOf, WARM_CREDENTIALS, type RunnerdLayout } from './layout.js';
+import { keyDirOf, keyFileOf, WARM_CREDENTIALS, type RunnerdLayout } from './layout.js';
 
 export interface PathFact {
   readonly exists: boolean;
@@ -49,17 +49,13 @@ export function expectedLayout(l: RunnerdLayout, ids: RunnerdIds, opts: { socket
     { path: l.stateDir, type: 'dir', uid: ids.daemonUid, gid: ids.daemonGid, mode: 0o700 },
     { path: l.socketDir, type: 'dir', uid: 0, gid: ids.writersGid, mode: 0o750 },
   ];
+  // Every key is its attestor uid's, the log key too (docs/runnerd.md#checkpoints): none the daemon's.
   for (const c of WARM_CREDENTIALS) {
     out.push({ path: keyDirOf(l, c), type: 'dir', uid: ids.attestorUids[c], gid: null, mode: 0o700 });
     out.push({ path: keyFileOf(l, c), type: 'file', uid: ids.attestorUids[c], gid: null, mode: 0o400 });
     out.push(root(`${l.attestorsDir}/${c}.mjs`, 'file', 0o444));
     out.push(root(`${l.attestorsDir}/${c}.json`, 'file', 0o444));
   }
-  // The log key is the daemon's own: it signs the checkpoints of the daemon's store.
-  out.push({ path: logKeyDirOf(l), type: 'dir', uid: ids.daemonUid, gid: null, mode: 0o700 });
-  out.push({ path: logKeyFileOf(l), type: 'file', uid: ids.daemonUid, gid: null, mode: 0o600 });
-  out.push(root(`${l.attestorsDir}/log.mjs`, 'file', 0o444));
-  out.push(root(`${l.attestorsDir}/log.json`, 'file', 0o444));
   if (opts.socket) out.push({ path: l.socket, type: 'socket', uid: 0, gid: ids.writersGid, mode: 0o660 });
   // The two directories the sandbox host reaches (docs/runnerd.md#the-sandbox-host), made by the
   // daemon at start, so judged when they are there: the daemon's, mode 0710, group the pinned

@@ -4,10 +4,12 @@ import { join } from 'node:path';
 
 /**
  * The credentials a warm attestor serves, each under its own uid (docs/runnerd.md "Warm attestors"):
- * the two that sign every review receipt, and the probe credential that signs the probes the daemon
- * runs (docs/runnerd.md#probes-through-the-daemon).
+ * the two that sign every review receipt, the probe credential that signs the probes the daemon
+ * runs (docs/runnerd.md#probes-through-the-daemon), and the log credential that signs the
+ * checkpoints of the daemon's store (docs/runnerd.md#checkpoints; its program is the
+ * tlog-checkpoint attestor, the others' ed25519-file). The daemon's uid can read none of their keys.
  */
-export const WARM_CREDENTIALS = ['reviewer', 'runner', 'probe'] as const;
+export const WARM_CREDENTIALS = ['reviewer', 'runner', 'probe', 'log'] as const;
 export type WarmCredential = (typeof WARM_CREDENTIALS)[number];
 
 export const DEFAULT_BASE = '/var/lib/governed';
@@ -59,21 +61,17 @@ export function layoutOf(base: string, socket: string): RunnerdLayout {
 }
 
 export function usersOf(prefix: string, writersGroup: string): RunnerdUsers {
-  return { daemon: prefix, attestors: { reviewer: `${prefix}-reviewer`, runner: `${prefix}-runner`, probe: `${prefix}-probe` }, writersGroup };
+  return { daemon: prefix, attestors: { reviewer: `${prefix}-reviewer`, runner: `${prefix}-runner`, probe: `${prefix}-probe`, log: `${prefix}-log` }, writersGroup };
 }
 
 export const keyFileOf = (l: RunnerdLayout, c: WarmCredential): string => join(l.keysDir, c, 'key.pem');
 export const keyDirOf = (l: RunnerdLayout, c: WarmCredential): string => join(l.keysDir, c);
 
-/**
- * The log key (docs/runnerd.md "Checkpoints"): the daemon's own, owned by the governed uid (0600 in a
- * 0700 directory). The daemon signs the checkpoints of its store with it, through the pinned
- * tlog-checkpoint attestor (<base>/attestors/log.mjs, log.json) run as a child under its own uid.
- */
-export const LOG_CREDENTIAL = 'log';
-// The probe key is a warm credential's (WARM_CREDENTIALS above): keys/probe, owned by the probe
-// attestor's uid (0400 in a 0700 directory); the daemon's uid cannot read it.
-export const SETUP_CREDENTIALS = [...WARM_CREDENTIALS, LOG_CREDENTIAL] as const;
-export type SetupCredential = (typeof SETUP_CREDENTIALS)[number];
-export const logKeyDirOf = (l: RunnerdLayout): string => join(l.keysDir, LOG_CREDENTIAL);
-export const logKeyFileOf = (l: RunnerdLayout): string => join(l.keysDir, LOG_CREDENTIAL, 'key.pem');
+/** Every key `runnerd setup` installs (--key CRED=FILE): one per warm attestor. */
+export const SETUP_CREDENTIALS = WARM_CREDENTIALS;
+export type SetupCredential = WarmCredential;
+
+/** Each warm attestor's uid, by credential (the daemon's `attestor_uids`, doctor's expected owners). */
+export function attestorUidsOf(att: Readonly<Record<WarmCredential, { readonly uid: number }>>): Record<WarmCredential, number> {
+  return Object.fromEntries(WARM_CREDENTIALS.map((c) => [c, att[c].uid])) as Record<WarmCredential, number>;
+}

@@ -1,7 +1,8 @@
 // `governed runnerd setup --writers GROUP` (docs/runnerd.md#layout), as root, idempotent: the
 // system users and groups, every directory and file of the layout with its owner and mode, the
-// pinned attestor programs and configs, one key per warm credential (reviewer, runner, probe; given
-// with --key CRED=FILE, else generated) readable only by its attestor uid, the daemon's log key, and — with --policy and --trust — the store,
+// pinned attestor programs and configs, one key per warm credential (reviewer, runner, probe, log;
+// given with --key CRED=FILE, else generated) readable only by its attestor uid, and — with --policy
+// and --trust — the store,
 // initialised and handed to the governed uid. Returns what it did, one line per change; a second
 // run with the same arguments does nothing.
 import { takeAppendedHomes } from '../../store/appended.js';
@@ -15,7 +16,7 @@ import { publicKeyFromSpkiDer } from '../../core/ed25519.js';
 import { initFlow } from '../init.js';
 import { installRoot } from '../run/locations.js';
 import { findGroup, findUser, requireGroup, requireUser } from './accounts.js';
-import { keyDirOf, keyFileOf, layoutOf, logKeyDirOf, logKeyFileOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type RunnerdUsers, type SetupCredential, type WarmCredential } from './layout.js';
+import { keyDirOf, keyFileOf, layoutOf, usersOf, WARM_CREDENTIALS, type RunnerdLayout, type RunnerdUsers, type SetupCredential, type WarmCredential } from './layout.js';
 import { TLOG_CHECKPOINT_KIND } from '../../core/tlog-attestor.js';
 import { isKeyName } from '../../core/signed-note.js';
 
@@ -57,9 +58,7 @@ export function runnerdSetup(a: SetupArgs): SetupResult {
   const users = usersOf(a.user, a.writers);
   const { daemon, writers, att } = ensureAccounts(users, actions);
   ensureDirectories(l, daemon, writers.gid, actions);
-  const program = readFileSync(join(installRoot(), 'attestors', 'ed25519-file.mjs'));
-  const credentials = ensureWarmAttestors(a, l, att, program, actions) as SetupResult['credentials'];
-  credentials.log = ensureLogAttestor(a, l, daemon, actions);
+  const credentials = ensureWarmAttestors(a, l, att, actions);
   const reviewers = ensureReviewers(a, l, actions);
   initAndHandOver(a, l, daemon, actions);
   return {
@@ -134,9 +133,16 @@ function ensureDirectories(l: RunnerdLayout, daemon: Ids, writersGid: number, ac
   ensure(actions, l.socketDir, 'dir', 0, writersGid, 0o750);
 }
 
-// The warm attestors (docs/runnerd.md#warm-attestors): per credential (reviewer, runner, probe) a key readable only by its
-// attestor uid (given with --key CRED=FILE, else generated), the pinned program and its config.
-function ensureWarmAttestors(a: SetupArgs, l: RunnerdLayout, att: Record<WarmCredential, Ids>, program: Buffer, actions: string[]): Partial<SetupResult['credentials']> {
+// The warm attestors (docs/runnerd.md#warm-attestors): per credential (reviewer, runner, probe, log) a
+// key readable only by its attestor uid (given with --key CRED=FILE, else generated; a key an older
+// setup left as the daemon's is handed over, printed), the pinned program and its config.
+function ensureWarmAttestors(a: SetupArgs, l: RunnerdLayout, att: Record<WarmCredential, Ids>, actions: string[]): SetupResult['credentials'] {
+  const programs = {
+    signer: readFileSync(join(installRoot(), 'attestors', 'ed25519-file.mjs')),
+    log: readFileSync(join(installRoot(), 'attestors', 'tlog-note.mjs')),
+  };
+  const origin = a.logOrigin ?? `governed-runnerd/${hostname()}`;
+  if (!isKeyName(origin)) fail('usage_error', ['--log-origin']);
   const credentials: Partial<SetupResult['credentials']> = {};
   for (const c of WARM_CREDENTIALS) {
     ensure(actions, keyDirOf(l, c), 'dir', att[c].uid, att[c].gid, 0o700);
@@ -151,43 +157,21 @@ function ensureWarmAttestors(a: SetupArgs, l: RunnerdLayout, att: Record<WarmCre
     ensure(actions, keyFile, 'file', att[c].uid, att[c].gid, 0o400);
     const spki = createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' });
     const keyId = publicKeyFromSpkiDer(spki).keyId;
-    const programPath = join(l.attestorsDir, `${c}.mjs`);
-    ensure(actions, programPath, 'file', 0, 0, 0o444, program);
-    // reviewer and runner sign review receipts; probe signs the probes the daemon runs.
-    const config = Buffer.from(JSON.stringify({ credential: c, kind: c === 'probe' ? 'probe' : 'review-receipt', key_id: keyId, key_ref: keyFile }));
+    const program = c === 'log' ? programs.log : programs.signer;
+    ensure(actions, join(l.attestorsDir, `${c}.mjs`), 'file', 0, 0, 0o444, program);
+    // reviewer and runner sign review receipts, probe the probes the daemon runs; log is the
+    // tlog-checkpoint attestor of the daemon's checkpoints (docs/runnerd.md#checkpoints).
+    const config = Buffer.from(
+      JSON.stringify(
+        c === 'log'
+          ? { credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: keyId, key_ref: keyFile, origin }
+          : { credential: c, kind: c === 'probe' ? 'probe' : 'review-receipt', key_id: keyId, key_ref: keyFile },
+      ),
+    );
     ensure(actions, join(l.attestorsDir, `${c}.json`), 'file', 0, 0, 0o444, config);
     credentials[c] = { key_id: keyId, attestor_sha256: sha256(program), attestor_config_sha256: sha256(config) };
   }
-  return credentials;
-}
-
-// A key of the daemon's own (the log key): its directory 0700 and the key 0600, both the
-// governed user's; written once, from the given file or freshly generated; returns its key id
-// (docs/runnerd.md#checkpoints).
-function daemonOwnKey(actions: string[], daemon: Ids, dir: string, keyFile: string, given: string | undefined): string {
-  ensure(actions, dir, 'dir', daemon.uid, daemon.gid, 0o700);
-  unlessPlain(keyFile, 'file');
-  if (!existsSync(keyFile)) {
-    const pem = given !== undefined ? readFileSync(given) : Buffer.from(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
-    writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
-    actions.push(`${given !== undefined ? 'installed' : 'generated'} key ${keyFile}`);
-  }
-  ensure(actions, keyFile, 'file', daemon.uid, daemon.gid, 0o600);
-  return publicKeyFromSpkiDer(createPublicKey(readFileSync(keyFile)).export({ format: 'der', type: 'spki' })).keyId;
-}
-
-// The log key: the daemon's own (docs/runnerd.md#checkpoints), and the pinned tlog-checkpoint
-// attestor that signs with it, run by the daemon as a child under the governed uid.
-function ensureLogAttestor(a: SetupArgs, l: RunnerdLayout, daemon: Ids, actions: string[]): SetupResult['credentials']['log'] {
-  const origin = a.logOrigin ?? `governed-runnerd/${hostname()}`;
-  if (!isKeyName(origin)) fail('usage_error', ['--log-origin']);
-  const keyFile = logKeyFileOf(l);
-  const keyId = daemonOwnKey(actions, daemon, logKeyDirOf(l), keyFile, a.keys.log);
-  const logProgram = readFileSync(join(installRoot(), 'attestors', 'tlog-note.mjs'));
-  ensure(actions, join(l.attestorsDir, 'log.mjs'), 'file', 0, 0, 0o444, logProgram);
-  const config = Buffer.from(JSON.stringify({ credential: 'log', kind: TLOG_CHECKPOINT_KIND, key_id: keyId, key_ref: keyFile, origin }));
-  ensure(actions, join(l.attestorsDir, 'log.json'), 'file', 0, 0, 0o444, config);
-  return { key_id: keyId, attestor_sha256: sha256(logProgram), attestor_config_sha256: sha256(config) };
+  return credentials as SetupResult['credentials'];
 }
 
 // The reviewer programs given, installed read-only; the digest of each one installed (docs/runnerd.md#layout).

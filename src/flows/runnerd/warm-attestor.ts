@@ -14,7 +14,8 @@
 // them; each run first compares those digests with the ones the run pinned under the CURRENT policy
 // (so a policy or trust change that drops them stops signing: runnerd_attestor_pin_mismatch), and
 // the `ready` line must name the same program digest. Every signature is verified with node:crypto
-// under the key the policy names before anyone sees it.
+// under the key the policy names before anyone sees it: over DSSE's PAE for a receipt or probe, over
+// the body's bytes for the log attestor's checkpoints (docs/runnerd.md#checkpoints).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { attestorReadySchema, attestorServeLineSchema } from '../../core/attestor-protocol.js';
 import { decodeBase64Strict } from '../../core/base64.js';
@@ -24,6 +25,7 @@ import { fail } from '../../core/errors.js';
 import type { AttestorSignatureOut, StartedAttestor } from '../run/attestor-session.js';
 import type { PinnedSigner } from '../run/pin.js';
 import { ATTESTOR_REPLY_MAX_BYTES } from '../../core/limits.js';
+import { TLOG_CHECKPOINT_PAYLOAD_TYPE } from '../../core/tlog-attestor.js';
 
 export const WARM_TIMEOUT_MS = 10_000;
 
@@ -177,34 +179,50 @@ export class WarmAttestor {
    * run pinned under the current policy (docs/runnerd.md "Warm attestors").
    */
   signerFor(signer: WarmSigner): StartedAttestor {
+    this.checkPinned(signer);
+    const sign = (payloadType: string, payload: Buffer): Promise<AttestorSignatureOut> => this.signWith(signer, payloadType, payload, pae(payloadType, payload));
+    return { sign, stop: async () => undefined };
+  }
+
+  /**
+   * The warm log attestor's signer of one checkpoint body (docs/runnerd.md#checkpoints): the same
+   * pin checks; the signature is over the body's bytes (the note format's, not DSSE's PAE).
+   */
+  noteSignerFor(signer: WarmSigner): (body: Buffer) => Promise<Buffer> {
+    this.checkPinned(signer);
+    return async (body) => (await this.signWith(signer, TLOG_CHECKPOINT_PAYLOAD_TYPE, body, body)).sig;
+  }
+
+  private checkPinned(signer: WarmSigner): void {
     if (signer.programSha256 !== this.spec.programSha256 || signer.configSha256 !== this.spec.configSha256) {
       fail('runnerd_attestor_pin_mismatch', [signer.credential]);
     }
-    const sign = async (payloadType: string, payload: Buffer): Promise<AttestorSignatureOut> => {
-      if (this.readySelf !== this.spec.programSha256) fail(this.readySelf === null ? 'runnerd_attestor_unavailable' : 'runnerd_attestor_pin_mismatch', [signer.credential]);
-      let line: string;
-      try {
-        line = await this.request(JSON.stringify({ payloadType, payload: payload.toString('base64') }));
-      } catch {
-        return fail('runnerd_attestor_unavailable', [signer.credential]);
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        return fail('attestor_failed', [signer.credential]);
-      }
-      const parsed = attestorServeLineSchema.safeParse(value);
-      if (!parsed.success) return fail('attestor_failed', [signer.credential]);
-      const r = parsed.data;
-      if ('refused' in r) return fail('attestor_refused', [signer.credential]);
-      if (!('sig' in r)) return fail('attestor_failed', [signer.credential]);
-      const sig = decodeBase64Strict(r.sig, 'attestor_failed', 'sig');
-      if (r.keyid !== signer.key.keyId) fail('attestor_signature_invalid', [r.keyid]);
-      if (!verifyEd25519(signer.key, pae(payloadType, payload), sig)) fail('attestor_signature_invalid', [r.keyid]);
-      return { keyid: r.keyid, sig };
-    };
-    return { sign, stop: async () => undefined };
+  }
+
+  /** One request; the answer's signature verified with node:crypto over `signedBytes` under the pinned key. */
+  private async signWith(signer: WarmSigner, payloadType: string, payload: Buffer, signedBytes: Buffer): Promise<AttestorSignatureOut> {
+    if (this.readySelf !== this.spec.programSha256) fail(this.readySelf === null ? 'runnerd_attestor_unavailable' : 'runnerd_attestor_pin_mismatch', [signer.credential]);
+    let line: string;
+    try {
+      line = await this.request(JSON.stringify({ payloadType, payload: payload.toString('base64') }));
+    } catch {
+      return fail('runnerd_attestor_unavailable', [signer.credential]);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return fail('attestor_failed', [signer.credential]);
+    }
+    const parsed = attestorServeLineSchema.safeParse(value);
+    if (!parsed.success) return fail('attestor_failed', [signer.credential]);
+    const r = parsed.data;
+    if ('refused' in r) return fail('attestor_refused', [signer.credential]);
+    if (!('sig' in r)) return fail('attestor_failed', [signer.credential]);
+    const sig = decodeBase64Strict(r.sig, 'attestor_failed', 'sig');
+    if (r.keyid !== signer.key.keyId) fail('attestor_signature_invalid', [r.keyid]);
+    if (!verifyEd25519(signer.key, signedBytes, sig)) fail('attestor_signature_invalid', [r.keyid]);
+    return { keyid: r.keyid, sig };
   }
 
   /** Close stdin: the attestor exits 0 and its keeper ends. */
