@@ -2563,6 +2563,8 @@ var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations
 var PRESERVATION_WAIVER_MAX_CHARS = 500;
 var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
 var INTOTO_SUBJECT_NAME_MAX_CHARS = 256;
+var KERNEL_PID_MAX = 4194304;
+var KERNEL_UID_MAX = 4294967294;
 var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
 var EGRESS_MAX_REQUESTS = 64;
 var EGRESS_MAX_CONNECTIONS = 16;
@@ -3021,26 +3023,26 @@ function isVeto(f) {
 }
 var processIdentityShape = {
   boot_id: str({ re: BOOT_ID_RE }),
-  pid: int2(1, 4194304),
+  pid: int2(1, KERNEL_PID_MAX),
   start_time: str({ re: /^\d{1,20}$/ })
   // clock ticks since boot (/proc/<pid>/stat field 22)
 };
 var processIdentitySchema = strictObject(processIdentityShape);
 var separationSchema = strictObject({
   boot_id: str({ re: BOOT_ID_RE }),
-  daemon_pid: int2(1, 4194304),
+  daemon_pid: int2(1, KERNEL_PID_MAX),
   daemon_start_time: str({ re: /^\d{1,20}$/ }),
-  daemon_uid: int2(1, 4294967294),
+  daemon_uid: int2(1, KERNEL_UID_MAX),
   /** `probe`, `log`: the warm probe and log attestors' uids (docs/runnerd.md "Processes and users");
    * absent in receipts of daemons that signed probes, or checkpoints, under their own uid. */
   attestor_uids: strictObject({
-    reviewer: int2(1, 4294967294),
-    runner: int2(1, 4294967294),
-    probe: optional(int2(1, 4294967294)),
-    log: optional(int2(1, 4294967294))
+    reviewer: int2(1, KERNEL_UID_MAX),
+    runner: int2(1, KERNEL_UID_MAX),
+    probe: optional(int2(1, KERNEL_UID_MAX)),
+    log: optional(int2(1, KERNEL_UID_MAX))
   }),
-  client_uid: int2(0, 4294967294),
-  client_pid: int2(1, 4194304)
+  client_uid: int2(0, KERNEL_UID_MAX),
+  client_pid: int2(1, KERNEL_PID_MAX)
 });
 function separationGovernedUids(s) {
   const a = s.attestor_uids;
@@ -3082,7 +3084,7 @@ var reviewReceiptPredicateSchema = strictObject({
     bwrap_sha256: hex64,
     profile_digest: digestString,
     seccomp_digest: digestString,
-    uid: int2(0, 4294967294),
+    uid: int2(0, KERNEL_UID_MAX),
     uid_separated: boolean2()
   }),
   attestors: strictObject({

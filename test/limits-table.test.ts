@@ -84,6 +84,8 @@ const INLINE_BOUNDS: readonly RegExp[] = [
   /\.length (?:>|>=|<|<=) ([0-9][0-9_]*)\b/g,
   /\bsize (?:>|>=) ([0-9][0-9_]*)\b/g,
   /\blist\([^\n]*?, [0-9][0-9_]*, ([0-9][0-9_]*)\)/g,
+  // The kernel's pid and uid bounds, wherever they are spelled (KERNEL_PID_MAX, KERNEL_UID_MAX, KERNEL_ID_FIELD_MAX).
+  /\b(4_?194_?304|4_?294_?967_?29[45])\b/g,
 ];
 
 function inlineBoundsIn(text: string): string[] {
@@ -101,10 +103,11 @@ describe('no inline size bound', () => {
       "  .check(z.maxLength(256)),",
       "if (p.length > 4096) return false;",
       "if (st.size > 4096) refuse('key_invalid');",
+      "  pid: int(1, 4194304), uid: int(1, 4_294_967_294),",
       "const short = str({ max: 64 }); const ok = str({ max: REPO_PATH_MAX_CHARS }); const code = int(0, 255);",
       "// a comment: str({ max: 4096 })",
     ].join('\n');
-    expect(inlineBoundsIn(planted)).toEqual(['1: max: 4096', '2: list(FindingSchema, 0, 500)', '3: maxLength(256)', '4: .length > 4096', '5: size > 4096']);
+    expect(inlineBoundsIn(planted)).toEqual(['1: max: 4096', '2: list(FindingSchema, 0, 500)', '3: maxLength(256)', '4: .length > 4096', '5: size > 4096', '6: 4194304', '6: 4_294_967_294']);
   });
 
   it('no schema or check outside src/core/limits.ts spells a size bound of 100 or more as a literal', () => {

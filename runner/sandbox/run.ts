@@ -141,6 +141,7 @@ export interface PreparedSandbox {
 
 import { REVIEWER_MAX_BYTES as MAX_REVIEWER_BYTES } from '../../src/core/limits.js';
 import { SANDBOX_BUNDLE_MAX_BYTES as MAX_BUNDLE_BYTES } from '../../src/core/limits.js';
+import { KERNEL_UID_MAX } from '../../src/core/limits.js';
 /** How long bwrap may take to build the sandbox before it is considered failed. */
 const SETUP_TIMEOUT_MS = 30_000;
 const CHUNK = 1024 * 1024;
@@ -156,7 +157,7 @@ function validateRequest(req: SandboxRequest): void {
   if (!a || !hexList(a.bwrapSha256) || !hexList(a.profileSha256) || !hexList(a.seccompSha256)) fail('sandbox_argument_invalid', ['allow']);
   if (typeof a.reviewerSha256 !== 'string' || !HEX64_RE.test(a.reviewerSha256)) fail('sandbox_argument_invalid', ['allow.reviewerSha256']);
   for (const [k, v] of [['uid', req.uid], ['gid', req.gid]] as const) {
-    if (!Number.isSafeInteger(v) || v < 1 || v > 4294967294) fail('sandbox_argument_invalid', [k]);
+    if (!Number.isSafeInteger(v) || v < 1 || v > KERNEL_UID_MAX) fail('sandbox_argument_invalid', [k]);
   }
   if (!Buffer.isBuffer(req.bundleBytes) || req.bundleBytes.length > MAX_BUNDLE_BYTES) fail('sandbox_argument_invalid', ['bundleBytes']);
   const r = req.reviewer as { path?: unknown; bytes?: unknown };

@@ -150,6 +150,15 @@ export const BWRAP_VERSION_MAX_BYTES = 4_096;
 /** bwrap's version as the sandbox host reports it, characters. */
 export const BWRAP_VERSION_MAX_CHARS = 200;
 
+// --- The kernel's own bounds (Linux, 64-bit): not governed's choices, spelled once -------------------
+
+/** The largest pid the kernel can hand out (PID_MAX_LIMIT). */
+export const KERNEL_PID_MAX = 4_194_304;
+/** The largest valid uid or gid ((uid_t)-1 means "none"). */
+export const KERNEL_UID_MAX = 4_294_967_294;
+/** A uid or gid field as stat reports it, (uid_t)-1 included. */
+export const KERNEL_ID_FIELD_MAX = 4_294_967_295;
+
 // --- The runner and its sandbox ------------------------------------------------------------------
 
 /** A reviewer program (pinned by sha256; read whole to hash it). */

@@ -16,6 +16,7 @@ import { policyFromDocument, ROLES } from './policy-rules.js';
 import { NAME_RE } from './ids.js';
 import { POLICY_MAX_EXCLUDES, POLICY_PATH_MAX_CHARS, PRESERVATION_WAIVER_MAX_CHARS, REVIEWER_ENV_VALUE_MAX } from './limits.js';
 import { INTERPRETER_PATH_RE, SANDBOX_ENV_NAME_RE } from './sandbox-bounds.js';
+import { KERNEL_UID_MAX } from './limits.js';
 
 export { ROLES, ROLE_STAGES } from './policy-rules.js';
 export type Role = (typeof ROLES)[number];
@@ -124,7 +125,7 @@ export const policySchema = z.strictObject({
     bwrap_sha256: hexList,
     profile_sha256: hexList,
     seccomp_sha256: hexList,
-    uid: int(1000, 4294967294),
+    uid: int(1000, KERNEL_UID_MAX),
     timeout: duration,
     memory: size,
     max_output: size,

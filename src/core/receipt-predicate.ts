@@ -9,6 +9,7 @@ import { CHALLENGE_ID_RE, CONTRACT_ID_RE, EXECUTION_ID_RE, NAME_RE, RUN_ID_RE, U
 import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_ROOT_MAX_CHARS } from './limits.js';
 import { BOOT_ID_RE } from './ids.js';
 import { INTERPRETER_PATH_RE } from './sandbox-bounds.js';
+import { KERNEL_PID_MAX, KERNEL_UID_MAX } from './limits.js';
 
 export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receipt/v1';
 
@@ -33,7 +34,7 @@ export function isVeto(f: Finding): boolean {
 
 const processIdentityShape = {
   boot_id: str({ re: BOOT_ID_RE }),
-  pid: int(1, 4194304),
+  pid: int(1, KERNEL_PID_MAX),
   start_time: str({ re: /^\d{1,20}$/ }), // clock ticks since boot (/proc/<pid>/stat field 22)
 };
 export const processIdentitySchema = z.strictObject(processIdentityShape);
@@ -45,19 +46,19 @@ export const processIdentitySchema = z.strictObject(processIdentityShape);
  */
 export const separationSchema = z.strictObject({
   boot_id: str({ re: BOOT_ID_RE }),
-  daemon_pid: int(1, 4194304),
+  daemon_pid: int(1, KERNEL_PID_MAX),
   daemon_start_time: str({ re: /^\d{1,20}$/ }),
-  daemon_uid: int(1, 4294967294),
+  daemon_uid: int(1, KERNEL_UID_MAX),
   /** `probe`, `log`: the warm probe and log attestors' uids (docs/runnerd.md "Processes and users");
    * absent in receipts of daemons that signed probes, or checkpoints, under their own uid. */
   attestor_uids: z.strictObject({
-    reviewer: int(1, 4294967294),
-    runner: int(1, 4294967294),
-    probe: z.optional(int(1, 4294967294)),
-    log: z.optional(int(1, 4294967294)),
+    reviewer: int(1, KERNEL_UID_MAX),
+    runner: int(1, KERNEL_UID_MAX),
+    probe: z.optional(int(1, KERNEL_UID_MAX)),
+    log: z.optional(int(1, KERNEL_UID_MAX)),
   }),
-  client_uid: int(0, 4294967294),
-  client_pid: int(1, 4194304),
+  client_uid: int(0, KERNEL_UID_MAX),
+  client_pid: int(1, KERNEL_PID_MAX),
 });
 export type Separation = z.infer<typeof separationSchema>;
 
@@ -104,7 +105,7 @@ export const reviewReceiptPredicateSchema = z.strictObject({
     bwrap_sha256: hex64,
     profile_digest: digestString,
     seccomp_digest: digestString,
-    uid: int(0, 4294967294),
+    uid: int(0, KERNEL_UID_MAX),
     uid_separated: z.boolean(),
   }),
   attestors: z.strictObject({

@@ -10,6 +10,7 @@ import { gitId, int, str } from './schema-primitives.js';
 import { CHALLENGE_ID_RE, DIGEST_RE, LEASE_ID_RE, NAME_RE, RECORD_ID_RE, UNIT_ID_RE, WRITER_SESSION_RE } from './ids.js';
 import { CODED_ERROR_ID_MAX_CHARS, CODED_ERROR_MESSAGE_MAX_CHARS, ID_FIELD_MAX_CHARS, RUNNERD_IDS_MAX_CHARS } from './limits.js';
 import { BASE64_CHARS_RE, ERROR_CODE_RE } from './ids.js';
+import { KERNEL_PID_MAX } from './limits.js';
 
 export { RUNNERD_MAX_CONNECTIONS, RUNNERD_MAX_REQUEST_BYTES, RUNNERD_MAX_RESPONSE_BYTES } from './limits.js';
 /** A request must arrive whole within this time after the connection opened. */
@@ -33,7 +34,7 @@ const V = { v: z.literal(1) };
 export const runnerdRequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ ...V, op: z.literal('hello') }),
   z.strictObject({ ...V, op: z.literal('unit-create'), contract_b64: b64, baseline: gitId, content: contentSchema }),
-  z.strictObject({ ...V, op: z.literal('writer-register'), unit, writer_session: session, pid: z.optional(int(1, 4194304)) }),
+  z.strictObject({ ...V, op: z.literal('writer-register'), unit, writer_session: session, pid: z.optional(int(1, KERNEL_PID_MAX)) }),
   z.strictObject({ ...V, op: z.literal('lease-acquire'), unit, writer_session: session, ttl: duration }),
   z.strictObject({ ...V, op: z.literal('lease-release'), lease, writer_session: session }),
   z.strictObject({ ...V, op: z.literal('lease-list'), unit: z.optional(unit) }),

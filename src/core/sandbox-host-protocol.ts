@@ -9,10 +9,11 @@ import { DIGEST_RE } from './ids.js';
 import { BWRAP_VERSION_MAX_CHARS, CHECK_DEPENDENCY_ROOT_MAX_CHARS, CODED_ERROR_ID_MAX_CHARS, PROGRAM_PATH_MAX_CHARS } from './limits.js';
 import { BASE64_CHARS_RE, BOOT_ID_RE, ERROR_CODE_RE } from './ids.js';
 import { EGRESS_SOCKET_PATH_RE } from './sandbox-bounds.js';
+import { KERNEL_ID_FIELD_MAX, KERNEL_PID_MAX, KERNEL_UID_MAX } from './limits.js';
 
 const b64 = str({ re: BASE64_CHARS_RE });
 const id = int(1, Number.MAX_SAFE_INTEGER);
-const uid = int(1, 4294967294);
+const uid = int(1, KERNEL_UID_MAX);
 /** An absolute path without `.`/`..` segments (a sealed tree the daemon made). */
 const sealedPath = str({ re: /^(\/(?!\.{1,2}(\/|$))[A-Za-z0-9._-]{1,255}){1,64}$/ });
 const ns = z.strictObject({ cgroup: count, ipc: count, mnt: count, net: count, pid: count, user: count, uts: count });
@@ -56,7 +57,7 @@ export const sandboxHostJobSchema = z.strictObject({
 export type SandboxHostJob = z.infer<typeof sandboxHostJobSchema>;
 
 export const sandboxHostReplySchema = z.union([
-  z.strictObject({ ready: z.literal(true), uid, gid: uid, pid: int(1, 4194304) }),
+  z.strictObject({ ready: z.literal(true), uid, gid: uid, pid: int(1, KERNEL_PID_MAX) }),
   z.strictObject({ id, ok: z.literal(false), code: str({ re: ERROR_CODE_RE }), ids: z.array(str({ max: CODED_ERROR_ID_MAX_CHARS })).check(z.maxLength(16)) }),
   z.strictObject({
     id,
@@ -73,7 +74,7 @@ export const sandboxHostReplySchema = z.union([
       setup_failed: z.boolean(),
       cleanup_verified: z.boolean(),
       duration_ms: count,
-      identity: z.strictObject({ boot_id: str({ re: BOOT_ID_RE }), pid: int(1, 4194304), start_time: str({ re: /^[0-9]{1,20}$/ }), namespaces: ns }),
+      identity: z.strictObject({ boot_id: str({ re: BOOT_ID_RE }), pid: int(1, KERNEL_PID_MAX), start_time: str({ re: /^[0-9]{1,20}$/ }), namespaces: ns }),
       facts: z.strictObject({
         bwrapPath: str({ max: PROGRAM_PATH_MAX_CHARS }),
         bwrapSha256: hex64,
@@ -82,8 +83,8 @@ export const sandboxHostReplySchema = z.union([
         seccompDigest: str({ re: DIGEST_RE }),
         reviewerSha256: hex64,
         interpreter: str({ max: PROGRAM_PATH_MAX_CHARS }),
-        uid: int(0, 4294967295),
-        gid: int(0, 4294967295),
+        uid: int(0, KERNEL_ID_FIELD_MAX),
+        gid: int(0, KERNEL_ID_FIELD_MAX),
         uidSeparated: z.boolean(),
       }),
     }),
