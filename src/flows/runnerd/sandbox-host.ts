@@ -27,6 +27,7 @@ import { runSandboxChecked, type CheckedSandboxRun, type SandboxDelegate } from 
 import { egressJobPart, egressRequestPart, hostsEgressSocket } from './sandbox-host-egress.js';
 import { checkJobPart, hostsCheck, openCheckTrees, type SealedDirs } from './sandbox-host-check.js';
 import { boundYoungGeneration } from './young-generation.js';
+import { RUNNERD_MALLOC_ENV } from './malloc-env.js';
 import type { ProbeSandbox } from '../preservation/probe.js';
 
 /** The longest a host may take to announce itself. */
@@ -156,7 +157,8 @@ export class SandboxHost {
   ) {
     this.child = spawn(process.execPath, [cli, 'runnerd', 'sandbox-host'], {
       cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
+      // glibc's malloc settings (./malloc-env.ts): read by glibc when the host starts.
+      env: { PATH: '/usr/bin:/bin', ...RUNNERD_MALLOC_ENV },
       stdio: ['pipe', 'pipe', 'ignore'],
       uid,
       gid,
