@@ -68,7 +68,8 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
   boundYoungGeneration();
   write({ ready: true, uid, gid, pid: process.pid });
   const lines = createInterface({ input, crlfDelay: Infinity });
-  const running: Promise<void>[] = [];
+  // The jobs in flight (a finished job leaves the set: the host lives as long as the daemon).
+  const running = new Set<Promise<void>>();
   for await (const line of lines) {
     let job: SandboxHostJob;
     try {
@@ -127,7 +128,9 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
         trees?.close();
       }
     })();
-    running.push(p);
+    running.add(p);
+    const settled = (): void => void running.delete(p);
+    p.then(settled, settled);
   }
   await Promise.all(running);
 }
