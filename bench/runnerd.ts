@@ -15,7 +15,8 @@
 // (default 50; the issue's check is 1000), BENCH_RUNNERD_ONLY=rss (skip the timing rows).
 // BENCH_RUNNERD_MEMORY_PROBE=1: the daemon runs with bench/tools/runnerd-memory-probe.cjs, and every
 // 100 memory runs it reports, after a forced full collection, V8's used and committed heap (bench only:
-// the probe is loaded by this bench's command line, never by the product).
+// the probe is loaded by this bench's command line, never by the product). The daemon runs with the
+// `Environment=` lines of its systemd unit (docs/deploy/governed-runnerd.service), as deployed.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
