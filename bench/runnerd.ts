@@ -15,7 +15,8 @@
 // (default 50; the issue's check is 1000), BENCH_RUNNERD_ONLY=rss (skip the timing rows).
 // BENCH_RUNNERD_MEMORY_PROBE=1: the daemon runs with bench/tools/runnerd-memory-probe.cjs, and every
 // 100 memory runs it reports, after a forced full collection, V8's used and committed heap (bench only:
-// the probe is loaded by this bench's command line, never by the product).
+// the probe is loaded by this bench's command line, never by the product). The daemon runs with the
+// `Environment=` lines of its systemd unit (docs/deploy/governed-runnerd.service), as deployed.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -217,8 +218,10 @@ async function measure(dirs: string[]): Promise<void> {
   if (PROBE) nodeArgs.push('--expose-gc', '--require', resolve('bench/tools/runnerd-memory-probe.cjs'));
   const prefix = (process.env.BENCH_RUNNERD_DAEMON_PREFIX ?? '').split(' ').filter(Boolean);
   const daemonArgv = [...prefix, process.execPath, ...nodeArgs, CLI, 'runnerd', 'serve', ...common, '--max-runs', String(Math.max(PAR, 2))];
+  // The daemon runs with the environment its systemd unit gives it (docs/deploy/governed-runnerd.service),
+  // so the numbers are those of the deployed daemon (its malloc settings among them).
   const daemon = spawn(daemonArgv[0] as string, daemonArgv.slice(1), {
-    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...(PROBE ? { GOVERNED_BENCH_PROBE_OUT: probeOut } : {}) },
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...unitEnvironment(), ...(PROBE ? { GOVERNED_BENCH_PROBE_OUT: probeOut } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const ready = await new Promise<Record<string, unknown>>((res, rej) => {
@@ -379,7 +382,7 @@ async function measure(dirs: string[]): Promise<void> {
     };
     const warmProbe = RSS_RUNS >= 100 ? await probe() : '';
     const cpu0 = statCpuMs(daemonPid, false);
-    if (RSS_RUNS >= 100) process.stdout.write(`memory run: after warm-up (${runsDone} runs), daemon VmRSS ${warm.daemon.rss.toFixed(1)} MiB, VmHWM ${warm.daemon.hwm.toFixed(1)} MiB${warmProbe}; ${RSS_RUNS} runs by ${PAR} clients\n`);
+    if (RSS_RUNS >= 100) process.stdout.write(`memory run: after warm-up (${runsDone} runs), daemon VmRSS ${warm.daemon.rss.toFixed(1)} MiB, VmHWM ${warm.daemon.hwm.toFixed(1)} MiB${warmProbe}; ${RSS_RUNS} runs by ${PAR} clients; the daemon's environment from its unit: ${Object.entries(unitEnvironment()).map(([k, v]) => `${k}=${v}`).join(' ') || 'none'}\n`);
     await Promise.all(
       Array.from({ length: PAR }, async (_, i) => {
         for (let k = 0; k < per && done < RSS_RUNS; k++) {
@@ -420,6 +423,16 @@ async function measure(dirs: string[]): Promise<void> {
       await closed;
     }
   }
+}
+
+/** The `Environment=NAME=VALUE` lines of the daemon's systemd unit (docs/deploy/governed-runnerd.service). */
+function unitEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(resolve('docs/deploy/governed-runnerd.service'), 'utf8').split('\n')) {
+    const m = /^Environment=([A-Z_]+)=(\S+)$/.exec(line);
+    if (m !== null) env[m[1] as string] = m[2] as string;
+  }
+  return env;
 }
 
 /** VmRSS and VmHWM of a process, MiB (/proc/PID/status). */

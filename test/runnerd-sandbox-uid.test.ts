@@ -2,6 +2,8 @@
 // neither the writer's, the daemon's nor an attestor's. Real users, real daemon, real bwrap.
 //  - the receipt says so (sandbox.uid = the policy's uid, uid_separated true), and the kernel agrees:
 //    the sandbox host and the running reviewer are that uid, with no supplementary group;
+//  - the host's environment is PATH and glibc's malloc settings only, and those do not reach the
+//    reviewer (its environment has no MALLOC_ variable);
 //  - the walls: as that uid (what a reviewer that escaped bwrap would be), the daemon's store, its
 //    state directory and every attestor key are refused (EACCES), and nothing is written; the same
 //    reads succeed as the daemon's and the attestor's uid (positive controls);
@@ -15,6 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOut } from './helpers/cli.js';
 import { pinDigestOf } from '../src/store/pins.js';
+import { RUNNERD_MALLOC_ENV } from '../src/flows/runnerd/malloc-env.js';
 import { asUser, common, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, root, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
 
 const SANDBOX_UID = 64500;
@@ -111,6 +114,11 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     for (const u of [NAMES.daemon, `${NAMES.daemon}-reviewer`, `${NAMES.daemon}-runner`, `${NAMES.daemon}-probe`, `${NAMES.daemon}-log`, W1]) expect(idsOf(u).uid).not.toBe(SANDBOX_UID);
   });
 
+  it("the sandbox host's environment is PATH and glibc's malloc settings, nothing else (docs/performance.md#the-daemons-memory-over-many-runs)", () => {
+    const environ = readFileSync(`/proc/${d.ready.sandbox_host_pid as number}/environ`, 'latin1').split('\0').filter(Boolean);
+    expect(environ.sort()).toEqual(Object.entries({ PATH: '/usr/bin:/bin', ...RUNNERD_MALLOC_ENV }).map(([k, v]) => `${k}=${v}`).sort());
+  });
+
   it('a run through the daemon: the reviewer process is the sandbox uid while it runs, and the receipt says uid_separated', async () => {
     const c = challenge('sleep');
     // The run (the sleep reviewer takes 3 s) in the background; meanwhile, the kernel's view.
@@ -125,7 +133,7 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     const done = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
     // The sandbox's PID 1 (NSpid "<host pid> 1"), a child of the host's bwrap: its uids, seen from outside.
-    const seen: { uids: number[]; groups: number[] }[] = [];
+    const seen: { uids: number[]; groups: number[]; environ: string[] }[] = [];
     const deadline = Date.now() + 60_000;
     while (seen.length === 0 && Date.now() < deadline) {
       for (const e of readdirSync('/proc')) {
@@ -148,7 +156,13 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
         // reviewers of their own at the same time).
         if (!descendsFrom(Number(e), d.ready.sandbox_host_pid as number)) continue;
         const ids = procIds(Number(e));
-        if (ids !== null) seen.push(ids);
+        let environ: string[] = [];
+        try {
+          environ = readFileSync(`/proc/${e}/environ`, 'latin1').split('\0').filter(Boolean);
+        } catch {
+          continue;
+        }
+        if (ids !== null) seen.push({ ...ids, environ });
       }
       if (seen.length === 0) await new Promise((r) => setTimeout(r, 20));
     }
@@ -158,6 +172,8 @@ describe.skipIf(!IS_ROOT)('runnerd: reviewers run under the policy sandbox uid',
     for (const s of seen) {
       expect(s.uids).toEqual([SANDBOX_UID, SANDBOX_UID, SANDBOX_UID, SANDBOX_UID]);
       expect(s.groups).toEqual([]);
+      // The host's malloc settings stay with the host: the reviewer's environment is the policy's.
+      expect(s.environ.some((x) => x.startsWith('MALLOC_'))).toBe(false);
     }
     const receipt = (JSON.parse(out) as { receipt_id: string }).receipt_id;
     const shown = asUser(W1, ['receipt', 'show', '--receipt', receipt, '--json'], { cwd: w.repo.root, env: env() });

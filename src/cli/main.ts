@@ -155,6 +155,10 @@ if (argv[0] === 'gate' && !argv.slice(1).some((a) => a === '--help' || a === '-h
   // commander would (test/runner-perf-argv.test.ts) and leaves help, unknown options and stray
   // words to commander below, so messages and exit codes do not change.
 } else {
+  // The daemon and its sandbox host bound their young generation before their modules load: loading
+  // them had already grown it to 8 MiB when the daemon set the bound itself
+  // (docs/performance.md#the-daemons-memory-over-many-runs).
+  if (argv[0] === 'runnerd' && (argv[1] === 'serve' || argv[1] === 'sandbox-host')) (await import('../flows/runnerd/young-generation.js')).boundYoungGeneration();
   await main();
 }
 

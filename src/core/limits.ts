@@ -317,6 +317,15 @@ export const RUNNERD_MAX_CONNECTIONS_PER_UID = 32;
  * size they have when it is set (V8's default, 2, doubles them up to 16 MiB each, and a daemon
  * serving back to back keeps that). */
 export const RUNNERD_SEMI_SPACE_GROWTH_FACTOR = 1;
+/** glibc malloc arenas of the daemon (under its unit) and of its sandbox host
+ * (docs/performance.md#the-daemons-memory-over-many-runs): the main arena and one for every other
+ * thread, instead of up to eight per core, each keeping its own free memory resident. */
+export const RUNNERD_MALLOC_ARENA_MAX = 2;
+/** glibc's mmap threshold for the daemon (under its unit) and its sandbox host, bytes
+ * (docs/performance.md#the-daemons-memory-over-many-runs): glibc's default, fixed, so that a freed
+ * large block no longer raises it (and the trim threshold with it) and blocks this large or larger
+ * are given back when freed. */
+export const RUNNERD_MALLOC_MMAP_THRESHOLD_BYTES = 131_072; // 128 KiB
 
 // --- The audit's memory (docs/audit.md#cost-and-memory) -------------------------------------------
 

@@ -27,6 +27,7 @@ import { runSandboxChecked, type CheckedSandboxRun, type SandboxDelegate } from 
 import { egressJobPart, egressRequestPart, hostsEgressSocket } from './sandbox-host-egress.js';
 import { checkJobPart, hostsCheck, openCheckTrees, type SealedDirs } from './sandbox-host-check.js';
 import { boundYoungGeneration } from './young-generation.js';
+import { RUNNERD_MALLOC_ENV } from './malloc-env.js';
 import type { ProbeSandbox } from '../preservation/probe.js';
 
 /** The longest a host may take to announce itself. */
@@ -67,7 +68,8 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
   boundYoungGeneration();
   write({ ready: true, uid, gid, pid: process.pid });
   const lines = createInterface({ input, crlfDelay: Infinity });
-  const running: Promise<void>[] = [];
+  // The jobs in flight (a finished job leaves the set: the host lives as long as the daemon).
+  const running = new Set<Promise<void>>();
   for await (const line of lines) {
     let job: SandboxHostJob;
     try {
@@ -126,7 +128,9 @@ export async function serveSandboxHost(input: Readable, output: Writable): Promi
         trees?.close();
       }
     })();
-    running.push(p);
+    running.add(p);
+    const settled = (): void => void running.delete(p);
+    p.then(settled, settled);
   }
   await Promise.all(running);
 }
@@ -156,7 +160,8 @@ export class SandboxHost {
   ) {
     this.child = spawn(process.execPath, [cli, 'runnerd', 'sandbox-host'], {
       cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
+      // glibc's malloc settings (./malloc-env.ts): read by glibc when the host starts.
+      env: { PATH: '/usr/bin:/bin', ...RUNNERD_MALLOC_ENV },
       stdio: ['pipe', 'pipe', 'ignore'],
       uid,
       gid,
