@@ -45,7 +45,7 @@ const PREFIX = /^gvd-sep[a-z0-9-]{0,8}$/.test(process.env.BENCH_RUNNERD_USERS ??
 const WRITERS = `${PREFIX}-w`;
 const WRITER = `${PREFIX}-w1`;
 /** Every user (and its user group) and group this bench may have created: the writer, the daemon and its attestors, the writers' group. */
-const BENCH_USERS = [WRITER, PREFIX, `${PREFIX}-reviewer`, `${PREFIX}-runner`, `${PREFIX}-probe`];
+const BENCH_USERS = [WRITER, PREFIX, `${PREFIX}-reviewer`, `${PREFIX}-runner`, `${PREFIX}-probe`, `${PREFIX}-log`];
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const GIT_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x.invalid' };
