@@ -19,7 +19,7 @@
 //     and never kept (it may echo source text: docs/threat-model.md#rules-that-hold-everywhere "No secrets in output");
 //   - `--json-status-fd` tells a sandbox setup failure (no `exit-code` record) from a reviewer that
 //     exited non-zero.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { closeSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 
@@ -213,6 +213,38 @@ export function closeInheritedDescriptors(): number {
   return closed;
 }
 
+/** The inputs (docs/review-pass.md#the-sandbox-runnerrepo-sandboxts): the prompt file's and relay's bytes through their descriptors, stdin when given; a closed pipe is ignored. */
+function feedInputs(child: ChildProcess, spec: RepoSandboxSpec, promptFd: number | null, relayFd: number | null): void {
+  if (promptFd !== null) {
+    const w = child.stdio[4] as Writable | null;
+    w?.on('error', () => undefined);
+    w?.end(spec.promptFile as Buffer);
+  }
+  if (relayFd !== null) {
+    const w = (child.stdio as readonly unknown[])[relayFd] as Writable | null;
+    w?.on('error', () => undefined);
+    w?.end(spec.egress?.relay as Buffer);
+  }
+  if (spec.stdin !== null) {
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(spec.stdin);
+  }
+}
+
+/** The reviewer's exit code from bwrap's --json-status-fd text (docs/sandbox.md#the-invocation): one JSON document per line; `exit-code` appears only when the reviewer ran. */
+function reviewerExitCode(statusText: string): number | null {
+  let exitCode: number | null = null;
+  for (const line of statusText.split('\n')) {
+    try {
+      const doc = JSON.parse(line) as Record<string, unknown>;
+      if (typeof doc['exit-code'] === 'number') exitCode = doc['exit-code'];
+    } catch {
+      // Partial or empty line.
+    }
+  }
+  return exitCode;
+}
+
 /** Run one command in the repository sandbox. Never throws for reviewer behaviour; only for bad specs. */
 export function runInRepoSandbox(spec: RepoSandboxSpec): Promise<RepoSandboxResult> {
   const statusFd = 3;
@@ -263,20 +295,7 @@ export function runInRepoSandbox(spec: RepoSandboxSpec): Promise<RepoSandboxResu
     statusStream?.on('data', (c: Buffer) => {
       if (statusText.length < 64 * 1024) statusText += c.toString('utf8');
     });
-    if (promptFd !== null) {
-      const w = child.stdio[4] as Writable | null;
-      w?.on('error', () => undefined);
-      w?.end(spec.promptFile as Buffer);
-    }
-    if (relayFd !== null) {
-      const w = (child.stdio as readonly unknown[])[relayFd] as Writable | null;
-      w?.on('error', () => undefined);
-      w?.end(spec.egress?.relay as Buffer);
-    }
-    if (spec.stdin !== null) {
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(spec.stdin);
-    }
+    feedInputs(child, spec, promptFd, relayFd);
     const finish = (result: RepoSandboxResult): void => {
       if (settled) return;
       settled = true;
@@ -292,16 +311,7 @@ export function runInRepoSandbox(spec: RepoSandboxSpec): Promise<RepoSandboxResu
         finish({ status, exitCode: null, stdout: Buffer.alloc(0), stderrBytes, durationMs });
         return;
       }
-      // bwrap writes one JSON document per line; `exit-code` appears only when the reviewer ran.
-      let exitCode: number | null = null;
-      for (const line of statusText.split('\n')) {
-        try {
-          const doc = JSON.parse(line) as Record<string, unknown>;
-          if (typeof doc['exit-code'] === 'number') exitCode = doc['exit-code'];
-        } catch {
-          // Partial or empty line.
-        }
-      }
+      const exitCode = reviewerExitCode(statusText);
       if (exitCode === null) {
         finish({ status: 'sandbox_failed', exitCode: null, stdout: Buffer.alloc(0), stderrBytes, durationMs });
         return;

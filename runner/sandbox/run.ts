@@ -168,8 +168,15 @@ function validateRequest(req: SandboxRequest): void {
   }
 }
 
+interface Preflighted {
+  readonly facts: Omit<SandboxFacts, 'reviewerSha256'>;
+  readonly argv: string[];
+  readonly blob: Buffer;
+  readonly bwrap: Awaited<ReturnType<typeof inspectBwrap>>;
+}
+
 /** Run every check that needs no process, in the order of docs/runner.md#the-run-step-by-step step 4. */
-async function preflight(req: SandboxRequest): Promise<{ facts: Omit<SandboxFacts, 'reviewerSha256'>; argv: string[]; blob: Buffer; bwrap: Awaited<ReturnType<typeof inspectBwrap>> }> {
+async function preflight(req: SandboxRequest): Promise<Preflighted> {
   assertSandboxArch();
   validateRequest(req);
   const check = req.check;
@@ -485,19 +492,14 @@ function readIdentity(live: Live, facts: Omit<SandboxFacts, 'reviewerSha256'>): 
 }
 
 /**
- * Phase 1: every check, then bwrap spawned and blocked with the bundle and reviewer streamed in.
- * Throws (each with its code) on any refusal; a spawned bwrap is killed before the error surfaces.
+ * Setup (docs/sandbox.md#the-invocation): seccomp, bundle, reviewer (and relay) streamed into bwrap's
+ * pipes, bwrap seen blocked on --block-fd, the reviewer's digest checked, the identity read. On any
+ * refusal the spawned bwrap is killed (no identity was read yet: reading it is the last step) before
+ * the error surfaces.
  */
-export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandbox> {
-  const pre = await preflight(req);
-  const live = spawnBwrap(pre, req);
-  let identity: SandboxIdentity | null = null;
-  const failClosed = async (e: unknown): Promise<never> => {
-    killAll(live, identity);
-    await live.closed;
-    throw e;
-  };
+async function completeSetup(pre: Preflighted, req: SandboxRequest, live: Live): Promise<{ facts: SandboxFacts; identity: SandboxIdentity }> {
   let reviewerSha256: string;
+  let identity: SandboxIdentity;
   // A bwrap that neither reads its pipes nor exits would stall the writes below: the setup
   // deadline kills it, which breaks the pipes and ends every pending write.
   let setupTimedOut = false;
@@ -530,11 +532,19 @@ export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandb
     identity = readIdentity(live, pre.facts);
   } catch (e) {
     clearTimeout(setupTimer);
-    return failClosed(e);
+    killAll(live, null);
+    await live.closed;
+    throw e;
   }
   clearTimeout(setupTimer);
-  const facts: SandboxFacts = { ...pre.facts, reviewerSha256 };
-  const fixedIdentity: SandboxIdentity = identity;
+  return { facts: { ...pre.facts, reviewerSha256 }, identity };
+}
+
+/**
+ * The blocked sandbox's two exits (docs/sandbox.md#lifetime-the-sandbox-never-outlives-governed):
+ * release (the reviewer runs, once) or abort (it never runs); either one, once.
+ */
+function sandboxControls(live: Live, req: SandboxRequest, identity: SandboxIdentity, facts: SandboxFacts): PreparedSandbox {
   let state: 'prepared' | 'released' | 'aborted' = 'prepared';
 
   const release = async (): Promise<SandboxResult> => {
@@ -544,7 +554,7 @@ export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandb
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      killAll(live, fixedIdentity);
+      killAll(live, identity);
     }, req.limits.timeoutMs);
     // The only bytes ever written to --block-fd and the go-gate, in two steps. The block byte
     // first: bwrap's first process leaves --block-fd, arms its parent-death signal (bound to the
@@ -552,12 +562,12 @@ export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandb
     // never starts before that signal is armed: were governed to die in between, the gate reads
     // EOF and exits 125 (docs/sandbox.md "Lifetime").
     (live.child.stdio[FD_NUMBERS.block] as Writable).end(Buffer.from([0x31]));
-    await gateWaiting(live, fixedIdentity.pid);
+    await gateWaiting(live, identity.pid);
     (live.child.stdio[FD_NUMBERS.go] as Writable).end('go\n');
     await live.closed;
     clearTimeout(timer);
     const durationMs = Date.now() - started;
-    const cleanupVerified = await namespaceEmptied(fixedIdentity.namespaces.pid);
+    const cleanupVerified = await namespaceEmptied(identity.namespaces.pid);
     const killed = timedOut || live.overflow || live.statusError !== null;
     const exitCode = live.status.status.exitCode;
     return {
@@ -567,7 +577,7 @@ export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandb
       outputOverflow: live.overflow,
       stdout: Buffer.concat(live.stdout),
       stderrBytes: live.stderrBytes,
-      identity: fixedIdentity,
+      identity,
       facts,
       setupFailed: !killed && exitCode === null,
       cleanupVerified,
@@ -578,12 +588,23 @@ export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandb
   const abort = async (): Promise<void> => {
     if (state !== 'prepared') fail('sandbox_state_invalid');
     state = 'aborted';
-    killAll(live, fixedIdentity);
+    killAll(live, identity);
     await live.closed;
-    await namespaceEmptied(fixedIdentity.namespaces.pid);
+    await namespaceEmptied(identity.namespaces.pid);
   };
 
-  return { identity: fixedIdentity, facts, release, abort };
+  return { identity, facts, release, abort };
+}
+
+/**
+ * Phase 1: every check, then bwrap spawned and blocked with the bundle and reviewer streamed in.
+ * Throws (each with its code) on any refusal; a spawned bwrap is killed before the error surfaces.
+ */
+export async function prepareSandbox(req: SandboxRequest): Promise<PreparedSandbox> {
+  const pre = await preflight(req);
+  const live = spawnBwrap(pre, req);
+  const { facts, identity } = await completeSetup(pre, req, live);
+  return sandboxControls(live, req, identity, facts);
 }
 
 /**

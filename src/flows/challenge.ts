@@ -169,15 +169,12 @@ interface Prepared {
   };
 }
 
-/** Steps 3–6: everything read, hashed, validated and built before anything is written. */
-async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promise<Prepared> {
-  const { unit, stage, pinned } = pre;
-  const policy = pinned.policy;
-  const db = store.db;
-  const root = resolve(args.repo);
-  const scopeOptions = { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude };
+type ScopeOptions = { readonly productRoots: readonly string[]; readonly exclude: readonly string[] };
 
-  // 3. The bound scope, re-checked and re-validated.
+/** Step 3 (docs/contract.md#validation-rules): the bound scope, re-checked and re-validated. */
+async function recheckScope(store: Store, args: ChallengeArgs, pre: Preflight, root: string, scopeOptions: ScopeOptions) {
+  const { unit, pinned } = pre;
+  const db = store.db;
   args.progress?.('scope');
   const scope = getScopeVersion(db, unit.unitId);
   const contract = parseContractBytes(scope.contractBytes);
@@ -188,11 +185,16 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
   if (srcDigest !== scope.sourcesDigest) fail('scope_integrity_failed', ['sources']);
   validateContract(contract, {
     sourceBytes: sources.bytes,
-    productRoots: policy.doc.product_roots,
+    productRoots: pinned.policy.doc.product_roots,
     isValidAuthority: consumedAuthorityValidator(db, unit.unitId),
   });
+  return { scope, contract, sources, srcDigest };
+}
 
-  // 4. Full re-hash of the workspace and the baseline; change coverage (docs/contract.md#validation-rules last rule, docs/contract.md#workspace-digest).
+type Rechecked = Awaited<ReturnType<typeof recheckScope>>;
+
+/** Step 4 (docs/contract.md#workspace-digest): full re-hash of the workspace and the baseline; change coverage (docs/contract.md#validation-rules last rule). */
+async function rehashAndCover(args: ChallengeArgs, unit: Unit, root: string, scopeOptions: ScopeOptions, contract: Rechecked['contract']) {
   args.progress?.('hash');
   const [work, base] = await Promise.all([
     computeWorkspaceManifest(root, scopeOptions),
@@ -201,20 +203,43 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
   const changes = diffManifests(base.entries, work.entries);
   const coverage = checkChangeCoverage(contract, changes.map((c) => c.path));
   if (coverage.error !== null) throw coverage.error;
+  return { work, base, changes };
+}
 
-  // 5. The states this challenge is judged against (docs/contract.md#the-states-a-receipt-is-judged-against), and the run budget (docs/reviewers.md#reviewer-output).
+type Rehashed = Awaited<ReturnType<typeof rehashAndCover>>;
+
+/** Step 5 (docs/contract.md#the-states-a-receipt-is-judged-against): the states this challenge is judged against, and the run budget (docs/reviewers.md#reviewer-output). */
+function judgedStates(store: Store, args: ChallengeArgs, pre: Preflight, scoped: Rechecked, work: Rehashed['work']) {
+  const { unit, stage, pinned } = pre;
+  const db = store.db;
   const planning = planningStateDigest({
-    sourceDigests: new Map(sources.digests.map((s) => [s.id, s.digest])),
-    contract,
+    sourceDigests: new Map(scoped.sources.digests.map((s) => [s.id, s.digest])),
+    contract: scoped.contract,
     baseline: { commit: unit.baselineCommit, tree: unit.baselineTree },
     ...preservationPlanningInput(db, unit.unitId),
   });
-  const content = contentDigest({ planningStateDigest: planning, contract, workspaceDigest: work.digest });
+  const content = contentDigest({ planningStateDigest: planning, contract: scoped.contract, workspaceDigest: work.digest });
   const workState = workStateDigest({ contentDigest: content, workRevision: unit.workRevision });
   const used = countChallenges(db, { unit: unit.unitId, stage, slot: args.slot, contentDigest: content });
-  if (used >= policy.doc.max_runs_per_content) fail('challenge_budget_exhausted', [unit.unitId, `${stage}.${args.slot}`]);
+  if (used >= pinned.policy.doc.max_runs_per_content) fail('challenge_budget_exhausted', [unit.unitId, `${stage}.${args.slot}`]);
+  return { planning, content, workState };
+}
 
-  // 6. The bundle, from the bytes hashed above (planning: the baseline tree only, docs/contract.md#the-states-a-receipt-is-judged-against).
+/** Step 6 (docs/bundle.md#the-review-bundle): the bundle, from the bytes hashed above (planning: the baseline tree only, docs/contract.md#the-states-a-receipt-is-judged-against). */
+async function buildChallengeBundle(
+  store: Store,
+  args: ChallengeArgs,
+  pre: Preflight,
+  root: string,
+  scopeOptions: ScopeOptions,
+  scoped: Rechecked,
+  hashed: Rehashed,
+): Promise<{ built: BuiltBundle; challengeId: string }> {
+  const { unit, stage, pinned } = pre;
+  const policy = pinned.policy;
+  const db = store.db;
+  const { contract, sources } = scoped;
+  const { work, base, changes } = hashed;
   args.progress?.('bundle', work.entries.length);
   const paths = evidencePaths(contract, stage);
   const owners = pathOwners(contract);
@@ -262,17 +287,29 @@ async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promi
     const missing = unreviewableSurfaces(section, stage);
     if (missing.length > 0) fail('preservation_surface_unreviewable', missing);
   }
+  return { built, challengeId };
+}
+
+/** Steps 3–6: everything read, hashed, validated and built before anything is written. */
+async function prepare(store: Store, args: ChallengeArgs, pre: Preflight): Promise<Prepared> {
+  const policy = pre.pinned.policy;
+  const root = resolve(args.repo);
+  const scopeOptions = { productRoots: policy.doc.product_roots, exclude: policy.doc.exclude };
+  const scoped = await recheckScope(store, args, pre, root, scopeOptions);
+  const hashed = await rehashAndCover(args, pre.unit, root, scopeOptions, scoped.contract);
+  const states = judgedStates(store, args, pre, scoped, hashed.work);
+  const { built, challengeId } = await buildChallengeBundle(store, args, pre, root, scopeOptions, scoped, hashed);
   return {
     built,
     challengeId,
     record: {
-      planningStateDigest: planning,
-      contentDigest: content,
-      workStateDigest: workState,
-      contractDigest: scope.contractDigest,
-      sourcesDigest: srcDigest,
-      workspaceDigest: work.digest,
-      scopeVersion: scope.version,
+      planningStateDigest: states.planning,
+      contentDigest: states.content,
+      workStateDigest: states.workState,
+      contractDigest: scoped.scope.contractDigest,
+      sourcesDigest: scoped.srcDigest,
+      workspaceDigest: hashed.work.digest,
+      scopeVersion: scoped.scope.version,
     },
   };
 }

@@ -20,6 +20,94 @@ import { GIT_HEADER_MAX as HEADER_MAX } from '../core/limits.js';
 import { GIT_OUTPUT_MAX_BYTES as SESSION_OBJECT_MAX } from '../core/limits.js';
 import { GIT_OID_RE } from '../core/ids.js';
 
+/**
+ * The --batch output protocol (docs/contract.md#workspace-digest): per requested object, in order, a
+ * `<oid> <type> <size>` header line, exactly `size` content bytes, one LF. Anything else, or a sink
+ * that throws, aborts: the first cause is kept and git is killed.
+ */
+class BatchReader {
+  index = 0;
+  /** Bytes of object content still expected; -1 while reading a header. */
+  remaining = -1;
+  broken: unknown = null;
+  private header: Buffer = Buffer.alloc(0);
+  /** The LF git prints after each object's content. */
+  private needNewline = false;
+  private readonly oids: readonly string[];
+  private readonly sink: BlobSink;
+  private readonly kill: () => void;
+
+  constructor(oids: readonly string[], sink: BlobSink, kill: () => void) {
+    this.oids = oids;
+    this.sink = sink;
+    this.kill = kill;
+  }
+
+  abort(cause: unknown): void {
+    if (this.broken !== null) return;
+    this.broken = cause ?? new Error('cat-file protocol');
+    this.kill();
+  }
+
+  /** One chunk of git's stdout. */
+  push(chunkIn: Buffer): void {
+    let chunk = chunkIn;
+    while (chunk.length > 0 && this.broken === null) {
+      if (this.needNewline) {
+        if (chunk[0] !== 0x0a) return this.abort(null);
+        this.needNewline = false;
+        try {
+          this.sink.end(this.index);
+        } catch (e) {
+          return this.abort(e);
+        }
+        this.index++;
+        chunk = chunk.subarray(1);
+        continue;
+      }
+      if (this.remaining < 0) {
+        const lf = chunk.indexOf(0x0a);
+        if (lf < 0) {
+          this.header = Buffer.concat([this.header, chunk]);
+          if (this.header.length > HEADER_MAX) this.abort(null);
+          return;
+        }
+        const line = Buffer.concat([this.header, chunk.subarray(0, lf)]).toString('latin1');
+        this.header = Buffer.alloc(0);
+        chunk = chunk.subarray(lf + 1);
+        if (this.index >= this.oids.length) return this.abort(null);
+        const m = /^([0-9a-f]+) ([a-z]+) ([0-9]+)$/.exec(line);
+        if (m === null || m[1] !== this.oids[this.index]) return this.abort(null);
+        const size = Number(m[3]);
+        if (!Number.isSafeInteger(size)) return this.abort(null);
+        try {
+          this.sink.begin(this.index, m[2] as string, size);
+        } catch (e) {
+          return this.abort(e);
+        }
+        this.remaining = size;
+        if (this.remaining === 0) {
+          this.remaining = -1;
+          this.needNewline = true;
+        }
+        continue;
+      }
+      const take = Math.min(this.remaining, chunk.length);
+      try {
+        this.sink.data(this.index, chunk.subarray(0, take));
+      } catch (e) {
+        return this.abort(e);
+      }
+      this.remaining -= take;
+      chunk = chunk.subarray(take);
+      if (this.remaining === 0) {
+        this.remaining = -1;
+        this.needNewline = true;
+      }
+    }
+  }
+}
+
 /** Stream the objects `oids` (full hex ids) through `sink`; rejects with `workspace_git_failed`. */
 export function catFileBatch(repo: GitRepo, oids: readonly string[], sink: BlobSink): Promise<void> {
   for (const oid of oids) if (!OID_RE.test(oid)) fail('workspace_git_failed', ['object-id']);
@@ -31,84 +119,17 @@ export function catFileBatch(repo: GitRepo, oids: readonly string[], sink: BlobS
       stdio: ['pipe', 'pipe', 'ignore'],
       windowsHide: true,
     });
-    let index = 0;
-    let header: Buffer = Buffer.alloc(0);
-    let remaining = -1; // bytes of object content still expected; -1 while reading a header
-    let needNewline = false; // the LF git prints after each object's content
-    let broken: unknown = null;
-
-    const abort = (cause: unknown): void => {
-      if (broken !== null) return;
-      broken = cause ?? new Error('cat-file protocol');
-      child.kill('SIGKILL');
-    };
-
-    const onChunk = (chunkIn: Buffer): void => {
-      let chunk = chunkIn;
-      while (chunk.length > 0 && broken === null) {
-        if (needNewline) {
-          if (chunk[0] !== 0x0a) return abort(null);
-          needNewline = false;
-          try {
-            sink.end(index);
-          } catch (e) {
-            return abort(e);
-          }
-          index++;
-          chunk = chunk.subarray(1);
-          continue;
-        }
-        if (remaining < 0) {
-          const lf = chunk.indexOf(0x0a);
-          if (lf < 0) {
-            header = Buffer.concat([header, chunk]);
-            if (header.length > HEADER_MAX) abort(null);
-            return;
-          }
-          const line = Buffer.concat([header, chunk.subarray(0, lf)]).toString('latin1');
-          header = Buffer.alloc(0);
-          chunk = chunk.subarray(lf + 1);
-          if (index >= oids.length) return abort(null);
-          const m = /^([0-9a-f]+) ([a-z]+) ([0-9]+)$/.exec(line);
-          if (m === null || m[1] !== oids[index]) return abort(null);
-          const size = Number(m[3]);
-          if (!Number.isSafeInteger(size)) return abort(null);
-          try {
-            sink.begin(index, m[2] as string, size);
-          } catch (e) {
-            return abort(e);
-          }
-          remaining = size;
-          if (remaining === 0) {
-            remaining = -1;
-            needNewline = true;
-          }
-          continue;
-        }
-        const take = Math.min(remaining, chunk.length);
-        try {
-          sink.data(index, chunk.subarray(0, take));
-        } catch (e) {
-          return abort(e);
-        }
-        remaining -= take;
-        chunk = chunk.subarray(take);
-        if (remaining === 0) {
-          remaining = -1;
-          needNewline = true;
-        }
-      }
-    };
-
-    child.stdout.on('data', onChunk);
+    const reader = new BatchReader(oids, sink, () => child.kill('SIGKILL'));
+    child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
     child.stdin.on('error', () => {
       // EPIPE after an abort; the close handler reports the failure.
     });
-    child.on('error', (e) => abort(e));
+    child.on('error', (e) => reader.abort(e));
     child.on('close', (code, signal) => {
-      if (broken === null && (code !== 0 || signal !== null || index !== oids.length || remaining >= 0)) {
-        broken = new Error('cat-file exit');
+      if (reader.broken === null && (code !== 0 || signal !== null || reader.index !== oids.length || reader.remaining >= 0)) {
+        reader.broken = new Error('cat-file exit');
       }
+      const broken = reader.broken;
       if (broken === null) {
         resolvePromise();
         return;

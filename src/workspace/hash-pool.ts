@@ -132,6 +132,37 @@ export async function hashJobs(jobs: readonly HashJob[], options: HashPoolOption
   return (await hashJobsWithStats(jobs, options)).entries;
 }
 
+/**
+ * After this thread's loop (docs/performance.md#workspace-digest): every index is claimed; the helpers'
+ * results taken into `results` (a helper's refusal thrown), any job a helper left unfinished hashed
+ * here. Returns how many entries the helpers hashed.
+ */
+async function collectHelpers(jobs: readonly HashJob[], results: (HashedEntry | undefined)[], shared: SharedResults, running: readonly HelperRun[]): Promise<number> {
+  // Every index is claimed. A helper that has not begun claiming (still starting up) holds nothing
+  // we need: end it instead of waiting for its startup.
+  for (const r of running) {
+    if (r.worker !== null && Atomics.load(shared.control, STARTED + r.slot) === 0) void r.worker.terminate();
+  }
+  const outcomes = await Promise.all(running.map((r) => r.outcome));
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'refused') fail(outcome.code, [], outcome.errno === null ? undefined : { errno: outcome.errno });
+  }
+  let byHelpers = 0;
+  for (let i = 0; i < jobs.length; i++) {
+    if (results[i] !== undefined) continue;
+    const fromHelper = shared.result(i);
+    if (fromHelper !== null) {
+      results[i] = fromHelper;
+      byHelpers++;
+      continue;
+    }
+    // Claimed by a helper that did not finish it (failed to start, crashed, ended above).
+    const job = jobs[i] as HashJob;
+    results[i] = hashWalkedEntry(job.absPath, job.kind);
+  }
+  return byHelpers;
+}
+
 /** `hashJobs` plus who did the work. */
 export async function hashJobsWithStats(jobs: readonly HashJob[], options: HashPoolOptions = {}): Promise<HashPoolRun> {
   const prestarted = options.prestarted ?? null;
@@ -192,28 +223,7 @@ export async function hashJobsWithStats(jobs: readonly HashJob[], options: HashP
     await Promise.all(running.map((r) => r.worker?.terminate()));
     throw e;
   }
-  // Every index is claimed. A helper that has not begun claiming (still starting up) holds nothing
-  // we need: end it instead of waiting for its startup.
-  for (const r of running) {
-    if (r.worker !== null && Atomics.load(shared.control, STARTED + r.slot) === 0) void r.worker.terminate();
-  }
-  const outcomes = await Promise.all(running.map((r) => r.outcome));
-  for (const outcome of outcomes) {
-    if (outcome.kind === 'refused') fail(outcome.code, [], outcome.errno === null ? undefined : { errno: outcome.errno });
-  }
-  let byHelpers = 0;
-  for (let i = 0; i < jobs.length; i++) {
-    if (results[i] !== undefined) continue;
-    const fromHelper = shared.result(i);
-    if (fromHelper !== null) {
-      results[i] = fromHelper;
-      byHelpers++;
-      continue;
-    }
-    // Claimed by a helper that did not finish it (failed to start, crashed, ended above).
-    const job = jobs[i] as HashJob;
-    results[i] = hashWalkedEntry(job.absPath, job.kind);
-  }
+  const byHelpers = await collectHelpers(jobs, results, shared, running);
   const run = { entries: results as HashedEntry[], helpersStarted: running.length, byHelpers };
   options.onRun?.({ helpersStarted: run.helpersStarted, byHelpers });
   return run;

@@ -8,15 +8,8 @@ const OPERATIONS =
   'authorize, add, replace, supersede, defer, abandon (scope); remove, disable, redirect, migrate (destructive dispositions); ' +
   'dismiss, dismiss_veto; policy_update, trust_update';
 
-export function register(program: Command): void {
-  const authority = program
-    .command('authority')
-    .description(
-      'Human authority records (docs/authority.md#human-authority-records): `request` on the pipeline machine writes the statement to sign, ' +
-        '`sign` runs where the authority key lives and asks for confirmation on a terminal, `record` brings the ' +
-        'signed record back. A record is judged and consumed once, by the command that uses it. See docs/authority.md.',
-    );
-
+/** `authority request` (docs/authority.md#the-flow). */
+function registerRequest(authority: Command): void {
   authority
     .command('request')
     .description(
@@ -45,7 +38,10 @@ export function register(program: Command): void {
         return (await import('../commands/authority-request.js')).authorityRequestCommand(opts);
       });
     });
+}
 
+/** `authority sign` (docs/authority.md#what-the-terminal-prompt-proves-and-what-it-does-not). */
+function registerSign(authority: Command): void {
   authority
     .command('sign')
     .description(
@@ -63,7 +59,10 @@ export function register(program: Command): void {
     .action(async (opts: { request: string; key: string; out: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/authority-sign.js')).authoritySignCommand(opts));
     });
+}
 
+/** `authority record` (docs/authority.md#record-format). */
+function registerRecord(authority: Command): void {
   authority
     .command('record')
     .description(
@@ -84,34 +83,49 @@ export function register(program: Command): void {
         return (await import('../commands/authority-record.js')).authorityRecordCommand(opts);
       });
     });
+}
 
-  const pinUpdate = (group: string, kind: 'policy' | 'trust', fileFlag: string, what: string): void => {
-    program
-      .command(group)
-      .description(`The pinned ${what} (docs/policy.md#policy-and-trust-root).`)
-      .command('update')
-      .description(
-        `Replace the pinned ${what} (logged). Needs a recorded \`${kind}_update\` authority record whose state ` +
-          `before is the pinned digest and whose state after is the new document's digest; it is consumed here, ` +
-          `judged under the trust root in force before the update${kind === 'trust' ? ' (a new trust root cannot authorise itself)' : ''}. ` +
-          'Every streak restarts: receipts before the update no longer count. ' +
-          'Exit 0 replaced, 2 invalid document, 4 record does not name these digests, 5 record expired or already ' +
-          'consumed, 6 key no longer trusted, 7 unknown record.',
-      )
-      .requiredOption(`--${fileFlag} <file>`, `the new ${what} (JSON or YAML)`)
-      .requiredOption('--authority <record>', `the recorded ${kind}_update authority record id (REC-<24 hex>)`)
-      .addOption(runnerOption())
-      .addOption(homeOption())
-      .addOption(jsonOption())
-      .action(async (opts: Record<string, string | boolean | undefined>) => {
-        const args = { file: String(opts[fileFlag]), authority: String(opts.authority), home: opts.home as string | undefined };
-        await runAction(opts, async () => {
-          const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner as string | undefined);
-          if (s !== undefined) return (await import('../runnerd/remote-authority.js')).remotePinUpdate(s, kind, args);
-          return (await import('../commands/authority-pin-update.js')).pinUpdateCommand(kind, args);
-        });
+/** `policy update` and `trust update` (docs/authority.md#policy-and-trust-updates). */
+function registerPinUpdate(program: Command, group: string, kind: 'policy' | 'trust', fileFlag: string, what: string): void {
+  program
+    .command(group)
+    .description(`The pinned ${what} (docs/policy.md#policy-and-trust-root).`)
+    .command('update')
+    .description(
+      `Replace the pinned ${what} (logged). Needs a recorded \`${kind}_update\` authority record whose state ` +
+        `before is the pinned digest and whose state after is the new document's digest; it is consumed here, ` +
+        `judged under the trust root in force before the update${kind === 'trust' ? ' (a new trust root cannot authorise itself)' : ''}. ` +
+        'Every streak restarts: receipts before the update no longer count. ' +
+        'Exit 0 replaced, 2 invalid document, 4 record does not name these digests, 5 record expired or already ' +
+        'consumed, 6 key no longer trusted, 7 unknown record.',
+    )
+    .requiredOption(`--${fileFlag} <file>`, `the new ${what} (JSON or YAML)`)
+    .requiredOption('--authority <record>', `the recorded ${kind}_update authority record id (REC-<24 hex>)`)
+    .addOption(runnerOption())
+    .addOption(homeOption())
+    .addOption(jsonOption())
+    .action(async (opts: Record<string, string | boolean | undefined>) => {
+      const args = { file: String(opts[fileFlag]), authority: String(opts.authority), home: opts.home as string | undefined };
+      await runAction(opts, async () => {
+        const s = (await import('../runnerd/client.js')).runnerSocket(opts.runner as string | undefined);
+        if (s !== undefined) return (await import('../runnerd/remote-authority.js')).remotePinUpdate(s, kind, args);
+        return (await import('../commands/authority-pin-update.js')).pinUpdateCommand(kind, args);
       });
-  };
-  pinUpdate('policy', 'policy', 'policy', 'policy');
-  pinUpdate('trust', 'trust', 'trust', 'trust root');
+    });
+}
+
+export function register(program: Command): void {
+  const authority = program
+    .command('authority')
+    .description(
+      'Human authority records (docs/authority.md#human-authority-records): `request` on the pipeline machine writes the statement to sign, ' +
+        '`sign` runs where the authority key lives and asks for confirmation on a terminal, `record` brings the ' +
+        'signed record back. A record is judged and consumed once, by the command that uses it. See docs/authority.md.',
+    );
+
+  registerRequest(authority);
+  registerSign(authority);
+  registerRecord(authority);
+  registerPinUpdate(program, 'policy', 'policy', 'policy', 'policy');
+  registerPinUpdate(program, 'trust', 'trust', 'trust', 'trust root');
 }

@@ -5,7 +5,8 @@ import { runAction } from '../run-action.js';
 import { homeOption, jsonOption, runnerOption } from '../options.js';
 import type { GateOptions } from '../commands/gate.js';
 
-export function register(program: Command): void {
+/** `status` (docs/gate.md#1-governed-status---unit-u---repo-dir---json---home-dir). */
+function registerStatus(program: Command): void {
   program
     .command('status')
     .description(
@@ -30,7 +31,10 @@ export function register(program: Command): void {
         return (await import('../commands/status.js')).statusCommand(opts);
       });
     });
+}
 
+/** `gate` (docs/gate.md#2-governed-gate). */
+function registerGate(program: Command): void {
   program
     .command('gate')
     .description(
@@ -89,4 +93,9 @@ export function register(program: Command): void {
         return (await import('../commands/gate.js')).gateCommand(opts, remote);
       });
     });
+}
+
+export function register(program: Command): void {
+  registerStatus(program);
+  registerGate(program);
 }

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { runAction } from '../run-action.js';
 import { homeOption, jsonOption, runnerOption } from '../options.js';
 
-export function register(program: Command): void {
-  const pres = program.command('preservation').description('Preservation contracts, incident history and the preservation check (docs/preservation.md).');
+/** `preservation set` (docs/preservation.md#binding-a-contract). */
+function registerSet(pres: Command): void {
   pres
     .command('set')
     .description(
@@ -36,6 +36,10 @@ export function register(program: Command): void {
         return (await import('../commands/preservation.js')).preservationSetCommand(opts);
       });
     });
+}
+
+/** `preservation correct` (docs/preservation.md#incident-history). */
+function registerCorrect(pres: Command): void {
   pres
     .command('correct')
     .description(
@@ -51,6 +55,10 @@ export function register(program: Command): void {
     .action(async (opts: { unit: string; file: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/preservation.js')).preservationCorrectCommand(opts));
     });
+}
+
+/** `preservation probe` (docs/preservation.md#probes). */
+function registerProbe(pres: Command): void {
   pres
     .command('probe')
     .description(
@@ -81,6 +89,10 @@ export function register(program: Command): void {
         return (await import('../commands/preservation.js')).preservationProbeCommand(opts);
       });
     });
+}
+
+/** `preservation vendor-attest` (docs/preservation.md#vendor-sources). */
+function registerVendorAttest(pres: Command): void {
   pres
     .command('vendor-attest')
     .description(
@@ -98,6 +110,10 @@ export function register(program: Command): void {
     .action(async (opts: { unit: string; origin: string[]; repo?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/preservation.js')).preservationVendorAttestCommand(opts));
     });
+}
+
+/** `preservation check` (docs/preservation.md#rules). */
+function registerCheck(pres: Command): void {
   pres
     .command('check')
     .description(
@@ -115,4 +131,13 @@ export function register(program: Command): void {
     .action(async (opts: { unit: string; origin?: string[]; repo?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/preservation.js')).preservationCheckCommand(opts));
     });
+}
+
+export function register(program: Command): void {
+  const pres = program.command('preservation').description('Preservation contracts, incident history and the preservation check (docs/preservation.md).');
+  registerSet(pres);
+  registerCorrect(pres);
+  registerProbe(pres);
+  registerVendorAttest(pres);
+  registerCheck(pres);
 }

@@ -5,8 +5,8 @@ import { LEASE_DEFAULT_TTL } from '../../core/limits.js';
 import { runAction } from '../run-action.js';
 import { homeOption, jsonOption, runnerOption } from '../options.js';
 
-export function register(program: Command): void {
-  const unit = program.command('unit').description('Units of work and their request contracts (docs/contract.md#the-request-contract).');
+/** `unit create` (docs/contract.md#the-request-contract). */
+function registerUnitCreate(unit: Command): void {
   unit
     .command('create')
     .description(
@@ -28,6 +28,10 @@ export function register(program: Command): void {
         return (await import('../commands/unit.js')).unitCreateCommand(opts);
       });
     });
+}
+
+/** `unit bind` (docs/contract.md#scope-history). */
+function registerUnitBind(unit: Command): void {
   unit
     .command('bind')
     .description(
@@ -56,7 +60,10 @@ export function register(program: Command): void {
         });
       },
     );
+}
 
+/** `unit dismiss` and `unit dismiss-veto` (docs/authority.md#dismissals-unit-dismiss-and-unit-dismiss-veto). */
+function registerUnitDismissals(unit: Command): void {
   for (const [name, operation, what, ids] of [
     [
       'dismiss',
@@ -107,7 +114,10 @@ export function register(program: Command): void {
         });
       });
   }
+}
 
+/** `writer register` (docs/state.md#writers-and-leases). */
+function registerWriter(program: Command): void {
   const writer = program.command('writer').description('Writer sessions (docs/overview.md#words).');
   writer
     .command('register')
@@ -129,7 +139,10 @@ export function register(program: Command): void {
         return (await import('../commands/writer.js')).writerRegisterCommand(opts);
       });
     });
+}
 
+/** `lease acquire | release | list` (docs/state.md#writers-and-leases). */
+function registerLease(program: Command): void {
   const lease = program.command('lease').description('Mutation leases: "I am changing the workspace now" (docs/overview.md#words).');
   lease
     .command('acquire')
@@ -183,4 +196,13 @@ export function register(program: Command): void {
         return (await import('../commands/lease.js')).leaseListCommand(opts);
       });
     });
+}
+
+export function register(program: Command): void {
+  const unit = program.command('unit').description('Units of work and their request contracts (docs/contract.md#the-request-contract).');
+  registerUnitCreate(unit);
+  registerUnitBind(unit);
+  registerUnitDismissals(unit);
+  registerWriter(program);
+  registerLease(program);
 }

@@ -45,10 +45,8 @@ const IN_FLIGHT_PER_WORKER = 16;
 /** No answer for this long while jobs are in flight: a worker is gone (fail closed). */
 const STALL_MS = 600_000;
 
-/** `n` worker threads running `workerFile` (dist/audit-receipt-worker.mjs), each ready before it returns. */
-export async function workerChecker(n: number, workerFile: string): Promise<ReceiptChecker> {
-  const signal = new SharedArrayBuffer(4);
-  const answered = new Int32Array(signal);
+/** Start `n` workers (docs/audit.md#cost-and-memory) and wait until each says ready; on any failure all are terminated. */
+async function startWorkers(n: number, workerFile: string, signal: SharedArrayBuffer): Promise<{ w: Worker; port: MessagePort }[]> {
   const workers: { w: Worker; port: MessagePort }[] = [];
   try {
     for (let i = 0; i < n; i++) {
@@ -68,6 +66,14 @@ export async function workerChecker(n: number, workerFile: string): Promise<Rece
     for (const { w } of workers) void w.terminate();
     throw e instanceof GovernedError ? e : new GovernedError('internal_error', { ids: ['audit_worker_start'] });
   }
+  return workers;
+}
+
+/** `n` worker threads running `workerFile` (dist/audit-receipt-worker.mjs), each ready before it returns. */
+export async function workerChecker(n: number, workerFile: string): Promise<ReceiptChecker> {
+  const signal = new SharedArrayBuffer(4);
+  const answered = new Int32Array(signal);
+  const workers = await startWorkers(n, workerFile, signal);
   for (const { w } of workers) w.unref();
 
   const trustIds = new Map<TrustRoot, number>();

@@ -97,11 +97,12 @@ export function arbiterDecision(stdout: string): 'FIX' | 'DISMISS' | null {
   return m[1] === 'CONFIRMED' ? 'FIX' : 'DISMISS';
 }
 
-export async function runReviewPassProtocol(ctx: FlowContext): Promise<ProtocolOutcome> {
+/** The review's start state from the stage's configuration (docs/review-pass-protocol.md#configuration), non-governed. */
+function startNonGoverned(ctx: FlowContext): ReviewState {
   const stageCfg = ctx.config.stages[ctx.stage];
   const roleStage = isRoleStage(ctx.stage);
   const slots = roleStage ? [...ROLES] : [...stageCfg.reviewers];
-  let state = startReview(
+  return startReview(
     {
       stage: ctx.stage,
       mode: 'non_governed',
@@ -118,6 +119,90 @@ export async function runReviewPassProtocol(ctx: FlowContext): Promise<ProtocolO
     },
     ctx.clock(),
   );
+}
+
+interface RoundCall {
+  readonly ctx: FlowContext;
+  readonly round: number;
+  readonly defaultTimeout: number;
+  readonly toolOf: (name: string) => ResolvedTool;
+}
+
+/**
+ * docs/review-pass-protocol.md#arbiter-decisions: this round's CONTESTED groups each put to the arbiter
+ * (outside the pool, docs/review-pass-protocol.md#the-arbiter-is-outside-the-pool); its executions are
+ * appended to `executions`, its answers returned as resolutions.
+ */
+async function arbitrate(
+  call: RoundCall,
+  state: ReviewState,
+  arbiter: string,
+  runs: readonly EngineRun[],
+  files: ReturnType<typeof readRepoTexts>,
+  executions: ReviewerExecution[],
+): Promise<Resolution[]> {
+  const { ctx, round, defaultTimeout, toolOf } = call;
+  const resolutions: Resolution[] = [];
+  const preview = adjudicateRound(roundContext(state), runs, files);
+  const contested = preview.groups.filter((g) => g.classification === 'CONTESTED');
+  const arbTool = toolOf(arbiter);
+  const answers = await mapBounded(contested, ctx.config.parallel, (g) => {
+    const r = g.group.representative;
+    return ctx.runner.run({
+      reviewer: arbiter,
+      tool: arbTool,
+      purpose: 'arbitrate',
+      round,
+      prompt: arbiterPrompt(
+        ctx.prompt,
+        {
+          file: r.file,
+          line: r.line,
+          severity: g.group.severity,
+          finding_class: g.group.finding_class,
+          description: r.description,
+          supporters: g.group.supporters,
+          others: preview.degradation.available.filter((s) => !g.group.supporters.includes(s)),
+        },
+        excerpt(readRepoText(ctx.repoDir, r.file), r.line),
+      ),
+      default_timeout_ms: defaultTimeout,
+    });
+  });
+  executions.push(...answers);
+  answers.forEach((a, i) => {
+    const decision = a.status === 'ok' ? arbiterDecision(a.stdout) : null;
+    const g = contested[i];
+    if (decision !== null && g !== undefined) resolutions.push({ group_id: g.group.id, decision, by: 'arbiter' });
+  });
+  return resolutions;
+}
+
+/** The protocol's outcome from the final state (docs/review-pass-protocol.md#final-report). */
+function outcomeOf(state: ReviewState, executions: ReviewerExecution[]): ProtocolOutcome {
+  const result = reviewResult(state);
+  return {
+    protocol: 'review-pass',
+    result: result.result,
+    reasons: result.reasons,
+    result_json: renderReviewPassJson(result),
+    report_md: renderReviewPassMarkdown(result),
+    executions,
+    rounds: result.rounds,
+    counts: {
+      confirmed: result.summary.confirmed,
+      escalations: result.summary.escalations,
+      vetoes: result.summary.vetoes,
+      auto_dismissed: result.summary.auto_dismissed,
+      suppressed: result.summary.suppressed,
+      r_actual: result.r_actual,
+    },
+  };
+}
+
+export async function runReviewPassProtocol(ctx: FlowContext): Promise<ProtocolOutcome> {
+  const stageCfg = ctx.config.stages[ctx.stage];
+  let state = startNonGoverned(ctx);
   const executions: ReviewerExecution[] = [];
   const defaultTimeout = stageCfg.timeout_ms ?? PER_CALL_TIMEOUT_S[ctx.stage] * 1000;
   const toolOf = (name: string): ResolvedTool => {
@@ -150,64 +235,12 @@ export async function runReviewPassProtocol(ctx: FlowContext): Promise<ProtocolO
     executions.push(...xs);
     const runs = xs.map((x) => engineRun(toolOf(x.reviewer), x));
     const files = readRepoTexts(ctx.repoDir, filesOf(state, runs));
-
-    // docs/review-pass-protocol.md#the-arbiter-is-outside-the-pool, docs/review-pass-protocol.md#arbiter-decisions: CONTESTED groups go to the arbiter when one outside the pool is configured.
-    const resolutions: Resolution[] = [];
-    if (arbiter !== null && !slotsNow.includes(arbiter)) {
-      const preview = adjudicateRound(roundContext(state), runs, files);
-      const contested = preview.groups.filter((g) => g.classification === 'CONTESTED');
-      const arbTool = toolOf(arbiter);
-      const answers = await mapBounded(contested, ctx.config.parallel, (g) => {
-        const r = g.group.representative;
-        return ctx.runner.run({
-          reviewer: arbiter,
-          tool: arbTool,
-          purpose: 'arbitrate',
-          round,
-          prompt: arbiterPrompt(
-            ctx.prompt,
-            {
-              file: r.file,
-              line: r.line,
-              severity: g.group.severity,
-              finding_class: g.group.finding_class,
-              description: r.description,
-              supporters: g.group.supporters,
-              others: preview.degradation.available.filter((s) => !g.group.supporters.includes(s)),
-            },
-            excerpt(readRepoText(ctx.repoDir, r.file), r.line),
-          ),
-          default_timeout_ms: defaultTimeout,
-        });
-      });
-      executions.push(...answers);
-      answers.forEach((a, i) => {
-        const decision = a.status === 'ok' ? arbiterDecision(a.stdout) : null;
-        const g = contested[i];
-        if (decision !== null && g !== undefined) resolutions.push({ group_id: g.group.id, decision, by: 'arbiter' });
-      });
-    }
+    // CONTESTED groups go to the arbiter when one outside the pool is configured.
+    const resolutions =
+      arbiter !== null && !slotsNow.includes(arbiter) ? await arbitrate({ ctx, round, defaultTimeout, toolOf }, state, arbiter, runs, files, executions) : [];
     // Development/test have no mandatory inputs or preservation probes (docs/review-pass-protocol.md#clean-conditions).
     const evidence = { mandatory_inputs_valid: true, probes_passed: 0, probes_total: 0 };
     state = recordRound(state, { runs, files, evidence, resolutions }, ctx.clock()).state;
   }
-
-  const result = reviewResult(state);
-  return {
-    protocol: 'review-pass',
-    result: result.result,
-    reasons: result.reasons,
-    result_json: renderReviewPassJson(result),
-    report_md: renderReviewPassMarkdown(result),
-    executions,
-    rounds: result.rounds,
-    counts: {
-      confirmed: result.summary.confirmed,
-      escalations: result.summary.escalations,
-      vetoes: result.summary.vetoes,
-      auto_dismissed: result.summary.auto_dismissed,
-      suppressed: result.summary.suppressed,
-      r_actual: result.r_actual,
-    },
-  };
+  return outcomeOf(state, executions);
 }

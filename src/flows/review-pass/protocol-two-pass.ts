@@ -12,12 +12,69 @@
 import { fail, isGovernedError, type ReasonCode } from '../../core/errors.js';
 import { adjudicateTwoPass, evaluatePass1, isP0P1, renderTwoPassJson, renderTwoPassMarkdown, type ReviewOutput } from '../../protocols/two-pass/index.js';
 import { PER_CALL_TIMEOUT_S } from '../../protocols/review-pass/index.js';
+import type { ResolvedTool } from './config-load.js';
 import type { FlowContext, ProtocolOutcome } from './flow-types.js';
 import { incompleteJson, incompleteMarkdown } from './incomplete.js';
 import { twoPassReviewerPrompt, twoPassVerifierPrompt } from './prompts.js';
 import { parseReviewerJson } from './reviewer-json.js';
 import type { ReviewerExecution } from './run-reviewer.js';
 import { isToolStrategy, toolReportOf, twoPassMachineVerify, twoPassPass1Output } from './tool-findings.js';
+
+/** An incomplete review (docs/review-pass.md#exit-codes): NOT_CLEAN with the refusal codes, never a partial result. */
+function incompleteOutcome(ctx: FlowContext, executions: ReviewerExecution[], reasons: ReasonCode[], codes: string[], who: string[]): ProtocolOutcome {
+  const i = { protocol: 'two-pass' as const, stage: ctx.stage, reasons, detail_codes: codes, reviewers: who };
+  return {
+    protocol: 'two-pass',
+    result: 'NOT_CLEAN',
+    reasons,
+    result_json: incompleteJson(i),
+    report_md: incompleteMarkdown(i),
+    executions,
+    rounds: executions.length,
+    counts: { p0p1: 0 },
+  };
+}
+
+/** Pass 1's output (docs/review-pass.md#reviewers-that-are-real-tools: a tool's report as machine routings); null: unusable. */
+function pass1Output(reviewer: ResolvedTool, stdout: string): unknown {
+  if (isToolStrategy(reviewer.parse)) {
+    const report = toolReportOf(reviewer.parse, stdout);
+    return report === null ? null : twoPassPass1Output(report);
+  }
+  return parseReviewerJson(stdout);
+}
+
+/** Pass 2's output (docs/review-pass.md#reviewers-that-are-real-tools: a tool verifier re-runs the same tool); null: unusable. */
+function pass2Output(verifier: ResolvedTool, stdout: string, pass1: ReviewOutput): unknown {
+  if (isToolStrategy(verifier.parse)) {
+    const rerun = toolReportOf(verifier.parse, stdout);
+    return rerun === null ? null : twoPassMachineVerify(pass1, rerun);
+  }
+  return parseReviewerJson(stdout);
+}
+
+/** The adjudicated outcome (docs/review-pass.md#output). */
+function twoPassOutcome(result: ReturnType<typeof adjudicateTwoPass>, executions: ReviewerExecution[]): ProtocolOutcome {
+  // The P0/P1 list also shows findings demoted out of P0/P1 (to mark the move); only findings whose
+  // final severity is still P0/P1 and that the verifier did not reject block.
+  const remaining = result.findings.filter((f) => f.verdict !== 'rejected' && isP0P1(f.final_severity)).length;
+  const clean = remaining === 0;
+  return {
+    protocol: 'two-pass',
+    result: clean ? 'CLEAN' : 'NOT_CLEAN',
+    reasons: clean ? [] : ['orchestrator_p0p1_remaining'],
+    result_json: renderTwoPassJson(result),
+    report_md: renderTwoPassMarkdown(result),
+    executions,
+    rounds: result.passes_run,
+    counts: {
+      p0p1: remaining,
+      fyi: result.fyi_ids.length,
+      rejected: result.rejected_ids.length,
+      passes: result.passes_run,
+    },
+  };
+}
 
 export async function runTwoPassProtocol(ctx: FlowContext): Promise<ProtocolOutcome> {
   const names = ctx.config.protocols.two_pass;
@@ -29,19 +86,7 @@ export async function runTwoPassProtocol(ctx: FlowContext): Promise<ProtocolOutc
   }
   const timeout = ctx.config.stages[ctx.stage].timeout_ms ?? PER_CALL_TIMEOUT_S[ctx.stage] * 1000;
   const executions: ReviewerExecution[] = [];
-  const incomplete = (reasons: ReasonCode[], codes: string[], who: string[]): ProtocolOutcome => {
-    const i = { protocol: 'two-pass' as const, stage: ctx.stage, reasons, detail_codes: codes, reviewers: who };
-    return {
-      protocol: 'two-pass',
-      result: 'NOT_CLEAN',
-      reasons,
-      result_json: incompleteJson(i),
-      report_md: incompleteMarkdown(i),
-      executions,
-      rounds: executions.length,
-      counts: { p0p1: 0 },
-    };
-  };
+  const incomplete = (reasons: ReasonCode[], codes: string[], who: string[]): ProtocolOutcome => incompleteOutcome(ctx, executions, reasons, codes, who);
 
   // Pass 1 — Review.
   const x1 = await ctx.runner.run({
@@ -54,13 +99,7 @@ export async function runTwoPassProtocol(ctx: FlowContext): Promise<ProtocolOutc
   });
   executions.push(x1);
   if (x1.status !== 'ok') return incomplete(['orchestrator_reviewer_unavailable'], [], [names.reviewer]);
-  let pass1: unknown;
-  if (isToolStrategy(reviewer.parse)) {
-    const report = toolReportOf(reviewer.parse, x1.stdout);
-    pass1 = report === null ? null : twoPassPass1Output(report);
-  } else {
-    pass1 = parseReviewerJson(x1.stdout);
-  }
+  const pass1 = pass1Output(reviewer, x1.stdout);
   if (pass1 === null) return incomplete(['orchestrator_output_invalid'], [], [names.reviewer]);
   let p1: ReturnType<typeof evaluatePass1>;
   try {
@@ -83,12 +122,7 @@ export async function runTwoPassProtocol(ctx: FlowContext): Promise<ProtocolOutc
     });
     executions.push(x2);
     if (x2.status !== 'ok') return incomplete(['orchestrator_reviewer_unavailable'], [], [names.verifier]);
-    if (isToolStrategy(verifier.parse)) {
-      const rerun = toolReportOf(verifier.parse, x2.stdout);
-      pass2 = rerun === null ? null : twoPassMachineVerify(p1.output as ReviewOutput, rerun);
-    } else {
-      pass2 = parseReviewerJson(x2.stdout);
-    }
+    pass2 = pass2Output(verifier, x2.stdout, p1.output as ReviewOutput);
     if (pass2 === null) return incomplete(['orchestrator_output_invalid'], [], [names.verifier]);
   }
 
@@ -99,23 +133,5 @@ export async function runTwoPassProtocol(ctx: FlowContext): Promise<ProtocolOutc
     if (isGovernedError(e) && e.exit === 9) return incomplete(['orchestrator_output_invalid'], [e.code], [names.verifier]);
     throw e;
   }
-  // The P0/P1 list also shows findings demoted out of P0/P1 (to mark the move); only findings whose
-  // final severity is still P0/P1 and that the verifier did not reject block.
-  const remaining = result.findings.filter((f) => f.verdict !== 'rejected' && isP0P1(f.final_severity)).length;
-  const clean = remaining === 0;
-  return {
-    protocol: 'two-pass',
-    result: clean ? 'CLEAN' : 'NOT_CLEAN',
-    reasons: clean ? [] : ['orchestrator_p0p1_remaining'],
-    result_json: renderTwoPassJson(result),
-    report_md: renderTwoPassMarkdown(result),
-    executions,
-    rounds: result.passes_run,
-    counts: {
-      p0p1: remaining,
-      fyi: result.fyi_ids.length,
-      rejected: result.rejected_ids.length,
-      passes: result.passes_run,
-    },
-  };
+  return twoPassOutcome(result, executions);
 }

@@ -55,16 +55,8 @@ function failureOf(x: ReviewerExecution): 'timeout' | 'empty' | 'crash' {
   return 'crash';
 }
 
-export async function runWeaveProtocol(ctx: FlowContext): Promise<ProtocolOutcome> {
-  const participants = ctx.config.protocols.weave.reviewers;
-  if (new Set(participants).size !== participants.length) fail('orchestrator_protocol_reviewers_invalid', ['protocols.weave.reviewers']);
-  const timeout = ctx.config.stages[ctx.stage].timeout_ms ?? PER_CALL_TIMEOUT_S[ctx.stage] * 1000;
-  const xs = await mapBounded(participants, ctx.config.parallel, (name, i) => {
-    const tool = ctx.config.tools[name];
-    if (tool === undefined) return fail('orchestrator_tool_unknown', [name]);
-    return ctx.runner.run({ reviewer: name, tool, purpose: 'review', round: 1, prompt: weavePrompt(ctx.prompt, i), default_timeout_ms: timeout });
-  });
-
+/** Each lane's answer (docs/review-pass.md#review-protocols; a tool's report per docs/review-pass.md#reviewers-that-are-real-tools): a failed lane classified, an answering lane's findings as the lead's inputs. */
+function lanesOf(ctx: FlowContext, xs: readonly ReviewerExecution[]): { lanes: WeaveLane[]; leads: Lead[] } {
   const lanes: WeaveLane[] = [];
   const leads: Lead[] = [];
   xs.forEach((x) => {
@@ -92,9 +84,15 @@ export async function runWeaveProtocol(ctx: FlowContext): Promise<ProtocolOutcom
     }
     lanes.push({ participant: x.reviewer, status: 'ok', findings: [], dissents: [] });
   });
+  return { lanes, leads };
+}
 
-  // Lead: cross-reference into issues; each lane takes one position per issue (its most severe report).
-  const issues = crossReference(leads).map((members, n) => {
+/**
+ * The lead (docs/review-pass.md#review-protocols): cross-reference into issues, each claim's location
+ * checked; each lane takes one position per issue (its most severe report), appended to that lane.
+ */
+function issuesOf(ctx: FlowContext, leads: readonly Lead[], lanes: WeaveLane[]) {
+  return crossReference(leads).map((members, n) => {
     const issue_id = `ISSUE-${String(n + 1).padStart(3, '0')}`;
     const rep = members[0] as Lead;
     const loc = checkLocation(ctx.repoDir, rep.file, rep.line);
@@ -116,6 +114,19 @@ export async function runWeaveProtocol(ctx: FlowContext): Promise<ProtocolOutcom
     const title = rep.description.length > TITLE_CHARS ? `${rep.description.slice(0, TITLE_CHARS - 1)}…` : rep.description;
     return { issue_id, title, file: rep.file, line: rep.line, verification, verification_note: note } as const;
   });
+}
+
+export async function runWeaveProtocol(ctx: FlowContext): Promise<ProtocolOutcome> {
+  const participants = ctx.config.protocols.weave.reviewers;
+  if (new Set(participants).size !== participants.length) fail('orchestrator_protocol_reviewers_invalid', ['protocols.weave.reviewers']);
+  const timeout = ctx.config.stages[ctx.stage].timeout_ms ?? PER_CALL_TIMEOUT_S[ctx.stage] * 1000;
+  const xs = await mapBounded(participants, ctx.config.parallel, (name, i) => {
+    const tool = ctx.config.tools[name];
+    if (tool === undefined) return fail('orchestrator_tool_unknown', [name]);
+    return ctx.runner.run({ reviewer: name, tool, purpose: 'review', round: 1, prompt: weavePrompt(ctx.prompt, i), default_timeout_ms: timeout });
+  });
+  const { lanes, leads } = lanesOf(ctx, xs);
+  const issues = issuesOf(ctx, leads, lanes);
 
   const reasonsOf = (r: ReasonCode[]): ReasonCode[] => r;
   try {

@@ -230,6 +230,80 @@ function detailsOf(counts: RoundLogEntry['counts'], result: 'CLEAN' | 'NOT_CLEAN
   return parts.length > 0 ? parts.join(', ') : 'unresolved or missing evidence';
 }
 
+/** Known issues after a round (docs/review-pass-protocol.md#known-issues): the valid ones kept, this round's DISMISSED groups added with their hash; resolutions counted by who made them. */
+function knownIssuesAfter(adj: RoundAdjudication, resolutions: ReadonlyMap<string, Resolution>, files: RoundInput['files'], round: number) {
+  const known: KnownIssue[] = [...adj.known_kept];
+  let resolvedArbiter = 0;
+  let resolvedUser = 0;
+  for (const res of resolutions.values()) {
+    if (res.by === 'arbiter') resolvedArbiter++;
+    else resolvedUser++;
+    if (res.decision !== 'DISMISS') continue;
+    const cg = adj.groups.find((g) => g.group.id === res.group_id) as ClassifiedGroup;
+    for (const m of cg.group.members) {
+      const text = Object.prototype.hasOwnProperty.call(files, m.file) ? files[m.file] : null;
+      const k = makeKnownIssue(m, text, round);
+      if (k !== null) known.push(k);
+    }
+  }
+  return { known, resolvedArbiter, resolvedUser };
+}
+
+/** The round's counts by classification (docs/review-pass-protocol.md#classification), as the round log records them. */
+function roundCounts(adj: RoundAdjudication, summaries: readonly GroupSummary[]): RoundLogEntry['counts'] {
+  return {
+    confirmed: summaries.filter(
+      (g) => g.classification === 'CONFIRMED' || (g.classification === 'CONTESTED' && g.resolution?.decision === 'FIX'),
+    ).length,
+    contested: summaries.filter((g) => g.classification === 'CONTESTED').length,
+    contested_unresolved: summaries.filter((g) => g.classification === 'CONTESTED' && g.resolution === null).length,
+    auto_dismissed: summaries.filter((g) => g.classification === 'AUTO_DISMISSED').length,
+    vetoes: summaries.filter((g) => g.classification === 'VETO').length,
+    suppressed: adj.suppressed,
+    known_issues_invalidated: adj.known_removed.length,
+    rejected_findings: adj.outputs.reduce((n, o) => n + o.rejected_findings, 0),
+    downgraded_findings: adj.outputs.reduce((n, o) => n + o.downgraded_findings, 0),
+  };
+}
+
+/** Why a round is not clean (docs/review-pass-protocol.md#clean-conditions; docs/review-pass-protocol.md#graceful-degradation structural failures; docs/review-pass-protocol.md#req-id-coverage); empty: CLEAN. */
+function notCleanReasons(adj: RoundAdjudication, counts: RoundLogEntry['counts'], evidence: z.output<typeof EvidenceSchema>): NotCleanReason[] {
+  const mandatoryOk = evidence.mandatory_inputs_valid && evidence.probes_passed === evidence.probes_total;
+  const uncovered = adj.req_coverage.some((c) => c.status === 'NOT_FOUND');
+  const reasons: NotCleanReason[] = [];
+  if (adj.degradation.failure !== null) reasons.push(adj.degradation.failure);
+  if (counts.vetoes > 0) reasons.push('review_pass_veto');
+  if (counts.confirmed > 0) reasons.push('review_pass_confirmed_findings');
+  if (counts.contested_unresolved > 0) reasons.push('review_pass_contested_unresolved');
+  if (uncovered) reasons.push('review_pass_req_uncovered');
+  if (!mandatoryOk) reasons.push('review_pass_missing_evidence');
+  return reasons;
+}
+
+/** The loop's next status (docs/review-pass-protocol.md#the-round-loop): NOT_CLEAN ends it, convergence ends it, else the docs/review-pass-protocol.md#budget-guard hard limits for the next iteration. */
+function statusAfter(
+  state: ReviewState,
+  reasons: readonly NotCleanReason[],
+  converged: boolean,
+  timeOver: boolean,
+  nextRound: number,
+): { status: ReviewStatus; finalReasons: NotCleanReason[] } {
+  let status: ReviewStatus = 'RUNNING';
+  let finalReasons: NotCleanReason[] = [];
+  if (reasons.length > 0) {
+    status = 'NOT_CLEAN';
+    finalReasons = [...reasons];
+    if (timeOver) finalReasons.push('review_pass_budget_time');
+  } else if (converged) {
+    status = 'CONVERGED';
+  } else {
+    if (nextRound > state.config.max_rounds) finalReasons.push('review_pass_budget_rounds');
+    if (timeOver) finalReasons.push('review_pass_budget_time');
+    if (finalReasons.length > 0) status = 'NOT_CLEAN';
+  }
+  return { status, finalReasons };
+}
+
 /** Record one round; returns the next state and the convergence decision. */
 export function recordRound(state: ReviewState, input: RoundInput, now: number): Transition {
   if (state.status !== 'RUNNING') fail('review_pass_state_terminal', [`round:${state.next_round}`]);
@@ -240,60 +314,16 @@ export function recordRound(state: ReviewState, input: RoundInput, now: number):
   const resolutions = applyResolutions(state, adj, input.resolutions ?? []);
   const round = state.next_round;
   const runIds = (input.runs as Array<{ execution_id: string }>).map((r) => r.execution_id);
-
-  // Known issues (docs/review-pass-protocol.md#known-issues): keep the valid ones, add this round's DISMISSED groups with their hash.
-  const known: KnownIssue[] = [...adj.known_kept];
-  let resolvedArbiter = 0;
-  let resolvedUser = 0;
-  for (const res of resolutions.values()) {
-    if (res.by === 'arbiter') resolvedArbiter++;
-    else resolvedUser++;
-    if (res.decision !== 'DISMISS') continue;
-    const cg = adj.groups.find((g) => g.group.id === res.group_id) as ClassifiedGroup;
-    for (const m of cg.group.members) {
-      const text = Object.prototype.hasOwnProperty.call(input.files, m.file) ? input.files[m.file] : null;
-      const k = makeKnownIssue(m, text, round);
-      if (k !== null) known.push(k);
-    }
-  }
-
+  const { known, resolvedArbiter, resolvedUser } = knownIssuesAfter(adj, resolutions, input.files, round);
   const summaries = adj.groups.map((g) => summarize(g, resolutions.get(g.group.id) ?? null));
-  const vetoes = summaries.filter((g) => g.classification === 'VETO').length;
-  const confirmed = summaries.filter(
-    (g) => g.classification === 'CONFIRMED' || (g.classification === 'CONTESTED' && g.resolution?.decision === 'FIX'),
-  ).length;
-  const contested = summaries.filter((g) => g.classification === 'CONTESTED').length;
-  const unresolved = summaries.filter((g) => g.classification === 'CONTESTED' && g.resolution === null).length;
-  const autoDismissed = summaries.filter((g) => g.classification === 'AUTO_DISMISSED').length;
-  const mandatoryOk =
-    evidence.data.mandatory_inputs_valid && evidence.data.probes_passed === evidence.data.probes_total;
-  const uncovered = adj.req_coverage.some((c) => c.status === 'NOT_FOUND');
-
-  // docs/review-pass-protocol.md#clean-conditions; docs/review-pass-protocol.md#graceful-degradation structural failures; docs/review-pass-protocol.md#req-id-coverage.
-  const reasons: NotCleanReason[] = [];
-  if (adj.degradation.failure !== null) reasons.push(adj.degradation.failure);
-  if (vetoes > 0) reasons.push('review_pass_veto');
-  if (confirmed > 0) reasons.push('review_pass_confirmed_findings');
-  if (unresolved > 0) reasons.push('review_pass_contested_unresolved');
-  if (uncovered) reasons.push('review_pass_req_uncovered');
-  if (!mandatoryOk) reasons.push('review_pass_missing_evidence');
+  const counts = roundCounts(adj, summaries);
+  const reasons = notCleanReasons(adj, counts, evidence.data);
   const result: 'CLEAN' | 'NOT_CLEAN' = reasons.length === 0 ? 'CLEAN' : 'NOT_CLEAN';
   const consecutive = result === 'CLEAN' ? state.consecutive_clean + 1 : 0;
   const threshold = adj.degradation.convergence_threshold;
 
   const timeOver = now - state.started_at > state.config.max_total_time_ms;
   const converged = result === 'CLEAN' && consecutive >= threshold && !timeOver;
-  const counts: RoundLogEntry['counts'] = {
-    confirmed,
-    contested,
-    contested_unresolved: unresolved,
-    auto_dismissed: autoDismissed,
-    vetoes,
-    suppressed: adj.suppressed,
-    known_issues_invalidated: adj.known_removed.length,
-    rejected_findings: adj.outputs.reduce((n, o) => n + o.rejected_findings, 0),
-    downgraded_findings: adj.outputs.reduce((n, o) => n + o.downgraded_findings, 0),
-  };
   const entry: RoundLogEntry = {
     round,
     time: now,
@@ -310,22 +340,8 @@ export function recordRound(state: ReviewState, input: RoundInput, now: number):
     probes: { passed: evidence.data.probes_passed, total: evidence.data.probes_total },
   };
   const lowWarnings = adj.health.filter((h) => h.low).map((h) => `low_health:${h.reviewer}`);
-
-  let status: ReviewStatus = 'RUNNING';
-  let finalReasons: NotCleanReason[] = [];
   const nextRound = round + 1;
-  if (result === 'NOT_CLEAN') {
-    status = 'NOT_CLEAN';
-    finalReasons = [...reasons];
-    if (timeOver) finalReasons.push('review_pass_budget_time');
-  } else if (converged) {
-    status = 'CONVERGED';
-  } else {
-    // docs/review-pass-protocol.md#budget-guard hard limits, checked for the next loop iteration.
-    if (nextRound > state.config.max_rounds) finalReasons.push('review_pass_budget_rounds');
-    if (timeOver) finalReasons.push('review_pass_budget_time');
-    if (finalReasons.length > 0) status = 'NOT_CLEAN';
-  }
+  const { status, finalReasons } = statusAfter(state, reasons, converged, timeOver, nextRound);
 
   const next: ReviewState = {
     ...state,

@@ -6,10 +6,10 @@ import { classifyFinding, type SimpleStatus, type StatusReason } from './classif
 import { reviewerCoverage, type ReviewerCoverage } from './coverage.js';
 import type { Deficiency } from './finding-contract.js';
 import { recommend, type Recommendation } from './recommend.js';
-import { collectRebuttals, rebuttalBatches, type RebuttalVerdict } from './rebuttal.js';
-import { indexRound1, type IndexedFinding } from './round1.js';
+import { collectRebuttals, rebuttalBatches, type RebuttalBatches, type RebuttalVerdict } from './rebuttal.js';
+import { indexRound1, type IndexedFinding, type Round1 } from './round1.js';
 import {
-  SimpleInputSchema, severityIndex, type DecisionImpact, type LeadCheck, type SimpleFinding, type SimpleSeverity,
+  SimpleInputSchema, severityIndex, type DecisionImpact, type LeadCheck, type SimpleFinding, type SimpleInput, type SimpleSeverity,
 } from './schema.js';
 
 export interface SimpleFindingResult {
@@ -68,12 +68,8 @@ export interface SimpleResult {
 
 const STATUS_ORDER = ['ACCEPTED', 'UNVERIFIED', 'REBUTTED', 'REJECTED_INCOMPLETE'] as const;
 
-export function adjudicateSimple(value: unknown): SimpleResult {
-  const input = parseOrFail(SimpleInputSchema, value, 'simple_input_invalid');
-  const round1 = indexRound1(input);
-  const batches = rebuttalBatches(round1, input.material_disagreements);
-  const { verdicts, completed } = collectRebuttals(round1, batches, input.rebuttals);
-
+/** The lead's checks and impact validations (docs/review-pass.md#review-protocols, simple), each naming a round-1 finding at most once. */
+function leadInputs(input: SimpleInput, round1: Round1): { leadChecks: Map<string, LeadCheck>; impacts: Map<string, DecisionImpact> } {
   const leadChecks = new Map<string, LeadCheck>();
   for (const c of input.lead_checks) {
     if (!round1.findings.has(c.finding_id)) fail('simple_lead_reference_unknown', [c.finding_id]);
@@ -86,7 +82,17 @@ export function adjudicateSimple(value: unknown): SimpleResult {
     if (impacts.has(v.finding_id)) fail('simple_input_invalid', ['impact_validation', v.finding_id]);
     impacts.set(v.finding_id, v.decision_impact);
   }
+  return { leadChecks, impacts };
+}
 
+/** Every round-1 finding classified (docs/review-pass.md#review-protocols, simple): ACCEPTED / REBUTTED / UNVERIFIED, or listed as REJECTED_INCOMPLETE; by final severity, status, id. */
+function findingResults(
+  round1: Round1,
+  batches: RebuttalBatches,
+  verdicts: ReadonlyMap<string, RebuttalVerdict>,
+  leadChecks: ReadonlyMap<string, LeadCheck>,
+  impacts: ReadonlyMap<string, DecisionImpact>,
+): SimpleFindingResult[] {
   const challengerOf = new Map<string, string>();
   for (const [slot, ids] of batches) for (const fid of ids) challengerOf.set(fid, slot);
 
@@ -113,6 +119,16 @@ export function adjudicateSimple(value: unknown): SimpleResult {
       STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
       (a.finding_id < b.finding_id ? -1 : a.finding_id > b.finding_id ? 1 : 0),
   );
+  return findings;
+}
+
+export function adjudicateSimple(value: unknown): SimpleResult {
+  const input = parseOrFail(SimpleInputSchema, value, 'simple_input_invalid');
+  const round1 = indexRound1(input);
+  const batches = rebuttalBatches(round1, input.material_disagreements);
+  const { verdicts, completed } = collectRebuttals(round1, batches, input.rebuttals);
+  const { leadChecks, impacts } = leadInputs(input, round1);
+  const findings = findingResults(round1, batches, verdicts, leadChecks, impacts);
 
   const reviewers = round1.pair.map((slot): SimpleReviewerResult => {
     const r = round1.reviewers.get(slot);
