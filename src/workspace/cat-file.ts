@@ -20,6 +20,9 @@ import { GIT_HEADER_MAX as HEADER_MAX } from '../core/limits.js';
 import { GIT_OUTPUT_MAX_BYTES as SESSION_OBJECT_MAX } from '../core/limits.js';
 import { GIT_OID_RE } from '../core/ids.js';
 
+/** A `git cat-file --batch` header line: object id, type, size. */
+const CAT_FILE_HEADER_RE = /^([0-9a-f]+) ([a-z]+) ([0-9]+)$/;
+
 /**
  * The --batch output protocol (docs/contract.md#workspace-digest): per requested object, in order, a
  * `<oid> <type> <size>` header line, exactly `size` content bytes, one LF. Anything else, or a sink
@@ -76,7 +79,7 @@ class BatchReader {
         this.header = Buffer.alloc(0);
         chunk = chunk.subarray(lf + 1);
         if (this.index >= this.oids.length) return this.abort(null);
-        const m = /^([0-9a-f]+) ([a-z]+) ([0-9]+)$/.exec(line);
+        const m = CAT_FILE_HEADER_RE.exec(line);
         if (m === null || m[1] !== this.oids[this.index]) return this.abort(null);
         const size = Number(m[3]);
         if (!Number.isSafeInteger(size)) return this.abort(null);
@@ -301,7 +304,7 @@ export class CatFileSession {
           this.push({ found: false });
           continue;
         }
-        const m = /^([0-9a-f]+) ([a-z]+) ([0-9]+)$/.exec(line);
+        const m = CAT_FILE_HEADER_RE.exec(line);
         if (m === null || !OID_RE.test(m[1] as string)) return this.abort(null);
         const size = Number(m[3]);
         if (!Number.isSafeInteger(size)) return this.abort(null);
