@@ -6,6 +6,15 @@ import { progressOption } from '../progress.js';
 
 export function register(program: Command): void {
   const audit = program.command('audit').description('Re-check the state directory from its hash-chained log (docs/state.md#the-store).');
+  registerVerify(audit);
+  registerCheckpoint(audit);
+  registerProve(audit);
+  registerCosign(audit);
+  registerExport(audit);
+}
+
+// `audit verify` (docs/commands.md#what-each-command-guarantees).
+function registerVerify(audit: Command): void {
   audit
     .command('verify')
     .description(
@@ -58,7 +67,10 @@ export function register(program: Command): void {
     .action(async (opts: import('../commands/audit-verify.js').AuditVerifyOpts & { json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-verify.js')).auditVerifyCommand(opts));
     });
+}
 
+// `audit checkpoint` (docs/commands.md#what-each-command-guarantees).
+function registerCheckpoint(audit: Command): void {
   audit
     .command('checkpoint')
     .description(
@@ -76,7 +88,10 @@ export function register(program: Command): void {
     .action(async (opts: { out: string; attestors?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-checkpoint.js')).auditCheckpointCommand(opts));
     });
+}
 
+// `audit prove` (docs/commands.md#what-each-command-guarantees).
+function registerProve(audit: Command): void {
   audit
     .command('prove')
     .description(
@@ -97,7 +112,10 @@ export function register(program: Command): void {
     .action(async (opts: { receipt?: string; entry?: string; checkpoint?: string; from?: string; to?: string; out?: string; attestors?: string; home?: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-prove.js')).auditProveCommand(opts));
     });
+}
 
+// `audit cosign` (docs/commands.md#what-each-command-guarantees).
+function registerCosign(audit: Command): void {
   audit
     .command('cosign')
     .description(
@@ -118,7 +136,10 @@ export function register(program: Command): void {
     .action(async (opts: { checkpoint: string; logKey: string; key: string; name: string; state: string; proof?: string; out: string; json?: boolean }) => {
       await runAction(opts, async () => (await import('../commands/audit-cosign.js')).auditCosignCommand(opts));
     });
+}
 
+// `audit export` (docs/commands.md#what-each-command-guarantees).
+function registerExport(audit: Command): void {
   audit
     .command('export')
     .description(
