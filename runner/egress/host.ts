@@ -84,78 +84,23 @@ export async function startBroker(
     readonly socketParent?: string | undefined;
   } = {},
 ): Promise<StartedBroker> {
-  const base = realpathSync(tmpdir());
-  const programDir = mkdtempSync(join(base, 'governed-broker-'));
-  chmodSync(programDir, 0o700);
-  const socketDir = mkdtempSync(join(o.socketParent ?? base, 'governed-egress-'));
-  // Traversable (not listable) by the sandbox uid, which must reach the socket inside.
-  chmodSync(socketDir, 0o711);
-  const socket = join(socketDir, 'egress.sock');
-  const program = join(programDir, 'broker.mjs');
-  writeFileSync(program, brokerBytes, { mode: 0o500, flag: 'wx' });
-  const cleanup = (): void => {
-    rmSync(programDir, { recursive: true, force: true });
-    rmSync(socketDir, { recursive: true, force: true });
-  };
+  const dirs = brokerDirs(brokerBytes, o.socketParent);
+  const socket = dirs.socket;
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [program], { env: {}, cwd: '/', stdio: ['pipe', 'pipe', 'ignore'] });
+    child = spawn(process.execPath, [dirs.program], { env: {}, cwd: '/', stdio: ['pipe', 'pipe', 'ignore'] });
   } catch (e) {
-    cleanup();
+    dirs.cleanup();
     throw e;
   }
-  const records: RawEgressRecord[] = [];
-  let malformed = false;
-  let ready = false;
-  let done = false;
-  let buf = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
-  let onReady: (() => void) | null = null;
-  child.stdout?.on('data', (d: Buffer) => {
-    buf += d.toString('utf8');
-    if (buf.length > MAX_LINE && !buf.includes('\n')) {
-      malformed = true;
-      buf = '';
-    }
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      let v: unknown;
-      try {
-        v = JSON.parse(line);
-      } catch {
-        malformed = true;
-        continue;
-      }
-      const o = v as Record<string, unknown>;
-      if (o !== null && typeof o === 'object' && o.ready === true && !ready) {
-        ready = true;
-        onReady?.();
-      } else if (o !== null && typeof o === 'object' && o.done === true) done = true;
-      else {
-        const r = parseRecord(o?.record);
-        if (r === null) malformed = true;
-        else records.push(r);
-      }
-    }
-  });
+  const lines = readBrokerLines(child);
   child.stdin?.on('error', () => undefined);
   child.stdin?.write(`${JSON.stringify({ ...config, terminate: config.terminate ?? null, socket })}\n`);
-  let started = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-    onReady = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    void exited.then(() => {
-      clearTimeout(timer);
-      resolve(ready);
-    });
-  });
+  let started = await waitReady(lines, exited);
   if (started && o.socketParent !== undefined) {
     // The broker (this runner's uid) made the socket 0600; the runner owns it too and opens it to
     // whoever can enter socketParent.
@@ -168,21 +113,101 @@ export async function startBroker(
   if (!started) {
     child.kill('SIGKILL');
     await exited;
-    cleanup();
+    dirs.cleanup();
     throw new Error('egress broker did not start');
   }
   return {
     socket,
     pid: child.pid as number,
-    records: () => [...records],
+    records: () => [...lines.records],
     async stop(): Promise<BrokerOutcome> {
       child.stdin?.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
       const { code, signal } = await exited;
       clearTimeout(timer);
-      cleanup();
-      const crashed = malformed || !done || code !== 0 || signal !== null;
-      return { records: [...records], crashed };
+      dirs.cleanup();
+      const crashed = lines.malformed || !lines.done || code !== 0 || signal !== null;
+      return { records: [...lines.records], crashed };
     },
   };
+}
+
+// The broker's program in a directory of its own (0700) and its socket's directory (traversable,
+// not listable, by the sandbox uid, which must reach the socket inside); both removed by cleanup
+// (docs/egress.md).
+function brokerDirs(brokerBytes: Buffer, socketParent: string | undefined): { program: string; socket: string; cleanup: () => void } {
+  const base = realpathSync(tmpdir());
+  const programDir = mkdtempSync(join(base, 'governed-broker-'));
+  chmodSync(programDir, 0o700);
+  const socketDir = mkdtempSync(join(socketParent ?? base, 'governed-egress-'));
+  chmodSync(socketDir, 0o711);
+  const socket = join(socketDir, 'egress.sock');
+  const program = join(programDir, 'broker.mjs');
+  writeFileSync(program, brokerBytes, { mode: 0o500, flag: 'wx' });
+  const cleanup = (): void => {
+    rmSync(programDir, { recursive: true, force: true });
+    rmSync(socketDir, { recursive: true, force: true });
+  };
+  return { program, socket, cleanup };
+}
+
+/** What the broker's stdout said so far: its ready and done lines, its records, and whether any
+ * line was not one of those (malformed: the run's transcript is then not trusted). */
+interface BrokerLines {
+  readonly records: RawEgressRecord[];
+  malformed: boolean;
+  ready: boolean;
+  done: boolean;
+  onReady: (() => void) | null;
+}
+
+// The broker's stdout, one JSON object per line, each line capped (docs/egress.md).
+function readBrokerLines(child: ChildProcess): BrokerLines {
+  const st: BrokerLines = { records: [], malformed: false, ready: false, done: false, onReady: null };
+  let buf = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    buf += d.toString('utf8');
+    if (buf.length > MAX_LINE && !buf.includes('\n')) {
+      st.malformed = true;
+      buf = '';
+    }
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      let v: unknown;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        st.malformed = true;
+        continue;
+      }
+      const o = v as Record<string, unknown>;
+      if (o !== null && typeof o === 'object' && o.ready === true && !st.ready) {
+        st.ready = true;
+        st.onReady?.();
+      } else if (o !== null && typeof o === 'object' && o.done === true) st.done = true;
+      else {
+        const r = parseRecord(o?.record);
+        if (r === null) st.malformed = true;
+        else st.records.push(r);
+      }
+    }
+  });
+  return st;
+}
+
+// Ready within READY_TIMEOUT_MS, or not started (it exited first, or the time ran out).
+function waitReady(lines: BrokerLines, exited: Promise<unknown>): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+    lines.onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    void exited.then(() => {
+      clearTimeout(timer);
+      resolve(lines.ready);
+    });
+  });
 }

@@ -16,7 +16,7 @@ import { fail, isGovernedError, type ErrorCode } from '../../core/errors.js';
 import { chainRecords, EGRESS_ENV, EGRESS_OUTCOME_CODES, EGRESS_SANDBOX_SOCKET, relayEnv, terminateEnv, transcriptTotals } from '../../core/egress-rules.js';
 import type { EgressPolicy, EgressReceipt } from '../../core/egress-schema.js';
 import { readPinned } from '../../../runner/pinned-file.js';
-import { startBroker, type StartedBroker } from '../../../runner/egress/host.js';
+import { startBroker, type BrokerStartConfig, type StartedBroker } from '../../../runner/egress/host.js';
 import { makeRunCa, runCaUsable, type RunCa } from '../../../runner/egress/run-ca.js';
 import type { EgressWiring } from '../../../runner/sandbox/argv.js';
 import { installRoot } from './locations.js';
@@ -121,22 +121,20 @@ export interface EgressSession {
   finish(): Promise<EgressReceipt>;
 }
 
-export async function startEgress(
-  e: EgressPolicy,
-  o: {
-    readonly sandboxUid: number;
-    readonly timeoutSeconds: number;
-    readonly env?: Readonly<Record<string, string | undefined>>;
-    /** Separated mode: the daemon's hosted broker-socket directory (runner/egress/host.ts). */
-    readonly socketParent?: string | undefined;
-  },
-): Promise<EgressSession> {
+interface EgressStartOptions {
+  readonly sandboxUid: number;
+  readonly timeoutSeconds: number;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Separated mode: the daemon's hosted broker-socket directory (runner/egress/host.ts). */
+  readonly socketParent?: string | undefined;
+}
+
+export async function startEgress(e: EgressPolicy, o: EgressStartOptions): Promise<EgressSession> {
   const key = loadCredential(e, o.env);
   const ca = loadCa(e);
   const broker = pinBroker(e);
   const relay = pinRelay(e);
   const phantom = phantomFor(e.provider);
-  const euid = process.geteuid?.() ?? -1;
   // TLS-terminating mode: a fresh CA per run, for the policy host only (docs/egress.md#tls-terminating-mode).
   let runCa: RunCa | null = null;
   if (relay !== null && e.relay?.terminate === true) {
@@ -148,35 +146,56 @@ export async function startEgress(
   }
   let started: StartedBroker;
   try {
-    started = await startBroker(broker.bytes, {
-      terminate: runCa === null ? null : { cert_pem: runCa.leafPem, key_pem: runCa.leafKeyPem },
-      provider: e.provider,
-      model: e.model,
-      host: e.host,
-      port: e.port,
-      transport: e.transport,
-      allow_loopback: e.allow_loopback === true,
-      ca_pem: ca,
-      routes: e.routes,
-      key,
-      phantom,
-      socket_uid: euid === 0 ? o.sandboxUid : null,
-      caps: {
-        requests: e.caps.requests,
-        request_bytes: parseSizeBytes(e.caps.request_bytes),
-        response_bytes: parseSizeBytes(e.caps.response_bytes),
-        total_up: parseSizeBytes(e.caps.total_up),
-        total_down: parseSizeBytes(e.caps.total_down),
-        request_timeout_ms: parseDurationSeconds(e.caps.request_timeout) * 1000,
-        connections: e.caps.connections,
-        deadline_ms: o.timeoutSeconds * 1000 + DEADLINE_SLACK_MS,
-      },
-    }, { socketParent: o.socketParent });
+    started = await startBroker(broker.bytes, brokerConfigOf(e, o, { key, ca, phantom, runCa }), { socketParent: o.socketParent });
   } catch {
     return fail('egress_broker_failed', ['start']);
   }
-  const wiring: EgressWiring = {
-    socket: started.socket,
+  let finished: Promise<EgressReceipt> | null = null;
+  return {
+    wiring: wiringOf(e, started.socket, phantom, relay !== null, runCa),
+    relay: relay === null || e.relay === undefined ? undefined : { bytes: relay.bytes, sha256: e.relay.sha256 },
+    finish(): Promise<EgressReceipt> {
+      finished ??= egressReceiptOf(e, started, broker.sha256, relay?.sha256 ?? null, runCa);
+      return finished;
+    },
+  };
+}
+
+// The broker's one configuration line: the policy's endpoint, routes and caps, the real key and the
+// phantom the sandbox gets instead (docs/egress.md).
+function brokerConfigOf(e: EgressPolicy, o: EgressStartOptions, x: { key: string; ca: string | null; phantom: string; runCa: RunCa | null }): BrokerStartConfig {
+  const euid = process.geteuid?.() ?? -1;
+  return {
+    terminate: x.runCa === null ? null : { cert_pem: x.runCa.leafPem, key_pem: x.runCa.leafKeyPem },
+    provider: e.provider,
+    model: e.model,
+    host: e.host,
+    port: e.port,
+    transport: e.transport,
+    allow_loopback: e.allow_loopback === true,
+    ca_pem: x.ca,
+    routes: e.routes,
+    key: x.key,
+    phantom: x.phantom,
+    socket_uid: euid === 0 ? o.sandboxUid : null,
+    caps: {
+      requests: e.caps.requests,
+      request_bytes: parseSizeBytes(e.caps.request_bytes),
+      response_bytes: parseSizeBytes(e.caps.response_bytes),
+      total_up: parseSizeBytes(e.caps.total_up),
+      total_down: parseSizeBytes(e.caps.total_down),
+      request_timeout_ms: parseDurationSeconds(e.caps.request_timeout) * 1000,
+      connections: e.caps.connections,
+      deadline_ms: o.timeoutSeconds * 1000 + DEADLINE_SLACK_MS,
+    },
+  };
+}
+
+// What the sandbox is wired with: the broker's socket and the variables naming it, the phantom, and
+// behind the relay or in terminate mode their own variables (docs/egress.md).
+function wiringOf(e: EgressPolicy, socket: string, phantom: string, relayed: boolean, runCa: RunCa | null): EgressWiring {
+  return {
+    socket,
     env: {
       [EGRESS_ENV.socket]: EGRESS_SANDBOX_SOCKET,
       [EGRESS_ENV.token]: phantom,
@@ -184,40 +203,35 @@ export async function startEgress(
       [EGRESS_ENV.model]: e.model,
       [EGRESS_ENV.path]: (e.routes[0] as { path: string }).path,
       // Behind the relay: its URL and the provider's own base-URL and key variables (the phantom).
-      ...(relay === null ? {} : relayEnv(e.provider, phantom)),
+      ...(relayed ? relayEnv(e.provider, phantom) : {}),
       // Terminate mode: the relay is also the HTTPS proxy, and the run CA is the sandbox's trust store.
       ...(runCa === null ? {} : terminateEnv(runCa.caPem, e.host, e.port)),
     },
-    ...(relay === null ? {} : { relay: true }),
+    ...(relayed ? { relay: true } : {}),
     ...(runCa === null ? {} : { terminate: true }),
   };
-  let finished: Promise<EgressReceipt> | null = null;
+}
+
+// The broker stopped: its records chained into the receipt's transcript, or the run's egress code
+// (docs/egress.md).
+async function egressReceiptOf(e: EgressPolicy, started: StartedBroker, brokerSha256: string, relaySha256: string | null, runCa: RunCa | null): Promise<EgressReceipt> {
+  const outcome = await started.stop();
+  // A refusal names why the run failed more precisely than the crash it may have caused.
+  const refused = outcome.records.find((r) => r.outcome !== 'forwarded');
+  if (refused !== undefined && refused.outcome !== 'forwarded') fail(EGRESS_OUTCOME_CODES[refused.outcome] as ErrorCode, [refused.outcome]);
+  if (outcome.crashed) fail('egress_broker_failed', ['crash']);
+  if (outcome.records.length > e.caps.requests) fail('egress_cap_exceeded', ['requests']);
+  const { records, head } = chainRecords(outcome.records);
   return {
-    wiring,
-    relay: relay === null || e.relay === undefined ? undefined : { bytes: relay.bytes, sha256: e.relay.sha256 },
-    finish(): Promise<EgressReceipt> {
-      finished ??= (async () => {
-        const outcome = await started.stop();
-        // A refusal names why the run failed more precisely than the crash it may have caused.
-        const refused = outcome.records.find((r) => r.outcome !== 'forwarded');
-        if (refused !== undefined && refused.outcome !== 'forwarded') fail(EGRESS_OUTCOME_CODES[refused.outcome] as ErrorCode, [refused.outcome]);
-        if (outcome.crashed) fail('egress_broker_failed', ['crash']);
-        if (outcome.records.length > e.caps.requests) fail('egress_cap_exceeded', ['requests']);
-        const { records, head } = chainRecords(outcome.records);
-        return {
-          policy_digest: digestOf(e),
-          provider: e.provider,
-          model: e.model,
-          host: e.host,
-          port: e.port,
-          transport: e.transport,
-          broker_sha256: broker.sha256,
-          ...(relay === null ? {} : { relay_sha256: relay.sha256 }),
-          ...(runCa === null ? {} : { terminate_ca_sha256: runCa.caSha256 }),
-          transcript: { head, records, ...transcriptTotals(records) },
-        };
-      })();
-      return finished;
-    },
+    policy_digest: digestOf(e),
+    provider: e.provider,
+    model: e.model,
+    host: e.host,
+    port: e.port,
+    transport: e.transport,
+    broker_sha256: brokerSha256,
+    ...(relaySha256 === null ? {} : { relay_sha256: relaySha256 }),
+    ...(runCa === null ? {} : { terminate_ca_sha256: runCa.caSha256 }),
+    transcript: { head, records, ...transcriptTotals(records) },
   };
 }
