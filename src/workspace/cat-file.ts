@@ -23,6 +23,14 @@ import { GIT_OID_RE } from '../core/ids.js';
 /** A `git cat-file --batch` header line: object id, type, size. */
 const CAT_FILE_HEADER_RE = /^([0-9a-f]+) ([a-z]+) ([0-9]+)$/;
 
+/** A header line of `git cat-file --batch` output: the bytes buffered so far plus this chunk up to
+ * its newline (the line, and the rest of the chunk), or, without a newline yet, all of it pending. */
+function takeHeaderLine(pending: Buffer, chunk: Buffer): { line: string; rest: Buffer } | { line: null; pending: Buffer } {
+  const lf = chunk.indexOf(0x0a);
+  if (lf < 0) return { line: null, pending: Buffer.concat([pending, chunk]) };
+  return { line: Buffer.concat([pending, chunk.subarray(0, lf)]).toString('latin1'), rest: chunk.subarray(lf + 1) };
+}
+
 /**
  * The --batch output protocol (docs/contract.md#workspace-digest): per requested object, in order, a
  * `<oid> <type> <size>` header line, exactly `size` content bytes, one LF. Anything else, or a sink
@@ -69,15 +77,15 @@ class BatchReader {
         continue;
       }
       if (this.remaining < 0) {
-        const lf = chunk.indexOf(0x0a);
-        if (lf < 0) {
-          this.header = Buffer.concat([this.header, chunk]);
+        const got = takeHeaderLine(this.header, chunk);
+        if (got.line === null) {
+          this.header = got.pending;
           if (this.header.length > HEADER_MAX) this.abort(null);
           return;
         }
-        const line = Buffer.concat([this.header, chunk.subarray(0, lf)]).toString('latin1');
+        const line = got.line;
         this.header = Buffer.alloc(0);
-        chunk = chunk.subarray(lf + 1);
+        chunk = got.rest;
         if (this.index >= this.oids.length) return this.abort(null);
         const m = CAT_FILE_HEADER_RE.exec(line);
         if (m === null || m[1] !== this.oids[this.index]) return this.abort(null);
@@ -290,15 +298,15 @@ export class CatFileSession {
         continue;
       }
       if (this.remaining < 0) {
-        const lf = chunk.indexOf(0x0a);
-        if (lf < 0) {
-          this.header = Buffer.concat([this.header, chunk]);
+        const got = takeHeaderLine(this.header, chunk);
+        if (got.line === null) {
+          this.header = got.pending;
           if (this.header.length > HEADER_MAX) this.abort(null);
           return;
         }
-        const line = Buffer.concat([this.header, chunk.subarray(0, lf)]).toString('latin1');
+        const line = got.line;
         this.header = Buffer.alloc(0);
-        chunk = chunk.subarray(lf + 1);
+        chunk = got.rest;
         // "<name> missing" / "<name> ambiguous": the name does not resolve to one object.
         if (line.endsWith(' missing') || line.endsWith(' ambiguous')) {
           this.push({ found: false });
