@@ -118,7 +118,7 @@ export const VSA_MAX_PAYLOAD_BYTES = 3_141_632; // 3 MiB − 4 KiB
 /** The reason a policy waives preservation, characters: the policy and the signed decision (VSA)
  * carry the same text, so they share the bound. */
 export const PRESERVATION_WAIVER_MAX_CHARS = 500;
-/** A path the policy names (an exclude), characters. */
+/** A relative path the policy names (a product root, an exclude, an adapter's dependency root), characters. */
 export const POLICY_PATH_MAX_CHARS = 1_024;
 /** Excludes one policy lists. */
 export const POLICY_MAX_EXCLUDES = 256;
