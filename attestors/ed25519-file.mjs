@@ -3,8 +3,7 @@
 import { createRequire as __governedCreateRequire } from 'node:module'; const require = __governedCreateRequire(import.meta.url);
 
 // attestors/src/ed25519-file.ts
-import { readFileSync } from "node:fs";
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 
 // node_modules/@noble/ed25519/index.js
 var freeze = Object.freeze;
@@ -3310,6 +3309,9 @@ function probeRuleViolation(p) {
   return null;
 }
 
+// attestors/src/lib/key-file.ts
+import { openSync, fstatSync, readSync, closeSync, constants } from "node:fs";
+
 // src/core/ed25519.ts
 var ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 var PKCS8_PEM_RE = /^-----BEGIN PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END PRIVATE KEY-----\s*$/;
@@ -3327,7 +3329,6 @@ var L_BYTES = (() => {
 })();
 
 // attestors/src/lib/key-file.ts
-import { openSync, fstatSync, readSync, closeSync, constants } from "node:fs";
 var Refusal = class extends Error {
   constructor(code) {
     super(code);
@@ -3438,6 +3439,25 @@ function serveLines(load2, signOne2, maxLine) {
   process.stdin.on("end", () => process.exit(0));
 }
 
+// attestors/src/lib/load.ts
+import { readFileSync } from "node:fs";
+import { createHash as createHash2 } from "node:crypto";
+function loadAttestor(selfPath, configPath, parse2) {
+  let configValue;
+  try {
+    configValue = JSON.parse(readFileSync(configPath, "utf8"));
+  } catch {
+    refuse("config_invalid");
+  }
+  const config2 = parse2(configValue);
+  if (config2 === null) return refuse("config_invalid");
+  const seed = seedFromPkcs8Pem(readPrivateFile(config2.key_ref).toString("utf8"));
+  const keyid = createHash2("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, getPublicKey(seed)])).digest("hex");
+  if (keyid !== config2.key_id) refuse("key_id_mismatch");
+  const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
+  return { config: config2, seed, keyid, self };
+}
+
 // src/core/utf8.ts
 var STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 function utf8OrNull(bytes) {
@@ -3449,24 +3469,11 @@ function utf8OrNull(bytes) {
 }
 
 // attestors/src/ed25519-file.ts
-hashes.sha512 = (message) => new Uint8Array(createHash2("sha512").update(message).digest());
-function load(selfPath, configPath) {
-  let configValue;
-  try {
-    configValue = JSON.parse(readFileSync(configPath, "utf8"));
-  } catch {
-    refuse("config_invalid");
-  }
-  const parsedConfig = attestorConfigSchema.safeParse(configValue);
-  if (!parsedConfig.success) return refuse("config_invalid");
-  const config2 = parsedConfig.data;
-  const seed = seedFromPkcs8Pem(readPrivateFile(config2.key_ref).toString("utf8"));
-  const pub = getPublicKey(seed);
-  const keyid = createHash2("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest("hex");
-  if (keyid !== config2.key_id) refuse("key_id_mismatch");
-  const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
-  return { config: config2, seed, keyid, self };
-}
+hashes.sha512 = (message) => new Uint8Array(createHash3("sha512").update(message).digest());
+var load = (selfPath, configPath) => loadAttestor(selfPath, configPath, (v) => {
+  const r = attestorConfigSchema.safeParse(v);
+  return r.success ? r.data : null;
+});
 function signOne(l, requestText) {
   const { config: config2, seed, keyid, self } = l;
   let reqValue;

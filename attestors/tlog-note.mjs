@@ -3,8 +3,7 @@
 import { createRequire as __governedCreateRequire } from 'node:module'; const require = __governedCreateRequire(import.meta.url);
 
 // attestors/src/tlog-note.ts
-import { readFileSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 
 // node_modules/@noble/ed25519/index.js
 var freeze = Object.freeze;
@@ -2256,24 +2255,28 @@ function serveLines(load2, signOne2, maxLine) {
   process.stdin.on("end", () => process.exit(0));
 }
 
-// attestors/src/tlog-note.ts
-hashes.sha512 = (message) => new Uint8Array(createHash("sha512").update(message).digest());
-function load(selfPath, configPath) {
+// attestors/src/lib/load.ts
+import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+function loadAttestor(selfPath, configPath, parse2) {
   let configValue;
   try {
     configValue = JSON.parse(readFileSync(configPath, "utf8"));
   } catch {
     refuse("config_invalid");
   }
-  const config2 = parseTlogAttestorConfig(configValue);
+  const config2 = parse2(configValue);
   if (config2 === null) return refuse("config_invalid");
   const seed = seedFromPkcs8Pem(readPrivateFile(config2.key_ref).toString("utf8"));
-  const pub = getPublicKey(seed);
-  const keyid = createHash("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest("hex");
+  const keyid = createHash("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, getPublicKey(seed)])).digest("hex");
   if (keyid !== config2.key_id) refuse("key_id_mismatch");
   const self = createHash("sha256").update(readFileSync(selfPath)).digest("hex");
   return { config: config2, seed, keyid, self };
 }
+
+// attestors/src/tlog-note.ts
+hashes.sha512 = (message) => new Uint8Array(createHash2("sha512").update(message).digest());
+var load = (selfPath, configPath) => loadAttestor(selfPath, configPath, parseTlogAttestorConfig);
 function signOne(l, requestText) {
   let req;
   try {

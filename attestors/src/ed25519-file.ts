@@ -7,12 +7,11 @@
 //
 // It is not blind: it signs only an in-toto statement of the one kind its config names, whose
 // predicate passes that kind's schema and names this very program's sha256 for its credential.
-import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 // The very schemas every other path uses (zod/mini: the attestor starts in about the time of a
 // bare node start, docs/architecture.md "One definition per format").
-import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, SERVE_MAX_LINE, attestorConfigSchema, attestorRequestSchema, selfDigestField } from '../../src/core/attestor-protocol.js';
+import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, SERVE_MAX_LINE, attestorConfigSchema, attestorRequestSchema, selfDigestField, type AttestorConfig } from '../../src/core/attestor-protocol.js';
 import { ATTESTOR_REQUEST_MAX_BYTES } from '../../src/core/limits.js';
 import { pae } from '../../src/core/pae.js';
 import { canonicalJson, jcs } from '../../src/core/canonical.js';
@@ -22,9 +21,9 @@ import { predicateRuleViolation, reviewReceiptPredicateSchema } from '../../src/
 import { VSA_EXTENSION_KEY, vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
 import { probePredicateSchema, probeRuleViolation } from '../../src/core/preservation/probe.js';
-import { ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
-import { Refusal, readPrivateFile, readStdin, refuse, seedFromPkcs8Pem } from './lib/key-file.js';
+import { Refusal, readStdin, refuse } from './lib/key-file.js';
 import { serveLines } from './lib/serve-lines.js';
+import { loadAttestor, type LoadedAttestor } from './lib/load.js';
 import { utf8OrNull } from '../../src/core/utf8.js';
 
 // @noble/ed25519 takes its SHA-512 from this documented provider slot. node:crypto's (OpenSSL) is
@@ -33,33 +32,13 @@ import { utf8OrNull } from '../../src/core/utf8.js';
 // arithmetic stays noble's (docs/formats.md#attestors).
 ed.hashes.sha512 = (message) => new Uint8Array(createHash('sha512').update(message).digest());
 
-interface Loaded {
-  readonly config: ReturnType<typeof attestorConfigSchema.parse>;
-  readonly seed: Uint8Array;
-  readonly keyid: string;
-  readonly self: string;
-}
+type Loaded = LoadedAttestor<AttestorConfig>;
 
-function load(selfPath: string, configPath: string): Loaded {
-  let configValue: unknown;
-  try {
-    configValue = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch {
-    refuse('config_invalid');
-  }
-  const parsedConfig = attestorConfigSchema.safeParse(configValue);
-  if (!parsedConfig.success) return refuse('config_invalid');
-  const config = parsedConfig.data;
-
-  // Key: PKCS#8 PEM, private to its owner, and it must be the key the config names.
-  const seed = seedFromPkcs8Pem(readPrivateFile(config.key_ref).toString('utf8'));
-  const pub = ed.getPublicKey(seed);
-  const keyid = createHash('sha256').update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest('hex');
-  if (keyid !== config.key_id) refuse('key_id_mismatch');
-  // This very program's sha256, read once: the bytes this process was started from.
-  const self = createHash('sha256').update(readFileSync(selfPath)).digest('hex');
-  return { config, seed, keyid, self };
-}
+const load = (selfPath: string, configPath: string): Loaded =>
+  loadAttestor(selfPath, configPath, (v) => {
+    const r = attestorConfigSchema.safeParse(v);
+    return r.success ? r.data : null;
+  });
 
 /** One request (the JSON text of {payloadType, payload}) → the response object, or a Refusal. */
 function signOne(l: Loaded, requestText: string): { keyid: string; sig: string } {

@@ -5,43 +5,21 @@
 //        node tlog-note.mjs --serve <config.json>  (the daemon's warm log attestor, under the log
 //        uid: docs/runnerd.md#checkpoints; one request line, one answer line, each judged whole)
 // It is not blind: it signs only the exact body of a checkpoint of the origin its config names.
-import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
-import { ED25519_SPKI_PREFIX } from '../../src/core/ed25519.js';
 import { checkpointBody, parseCheckpointBody } from '../../src/core/signed-note.js';
 import { parseTlogAttestorConfig, TLOG_CHECKPOINT_PAYLOAD_TYPE, type TlogAttestorConfig } from '../../src/core/tlog-attestor.js';
 import { ATTESTOR_EXIT_REFUSED, attestorRequestSchema } from '../../src/core/attestor-protocol.js';
 import { TLOG_ATTESTOR_REQUEST_MAX_BYTES } from '../../src/core/limits.js';
-import { Refusal, readPrivateFile, readStdin, refuse, seedFromPkcs8Pem } from './lib/key-file.js';
+import { Refusal, readStdin, refuse } from './lib/key-file.js';
 import { serveLines } from './lib/serve-lines.js';
+import { loadAttestor, type LoadedAttestor } from './lib/load.js';
 
 ed.hashes.sha512 = (message) => new Uint8Array(createHash('sha512').update(message).digest());
 
-interface Loaded {
-  readonly config: TlogAttestorConfig;
-  readonly seed: Uint8Array;
-  readonly keyid: string;
-  /** This very program's sha256 (the warm attestor's `ready` line names it). */
-  readonly self: string;
-}
+type Loaded = LoadedAttestor<TlogAttestorConfig>;
 
-function load(selfPath: string, configPath: string): Loaded {
-  let configValue: unknown;
-  try {
-    configValue = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch {
-    refuse('config_invalid');
-  }
-  const config = parseTlogAttestorConfig(configValue);
-  if (config === null) return refuse('config_invalid');
-  const seed = seedFromPkcs8Pem(readPrivateFile(config.key_ref).toString('utf8'));
-  const pub = ed.getPublicKey(seed);
-  const keyid = createHash('sha256').update(Buffer.concat([ED25519_SPKI_PREFIX, pub])).digest('hex');
-  if (keyid !== config.key_id) refuse('key_id_mismatch');
-  const self = createHash('sha256').update(readFileSync(selfPath)).digest('hex');
-  return { config, seed, keyid, self };
-}
+const load = (selfPath: string, configPath: string): Loaded => loadAttestor(selfPath, configPath, parseTlogAttestorConfig);
 
 /** One request (the JSON text of {payloadType, payload}) → {keyid, sig}, or a Refusal. */
 function signOne(l: Loaded, requestText: string): { keyid: string; sig: string } {
