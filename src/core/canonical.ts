@@ -174,6 +174,5 @@ export function digestHexOrNull(digest: string): string | null {
 
 /** Hex part of a `sha256:<hex>` digest. */
 export function digestHex(digest: string): string {
-  if (!DIGEST_RE.test(digest)) fail('schema_invalid', ['digest']);
-  return digest.slice('sha256:'.length);
+  return digestHexOrNull(digest) ?? fail('schema_invalid', ['digest']);
 }
