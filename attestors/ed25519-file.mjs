@@ -531,6 +531,17 @@ function mirrorShape(target, source, keys, wrap) {
       putProp(target, key, wrap ? wrap(desc.value, key) : desc.value);
   }
 }
+function mirrorProps(target, source) {
+  for (const key of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key);
+    if (!desc.enumerable)
+      continue;
+    if (desc.get)
+      deferProp(target, key, () => source[key]);
+    else
+      putProp(target, key, desc.value);
+  }
+}
 function mergeDefs(...defs) {
   const mergedDescriptors = {};
   for (const def of defs) {
@@ -621,6 +632,28 @@ function omit(schema, mask) {
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+}
+function extend(schema, shape) {
+  if (!isPlainObject(shape)) {
+    throw new Error("Invalid input to extend: expected a plain object");
+  }
+  const checks = schema._zod.def.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    const existingShape = sourceShape(schema);
+    for (const key of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
+        throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
+      }
+    }
+  }
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+}
+function extended(schema, shape) {
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)));
+  mirrorProps(newShape, shape);
+  return newShape;
 }
 function aborted(x, startIndex = 0) {
   if (x.aborted === true)
@@ -2378,6 +2411,10 @@ function strictObject(shape, params) {
   });
 }
 // @__NO_SIDE_EFFECTS__
+function extend2(schema, shape) {
+  return extend(schema, shape);
+}
+// @__NO_SIDE_EFFECTS__
 function omit2(schema, mask) {
   return omit(schema, mask);
 }
@@ -2517,6 +2554,68 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
+// src/core/limits.ts
+var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
+var PROBE_MAX_INVENTORY = 4096;
+var PROBE_MAX_CAPABILITIES = 1024;
+var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
+var PRESERVATION_WAIVER_MAX_CHARS = 500;
+var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
+var INTOTO_SUBJECT_NAME_MAX_CHARS = 256;
+var KERNEL_PID_MAX = 4194304;
+var KERNEL_UID_MAX = 4294967294;
+var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
+var EGRESS_MAX_REQUESTS = 64;
+var EGRESS_MAX_CONNECTIONS = 16;
+var EGRESS_MAX_ROUTES = 4;
+var CHECK_COMMAND_MAX_ARGS = 64;
+var CHECK_COMMAND_ARG_MAX_CHARS = 4096;
+var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
+
+// src/core/sandbox-bounds.ts
+var INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
+var SANDBOX_ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
+var MiB = 1024 * 1024;
+var GiB = 1024 * MiB;
+var SANDBOX_BOUNDS = {
+  timeoutMs: [100, 24 * 3600 * 1e3],
+  memoryBytes: [16 * MiB, 1024 * GiB],
+  maxOutputBytes: [1, 256 * MiB]
+};
+function dependencyRootAllowed(p) {
+  return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+
+// src/core/format/refinements.ts
+function relativePath(p) {
+  return p === "." || !p.startsWith("/") && !p.split("/").some((s) => s === "" || s === "." || s === "..");
+}
+function noDotDotSegment(p) {
+  return !p.split("/").includes("..");
+}
+function noDotSegment(p) {
+  return !p.split("/").some((s) => s === "." || s === "..");
+}
+function noOwnProto(v) {
+  return !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__"));
+}
+function checkpointTrigger(c) {
+  return c.every_entries !== void 0 || c.every !== void 0;
+}
+function atLeastOneKey(s) {
+  return Object.keys(s).length > 0;
+}
+var REFINEMENTS = {
+  isIsoSeconds,
+  dependencyRootAllowed,
+  relativePath,
+  noDotDotSegment,
+  noDotSegment,
+  noOwnProto,
+  checkpointTrigger,
+  atLeastOneKey
+};
+
 // src/core/ids.ts
 var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
 var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
@@ -2550,27 +2649,9 @@ var gitId = str({ re: GIT_OID_RE });
 var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
   _regex(ISO_SECONDS_SHAPE),
-  refine(isIsoSeconds, { message: "iso_time" }),
+  refine(REFINEMENTS.isIsoSeconds, { message: "iso_time" }),
   meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
 );
-
-// src/core/limits.ts
-var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
-var PROBE_MAX_INVENTORY = 4096;
-var PROBE_MAX_CAPABILITIES = 1024;
-var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
-var PRESERVATION_WAIVER_MAX_CHARS = 500;
-var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
-var INTOTO_SUBJECT_NAME_MAX_CHARS = 256;
-var KERNEL_PID_MAX = 4194304;
-var KERNEL_UID_MAX = 4294967294;
-var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
-var EGRESS_MAX_REQUESTS = 64;
-var EGRESS_MAX_CONNECTIONS = 16;
-var EGRESS_MAX_ROUTES = 4;
-var CHECK_COMMAND_MAX_ARGS = 64;
-var CHECK_COMMAND_ARG_MAX_CHARS = 4096;
-var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
 
 // src/core/attestor-protocol.ts
 var ATTESTOR_KINDS = {
@@ -2792,26 +2873,17 @@ function sha256Digest(bytes) {
 
 // src/core/dsse.ts
 var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
-var signatureSchema = strictObject({
-  keyid: str({ re: HEX64_RE }),
-  sig: str({ min: 1 })
-});
-var envelopeSchema = strictObject({
-  payloadType: str({ min: 1 }),
-  payload: string2(),
-  signatures: list(signatureSchema, 0, 16)
-});
 
 // src/core/closed-record.ts
-var noOwnProto = unknown().check(
-  refine((v) => !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__")), { message: "unknown key" })
-);
+var noOwnProto2 = unknown().check(refine(REFINEMENTS.noOwnProto, { message: "unknown key" }));
 function closedRecord(key, value) {
-  return pipe(noOwnProto, record(key, value));
+  return pipe(noOwnProto2, record(key, value));
 }
 
 // src/core/intoto.ts
 var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
+
+// src/core/intoto-schema.ts
 var subjectSchema = strictObject({
   name: str({ min: 1, max: INTOTO_SUBJECT_NAME_MAX_CHARS }),
   // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
@@ -2825,11 +2897,6 @@ var statementSchema = strictObject({
   // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
   predicate: closedRecord(string2(), unknown())
 });
-
-// src/core/duration.ts
-var DURATION_RE = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
-var SIZE_RE = /^([1-9][0-9]{0,8})(B|KiB|MiB|GiB)$/;
-var SIZE_UNIT = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
 
 // src/core/egress-rules.ts
 var EGRESS_ENV = {
@@ -2894,26 +2961,68 @@ function transcriptViolation(t) {
   return null;
 }
 
-// src/core/sandbox-bounds.ts
-var INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
-var SANDBOX_ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
-var MiB = 1024 * 1024;
-var GiB = 1024 * MiB;
-var SANDBOX_BOUNDS = {
-  timeoutMs: [100, 24 * 3600 * 1e3],
-  memoryBytes: [16 * MiB, 1024 * GiB],
-  maxOutputBytes: [1, 256 * MiB]
-};
+// src/core/review-vocabulary.ts
+var STAGES = ["planning", "development", "test", "integration"];
+var FINDING_CODES = [
+  "scope_omission",
+  "source_mapping",
+  "trace_gap",
+  "authority_mismatch",
+  "evidence_gap",
+  "preservation_regression",
+  "correctness",
+  "test_gap",
+  "release_blocker",
+  "other"
+];
+var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
+var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
+var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
+
+// src/core/receipt-predicate.ts
+function isVeto(f) {
+  return f.severity === "CRITICAL" && VETO_CLASSES.has(f.class);
+}
+function separationGovernedUids(s) {
+  const a = s.attestor_uids;
+  return [0, s.daemon_uid, a.reviewer, a.runner, ...a.probe === void 0 ? [] : [a.probe], ...a.log === void 0 ? [] : [a.log]];
+}
+function predicateRuleViolation(p, canonical) {
+  if (p.verdict === "CLEAN" !== (p.findings.length === 0)) return "verdict";
+  const keys = p.findings.map((f) => canonical(f));
+  for (let i = 1; i < keys.length; i++) if (!(keys[i - 1] < keys[i])) return "findings";
+  for (const f of p.findings) {
+    for (let i = 1; i < f.refs.length; i++) if (!(f.refs[i - 1] < f.refs[i])) return "findings.refs";
+  }
+  const expectedVetoes = p.findings.filter(isVeto).map((f) => canonical(f));
+  const vetoes = p.vetoes.map((f) => canonical(f));
+  if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return "vetoes";
+  if (p.trust_mode === "separated" !== (p.separation !== void 0)) return "separation";
+  if (p.separation !== void 0) {
+    const s = p.separation;
+    if (separationGovernedUids(s).includes(s.client_uid) || s.client_uid === p.sandbox.uid) return "separation.client_uid";
+  }
+  const t = p.times;
+  if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
+  if (p.check !== void 0 && (p.egress !== void 0 || p.check.snapshot_digest !== p.inputs.workspace_digest || p.check.adapter_sha256 !== p.reviewer.sha256)) return "check";
+  if (p.egress !== void 0) return transcriptViolation(p.egress.transcript);
+  return null;
+}
+
+// src/core/duration.ts
+var DURATION_RE = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
+var SIZE_RE = /^([1-9][0-9]{0,8})(B|KiB|MiB|GiB)$/;
+var SIZE_UNIT = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
 
 // src/core/egress-schema.ts
 var EGRESS_HOST_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 var egressHost = str({ re: EGRESS_HOST_RE });
 var routePath = str({ re: /^\/[A-Za-z0-9._~\-/]{0,255}$/ }).check(
-  refine((p) => !p.split("/").some((s) => s === "." || s === ".."), { message: "path" }),
+  refine(REFINEMENTS.noDotSegment, { message: "path" }),
   meta2({ description: "an absolute path without '.' or '..' segments, no query string" })
 );
 var envName = str({ re: SANDBOX_ENV_NAME_RE });
-var absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(refine((p) => !p.split("/").includes(".."), { message: "path" }));
+var absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(refine(REFINEMENTS.noDotDotSegment, { message: "path" }));
 var egressCapsSchema = strictObject({
   /** Requests per run (also bounds the transcript in the receipt). */
   requests: int2(1, EGRESS_MAX_REQUESTS),
@@ -2991,25 +3100,7 @@ var egressReceiptSchema = strictObject({
   })
 });
 
-// src/core/review-vocabulary.ts
-var STAGES = ["planning", "development", "test", "integration"];
-var FINDING_CODES = [
-  "scope_omission",
-  "source_mapping",
-  "trace_gap",
-  "authority_mismatch",
-  "evidence_gap",
-  "preservation_regression",
-  "correctness",
-  "test_gap",
-  "release_blocker",
-  "other"
-];
-var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
-var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
-var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
-
-// src/core/receipt-predicate.ts
+// src/core/receipt-predicate-schema.ts
 var id = str({ re: CONTRACT_ID_RE });
 var findingSchema = strictObject({
   code: _enum(FINDING_CODES),
@@ -3017,9 +3108,6 @@ var findingSchema = strictObject({
   severity: _enum(SEVERITIES),
   refs: list(id, 1, 4)
 });
-function isVeto(f) {
-  return f.severity === "CRITICAL" && VETO_CLASSES.has(f.class);
-}
 var processIdentityShape = {
   boot_id: str({ re: BOOT_ID_RE }),
   pid: int2(1, KERNEL_PID_MAX),
@@ -3043,10 +3131,6 @@ var separationSchema = strictObject({
   client_uid: int2(0, KERNEL_UID_MAX),
   client_pid: int2(1, KERNEL_PID_MAX)
 });
-function separationGovernedUids(s) {
-  const a = s.attestor_uids;
-  return [0, s.daemon_uid, a.reviewer, a.runner, ...a.probe === void 0 ? [] : [a.probe], ...a.log === void 0 ? [] : [a.log]];
-}
 var reviewReceiptPredicateSchema = strictObject({
   trust_mode: _enum(["co-located", "separated"]),
   unit: str({ re: UNIT_ID_RE }),
@@ -3119,27 +3203,7 @@ var reviewReceiptPredicateSchema = strictObject({
   ),
   separation: optional(separationSchema)
 });
-function predicateRuleViolation(p, canonical) {
-  if (p.verdict === "CLEAN" !== (p.findings.length === 0)) return "verdict";
-  const keys = p.findings.map((f) => canonical(f));
-  for (let i = 1; i < keys.length; i++) if (!(keys[i - 1] < keys[i])) return "findings";
-  for (const f of p.findings) {
-    for (let i = 1; i < f.refs.length; i++) if (!(f.refs[i - 1] < f.refs[i])) return "findings.refs";
-  }
-  const expectedVetoes = p.findings.filter(isVeto).map((f) => canonical(f));
-  const vetoes = p.vetoes.map((f) => canonical(f));
-  if (expectedVetoes.length !== vetoes.length || expectedVetoes.some((v, i) => v !== vetoes[i])) return "vetoes";
-  if (p.trust_mode === "separated" !== (p.separation !== void 0)) return "separation";
-  if (p.separation !== void 0) {
-    const s = p.separation;
-    if (separationGovernedUids(s).includes(s.client_uid) || s.client_uid === p.sandbox.uid) return "separation.client_uid";
-  }
-  const t = p.times;
-  if (!(t.issued_at <= t.started_at && t.started_at <= t.finished_at)) return "times";
-  if (p.check !== void 0 && (p.egress !== void 0 || p.check.snapshot_digest !== p.inputs.workspace_digest || p.check.adapter_sha256 !== p.reviewer.sha256)) return "check";
-  if (p.egress !== void 0) return transcriptViolation(p.egress.transcript);
-  return null;
-}
+var receiptStatementSchema = extend2(statementSchema, { predicate: reviewReceiptPredicateSchema });
 
 // src/core/vsa-uris.ts
 var VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;

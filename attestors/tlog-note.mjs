@@ -468,6 +468,7 @@ var L_BYTES = (() => {
 var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
 var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
 var TLOG_ATTESTOR_REQUEST_MAX_BYTES = 65536;
+var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
 
 // src/core/ids.ts
 var HEX64_RE = /^[0-9a-f]{64}$/;
@@ -2054,6 +2055,48 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
+// src/core/sandbox-bounds.ts
+var MiB = 1024 * 1024;
+var GiB = 1024 * MiB;
+var SANDBOX_BOUNDS = {
+  timeoutMs: [100, 24 * 3600 * 1e3],
+  memoryBytes: [16 * MiB, 1024 * GiB],
+  maxOutputBytes: [1, 256 * MiB]
+};
+function dependencyRootAllowed(p) {
+  return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+
+// src/core/format/refinements.ts
+function relativePath(p) {
+  return p === "." || !p.startsWith("/") && !p.split("/").some((s) => s === "" || s === "." || s === "..");
+}
+function noDotDotSegment(p) {
+  return !p.split("/").includes("..");
+}
+function noDotSegment(p) {
+  return !p.split("/").some((s) => s === "." || s === "..");
+}
+function noOwnProto(v) {
+  return !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__"));
+}
+function checkpointTrigger(c) {
+  return c.every_entries !== void 0 || c.every !== void 0;
+}
+function atLeastOneKey(s) {
+  return Object.keys(s).length > 0;
+}
+var REFINEMENTS = {
+  isIsoSeconds,
+  dependencyRootAllowed,
+  relativePath,
+  noDotDotSegment,
+  noDotSegment,
+  noOwnProto,
+  checkpointTrigger,
+  atLeastOneKey
+};
+
 // src/core/schema-primitives.ts
 function str(o = {}) {
   const checks = [];
@@ -2071,7 +2114,7 @@ var gitId = str({ re: GIT_OID_RE });
 var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
   _regex(ISO_SECONDS_SHAPE),
-  refine(isIsoSeconds, { message: "iso_time" }),
+  refine(REFINEMENTS.isIsoSeconds, { message: "iso_time" }),
   meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
 );
 

@@ -69,6 +69,7 @@ await build({
     lib: 'src/core/lib.ts',
     'gen-errors-doc': 'scripts/gen-errors-doc.ts',
     'gen-schemas-doc': 'scripts/gen-schemas-doc.ts',
+    'gen-formats': 'scripts/gen-formats.ts',
     'make-fixture-receipt': 'scripts/make-fixture-receipt.ts',
     // audit verify's receipt-check worker threads (src/flows/audit/receipt-pool.ts finds it beside the CLI).
     'audit-receipt-worker': 'src/flows/audit/receipt-worker.ts',

@@ -80,7 +80,10 @@ describe('the gate path loads zod/mini only: no classic zod, YAML parser, execa 
     const inputs = staticInputs('src/cli/commands/gate.ts', ['src/cli/main.ts']);
     expect(inputs.has('src/flows/decide/gate.ts')).toBe(true);
     expect(inputs.has('src/core/verify-receipt.ts')).toBe(true);
-    expect([...inputs].some((i) => MINI.test(i))).toBe(true);
+    // The gate reads its formats through their compiled form (docs/architecture.md#compiled-formats):
+    // no zod at load at all.
+    expect(inputs.has('src/core/format/compiled.ts')).toBe(true);
+    expect([...inputs].filter((i) => MINI.test(i) || i.startsWith('node_modules/zod/'))).toEqual([]);
     expect([...inputs].filter((i) => HEAVY.test(i))).toEqual([]);
   });
 
@@ -189,13 +192,14 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
   const zodCoreBytes = (m: Metafile, files: Iterable<string>): number =>
     [...files].reduce((n, f) => n + Object.entries(m.outputs[f]?.inputs ?? {}).reduce((k, [i, v]) => k + (ZOD_CORE.test(i) ? v.bytesInOutput : 0), 0), 0);
 
-  it('no classic zod anywhere in the gate bundle (lazy paths included), and zod core at load within its bound', () => {
+  it('no classic zod anywhere in the gate bundle (lazy paths included), and no zod core at load (compiled formats)', () => {
     expect(Object.keys(gateMeta.inputs).filter((i) => HEAVY.test(i) && i.startsWith('node_modules/zod/'))).toEqual([]);
     expect(Object.keys(gateMeta.inputs)).toContain('src/store/reducers/preservation.ts');
     expect(Object.keys(gateMeta.inputs)).toContain('src/core/authority/presentation.ts');
     const atLoad = zodCoreBytes(gateMeta, staticClosure(gateMeta, [gateEntryOutput(gateMeta)]));
-    expect(atLoad).toBeGreaterThan(0);
-    expect(atLoad).toBeLessThanOrEqual(ZOD_CORE_AT_LOAD_MAX);
+    expect(atLoad).toBe(0);
+    // Lazy paths (an authority record, a preservation fact) still parse with zod/mini.
+    expect(zodCoreBytes(gateMeta, Object.keys(gateMeta.outputs))).toBeGreaterThan(0);
   });
 
   it('positive control: a bundle that loads classic zod exceeds that zod-core bound', async () => {
@@ -203,12 +207,13 @@ describe('the gate bundle of scripts/build.mjs (dist/gate.mjs)', () => {
     expect(zodCoreBytes(metafile, Object.keys(metafile.outputs))).toBeGreaterThan(ZOD_CORE_AT_LOAD_MAX);
   });
 
-  it('the VSA schema is built only by --attest: the policy takes its URI alphabets from vsa-uris.ts', () => {
+  it('the VSA schema is built only by --attest: the policy is read through its compiled form', () => {
     const outputs = gateMeta.outputs;
     const inputsOf = (files: Iterable<string>): string[] => [...files].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {}));
     const atLoad = inputsOf(staticClosure(gateMeta, [gateEntryOutput(gateMeta)]));
     expect(atLoad).toContain('src/core/policy.ts');
-    expect(atLoad).toContain('src/core/vsa-uris.ts');
+    expect(atLoad).toContain('src/core/format/compiled.ts');
+    expect(atLoad).not.toContain('src/core/policy-schema.ts');
     expect(atLoad).not.toContain('src/core/vsa.ts');
     // Positive control: the attest path (a dynamic import) does load it, so the check can fail.
     const attest = Object.keys(outputs).find((f) => Object.keys(outputs[f]?.inputs ?? {}).includes('src/flows/decide/attest.ts')) as string;

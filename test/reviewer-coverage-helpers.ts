@@ -16,7 +16,8 @@ import { buildBundle, evidencePaths, type BuiltBundle, type FileInput, type Prio
 import { assertChangeCoverage } from '../src/core/contract/coverage.js';
 import { parseContract } from '../src/core/contract/schema.js';
 import { validateContract } from '../src/core/contract/validate.js';
-import { findingSchema, isVeto, predicateRuleViolation } from '../src/core/receipt-predicate.js';
+import { isVeto, predicateRuleViolation } from '../src/core/receipt-predicate.js';
+import { findingSchema } from '../src/core/receipt-predicate-schema.js';
 import { parseReviewOutput } from '../src/core/review-output.js';
 import type { Stage } from '../src/core/policy.js';
 import { REPO_ROOT } from './helpers/cli.js';

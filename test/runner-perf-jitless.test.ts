@@ -12,7 +12,7 @@ import { mutations, type Json } from './schema-mutations.js';
 type Parser = { safeParse(v: unknown): { success: boolean } };
 
 async function runPathSchemas(): Promise<{ predicate: Parser; config: Parser }> {
-  const { reviewReceiptPredicateSchema } = await import('../src/core/receipt-predicate.js');
+  const { reviewReceiptPredicateSchema } = await import('../src/core/receipt-predicate-schema.js');
   const { attestorConfigSchema } = await import('../src/core/attestor-protocol.js');
   return { predicate: reviewReceiptPredicateSchema, config: attestorConfigSchema };
 }

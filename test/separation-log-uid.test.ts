@@ -3,7 +3,8 @@
 // log attestor (no attestor_uids.log) stay valid.
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/core/canonical.js';
-import { predicateRuleViolation, reviewReceiptPredicateSchema, separationGovernedUids, separationSchema } from '../src/core/receipt-predicate.js';
+import { predicateRuleViolation, separationGovernedUids } from '../src/core/receipt-predicate.js';
+import { reviewReceiptPredicateSchema, separationSchema } from '../src/core/receipt-predicate-schema.js';
 import { runnerdHelloOutputSchema } from '../src/core/command-output-areas.js';
 import { samplePredicate } from './helpers/receipts.js';
 

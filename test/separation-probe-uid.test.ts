@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/core/canonical.js';
 import { probePredicateSchema, probeRuleViolation } from '../src/core/preservation/probe.js';
-import { predicateRuleViolation, reviewReceiptPredicateSchema, separationGovernedUids, separationSchema } from '../src/core/receipt-predicate.js';
+import { predicateRuleViolation, separationGovernedUids } from '../src/core/receipt-predicate.js';
+import { reviewReceiptPredicateSchema, separationSchema } from '../src/core/receipt-predicate-schema.js';
 import { samplePredicate } from './helpers/receipts.js';
 
 const separation = (probe: number | undefined, client: number) => ({

@@ -2237,6 +2237,59 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
+// src/core/sandbox-bounds.ts
+var INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
+var MiB = 1024 * 1024;
+var GiB = 1024 * MiB;
+var SANDBOX_BOUNDS = {
+  timeoutMs: [100, 24 * 3600 * 1e3],
+  memoryBytes: [16 * MiB, 1024 * GiB],
+  maxOutputBytes: [1, 256 * MiB]
+};
+function interpreterSegmentsAllowed(p) {
+  return !p.split("/").slice(1).some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+function dependencyRootAllowed(p) {
+  return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+function checkProgramAllowed(p) {
+  return INTERPRETER_PATH_RE.test(p) && interpreterSegmentsAllowed(p);
+}
+function checkCommandAllowed(argv) {
+  const [program, ...args] = argv;
+  return program !== void 0 && checkProgramAllowed(program) && !args.some((a) => a.includes("\0"));
+}
+
+// src/core/format/refinements.ts
+function relativePath(p) {
+  return p === "." || !p.startsWith("/") && !p.split("/").some((s) => s === "" || s === "." || s === "..");
+}
+function noDotDotSegment(p) {
+  return !p.split("/").includes("..");
+}
+function noDotSegment(p) {
+  return !p.split("/").some((s) => s === "." || s === "..");
+}
+function noOwnProto(v) {
+  return !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__"));
+}
+function checkpointTrigger(c) {
+  return c.every_entries !== void 0 || c.every !== void 0;
+}
+function atLeastOneKey(s) {
+  return Object.keys(s).length > 0;
+}
+var REFINEMENTS = {
+  isIsoSeconds,
+  dependencyRootAllowed,
+  relativePath,
+  noDotDotSegment,
+  noDotSegment,
+  noOwnProto,
+  checkpointTrigger,
+  atLeastOneKey
+};
+
 // src/core/ids.ts
 var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
 var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
@@ -2268,7 +2321,7 @@ var gitId = str({ re: GIT_OID_RE });
 var count = int2(0, Number.MAX_SAFE_INTEGER);
 var isoSeconds = string2().check(
   _regex(ISO_SECONDS_SHAPE),
-  refine(isIsoSeconds, { message: "iso_time" }),
+  refine(REFINEMENTS.isIsoSeconds, { message: "iso_time" }),
   meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
 );
 
@@ -2415,29 +2468,6 @@ function preservationSectionViolation(p, stage) {
     if (i.correction_b64 !== null && Buffer.from(i.correction_b64, "base64").toString("base64") !== i.correction_b64) return "incident_history.correction_b64";
   }
   return null;
-}
-
-// src/core/sandbox-bounds.ts
-var INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
-var MiB = 1024 * 1024;
-var GiB = 1024 * MiB;
-var SANDBOX_BOUNDS = {
-  timeoutMs: [100, 24 * 3600 * 1e3],
-  memoryBytes: [16 * MiB, 1024 * GiB],
-  maxOutputBytes: [1, 256 * MiB]
-};
-function interpreterSegmentsAllowed(p) {
-  return !p.split("/").slice(1).some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
-}
-function dependencyRootAllowed(p) {
-  return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
-}
-function checkProgramAllowed(p) {
-  return INTERPRETER_PATH_RE.test(p) && interpreterSegmentsAllowed(p);
-}
-function checkCommandAllowed(argv) {
-  const [program, ...args] = argv;
-  return program !== void 0 && checkProgramAllowed(program) && !args.some((a) => a.includes("\0"));
 }
 
 // src/core/bundle/schema.ts

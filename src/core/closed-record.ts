@@ -6,10 +6,9 @@
 // test/intoto-statement-proto.test.ts. A JSON Schema cannot say this: the published schemas
 // (docs/schemas/) carry it in their description.
 import * as z from 'zod/mini';
+import { REFINEMENTS } from './format/refinements.js';
 
-const noOwnProto = z.unknown().check(
-  z.refine((v) => !(typeof v === 'object' && v !== null && Object.prototype.hasOwnProperty.call(v, '__proto__')), { message: 'unknown key' }),
-);
+const noOwnProto = z.unknown().check(z.refine(REFINEMENTS.noOwnProto, { message: 'unknown key' }));
 
 export function closedRecord<K extends z.ZodMiniString<string>, V extends z.ZodMiniType>(key: K, value: V) {
   return z.pipe(noOwnProto, z.record(key, value));

@@ -8,7 +8,7 @@
 import * as z from 'zod/mini';
 import { ERROR_CODES, REASON_CODES } from './errors.js';
 import { count, digestString, gitId, isoSeconds, str } from './schema-primitives.js';
-import { findingSchema } from './receipt-predicate.js';
+import { findingSchema } from './receipt-predicate-schema.js';
 import { STAGES } from './review-vocabulary.js';
 import type { WithSnakeTwins } from './json-style.js';
 import { snakeTwinsSchema } from './json-style-schema.js';

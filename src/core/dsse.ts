@@ -1,29 +1,21 @@
 // DSSE v1 (docs/formats.md#receipt): the envelope and its Pre-Authentication Encoding.
 // Signatures are over PAE(payloadType, payload), never over a re-serialisation (docs/formats.md#receipt).
-import * as z from 'zod/mini';
-import { list, str } from './schema-primitives.js';
 import { decodeBase64Strict } from './base64.js';
 import { fail } from './errors.js';
 import { parseJsonStrict } from './strict-json.js';
-import { HEX64_RE } from './ids.js';
+import { checkFormat } from './format/interpret.js';
+import { ENVELOPE } from './format/compiled.js';
+import type { CompiledFormat } from './format/node.js';
+import type { Envelope } from './dsse-schema.js';
 
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 
 export { pae } from './pae.js';
 
-const signatureSchema = z.strictObject({
-  keyid: str({ re: HEX64_RE }),
-  sig: str({ min: 1 }),
-});
+export type { Envelope };
 
-// Closed objects: an extra field anywhere is refused (docs/threat-model.md#rules-that-hold-everywhere "Closed objects").
-export const envelopeSchema = z.strictObject({
-  payloadType: str({ min: 1 }),
-  payload: z.string(),
-  signatures: list(signatureSchema, 0, 16),
-});
-
-export type Envelope = z.infer<typeof envelopeSchema>;
+/** The envelope's one definition is ./dsse-schema.ts; this is its compiled form (docs/architecture.md#compiled-formats). */
+const ENVELOPE_FORMAT: CompiledFormat<Envelope> = { node: ENVELOPE };
 
 export interface DecodedSignature {
   readonly keyid: string;
@@ -38,8 +30,8 @@ export interface DecodedEnvelope {
 
 /** Decode an envelope value (already parsed JSON) strictly: closed schema, canonical base64. */
 export function decodeEnvelope(value: unknown): DecodedEnvelope {
-  const parsed = envelopeSchema.safeParse(value);
-  if (!parsed.success) fail('envelope_invalid', parsed.error.issues.slice(0, 4).map((i) => i.path.join('.') || '$'));
+  const parsed = checkFormat(ENVELOPE_FORMAT, value);
+  if (!parsed.success) fail('envelope_invalid', parsed.paths);
   const env = parsed.data;
   return {
     payloadType: env.payloadType,

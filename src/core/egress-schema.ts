@@ -2,6 +2,7 @@
 // of the review-receipt predicate (the transcript head, records, totals and the digests of what
 // enforced it). One zod/mini definition each; the rules zod cannot say are in ./egress-rules.ts.
 import * as z from 'zod/mini';
+import { REFINEMENTS } from './format/refinements.js';
 import { SIZE_RE, DURATION_RE } from './duration.js';
 import { EGRESS_OUTCOMES, EGRESS_PROVIDERS, RECORD_METHODS } from './egress-rules.js';
 import { count, digestString, hex64, int, list, str } from './schema-primitives.js';
@@ -13,11 +14,11 @@ import { SANDBOX_ENV_NAME_RE } from './sandbox-bounds.js';
 export const EGRESS_HOST_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 export const egressHost = str({ re: EGRESS_HOST_RE });
 const routePath = str({ re: /^\/[A-Za-z0-9._~\-/]{0,255}$/ }).check(
-  z.refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), { message: 'path' }),
+  z.refine(REFINEMENTS.noDotSegment, { message: 'path' }),
   z.meta({ description: "an absolute path without '.' or '..' segments, no query string" }),
 );
 const envName = str({ re: SANDBOX_ENV_NAME_RE });
-const absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(z.refine((p) => !p.split('/').includes('..'), { message: 'path' }));
+const absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(z.refine(REFINEMENTS.noDotDotSegment, { message: 'path' }));
 
 export const egressCapsSchema = z.strictObject({
   /** Requests per run (also bounds the transcript in the receipt). */

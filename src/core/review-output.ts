@@ -19,7 +19,8 @@
 import { canonicalJson, isCanonicalJsonText } from './canonical.js';
 import { fail } from './errors.js';
 import { CONTRACT_ID_RE, compareUtf8 } from './contract/ids.js';
-import { FINDING_CLASSES, FINDING_CODES, SEVERITIES, findingSchema, isVeto, type Finding } from './receipt-predicate.js';
+import { FINDING_CLASSES, FINDING_CODES, SEVERITIES, isVeto, type Finding } from './receipt-predicate.js';
+import { findingSchema } from './receipt-predicate-schema.js';
 import * as z from 'zod/mini';
 import { list } from './schema-primitives.js';
 import { utf8OrNull } from './utf8.js';

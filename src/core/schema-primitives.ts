@@ -5,7 +5,8 @@
 // cannot say (a real calendar instant) is a refinement here, named in `description`, so the
 // generated schema says it in words. Pure.
 import * as z from 'zod/mini';
-import { isIsoSeconds, ISO_SECONDS_SHAPE } from './iso-time.js';
+import { ISO_SECONDS_SHAPE } from './iso-time.js';
+import { REFINEMENTS } from './format/refinements.js';
 import { DIGEST_RE, GIT_OID_RE, HEX64_RE } from './ids.js';
 
 /** A string matching `re`, optionally bounded in UTF-16 length (as zod counts). */
@@ -41,6 +42,6 @@ export const isoSeconds = z
   .string()
   .check(
     z.regex(ISO_SECONDS_SHAPE),
-    z.refine(isIsoSeconds, { message: 'iso_time' }),
+    z.refine(REFINEMENTS.isIsoSeconds, { message: 'iso_time' }),
     z.meta({ description: 'UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)' }),
   );

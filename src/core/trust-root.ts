@@ -1,33 +1,21 @@
 // The trust root (docs/policy.md#policy-and-trust-root): which public keys count, for which roles, and when. Pure: callers
 // pass the parsed value and the time at which a record is judged (its log position's time, or
 // "now" offline).
-import * as z from 'zod/mini';
 import { fail } from './errors.js';
 import type { PublicKey } from './ed25519.js';
 import { trustRootFromDocument } from './trust-root-keys.js';
-import { hex64, isoSeconds, list, str } from './schema-primitives.js';
-import { TRUST_MAX_KEYS, TRUST_PUBLIC_KEY_MAX_CHARS, TRUST_REASON_MAX_CHARS } from './limits.js';
+import { checkFormat } from './format/interpret.js';
+import { TRUST_ROOT } from './format/compiled.js';
+import type { CompiledFormat } from './format/node.js';
+import type { TrustRootDocument } from './trust-root-schema.js';
+export type { TrustRootDocument } from './trust-root-schema.js';
 
 export const KEY_ROLES = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authority'] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
 
-const trustKeySchema = z.strictObject({
-  key_id: hex64,
-  public_key: str({ min: 1, max: TRUST_PUBLIC_KEY_MAX_CHARS }),
-  roles: list(z.enum(KEY_ROLES), 1, KEY_ROLES.length),
-  not_before: isoSeconds,
-  not_after: isoSeconds,
-  revoked_at: z.optional(isoSeconds),
-  reason: z.optional(str({ max: TRUST_REASON_MAX_CHARS })),
-});
+/** The trust root's compiled form; its one definition is ./trust-root-schema.ts (docs/architecture.md#compiled-formats). */
+const TRUST_ROOT_FORMAT: CompiledFormat<TrustRootDocument> = { node: TRUST_ROOT };
 
-export const trustRootSchema = z.strictObject({
-  version: z.literal(1),
-  expires: isoSeconds,
-  keys: list(trustKeySchema, 1, TRUST_MAX_KEYS),
-});
-
-export type TrustRootDocument = z.infer<typeof trustRootSchema>;
 
 export interface TrustedKey {
   readonly keyId: string;
@@ -50,8 +38,8 @@ export interface TrustRoot {
  * per key, not_before < not_after.
  */
 export function loadTrustRoot(value: unknown): TrustRoot {
-  const parsed = trustRootSchema.safeParse(value);
-  if (!parsed.success) fail('trust_root_invalid', parsed.error.issues.slice(0, 4).map((i) => i.path.join('.') || '$'));
+  const parsed = checkFormat(TRUST_ROOT_FORMAT, value);
+  if (!parsed.success) fail('trust_root_invalid', parsed.paths);
   return trustRootFromDocument(parsed.data);
 }
 

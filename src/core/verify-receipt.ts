@@ -12,16 +12,17 @@ import { utf8OrNull } from './utf8.js';
 import { canonicalJson, isCanonicalJsonText, sha256Digest } from './canonical.js';
 import { parseEnvelopeBytes, IN_TOTO_PAYLOAD_TYPE, type DecodedEnvelope } from './dsse.js';
 import { fail } from './errors.js';
-import { statementSchema, type Statement } from './intoto.js';
+import { STATEMENT_FORMAT, type Statement } from './intoto.js';
+import { checkFormat } from './format/interpret.js';
 import {
   REVIEW_RECEIPT_PREDICATE_TYPE,
-  reviewReceiptPredicateSchema,
+  RECEIPT_PREDICATE_FORMAT,
+  RECEIPT_STATEMENT_FORMAT,
   predicateRuleViolation,
   type ReviewReceiptPredicate,
 } from './receipt-predicate.js';
 import type { KeyRole, TrustRoot } from './trust-root.js';
 import { RECEIPT_ROLES, verifySignatures, type SignedBy } from './verify-signatures.js';
-import * as z from 'zod/mini';
 
 export interface VerifyOptions {
   /** The time the record is judged at (ISO seconds): its log position's time, or now offline. */
@@ -47,8 +48,8 @@ export interface VerifiedReceipt extends VerifiedStatement {
  * string per statement, so no whitespace or duplicate-key channel exists (docs/threat-model.md#rules-that-hold-everywhere, docs/formats.md#receipt).
  */
 export function decodeCanonicalStatement(env: DecodedEnvelope): Statement {
-  const st = statementSchema.safeParse(decodeCanonicalPayload(env));
-  if (!st.success) fail('statement_invalid', issuePaths(st.error.issues));
+  const st = checkFormat(STATEMENT_FORMAT, decodeCanonicalPayload(env));
+  if (!st.success) fail('statement_invalid', st.paths);
   return st.data;
 }
 
@@ -63,12 +64,6 @@ export function decodeCanonicalPayload(env: DecodedEnvelope): unknown {
   return value;
 }
 
-function issuePaths(issues: readonly { path: readonly PropertyKey[] }[]): string[] {
-  return issues.slice(0, 4).map((i) => i.path.map(String).join('.') || '$');
-}
-
-// One schema pass over statement and predicate together (the hot path of bulk verification).
-export const receiptStatementSchema = z.extend(statementSchema, { predicate: reviewReceiptPredicateSchema });
 
 export { verifySignatures, type SignedBy };
 
@@ -99,10 +94,11 @@ export function verifyReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: Ve
   if (value === null || typeof value !== 'object' || value.predicateType !== REVIEW_RECEIPT_PREDICATE_TYPE) {
     fail('statement_invalid', ['predicateType']);
   }
-  const parsed = receiptStatementSchema.safeParse(value);
+  // One pass over statement and predicate together (the hot path of bulk verification).
+  const parsed = checkFormat(RECEIPT_STATEMENT_FORMAT, value);
   if (!parsed.success) {
-    const onPredicate = parsed.error.issues.every((i) => i.path[0] === 'predicate');
-    fail(onPredicate ? 'predicate_invalid' : 'statement_invalid', issuePaths(parsed.error.issues));
+    const onPredicate = parsed.roots.every((k) => k === 'predicate');
+    fail(onPredicate ? 'predicate_invalid' : 'statement_invalid', parsed.paths);
   }
   const statement = parsed.data;
   const predicate = statement.predicate;
@@ -143,7 +139,7 @@ export function storedVetoes(envelope: Uint8Array, receiptId: string): StoredVet
 export function storedPredicate(envelope: Uint8Array, receiptId: string): ReviewReceiptPredicate {
   const value = decodeCanonicalPayload(parseEnvelopeBytes(envelope));
   const predicate = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { predicate?: unknown }).predicate : undefined;
-  const parsed = reviewReceiptPredicateSchema.safeParse(predicate);
+  const parsed = checkFormat(RECEIPT_PREDICATE_FORMAT, predicate);
   if (!parsed.success) fail('predicate_invalid', [receiptId]);
   return parsed.data;
 }

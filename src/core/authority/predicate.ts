@@ -8,7 +8,8 @@
 // for a policy/trust update the new document itself, so its digest is visible to any in-toto tool.
 import * as z from 'zod/mini';
 import { digestString, isoSeconds, list, str } from '../schema-primitives.js';
-import { statementSchema, buildStatement } from '../intoto.js';
+import { buildStatement } from '../intoto.js';
+import { statementSchema } from '../intoto-schema.js';
 import { isoOfSeconds } from '../trust-root.js';
 import { AUTHORITY_OPERATIONS, OPERATION_RULES, pinKindOf } from './operations.js';
 import { COVERED_ID_RE, isSortedUnique, MAX_COVERED_IDS, NONCE_RE, REQUEST_ID_RE, UNIT_ID_RE } from './ids.js';

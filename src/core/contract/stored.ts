@@ -2,7 +2,7 @@
 // were fully validated when they were bound (`unit create` / `unit bind`: schema and every docs/contract.md#validation-rules rule
 // against the baseline sources); here the gate only needs them to be the very bytes that were bound
 // and of the shape the digest functions read. So: the exact bytes hash to the stored file digest,
-// the parsed value passes the one contract schema (./schema.ts), and its docs/threat-model.md#rules-that-hold-everywhere digest is the
+// the parsed value passes the one contract schema (./schema.ts, through its compiled form), and its docs/threat-model.md#rules-that-hold-everywhere digest is the
 // stored contract digest. Any difference is `scope_integrity_failed` (exit 4: the store was edited
 // behind governed). A tampered but well-formed contract gains nothing: every digest computed from
 // it is compared with the signed receipts' digests (docs/contract.md#the-states-a-receipt-is-judged-against), so receipts stop being current and
@@ -11,7 +11,13 @@ import { digestOf, sha256Digest } from '../canonical.js';
 import { fail, isGovernedError } from '../errors.js';
 import { parseStructuredLazy } from '../structured.js';
 import { decodeUtf8 } from '../utf8.js';
-import { contractSchema, type Contract } from './schema.js';
+import type { Contract } from './schema.js';
+import { checkFormat } from '../format/interpret.js';
+import { CONTRACT } from '../format/compiled.js';
+import type { CompiledFormat } from '../format/node.js';
+
+/** The contract's compiled form; its one definition is ./schema.ts (docs/architecture.md#compiled-formats). */
+export const CONTRACT_FORMAT: CompiledFormat<Contract> = { node: CONTRACT };
 
 export interface StoredContract {
   readonly bytes: Uint8Array;
@@ -36,7 +42,7 @@ export async function loadStoredContract(s: StoredContract): Promise<Contract> {
     if (isGovernedError(e)) fail('scope_integrity_failed', [where]);
     throw e;
   }
-  const parsed = contractSchema.safeParse(value);
+  const parsed = checkFormat(CONTRACT_FORMAT, value);
   if (!parsed.success) fail('scope_integrity_failed', [where]);
   if (digestOf(value) !== s.contractDigest) fail('scope_integrity_failed', [where]);
   return parsed.data;

@@ -10,7 +10,8 @@ import * as z from 'zod/mini';
 import { buildStatement } from '../intoto.js';
 import { digestString, hex64, int, isoSeconds, list, str } from '../schema-primitives.js';
 import { CONTRACT_ID_RE } from '../contract/ids.js';
-import { separationGovernedUids, separationSchema } from '../receipt-predicate.js';
+import { separationGovernedUids } from '../receipt-predicate.js';
+import { separationSchema } from '../receipt-predicate-schema.js';
 
 import { CAPABILITY_RE, ENTRY_RE } from './vocabulary.js';
 import { PROBE_MAX_CAPABILITIES, PROBE_MAX_INVENTORY } from '../limits.js';

@@ -6,10 +6,11 @@
 import { canonicalBytes, canonicalJson, sha256Digest } from '../../core/canonical.js';
 import { fail } from '../../core/errors.js';
 import { buildStatement } from '../../core/intoto.js';
+import { checkFormat } from '../../core/format/interpret.js';
 import {
   REVIEW_RECEIPT_PREDICATE_TYPE,
   predicateRuleViolation,
-  reviewReceiptPredicateSchema,
+  RECEIPT_PREDICATE_FORMAT,
   type ReviewReceiptPredicate,
   type Separation,
 } from '../../core/receipt-predicate.js';
@@ -131,7 +132,7 @@ export function buildReceiptStatement(i: StatementInput): BuiltStatement {
   };
   // The statement is checked against the very schema and rules every verifier applies before any
   // attestor sees it: a predicate governed cannot vouch for is never sent for signing.
-  const parsed = reviewReceiptPredicateSchema.safeParse(predicate);
+  const parsed = checkFormat(RECEIPT_PREDICATE_FORMAT, predicate);
   if (!parsed.success || predicateRuleViolation(parsed.data, canonicalJson) !== null) fail('internal_error', ['predicate']);
   const statement = buildStatement(
     [{ name: 'workspace', digest: { sha256: c.workspaceDigest.slice('sha256:'.length) } }],

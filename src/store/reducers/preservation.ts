@@ -11,7 +11,7 @@ import { isGovernedError } from '../../core/errors.js';
 import { parsePreservationBytes, preservationDigest } from '../../core/preservation/text.js';
 import { incidentHistoryAt } from '../incident-history.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
-import { statementSchema } from '../../core/intoto.js';
+import { statementSchema } from '../../core/intoto-schema.js';
 import { ENTRY_RE, PROBE_PREDICATE_TYPE, probePredicateSchema, probeRuleViolation, SURFACE_KIND_TOKENS, type ProbePredicate } from '../../core/preservation/probe.js';
 import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
