@@ -51,13 +51,13 @@ var hexToBytes = (hex) => {
     throw new TypeError(e);
   if (hex.length % 2 || !/^[\da-f]*$/i.test(hex))
     throw new RangeError(e);
-  const array2 = new Uint8Array(hex.length / 2);
-  for (let ai = 0, hi = 0; ai < array2.length; ai++, hi += 2) {
-    const n1 = hex.charCodeAt(hi);
-    const n2 = hex.charCodeAt(hi + 1);
-    array2[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;
+  const array = new Uint8Array(hex.length / 2);
+  for (let ai = 0, hi = 0; ai < array.length; ai++, hi += 2) {
+    const n12 = hex.charCodeAt(hi);
+    const n23 = hex.charCodeAt(hi + 1);
+    array[ai] = ((n12 & 15) + (n12 >> 6) * 9) * 16 + (n23 & 15) + (n23 >> 6) * 9;
   }
-  return array2;
+  return array;
 };
 var concatBytes = (...arrays) => {
   let sum = 0;
@@ -88,12 +88,12 @@ var modP = (num) => {
   return r % P;
 };
 var modN = (a) => mod(a, N);
-var invert = (number2, modulo) => {
-  if (number2 === 0n)
+var invert = (number, modulo) => {
+  if (number === 0n)
     throw new Error("invert: expected non-zero number");
   if (modulo <= 1n)
     throw new Error("invert: expected modulus > 1, got " + modulo);
-  let a = mod(number2, modulo);
+  let a = mod(number, modulo);
   let b = modulo;
   let x = 0n, u = 1n;
   while (a !== 0n) {
@@ -448,2082 +448,61 @@ var wNAF = (n) => {
   return { p, f };
 };
 
-// node_modules/zod/v4/core/util.js
-function getEnumValues(entries) {
-  const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
-  return values;
-}
-function jsonStringifyReplacer(_, value) {
-  if (typeof value === "bigint")
-    return value.toString();
-  return value;
-}
-var Cached = class {
-  constructor(getter) {
-    this._getter = getter;
-    this._value = void 0;
-  }
-  get value() {
-    const getter = this._getter;
-    if (getter !== void 0) {
-      this._value = getter();
-      this._getter = void 0;
-    }
-    return this._value;
-  }
-};
-function cached(getter) {
-  return new Cached(getter);
-}
-function nullish(input) {
-  return input === null || input === void 0;
-}
-function cleanRegex(source) {
-  const start = source.startsWith("^") ? 1 : 0;
-  const end = source.endsWith("$") ? source.length - 1 : source.length;
-  return source.slice(start, end);
-}
-function assignProp(target, prop, value) {
-  Object.defineProperty(target, prop, {
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true
-  });
-}
-function rawShape(def) {
-  const desc = Object.getOwnPropertyDescriptor(def, "shape");
-  return desc?.get ? desc.get.raw : desc?.value;
-}
-function sourceShape(schema) {
-  return rawShape(schema._zod.def) ?? schema._zod.def.shape;
-}
-function deferProp(target, key, getter) {
-  Object.defineProperty(target, key, {
-    get() {
-      const value = getter();
-      assignProp(this, key, value);
-      return value;
-    },
-    enumerable: true,
-    configurable: true
-  });
-}
-function putProp(target, key, value) {
-  if (key in target)
-    assignProp(target, key, value);
-  else
-    target[key] = value;
-}
-function mirrorShape(target, source, keys, wrap) {
-  const raw = sourceShape(source);
-  for (const key of keys) {
-    const desc = Object.getOwnPropertyDescriptor(raw, key);
-    if (!desc.enumerable)
-      continue;
-    if (desc.get) {
-      deferProp(target, key, () => {
-        const value = source._zod.def.shape[key];
-        return wrap ? wrap(value, key) : value;
-      });
-    } else
-      putProp(target, key, wrap ? wrap(desc.value, key) : desc.value);
-  }
-}
-function mirrorProps(target, source) {
-  for (const key of Reflect.ownKeys(source)) {
-    const desc = Object.getOwnPropertyDescriptor(source, key);
-    if (!desc.enumerable)
-      continue;
-    if (desc.get)
-      deferProp(target, key, () => source[key]);
-    else
-      putProp(target, key, desc.value);
-  }
-}
-function mergeDefs(...defs) {
-  const mergedDescriptors = {};
-  for (const def of defs) {
-    const descriptors = Object.getOwnPropertyDescriptors(def);
-    Object.assign(mergedDescriptors, descriptors);
-  }
-  return Object.defineProperties({}, mergedDescriptors);
-}
-var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => {
-};
-function isObject(data) {
-  return typeof data === "object" && data !== null && !Array.isArray(data);
-}
-function isPlainObject(o) {
-  if (isObject(o) === false)
-    return false;
-  const ctor = o.constructor;
-  if (ctor === void 0)
-    return true;
-  if (typeof ctor !== "function")
-    return true;
-  const prot = ctor.prototype;
-  if (isObject(prot) === false)
-    return false;
-  if (Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf") === false) {
-    return false;
-  }
-  return true;
-}
-var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
-function escapeRegex(str2) {
-  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-function clone(inst, def, params) {
-  const cl = new inst._zod.constr(def ?? inst._zod.def);
-  if (!def || params?.parent)
-    cl._zod.parent = inst;
-  return cl;
-}
-function normalizeParams(_params) {
-  const params = _params;
-  if (!params)
-    return {};
-  if (typeof params === "string")
-    return { error: () => params };
-  if (params?.message !== void 0) {
-    if (params?.error !== void 0)
-      throw new Error("Cannot specify both `message` and `error` params");
-    params.error = params.message;
-  }
-  delete params.message;
-  if (typeof params.error === "string")
-    return { ...params, error: () => params.error };
-  return params;
-}
-function optionalKeys(shape) {
-  return Object.keys(shape).filter((k) => {
-    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
-  });
-}
-var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
-  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-  int32: [-2147483648, 2147483647],
-  uint32: [0, 4294967295],
-  float32: [-34028234663852886e22, 34028234663852886e22],
-  float64: [-Number.MAX_VALUE, Number.MAX_VALUE]
-}))();
-function maskedKeys(schema, mask) {
-  const raw = sourceShape(schema);
-  const keys = [];
-  for (const key of Reflect.ownKeys(mask)) {
-    if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
-      throw new Error(`Unrecognized key: "${String(key)}"`);
-    }
-    if (mask[key])
-      keys.push(key);
-  }
-  return keys;
-}
-function omit(schema, mask) {
-  const currDef = schema._zod.def;
-  const checks = currDef.checks;
-  const hasChecks = checks && checks.length > 0;
-  if (hasChecks) {
-    throw new Error(".omit() cannot be used on object schemas containing refinements");
-  }
-  const omitted = new Set(maskedKeys(schema, mask));
-  const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
-  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
-}
-function extend(schema, shape) {
-  if (!isPlainObject(shape)) {
-    throw new Error("Invalid input to extend: expected a plain object");
-  }
-  const checks = schema._zod.def.checks;
-  const hasChecks = checks && checks.length > 0;
-  if (hasChecks) {
-    const existingShape = sourceShape(schema);
-    for (const key of Reflect.ownKeys(shape)) {
-      if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
-        throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
-      }
-    }
-  }
-  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
-}
-function extended(schema, shape) {
-  const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)));
-  mirrorProps(newShape, shape);
-  return newShape;
-}
-function aborted(x, startIndex = 0) {
-  if (x.aborted === true)
-    return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue !== true) {
-      return true;
-    }
-  }
-  return false;
-}
-function explicitlyAborted(x, startIndex = 0) {
-  if (x.aborted === true)
-    return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue === false) {
-      return true;
-    }
-  }
-  return false;
-}
-function prefixIssues(path, issues) {
-  return issues.map((iss) => {
-    var _a4;
-    (_a4 = iss).path ?? (_a4.path = []);
-    iss.path.unshift(path);
-    return iss;
-  });
-}
-function unwrapMessage(message) {
-  return typeof message === "string" ? message : message?.message;
-}
-function sizeCaps(defChecks) {
-  const caps = [];
-  for (const ch of defChecks ?? []) {
-    const d = ch._zod.def;
-    if (!/_(length|size)$|_equals$/.test(d.check))
-      break;
-    const max = d.maximum ?? d.length ?? d.size;
-    if (max >= 0)
-      caps.push([max, ch]);
-  }
-  return caps;
-}
-function attachSchema(issues, start, inst) {
-  var _a4;
-  for (let i = start; i < issues.length; i++) {
-    (_a4 = issues[i]).schema ?? (_a4.schema = inst);
-  }
-}
-function finalizeIssue(iss, ctx, config2) {
-  var _a4;
-  const traits = iss.inst?._zod?.traits;
-  if (traits?.has("$ZodType")) {
-    if (traits.has("$ZodCheck"))
-      (_a4 = iss).schema ?? (_a4.schema = iss.inst);
-    else
-      iss.schema = iss.inst;
-  }
-  const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
-  const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
-  const full = {};
-  for (const k of Object.keys(iss)) {
-    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
-      continue;
-    full[k] = iss[k];
-  }
-  full.path ?? (full.path = []);
-  full.message = message;
-  if (ctx?.reportInput) {
-    full.input = iss.input;
-  }
-  return full;
-}
-var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str2) {
-  const units = str2.length;
-  if (!highSurrogate.test(str2))
-    return units;
-  let count2 = units;
-  for (let i = 0; i < units - 1; i++) {
-    if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
-      count2--;
+// src/core/limits.ts
+var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
+var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
+var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
+
+// src/core/format/accept-runtime.ts
+var FAIL = /* @__PURE__ */ Symbol("refused");
+function codePoints(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    if ((s.charCodeAt(i) & 64512) === 55296 && (s.charCodeAt(i + 1) & 64512) === 56320) {
+      n--;
       i++;
     }
   }
-  return count2;
+  return n;
 }
-function getLengthableOrigin(input) {
-  if (Array.isArray(input))
-    return "array";
-  if (typeof input === "string")
-    return "string";
-  return "unknown";
+function codePointsAtLeast(v, min) {
+  const units = v.length;
+  if (typeof v !== "string" || units < min || units >= min * 2) return units >= min;
+  return codePoints(v) >= min;
 }
-function issue(...args) {
-  const [iss, input, inst] = args;
-  if (typeof iss === "string") {
-    return {
-      message: iss,
-      code: "custom",
-      input,
-      inst
-    };
+function codePointsAtMost(v, max) {
+  return v.length <= max || typeof v === "string" && codePoints(v) <= max;
+}
+function isPlainObject(o) {
+  if (typeof o !== "object" || o === null || Array.isArray(o)) return false;
+  const ctor = o.constructor;
+  if (ctor === void 0 || typeof ctor !== "function") return true;
+  const prot = ctor.prototype;
+  if (typeof prot !== "object" || prot === null || Array.isArray(prot)) return false;
+  return Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf");
+}
+function acceptArray(v, cap, element) {
+  if (!Array.isArray(v) || cap >= 0 && v.length > cap) return FAIL;
+  const o = Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = element(v[i]);
+    if (r === FAIL) return FAIL;
+    o[i] = r;
   }
-  return { ...iss };
+  return o;
 }
-function members(proto, table) {
-  for (const key in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key);
-    if (desc.get)
-      Object.defineProperty(proto, key, { ...desc, enumerable: false });
-    else
-      defineBound(proto, key, desc.value);
-  }
+function acceptProperty(v, o, key, accept, optIn, optOut) {
+  const has = key in v;
+  if (!has && optIn && optOut) return true;
+  const r = accept(v[key]);
+  if (r === FAIL || !has && !optIn) return false;
+  if (r !== void 0) o[key] = r;
+  else if (has) o[key] = void 0;
+  return true;
 }
-function own(inst, key, value, enumerable = true) {
-  Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
-  return value;
-}
-function hide(inst, key, value) {
-  return own(inst, key, value, false);
-}
-function defineBound(proto, key, fn) {
-  Object.defineProperty(proto, key, {
-    configurable: true,
-    get() {
-      return this == null ? fn : own(this, key, fn.bind(this));
-    },
-    set(value) {
-      own(this, key, value);
-    }
-  });
-}
-function claim(inst, sentinel) {
-  const proto = Object.getPrototypeOf(inst);
-  return sentinel in proto ? void 0 : proto;
-}
-var installing;
-var broke = false;
-var breaker = {
-  configurable: true,
-  get() {
-    broke = true;
-    return void 0;
-  }
-};
-function defineLazyInternal(inst, key, compute) {
-  const proto = Object.getPrototypeOf(inst._zod);
-  if (key in proto && installing !== inst._zod) {
-    installing = void 0;
-    return;
-  }
-  installing = inst._zod;
-  Object.defineProperty(proto, key, {
-    configurable: true,
-    get() {
-      Object.defineProperty(this, key, breaker);
-      const outer = broke;
-      broke = false;
-      try {
-        const value = compute(this);
-        if (broke)
-          delete this[key];
-        else
-          Object.defineProperty(this, key, { configurable: true, writable: true, value });
-        broke = broke || outer;
-        return value;
-      } catch (err) {
-        delete this[key];
-        broke = broke || outer;
-        throw err;
-      }
-    },
-    set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, value });
-    }
-  });
-}
-function installLazyProp(inst, key, make, enumerable) {
-  const proto = claim(inst, key);
-  if (!proto)
-    return;
-  Object.defineProperty(proto, key, {
-    configurable: true,
-    get() {
-      const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key, desc);
-      desc.value = make(this);
-      Object.defineProperty(this, key, desc);
-      return desc.value;
-    },
-    set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
-    }
-  });
-}
-
-// node_modules/zod/v4/core/core.js
-var _a2;
-var _zodDesc = { value: void 0, enumerable: false };
-var _E = "captureStackTrace" in Error ? Error : null;
-function newError(Definition) {
-  const E = _E;
-  if (E) {
-    const saved = E.stackTraceLimit;
-    if (typeof saved === "number") {
-      try {
-        E.stackTraceLimit = 0;
-      } catch {
-        _E = null;
-        return new Definition();
-      }
-      try {
-        return new Definition();
-      } finally {
-        E.stackTraceLimit = saved;
-      }
-    }
-  }
-  return new Definition();
-}
-// @__NO_SIDE_EFFECTS__
-function $constructor(name, initializer2, proto, params) {
-  const zodProto = {};
-  function Internals(def) {
-    this.def = def;
-    this.constr = _;
-    this.traits = /* @__PURE__ */ new Set();
-  }
-  Internals.prototype = zodProto;
-  const protoMembers = proto;
-  const initialized = protoMembers && /* @__PURE__ */ new WeakSet();
-  function init(inst, def) {
-    if (!inst._zod) {
-      _zodDesc.value = new Internals(def);
-      try {
-        Object.defineProperty(inst, "_zod", _zodDesc);
-      } finally {
-        _zodDesc.value = void 0;
-      }
-    } else if (inst._zod.traits.has(name)) {
-      return;
-    }
-    inst._zod.traits.add(name);
-    initializer2(inst, def);
-    if (initialized) {
-      const own2 = Object.getPrototypeOf(inst);
-      const ctorProto = inst._zod.constr.prototype;
-      let up = own2;
-      while (up && up !== ctorProto)
-        up = Object.getPrototypeOf(up);
-      const target = up ?? own2;
-      if (!initialized.has(target)) {
-        initialized.add(target);
-        members(target, protoMembers);
-      }
-    }
-    const proto2 = _.prototype;
-    for (const k in proto2) {
-      if (!Object.prototype.hasOwnProperty.call(proto2, k))
-        continue;
-      if (!(k in inst)) {
-        inst[k] = proto2[k].bind(inst);
-      }
-    }
-  }
-  const Parent = params?.Parent ?? Object;
-  class Definition extends Parent {
-  }
-  Object.defineProperty(Definition, "name", { value: name });
-  function _(def) {
-    const inst = params?.Parent ? newError(Definition) : this;
-    init(inst, def);
-    const deferred = inst._zod.deferred;
-    if (deferred) {
-      for (const fn of deferred) {
-        fn();
-      }
-      inst._zod.deferred = void 0;
-    }
-    const pp = globalThis.__zod_globalConfig?.postProcessor;
-    if (pp)
-      pp(inst);
-    return inst;
-  }
-  Object.defineProperty(_, "init", { value: init });
-  Object.defineProperty(_, Symbol.hasInstance, {
-    value: (inst) => {
-      if (params?.Parent && inst instanceof params.Parent)
-        return true;
-      return inst?._zod?.traits?.has(name);
-    }
-  });
-  Object.defineProperty(_, "name", { value: name });
-  return _;
-}
-var $ZodAsyncError = class extends Error {
-  constructor() {
-    super(`Encountered Promise during synchronous parse. Use .parseAsync() instead.`);
-  }
-};
-(_a2 = globalThis).__zod_globalConfig ?? (_a2.__zod_globalConfig = {});
-var globalConfig = globalThis.__zod_globalConfig;
-function config(newConfig) {
-  if (newConfig)
-    Object.assign(globalConfig, newConfig);
-  return globalConfig;
-}
-
-// node_modules/zod/v4/core/errors.js
-function _getMessage() {
-  const internals = this._zod;
-  internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
-  return internals.message;
-}
-function _setMessage(value) {
-  this._zod.message = value;
-}
-var _messageDesc = {
-  get: _getMessage,
-  set: _setMessage,
-  enumerable: true,
-  configurable: true
-};
-var _issuesDesc = { value: void 0, enumerable: false };
-var _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-var initializer = (inst, def) => {
-  inst.name = "$ZodError";
-  _issuesDesc.value = def;
-  Object.defineProperty(inst, "issues", _issuesDesc);
-  _issuesDesc.value = void 0;
-  Object.defineProperty(inst, "message", _messageDesc);
-  const proto = Object.getPrototypeOf(inst);
-  if (!_installedToString.has(proto)) {
-    _installedToString.add(proto);
-    Object.defineProperty(proto, "toString", {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const value = () => this.message;
-        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-        return value;
-      },
-      set(value) {
-        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-      }
-    });
-  }
-};
-var $ZodError = $constructor("$ZodError", initializer);
-var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
-  Parent: Error
-});
-
-// node_modules/zod/v4/core/parse.js
-var _parse = (_Err) => {
-  const fn = (schema, value, _ctx, _params) => {
-    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-    const result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise) {
-      throw new $ZodAsyncError();
-    }
-    if (result.issues.length) {
-      const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-      captureStackTrace(e, _params?.callee ?? fn);
-      throw e;
-    }
-    return result.value;
-  };
-  return fn;
-};
-var parse = /* @__PURE__ */ _parse($ZodRealError);
-var _parseAsync = (_Err) => {
-  const fn = async (schema, value, _ctx, params) => {
-    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise)
-      result = await result;
-    if (result.issues.length) {
-      const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-      captureStackTrace(e, params?.callee ?? fn);
-      throw e;
-    }
-    return result.value;
-  };
-  return fn;
-};
-var parseAsync = /* @__PURE__ */ _parseAsync($ZodRealError);
-var _safeParse = (_Err) => (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-  const result = schema._zod.run({ value, issues: [] }, ctx);
-  if (result instanceof Promise) {
-    throw new $ZodAsyncError();
-  }
-  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-var safeParse = /* @__PURE__ */ _safeParse($ZodRealError);
-function failure(Err, issues, ctx) {
-  let error;
-  return {
-    success: false,
-    get error() {
-      if (!error) {
-        error = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
-        issues = void 0;
-        ctx = void 0;
-      }
-      return error;
-    },
-    set error(e) {
-      error = e;
-      issues = void 0;
-      ctx = void 0;
-    }
-  };
-}
-var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-  let result = schema._zod.run({ value, issues: [] }, ctx);
-  if (result instanceof Promise)
-    result = await result;
-  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-var safeParseAsync = /* @__PURE__ */ _safeParseAsync($ZodRealError);
-
-// node_modules/zod/v4/core/regexes.js
-var anyString = /^[\s\S]{0,}$/;
-var number = /^-?\d+(?:\.\d+)?$/;
-var boolean = /^(?:true|false)$/i;
-
-// node_modules/zod/v4/core/checks.js
-var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
-  var _a4;
-  inst._zod ?? (inst._zod = {});
-  inst._zod.def = def;
-  (_a4 = inst._zod).onattach ?? (_a4.onattach = []);
-});
-var _whenHasLength = (payload) => {
-  const val = payload.value;
-  return !nullish(val) && val.length !== void 0;
-};
-var numericOriginMap = {
-  number: "number",
-  bigint: "bigint",
-  object: "date"
-};
-var $ZodCheckLessThan = /* @__PURE__ */ $constructor("$ZodCheckLessThan", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const origin = numericOriginMap[typeof def.value];
-  inst._zod.check = (payload) => {
-    if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
-      return;
-    }
-    payload.issues.push({
-      origin: numericOriginMap[typeof payload.value] ?? origin,
-      code: "too_big",
-      maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
-      input: payload.value,
-      inclusive: def.inclusive,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckGreaterThan = /* @__PURE__ */ $constructor("$ZodCheckGreaterThan", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const origin = numericOriginMap[typeof def.value];
-  inst._zod.check = (payload) => {
-    if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
-      return;
-    }
-    payload.issues.push({
-      origin: numericOriginMap[typeof payload.value] ?? origin,
-      code: "too_small",
-      minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
-      input: payload.value,
-      inclusive: def.inclusive,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  def.format = def.format || "float64";
-  const isInt = def.format?.includes("int");
-  const origin = isInt ? "int" : "number";
-  const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    if (isInt) {
-      if (!Number.isInteger(input)) {
-        payload.issues.push({
-          expected: origin,
-          format: def.format,
-          code: "invalid_type",
-          continue: false,
-          input,
-          inst
-        });
-        return;
-      }
-      if (!Number.isSafeInteger(input)) {
-        if (input > 0) {
-          payload.issues.push({
-            input,
-            code: "too_big",
-            maximum: Number.MAX_SAFE_INTEGER,
-            note: "Integers must be within the safe integer range.",
-            inst,
-            origin,
-            inclusive: true,
-            continue: !def.abort
-          });
-        } else {
-          payload.issues.push({
-            input,
-            code: "too_small",
-            minimum: Number.MIN_SAFE_INTEGER,
-            note: "Integers must be within the safe integer range.",
-            inst,
-            origin,
-            inclusive: true,
-            continue: !def.abort
-          });
-        }
-        return;
-      }
-    }
-    if (input < minimum) {
-      payload.issues.push({
-        origin: "number",
-        input,
-        code: "too_small",
-        minimum,
-        inclusive: true,
-        inst,
-        continue: !def.abort
-      });
-    }
-    if (input > maximum) {
-      payload.issues.push({
-        origin: "number",
-        input,
-        code: "too_big",
-        maximum,
-        inclusive: true,
-        inst,
-        continue: !def.abort
-      });
-    }
-  };
-});
-var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
-  var _a4;
-  $ZodCheck.init(inst, def);
-  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const units = input.length;
-    const length = typeof input === "string" && units > def.maximum ? codePointLength(input) : units;
-    if (length <= def.maximum)
-      return;
-    const origin = getLengthableOrigin(input);
-    payload.issues.push({
-      origin,
-      code: "too_big",
-      maximum: def.maximum,
-      inclusive: true,
-      input,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (inst, def) => {
-  var _a4;
-  $ZodCheck.init(inst, def);
-  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const units = input.length;
-    const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2 ? codePointLength(input) : units;
-    if (length >= def.minimum)
-      return;
-    const origin = getLengthableOrigin(input);
-    payload.issues.push({
-      origin,
-      code: "too_small",
-      minimum: def.minimum,
-      inclusive: true,
-      input,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat", (inst, def) => {
-  var _a4, _b;
-  $ZodCheck.init(inst, def);
-  if (def.pattern)
-    (_a4 = inst._zod).check ?? (_a4.check = (payload) => {
-      def.pattern.lastIndex = 0;
-      if (def.pattern.test(payload.value))
-        return;
-      payload.issues.push({
-        origin: "string",
-        code: "invalid_format",
-        format: def.format,
-        input: payload.value,
-        ...def.pattern ? { pattern: def.pattern.toString() } : {},
-        inst,
-        continue: !def.abort
-      });
-    });
-  else
-    (_b = inst._zod).check ?? (_b.check = () => {
-    });
-});
-var $ZodCheckRegex = /* @__PURE__ */ $constructor("$ZodCheckRegex", (inst, def) => {
-  $ZodCheckStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    def.pattern.lastIndex = 0;
-    if (def.pattern.test(payload.value))
-      return;
-    payload.issues.push({
-      origin: "string",
-      code: "invalid_format",
-      format: "regex",
-      input: payload.value,
-      pattern: def.pattern.toString(),
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-
-// node_modules/zod/v4/core/versions.js
-var version = {
-  major: 4,
-  minor: 6,
-  patch: 7
-};
-
-// node_modules/zod/v4/core/schemas.js
-var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
-  var _a4;
-  inst ?? (inst = {});
-  inst._zod.def = def;
-  inst._zod.bag = inst._zod.bag || {};
-  inst._zod.version = version;
-  const defChecks = inst._zod.def.checks;
-  const checks = inst._zod.traits.has("$ZodCheck") ? [inst, ...defChecks ?? []] : defChecks?.length ? [...defChecks] : [];
-  for (const ch of checks) {
-    for (const fn of ch._zod.onattach) {
-      fn(inst);
-    }
-  }
-  if (checks.length === 0) {
-    (_a4 = inst._zod).deferred ?? (_a4.deferred = []);
-    inst._zod.deferred?.push(() => {
-      inst._zod.run = inst._zod.parse;
-    });
-  } else {
-    const runChecks = (payload, checks2, ctx) => {
-      if (payload.memo)
-        return payload;
-      let isAborted = aborted(payload);
-      let asyncResult;
-      for (const ch of checks2) {
-        if (ch._zod.def.when) {
-          if (explicitlyAborted(payload))
-            continue;
-          const shouldRun = ch._zod.def.when(payload);
-          if (!shouldRun)
-            continue;
-        } else if (isAborted) {
-          continue;
-        }
-        const currLen = payload.issues.length;
-        const _ = ch._zod.check(payload);
-        if (_ instanceof Promise && ctx?.async === false) {
-          throw new $ZodAsyncError();
-        }
-        if (asyncResult || _ instanceof Promise) {
-          asyncResult = (asyncResult ?? Promise.resolve()).then(async () => {
-            await _;
-            const nextLen = payload.issues.length;
-            if (nextLen === currLen)
-              return;
-            attachSchema(payload.issues, currLen, inst);
-            if (!isAborted)
-              isAborted = aborted(payload, currLen);
-          });
-        } else {
-          const nextLen = payload.issues.length;
-          if (nextLen === currLen)
-            continue;
-          attachSchema(payload.issues, currLen, inst);
-          if (!isAborted)
-            isAborted = aborted(payload, currLen);
-        }
-      }
-      if (asyncResult) {
-        return asyncResult.then(() => {
-          return payload;
-        });
-      }
-      return payload;
-    };
-    const handleCanaryResult = (canary, payload, ctx) => {
-      if (aborted(canary)) {
-        canary.aborted = true;
-        return canary;
-      }
-      const checkResult = runChecks(payload, checks, ctx);
-      if (checkResult instanceof Promise) {
-        if (ctx.async === false)
-          throw new $ZodAsyncError();
-        return checkResult.then((checkResult2) => inst._zod.parse(checkResult2, ctx));
-      }
-      return inst._zod.parse(checkResult, ctx);
-    };
-    inst._zod.run = (payload, ctx) => {
-      if (ctx.skipChecks) {
-        return inst._zod.parse(payload, ctx);
-      }
-      if (ctx.direction === "backward") {
-        const canary = inst._zod.parse({ value: payload.value, issues: [] }, { ...ctx, skipChecks: true });
-        if (canary instanceof Promise) {
-          return canary.then((canary2) => {
-            return handleCanaryResult(canary2, payload, ctx);
-          });
-        }
-        return handleCanaryResult(canary, payload, ctx);
-      }
-      const result = inst._zod.parse(payload, ctx);
-      if (result instanceof Promise) {
-        if (ctx.async === false)
-          throw new $ZodAsyncError();
-        return result.then((result2) => runChecks(result2, checks, ctx));
-      }
-      return runChecks(result, checks, ctx);
-    };
-  }
-}, {
-  // Wrappers extend this by installing a richer factory over it; reading it eagerly would defeat the laziness.
-  get "~standard"() {
-    return hide(this, "~standard", standardProps(this));
-  },
-  set "~standard"(value) {
-    own(this, "~standard", value);
-  }
-});
-var toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
-async function validateAsync(inst, value) {
-  const ctx = { async: true };
-  return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
-}
-function standardProps(inst) {
-  return {
-    validate: (value) => {
-      const ctx = { async: false };
-      try {
-        const r = inst._zod.run({ value, issues: [] }, ctx);
-        if (!(r instanceof Promise))
-          return toStandardResult(r, ctx);
-      } catch (_) {
-      }
-      return validateAsync(inst, value);
-    },
-    vendor: "zod",
-    version: 1
-  };
-}
-var $ZodString = /* @__PURE__ */ $constructor("$ZodString", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = def.pattern ?? anyString;
-  inst._zod.parse = (payload, _) => {
-    if (def.coerce)
-      try {
-        payload.value = String(payload.value);
-      } catch (_2) {
-      }
-    if (typeof payload.value === "string")
-      return payload;
-    payload.issues.push({
-      expected: "string",
-      code: "invalid_type",
-      input: payload.value,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = number;
-  inst._zod.parse = (payload, _ctx) => {
-    if (def.coerce)
-      try {
-        payload.value = Number(payload.value);
-      } catch (_) {
-      }
-    const input = payload.value;
-    if (typeof input === "number" && !Number.isNaN(input) && Number.isFinite(input)) {
-      return payload;
-    }
-    const received = typeof input === "number" ? Number.isNaN(input) ? "NaN" : !Number.isFinite(input) ? String(input) : void 0 : void 0;
-    payload.issues.push({
-      expected: "number",
-      code: "invalid_type",
-      input,
-      inst,
-      ...received ? { received } : {}
-    });
-    return payload;
-  };
-});
-var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, def) => {
-  $ZodCheckNumberFormat.init(inst, def);
-  $ZodNumber.init(inst, def);
-});
-var $ZodBoolean = /* @__PURE__ */ $constructor("$ZodBoolean", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = boolean;
-  inst._zod.parse = (payload, _ctx) => {
-    if (def.coerce)
-      try {
-        payload.value = Boolean(payload.value);
-      } catch (_) {
-      }
-    const input = payload.value;
-    if (typeof input === "boolean")
-      return payload;
-    payload.issues.push({
-      expected: "boolean",
-      code: "invalid_type",
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodUnknown = /* @__PURE__ */ $constructor("$ZodUnknown", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload) => payload;
-});
-var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload, _ctx) => {
-    payload.issues.push({
-      expected: "never",
-      code: "invalid_type",
-      input: payload.value,
-      inst
-    });
-    return payload;
-  };
-});
-function capSize(inst, size) {
-  const caps = sizeCaps(inst._zod.def.checks);
-  if (!caps.length)
-    return;
-  const cap = Math.min(...caps.map((c) => c[0]));
-  const parse2 = inst._zod.parse;
-  inst._zod.parse = (payload, ctx) => {
-    const n = size(payload.value);
-    if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
-      for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
-        if (n > max && ch._zod.def.when(payload)) {
-          const start = payload.issues.length;
-          ch._zod.check(payload);
-          payload.issues[start].continue = false;
-          attachSchema(payload.issues, start, inst);
-          return payload;
-        }
-      }
-    }
-    return parse2(payload, ctx);
-  };
-}
-var arraySize = (input) => Array.isArray(input) ? input.length : -1;
-function handleArrayResult(result, final, index) {
-  if (result.issues.length) {
-    final.issues.push(...prefixIssues(index, result.issues));
-  }
-  final.value[index] = result.value;
-}
-var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
-  $ZodType.init(inst, def);
-  const memo = globalConfig.memoizer;
-  memo?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!Array.isArray(input)) {
-      payload.issues.push({
-        expected: "array",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    payload.value = memo ? memo.alloc(inst, payload, Array(input.length), ctx) : Array(input.length);
-    const proms = [];
-    const abortEarly = ctx?.abortEarly;
-    for (let i = 0; i < input.length; i++) {
-      const item = input[i];
-      const result = def.element._zod.run({
-        value: item,
-        issues: []
-      }, ctx);
-      if (result instanceof Promise) {
-        proms.push(result.then((result2) => handleArrayResult(result2, payload, i)));
-      } else {
-        handleArrayResult(result, payload, i);
-        if (abortEarly && result.issues.length !== 0 && aborted(result))
-          break;
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => payload);
-    }
-    return payload;
-  };
-  capSize(inst, arraySize);
-});
-function handlePropertyResult(result, final, key, input, optin, optout) {
-  const isPresent = key in input;
-  const isOptionalOut = optout === "optional";
-  if (!isPresent && isOptionalOut && optin === "optional") {
-    return;
-  }
-  if (result.issues.length) {
-    if (optin !== void 0 && isOptionalOut && !isPresent) {
-      return;
-    }
-    final.issues.push(...prefixIssues(key, result.issues));
-  }
-  if (!isPresent && optin === void 0) {
-    if (!result.issues.length) {
-      final.issues.push({
-        code: "invalid_type",
-        expected: "nonoptional",
-        input: void 0,
-        path: [key]
-      });
-    }
-    return;
-  }
-  if (result.value === void 0) {
-    if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key] = void 0;
-    }
-  } else {
-    final.value[key] = result.value;
-  }
-}
-var NO_SYMBOL_KEYS = [];
-function normalizeDef(def) {
-  const keys = Object.keys(def.shape);
-  const ownSymbols = Object.getOwnPropertySymbols(def.shape);
-  const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
-  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  for (const k of allKeys) {
-    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
-      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
-    }
-  }
-  const okeys = optionalKeys(def.shape);
-  return {
-    ...def,
-    allKeys,
-    symbolKeys,
-    // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
-    keySet: new Set(keys),
-    numKeys: keys.length,
-    optionalKeys: new Set(okeys)
-  };
-}
-function handleCatchall(proms, input, payload, ctx, def, inst, abortEarly) {
-  const unrecognized = [];
-  const keySet = def.keySet;
-  const _catchall = def.catchall._zod;
-  const t = _catchall.def.type;
-  const optin = _catchall.optin;
-  const optout = _catchall.optout;
-  let seen = 0;
-  for (const key in input) {
-    if (abortEarly && payload.issues.length !== seen) {
-      if (aborted(payload, seen))
-        break;
-      seen = payload.issues.length;
-    }
-    if (keySet.has(key))
-      continue;
-    if (key === "__proto__") {
-      if (t === "never")
-        unrecognized.push(key);
-      continue;
-    }
-    if (t === "never") {
-      unrecognized.push(key);
-      continue;
-    }
-    const r = _catchall.run({ value: input[key], issues: [] }, ctx);
-    if (r instanceof Promise) {
-      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input, optin, optout)));
-    } else {
-      handlePropertyResult(r, payload, key, input, optin, optout);
-    }
-  }
-  if (unrecognized.length) {
-    payload.issues.push({
-      code: "unrecognized_keys",
-      keys: unrecognized,
-      input,
-      inst,
-      // Describes the shape of the input, not the validity of the parsed value, so it never aborts. The parse still fails; the schema's own checks just get to run first, and an enclosing intersection can reconcile the key against a sibling operand.
-      continue: true
-    });
-  }
-  if (!proms.length)
-    return payload;
-  return Promise.all(proms).then(() => {
-    return payload;
-  });
-}
-var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
-  $ZodType.init(inst, def);
-  const desc = Object.getOwnPropertyDescriptor(def, "shape");
-  const sh = desc?.get ? desc.get.raw : def.shape ?? {};
-  if (sh) {
-    const get = () => {
-      const newSh = { ...sh };
-      Object.defineProperty(def, "shape", { value: newSh });
-      get.raw = newSh;
-      return newSh;
-    };
-    get.raw = sh;
-    Object.defineProperty(def, "shape", { get });
-  }
-  const _normalized = cached(() => normalizeDef(def));
-  defineLazyInternal(inst, "propValues", (zod) => {
-    const shape = zod.def.shape;
-    const propValues = {};
-    for (const key in shape) {
-      const field = shape[key]._zod;
-      if (field.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
-          assignProp(propValues, key, /* @__PURE__ */ new Set());
-        }
-        for (const v of field.values)
-          propValues[key].add(v);
-        if (field.optin !== void 0)
-          propValues[key].add(void 0);
-      }
-    }
-    return propValues;
-  });
-  const isObject2 = isObject;
-  const catchall = def.catchall;
-  let value;
-  const memo = globalConfig.memoizer;
-  memo?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    value ?? (value = _normalized.value);
-    const input = payload.value;
-    if (!isObject2(input)) {
-      payload.issues.push({
-        expected: "object",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-    const proms = [];
-    const shape = value.shape;
-    const abortEarly = ctx?.abortEarly;
-    let seen = payload.issues.length;
-    for (const key of value.allKeys) {
-      if (abortEarly && payload.issues.length !== seen) {
-        if (aborted(payload, seen))
-          break;
-        seen = payload.issues.length;
-      }
-      if (key === "__proto__")
-        continue;
-      const el = shape[key];
-      const optin = el._zod.optin;
-      const optout = el._zod.optout;
-      const r = el._zod.run({ value: input[key], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input, optin, optout)));
-      } else {
-        handlePropertyResult(r, payload, key, input, optin, optout);
-      }
-    }
-    if (!catchall) {
-      return proms.length ? Promise.all(proms).then(() => payload) : payload;
-    }
-    return handleCatchall(proms, input, payload, ctx, _normalized.value, inst, abortEarly === true);
-  };
-});
-function handleUnionResults(results, final, inst, ctx) {
-  for (const result of results) {
-    if (result.issues.length === 0) {
-      final.value = result.value;
-      return final;
-    }
-  }
-  const nonaborted = results.filter((r) => !aborted(r));
-  if (nonaborted.length === 1) {
-    final.value = nonaborted[0].value;
-    return nonaborted[0];
-  }
-  final.issues.push({
-    code: "invalid_union",
-    input: final.value,
-    inst,
-    errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
-  });
-  return final;
-}
-var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
-  defineLazyInternal(inst, "values", (zod) => {
-    if (zod.def.options.every((o) => o._zod.values)) {
-      return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
-    }
-    return void 0;
-  });
-  defineLazyInternal(inst, "pattern", (zod) => {
-    if (zod.def.options.every((o) => o._zod.pattern)) {
-      const patterns = zod.def.options.map((o) => o._zod.pattern);
-      return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
-    }
-    return void 0;
-  });
-  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
-  inst._zod.parse = (payload, ctx) => {
-    if (first) {
-      return first(payload, ctx);
-    }
-    let async = false;
-    const results = [];
-    for (const option of def.options) {
-      const result = option._zod.run({
-        value: payload.value,
-        issues: []
-      }, ctx);
-      if (result instanceof Promise) {
-        results.push(result);
-        async = true;
-      } else {
-        if (result.issues.length === 0)
-          return result;
-        results.push(result);
-      }
-    }
-    if (!async)
-      return handleUnionResults(results, payload, inst, ctx);
-    return Promise.all(results).then((results2) => {
-      return handleUnionResults(results2, payload, inst, ctx);
-    });
-  };
-});
-var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
-  $ZodType.init(inst, def);
-  const memo = globalConfig.memoizer;
-  memo?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!isPlainObject(input)) {
-      payload.issues.push({
-        expected: "record",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    const proms = [];
-    const values = def.keyType._zod.values;
-    if (values && !def.partial) {
-      payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-      const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values) {
-        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
-          recordKeys.add(typeof key === "number" ? key.toString() : key);
-          if (key === "__proto__")
-            continue;
-          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-          if (keyResult instanceof Promise) {
-            throw new Error("Async schemas not supported in object keys currently");
-          }
-          if (keyResult.issues.length) {
-            payload.issues.push({
-              code: "invalid_key",
-              origin: "record",
-              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
-              inst
-            });
-            continue;
-          }
-          const outKey = keyResult.value;
-          if (outKey === "__proto__")
-            continue;
-          const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
-          if (result instanceof Promise) {
-            proms.push(result.then((result2) => {
-              if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key, result2.issues));
-              }
-              payload.value[outKey] = result2.value;
-            }));
-          } else {
-            if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key, result.issues));
-            }
-            payload.value[outKey] = result.value;
-          }
-        }
-      }
-      let unrecognized;
-      for (const key in input) {
-        if (!recordKeys.has(key)) {
-          if (def.mode === "loose") {
-            if (key === "__proto__")
-              continue;
-            payload.value[key] = input[key];
-          } else {
-            unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
-          }
-        }
-      }
-      if (unrecognized && unrecognized.length > 0) {
-        payload.issues.push({
-          code: "unrecognized_keys",
-          input,
-          inst,
-          keys: unrecognized,
-          continue: true
-        });
-      }
-    } else {
-      payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-      let unrecognized;
-      for (const key of Reflect.ownKeys(input)) {
-        if (key === "__proto__")
-          continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input, key))
-          continue;
-        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-        if (keyResult instanceof Promise) {
-          throw new Error("Async schemas not supported in object keys currently");
-        }
-        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
-        if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
-          if (retryResult instanceof Promise) {
-            throw new Error("Async schemas not supported in object keys currently");
-          }
-          if (retryResult.issues.length === 0) {
-            keyResult = retryResult;
-          }
-        }
-        if (keyResult.issues.length) {
-          if (def.mode === "loose") {
-            payload.value[key] = input[key];
-          } else if (values) {
-            unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
-          } else {
-            payload.issues.push({
-              code: "invalid_key",
-              origin: "record",
-              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
-              inst
-            });
-          }
-          continue;
-        }
-        const outKey = keyResult.value;
-        if (outKey === "__proto__")
-          continue;
-        const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
-        if (result instanceof Promise) {
-          proms.push(result.then((result2) => {
-            if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key, result2.issues));
-            }
-            payload.value[outKey] = result2.value;
-          }));
-        } else {
-          if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key, result.issues));
-          }
-          payload.value[outKey] = result.value;
-        }
-      }
-      if (unrecognized && unrecognized.length > 0) {
-        payload.issues.push({
-          code: "unrecognized_keys",
-          input,
-          inst,
-          keys: unrecognized,
-          continue: true
-        });
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => payload);
-    }
-    return payload;
-  };
-});
-var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
-  $ZodType.init(inst, def);
-  const values = getEnumValues(def.entries);
-  const valuesSet = new Set(values);
-  inst._zod.values = valuesSet;
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
-    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
-  });
-  inst._zod.parse = (payload, _ctx) => {
-    const input = payload.value;
-    if (valuesSet.has(input)) {
-      return payload;
-    }
-    payload.issues.push({
-      code: "invalid_value",
-      values,
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
-  $ZodType.init(inst, def);
-  const values = new Set(def.values);
-  inst._zod.values = values;
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const vals = zod.def.values;
-    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
-  });
-  inst._zod.parse = (payload, _ctx) => {
-    const input = payload.value;
-    if (values.has(input)) {
-      return payload;
-    }
-    payload.issues.push({
-      code: "invalid_value",
-      values: def.values,
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-function handleOptionalResult(payload, result) {
-  payload.value = result.issues.length ? void 0 : result.value;
-  return payload;
-}
-var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-  inst._zod.optout = "optional";
-  defineLazyInternal(inst, "values", (zod) => {
-    const values = zod.def.innerType._zod.values;
-    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
-  });
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const pattern = zod.def.innerType._zod.pattern;
-    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
-  });
-  inst._zod.parse = (payload, ctx) => {
-    if (payload.value === void 0) {
-      if (def.innerType._zod.optin !== "defaulted")
-        return payload;
-      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-      if (result instanceof Promise)
-        return result.then((result2) => handleOptionalResult(payload, result2));
-      return handleOptionalResult(payload, result);
-    }
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
-var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const pattern = zod.def.innerType._zod.pattern;
-    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)}|null)$`) : void 0;
-  });
-  defineLazyInternal(inst, "values", (zod) => {
-    return zod.def.innerType._zod.values ? /* @__PURE__ */ new Set([...zod.def.innerType._zod.values, null]) : void 0;
-  });
-  inst._zod.parse = (payload, ctx) => {
-    if (payload.value === null)
-      return payload;
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
-var $ZodPipe = /* @__PURE__ */ $constructor("$ZodPipe", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
-  defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
-  inst._zod.parse = (payload, ctx) => {
-    if (ctx.direction === "backward") {
-      const right = def.out._zod.run(payload, ctx);
-      if (right instanceof Promise) {
-        return right.then((right2) => handlePipeResult(right2, def.in, ctx));
-      }
-      return handlePipeResult(right, def.in, ctx);
-    }
-    const left = def.in._zod.run(payload, ctx);
-    if (left instanceof Promise) {
-      return left.then((left2) => handlePipeResult(left2, def.out, ctx));
-    }
-    return handlePipeResult(left, def.out, ctx);
-  };
-});
-function handlePipeResult(left, next, ctx) {
-  if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
-    left.aborted = true;
-    return left;
-  }
-  return next._zod.run({ value: left.value, issues: left.issues }, ctx);
-}
-var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload, _) => {
-    return payload;
-  };
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const r = def.fn(input);
-    if (r instanceof Promise) {
-      return r.then((r2) => handleRefineResult(r2, payload, input, inst));
-    }
-    handleRefineResult(r, payload, input, inst);
-    return;
-  };
-});
-function handleRefineResult(result, payload, input, inst) {
-  if (!result) {
-    const _iss = {
-      code: "custom",
-      input,
-      inst,
-      // incorporates params.error into issue reporting
-      path: [...inst._zod.def.path ?? []],
-      // incorporates params.error into issue reporting
-      continue: !inst._zod.def.abort
-      // params: inst._zod.def.params,
-    };
-    if (inst._zod.def.params)
-      _iss.params = inst._zod.def.params;
-    payload.issues.push(issue(_iss));
-  }
-}
-
-// node_modules/zod/v4/core/registries.js
-var _a3;
-var $ZodRegistry = class {
-  constructor() {
-    this._map = /* @__PURE__ */ new WeakMap();
-    this._idmap = /* @__PURE__ */ new Map();
-  }
-  add(schema, ..._meta) {
-    const meta3 = _meta[0];
-    this._map.set(schema, meta3);
-    if (meta3 && typeof meta3 === "object" && "id" in meta3) {
-      this._idmap.set(meta3.id, schema);
-    }
-    return this;
-  }
-  clear() {
-    this._map = /* @__PURE__ */ new WeakMap();
-    this._idmap = /* @__PURE__ */ new Map();
-    return this;
-  }
-  remove(schema) {
-    const meta3 = this._map.get(schema);
-    if (meta3 && typeof meta3 === "object" && "id" in meta3) {
-      this._idmap.delete(meta3.id);
-    }
-    this._map.delete(schema);
-    return this;
-  }
-  get(schema) {
-    const p = schema._zod.parent;
-    if (p) {
-      const pm = { ...this.get(p) ?? {} };
-      delete pm.id;
-      const f = { ...pm, ...this._map.get(schema) };
-      return Object.keys(f).length ? f : void 0;
-    }
-    return this._map.get(schema);
-  }
-  has(schema) {
-    return this._map.has(schema);
-  }
-};
-function registry() {
-  return new $ZodRegistry();
-}
-(_a3 = globalThis).__zod_globalRegistry ?? (_a3.__zod_globalRegistry = registry());
-var globalRegistry = globalThis.__zod_globalRegistry;
-
-// node_modules/zod/v4/core/api.js
-function snapshotChecks(def) {
-  if (def.checks)
-    def.checks = [...def.checks];
-  return def;
-}
-// @__NO_SIDE_EFFECTS__
-function _string(Class, params) {
-  return new Class(snapshotChecks({ type: "string", ...normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _int(Class, params) {
-  return new Class({
-    type: "number",
-    check: "number_format",
-    abort: false,
-    format: "safeint",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _boolean(Class, params) {
-  return new Class({
-    type: "boolean",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _unknown(Class) {
-  return new Class({
-    type: "unknown"
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _never(Class, params) {
-  return new Class({
-    type: "never",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _lte(value, params) {
-  return new $ZodCheckLessThan({
-    check: "less_than",
-    ...normalizeParams(params),
-    value,
-    inclusive: true
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _gte(value, params) {
-  return new $ZodCheckGreaterThan({
-    check: "greater_than",
-    ...normalizeParams(params),
-    value,
-    inclusive: true
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _maxLength(maximum, params) {
-  const ch = new $ZodCheckMaxLength({
-    check: "max_length",
-    ...normalizeParams(params),
-    maximum
-  });
-  return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _minLength(minimum, params) {
-  return new $ZodCheckMinLength({
-    check: "min_length",
-    ...normalizeParams(params),
-    minimum
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _regex(pattern, params) {
-  return new $ZodCheckRegex({
-    check: "string_format",
-    format: "regex",
-    ...normalizeParams(params),
-    pattern
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _refine(Class, fn, _params) {
-  const schema = new Class({
-    type: "custom",
-    check: "custom",
-    fn,
-    ...normalizeParams(_params)
-  });
-  return schema;
-}
-// @__NO_SIDE_EFFECTS__
-function meta(metadata) {
-  const ch = new $ZodCheck({ check: "meta" });
-  ch._zod.onattach = [
-    (inst) => {
-      const existing = globalRegistry.get(inst) ?? {};
-      globalRegistry.add(inst, { ...existing, ...metadata });
-    }
-  ];
-  ch._zod.check = () => {
-  };
-  return ch;
-}
-
-// node_modules/zod/v4/mini/schemas.js
-var ZodMiniType = /* @__PURE__ */ $constructor("ZodMiniType", (inst, def) => {
-  if (!inst._zod)
-    throw new Error("Uninitialized schema in ZodMiniType.");
-  $ZodType.init(inst, def);
-  inst.def = def;
-  inst.type = def.type;
-}, {
-  // `with` is an alias for `check`: the same function object, not a wrapper.
-  get with() {
-    return this.check;
-  },
-  set with(value) {
-    own(this, "with", value);
-  },
-  parse(data, params) {
-    return parse(this, data, params, { callee: this.parse });
-  },
-  parseAsync(data, params) {
-    return parseAsync(this, data, params, { callee: this.parseAsync });
-  },
-  safeParse(data, params) {
-    return safeParse(this, data, params);
-  },
-  safeParseAsync(data, params) {
-    return safeParseAsync(this, data, params);
-  },
-  check(...checks) {
-    const def = this.def;
-    return this.clone({
-      ...def,
-      checks: [
-        ...def.checks ?? [],
-        ...checks.map((ch) => typeof ch === "function" ? { _zod: { check: ch, def: { check: "custom" }, onattach: [] } } : ch)
-      ]
-    }, { parent: true });
-  },
-  clone(_def, params) {
-    return clone(this, _def, params);
-  },
-  brand() {
-    return this;
-  },
-  register(reg, meta3) {
-    reg.add(this, meta3);
-    return this;
-  },
-  apply(fn, ...args) {
-    return args.length === 0 ? fn(this) : fn(this, ...args);
-  }
-});
-var ZodMiniString = /* @__PURE__ */ $constructor("ZodMiniString", (inst, def) => {
-  $ZodString.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function string2(params) {
-  return _string(ZodMiniString, params);
-}
-var ZodMiniNumber = /* @__PURE__ */ $constructor("ZodMiniNumber", (inst, def) => {
-  $ZodNumber.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-var ZodMiniNumberFormat = /* @__PURE__ */ $constructor("ZodMiniNumberFormat", (inst, def) => {
-  $ZodNumberFormat.init(inst, def);
-  ZodMiniNumber.init(inst, def);
-});
-function int(params) {
-  return _int(ZodMiniNumberFormat, params);
-}
-var ZodMiniBoolean = /* @__PURE__ */ $constructor("ZodMiniBoolean", (inst, def) => {
-  $ZodBoolean.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function boolean2(params) {
-  return _boolean(ZodMiniBoolean, params);
-}
-var ZodMiniUnknown = /* @__PURE__ */ $constructor("ZodMiniUnknown", (inst, def) => {
-  $ZodUnknown.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function unknown() {
-  return _unknown(ZodMiniUnknown);
-}
-var ZodMiniNever = /* @__PURE__ */ $constructor("ZodMiniNever", (inst, def) => {
-  $ZodNever.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function never(params) {
-  return _never(ZodMiniNever, params);
-}
-var ZodMiniArray = /* @__PURE__ */ $constructor("ZodMiniArray", (inst, def) => {
-  $ZodArray.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function array(element, params) {
-  return new ZodMiniArray({
-    type: "array",
-    element,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniObject = /* @__PURE__ */ $constructor("ZodMiniObject", (inst, def) => {
-  $ZodObject.init(inst, def);
-  ZodMiniType.init(inst, def);
-  installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
-});
-// @__NO_SIDE_EFFECTS__
-function strictObject(shape, params) {
-  return new ZodMiniObject({
-    type: "object",
-    shape,
-    catchall: /* @__PURE__ */ never(),
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function extend2(schema, shape) {
-  return extend(schema, shape);
-}
-// @__NO_SIDE_EFFECTS__
-function omit2(schema, mask) {
-  return omit(schema, mask);
-}
-var ZodMiniUnion = /* @__PURE__ */ $constructor("ZodMiniUnion", (inst, def) => {
-  $ZodUnion.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function union(options, params) {
-  return new ZodMiniUnion({
-    type: "union",
-    options,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniRecord = /* @__PURE__ */ $constructor("ZodMiniRecord", (inst, def) => {
-  $ZodRecord.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function record(keyType, valueType, params) {
-  if (!valueType || !valueType._zod) {
-    return new ZodMiniRecord({
-      type: "record",
-      keyType: /* @__PURE__ */ string2(),
-      valueType: keyType,
-      ...normalizeParams(valueType)
-    });
-  }
-  return new ZodMiniRecord({
-    type: "record",
-    keyType,
-    valueType,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniEnum = /* @__PURE__ */ $constructor("ZodMiniEnum", (inst, def) => {
-  $ZodEnum.init(inst, def);
-  ZodMiniType.init(inst, def);
-  inst.options = [...inst._zod.values];
-});
-// @__NO_SIDE_EFFECTS__
-function _enum(values, params) {
-  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
-  return new ZodMiniEnum({
-    type: "enum",
-    entries,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniLiteral = /* @__PURE__ */ $constructor("ZodMiniLiteral", (inst, def) => {
-  $ZodLiteral.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function literal(value, params) {
-  return new ZodMiniLiteral({
-    type: "literal",
-    values: Array.isArray(value) ? value : [value],
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
-  $ZodOptional.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function optional(innerType) {
-  return new ZodMiniOptional({
-    type: "optional",
-    innerType
-  });
-}
-var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
-  $ZodNullable.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function nullable(innerType) {
-  return new ZodMiniNullable({
-    type: "nullable",
-    innerType
-  });
-}
-var ZodMiniPipe = /* @__PURE__ */ $constructor("ZodMiniPipe", (inst, def) => {
-  $ZodPipe.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function pipe(in_, out) {
-  return new ZodMiniPipe({
-    type: "pipe",
-    in: in_,
-    out
-  });
-}
-var ZodMiniCustom = /* @__PURE__ */ $constructor("ZodMiniCustom", (inst, def) => {
-  $ZodCustom.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function refine(fn, _params = {}) {
-  return _refine(ZodMiniCustom, fn, _params);
-}
-var meta2 = meta;
 
 // src/core/iso-time.ts
 var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
-var ISO_SECONDS_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
 var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function daysFromCivil(y, m, d) {
@@ -2554,27 +533,8 @@ function isIsoSeconds(text) {
   return secondsOfIsoTime(text) !== null;
 }
 
-// src/core/limits.ts
-var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
-var PROBE_MAX_INVENTORY = 4096;
-var PROBE_MAX_CAPABILITIES = 1024;
-var VSA_BOUNDS = { maxReasons: 4096, maxIdsPerReason: 4096, maxInputAttestations: 4096 };
-var PRESERVATION_WAIVER_MAX_CHARS = 500;
-var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
-var INTOTO_SUBJECT_NAME_MAX_CHARS = 256;
-var KERNEL_PID_MAX = 4194304;
-var KERNEL_UID_MAX = 4294967294;
-var ATTESTOR_REQUEST_MAX_BYTES = 16777216;
-var EGRESS_MAX_REQUESTS = 64;
-var EGRESS_MAX_CONNECTIONS = 16;
-var EGRESS_MAX_ROUTES = 4;
-var CHECK_COMMAND_MAX_ARGS = 64;
-var CHECK_COMMAND_ARG_MAX_CHARS = 4096;
-var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
-
 // src/core/sandbox-bounds.ts
 var INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
-var SANDBOX_ENV_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/;
 var MiB = 1024 * 1024;
 var GiB = 1024 * MiB;
 var SANDBOX_BOUNDS = {
@@ -2582,8 +542,18 @@ var SANDBOX_BOUNDS = {
   memoryBytes: [16 * MiB, 1024 * GiB],
   maxOutputBytes: [1, 256 * MiB]
 };
+function interpreterSegmentsAllowed(p) {
+  return !p.split("/").slice(1).some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
 function dependencyRootAllowed(p) {
   return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+function checkProgramAllowed(p) {
+  return INTERPRETER_PATH_RE.test(p) && interpreterSegmentsAllowed(p);
+}
+function checkCommandAllowed(argv) {
+  const [program, ...args] = argv;
+  return program !== void 0 && checkProgramAllowed(program) && !args.some((a) => a.includes("\0"));
 }
 
 // src/core/format/refinements.ts
@@ -2599,6 +569,17 @@ function noDotSegment(p) {
 function noOwnProto(v) {
   return !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__"));
 }
+function isValidBase64(data) {
+  if (data === "") return true;
+  if (/\s/.test(data)) return false;
+  if (data.length % 4 !== 0) return false;
+  try {
+    atob(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function checkpointTrigger(c) {
   return c.every_entries !== void 0 || c.every !== void 0;
 }
@@ -2608,50 +589,1168 @@ function atLeastOneKey(s) {
 var REFINEMENTS = {
   isIsoSeconds,
   dependencyRootAllowed,
+  checkCommandAllowed,
   relativePath,
   noDotDotSegment,
   noDotSegment,
   noOwnProto,
+  isValidBase64,
   checkpointTrigger,
   atLeastOneKey
 };
 
-// src/core/ids.ts
-var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
-var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
-var RUN_ID_RE = /^RUN-[0-9a-f]{32}$/;
-var EXECUTION_ID_RE = /^EXE-[0-9a-f]{32}$/;
-var HEX64_RE = /^[0-9a-f]{64}$/;
-var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-var WRITER_SESSION_RE = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
-var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var BOOT_ID_RE = /^[0-9a-f-]{36}$/;
+// src/core/format/compiled.ts
+var re1 = /^[a-z][a-z0-9_-]{0,31}$/;
+var re2 = /^[0-9a-f]{64}$/;
+var re3 = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
+var re5 = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/;
+var re6 = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+var re10 = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;
+var re12 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+var re13 = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var re14 = /^UNIT-[0-9a-f]{32}$/;
+var re15 = /^CHL-[0-9a-f]{32}$/;
+var re16 = /^RUN-[0-9a-f]{32}$/;
+var re17 = /^EXE-[0-9a-f]{32}$/;
+var re18 = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var re19 = /^sha256:[0-9a-f]{64}$/;
+var re20 = /^[0-9a-f-]{36}$/;
+var re21 = /^\d{1,20}$/;
+var re22 = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+var re23 = /^\/[^\0]{1,4095}$/;
+var re24 = /^\d+\.\d+\.\d+$/;
+var re25 = /^(?:git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})|git\+https:\/\/[A-Za-z0-9._~:/?#[\]!$&'()*+,;=%-]{1,500}@(?:[0-9a-f]{40}|[0-9a-f]{64}))$/;
+var re26 = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
+var re27 = /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/;
+var re28 = /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/;
+var re29 = /^[a-z]+:[\x21-\x7e]{1,250}$/;
+var re30 = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+var k23 = /* @__PURE__ */ new Set(["sha256", "gitCommit"]);
+var k24 = /* @__PURE__ */ new Set(["name", "digest"]);
+var k25 = /* @__PURE__ */ new Set(["_type", "subject", "predicateType", "predicate"]);
+var k26 = /* @__PURE__ */ new Set(["code", "class", "severity", "refs"]);
+var k27 = /* @__PURE__ */ new Set(["commit", "tree"]);
+var k28 = /* @__PURE__ */ new Set(["contract_digest", "sources_digest", "workspace_digest", "baseline", "policy_digest", "trust_digest", "scope_epoch", "work_revision"]);
+var k29 = /* @__PURE__ */ new Set(["name", "sha256", "interpreter"]);
+var k30 = /* @__PURE__ */ new Set(["bwrap_sha256", "profile_digest", "seccomp_digest", "uid", "uid_separated"]);
+var k31 = /* @__PURE__ */ new Set(["reviewer_sha256", "runner_sha256"]);
+var k32 = /* @__PURE__ */ new Set(["cgroup", "ipc", "mnt", "net", "pid", "user", "uts"]);
+var k33 = /* @__PURE__ */ new Set(["boot_id", "pid", "start_time", "namespaces"]);
+var k34 = /* @__PURE__ */ new Set(["boot_id", "pid", "start_time", "writer_session"]);
+var k35 = /* @__PURE__ */ new Set(["issued_at", "started_at", "finished_at"]);
+var k36 = /* @__PURE__ */ new Set(["sha256", "bytes"]);
+var k37 = /* @__PURE__ */ new Set(["status", "sha256", "bytes"]);
+var k38 = /* @__PURE__ */ new Set(["seq", "prev", "at_ms", "outcome", "method", "route", "request", "response", "upstream_cert_sha256", "tunnel"]);
+var k39 = /* @__PURE__ */ new Set(["head", "records", "requests", "refused", "bytes_up", "bytes_down"]);
+var k40 = /* @__PURE__ */ new Set(["policy_digest", "provider", "model", "host", "port", "transport", "broker_sha256", "relay_sha256", "terminate_ca_sha256", "transcript"]);
+var k41 = /* @__PURE__ */ new Set(["path", "digest"]);
+var k42 = /* @__PURE__ */ new Set(["adapter_sha256", "command", "snapshot_digest", "dependency_root"]);
+var k43 = /* @__PURE__ */ new Set(["reviewer", "runner", "probe", "log"]);
+var k44 = /* @__PURE__ */ new Set(["boot_id", "daemon_pid", "daemon_start_time", "daemon_uid", "attestor_uids", "client_uid", "client_pid"]);
+var k45 = /* @__PURE__ */ new Set(["trust_mode", "unit", "stage", "slot", "challenge_id", "run_id", "execution_id", "verdict", "findings", "vetoes", "coverage_matched", "bundle_digest", "view_digest", "planning_state_digest", "content_digest", "work_state_digest", "inputs", "reviewer", "sandbox", "attestors", "reviewer_process", "writers", "times", "egress", "check", "separation"]);
+var k55 = /* @__PURE__ */ new Set(["credential", "kind", "key_id", "key_ref"]);
+var k56 = /* @__PURE__ */ new Set(["payloadType", "payload"]);
+var k57 = /* @__PURE__ */ new Set(["governed"]);
+var k58 = /* @__PURE__ */ new Set(["id", "version"]);
+var k59 = /* @__PURE__ */ new Set(["sha256"]);
+var k60 = /* @__PURE__ */ new Set(["uri", "digest"]);
+var k61 = /* @__PURE__ */ new Set(["code", "ids"]);
+var k62 = /* @__PURE__ */ new Set(["commit", "manifest_digest"]);
+var k63 = /* @__PURE__ */ new Set(["planning_state_digest", "content_digest", "work_state_digest"]);
+var k64 = /* @__PURE__ */ new Set(["decision_schema", "unit", "state", "reasons", "trust_mode", "policy_digest", "trust_digest", "gate_trust_digest", "subject", "current", "preservation_waiver", "attestor_sha256"]);
+var k65 = /* @__PURE__ */ new Set(["verifier", "timeVerified", "resourceUri", "policy", "inputAttestations", "verificationResult", "verifiedLevels", "slsaVersion", "https://governed.dev/vsa/decision/v1"]);
+var k66 = /* @__PURE__ */ new Set(["surface", "evidence_id", "entry", "exit_code", "capabilities", "output_digest"]);
+var k67 = /* @__PURE__ */ new Set(["unit", "phase", "snapshot_digest", "dependency_digest", "adapter_sha256", "attestor_sha256", "results", "probed_at", "trust_mode", "separation"]);
+var k68 = /* @__PURE__ */ new Set(["trust_mode", "log_entries", "log_head", "state_digest", "policy_digest", "trust_digest", "attestor_sha256", "made_at"]);
+var n1 = { t: "literal", v: [1] };
+var n2 = { t: "enum", v: ["co-located", "separated"] };
+var n3 = { t: "boolean" };
+var n11 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 500 }] };
+var n15 = { t: "unknown", ch: [{ c: "fn", f: "noOwnProto" }] };
+var n16 = { t: "string", ch: [{ c: "re", re: /^[a-z][a-z0-9_-]{0,31}$/ }] };
+var n22 = { t: "string", ch: [{ c: "re", re: /^[0-9a-f]{64}$/ }] };
+var n28 = { t: "enum", v: ["anthropic", "openai"] };
+var n29 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }] };
+var n30 = { t: "string", ch: [{ c: "re", re: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/ }] };
+var n31 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 65535 }] };
+var n32 = { t: "enum", v: ["tls", "plain-loopback"] };
+var n54 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 4096 }] };
+var n55 = { t: "array", el: n54, ch: [{ c: "min", n: 1 }, { c: "max", n: 64 }], cap: 64 };
+var n79 = { t: "string", ch: [{ c: "re", re: /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/ }] };
+var n86 = { t: "string", ch: [{ c: "re", re: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ }, { c: "fn", f: "isIsoSeconds" }] };
+var n96 = { t: "string", ch: [{ c: "min", n: 1 }] };
+var n97 = { t: "string" };
+var n101 = { t: "literal", v: ["https://in-toto.io/Statement/v1"] };
+var n102 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 256 }] };
+var n103 = { t: "string", ch: [{ c: "re", re: /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }] };
+var n104 = { t: "optional", in: n103 };
+var n105 = { t: "object", shape: [["sha256", n22, false, false], ["gitCommit", n104, true, true]], strict: true };
+var n106 = { t: "object", shape: [["name", n102, false, false], ["digest", n105, false, false]], strict: true };
+var n107 = { t: "array", el: n106, ch: [{ c: "min", n: 1 }, { c: "max", n: 16 }], cap: 16 };
+var n108 = { t: "unknown" };
+var n109 = { t: "record", key: n97, val: n108 };
+var n110 = { t: "pipe", in: n15, out: n109 };
+var n111 = { t: "object", shape: [["_type", n101, false, false], ["subject", n107, false, false], ["predicateType", n96, false, false], ["predicate", n110, false, false]], strict: true };
+var n112 = { t: "string", ch: [{ c: "re", re: /^UNIT-[0-9a-f]{32}$/ }] };
+var n113 = { t: "enum", v: ["planning", "development", "test", "integration"] };
+var n114 = { t: "string", ch: [{ c: "re", re: /^CHL-[0-9a-f]{32}$/ }] };
+var n115 = { t: "string", ch: [{ c: "re", re: /^RUN-[0-9a-f]{32}$/ }] };
+var n116 = { t: "string", ch: [{ c: "re", re: /^EXE-[0-9a-f]{32}$/ }] };
+var n117 = { t: "enum", v: ["CLEAN", "DIRTY"] };
+var n118 = { t: "enum", v: ["scope_omission", "source_mapping", "trace_gap", "authority_mismatch", "evidence_gap", "preservation_regression", "correctness", "test_gap", "release_blocker", "other"] };
+var n119 = { t: "enum", v: ["correctness", "preservation", "scope", "authority", "release"] };
+var n120 = { t: "enum", v: ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"] };
+var n121 = { t: "string", ch: [{ c: "re", re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ }] };
+var n122 = { t: "array", el: n121, ch: [{ c: "min", n: 1 }, { c: "max", n: 4 }], cap: 4 };
+var n123 = { t: "object", shape: [["code", n118, false, false], ["class", n119, false, false], ["severity", n120, false, false], ["refs", n122, false, false]], strict: true };
+var n124 = { t: "array", el: n123, ch: [{ c: "max", n: 32 }], cap: 32 };
+var n125 = { t: "literal", v: [true] };
+var n126 = { t: "string", ch: [{ c: "re", re: /^sha256:[0-9a-f]{64}$/ }] };
+var n127 = { t: "object", shape: [["commit", n103, false, false], ["tree", n103, false, false]], strict: true };
+var n128 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 9007199254740991 }] };
+var n129 = { t: "object", shape: [["contract_digest", n126, false, false], ["sources_digest", n126, false, false], ["workspace_digest", n126, false, false], ["baseline", n127, false, false], ["policy_digest", n126, false, false], ["trust_digest", n126, false, false], ["scope_epoch", n128, false, false], ["work_revision", n128, false, false]], strict: true };
+var n130 = { t: "string", ch: [{ c: "re", re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }] };
+var n131 = { t: "object", shape: [["name", n16, false, false], ["sha256", n22, false, false], ["interpreter", n130, false, false]], strict: true };
+var n132 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 4294967294 }] };
+var n133 = { t: "object", shape: [["bwrap_sha256", n22, false, false], ["profile_digest", n126, false, false], ["seccomp_digest", n126, false, false], ["uid", n132, false, false], ["uid_separated", n3, false, false]], strict: true };
+var n134 = { t: "object", shape: [["reviewer_sha256", n22, false, false], ["runner_sha256", n22, false, false]], strict: true };
+var n135 = { t: "string", ch: [{ c: "re", re: /^[0-9a-f-]{36}$/ }] };
+var n136 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 4194304 }] };
+var n137 = { t: "string", ch: [{ c: "re", re: /^\d{1,20}$/ }] };
+var n138 = { t: "object", shape: [["cgroup", n128, false, false], ["ipc", n128, false, false], ["mnt", n128, false, false], ["net", n128, false, false], ["pid", n128, false, false], ["user", n128, false, false], ["uts", n128, false, false]], strict: true };
+var n139 = { t: "object", shape: [["boot_id", n135, false, false], ["pid", n136, false, false], ["start_time", n137, false, false], ["namespaces", n138, false, false]], strict: true };
+var n140 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }] };
+var n141 = { t: "object", shape: [["boot_id", n135, false, false], ["pid", n136, false, false], ["start_time", n137, false, false], ["writer_session", n140, false, false]], strict: true };
+var n142 = { t: "array", el: n141, ch: [{ c: "max", n: 64 }], cap: 64 };
+var n143 = { t: "object", shape: [["issued_at", n86, false, false], ["started_at", n86, false, false], ["finished_at", n86, false, false]], strict: true };
+var n144 = { t: "optional", in: n22 };
+var n145 = { t: "enum", v: ["forwarded", "refused_connect", "refused_sni", "refused_malformed", "refused_upgrade", "refused_http2", "refused_target", "refused_host", "refused_route", "refused_phantom", "refused_body", "refused_request_cap", "refused_request_too_large", "refused_connections", "refused_deadline", "refused_address", "upstream_failed", "upstream_tls_failed", "response_truncated", "request_timeout"] };
+var n146 = { t: "enum", v: ["POST", "GET", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "OTHER"] };
+var n147 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 3 }] };
+var n148 = { t: "nullable", in: n147 };
+var n149 = { t: "nullable", in: n22 };
+var n150 = { t: "object", shape: [["sha256", n149, false, false], ["bytes", n128, false, false]], strict: true };
+var n151 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 100 }, { c: "lte", n: 599 }] };
+var n152 = { t: "nullable", in: n151 };
+var n153 = { t: "object", shape: [["status", n152, false, false], ["sha256", n149, false, false], ["bytes", n128, false, false]], strict: true };
+var n154 = { t: "optional", in: n125 };
+var n155 = { t: "object", shape: [["seq", n128, false, false], ["prev", n126, false, false], ["at_ms", n128, false, false], ["outcome", n145, false, false], ["method", n146, false, false], ["route", n148, false, false], ["request", n150, false, false], ["response", n153, false, false], ["upstream_cert_sha256", n149, false, false], ["tunnel", n154, true, true]], strict: true };
+var n156 = { t: "array", el: n155, ch: [{ c: "max", n: 64 }], cap: 64 };
+var n157 = { t: "object", shape: [["head", n126, false, false], ["records", n156, false, false], ["requests", n128, false, false], ["refused", n128, false, false], ["bytes_up", n128, false, false], ["bytes_down", n128, false, false]], strict: true };
+var n158 = { t: "object", shape: [["policy_digest", n126, false, false], ["provider", n28, false, false], ["model", n29, false, false], ["host", n30, false, false], ["port", n31, false, false], ["transport", n32, false, false], ["broker_sha256", n22, false, false], ["relay_sha256", n144, true, true], ["terminate_ca_sha256", n144, true, true], ["transcript", n157, false, false]], strict: true };
+var n159 = { t: "optional", in: n158 };
+var n160 = { t: "object", shape: [["path", n102, false, false], ["digest", n126, false, false]], strict: true };
+var n161 = { t: "nullable", in: n160 };
+var n162 = { t: "object", shape: [["adapter_sha256", n22, false, false], ["command", n55, false, false], ["snapshot_digest", n126, false, false], ["dependency_root", n161, false, false]], strict: true };
+var n163 = { t: "optional", in: n162 };
+var n164 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 4294967294 }] };
+var n165 = { t: "optional", in: n164 };
+var n166 = { t: "object", shape: [["reviewer", n164, false, false], ["runner", n164, false, false], ["probe", n165, true, true], ["log", n165, true, true]], strict: true };
+var n167 = { t: "object", shape: [["boot_id", n135, false, false], ["daemon_pid", n136, false, false], ["daemon_start_time", n137, false, false], ["daemon_uid", n164, false, false], ["attestor_uids", n166, false, false], ["client_uid", n132, false, false], ["client_pid", n136, false, false]], strict: true };
+var n168 = { t: "optional", in: n167 };
+var n169 = { t: "object", shape: [["trust_mode", n2, false, false], ["unit", n112, false, false], ["stage", n113, false, false], ["slot", n16, false, false], ["challenge_id", n114, false, false], ["run_id", n115, false, false], ["execution_id", n116, false, false], ["verdict", n117, false, false], ["findings", n124, false, false], ["vetoes", n124, false, false], ["coverage_matched", n125, false, false], ["bundle_digest", n126, false, false], ["view_digest", n126, false, false], ["planning_state_digest", n126, false, false], ["content_digest", n126, false, false], ["work_state_digest", n126, false, false], ["inputs", n129, false, false], ["reviewer", n131, false, false], ["sandbox", n133, false, false], ["attestors", n134, false, false], ["reviewer_process", n139, false, false], ["writers", n142, false, false], ["times", n143, false, false], ["egress", n159, true, true], ["check", n163, true, true], ["separation", n168, true, true]], strict: true };
+var n203 = { t: "enum", v: ["review-receipt", "decision", "checkpoint", "probe"] };
+var n204 = { t: "string", ch: [{ c: "re", re: /^\/[^\0]{1,4095}$/ }] };
+var n205 = { t: "object", shape: [["credential", n16, false, false], ["kind", n203, false, false], ["key_id", n22, false, false], ["key_ref", n204, false, false]], strict: true };
+var n206 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 200 }] };
+var n207 = { t: "object", shape: [["payloadType", n206, false, false], ["payload", n96, false, false]], strict: true };
+var n208 = { t: "string", ch: [{ c: "re", re: /^\d+\.\d+\.\d+$/ }] };
+var n209 = { t: "object", shape: [["governed", n208, false, false]], strict: true };
+var n210 = { t: "object", shape: [["id", n79, false, false], ["version", n209, false, false]], strict: true };
+var n211 = { t: "string", ch: [{ c: "re", re: /^(?:git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})|git\+https:\/\/[A-Za-z0-9._~:/?#[\]!$&'()*+,;=%-]{1,500}@(?:[0-9a-f]{40}|[0-9a-f]{64}))$/ }] };
+var n212 = { t: "literal", v: ["https://governed.dev/policy"] };
+var n213 = { t: "object", shape: [["sha256", n22, false, false]], strict: true };
+var n214 = { t: "object", shape: [["uri", n212, false, false], ["digest", n213, false, false]], strict: true };
+var n215 = { t: "string", ch: [{ c: "re", re: /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/ }] };
+var n216 = { t: "object", shape: [["uri", n215, false, false], ["digest", n213, false, false]], strict: true };
+var n217 = { t: "array", el: n216, ch: [{ c: "max", n: 4096 }], cap: 4096 };
+var n218 = { t: "enum", v: ["PASSED", "FAILED"] };
+var n219 = { t: "enum", v: ["GOVERNED_RELEASE_ELIGIBLE", "FAILED"] };
+var n220 = { t: "array", el: n219, ch: [{ c: "min", n: 1 }, { c: "max", n: 1 }], cap: 1 };
+var n221 = { t: "literal", v: ["1.0"] };
+var n222 = { t: "enum", v: ["RELEASE_ELIGIBLE", "REVIEW_ONLY"] };
+var n223 = { t: "string", ch: [{ c: "re", re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ }] };
+var n224 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ }] };
+var n225 = { t: "array", el: n224, ch: [{ c: "max", n: 4096 }], cap: 4096 };
+var n226 = { t: "object", shape: [["code", n223, false, false], ["ids", n225, false, false]], strict: true };
+var n227 = { t: "array", el: n226, ch: [{ c: "max", n: 4096 }], cap: 4096 };
+var n228 = { t: "object", shape: [["commit", n103, false, false], ["manifest_digest", n126, false, false]], strict: true };
+var n229 = { t: "object", shape: [["planning_state_digest", n126, false, false], ["content_digest", n126, false, false], ["work_state_digest", n126, false, false]], strict: true };
+var n230 = { t: "nullable", in: n11 };
+var n231 = { t: "object", shape: [["decision_schema", n1, false, false], ["unit", n112, false, false], ["state", n222, false, false], ["reasons", n227, false, false], ["trust_mode", n2, false, false], ["policy_digest", n126, false, false], ["trust_digest", n126, false, false], ["gate_trust_digest", n126, false, false], ["subject", n228, false, false], ["current", n229, false, false], ["preservation_waiver", n230, false, false], ["attestor_sha256", n22, false, false]], strict: true };
+var n232 = { t: "object", shape: [["verifier", n210, false, false], ["timeVerified", n86, false, false], ["resourceUri", n211, false, false], ["policy", n214, false, false], ["inputAttestations", n217, false, false], ["verificationResult", n218, false, false], ["verifiedLevels", n220, false, false], ["slsaVersion", n221, false, false], ["https://governed.dev/vsa/decision/v1", n231, false, false]], strict: true };
+var n233 = { t: "enum", v: ["baseline", "current"] };
+var n234 = { t: "nullable", in: n126 };
+var n235 = { t: "string", ch: [{ c: "re", re: /^[a-z]+:[\x21-\x7e]{1,250}$/ }] };
+var n236 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 255 }] };
+var n237 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9_$.:@/-]{1,128}$/ }] };
+var n238 = { t: "array", el: n237, ch: [{ c: "max", n: 1024 }], cap: 1024 };
+var n239 = { t: "object", shape: [["surface", n121, false, false], ["evidence_id", n121, false, false], ["entry", n235, false, false], ["exit_code", n236, false, false], ["capabilities", n238, false, false], ["output_digest", n126, false, false]], strict: true };
+var n240 = { t: "array", el: n239, ch: [{ c: "min", n: 1 }, { c: "max", n: 4096 }], cap: 4096 };
+var n241 = { t: "optional", in: n2 };
+var n242 = { t: "object", shape: [["unit", n112, false, false], ["phase", n233, false, false], ["snapshot_digest", n126, false, false], ["dependency_digest", n234, false, false], ["adapter_sha256", n22, false, false], ["attestor_sha256", n22, false, false], ["results", n240, false, false], ["probed_at", n86, false, false], ["trust_mode", n241, true, true], ["separation", n168, true, true]], strict: true };
+var n243 = { t: "literal", v: ["co-located"] };
+var n244 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 9007199254740991 }] };
+var n245 = { t: "object", shape: [["trust_mode", n243, false, false], ["log_entries", n244, false, false], ["log_head", n126, false, false], ["state_digest", n126, false, false], ["policy_digest", n126, false, false], ["trust_digest", n126, false, false], ["attestor_sha256", n22, false, false], ["made_at", n86, false, false]], strict: true };
+var n246 = { t: "literal", v: ["governed-log"] };
+var n247 = { t: "object", shape: [["name", n246, false, false], ["digest", n213, false, false]], strict: true };
+var n248 = { t: "array", el: n247, ch: [{ c: "min", n: 1 }, { c: "max", n: 1 }], cap: 1 };
+function a1(v) {
+  if (v !== 1) return FAIL;
+  return v;
+}
+function a2(v) {
+  if (v !== "co-located" && v !== "separated") return FAIL;
+  return v;
+}
+function a3(v) {
+  if (typeof v !== "boolean") return FAIL;
+  return v;
+}
+function a11(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 500)) return FAIL;
+  return v;
+}
+function a15(v) {
+  if (!REFINEMENTS.noOwnProto(v)) return FAIL;
+  return v;
+}
+function a16(v) {
+  if (typeof v !== "string") return FAIL;
+  re1.lastIndex = 0;
+  if (!re1.test(v)) return FAIL;
+  return v;
+}
+function a22(v) {
+  if (typeof v !== "string") return FAIL;
+  re2.lastIndex = 0;
+  if (!re2.test(v)) return FAIL;
+  return v;
+}
+function a28(v) {
+  if (v !== "anthropic" && v !== "openai") return FAIL;
+  return v;
+}
+function a29(v) {
+  if (typeof v !== "string") return FAIL;
+  re5.lastIndex = 0;
+  if (!re5.test(v)) return FAIL;
+  return v;
+}
+function a30(v) {
+  if (typeof v !== "string") return FAIL;
+  re6.lastIndex = 0;
+  if (!re6.test(v)) return FAIL;
+  return v;
+}
+function a31(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 1)) return FAIL;
+  if (!(v <= 65535)) return FAIL;
+  return v;
+}
+function a32(v) {
+  if (v !== "tls" && v !== "plain-loopback") return FAIL;
+  return v;
+}
+function a54(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 4096)) return FAIL;
+  return v;
+}
+function a55(v) {
+  const o = acceptArray(v, 64, a54);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtLeast(o, 1)) return FAIL;
+  if (!codePointsAtMost(o, 64)) return FAIL;
+  return o;
+}
+function a79(v) {
+  if (typeof v !== "string") return FAIL;
+  re10.lastIndex = 0;
+  if (!re10.test(v)) return FAIL;
+  return v;
+}
+function a86(v) {
+  if (typeof v !== "string") return FAIL;
+  re12.lastIndex = 0;
+  if (!re12.test(v)) return FAIL;
+  if (!REFINEMENTS.isIsoSeconds(v)) return FAIL;
+  return v;
+}
+function a96(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  return v;
+}
+function a97(v) {
+  if (typeof v !== "string") return FAIL;
+  return v;
+}
+function a101(v) {
+  if (v !== "https://in-toto.io/Statement/v1") return FAIL;
+  return v;
+}
+function a102(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 256)) return FAIL;
+  return v;
+}
+function a103(v) {
+  if (typeof v !== "string") return FAIL;
+  re13.lastIndex = 0;
+  if (!re13.test(v)) return FAIL;
+  return v;
+}
+function a104(v) {
+  const o = v === void 0 ? v : a103(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a105(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "gitCommit", a104, true, true)) return FAIL;
+  for (const k in v) if (!k23.has(k)) return FAIL;
+  return o;
+}
+function a106(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "name", a102, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "digest", a105, false, false)) return FAIL;
+  for (const k in v) if (!k24.has(k)) return FAIL;
+  return o;
+}
+function a107(v) {
+  const o = acceptArray(v, 16, a106);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtLeast(o, 1)) return FAIL;
+  if (!codePointsAtMost(o, 16)) return FAIL;
+  return o;
+}
+function a108(v) {
+  return v;
+}
+function a109(v) {
+  if (!isPlainObject(v)) return FAIL;
+  const o = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    if (a97(k) === FAIL) return FAIL;
+    const r = a108(v[k]);
+    if (r === FAIL) return FAIL;
+    o[k] = r;
+  }
+  return o;
+}
+function a110(v) {
+  const l = a15(v);
+  if (l === FAIL) return FAIL;
+  const o = a109(l);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a111(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "_type", a101, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "subject", a107, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "predicateType", a96, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "predicate", a110, false, false)) return FAIL;
+  for (const k in v) if (!k25.has(k)) return FAIL;
+  return o;
+}
+function a112(v) {
+  if (typeof v !== "string") return FAIL;
+  re14.lastIndex = 0;
+  if (!re14.test(v)) return FAIL;
+  return v;
+}
+function a113(v) {
+  if (v !== "planning" && v !== "development" && v !== "test" && v !== "integration") return FAIL;
+  return v;
+}
+function a114(v) {
+  if (typeof v !== "string") return FAIL;
+  re15.lastIndex = 0;
+  if (!re15.test(v)) return FAIL;
+  return v;
+}
+function a115(v) {
+  if (typeof v !== "string") return FAIL;
+  re16.lastIndex = 0;
+  if (!re16.test(v)) return FAIL;
+  return v;
+}
+function a116(v) {
+  if (typeof v !== "string") return FAIL;
+  re17.lastIndex = 0;
+  if (!re17.test(v)) return FAIL;
+  return v;
+}
+function a117(v) {
+  if (v !== "CLEAN" && v !== "DIRTY") return FAIL;
+  return v;
+}
+function a118(v) {
+  if (v !== "scope_omission" && v !== "source_mapping" && v !== "trace_gap" && v !== "authority_mismatch" && v !== "evidence_gap" && v !== "preservation_regression" && v !== "correctness" && v !== "test_gap" && v !== "release_blocker" && v !== "other") return FAIL;
+  return v;
+}
+function a119(v) {
+  if (v !== "correctness" && v !== "preservation" && v !== "scope" && v !== "authority" && v !== "release") return FAIL;
+  return v;
+}
+function a120(v) {
+  if (v !== "CRITICAL" && v !== "HIGH" && v !== "MEDIUM" && v !== "LOW" && v !== "INFO") return FAIL;
+  return v;
+}
+function a121(v) {
+  if (typeof v !== "string") return FAIL;
+  re18.lastIndex = 0;
+  if (!re18.test(v)) return FAIL;
+  return v;
+}
+function a122(v) {
+  const o = acceptArray(v, 4, a121);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtLeast(o, 1)) return FAIL;
+  if (!codePointsAtMost(o, 4)) return FAIL;
+  return o;
+}
+function a123(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "code", a118, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "class", a119, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "severity", a120, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "refs", a122, false, false)) return FAIL;
+  for (const k in v) if (!k26.has(k)) return FAIL;
+  return o;
+}
+function a124(v) {
+  const o = acceptArray(v, 32, a123);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtMost(o, 32)) return FAIL;
+  return o;
+}
+function a125(v) {
+  if (v !== true) return FAIL;
+  return v;
+}
+function a126(v) {
+  if (typeof v !== "string") return FAIL;
+  re19.lastIndex = 0;
+  if (!re19.test(v)) return FAIL;
+  return v;
+}
+function a127(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "commit", a103, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "tree", a103, false, false)) return FAIL;
+  for (const k in v) if (!k27.has(k)) return FAIL;
+  return o;
+}
+function a128(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 0)) return FAIL;
+  if (!(v <= 9007199254740991)) return FAIL;
+  return v;
+}
+function a129(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "contract_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sources_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "workspace_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "baseline", a127, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "policy_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "trust_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "scope_epoch", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "work_revision", a128, false, false)) return FAIL;
+  for (const k in v) if (!k28.has(k)) return FAIL;
+  return o;
+}
+function a130(v) {
+  if (typeof v !== "string") return FAIL;
+  re3.lastIndex = 0;
+  if (!re3.test(v)) return FAIL;
+  return v;
+}
+function a131(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "name", a16, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "interpreter", a130, false, false)) return FAIL;
+  for (const k in v) if (!k29.has(k)) return FAIL;
+  return o;
+}
+function a132(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 0)) return FAIL;
+  if (!(v <= 4294967294)) return FAIL;
+  return v;
+}
+function a133(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "bwrap_sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "profile_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "seccomp_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "uid", a132, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "uid_separated", a3, false, false)) return FAIL;
+  for (const k in v) if (!k30.has(k)) return FAIL;
+  return o;
+}
+function a134(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "reviewer_sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "runner_sha256", a22, false, false)) return FAIL;
+  for (const k in v) if (!k31.has(k)) return FAIL;
+  return o;
+}
+function a135(v) {
+  if (typeof v !== "string") return FAIL;
+  re20.lastIndex = 0;
+  if (!re20.test(v)) return FAIL;
+  return v;
+}
+function a136(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 1)) return FAIL;
+  if (!(v <= 4194304)) return FAIL;
+  return v;
+}
+function a137(v) {
+  if (typeof v !== "string") return FAIL;
+  re21.lastIndex = 0;
+  if (!re21.test(v)) return FAIL;
+  return v;
+}
+function a138(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "cgroup", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "ipc", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "mnt", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "net", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "pid", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "user", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "uts", a128, false, false)) return FAIL;
+  for (const k in v) if (!k32.has(k)) return FAIL;
+  return o;
+}
+function a139(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "boot_id", a135, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "pid", a136, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "start_time", a137, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "namespaces", a138, false, false)) return FAIL;
+  for (const k in v) if (!k33.has(k)) return FAIL;
+  return o;
+}
+function a140(v) {
+  if (typeof v !== "string") return FAIL;
+  re22.lastIndex = 0;
+  if (!re22.test(v)) return FAIL;
+  return v;
+}
+function a141(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "boot_id", a135, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "pid", a136, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "start_time", a137, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "writer_session", a140, false, false)) return FAIL;
+  for (const k in v) if (!k34.has(k)) return FAIL;
+  return o;
+}
+function a142(v) {
+  const o = acceptArray(v, 64, a141);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtMost(o, 64)) return FAIL;
+  return o;
+}
+function a143(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "issued_at", a86, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "started_at", a86, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "finished_at", a86, false, false)) return FAIL;
+  for (const k in v) if (!k35.has(k)) return FAIL;
+  return o;
+}
+function a144(v) {
+  const o = v === void 0 ? v : a22(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a145(v) {
+  if (v !== "forwarded" && v !== "refused_connect" && v !== "refused_sni" && v !== "refused_malformed" && v !== "refused_upgrade" && v !== "refused_http2" && v !== "refused_target" && v !== "refused_host" && v !== "refused_route" && v !== "refused_phantom" && v !== "refused_body" && v !== "refused_request_cap" && v !== "refused_request_too_large" && v !== "refused_connections" && v !== "refused_deadline" && v !== "refused_address" && v !== "upstream_failed" && v !== "upstream_tls_failed" && v !== "response_truncated" && v !== "request_timeout") return FAIL;
+  return v;
+}
+function a146(v) {
+  if (v !== "POST" && v !== "GET" && v !== "HEAD" && v !== "PUT" && v !== "DELETE" && v !== "PATCH" && v !== "OPTIONS" && v !== "CONNECT" && v !== "OTHER") return FAIL;
+  return v;
+}
+function a147(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 0)) return FAIL;
+  if (!(v <= 3)) return FAIL;
+  return v;
+}
+function a148(v) {
+  const o = v === null ? v : a147(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a149(v) {
+  const o = v === null ? v : a22(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a150(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "sha256", a149, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "bytes", a128, false, false)) return FAIL;
+  for (const k in v) if (!k36.has(k)) return FAIL;
+  return o;
+}
+function a151(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 100)) return FAIL;
+  if (!(v <= 599)) return FAIL;
+  return v;
+}
+function a152(v) {
+  const o = v === null ? v : a151(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a153(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "status", a152, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sha256", a149, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "bytes", a128, false, false)) return FAIL;
+  for (const k in v) if (!k37.has(k)) return FAIL;
+  return o;
+}
+function a154(v) {
+  const o = v === void 0 ? v : a125(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a155(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "seq", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "prev", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "at_ms", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "outcome", a145, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "method", a146, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "route", a148, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "request", a150, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "response", a153, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "upstream_cert_sha256", a149, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "tunnel", a154, true, true)) return FAIL;
+  for (const k in v) if (!k38.has(k)) return FAIL;
+  return o;
+}
+function a156(v) {
+  const o = acceptArray(v, 64, a155);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtMost(o, 64)) return FAIL;
+  return o;
+}
+function a157(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "head", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "records", a156, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "requests", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "refused", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "bytes_up", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "bytes_down", a128, false, false)) return FAIL;
+  for (const k in v) if (!k39.has(k)) return FAIL;
+  return o;
+}
+function a158(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "policy_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "provider", a28, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "model", a29, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "host", a30, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "port", a31, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "transport", a32, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "broker_sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "relay_sha256", a144, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "terminate_ca_sha256", a144, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "transcript", a157, false, false)) return FAIL;
+  for (const k in v) if (!k40.has(k)) return FAIL;
+  return o;
+}
+function a159(v) {
+  const o = v === void 0 ? v : a158(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a160(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "path", a102, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "digest", a126, false, false)) return FAIL;
+  for (const k in v) if (!k41.has(k)) return FAIL;
+  return o;
+}
+function a161(v) {
+  const o = v === null ? v : a160(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a162(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "adapter_sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "command", a55, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "snapshot_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "dependency_root", a161, false, false)) return FAIL;
+  for (const k in v) if (!k42.has(k)) return FAIL;
+  return o;
+}
+function a163(v) {
+  const o = v === void 0 ? v : a162(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a164(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 1)) return FAIL;
+  if (!(v <= 4294967294)) return FAIL;
+  return v;
+}
+function a165(v) {
+  const o = v === void 0 ? v : a164(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a166(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "reviewer", a164, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "runner", a164, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "probe", a165, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "log", a165, true, true)) return FAIL;
+  for (const k in v) if (!k43.has(k)) return FAIL;
+  return o;
+}
+function a167(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "boot_id", a135, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "daemon_pid", a136, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "daemon_start_time", a137, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "daemon_uid", a164, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "attestor_uids", a166, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "client_uid", a132, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "client_pid", a136, false, false)) return FAIL;
+  for (const k in v) if (!k44.has(k)) return FAIL;
+  return o;
+}
+function a168(v) {
+  const o = v === void 0 ? v : a167(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a169(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "trust_mode", a2, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "unit", a112, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "stage", a113, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "slot", a16, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "challenge_id", a114, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "run_id", a115, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "execution_id", a116, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "verdict", a117, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "findings", a124, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "vetoes", a124, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "coverage_matched", a125, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "bundle_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "view_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "planning_state_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "content_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "work_state_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "inputs", a129, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "reviewer", a131, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sandbox", a133, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "attestors", a134, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "reviewer_process", a139, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "writers", a142, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "times", a143, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "egress", a159, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "check", a163, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "separation", a168, true, true)) return FAIL;
+  for (const k in v) if (!k45.has(k)) return FAIL;
+  return o;
+}
+function a203(v) {
+  if (v !== "review-receipt" && v !== "decision" && v !== "checkpoint" && v !== "probe") return FAIL;
+  return v;
+}
+function a204(v) {
+  if (typeof v !== "string") return FAIL;
+  re23.lastIndex = 0;
+  if (!re23.test(v)) return FAIL;
+  return v;
+}
+function a205(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "credential", a16, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "kind", a203, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "key_id", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "key_ref", a204, false, false)) return FAIL;
+  for (const k in v) if (!k55.has(k)) return FAIL;
+  return o;
+}
+function a206(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 200)) return FAIL;
+  return v;
+}
+function a207(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "payloadType", a206, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "payload", a96, false, false)) return FAIL;
+  for (const k in v) if (!k56.has(k)) return FAIL;
+  return o;
+}
+function a208(v) {
+  if (typeof v !== "string") return FAIL;
+  re24.lastIndex = 0;
+  if (!re24.test(v)) return FAIL;
+  return v;
+}
+function a209(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "governed", a208, false, false)) return FAIL;
+  for (const k in v) if (!k57.has(k)) return FAIL;
+  return o;
+}
+function a210(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a79, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "version", a209, false, false)) return FAIL;
+  for (const k in v) if (!k58.has(k)) return FAIL;
+  return o;
+}
+function a211(v) {
+  if (typeof v !== "string") return FAIL;
+  re25.lastIndex = 0;
+  if (!re25.test(v)) return FAIL;
+  return v;
+}
+function a212(v) {
+  if (v !== "https://governed.dev/policy") return FAIL;
+  return v;
+}
+function a213(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "sha256", a22, false, false)) return FAIL;
+  for (const k in v) if (!k59.has(k)) return FAIL;
+  return o;
+}
+function a214(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "uri", a212, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "digest", a213, false, false)) return FAIL;
+  for (const k in v) if (!k60.has(k)) return FAIL;
+  return o;
+}
+function a215(v) {
+  if (typeof v !== "string") return FAIL;
+  re26.lastIndex = 0;
+  if (!re26.test(v)) return FAIL;
+  return v;
+}
+function a216(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "uri", a215, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "digest", a213, false, false)) return FAIL;
+  for (const k in v) if (!k60.has(k)) return FAIL;
+  return o;
+}
+function a217(v) {
+  const o = acceptArray(v, 4096, a216);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtMost(o, 4096)) return FAIL;
+  return o;
+}
+function a218(v) {
+  if (v !== "PASSED" && v !== "FAILED") return FAIL;
+  return v;
+}
+function a219(v) {
+  if (v !== "GOVERNED_RELEASE_ELIGIBLE" && v !== "FAILED") return FAIL;
+  return v;
+}
+function a220(v) {
+  const o = acceptArray(v, 1, a219);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtLeast(o, 1)) return FAIL;
+  if (!codePointsAtMost(o, 1)) return FAIL;
+  return o;
+}
+function a221(v) {
+  if (v !== "1.0") return FAIL;
+  return v;
+}
+function a222(v) {
+  if (v !== "RELEASE_ELIGIBLE" && v !== "REVIEW_ONLY") return FAIL;
+  return v;
+}
+function a223(v) {
+  if (typeof v !== "string") return FAIL;
+  re27.lastIndex = 0;
+  if (!re27.test(v)) return FAIL;
+  return v;
+}
+function a224(v) {
+  if (typeof v !== "string") return FAIL;
+  re28.lastIndex = 0;
+  if (!re28.test(v)) return FAIL;
+  return v;
+}
+function a225(v) {
+  const o = acceptArray(v, 4096, a224);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtMost(o, 4096)) return FAIL;
+  return o;
+}
+function a226(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "code", a223, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "ids", a225, false, false)) return FAIL;
+  for (const k in v) if (!k61.has(k)) return FAIL;
+  return o;
+}
+function a227(v) {
+  const o = acceptArray(v, 4096, a226);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtMost(o, 4096)) return FAIL;
+  return o;
+}
+function a228(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "commit", a103, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "manifest_digest", a126, false, false)) return FAIL;
+  for (const k in v) if (!k62.has(k)) return FAIL;
+  return o;
+}
+function a229(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "planning_state_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "content_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "work_state_digest", a126, false, false)) return FAIL;
+  for (const k in v) if (!k63.has(k)) return FAIL;
+  return o;
+}
+function a230(v) {
+  const o = v === null ? v : a11(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a231(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "decision_schema", a1, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "unit", a112, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "state", a222, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "reasons", a227, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "trust_mode", a2, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "policy_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "trust_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "gate_trust_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "subject", a228, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "current", a229, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "preservation_waiver", a230, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "attestor_sha256", a22, false, false)) return FAIL;
+  for (const k in v) if (!k64.has(k)) return FAIL;
+  return o;
+}
+function a232(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "verifier", a210, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "timeVerified", a86, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "resourceUri", a211, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "policy", a214, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "inputAttestations", a217, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "verificationResult", a218, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "verifiedLevels", a220, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "slsaVersion", a221, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "https://governed.dev/vsa/decision/v1", a231, false, false)) return FAIL;
+  for (const k in v) if (!k65.has(k)) return FAIL;
+  return o;
+}
+function a233(v) {
+  if (v !== "baseline" && v !== "current") return FAIL;
+  return v;
+}
+function a234(v) {
+  const o = v === null ? v : a126(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a235(v) {
+  if (typeof v !== "string") return FAIL;
+  re29.lastIndex = 0;
+  if (!re29.test(v)) return FAIL;
+  return v;
+}
+function a236(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 0)) return FAIL;
+  if (!(v <= 255)) return FAIL;
+  return v;
+}
+function a237(v) {
+  if (typeof v !== "string") return FAIL;
+  re30.lastIndex = 0;
+  if (!re30.test(v)) return FAIL;
+  return v;
+}
+function a238(v) {
+  const o = acceptArray(v, 1024, a237);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtMost(o, 1024)) return FAIL;
+  return o;
+}
+function a239(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "surface", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "evidence_id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "entry", a235, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "exit_code", a236, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "capabilities", a238, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "output_digest", a126, false, false)) return FAIL;
+  for (const k in v) if (!k66.has(k)) return FAIL;
+  return o;
+}
+function a240(v) {
+  const o = acceptArray(v, 4096, a239);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtLeast(o, 1)) return FAIL;
+  if (!codePointsAtMost(o, 4096)) return FAIL;
+  return o;
+}
+function a241(v) {
+  const o = v === void 0 ? v : a2(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a242(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "unit", a112, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "phase", a233, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "snapshot_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "dependency_digest", a234, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "adapter_sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "attestor_sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "results", a240, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "probed_at", a86, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "trust_mode", a241, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "separation", a168, true, true)) return FAIL;
+  for (const k in v) if (!k67.has(k)) return FAIL;
+  return o;
+}
+function a243(v) {
+  if (v !== "co-located") return FAIL;
+  return v;
+}
+function a244(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 1)) return FAIL;
+  if (!(v <= 9007199254740991)) return FAIL;
+  return v;
+}
+function a245(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "trust_mode", a243, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "log_entries", a244, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "log_head", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "state_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "policy_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "trust_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "attestor_sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "made_at", a86, false, false)) return FAIL;
+  for (const k in v) if (!k68.has(k)) return FAIL;
+  return o;
+}
+function a246(v) {
+  if (v !== "governed-log") return FAIL;
+  return v;
+}
+function a247(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "name", a246, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "digest", a213, false, false)) return FAIL;
+  for (const k in v) if (!k24.has(k)) return FAIL;
+  return o;
+}
+function a248(v) {
+  const o = acceptArray(v, 1, a247);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtLeast(o, 1)) return FAIL;
+  if (!codePointsAtMost(o, 1)) return FAIL;
+  return o;
+}
+var STATEMENT = { node: n111, accept: a111 };
+var RECEIPT_PREDICATE = { node: n169, accept: a169 };
+var ATTESTOR_CONFIG = { node: n205, accept: a205 };
+var ATTESTOR_REQUEST = { node: n207, accept: a207 };
+var VSA_PREDICATE = { node: n232, accept: a232 };
+var PROBE_PREDICATE = { node: n242, accept: a242 };
+var CHECKPOINT_PREDICATE = { node: n245, accept: a245 };
+var CHECKPOINT_SUBJECTS = { node: n248, accept: a248 };
 
-// src/core/schema-primitives.ts
-function str(o = {}) {
-  const checks = [];
-  if (o.min !== void 0) checks.push(_minLength(o.min));
-  if (o.max !== void 0) checks.push(_maxLength(o.max));
-  if (o.re !== void 0) checks.push(_regex(o.re));
-  return checks.length === 0 ? string2() : string2().check(...checks);
-}
-function int2(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
-  return int().check(_gte(min), _lte(max));
-}
-function list(item, min, max) {
-  return min > 0 ? array(item).check(_minLength(min), _maxLength(max)) : array(item).check(_maxLength(max));
-}
-var hex64 = str({ re: HEX64_RE });
-var digestString = str({ re: DIGEST_RE });
-var gitId = str({ re: GIT_OID_RE });
-var count = int2(0, Number.MAX_SAFE_INTEGER);
-var isoSeconds = string2().check(
-  _regex(ISO_SECONDS_SHAPE),
-  refine(REFINEMENTS.isIsoSeconds, { message: "iso_time" }),
-  meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
-);
+// src/core/format/node.ts
+var formatOf = (form) => form;
 
 // src/core/attestor-protocol.ts
 var ATTESTOR_KINDS = {
@@ -2663,25 +1762,7 @@ var ATTESTOR_KINDS = {
   // A preservation probe receipt (src/core/preservation/probe.ts, docs/preservation.md#probes).
   probe: "https://governed.dev/probe-receipt/v1"
 };
-var CREDENTIAL_RE = NAME_RE;
-var KEY_ID_RE = HEX64_RE;
-var KEY_REF_RE = /^\/[^\0]{1,4095}$/;
-var SIG_B64_RE = /^[A-Za-z0-9+/]{86}==$/;
 var ATTESTOR_EXIT_REFUSED = 3;
-var ATTESTOR_REFUSALS = [
-  "config_invalid",
-  "key_file_exposed",
-  "key_invalid",
-  "key_id_mismatch",
-  "request_invalid",
-  "payload_type",
-  "payload_not_canonical",
-  "statement_invalid",
-  "foreign_kind",
-  "predicate_invalid",
-  "self_digest_mismatch",
-  "credential_role"
-];
 function selfDigestField(kind, credential) {
   if (kind === "review-receipt") {
     if (credential === "reviewer") return "reviewer_sha256";
@@ -2692,29 +1773,9 @@ function selfDigestField(kind, credential) {
   if (kind === "probe" && credential === "probe") return "attestor_sha256";
   return null;
 }
-var attestorConfigSchema = strictObject({
-  credential: str({ re: CREDENTIAL_RE }),
-  kind: _enum(Object.keys(ATTESTOR_KINDS)),
-  key_id: str({ re: KEY_ID_RE }),
-  key_ref: str({ re: KEY_REF_RE })
-  // absolute path of the PKCS#8 PEM file
-});
-var attestorRequestSchema = strictObject({
-  payloadType: str({ min: 1, max: DSSE_PAYLOAD_TYPE_MAX_CHARS }),
-  payload: str({ min: 1 })
-});
-var attestorResponseSchema = strictObject({
-  keyid: str({ re: KEY_ID_RE }),
-  sig: str({ re: SIG_B64_RE })
-});
 var SERVE_MAX_LINE = ATTESTOR_REQUEST_MAX_BYTES;
-var attestorReadySchema = strictObject({ ready: literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
-var attestorServeLineSchema = union([
-  attestorResponseSchema,
-  strictObject({ refused: _enum(ATTESTOR_REFUSALS) }),
-  strictObject({ failed: literal(true) }),
-  attestorReadySchema
-]);
+var ATTESTOR_CONFIG_FORMAT = /* @__PURE__ */ formatOf(ATTESTOR_CONFIG);
+var ATTESTOR_REQUEST_FORMAT = /* @__PURE__ */ formatOf(ATTESTOR_REQUEST);
 
 // src/core/pae.ts
 function pae(payloadType, payload) {
@@ -2871,32 +1932,265 @@ function sha256Digest(bytes) {
   return `sha256:${sha256Hex(bytes)}`;
 }
 
+// src/core/format/interpret.ts
+var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function aborted(p, from = 0) {
+  if (p.aborted === true) return true;
+  for (let i = from; i < p.issues.length; i++) if (p.issues[i].cont !== true) return true;
+  return false;
+}
+function explicitlyAborted(p) {
+  if (p.aborted === true) return true;
+  for (const i of p.issues) if (i.cont === false) return true;
+  return false;
+}
+var KEYS = /* @__PURE__ */ new WeakMap();
+function keysOf(shape) {
+  let known = KEYS.get(shape);
+  if (known === void 0) {
+    known = new Set(shape.map(([k]) => k));
+    KEYS.set(shape, known);
+  }
+  return known;
+}
+var hasLength = (p) => p.value !== null && p.value !== void 0 && p.value.length !== void 0;
+var push = (p, cont, path = []) => {
+  p.issues.push({ path, cont });
+};
+var prefixed = (key, issues) => {
+  for (const i of issues) i.path.unshift(key);
+  return issues;
+};
+function runCheck(ch, p) {
+  const v = p.value;
+  switch (ch.c) {
+    case "min":
+      if (!codePointsAtLeast(v, ch.n)) push(p, true);
+      return;
+    case "max":
+      if (!codePointsAtMost(v, ch.n)) push(p, true);
+      return;
+    case "re":
+      ch.re.lastIndex = 0;
+      if (!ch.re.test(v)) push(p, true);
+      return;
+    case "gte":
+      if (!(v >= ch.n)) push(p, true);
+      return;
+    case "lte":
+      if (!(v <= ch.n)) push(p, true);
+      return;
+    case "int":
+      if (!Number.isInteger(v)) push(p, false);
+      else if (!Number.isSafeInteger(v)) push(p, true);
+      return;
+    case "fn":
+      if (!REFINEMENTS[ch.f](v)) push(p, true);
+      return;
+  }
+}
+function runChecks(p, checks) {
+  let isAborted = aborted(p);
+  for (const ch of checks) {
+    if (ch.c === "min" || ch.c === "max") {
+      if (explicitlyAborted(p) || !hasLength(p)) continue;
+    } else if (isAborted) continue;
+    const before = p.issues.length;
+    runCheck(ch, p);
+    if (p.issues.length !== before && !isAborted) isAborted = aborted(p, before);
+  }
+  return p;
+}
+function run(node, p) {
+  const out = parse(node, p);
+  return node.ch === void 0 ? out : runChecks(out, node.ch);
+}
+function parse(node, p) {
+  const v = p.value;
+  switch (node.t) {
+    case "string":
+    case "boolean":
+      if (typeof v !== node.t) push(p, void 0);
+      return p;
+    case "number":
+      if (typeof v !== "number" || Number.isNaN(v) || !Number.isFinite(v)) push(p, void 0);
+      return p;
+    case "null":
+      if (v !== null) push(p, void 0);
+      return p;
+    case "unknown":
+      return p;
+    case "never":
+      push(p, void 0);
+      return p;
+    case "literal":
+    case "enum":
+      if (!node.v.includes(v)) push(p, void 0);
+      return p;
+    case "optional":
+      return v === void 0 ? p : run(node.in, p);
+    case "nullable":
+      return v === null ? p : run(node.in, p);
+    case "readonly": {
+      const r = run(node.in, p);
+      r.value = Object.freeze(r.value);
+      return r;
+    }
+    case "pipe": {
+      const left = run(node.in, p);
+      if (left.issues.some((i) => i.unrecognized !== true)) {
+        left.aborted = true;
+        return left;
+      }
+      return run(node.out, { value: left.value, issues: left.issues });
+    }
+    case "array":
+      return parseArray(node.el, node, p);
+    case "tuple":
+      return parseTuple(node.items, p);
+    case "object":
+      return parseObject(node.shape, node.strict, p);
+    case "record":
+      return parseRecord(node.key, node.val, p);
+    case "union":
+      return parseUnion(node.opts, p);
+    case "dunion": {
+      if (!isObject(v)) {
+        push(p, void 0);
+        return p;
+      }
+      const tag = v[node.disc];
+      const hit = node.map.find(([value]) => value === tag);
+      if (hit !== void 0) return run(node.opts[hit[1]], p);
+      push(p, void 0, [node.disc]);
+      return p;
+    }
+  }
+}
+function parseArray(el, node, p) {
+  const input = p.value;
+  if (!Array.isArray(input)) {
+    push(p, void 0);
+    return p;
+  }
+  if (node.cap !== void 0 && input.length > node.cap) {
+    push(p, false);
+    return p;
+  }
+  const out = Array(input.length);
+  p.value = out;
+  for (let i = 0; i < input.length; i++) {
+    const r = run(el, { value: input[i], issues: [] });
+    if (r.issues.length > 0) p.issues.push(...prefixed(i, r.issues));
+    out[i] = r.value;
+  }
+  return p;
+}
+function parseTuple(items, p) {
+  const input = p.value;
+  if (!Array.isArray(input)) {
+    push(p, void 0);
+    return p;
+  }
+  if (input.length < items.length) {
+    push(p, void 0);
+    return p;
+  }
+  if (input.length > items.length) push(p, void 0);
+  const out = [];
+  p.value = out;
+  const results = items.map((item, i) => run(item, { value: input[i], issues: [] }));
+  results.forEach((r, i) => {
+    if (r.issues.length > 0) p.issues.push(...prefixed(i, r.issues));
+    out[i] = r.value;
+  });
+  return p;
+}
+function parseObject(shape, strict, p) {
+  const input = p.value;
+  if (!isObject(input)) {
+    push(p, void 0);
+    return p;
+  }
+  const out = {};
+  p.value = out;
+  for (const [key, el, optIn, optOut] of shape) {
+    const r = run(el, { value: input[key], issues: [] });
+    const present = key in input;
+    if (!present && optOut && optIn) continue;
+    if (r.issues.length > 0) p.issues.push(...prefixed(key, r.issues));
+    if (!present && !optIn) {
+      if (r.issues.length === 0) push(p, void 0, [key]);
+      continue;
+    }
+    if (r.value === void 0) {
+      if (present) out[key] = void 0;
+    } else out[key] = r.value;
+  }
+  if (strict) {
+    const known = keysOf(shape);
+    for (const key in input) {
+      if (!known.has(key)) {
+        p.issues.push({ path: [], cont: true, unrecognized: true });
+        break;
+      }
+    }
+  }
+  return p;
+}
+function parseRecord(keyNode, val, p) {
+  const input = p.value;
+  if (!isPlainObject(input)) {
+    push(p, void 0);
+    return p;
+  }
+  const out = {};
+  p.value = out;
+  for (const key of Reflect.ownKeys(input)) {
+    if (key === "__proto__" || !Object.prototype.propertyIsEnumerable.call(input, key)) continue;
+    const k = run(keyNode, { value: key, issues: [] });
+    if (k.issues.length > 0) {
+      push(p, void 0, [key]);
+      continue;
+    }
+    const r = run(val, { value: input[key], issues: [] });
+    if (r.issues.length > 0) p.issues.push(...prefixed(key, r.issues));
+    out[key] = r.value;
+  }
+  return p;
+}
+function parseUnion(opts, p) {
+  if (opts.length === 1) return run(opts[0], p);
+  const results = [];
+  for (const opt of opts) {
+    const r = run(opt, { value: p.value, issues: [] });
+    if (r.issues.length === 0) return r;
+    results.push(r);
+  }
+  const open = results.filter((r) => !aborted(r));
+  if (open.length === 1) {
+    p.value = open[0].value;
+    return open[0];
+  }
+  push(p, void 0);
+  return p;
+}
+function issuePathsOf(paths) {
+  return paths.slice(0, 4).map((path) => path.map(String).join(".") || "$");
+}
+function checkFormat(format, value) {
+  const fast = format.accept(value);
+  if (fast !== FAIL) return { success: true, data: fast };
+  const r = run(format.node, { value, issues: [] });
+  if (r.issues.length === 0) return { success: false, paths: ["$"], roots: [void 0] };
+  return { success: false, paths: issuePathsOf(r.issues.map((i) => i.path)), roots: r.issues.map((i) => i.path[0]) };
+}
+
 // src/core/dsse.ts
 var IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
 
-// src/core/closed-record.ts
-var noOwnProto2 = unknown().check(refine(REFINEMENTS.noOwnProto, { message: "unknown key" }));
-function closedRecord(key, value) {
-  return pipe(noOwnProto2, record(key, value));
-}
-
 // src/core/intoto.ts
-var STATEMENT_TYPE_V1 = "https://in-toto.io/Statement/v1";
-
-// src/core/intoto-schema.ts
-var subjectSchema = strictObject({
-  name: str({ min: 1, max: INTOTO_SUBJECT_NAME_MAX_CHARS }),
-  // `gitCommit` (the in-toto DigestSet name) only in a signed decision, beside the manifest digest
-  // (src/core/vsa.ts); receipts and checkpoints refuse it (src/core/verify-receipt.ts, checkpoint.ts).
-  digest: strictObject({ sha256: hex64, gitCommit: optional(gitId) })
-});
-var statementSchema = strictObject({
-  _type: literal(STATEMENT_TYPE_V1),
-  subject: list(subjectSchema, 1, 16),
-  predicateType: str({ min: 1 }),
-  // Closed against an own `__proto__` key, which z.record would drop unseen (./closed-record.ts).
-  predicate: closedRecord(string2(), unknown())
-});
+var STATEMENT_FORMAT = /* @__PURE__ */ formatOf(STATEMENT);
 
 // src/core/egress-rules.ts
 var EGRESS_ENV = {
@@ -2908,30 +2202,6 @@ var EGRESS_ENV = {
   path: "GOVERNED_EGRESS_PATH"
 };
 var EGRESS_ENV_NAMES = Object.values(EGRESS_ENV);
-var EGRESS_PROVIDERS = ["anthropic", "openai"];
-var EGRESS_OUTCOMES = [
-  "forwarded",
-  "refused_connect",
-  "refused_sni",
-  "refused_malformed",
-  "refused_upgrade",
-  "refused_http2",
-  "refused_target",
-  "refused_host",
-  "refused_route",
-  "refused_phantom",
-  "refused_body",
-  "refused_request_cap",
-  "refused_request_too_large",
-  "refused_connections",
-  "refused_deadline",
-  "refused_address",
-  "upstream_failed",
-  "upstream_tls_failed",
-  "response_truncated",
-  "request_timeout"
-];
-var RECORD_METHODS = ["POST", "GET", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "OTHER"];
 var TRANSCRIPT_GENESIS = sha256Digest("governed/egress-transcript/v1");
 function recordHash(r) {
   return sha256Digest(canonicalJson(r));
@@ -2962,24 +2232,10 @@ function transcriptViolation(t) {
 }
 
 // src/core/review-vocabulary.ts
-var STAGES = ["planning", "development", "test", "integration"];
-var FINDING_CODES = [
-  "scope_omission",
-  "source_mapping",
-  "trace_gap",
-  "authority_mismatch",
-  "evidence_gap",
-  "preservation_regression",
-  "correctness",
-  "test_gap",
-  "release_blocker",
-  "other"
-];
-var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
-var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 var VETO_CLASSES = /* @__PURE__ */ new Set(["preservation", "scope", "authority", "release"]);
 
 // src/core/receipt-predicate.ts
+var RECEIPT_PREDICATE_FORMAT = /* @__PURE__ */ formatOf(RECEIPT_PREDICATE);
 function isVeto(f) {
   return f.severity === "CRITICAL" && VETO_CLASSES.has(f.class);
 }
@@ -3009,240 +2265,11 @@ function predicateRuleViolation(p, canonical) {
   return null;
 }
 
-// src/core/duration.ts
-var DURATION_RE = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
-var SIZE_RE = /^([1-9][0-9]{0,8})(B|KiB|MiB|GiB)$/;
-var SIZE_UNIT = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
-
-// src/core/egress-schema.ts
-var EGRESS_HOST_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
-var egressHost = str({ re: EGRESS_HOST_RE });
-var routePath = str({ re: /^\/[A-Za-z0-9._~\-/]{0,255}$/ }).check(
-  refine(REFINEMENTS.noDotSegment, { message: "path" }),
-  meta2({ description: "an absolute path without '.' or '..' segments, no query string" })
-);
-var envName = str({ re: SANDBOX_ENV_NAME_RE });
-var absPath = str({ re: /^\/[A-Za-z0-9._/+-]{1,1023}$/ }).check(refine(REFINEMENTS.noDotDotSegment, { message: "path" }));
-var egressCapsSchema = strictObject({
-  /** Requests per run (also bounds the transcript in the receipt). */
-  requests: int2(1, EGRESS_MAX_REQUESTS),
-  request_bytes: str({ re: SIZE_RE }),
-  response_bytes: str({ re: SIZE_RE }),
-  total_up: str({ re: SIZE_RE }),
-  total_down: str({ re: SIZE_RE }),
-  request_timeout: str({ re: DURATION_RE }),
-  connections: int2(1, EGRESS_MAX_CONNECTIONS)
-});
-var modelName = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ });
-var egressPolicySchema = strictObject({
-  provider: _enum(EGRESS_PROVIDERS),
-  model: modelName,
-  host: egressHost,
-  port: int2(1, 65535),
-  /** `tls`: HTTPS with the system trust store (or `ca_file`); `plain-loopback`: HTTP to a loopback address only. */
-  transport: _enum(["tls", "plain-loopback"]),
-  /** A pinned CA certificate (PEM) for a self-hosted TLS gateway: path and sha256 of its bytes. */
-  ca: optional(strictObject({ file: absPath, sha256: hex64 })),
-  /** TLS to an endpoint whose name resolves to loopback (a local gateway); refused otherwise. */
-  allow_loopback: optional(boolean2()),
-  routes: list(strictObject({ method: literal("POST"), path: routePath }), 1, EGRESS_MAX_ROUTES),
-  credential: union([strictObject({ env: envName }), strictObject({ file: absPath })]),
-  /** The pinned broker program (runner/egress/broker.mjs) the runner may start. */
-  broker_sha256: list(hex64, 1, 16),
-  caps: egressCapsSchema,
-  /** The reviewer speaks TCP only (a hosted CLI): run it behind the pinned in-sandbox relay
-   * (runner/egress/relay.mjs) under the relay profile (docs/egress.md#the-in-sandbox-relay). */
-  relay: optional(
-    strictObject({
-      sha256: list(hex64, 1, 16),
-      /** TLS-terminating mode (docs/egress.md#tls-terminating-mode): for clients that honour only
-       * HTTPS_PROXY. A per-run CA that only this sandbox trusts; the broker ends the client's TLS for
-       * CONNECT to exactly host:port and re-originates it to the endpoint. Absent: CONNECT refused. */
-      terminate: optional(boolean2())
-    })
-  )
-});
-var egressRecordSchema = strictObject({
-  seq: count,
-  prev: digestString,
-  at_ms: count,
-  outcome: _enum(EGRESS_OUTCOMES),
-  method: _enum(RECORD_METHODS),
-  route: nullable(int2(0, EGRESS_MAX_ROUTES - 1)),
-  request: strictObject({ sha256: nullable(hex64), bytes: count }),
-  response: strictObject({ status: nullable(int2(100, 599)), sha256: nullable(hex64), bytes: count }),
-  upstream_cert_sha256: nullable(hex64),
-  /** The request came through a terminated CONNECT tunnel (docs/egress.md#tls-terminating-mode). */
-  tunnel: optional(literal(true))
-});
-var egressBrokerRecordSchema = omit2(egressRecordSchema, { seq: true, prev: true });
-var egressReceiptSchema = strictObject({
-  /** digestOf(the reviewer's egress policy entry). */
-  policy_digest: digestString,
-  provider: _enum(EGRESS_PROVIDERS),
-  model: modelName,
-  host: egressHost,
-  port: int2(1, 65535),
-  transport: _enum(["tls", "plain-loopback"]),
-  broker_sha256: hex64,
-  /** The relay's sha256, when the reviewer ran behind the in-sandbox relay. */
-  relay_sha256: optional(hex64),
-  /** TLS-terminating mode only: sha256 of the run CA certificate's DER (the one certificate the
-   * sandbox trusted; its key was deleted once it had signed the leaf for the policy host). */
-  terminate_ca_sha256: optional(hex64),
-  transcript: strictObject({
-    head: digestString,
-    records: list(egressRecordSchema, 0, EGRESS_MAX_REQUESTS),
-    requests: count,
-    refused: count,
-    bytes_up: count,
-    bytes_down: count
-  })
-});
-
-// src/core/receipt-predicate-schema.ts
-var id = str({ re: CONTRACT_ID_RE });
-var findingSchema = strictObject({
-  code: _enum(FINDING_CODES),
-  class: _enum(FINDING_CLASSES),
-  severity: _enum(SEVERITIES),
-  refs: list(id, 1, 4)
-});
-var processIdentityShape = {
-  boot_id: str({ re: BOOT_ID_RE }),
-  pid: int2(1, KERNEL_PID_MAX),
-  start_time: str({ re: /^\d{1,20}$/ })
-  // clock ticks since boot (/proc/<pid>/stat field 22)
-};
-var processIdentitySchema = strictObject(processIdentityShape);
-var separationSchema = strictObject({
-  boot_id: str({ re: BOOT_ID_RE }),
-  daemon_pid: int2(1, KERNEL_PID_MAX),
-  daemon_start_time: str({ re: /^\d{1,20}$/ }),
-  daemon_uid: int2(1, KERNEL_UID_MAX),
-  /** `probe`, `log`: the warm probe and log attestors' uids (docs/runnerd.md "Processes and users");
-   * absent in receipts of daemons that signed probes, or checkpoints, under their own uid. */
-  attestor_uids: strictObject({
-    reviewer: int2(1, KERNEL_UID_MAX),
-    runner: int2(1, KERNEL_UID_MAX),
-    probe: optional(int2(1, KERNEL_UID_MAX)),
-    log: optional(int2(1, KERNEL_UID_MAX))
-  }),
-  client_uid: int2(0, KERNEL_UID_MAX),
-  client_pid: int2(1, KERNEL_PID_MAX)
-});
-var reviewReceiptPredicateSchema = strictObject({
-  trust_mode: _enum(["co-located", "separated"]),
-  unit: str({ re: UNIT_ID_RE }),
-  stage: _enum(STAGES),
-  slot: str({ re: NAME_RE }),
-  challenge_id: str({ re: CHALLENGE_ID_RE }),
-  run_id: str({ re: RUN_ID_RE }),
-  execution_id: str({ re: EXECUTION_ID_RE }),
-  verdict: _enum(["CLEAN", "DIRTY"]),
-  findings: list(findingSchema, 0, 32),
-  vetoes: list(findingSchema, 0, 32),
-  coverage_matched: literal(true),
-  bundle_digest: digestString,
-  view_digest: digestString,
-  planning_state_digest: digestString,
-  content_digest: digestString,
-  work_state_digest: digestString,
-  inputs: strictObject({
-    contract_digest: digestString,
-    sources_digest: digestString,
-    workspace_digest: digestString,
-    baseline: strictObject({ commit: gitId, tree: gitId }),
-    policy_digest: digestString,
-    trust_digest: digestString,
-    scope_epoch: count,
-    work_revision: count
-  }),
-  reviewer: strictObject({
-    name: str({ re: NAME_RE }),
-    sha256: hex64,
-    interpreter: str({ re: INTERPRETER_PATH_RE })
-  }),
-  sandbox: strictObject({
-    bwrap_sha256: hex64,
-    profile_digest: digestString,
-    seccomp_digest: digestString,
-    uid: int2(0, KERNEL_UID_MAX),
-    uid_separated: boolean2()
-  }),
-  attestors: strictObject({
-    reviewer_sha256: hex64,
-    runner_sha256: hex64
-  }),
-  reviewer_process: strictObject({
-    ...processIdentityShape,
-    namespaces: strictObject({
-      cgroup: count,
-      ipc: count,
-      mnt: count,
-      net: count,
-      pid: count,
-      user: count,
-      uts: count
-    })
-  }),
-  writers: list(strictObject({ ...processIdentityShape, writer_session: str({ re: WRITER_SESSION_RE }) }), 0, 64),
-  times: strictObject({ issued_at: isoSeconds, started_at: isoSeconds, finished_at: isoSeconds }),
-  /** Present only when the reviewer reached a model endpoint through the egress broker (docs/egress.md). */
-  egress: optional(egressReceiptSchema),
-  /** Check reviewers only (docs/reviewers.md#check-reviewers): the pinned adapter, the command the
-   * policy fixed, the sealed snapshot's digest (= inputs.workspace_digest) and the dependency root
-   * sealed beside it (null when the policy declares none). */
-  check: optional(
-    strictObject({
-      adapter_sha256: hex64,
-      command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS),
-      snapshot_digest: digestString,
-      dependency_root: nullable(strictObject({ path: str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }), digest: digestString }))
-    })
-  ),
-  separation: optional(separationSchema)
-});
-var receiptStatementSchema = extend2(statementSchema, { predicate: reviewReceiptPredicateSchema });
-
-// src/core/vsa-uris.ts
-var VSA_HTTPS_URI_RE = /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/;
-
 // src/core/vsa.ts
-var VSA_POLICY_URI = "https://governed.dev/policy";
 var VSA_EXTENSION_KEY = "https://governed.dev/vsa/decision/v1";
 var FAILED_LEVEL = "FAILED";
 var RELEASE_LEVEL = "GOVERNED_RELEASE_ELIGIBLE";
-var DECISION_SCHEMA_VERSION = 1;
-var INPUT_URI_RE = /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/;
-var reasonCode = str({ re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ });
-var reasonId = str({ re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ });
-var COMMIT = "(?:[0-9a-f]{40}|[0-9a-f]{64})";
-var RESOURCE_URI_RE = new RegExp(`^(?:git\\+commit:${COMMIT}|git\\+https://[A-Za-z0-9._~:/?#[\\]!$&'()*+,;=%-]{1,500}@${COMMIT})$`);
-var vsaPredicateSchema = strictObject({
-  verifier: strictObject({ id: str({ re: VSA_HTTPS_URI_RE }), version: strictObject({ governed: str({ re: /^\d+\.\d+\.\d+$/ }) }) }),
-  timeVerified: isoSeconds,
-  resourceUri: str({ re: RESOURCE_URI_RE }),
-  policy: strictObject({ uri: literal(VSA_POLICY_URI), digest: strictObject({ sha256: hex64 }) }),
-  inputAttestations: list(strictObject({ uri: str({ re: INPUT_URI_RE }), digest: strictObject({ sha256: hex64 }) }), 0, VSA_BOUNDS.maxInputAttestations),
-  verificationResult: _enum(["PASSED", "FAILED"]),
-  verifiedLevels: list(_enum([RELEASE_LEVEL, FAILED_LEVEL]), 1, 1),
-  slsaVersion: literal("1.0"),
-  [VSA_EXTENSION_KEY]: strictObject({
-    decision_schema: literal(DECISION_SCHEMA_VERSION),
-    unit: str({ re: UNIT_ID_RE }),
-    state: _enum(["RELEASE_ELIGIBLE", "REVIEW_ONLY"]),
-    reasons: list(strictObject({ code: reasonCode, ids: list(reasonId, 0, VSA_BOUNDS.maxIdsPerReason) }), 0, VSA_BOUNDS.maxReasons),
-    trust_mode: _enum(["co-located", "separated"]),
-    policy_digest: digestString,
-    trust_digest: digestString,
-    gate_trust_digest: digestString,
-    subject: strictObject({ commit: gitId, manifest_digest: digestString }),
-    current: strictObject({ planning_state_digest: digestString, content_digest: digestString, work_state_digest: digestString }),
-    preservation_waiver: nullable(str({ min: 1, max: PRESERVATION_WAIVER_MAX_CHARS })),
-    attestor_sha256: hex64
-  })
-});
+var VSA_PREDICATE_FORMAT = /* @__PURE__ */ formatOf(VSA_PREDICATE);
 function vsaRuleViolation(statement) {
   const p = statement.predicate;
   const g = p[VSA_EXTENSION_KEY];
@@ -3267,100 +2294,25 @@ function vsaRuleViolation(statement) {
 
 // src/core/checkpoint.ts
 var CHECKPOINT_PREDICATE_TYPE = "https://governed.dev/log-checkpoint/v1";
-var CHECKPOINT_SUBJECT = "governed-log";
-var checkpointPredicateSchema = strictObject({
-  trust_mode: literal("co-located"),
-  /** Number of log entries covered: the head is the entry hash at this seq. */
-  log_entries: int2(1, Number.MAX_SAFE_INTEGER),
-  /** `sha256:` entry hash of entry `log_entries`. */
-  log_head: digestString,
-  /** stateDigest of the store at that position (replay equal to the stored state when signed). */
-  state_digest: digestString,
-  /** The pins in force at that position. */
-  policy_digest: digestString,
-  trust_digest: digestString,
-  /** The log attestor that signed (docs/formats.md#attestors: an attestor signs only what names it). */
-  attestor_sha256: hex64,
-  /** When the checkpoint was made (ISO seconds, UTC). */
-  made_at: isoSeconds
-});
-var subjectSchema2 = list(strictObject({ name: literal(CHECKPOINT_SUBJECT), digest: strictObject({ sha256: hex64 }) }), 1, 1);
-function firstIssue(schema, value, prefix) {
-  const r = schema.safeParse(value);
+function firstIssue(form, value, prefix) {
+  const r = checkFormat(form, value);
   if (r.success) return null;
-  const path = r.error.issues[0]?.path.map(String).join(".") ?? "";
-  return path === "" ? prefix : `${prefix}.${path}`;
+  const path = r.paths[0] ?? "$";
+  return path === "$" ? prefix : `${prefix}.${path}`;
 }
 function checkpointViolation(st) {
   if (st.predicateType !== CHECKPOINT_PREDICATE_TYPE) return "predicateType";
-  const bad = firstIssue(checkpointPredicateSchema, st.predicate, "predicate");
+  const bad = firstIssue(CHECKPOINT_PREDICATE, st.predicate, "predicate");
   if (bad !== null) return bad;
-  if (firstIssue(subjectSchema2, st.subject, "subject") !== null) return "subject";
+  if (firstIssue(CHECKPOINT_SUBJECTS, st.subject, "subject") !== null) return "subject";
   const p = st.predicate;
   const [s] = st.subject;
   if (`sha256:${s?.digest.sha256}` !== p.log_head) return "subject";
   return null;
 }
 
-// src/core/preservation/vocabulary.ts
-var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
-var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
-
 // src/core/preservation/probe.ts
-var SURFACE_KIND_TOKENS = ["cli_command", "library_export", "package_target"];
-var inventoryOutputSchema = strictObject({
-  kind: literal("governed/surface-inventory"),
-  version: literal(1),
-  surfaces: list(strictObject({ entry: str({ re: ENTRY_RE }), kind: _enum(SURFACE_KIND_TOKENS) }), 0, PROBE_MAX_INVENTORY)
-});
-var probeOutputSchema = strictObject({
-  kind: literal("governed/probe-result"),
-  version: literal(1),
-  entry: str({ re: ENTRY_RE }),
-  exit_code: int2(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, PROBE_MAX_CAPABILITIES),
-  output_digest: digestString
-});
-var probeBatchOutputSchema = strictObject({
-  kind: literal("governed/probe-results"),
-  version: literal(1),
-  results: list(probeOutputSchema, 0, PROBE_MAX_INVENTORY)
-});
-var adapterRequestSchema = strictObject({
-  kind: literal("governed/adapter-request"),
-  version: literal(1),
-  mode: _enum(["inventory", "probe"]),
-  /** The entries to probe (empty for `inventory`). */
-  entries: list(str({ re: ENTRY_RE }), 0, PROBE_MAX_INVENTORY)
-});
-var probeResultSchema = strictObject({
-  surface: str({ re: CONTRACT_ID_RE }),
-  evidence_id: str({ re: CONTRACT_ID_RE }),
-  entry: str({ re: ENTRY_RE }),
-  exit_code: int2(0, 255),
-  capabilities: list(str({ re: CAPABILITY_RE }), 0, PROBE_MAX_CAPABILITIES),
-  output_digest: digestString
-});
-var probePredicateSchema = strictObject({
-  unit: str({ re: UNIT_ID_RE }),
-  phase: _enum(["baseline", "current"]),
-  /** The sealed snapshot the entries ran on, and the sealed dependency root (null: none). */
-  snapshot_digest: digestString,
-  dependency_digest: nullable(digestString),
-  /** The allowlisted adapter that ran them, and the probe attestor that signs (not blind). */
-  adapter_sha256: hex64,
-  attestor_sha256: hex64,
-  results: list(probeResultSchema, 1, PROBE_MAX_INVENTORY),
-  probed_at: isoSeconds,
-  /**
-   * Who ran the probe (docs/runnerd.md#probes-through-the-daemon): `separated` when governed runnerd
-   * ran it for a writer that reached it only through its socket, with the daemon's identity and the
-   * client's uid and pid as the kernel reported them; `co-located` (or absent, in receipts made
-   * before this field) when the caller's own process ran it.
-   */
-  trust_mode: optional(_enum(["co-located", "separated"])),
-  separation: optional(separationSchema)
-});
+var PROBE_PREDICATE_FORMAT = /* @__PURE__ */ formatOf(PROBE_PREDICATE);
 var ascending = (xs) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
 function probeRuleViolation(p) {
   if (!ascending(p.results.map((r) => r.surface))) return "results";
@@ -3513,13 +2465,13 @@ function loadAttestor(selfPath, configPath, parse2) {
   } catch {
     refuse("config_invalid");
   }
-  const config2 = parse2(configValue);
-  if (config2 === null) return refuse("config_invalid");
-  const seed = seedFromPkcs8Pem(readPrivateFile(config2.key_ref).toString("utf8"));
+  const config = parse2(configValue);
+  if (config === null) return refuse("config_invalid");
+  const seed = seedFromPkcs8Pem(readPrivateFile(config.key_ref).toString("utf8"));
   const keyid = createHash2("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, getPublicKey(seed)])).digest("hex");
-  if (keyid !== config2.key_id) refuse("key_id_mismatch");
+  if (keyid !== config.key_id) refuse("key_id_mismatch");
   const self = createHash2("sha256").update(readFileSync(selfPath)).digest("hex");
-  return { config: config2, seed, keyid, self };
+  return { config, seed, keyid, self };
 }
 
 // src/core/utf8.ts
@@ -3535,18 +2487,18 @@ function utf8OrNull(bytes) {
 // attestors/src/ed25519-file.ts
 hashes.sha512 = (message) => new Uint8Array(createHash3("sha512").update(message).digest());
 var load = (selfPath, configPath) => loadAttestor(selfPath, configPath, (v) => {
-  const r = attestorConfigSchema.safeParse(v);
+  const r = checkFormat(ATTESTOR_CONFIG_FORMAT, v);
   return r.success ? r.data : null;
 });
 function signOne(l, requestText) {
-  const { config: config2, seed, keyid, self } = l;
+  const { config, seed, keyid, self } = l;
   let reqValue;
   try {
     reqValue = JSON.parse(requestText);
   } catch {
     refuse("request_invalid");
   }
-  const parsedReq = attestorRequestSchema.safeParse(reqValue);
+  const parsedReq = checkFormat(ATTESTOR_REQUEST_FORMAT, reqValue);
   if (!parsedReq.success) return refuse("request_invalid");
   const req = parsedReq.data;
   if (req.payloadType !== IN_TOTO_PAYLOAD_TYPE) refuse("payload_type");
@@ -3562,29 +2514,29 @@ function signOne(l, requestText) {
     if (e instanceof Refusal) throw e;
     refuse("payload_not_canonical");
   }
-  const parsedSt = statementSchema.safeParse(value);
+  const parsedSt = checkFormat(STATEMENT_FORMAT, value);
   if (!parsedSt.success) return refuse("statement_invalid");
   const st = parsedSt.data;
-  if (st.predicateType !== ATTESTOR_KINDS[config2.kind]) refuse("foreign_kind");
-  const field = selfDigestField(config2.kind, config2.credential);
+  if (st.predicateType !== ATTESTOR_KINDS[config.kind]) refuse("foreign_kind");
+  const field = selfDigestField(config.kind, config.credential);
   if (field === null) refuse("credential_role");
-  if (config2.kind === "review-receipt") {
-    const parsed = reviewReceiptPredicateSchema.safeParse(st.predicate);
+  if (config.kind === "review-receipt") {
+    const parsed = checkFormat(RECEIPT_PREDICATE_FORMAT, st.predicate);
     if (!parsed.success) return refuse("predicate_invalid");
     const p = parsed.data;
     if (predicateRuleViolation(p, canonicalJson) !== null) refuse("predicate_invalid");
     if (p.attestors[field] !== self) refuse("self_digest_mismatch");
-  } else if (config2.kind === "decision") {
-    const parsed = vsaPredicateSchema.safeParse(st.predicate);
+  } else if (config.kind === "decision") {
+    const parsed = checkFormat(VSA_PREDICATE_FORMAT, st.predicate);
     if (!parsed.success) return refuse("predicate_invalid");
     const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse("predicate_invalid");
     if (p[VSA_EXTENSION_KEY].attestor_sha256 !== self) refuse("self_digest_mismatch");
-  } else if (config2.kind === "checkpoint") {
+  } else if (config.kind === "checkpoint") {
     if (checkpointViolation(st) !== null) return refuse("predicate_invalid");
     if (st.predicate.attestor_sha256 !== self) refuse("self_digest_mismatch");
-  } else if (config2.kind === "probe") {
-    const parsed = probePredicateSchema.safeParse(st.predicate);
+  } else if (config.kind === "probe") {
+    const parsed = checkFormat(PROBE_PREDICATE_FORMAT, st.predicate);
     if (!parsed.success) return refuse("predicate_invalid");
     const p = parsed.data;
     if (probeRuleViolation(p) !== null) refuse("predicate_invalid");

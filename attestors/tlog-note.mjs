@@ -466,7 +466,6 @@ var L_BYTES = (() => {
 
 // src/core/limits.ts
 var PRIVATE_KEY_FILE_MAX_BYTES = 4096;
-var DSSE_PAYLOAD_TYPE_MAX_CHARS = 200;
 var TLOG_ATTESTOR_REQUEST_MAX_BYTES = 65536;
 var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
 
@@ -474,7 +473,6 @@ var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
 var HEX64_RE = /^[0-9a-f]{64}$/;
 var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 var BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 // src/core/signed-note.ts
@@ -508,11 +506,6 @@ function isKeyName(name) {
 }
 
 // node_modules/zod/v4/core/util.js
-function getEnumValues(entries) {
-  const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
-  return values;
-}
 function jsonStringifyReplacer(_, value) {
   if (typeof value === "bigint")
     return value.toString();
@@ -538,11 +531,6 @@ function cached(getter) {
 function nullish(input) {
   return input === null || input === void 0;
 }
-function cleanRegex(source) {
-  const start = source.startsWith("^") ? 1 : 0;
-  const end = source.endsWith("$") ? source.length - 1 : source.length;
-  return source.slice(start, end);
-}
 function assignProp(target, prop, value) {
   Object.defineProperty(target, prop, {
     value,
@@ -556,7 +544,6 @@ var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace :
 function isObject(data) {
   return typeof data === "object" && data !== null && !Array.isArray(data);
 }
-var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
 function escapeRegex(str2) {
   return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -1245,7 +1232,7 @@ var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
       inst._zod.run = inst._zod.parse;
     });
   } else {
-    const runChecks = (payload, checks2, ctx) => {
+    const runChecks2 = (payload, checks2, ctx) => {
       if (payload.memo)
         return payload;
       let isAborted = aborted(payload);
@@ -1296,7 +1283,7 @@ var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
         canary.aborted = true;
         return canary;
       }
-      const checkResult = runChecks(payload, checks, ctx);
+      const checkResult = runChecks2(payload, checks, ctx);
       if (checkResult instanceof Promise) {
         if (ctx.async === false)
           throw new $ZodAsyncError();
@@ -1321,9 +1308,9 @@ var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
       if (result instanceof Promise) {
         if (ctx.async === false)
           throw new $ZodAsyncError();
-        return result.then((result2) => runChecks(result2, checks, ctx));
+        return result.then((result2) => runChecks2(result2, checks, ctx));
       }
-      return runChecks(result, checks, ctx);
+      return runChecks2(result, checks, ctx);
     };
   }
 }, {
@@ -1549,7 +1536,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     }
     return propValues;
   });
-  const isObject2 = isObject;
+  const isObject3 = isObject;
   const catchall = def.catchall;
   let value;
   const memo = globalConfig.memoizer;
@@ -1557,7 +1544,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input = payload.value;
-    if (!isObject2(input)) {
+    if (!isObject3(input)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -1593,94 +1580,6 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
       return proms.length ? Promise.all(proms).then(() => payload) : payload;
     }
     return handleCatchall(proms, input, payload, ctx, _normalized.value, inst, abortEarly === true);
-  };
-});
-function handleUnionResults(results, final, inst, ctx) {
-  for (const result of results) {
-    if (result.issues.length === 0) {
-      final.value = result.value;
-      return final;
-    }
-  }
-  const nonaborted = results.filter((r) => !aborted(r));
-  if (nonaborted.length === 1) {
-    final.value = nonaborted[0].value;
-    return nonaborted[0];
-  }
-  final.issues.push({
-    code: "invalid_union",
-    input: final.value,
-    inst,
-    errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
-  });
-  return final;
-}
-var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
-  defineLazyInternal(inst, "values", (zod) => {
-    if (zod.def.options.every((o) => o._zod.values)) {
-      return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
-    }
-    return void 0;
-  });
-  defineLazyInternal(inst, "pattern", (zod) => {
-    if (zod.def.options.every((o) => o._zod.pattern)) {
-      const patterns = zod.def.options.map((o) => o._zod.pattern);
-      return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
-    }
-    return void 0;
-  });
-  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
-  inst._zod.parse = (payload, ctx) => {
-    if (first) {
-      return first(payload, ctx);
-    }
-    let async = false;
-    const results = [];
-    for (const option of def.options) {
-      const result = option._zod.run({
-        value: payload.value,
-        issues: []
-      }, ctx);
-      if (result instanceof Promise) {
-        results.push(result);
-        async = true;
-      } else {
-        if (result.issues.length === 0)
-          return result;
-        results.push(result);
-      }
-    }
-    if (!async)
-      return handleUnionResults(results, payload, inst, ctx);
-    return Promise.all(results).then((results2) => {
-      return handleUnionResults(results2, payload, inst, ctx);
-    });
-  };
-});
-var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
-  $ZodType.init(inst, def);
-  const values = getEnumValues(def.entries);
-  const valuesSet = new Set(values);
-  inst._zod.values = valuesSet;
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
-    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
-  });
-  inst._zod.parse = (payload, _ctx) => {
-    const input = payload.value;
-    if (valuesSet.has(input)) {
-      return payload;
-    }
-    payload.issues.push({
-      code: "invalid_value",
-      values,
-      input,
-      inst
-    });
-    return payload;
   };
 });
 var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
@@ -1974,32 +1873,6 @@ function strictObject(shape, params) {
     ...normalizeParams(params)
   });
 }
-var ZodMiniUnion = /* @__PURE__ */ $constructor("ZodMiniUnion", (inst, def) => {
-  $ZodUnion.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function union(options, params) {
-  return new ZodMiniUnion({
-    type: "union",
-    options,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniEnum = /* @__PURE__ */ $constructor("ZodMiniEnum", (inst, def) => {
-  $ZodEnum.init(inst, def);
-  ZodMiniType.init(inst, def);
-  inst.options = [...inst._zod.values];
-});
-// @__NO_SIDE_EFFECTS__
-function _enum(values, params) {
-  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
-  return new ZodMiniEnum({
-    type: "enum",
-    entries,
-    ...normalizeParams(params)
-  });
-}
 var ZodMiniLiteral = /* @__PURE__ */ $constructor("ZodMiniLiteral", (inst, def) => {
   $ZodLiteral.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -2021,6 +1894,44 @@ function refine(fn, _params = {}) {
   return _refine(ZodMiniCustom, fn, _params);
 }
 var meta2 = meta;
+
+// src/core/format/accept-runtime.ts
+var FAIL = /* @__PURE__ */ Symbol("refused");
+function codePoints(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    if ((s.charCodeAt(i) & 64512) === 55296 && (s.charCodeAt(i + 1) & 64512) === 56320) {
+      n--;
+      i++;
+    }
+  }
+  return n;
+}
+function codePointsAtLeast(v, min) {
+  const units = v.length;
+  if (typeof v !== "string" || units < min || units >= min * 2) return units >= min;
+  return codePoints(v) >= min;
+}
+function codePointsAtMost(v, max) {
+  return v.length <= max || typeof v === "string" && codePoints(v) <= max;
+}
+function isPlainObject2(o) {
+  if (typeof o !== "object" || o === null || Array.isArray(o)) return false;
+  const ctor = o.constructor;
+  if (ctor === void 0 || typeof ctor !== "function") return true;
+  const prot = ctor.prototype;
+  if (typeof prot !== "object" || prot === null || Array.isArray(prot)) return false;
+  return Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf");
+}
+function acceptProperty(v, o, key, accept, optIn, optOut) {
+  const has = key in v;
+  if (!has && optIn && optOut) return true;
+  const r = accept(v[key]);
+  if (r === FAIL || !has && !optIn) return false;
+  if (r !== void 0) o[key] = r;
+  else if (has) o[key] = void 0;
+  return true;
+}
 
 // src/core/iso-time.ts
 var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
@@ -2056,6 +1967,7 @@ function isIsoSeconds(text) {
 }
 
 // src/core/sandbox-bounds.ts
+var INTERPRETER_PATH_RE = /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/;
 var MiB = 1024 * 1024;
 var GiB = 1024 * MiB;
 var SANDBOX_BOUNDS = {
@@ -2063,8 +1975,18 @@ var SANDBOX_BOUNDS = {
   memoryBytes: [16 * MiB, 1024 * GiB],
   maxOutputBytes: [1, 256 * MiB]
 };
+function interpreterSegmentsAllowed(p) {
+  return !p.split("/").slice(1).some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
 function dependencyRootAllowed(p) {
   return p.length >= 1 && p.length <= CHECK_DEPENDENCY_ROOT_MAX_CHARS && /^[A-Za-z0-9._@+/-]+$/.test(p) && !p.split("/").some((s) => s === "" || s === "." || s === ".." || s.startsWith("-"));
+}
+function checkProgramAllowed(p) {
+  return INTERPRETER_PATH_RE.test(p) && interpreterSegmentsAllowed(p);
+}
+function checkCommandAllowed(argv) {
+  const [program, ...args] = argv;
+  return program !== void 0 && checkProgramAllowed(program) && !args.some((a) => a.includes("\0"));
 }
 
 // src/core/format/refinements.ts
@@ -2080,6 +2002,17 @@ function noDotSegment(p) {
 function noOwnProto(v) {
   return !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__"));
 }
+function isValidBase64(data) {
+  if (data === "") return true;
+  if (/\s/.test(data)) return false;
+  if (data.length % 4 !== 0) return false;
+  try {
+    atob(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function checkpointTrigger(c) {
   return c.every_entries !== void 0 || c.every !== void 0;
 }
@@ -2089,13 +2022,50 @@ function atLeastOneKey(s) {
 var REFINEMENTS = {
   isIsoSeconds,
   dependencyRootAllowed,
+  checkCommandAllowed,
   relativePath,
   noDotDotSegment,
   noDotSegment,
   noOwnProto,
+  isValidBase64,
   checkpointTrigger,
   atLeastOneKey
 };
+
+// src/core/format/compiled.ts
+var k56 = /* @__PURE__ */ new Set(["payloadType", "payload"]);
+var n96 = { t: "string", ch: [{ c: "min", n: 1 }] };
+var n206 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 200 }] };
+var n207 = { t: "object", shape: [["payloadType", n206, false, false], ["payload", n96, false, false]], strict: true };
+function a96(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  return v;
+}
+function a206(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 200)) return FAIL;
+  return v;
+}
+function a207(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "payloadType", a206, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "payload", a96, false, false)) return FAIL;
+  for (const k in v) if (!k56.has(k)) return FAIL;
+  return o;
+}
+var ATTESTOR_REQUEST = { node: n207, accept: a207 };
+
+// src/core/format/node.ts
+var formatOf = (form) => form;
+
+// src/core/attestor-protocol.ts
+var KEY_ID_RE = HEX64_RE;
+var KEY_REF_RE = /^\/[^\0]{1,4095}$/;
+var ATTESTOR_EXIT_REFUSED = 3;
+var ATTESTOR_REQUEST_FORMAT = /* @__PURE__ */ formatOf(ATTESTOR_REQUEST);
 
 // src/core/schema-primitives.ts
 function str(o = {}) {
@@ -2118,58 +2088,6 @@ var isoSeconds = string2().check(
   meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
 );
 
-// src/core/attestor-protocol.ts
-var ATTESTOR_KINDS = {
-  "review-receipt": "https://governed.dev/review-receipt/v1",
-  // The gate's signed decision (docs/commands.md#what-each-command-guarantees `gate --attest`): a SLSA VSA v1 (src/core/vsa.ts).
-  decision: "https://slsa.dev/verification_summary/v1",
-  // The log checkpoint (docs/commands.md#what-each-command-guarantees `audit checkpoint`, src/core/checkpoint.ts).
-  checkpoint: "https://governed.dev/log-checkpoint/v1",
-  // A preservation probe receipt (src/core/preservation/probe.ts, docs/preservation.md#probes).
-  probe: "https://governed.dev/probe-receipt/v1"
-};
-var CREDENTIAL_RE = NAME_RE;
-var KEY_ID_RE = HEX64_RE;
-var KEY_REF_RE = /^\/[^\0]{1,4095}$/;
-var SIG_B64_RE = /^[A-Za-z0-9+/]{86}==$/;
-var ATTESTOR_EXIT_REFUSED = 3;
-var ATTESTOR_REFUSALS = [
-  "config_invalid",
-  "key_file_exposed",
-  "key_invalid",
-  "key_id_mismatch",
-  "request_invalid",
-  "payload_type",
-  "payload_not_canonical",
-  "statement_invalid",
-  "foreign_kind",
-  "predicate_invalid",
-  "self_digest_mismatch",
-  "credential_role"
-];
-var attestorConfigSchema = strictObject({
-  credential: str({ re: CREDENTIAL_RE }),
-  kind: _enum(Object.keys(ATTESTOR_KINDS)),
-  key_id: str({ re: KEY_ID_RE }),
-  key_ref: str({ re: KEY_REF_RE })
-  // absolute path of the PKCS#8 PEM file
-});
-var attestorRequestSchema = strictObject({
-  payloadType: str({ min: 1, max: DSSE_PAYLOAD_TYPE_MAX_CHARS }),
-  payload: str({ min: 1 })
-});
-var attestorResponseSchema = strictObject({
-  keyid: str({ re: KEY_ID_RE }),
-  sig: str({ re: SIG_B64_RE })
-});
-var attestorReadySchema = strictObject({ ready: literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
-var attestorServeLineSchema = union([
-  attestorResponseSchema,
-  strictObject({ refused: _enum(ATTESTOR_REFUSALS) }),
-  strictObject({ failed: literal(true) }),
-  attestorReadySchema
-]);
-
 // src/core/tlog-attestor.ts
 var TLOG_CHECKPOINT_KIND = "tlog-checkpoint";
 var TLOG_CHECKPOINT_PAYLOAD_TYPE = "application/vnd.c2sp.tlog-checkpoint";
@@ -2184,6 +2102,260 @@ var tlogAttestorConfigSchema = strictObject({
 function parseTlogAttestorConfig(v) {
   const r = tlogAttestorConfigSchema.safeParse(v);
   return r.success ? r.data : null;
+}
+
+// src/core/format/interpret.ts
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function aborted2(p, from = 0) {
+  if (p.aborted === true) return true;
+  for (let i = from; i < p.issues.length; i++) if (p.issues[i].cont !== true) return true;
+  return false;
+}
+function explicitlyAborted2(p) {
+  if (p.aborted === true) return true;
+  for (const i of p.issues) if (i.cont === false) return true;
+  return false;
+}
+var KEYS = /* @__PURE__ */ new WeakMap();
+function keysOf(shape) {
+  let known = KEYS.get(shape);
+  if (known === void 0) {
+    known = new Set(shape.map(([k]) => k));
+    KEYS.set(shape, known);
+  }
+  return known;
+}
+var hasLength = (p) => p.value !== null && p.value !== void 0 && p.value.length !== void 0;
+var push = (p, cont, path = []) => {
+  p.issues.push({ path, cont });
+};
+var prefixed = (key, issues) => {
+  for (const i of issues) i.path.unshift(key);
+  return issues;
+};
+function runCheck(ch, p) {
+  const v = p.value;
+  switch (ch.c) {
+    case "min":
+      if (!codePointsAtLeast(v, ch.n)) push(p, true);
+      return;
+    case "max":
+      if (!codePointsAtMost(v, ch.n)) push(p, true);
+      return;
+    case "re":
+      ch.re.lastIndex = 0;
+      if (!ch.re.test(v)) push(p, true);
+      return;
+    case "gte":
+      if (!(v >= ch.n)) push(p, true);
+      return;
+    case "lte":
+      if (!(v <= ch.n)) push(p, true);
+      return;
+    case "int":
+      if (!Number.isInteger(v)) push(p, false);
+      else if (!Number.isSafeInteger(v)) push(p, true);
+      return;
+    case "fn":
+      if (!REFINEMENTS[ch.f](v)) push(p, true);
+      return;
+  }
+}
+function runChecks(p, checks) {
+  let isAborted = aborted2(p);
+  for (const ch of checks) {
+    if (ch.c === "min" || ch.c === "max") {
+      if (explicitlyAborted2(p) || !hasLength(p)) continue;
+    } else if (isAborted) continue;
+    const before = p.issues.length;
+    runCheck(ch, p);
+    if (p.issues.length !== before && !isAborted) isAborted = aborted2(p, before);
+  }
+  return p;
+}
+function run(node, p) {
+  const out = parse2(node, p);
+  return node.ch === void 0 ? out : runChecks(out, node.ch);
+}
+function parse2(node, p) {
+  const v = p.value;
+  switch (node.t) {
+    case "string":
+    case "boolean":
+      if (typeof v !== node.t) push(p, void 0);
+      return p;
+    case "number":
+      if (typeof v !== "number" || Number.isNaN(v) || !Number.isFinite(v)) push(p, void 0);
+      return p;
+    case "null":
+      if (v !== null) push(p, void 0);
+      return p;
+    case "unknown":
+      return p;
+    case "never":
+      push(p, void 0);
+      return p;
+    case "literal":
+    case "enum":
+      if (!node.v.includes(v)) push(p, void 0);
+      return p;
+    case "optional":
+      return v === void 0 ? p : run(node.in, p);
+    case "nullable":
+      return v === null ? p : run(node.in, p);
+    case "readonly": {
+      const r = run(node.in, p);
+      r.value = Object.freeze(r.value);
+      return r;
+    }
+    case "pipe": {
+      const left = run(node.in, p);
+      if (left.issues.some((i) => i.unrecognized !== true)) {
+        left.aborted = true;
+        return left;
+      }
+      return run(node.out, { value: left.value, issues: left.issues });
+    }
+    case "array":
+      return parseArray(node.el, node, p);
+    case "tuple":
+      return parseTuple(node.items, p);
+    case "object":
+      return parseObject(node.shape, node.strict, p);
+    case "record":
+      return parseRecord(node.key, node.val, p);
+    case "union":
+      return parseUnion(node.opts, p);
+    case "dunion": {
+      if (!isObject2(v)) {
+        push(p, void 0);
+        return p;
+      }
+      const tag = v[node.disc];
+      const hit = node.map.find(([value]) => value === tag);
+      if (hit !== void 0) return run(node.opts[hit[1]], p);
+      push(p, void 0, [node.disc]);
+      return p;
+    }
+  }
+}
+function parseArray(el, node, p) {
+  const input = p.value;
+  if (!Array.isArray(input)) {
+    push(p, void 0);
+    return p;
+  }
+  if (node.cap !== void 0 && input.length > node.cap) {
+    push(p, false);
+    return p;
+  }
+  const out = Array(input.length);
+  p.value = out;
+  for (let i = 0; i < input.length; i++) {
+    const r = run(el, { value: input[i], issues: [] });
+    if (r.issues.length > 0) p.issues.push(...prefixed(i, r.issues));
+    out[i] = r.value;
+  }
+  return p;
+}
+function parseTuple(items, p) {
+  const input = p.value;
+  if (!Array.isArray(input)) {
+    push(p, void 0);
+    return p;
+  }
+  if (input.length < items.length) {
+    push(p, void 0);
+    return p;
+  }
+  if (input.length > items.length) push(p, void 0);
+  const out = [];
+  p.value = out;
+  const results = items.map((item, i) => run(item, { value: input[i], issues: [] }));
+  results.forEach((r, i) => {
+    if (r.issues.length > 0) p.issues.push(...prefixed(i, r.issues));
+    out[i] = r.value;
+  });
+  return p;
+}
+function parseObject(shape, strict, p) {
+  const input = p.value;
+  if (!isObject2(input)) {
+    push(p, void 0);
+    return p;
+  }
+  const out = {};
+  p.value = out;
+  for (const [key, el, optIn, optOut] of shape) {
+    const r = run(el, { value: input[key], issues: [] });
+    const present = key in input;
+    if (!present && optOut && optIn) continue;
+    if (r.issues.length > 0) p.issues.push(...prefixed(key, r.issues));
+    if (!present && !optIn) {
+      if (r.issues.length === 0) push(p, void 0, [key]);
+      continue;
+    }
+    if (r.value === void 0) {
+      if (present) out[key] = void 0;
+    } else out[key] = r.value;
+  }
+  if (strict) {
+    const known = keysOf(shape);
+    for (const key in input) {
+      if (!known.has(key)) {
+        p.issues.push({ path: [], cont: true, unrecognized: true });
+        break;
+      }
+    }
+  }
+  return p;
+}
+function parseRecord(keyNode, val, p) {
+  const input = p.value;
+  if (!isPlainObject2(input)) {
+    push(p, void 0);
+    return p;
+  }
+  const out = {};
+  p.value = out;
+  for (const key of Reflect.ownKeys(input)) {
+    if (key === "__proto__" || !Object.prototype.propertyIsEnumerable.call(input, key)) continue;
+    const k = run(keyNode, { value: key, issues: [] });
+    if (k.issues.length > 0) {
+      push(p, void 0, [key]);
+      continue;
+    }
+    const r = run(val, { value: input[key], issues: [] });
+    if (r.issues.length > 0) p.issues.push(...prefixed(key, r.issues));
+    out[key] = r.value;
+  }
+  return p;
+}
+function parseUnion(opts, p) {
+  if (opts.length === 1) return run(opts[0], p);
+  const results = [];
+  for (const opt of opts) {
+    const r = run(opt, { value: p.value, issues: [] });
+    if (r.issues.length === 0) return r;
+    results.push(r);
+  }
+  const open = results.filter((r) => !aborted2(r));
+  if (open.length === 1) {
+    p.value = open[0].value;
+    return open[0];
+  }
+  push(p, void 0);
+  return p;
+}
+function issuePathsOf(paths) {
+  return paths.slice(0, 4).map((path) => path.map(String).join(".") || "$");
+}
+function checkFormat(format, value) {
+  const fast = format.accept(value);
+  if (fast !== FAIL) return { success: true, data: fast };
+  const r = run(format.node, { value, issues: [] });
+  if (r.issues.length === 0) return { success: false, paths: ["$"], roots: [void 0] };
+  return { success: false, paths: issuePathsOf(r.issues.map((i) => i.path)), roots: r.issues.map((i) => i.path[0]) };
 }
 
 // attestors/src/lib/key-file.ts
@@ -2301,14 +2473,14 @@ function serveLines(load2, signOne2, maxLine) {
 // attestors/src/lib/load.ts
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-function loadAttestor(selfPath, configPath, parse2) {
+function loadAttestor(selfPath, configPath, parse3) {
   let configValue;
   try {
     configValue = JSON.parse(readFileSync(configPath, "utf8"));
   } catch {
     refuse("config_invalid");
   }
-  const config2 = parse2(configValue);
+  const config2 = parse3(configValue);
   if (config2 === null) return refuse("config_invalid");
   const seed = seedFromPkcs8Pem(readPrivateFile(config2.key_ref).toString("utf8"));
   const keyid = createHash("sha256").update(Buffer.concat([ED25519_SPKI_PREFIX, getPublicKey(seed)])).digest("hex");
@@ -2327,7 +2499,7 @@ function signOne(l, requestText) {
   } catch {
     refuse("request_invalid");
   }
-  const parsed = attestorRequestSchema.safeParse(req);
+  const parsed = checkFormat(ATTESTOR_REQUEST_FORMAT, req);
   if (!parsed.success) return refuse("request_invalid");
   const r = parsed.data;
   if (r.payloadType !== TLOG_CHECKPOINT_PAYLOAD_TYPE) refuse("payload_type");

@@ -10,7 +10,10 @@ import { fail } from '../src/core/errors.js';
 import { pae } from '../src/core/dsse.js';
 import { decodeBase64Strict } from '../src/core/base64.js';
 import { verifyEd25519, type PublicKey } from '../src/core/ed25519.js';
-import { attestorConfigSchema, attestorResponseSchema, ATTESTOR_EXIT_REFUSED } from '../src/core/attestor-protocol.js';
+import { ATTESTOR_EXIT_REFUSED } from '../src/core/attestor-protocol.js';
+import { attestorResponseSchema } from '../src/core/attestor-protocol-schema.js';
+import { ATTESTOR_CONFIG_FORMAT } from '../src/core/attestor-protocol.js';
+import { checkFormat } from '../src/core/format/interpret.js';
 import { readPinned } from './pinned-file.js';
 import { ATTESTOR_CONFIG_MAX_BYTES, ATTESTOR_PROGRAM_MAX_BYTES } from '../src/core/limits.js';
 
@@ -64,7 +67,7 @@ export function pinAttestor(attestorPath: string, configPath: string, allow: Att
   } catch {
     fail('attestor_config_invalid', []);
   }
-  if (!attestorConfigSchema.safeParse(parsed).success) fail('attestor_config_invalid', []);
+  if (!checkFormat(ATTESTOR_CONFIG_FORMAT, parsed).success) fail('attestor_config_invalid', []);
   return { program: program.bytes, programSha256: program.sha256, config: config.bytes, configSha256: config.sha256 };
 }
 

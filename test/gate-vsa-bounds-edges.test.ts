@@ -4,7 +4,8 @@
 // `vsaBoundExceeded` (what the gate turns into `gate_attest_decision_too_large`) names exactly the
 // count bound the schema refuses on.
 import { describe, expect, it } from 'vitest';
-import { buildVsaStatement, VSA_BOUNDS, vsaBoundExceeded, vsaPredicateSchema, vsaRuleViolation, type VsaPredicate } from '../src/core/vsa.js';
+import { buildVsaStatement, VSA_BOUNDS, vsaBoundExceeded, vsaRuleViolation, type VsaPredicate } from '../src/core/vsa.js';
+import { vsaPredicateSchema } from '../src/core/vsa-schema.js';
 import { mutations, type Json } from './schema-mutations.js';
 import { sampleDecisionForVsa } from './helpers/receipts.js';
 

@@ -7,14 +7,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { authorityPredicateSchema } from '../src/core/authority/predicate.js';
 import { scopeHistoryEntrySchema } from '../src/core/bundle/schema.js';
-import { buildCheckpointStatement, checkpointPredicateSchema, checkpointViolation, type CheckpointPredicate } from '../src/core/checkpoint.js';
+import { buildCheckpointStatement, checkpointViolation, type CheckpointPredicate } from '../src/core/checkpoint.js';
+import { checkpointPredicateSchema } from '../src/core/checkpoint-schema.js';
 import { isGovernedError } from '../src/core/errors.js';
 import { isIsoSeconds, ISO_SECONDS_SHAPE, secondsOfIsoTime } from '../src/core/iso-time.js';
 import { type ReviewReceiptPredicate } from '../src/core/receipt-predicate.js';
 import { reviewReceiptPredicateSchema } from '../src/core/receipt-predicate-schema.js';
 import { loadTrustRoot } from '../src/core/trust-root.js';
 import { verifyReceiptBytes } from '../src/core/verify-receipt.js';
-import { buildVsaStatement, vsaPredicateSchema, type DecisionForVsa } from '../src/core/vsa.js';
+import { buildVsaStatement, type DecisionForVsa } from '../src/core/vsa.js';
+import { vsaPredicateSchema } from '../src/core/vsa-schema.js';
 import { makeKey, payloadOf, receiptWorld, samplePredicate, signEnvelope, statementFor, tempDir, trustRootDoc } from './helpers/receipts.js';
 import { EDGE_VALID_ISO_TIMES, IMPOSSIBLE_ISO_TIMES } from './schema-mutations.js';
 

@@ -13,7 +13,7 @@ type Parser = { safeParse(v: unknown): { success: boolean } };
 
 async function runPathSchemas(): Promise<{ predicate: Parser; config: Parser }> {
   const { reviewReceiptPredicateSchema } = await import('../src/core/receipt-predicate-schema.js');
-  const { attestorConfigSchema } = await import('../src/core/attestor-protocol.js');
+  const { attestorConfigSchema } = await import('../src/core/attestor-protocol-schema.js');
   return { predicate: reviewReceiptPredicateSchema, config: attestorConfigSchema };
 }
 

@@ -3,7 +3,8 @@
 // probe attestor (no attestor_uids.probe) stay valid. Review and probe predicates share one rule.
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/core/canonical.js';
-import { probePredicateSchema, probeRuleViolation } from '../src/core/preservation/probe.js';
+import { probeRuleViolation } from '../src/core/preservation/probe.js';
+import { probePredicateSchema } from '../src/core/preservation/probe-schema.js';
 import { predicateRuleViolation, separationGovernedUids } from '../src/core/receipt-predicate.js';
 import { reviewReceiptPredicateSchema, separationSchema } from '../src/core/receipt-predicate-schema.js';
 import { samplePredicate } from './helpers/receipts.js';

@@ -9,19 +9,19 @@
 // predicate passes that kind's schema and names this very program's sha256 for its credential.
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
-// The very schemas every other path uses (zod/mini: the attestor starts in about the time of a
-// bare node start, docs/architecture.md "One definition per format").
-import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, SERVE_MAX_LINE, attestorConfigSchema, attestorRequestSchema, selfDigestField, type AttestorConfig } from '../../src/core/attestor-protocol.js';
+// The compiled forms of the one definitions every other path reads (docs/architecture.md#compiled-formats):
+// the attestor carries no zod, so it starts in about the time of a bare node start.
+import { ATTESTOR_EXIT_REFUSED, ATTESTOR_KINDS, SERVE_MAX_LINE, selfDigestField, type AttestorConfig, ATTESTOR_CONFIG_FORMAT, ATTESTOR_REQUEST_FORMAT } from '../../src/core/attestor-protocol.js';
 import { ATTESTOR_REQUEST_MAX_BYTES } from '../../src/core/limits.js';
 import { pae } from '../../src/core/pae.js';
 import { canonicalJson, jcs } from '../../src/core/canonical.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../../src/core/dsse.js';
-import { statementSchema } from '../../src/core/intoto-schema.js';
-import { predicateRuleViolation } from '../../src/core/receipt-predicate.js';
-import { reviewReceiptPredicateSchema } from '../../src/core/receipt-predicate-schema.js';
-import { VSA_EXTENSION_KEY, vsaPredicateSchema, vsaRuleViolation } from '../../src/core/vsa.js';
+import { STATEMENT_FORMAT } from '../../src/core/intoto.js';
+import { checkFormat } from '../../src/core/format/interpret.js';
+import { predicateRuleViolation, RECEIPT_PREDICATE_FORMAT } from '../../src/core/receipt-predicate.js';
+import { VSA_EXTENSION_KEY, vsaRuleViolation, VSA_PREDICATE_FORMAT } from '../../src/core/vsa.js';
 import { checkpointViolation, type CheckpointPredicate } from '../../src/core/checkpoint.js';
-import { probePredicateSchema, probeRuleViolation } from '../../src/core/preservation/probe.js';
+import { probeRuleViolation, PROBE_PREDICATE_FORMAT } from '../../src/core/preservation/probe.js';
 import { Refusal, readStdin, refuse } from './lib/key-file.js';
 import { serveLines } from './lib/serve-lines.js';
 import { loadAttestor, type LoadedAttestor } from './lib/load.js';
@@ -37,7 +37,7 @@ type Loaded = LoadedAttestor<AttestorConfig>;
 
 const load = (selfPath: string, configPath: string): Loaded =>
   loadAttestor(selfPath, configPath, (v) => {
-    const r = attestorConfigSchema.safeParse(v);
+    const r = checkFormat(ATTESTOR_CONFIG_FORMAT, v);
     return r.success ? r.data : null;
   });
 
@@ -51,7 +51,7 @@ function signOne(l: Loaded, requestText: string): { keyid: string; sig: string }
   } catch {
     refuse('request_invalid');
   }
-  const parsedReq = attestorRequestSchema.safeParse(reqValue);
+  const parsedReq = checkFormat(ATTESTOR_REQUEST_FORMAT, reqValue);
   if (!parsedReq.success) return refuse('request_invalid');
   const req = parsedReq.data;
   if (req.payloadType !== IN_TOTO_PAYLOAD_TYPE) refuse('payload_type');
@@ -69,7 +69,7 @@ function signOne(l: Loaded, requestText: string): { keyid: string; sig: string }
     if (e instanceof Refusal) throw e;
     refuse('payload_not_canonical');
   }
-  const parsedSt = statementSchema.safeParse(value);
+  const parsedSt = checkFormat(STATEMENT_FORMAT, value);
   if (!parsedSt.success) return refuse('statement_invalid');
   const st = parsedSt.data;
   if (st.predicateType !== ATTESTOR_KINDS[config.kind]) refuse('foreign_kind');
@@ -77,7 +77,7 @@ function signOne(l: Loaded, requestText: string): { keyid: string; sig: string }
   const field = selfDigestField(config.kind, config.credential);
   if (field === null) refuse('credential_role');
   if (config.kind === 'review-receipt') {
-    const parsed = reviewReceiptPredicateSchema.safeParse(st.predicate);
+    const parsed = checkFormat(RECEIPT_PREDICATE_FORMAT, st.predicate);
     if (!parsed.success) return refuse('predicate_invalid');
     const p = parsed.data;
     if (predicateRuleViolation(p, canonicalJson) !== null) refuse('predicate_invalid');
@@ -87,7 +87,7 @@ function signOne(l: Loaded, requestText: string): { keyid: string; sig: string }
     // A decision (SLSA VSA, src/core/vsa.ts) is signed only by the gate credential (selfDigestField),
     // only when its closed predicate passes the schema and the cross-field rules (the outcome fields
     // agree, the subject is the commit content it names), and only when it names this program.
-    const parsed = vsaPredicateSchema.safeParse(st.predicate);
+    const parsed = checkFormat(VSA_PREDICATE_FORMAT, st.predicate);
     if (!parsed.success) return refuse('predicate_invalid');
     const p = parsed.data;
     if (vsaRuleViolation({ subject: st.subject, predicate: p }) !== null) refuse('predicate_invalid');
@@ -100,7 +100,7 @@ function signOne(l: Loaded, requestText: string): { keyid: string; sig: string }
   } else if (config.kind === 'probe') {
     // A probe receipt is signed by the probe credential only, only when its closed predicate passes
     // the schema and its rule, its subject is the snapshot it names, and it names this program.
-    const parsed = probePredicateSchema.safeParse(st.predicate);
+    const parsed = checkFormat(PROBE_PREDICATE_FORMAT, st.predicate);
     if (!parsed.success) return refuse('predicate_invalid');
     const p = parsed.data;
     if (probeRuleViolation(p) !== null) refuse('predicate_invalid');

@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { checkpointBody, parseCheckpointBody } from '../../src/core/signed-note.js';
 import { parseTlogAttestorConfig, TLOG_CHECKPOINT_PAYLOAD_TYPE, type TlogAttestorConfig } from '../../src/core/tlog-attestor.js';
-import { ATTESTOR_EXIT_REFUSED, attestorRequestSchema } from '../../src/core/attestor-protocol.js';
+import { ATTESTOR_EXIT_REFUSED } from '../../src/core/attestor-protocol.js';
+import { ATTESTOR_REQUEST_FORMAT } from '../../src/core/attestor-protocol.js';
+import { checkFormat } from '../../src/core/format/interpret.js';
 import { TLOG_ATTESTOR_REQUEST_MAX_BYTES } from '../../src/core/limits.js';
 import { Refusal, readStdin, refuse } from './lib/key-file.js';
 import { serveLines } from './lib/serve-lines.js';
@@ -30,7 +32,7 @@ function signOne(l: Loaded, requestText: string): { keyid: string; sig: string }
     refuse('request_invalid');
   }
   // The attestor request format, one definition for every attestor (src/core/attestor-protocol.ts).
-  const parsed = attestorRequestSchema.safeParse(req);
+  const parsed = checkFormat(ATTESTOR_REQUEST_FORMAT, req);
   if (!parsed.success) return refuse('request_invalid');
   const r = parsed.data;
   if (r.payloadType !== TLOG_CHECKPOINT_PAYLOAD_TYPE) refuse('payload_type');

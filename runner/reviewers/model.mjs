@@ -4,2011 +4,85 @@
 // runner/reviewers/src/model.ts
 import { readFileSync } from "node:fs";
 
-// node_modules/zod/v4/core/util.js
-function getEnumValues(entries) {
-  const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
-  return values;
-}
-function jsonStringifyReplacer(_, value) {
-  if (typeof value === "bigint")
-    return value.toString();
-  return value;
-}
-var Cached = class {
-  constructor(getter) {
-    this._getter = getter;
-    this._value = void 0;
-  }
-  get value() {
-    const getter = this._getter;
-    if (getter !== void 0) {
-      this._value = getter();
-      this._getter = void 0;
-    }
-    return this._value;
-  }
-};
-function cached(getter) {
-  return new Cached(getter);
-}
-function nullish(input) {
-  return input === null || input === void 0;
-}
-function cleanRegex(source) {
-  const start = source.startsWith("^") ? 1 : 0;
-  const end = source.endsWith("$") ? source.length - 1 : source.length;
-  return source.slice(start, end);
-}
-function assignProp(target, prop, value) {
-  Object.defineProperty(target, prop, {
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true
-  });
-}
-function rawShape(def) {
-  const desc = Object.getOwnPropertyDescriptor(def, "shape");
-  return desc?.get ? desc.get.raw : desc?.value;
-}
-var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => {
-};
-function isObject(data) {
-  return typeof data === "object" && data !== null && !Array.isArray(data);
-}
-var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
-function escapeRegex(str2) {
-  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-function clone(inst, def, params) {
-  const cl = new inst._zod.constr(def ?? inst._zod.def);
-  if (!def || params?.parent)
-    cl._zod.parent = inst;
-  return cl;
-}
-function normalizeParams(_params) {
-  const params = _params;
-  if (!params)
-    return {};
-  if (typeof params === "string")
-    return { error: () => params };
-  if (params?.message !== void 0) {
-    if (params?.error !== void 0)
-      throw new Error("Cannot specify both `message` and `error` params");
-    params.error = params.message;
-  }
-  delete params.message;
-  if (typeof params.error === "string")
-    return { ...params, error: () => params.error };
-  return params;
-}
-function optionalKeys(shape) {
-  return Object.keys(shape).filter((k) => {
-    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
-  });
-}
-var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
-  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-  int32: [-2147483648, 2147483647],
-  uint32: [0, 4294967295],
-  float32: [-34028234663852886e22, 34028234663852886e22],
-  float64: [-Number.MAX_VALUE, Number.MAX_VALUE]
-}))();
-function aborted(x, startIndex = 0) {
-  if (x.aborted === true)
-    return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue !== true) {
-      return true;
-    }
-  }
-  return false;
-}
-function explicitlyAborted(x, startIndex = 0) {
-  if (x.aborted === true)
-    return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue === false) {
-      return true;
-    }
-  }
-  return false;
-}
-function prefixIssues(path3, issues) {
-  return issues.map((iss) => {
-    var _a3;
-    (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path3);
-    return iss;
-  });
-}
-function unwrapMessage(message) {
-  return typeof message === "string" ? message : message?.message;
-}
-function sizeCaps(defChecks) {
-  const caps = [];
-  for (const ch of defChecks ?? []) {
-    const d = ch._zod.def;
-    if (!/_(length|size)$|_equals$/.test(d.check))
-      break;
-    const max = d.maximum ?? d.length ?? d.size;
-    if (max >= 0)
-      caps.push([max, ch]);
-  }
-  return caps;
-}
-function attachSchema(issues, start, inst) {
-  var _a3;
-  for (let i = start; i < issues.length; i++) {
-    (_a3 = issues[i]).schema ?? (_a3.schema = inst);
-  }
-}
-function finalizeIssue(iss, ctx, config2) {
-  var _a3;
-  const traits = iss.inst?._zod?.traits;
-  if (traits?.has("$ZodType")) {
-    if (traits.has("$ZodCheck"))
-      (_a3 = iss).schema ?? (_a3.schema = iss.inst);
-    else
-      iss.schema = iss.inst;
-  }
-  const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
-  const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
-  const full = {};
-  for (const k of Object.keys(iss)) {
-    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
-      continue;
-    full[k] = iss[k];
-  }
-  full.path ?? (full.path = []);
-  full.message = message;
-  if (ctx?.reportInput) {
-    full.input = iss.input;
-  }
-  return full;
-}
-var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str2) {
-  const units = str2.length;
-  if (!highSurrogate.test(str2))
-    return units;
-  let count2 = units;
-  for (let i = 0; i < units - 1; i++) {
-    if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
-      count2--;
+// src/core/bundle/names.ts
+var SECTION_NAMES = [
+  "sources",
+  "source_map",
+  "contract",
+  "authorities",
+  "tombstones",
+  "scope_history",
+  "changes",
+  "current_files",
+  "baseline_files",
+  "preservation",
+  "prior_receipts"
+];
+var COVERAGE_KINDS = [
+  "sources",
+  "atoms",
+  "directives",
+  "targets",
+  "criteria",
+  "implementations",
+  "evidence",
+  "authorities",
+  "tombstones",
+  "changes",
+  "scope_versions",
+  "surfaces"
+];
+
+// src/core/format/accept-runtime.ts
+var FAIL = /* @__PURE__ */ Symbol("refused");
+function codePoints(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    if ((s.charCodeAt(i) & 64512) === 55296 && (s.charCodeAt(i + 1) & 64512) === 56320) {
+      n--;
       i++;
     }
   }
-  return count2;
+  return n;
 }
-function getLengthableOrigin(input) {
-  if (Array.isArray(input))
-    return "array";
-  if (typeof input === "string")
-    return "string";
-  return "unknown";
+function codePointsAtLeast(v, min) {
+  const units = v.length;
+  if (typeof v !== "string" || units < min || units >= min * 2) return units >= min;
+  return codePoints(v) >= min;
 }
-function issue(...args) {
-  const [iss, input, inst] = args;
-  if (typeof iss === "string") {
-    return {
-      message: iss,
-      code: "custom",
-      input,
-      inst
-    };
+function codePointsAtMost(v, max) {
+  return v.length <= max || typeof v === "string" && codePoints(v) <= max;
+}
+function isPlainObject(o) {
+  if (typeof o !== "object" || o === null || Array.isArray(o)) return false;
+  const ctor = o.constructor;
+  if (ctor === void 0 || typeof ctor !== "function") return true;
+  const prot = ctor.prototype;
+  if (typeof prot !== "object" || prot === null || Array.isArray(prot)) return false;
+  return Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf");
+}
+function acceptArray(v, cap, element) {
+  if (!Array.isArray(v) || cap >= 0 && v.length > cap) return FAIL;
+  const o = Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = element(v[i]);
+    if (r === FAIL) return FAIL;
+    o[i] = r;
   }
-  return { ...iss };
+  return o;
 }
-function members(proto, table) {
-  for (const key in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key);
-    if (desc.get)
-      Object.defineProperty(proto, key, { ...desc, enumerable: false });
-    else
-      defineBound(proto, key, desc.value);
-  }
+function acceptProperty(v, o, key, accept, optIn, optOut) {
+  const has = key in v;
+  if (!has && optIn && optOut) return true;
+  const r = accept(v[key]);
+  if (r === FAIL || !has && !optIn) return false;
+  if (r !== void 0) o[key] = r;
+  else if (has) o[key] = void 0;
+  return true;
 }
-function own(inst, key, value, enumerable = true) {
-  Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
-  return value;
-}
-function hide(inst, key, value) {
-  return own(inst, key, value, false);
-}
-function defineBound(proto, key, fn) {
-  Object.defineProperty(proto, key, {
-    configurable: true,
-    get() {
-      return this == null ? fn : own(this, key, fn.bind(this));
-    },
-    set(value) {
-      own(this, key, value);
-    }
-  });
-}
-function claim(inst, sentinel) {
-  const proto = Object.getPrototypeOf(inst);
-  return sentinel in proto ? void 0 : proto;
-}
-var installing;
-var broke = false;
-var breaker = {
-  configurable: true,
-  get() {
-    broke = true;
-    return void 0;
-  }
-};
-function defineLazyInternal(inst, key, compute) {
-  const proto = Object.getPrototypeOf(inst._zod);
-  if (key in proto && installing !== inst._zod) {
-    installing = void 0;
-    return;
-  }
-  installing = inst._zod;
-  Object.defineProperty(proto, key, {
-    configurable: true,
-    get() {
-      Object.defineProperty(this, key, breaker);
-      const outer = broke;
-      broke = false;
-      try {
-        const value = compute(this);
-        if (broke)
-          delete this[key];
-        else
-          Object.defineProperty(this, key, { configurable: true, writable: true, value });
-        broke = broke || outer;
-        return value;
-      } catch (err) {
-        delete this[key];
-        broke = broke || outer;
-        throw err;
-      }
-    },
-    set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, value });
-    }
-  });
-}
-function installLazyProp(inst, key, make, enumerable) {
-  const proto = claim(inst, key);
-  if (!proto)
-    return;
-  Object.defineProperty(proto, key, {
-    configurable: true,
-    get() {
-      const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key, desc);
-      desc.value = make(this);
-      Object.defineProperty(this, key, desc);
-      return desc.value;
-    },
-    set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
-    }
-  });
-}
-
-// node_modules/zod/v4/core/core.js
-var _a;
-var _zodDesc = { value: void 0, enumerable: false };
-var _E = "captureStackTrace" in Error ? Error : null;
-function newError(Definition) {
-  const E = _E;
-  if (E) {
-    const saved = E.stackTraceLimit;
-    if (typeof saved === "number") {
-      try {
-        E.stackTraceLimit = 0;
-      } catch {
-        _E = null;
-        return new Definition();
-      }
-      try {
-        return new Definition();
-      } finally {
-        E.stackTraceLimit = saved;
-      }
-    }
-  }
-  return new Definition();
-}
-// @__NO_SIDE_EFFECTS__
-function $constructor(name, initializer2, proto, params) {
-  const zodProto = {};
-  function Internals(def) {
-    this.def = def;
-    this.constr = _;
-    this.traits = /* @__PURE__ */ new Set();
-  }
-  Internals.prototype = zodProto;
-  const protoMembers = proto;
-  const initialized = protoMembers && /* @__PURE__ */ new WeakSet();
-  function init(inst, def) {
-    if (!inst._zod) {
-      _zodDesc.value = new Internals(def);
-      try {
-        Object.defineProperty(inst, "_zod", _zodDesc);
-      } finally {
-        _zodDesc.value = void 0;
-      }
-    } else if (inst._zod.traits.has(name)) {
-      return;
-    }
-    inst._zod.traits.add(name);
-    initializer2(inst, def);
-    if (initialized) {
-      const own2 = Object.getPrototypeOf(inst);
-      const ctorProto = inst._zod.constr.prototype;
-      let up = own2;
-      while (up && up !== ctorProto)
-        up = Object.getPrototypeOf(up);
-      const target = up ?? own2;
-      if (!initialized.has(target)) {
-        initialized.add(target);
-        members(target, protoMembers);
-      }
-    }
-    const proto2 = _.prototype;
-    for (const k in proto2) {
-      if (!Object.prototype.hasOwnProperty.call(proto2, k))
-        continue;
-      if (!(k in inst)) {
-        inst[k] = proto2[k].bind(inst);
-      }
-    }
-  }
-  const Parent = params?.Parent ?? Object;
-  class Definition extends Parent {
-  }
-  Object.defineProperty(Definition, "name", { value: name });
-  function _(def) {
-    const inst = params?.Parent ? newError(Definition) : this;
-    init(inst, def);
-    const deferred = inst._zod.deferred;
-    if (deferred) {
-      for (const fn of deferred) {
-        fn();
-      }
-      inst._zod.deferred = void 0;
-    }
-    const pp = globalThis.__zod_globalConfig?.postProcessor;
-    if (pp)
-      pp(inst);
-    return inst;
-  }
-  Object.defineProperty(_, "init", { value: init });
-  Object.defineProperty(_, Symbol.hasInstance, {
-    value: (inst) => {
-      if (params?.Parent && inst instanceof params.Parent)
-        return true;
-      return inst?._zod?.traits?.has(name);
-    }
-  });
-  Object.defineProperty(_, "name", { value: name });
-  return _;
-}
-var $ZodAsyncError = class extends Error {
-  constructor() {
-    super(`Encountered Promise during synchronous parse. Use .parseAsync() instead.`);
-  }
-};
-(_a = globalThis).__zod_globalConfig ?? (_a.__zod_globalConfig = {});
-var globalConfig = globalThis.__zod_globalConfig;
-function config(newConfig) {
-  if (newConfig)
-    Object.assign(globalConfig, newConfig);
-  return globalConfig;
-}
-
-// node_modules/zod/v4/core/errors.js
-function _getMessage() {
-  const internals = this._zod;
-  internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
-  return internals.message;
-}
-function _setMessage(value) {
-  this._zod.message = value;
-}
-var _messageDesc = {
-  get: _getMessage,
-  set: _setMessage,
-  enumerable: true,
-  configurable: true
-};
-var _issuesDesc = { value: void 0, enumerable: false };
-var _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-var initializer = (inst, def) => {
-  inst.name = "$ZodError";
-  _issuesDesc.value = def;
-  Object.defineProperty(inst, "issues", _issuesDesc);
-  _issuesDesc.value = void 0;
-  Object.defineProperty(inst, "message", _messageDesc);
-  const proto = Object.getPrototypeOf(inst);
-  if (!_installedToString.has(proto)) {
-    _installedToString.add(proto);
-    Object.defineProperty(proto, "toString", {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const value = () => this.message;
-        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-        return value;
-      },
-      set(value) {
-        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-      }
-    });
-  }
-};
-var $ZodError = $constructor("$ZodError", initializer);
-var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
-  Parent: Error
-});
-
-// node_modules/zod/v4/core/parse.js
-var _parse = (_Err) => {
-  const fn = (schema, value, _ctx, _params) => {
-    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-    const result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise) {
-      throw new $ZodAsyncError();
-    }
-    if (result.issues.length) {
-      const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-      captureStackTrace(e, _params?.callee ?? fn);
-      throw e;
-    }
-    return result.value;
-  };
-  return fn;
-};
-var parse = /* @__PURE__ */ _parse($ZodRealError);
-var _parseAsync = (_Err) => {
-  const fn = async (schema, value, _ctx, params) => {
-    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise)
-      result = await result;
-    if (result.issues.length) {
-      const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-      captureStackTrace(e, params?.callee ?? fn);
-      throw e;
-    }
-    return result.value;
-  };
-  return fn;
-};
-var parseAsync = /* @__PURE__ */ _parseAsync($ZodRealError);
-var _safeParse = (_Err) => (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-  const result = schema._zod.run({ value, issues: [] }, ctx);
-  if (result instanceof Promise) {
-    throw new $ZodAsyncError();
-  }
-  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-var safeParse = /* @__PURE__ */ _safeParse($ZodRealError);
-function failure(Err, issues, ctx) {
-  let error;
-  return {
-    success: false,
-    get error() {
-      if (!error) {
-        error = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
-        issues = void 0;
-        ctx = void 0;
-      }
-      return error;
-    },
-    set error(e) {
-      error = e;
-      issues = void 0;
-      ctx = void 0;
-    }
-  };
-}
-var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-  let result = schema._zod.run({ value, issues: [] }, ctx);
-  if (result instanceof Promise)
-    result = await result;
-  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-var safeParseAsync = /* @__PURE__ */ _safeParseAsync($ZodRealError);
-
-// node_modules/zod/v4/core/regexes.js
-var anyString = /^[\s\S]{0,}$/;
-var number = /^-?\d+(?:\.\d+)?$/;
-var _null = /^null$/i;
-
-// node_modules/zod/v4/core/checks.js
-var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
-  var _a3;
-  inst._zod ?? (inst._zod = {});
-  inst._zod.def = def;
-  (_a3 = inst._zod).onattach ?? (_a3.onattach = []);
-});
-var _whenHasLength = (payload) => {
-  const val = payload.value;
-  return !nullish(val) && val.length !== void 0;
-};
-var numericOriginMap = {
-  number: "number",
-  bigint: "bigint",
-  object: "date"
-};
-var $ZodCheckLessThan = /* @__PURE__ */ $constructor("$ZodCheckLessThan", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const origin = numericOriginMap[typeof def.value];
-  inst._zod.check = (payload) => {
-    if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
-      return;
-    }
-    payload.issues.push({
-      origin: numericOriginMap[typeof payload.value] ?? origin,
-      code: "too_big",
-      maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
-      input: payload.value,
-      inclusive: def.inclusive,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckGreaterThan = /* @__PURE__ */ $constructor("$ZodCheckGreaterThan", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const origin = numericOriginMap[typeof def.value];
-  inst._zod.check = (payload) => {
-    if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
-      return;
-    }
-    payload.issues.push({
-      origin: numericOriginMap[typeof payload.value] ?? origin,
-      code: "too_small",
-      minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
-      input: payload.value,
-      inclusive: def.inclusive,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  def.format = def.format || "float64";
-  const isInt = def.format?.includes("int");
-  const origin = isInt ? "int" : "number";
-  const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    if (isInt) {
-      if (!Number.isInteger(input)) {
-        payload.issues.push({
-          expected: origin,
-          format: def.format,
-          code: "invalid_type",
-          continue: false,
-          input,
-          inst
-        });
-        return;
-      }
-      if (!Number.isSafeInteger(input)) {
-        if (input > 0) {
-          payload.issues.push({
-            input,
-            code: "too_big",
-            maximum: Number.MAX_SAFE_INTEGER,
-            note: "Integers must be within the safe integer range.",
-            inst,
-            origin,
-            inclusive: true,
-            continue: !def.abort
-          });
-        } else {
-          payload.issues.push({
-            input,
-            code: "too_small",
-            minimum: Number.MIN_SAFE_INTEGER,
-            note: "Integers must be within the safe integer range.",
-            inst,
-            origin,
-            inclusive: true,
-            continue: !def.abort
-          });
-        }
-        return;
-      }
-    }
-    if (input < minimum) {
-      payload.issues.push({
-        origin: "number",
-        input,
-        code: "too_small",
-        minimum,
-        inclusive: true,
-        inst,
-        continue: !def.abort
-      });
-    }
-    if (input > maximum) {
-      payload.issues.push({
-        origin: "number",
-        input,
-        code: "too_big",
-        maximum,
-        inclusive: true,
-        inst,
-        continue: !def.abort
-      });
-    }
-  };
-});
-var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
-  var _a3;
-  $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const units = input.length;
-    const length = typeof input === "string" && units > def.maximum ? codePointLength(input) : units;
-    if (length <= def.maximum)
-      return;
-    const origin = getLengthableOrigin(input);
-    payload.issues.push({
-      origin,
-      code: "too_big",
-      maximum: def.maximum,
-      inclusive: true,
-      input,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (inst, def) => {
-  var _a3;
-  $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const units = input.length;
-    const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2 ? codePointLength(input) : units;
-    if (length >= def.minimum)
-      return;
-    const origin = getLengthableOrigin(input);
-    payload.issues.push({
-      origin,
-      code: "too_small",
-      minimum: def.minimum,
-      inclusive: true,
-      input,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat", (inst, def) => {
-  var _a3, _b;
-  $ZodCheck.init(inst, def);
-  if (def.pattern)
-    (_a3 = inst._zod).check ?? (_a3.check = (payload) => {
-      def.pattern.lastIndex = 0;
-      if (def.pattern.test(payload.value))
-        return;
-      payload.issues.push({
-        origin: "string",
-        code: "invalid_format",
-        format: def.format,
-        input: payload.value,
-        ...def.pattern ? { pattern: def.pattern.toString() } : {},
-        inst,
-        continue: !def.abort
-      });
-    });
-  else
-    (_b = inst._zod).check ?? (_b.check = () => {
-    });
-});
-var $ZodCheckRegex = /* @__PURE__ */ $constructor("$ZodCheckRegex", (inst, def) => {
-  $ZodCheckStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    def.pattern.lastIndex = 0;
-    if (def.pattern.test(payload.value))
-      return;
-    payload.issues.push({
-      origin: "string",
-      code: "invalid_format",
-      format: "regex",
-      input: payload.value,
-      pattern: def.pattern.toString(),
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-
-// node_modules/zod/v4/core/versions.js
-var version = {
-  major: 4,
-  minor: 6,
-  patch: 7
-};
-
-// node_modules/zod/v4/core/schemas.js
-var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
-  var _a3;
-  inst ?? (inst = {});
-  inst._zod.def = def;
-  inst._zod.bag = inst._zod.bag || {};
-  inst._zod.version = version;
-  const defChecks = inst._zod.def.checks;
-  const checks = inst._zod.traits.has("$ZodCheck") ? [inst, ...defChecks ?? []] : defChecks?.length ? [...defChecks] : [];
-  for (const ch of checks) {
-    for (const fn of ch._zod.onattach) {
-      fn(inst);
-    }
-  }
-  if (checks.length === 0) {
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
-    inst._zod.deferred?.push(() => {
-      inst._zod.run = inst._zod.parse;
-    });
-  } else {
-    const runChecks = (payload, checks2, ctx) => {
-      if (payload.memo)
-        return payload;
-      let isAborted = aborted(payload);
-      let asyncResult;
-      for (const ch of checks2) {
-        if (ch._zod.def.when) {
-          if (explicitlyAborted(payload))
-            continue;
-          const shouldRun = ch._zod.def.when(payload);
-          if (!shouldRun)
-            continue;
-        } else if (isAborted) {
-          continue;
-        }
-        const currLen = payload.issues.length;
-        const _ = ch._zod.check(payload);
-        if (_ instanceof Promise && ctx?.async === false) {
-          throw new $ZodAsyncError();
-        }
-        if (asyncResult || _ instanceof Promise) {
-          asyncResult = (asyncResult ?? Promise.resolve()).then(async () => {
-            await _;
-            const nextLen = payload.issues.length;
-            if (nextLen === currLen)
-              return;
-            attachSchema(payload.issues, currLen, inst);
-            if (!isAborted)
-              isAborted = aborted(payload, currLen);
-          });
-        } else {
-          const nextLen = payload.issues.length;
-          if (nextLen === currLen)
-            continue;
-          attachSchema(payload.issues, currLen, inst);
-          if (!isAborted)
-            isAborted = aborted(payload, currLen);
-        }
-      }
-      if (asyncResult) {
-        return asyncResult.then(() => {
-          return payload;
-        });
-      }
-      return payload;
-    };
-    const handleCanaryResult = (canary, payload, ctx) => {
-      if (aborted(canary)) {
-        canary.aborted = true;
-        return canary;
-      }
-      const checkResult = runChecks(payload, checks, ctx);
-      if (checkResult instanceof Promise) {
-        if (ctx.async === false)
-          throw new $ZodAsyncError();
-        return checkResult.then((checkResult2) => inst._zod.parse(checkResult2, ctx));
-      }
-      return inst._zod.parse(checkResult, ctx);
-    };
-    inst._zod.run = (payload, ctx) => {
-      if (ctx.skipChecks) {
-        return inst._zod.parse(payload, ctx);
-      }
-      if (ctx.direction === "backward") {
-        const canary = inst._zod.parse({ value: payload.value, issues: [] }, { ...ctx, skipChecks: true });
-        if (canary instanceof Promise) {
-          return canary.then((canary2) => {
-            return handleCanaryResult(canary2, payload, ctx);
-          });
-        }
-        return handleCanaryResult(canary, payload, ctx);
-      }
-      const result = inst._zod.parse(payload, ctx);
-      if (result instanceof Promise) {
-        if (ctx.async === false)
-          throw new $ZodAsyncError();
-        return result.then((result2) => runChecks(result2, checks, ctx));
-      }
-      return runChecks(result, checks, ctx);
-    };
-  }
-}, {
-  // Wrappers extend this by installing a richer factory over it; reading it eagerly would defeat the laziness.
-  get "~standard"() {
-    return hide(this, "~standard", standardProps(this));
-  },
-  set "~standard"(value) {
-    own(this, "~standard", value);
-  }
-});
-var toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
-async function validateAsync(inst, value) {
-  const ctx = { async: true };
-  return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
-}
-function standardProps(inst) {
-  return {
-    validate: (value) => {
-      const ctx = { async: false };
-      try {
-        const r = inst._zod.run({ value, issues: [] }, ctx);
-        if (!(r instanceof Promise))
-          return toStandardResult(r, ctx);
-      } catch (_) {
-      }
-      return validateAsync(inst, value);
-    },
-    vendor: "zod",
-    version: 1
-  };
-}
-var $ZodString = /* @__PURE__ */ $constructor("$ZodString", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = def.pattern ?? anyString;
-  inst._zod.parse = (payload, _) => {
-    if (def.coerce)
-      try {
-        payload.value = String(payload.value);
-      } catch (_2) {
-      }
-    if (typeof payload.value === "string")
-      return payload;
-    payload.issues.push({
-      expected: "string",
-      code: "invalid_type",
-      input: payload.value,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodStringFormat = /* @__PURE__ */ $constructor("$ZodStringFormat", (inst, def) => {
-  $ZodCheckStringFormat.init(inst, def);
-  $ZodString.init(inst, def);
-});
-function isValidBase64(data) {
-  if (data === "")
-    return true;
-  if (/\s/.test(data))
-    return false;
-  if (data.length % 4 !== 0)
-    return false;
-  try {
-    atob(data);
-    return true;
-  } catch {
-    return false;
-  }
-}
-var base64Charset = /^[0-9a-zA-Z+/]*={0,2}$/;
-var $ZodBase64 = /* @__PURE__ */ $constructor("$ZodBase64", (inst, def) => {
-  def.pattern ?? (def.pattern = base64Charset);
-  $ZodStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    if (isValidBase64(payload.value))
-      return;
-    payload.issues.push({
-      code: "invalid_format",
-      format: "base64",
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = number;
-  inst._zod.parse = (payload, _ctx) => {
-    if (def.coerce)
-      try {
-        payload.value = Number(payload.value);
-      } catch (_) {
-      }
-    const input = payload.value;
-    if (typeof input === "number" && !Number.isNaN(input) && Number.isFinite(input)) {
-      return payload;
-    }
-    const received = typeof input === "number" ? Number.isNaN(input) ? "NaN" : !Number.isFinite(input) ? String(input) : void 0 : void 0;
-    payload.issues.push({
-      expected: "number",
-      code: "invalid_type",
-      input,
-      inst,
-      ...received ? { received } : {}
-    });
-    return payload;
-  };
-});
-var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, def) => {
-  $ZodCheckNumberFormat.init(inst, def);
-  $ZodNumber.init(inst, def);
-});
-var $ZodNull = /* @__PURE__ */ $constructor("$ZodNull", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = _null;
-  inst._zod.values = /* @__PURE__ */ new Set([null]);
-  inst._zod.parse = (payload, _ctx) => {
-    const input = payload.value;
-    if (input === null)
-      return payload;
-    payload.issues.push({
-      expected: "null",
-      code: "invalid_type",
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload, _ctx) => {
-    payload.issues.push({
-      expected: "never",
-      code: "invalid_type",
-      input: payload.value,
-      inst
-    });
-    return payload;
-  };
-});
-function capSize(inst, size) {
-  const caps = sizeCaps(inst._zod.def.checks);
-  if (!caps.length)
-    return;
-  const cap = Math.min(...caps.map((c) => c[0]));
-  const parse2 = inst._zod.parse;
-  inst._zod.parse = (payload, ctx) => {
-    const n = size(payload.value);
-    if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
-      for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
-        if (n > max && ch._zod.def.when(payload)) {
-          const start = payload.issues.length;
-          ch._zod.check(payload);
-          payload.issues[start].continue = false;
-          attachSchema(payload.issues, start, inst);
-          return payload;
-        }
-      }
-    }
-    return parse2(payload, ctx);
-  };
-}
-var arraySize = (input) => Array.isArray(input) ? input.length : -1;
-function handleArrayResult(result, final, index) {
-  if (result.issues.length) {
-    final.issues.push(...prefixIssues(index, result.issues));
-  }
-  final.value[index] = result.value;
-}
-var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
-  $ZodType.init(inst, def);
-  const memo = globalConfig.memoizer;
-  memo?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!Array.isArray(input)) {
-      payload.issues.push({
-        expected: "array",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    payload.value = memo ? memo.alloc(inst, payload, Array(input.length), ctx) : Array(input.length);
-    const proms = [];
-    const abortEarly = ctx?.abortEarly;
-    for (let i = 0; i < input.length; i++) {
-      const item = input[i];
-      const result = def.element._zod.run({
-        value: item,
-        issues: []
-      }, ctx);
-      if (result instanceof Promise) {
-        proms.push(result.then((result2) => handleArrayResult(result2, payload, i)));
-      } else {
-        handleArrayResult(result, payload, i);
-        if (abortEarly && result.issues.length !== 0 && aborted(result))
-          break;
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => payload);
-    }
-    return payload;
-  };
-  capSize(inst, arraySize);
-});
-function handlePropertyResult(result, final, key, input, optin, optout) {
-  const isPresent = key in input;
-  const isOptionalOut = optout === "optional";
-  if (!isPresent && isOptionalOut && optin === "optional") {
-    return;
-  }
-  if (result.issues.length) {
-    if (optin !== void 0 && isOptionalOut && !isPresent) {
-      return;
-    }
-    final.issues.push(...prefixIssues(key, result.issues));
-  }
-  if (!isPresent && optin === void 0) {
-    if (!result.issues.length) {
-      final.issues.push({
-        code: "invalid_type",
-        expected: "nonoptional",
-        input: void 0,
-        path: [key]
-      });
-    }
-    return;
-  }
-  if (result.value === void 0) {
-    if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key] = void 0;
-    }
-  } else {
-    final.value[key] = result.value;
-  }
-}
-var NO_SYMBOL_KEYS = [];
-function normalizeDef(def) {
-  const keys = Object.keys(def.shape);
-  const ownSymbols = Object.getOwnPropertySymbols(def.shape);
-  const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
-  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  for (const k of allKeys) {
-    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
-      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
-    }
-  }
-  const okeys = optionalKeys(def.shape);
-  return {
-    ...def,
-    allKeys,
-    symbolKeys,
-    // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
-    keySet: new Set(keys),
-    numKeys: keys.length,
-    optionalKeys: new Set(okeys)
-  };
-}
-function handleCatchall(proms, input, payload, ctx, def, inst, abortEarly) {
-  const unrecognized = [];
-  const keySet = def.keySet;
-  const _catchall = def.catchall._zod;
-  const t = _catchall.def.type;
-  const optin = _catchall.optin;
-  const optout = _catchall.optout;
-  let seen = 0;
-  for (const key in input) {
-    if (abortEarly && payload.issues.length !== seen) {
-      if (aborted(payload, seen))
-        break;
-      seen = payload.issues.length;
-    }
-    if (keySet.has(key))
-      continue;
-    if (key === "__proto__") {
-      if (t === "never")
-        unrecognized.push(key);
-      continue;
-    }
-    if (t === "never") {
-      unrecognized.push(key);
-      continue;
-    }
-    const r = _catchall.run({ value: input[key], issues: [] }, ctx);
-    if (r instanceof Promise) {
-      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input, optin, optout)));
-    } else {
-      handlePropertyResult(r, payload, key, input, optin, optout);
-    }
-  }
-  if (unrecognized.length) {
-    payload.issues.push({
-      code: "unrecognized_keys",
-      keys: unrecognized,
-      input,
-      inst,
-      // Describes the shape of the input, not the validity of the parsed value, so it never aborts. The parse still fails; the schema's own checks just get to run first, and an enclosing intersection can reconcile the key against a sibling operand.
-      continue: true
-    });
-  }
-  if (!proms.length)
-    return payload;
-  return Promise.all(proms).then(() => {
-    return payload;
-  });
-}
-var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
-  $ZodType.init(inst, def);
-  const desc = Object.getOwnPropertyDescriptor(def, "shape");
-  const sh = desc?.get ? desc.get.raw : def.shape ?? {};
-  if (sh) {
-    const get = () => {
-      const newSh = { ...sh };
-      Object.defineProperty(def, "shape", { value: newSh });
-      get.raw = newSh;
-      return newSh;
-    };
-    get.raw = sh;
-    Object.defineProperty(def, "shape", { get });
-  }
-  const _normalized = cached(() => normalizeDef(def));
-  defineLazyInternal(inst, "propValues", (zod) => {
-    const shape = zod.def.shape;
-    const propValues = {};
-    for (const key in shape) {
-      const field = shape[key]._zod;
-      if (field.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
-          assignProp(propValues, key, /* @__PURE__ */ new Set());
-        }
-        for (const v of field.values)
-          propValues[key].add(v);
-        if (field.optin !== void 0)
-          propValues[key].add(void 0);
-      }
-    }
-    return propValues;
-  });
-  const isObject2 = isObject;
-  const catchall = def.catchall;
-  let value;
-  const memo = globalConfig.memoizer;
-  memo?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    value ?? (value = _normalized.value);
-    const input = payload.value;
-    if (!isObject2(input)) {
-      payload.issues.push({
-        expected: "object",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-    const proms = [];
-    const shape = value.shape;
-    const abortEarly = ctx?.abortEarly;
-    let seen = payload.issues.length;
-    for (const key of value.allKeys) {
-      if (abortEarly && payload.issues.length !== seen) {
-        if (aborted(payload, seen))
-          break;
-        seen = payload.issues.length;
-      }
-      if (key === "__proto__")
-        continue;
-      const el = shape[key];
-      const optin = el._zod.optin;
-      const optout = el._zod.optout;
-      const r = el._zod.run({ value: input[key], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input, optin, optout)));
-      } else {
-        handlePropertyResult(r, payload, key, input, optin, optout);
-      }
-    }
-    if (!catchall) {
-      return proms.length ? Promise.all(proms).then(() => payload) : payload;
-    }
-    return handleCatchall(proms, input, payload, ctx, _normalized.value, inst, abortEarly === true);
-  };
-});
-function handleUnionResults(results, final, inst, ctx) {
-  for (const result of results) {
-    if (result.issues.length === 0) {
-      final.value = result.value;
-      return final;
-    }
-  }
-  const nonaborted = results.filter((r) => !aborted(r));
-  if (nonaborted.length === 1) {
-    final.value = nonaborted[0].value;
-    return nonaborted[0];
-  }
-  final.issues.push({
-    code: "invalid_union",
-    input: final.value,
-    inst,
-    errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
-  });
-  return final;
-}
-var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
-  defineLazyInternal(inst, "values", (zod) => {
-    if (zod.def.options.every((o) => o._zod.values)) {
-      return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
-    }
-    return void 0;
-  });
-  defineLazyInternal(inst, "pattern", (zod) => {
-    if (zod.def.options.every((o) => o._zod.pattern)) {
-      const patterns = zod.def.options.map((o) => o._zod.pattern);
-      return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
-    }
-    return void 0;
-  });
-  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
-  inst._zod.parse = (payload, ctx) => {
-    if (first) {
-      return first(payload, ctx);
-    }
-    let async = false;
-    const results = [];
-    for (const option of def.options) {
-      const result = option._zod.run({
-        value: payload.value,
-        issues: []
-      }, ctx);
-      if (result instanceof Promise) {
-        results.push(result);
-        async = true;
-      } else {
-        if (result.issues.length === 0)
-          return result;
-        results.push(result);
-      }
-    }
-    if (!async)
-      return handleUnionResults(results, payload, inst, ctx);
-    return Promise.all(results).then((results2) => {
-      return handleUnionResults(results2, payload, inst, ctx);
-    });
-  };
-});
-function discriminatorMap(def) {
-  const map = /* @__PURE__ */ new Map();
-  for (const option of def.options) {
-    const values = option._zod.propValues?.[def.discriminator];
-    if (!values || values.size === 0)
-      throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
-    for (const value of values) {
-      if (map.has(value)) {
-        if (value !== void 0)
-          throw new Error(`Duplicate discriminator value "${String(value)}"`);
-        map.set(value, null);
-      } else {
-        map.set(value, option);
-      }
-    }
-  }
-  return map;
-}
-var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnion", (inst, def) => {
-  def.inclusive = false;
-  $ZodUnion.init(inst, def);
-  const _super = inst._zod.parse;
-  defineLazyInternal(inst, "propValues", (zod) => {
-    const propValues = {};
-    let undefinedCount = 0;
-    for (const option of zod.def.options) {
-      const pv = option._zod.propValues;
-      if (!pv || Object.keys(pv).length === 0)
-        throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
-      if (pv[zod.def.discriminator]?.has(void 0))
-        undefinedCount++;
-      for (const [k, v] of Object.entries(pv)) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
-          assignProp(propValues, k, /* @__PURE__ */ new Set());
-        }
-        for (const val of v) {
-          propValues[k].add(val);
-        }
-      }
-    }
-    if (!zod.def.unionFallback && undefinedCount > 1)
-      propValues[zod.def.discriminator]?.delete(void 0);
-    return propValues;
-  });
-  def.options.forEach((option, i) => {
-    const propShape = rawShape(option._zod.def);
-    if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
-      throw new Error(`Invalid discriminated union option at index "${i}"`);
-    }
-  });
-  const disc = cached(() => discriminatorMap(def));
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!isObject(input)) {
-      payload.issues.push({
-        code: "invalid_type",
-        expected: "object",
-        input,
-        inst
-      });
-      return payload;
-    }
-    const value = input?.[def.discriminator];
-    const opt = disc.value.get(value);
-    if (opt && (value !== void 0 || ctx.direction !== "backward")) {
-      return opt._zod.run(payload, ctx);
-    }
-    if (def.unionFallback || ctx.direction === "backward") {
-      return _super(payload, ctx);
-    }
-    payload.issues.push({
-      code: "invalid_union",
-      errors: [],
-      note: "No matching discriminator",
-      discriminator: def.discriminator,
-      options: Array.from(disc.value.keys()).filter((value2) => disc.value.get(value2) !== null),
-      input,
-      path: [def.discriminator],
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
-  $ZodType.init(inst, def);
-  const items = def.items;
-  const memo = globalConfig.memoizer;
-  memo?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!Array.isArray(input)) {
-      payload.issues.push({
-        input,
-        inst,
-        expected: "tuple",
-        code: "invalid_type"
-      });
-      return payload;
-    }
-    payload.value = memo ? memo.alloc(inst, payload, [], ctx) : [];
-    const proms = [];
-    const optinStart = getTupleOptStart(items, "optin");
-    const optoutStart = getTupleOptStart(items, "optout");
-    if (!def.rest) {
-      if (input.length < optinStart) {
-        payload.issues.push({
-          code: "too_small",
-          minimum: optinStart,
-          inclusive: true,
-          input,
-          inst,
-          origin: "array"
-        });
-        return payload;
-      }
-      if (input.length > items.length) {
-        payload.issues.push({
-          code: "too_big",
-          maximum: items.length,
-          inclusive: true,
-          input,
-          inst,
-          origin: "array"
-        });
-      }
-    }
-    const itemResults = new Array(items.length);
-    const abortEarly = def.rest ? ctx?.abortEarly : void 0;
-    let itemAborted = false;
-    for (let i = 0; i < items.length; i++) {
-      const r = items[i]._zod.run({ value: input[i], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((rr) => {
-          itemResults[i] = rr;
-        }));
-      } else {
-        itemResults[i] = r;
-        if (abortEarly && !itemAborted && r.issues.length)
-          itemAborted = aborted(r);
-      }
-    }
-    if (def.rest && !itemAborted) {
-      let i = items.length - 1;
-      const rest = input.slice(items.length);
-      let seen = payload.issues.length;
-      for (const el of rest) {
-        if (abortEarly && payload.issues.length !== seen) {
-          if (aborted(payload, seen))
-            break;
-          seen = payload.issues.length;
-        }
-        i++;
-        const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
-        if (result instanceof Promise) {
-          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
-        } else {
-          handleTupleResult(result, payload, i);
-        }
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => handleTupleResults(itemResults, payload, items, input, optoutStart));
-    }
-    return handleTupleResults(itemResults, payload, items, input, optoutStart);
-  };
-});
-function getTupleOptStart(items, key) {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
-    if (!omittable)
-      return i + 1;
-  }
-  return 0;
-}
-function handleTupleResult(result, final, index) {
-  if (result.issues.length) {
-    final.issues.push(...prefixIssues(index, result.issues));
-  }
-  final.value[index] = result.value;
-}
-function handleTupleResults(itemResults, final, items, input, optoutStart) {
-  for (let i = 0; i < items.length; i++) {
-    const r = itemResults[i];
-    const isPresent = i < input.length;
-    if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
-      final.value.length = i;
-      break;
-    }
-    if (r.issues.length) {
-      if (!isPresent && i >= optoutStart) {
-        final.value.length = i;
-        break;
-      }
-      final.issues.push(...prefixIssues(i, r.issues));
-    }
-    final.value[i] = r.value;
-  }
-  for (let i = final.value.length - 1; i >= input.length; i--) {
-    if (items[i]._zod.optout === "optional" && final.value[i] === void 0) {
-      final.value.length = i;
-    } else {
-      break;
-    }
-  }
-  return final;
-}
-var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
-  $ZodType.init(inst, def);
-  const values = getEnumValues(def.entries);
-  const valuesSet = new Set(values);
-  inst._zod.values = valuesSet;
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
-    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
-  });
-  inst._zod.parse = (payload, _ctx) => {
-    const input = payload.value;
-    if (valuesSet.has(input)) {
-      return payload;
-    }
-    payload.issues.push({
-      code: "invalid_value",
-      values,
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
-  $ZodType.init(inst, def);
-  const values = new Set(def.values);
-  inst._zod.values = values;
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const vals = zod.def.values;
-    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
-  });
-  inst._zod.parse = (payload, _ctx) => {
-    const input = payload.value;
-    if (values.has(input)) {
-      return payload;
-    }
-    payload.issues.push({
-      code: "invalid_value",
-      values: def.values,
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-function handleOptionalResult(payload, result) {
-  payload.value = result.issues.length ? void 0 : result.value;
-  return payload;
-}
-var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-  inst._zod.optout = "optional";
-  defineLazyInternal(inst, "values", (zod) => {
-    const values = zod.def.innerType._zod.values;
-    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
-  });
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const pattern = zod.def.innerType._zod.pattern;
-    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
-  });
-  inst._zod.parse = (payload, ctx) => {
-    if (payload.value === void 0) {
-      if (def.innerType._zod.optin !== "defaulted")
-        return payload;
-      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-      if (result instanceof Promise)
-        return result.then((result2) => handleOptionalResult(payload, result2));
-      return handleOptionalResult(payload, result);
-    }
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
-var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const pattern = zod.def.innerType._zod.pattern;
-    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)}|null)$`) : void 0;
-  });
-  defineLazyInternal(inst, "values", (zod) => {
-    return zod.def.innerType._zod.values ? /* @__PURE__ */ new Set([...zod.def.innerType._zod.values, null]) : void 0;
-  });
-  inst._zod.parse = (payload, ctx) => {
-    if (payload.value === null)
-      return payload;
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
-var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload, _) => {
-    return payload;
-  };
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const r = def.fn(input);
-    if (r instanceof Promise) {
-      return r.then((r2) => handleRefineResult(r2, payload, input, inst));
-    }
-    handleRefineResult(r, payload, input, inst);
-    return;
-  };
-});
-function handleRefineResult(result, payload, input, inst) {
-  if (!result) {
-    const _iss = {
-      code: "custom",
-      input,
-      inst,
-      // incorporates params.error into issue reporting
-      path: [...inst._zod.def.path ?? []],
-      // incorporates params.error into issue reporting
-      continue: !inst._zod.def.abort
-      // params: inst._zod.def.params,
-    };
-    if (inst._zod.def.params)
-      _iss.params = inst._zod.def.params;
-    payload.issues.push(issue(_iss));
-  }
-}
-
-// node_modules/zod/v4/core/registries.js
-var _a2;
-var $ZodRegistry = class {
-  constructor() {
-    this._map = /* @__PURE__ */ new WeakMap();
-    this._idmap = /* @__PURE__ */ new Map();
-  }
-  add(schema, ..._meta) {
-    const meta3 = _meta[0];
-    this._map.set(schema, meta3);
-    if (meta3 && typeof meta3 === "object" && "id" in meta3) {
-      this._idmap.set(meta3.id, schema);
-    }
-    return this;
-  }
-  clear() {
-    this._map = /* @__PURE__ */ new WeakMap();
-    this._idmap = /* @__PURE__ */ new Map();
-    return this;
-  }
-  remove(schema) {
-    const meta3 = this._map.get(schema);
-    if (meta3 && typeof meta3 === "object" && "id" in meta3) {
-      this._idmap.delete(meta3.id);
-    }
-    this._map.delete(schema);
-    return this;
-  }
-  get(schema) {
-    const p = schema._zod.parent;
-    if (p) {
-      const pm = { ...this.get(p) ?? {} };
-      delete pm.id;
-      const f = { ...pm, ...this._map.get(schema) };
-      return Object.keys(f).length ? f : void 0;
-    }
-    return this._map.get(schema);
-  }
-  has(schema) {
-    return this._map.has(schema);
-  }
-};
-function registry() {
-  return new $ZodRegistry();
-}
-(_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
-var globalRegistry = globalThis.__zod_globalRegistry;
-
-// node_modules/zod/v4/core/api.js
-function snapshotChecks(def) {
-  if (def.checks)
-    def.checks = [...def.checks];
-  return def;
-}
-// @__NO_SIDE_EFFECTS__
-function _string(Class, params) {
-  return new Class(snapshotChecks({ type: "string", ...normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _base64(Class, params) {
-  return new Class({
-    type: "string",
-    format: "base64",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _int(Class, params) {
-  return new Class({
-    type: "number",
-    check: "number_format",
-    abort: false,
-    format: "safeint",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _null2(Class, params) {
-  return new Class({
-    type: "null",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _never(Class, params) {
-  return new Class({
-    type: "never",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _lte(value, params) {
-  return new $ZodCheckLessThan({
-    check: "less_than",
-    ...normalizeParams(params),
-    value,
-    inclusive: true
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _gte(value, params) {
-  return new $ZodCheckGreaterThan({
-    check: "greater_than",
-    ...normalizeParams(params),
-    value,
-    inclusive: true
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _maxLength(maximum, params) {
-  const ch = new $ZodCheckMaxLength({
-    check: "max_length",
-    ...normalizeParams(params),
-    maximum
-  });
-  return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _minLength(minimum, params) {
-  return new $ZodCheckMinLength({
-    check: "min_length",
-    ...normalizeParams(params),
-    minimum
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _regex(pattern, params) {
-  return new $ZodCheckRegex({
-    check: "string_format",
-    format: "regex",
-    ...normalizeParams(params),
-    pattern
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _refine(Class, fn, _params) {
-  const schema = new Class({
-    type: "custom",
-    check: "custom",
-    fn,
-    ...normalizeParams(_params)
-  });
-  return schema;
-}
-// @__NO_SIDE_EFFECTS__
-function meta(metadata) {
-  const ch = new $ZodCheck({ check: "meta" });
-  ch._zod.onattach = [
-    (inst) => {
-      const existing = globalRegistry.get(inst) ?? {};
-      globalRegistry.add(inst, { ...existing, ...metadata });
-    }
-  ];
-  ch._zod.check = () => {
-  };
-  return ch;
-}
-
-// node_modules/zod/v4/mini/schemas.js
-var ZodMiniType = /* @__PURE__ */ $constructor("ZodMiniType", (inst, def) => {
-  if (!inst._zod)
-    throw new Error("Uninitialized schema in ZodMiniType.");
-  $ZodType.init(inst, def);
-  inst.def = def;
-  inst.type = def.type;
-}, {
-  // `with` is an alias for `check`: the same function object, not a wrapper.
-  get with() {
-    return this.check;
-  },
-  set with(value) {
-    own(this, "with", value);
-  },
-  parse(data, params) {
-    return parse(this, data, params, { callee: this.parse });
-  },
-  parseAsync(data, params) {
-    return parseAsync(this, data, params, { callee: this.parseAsync });
-  },
-  safeParse(data, params) {
-    return safeParse(this, data, params);
-  },
-  safeParseAsync(data, params) {
-    return safeParseAsync(this, data, params);
-  },
-  check(...checks) {
-    const def = this.def;
-    return this.clone({
-      ...def,
-      checks: [
-        ...def.checks ?? [],
-        ...checks.map((ch) => typeof ch === "function" ? { _zod: { check: ch, def: { check: "custom" }, onattach: [] } } : ch)
-      ]
-    }, { parent: true });
-  },
-  clone(_def, params) {
-    return clone(this, _def, params);
-  },
-  brand() {
-    return this;
-  },
-  register(reg, meta3) {
-    reg.add(this, meta3);
-    return this;
-  },
-  apply(fn, ...args) {
-    return args.length === 0 ? fn(this) : fn(this, ...args);
-  }
-});
-var ZodMiniString = /* @__PURE__ */ $constructor("ZodMiniString", (inst, def) => {
-  $ZodString.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function string2(params) {
-  return _string(ZodMiniString, params);
-}
-var ZodMiniStringFormat = /* @__PURE__ */ $constructor("ZodMiniStringFormat", (inst, def) => {
-  $ZodStringFormat.init(inst, def);
-  ZodMiniString.init(inst, def);
-});
-var ZodMiniBase64 = /* @__PURE__ */ $constructor("ZodMiniBase64", (inst, def) => {
-  $ZodBase64.init(inst, def);
-  ZodMiniStringFormat.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function base64(params) {
-  return _base64(ZodMiniBase64, params);
-}
-var ZodMiniNumber = /* @__PURE__ */ $constructor("ZodMiniNumber", (inst, def) => {
-  $ZodNumber.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-var ZodMiniNumberFormat = /* @__PURE__ */ $constructor("ZodMiniNumberFormat", (inst, def) => {
-  $ZodNumberFormat.init(inst, def);
-  ZodMiniNumber.init(inst, def);
-});
-function int(params) {
-  return _int(ZodMiniNumberFormat, params);
-}
-var ZodMiniNull = /* @__PURE__ */ $constructor("ZodMiniNull", (inst, def) => {
-  $ZodNull.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function _null3(params) {
-  return _null2(ZodMiniNull, params);
-}
-var ZodMiniNever = /* @__PURE__ */ $constructor("ZodMiniNever", (inst, def) => {
-  $ZodNever.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function never(params) {
-  return _never(ZodMiniNever, params);
-}
-var ZodMiniArray = /* @__PURE__ */ $constructor("ZodMiniArray", (inst, def) => {
-  $ZodArray.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function array(element, params) {
-  return new ZodMiniArray({
-    type: "array",
-    element,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniObject = /* @__PURE__ */ $constructor("ZodMiniObject", (inst, def) => {
-  $ZodObject.init(inst, def);
-  ZodMiniType.init(inst, def);
-  installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
-});
-// @__NO_SIDE_EFFECTS__
-function strictObject(shape, params) {
-  return new ZodMiniObject({
-    type: "object",
-    shape,
-    catchall: /* @__PURE__ */ never(),
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniUnion = /* @__PURE__ */ $constructor("ZodMiniUnion", (inst, def) => {
-  $ZodUnion.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function union(options, params) {
-  return new ZodMiniUnion({
-    type: "union",
-    options,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniDiscriminatedUnion = /* @__PURE__ */ $constructor("ZodMiniDiscriminatedUnion", (inst, def) => {
-  $ZodDiscriminatedUnion.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function discriminatedUnion(discriminator, options, params) {
-  return new ZodMiniDiscriminatedUnion({
-    type: "union",
-    options,
-    discriminator,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniTuple = /* @__PURE__ */ $constructor("ZodMiniTuple", (inst, def) => {
-  $ZodTuple.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function tuple(items, _paramsOrRest, _params) {
-  const hasRest = _paramsOrRest instanceof $ZodType;
-  const params = hasRest ? _params : _paramsOrRest;
-  const rest = hasRest ? _paramsOrRest : null;
-  return new ZodMiniTuple({
-    type: "tuple",
-    items,
-    rest,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniEnum = /* @__PURE__ */ $constructor("ZodMiniEnum", (inst, def) => {
-  $ZodEnum.init(inst, def);
-  ZodMiniType.init(inst, def);
-  inst.options = [...inst._zod.values];
-});
-// @__NO_SIDE_EFFECTS__
-function _enum(values, params) {
-  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
-  return new ZodMiniEnum({
-    type: "enum",
-    entries,
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniLiteral = /* @__PURE__ */ $constructor("ZodMiniLiteral", (inst, def) => {
-  $ZodLiteral.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function literal(value, params) {
-  return new ZodMiniLiteral({
-    type: "literal",
-    values: Array.isArray(value) ? value : [value],
-    ...normalizeParams(params)
-  });
-}
-var ZodMiniOptional = /* @__PURE__ */ $constructor("ZodMiniOptional", (inst, def) => {
-  $ZodOptional.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function optional(innerType) {
-  return new ZodMiniOptional({
-    type: "optional",
-    innerType
-  });
-}
-var ZodMiniNullable = /* @__PURE__ */ $constructor("ZodMiniNullable", (inst, def) => {
-  $ZodNullable.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function nullable(innerType) {
-  return new ZodMiniNullable({
-    type: "nullable",
-    innerType
-  });
-}
-var ZodMiniCustom = /* @__PURE__ */ $constructor("ZodMiniCustom", (inst, def) => {
-  $ZodCustom.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-// @__NO_SIDE_EFFECTS__
-function refine(fn, _params = {}) {
-  return _refine(ZodMiniCustom, fn, _params);
-}
-var meta2 = meta;
 
 // src/core/iso-time.ts
 var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
-var ISO_SECONDS_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 var isLeapYear = (y) => y % 4 === 0 && y % 100 !== 0 || y % 400 === 0;
 var DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function daysFromCivil(y, m, d) {
@@ -2041,15 +115,10 @@ function isIsoSeconds(text) {
 
 // src/core/limits.ts
 var JSON_MAX_DEPTH = 64;
-var CONTRACT_MAX_TEXT = 65536;
-var REPO_PATH_MAX_CHARS = 4096;
-var VENDOR_REPOSITORY_MAX_CHARS = 1024;
 var REVIEW_MAX_FINDINGS = 32;
 var REVIEW_MAX_REFS = 4;
 var MODEL_ANSWER_MAX_BYTES = 4194304;
 var MODEL_MAX_TOKENS = 4096;
-var CHECK_COMMAND_MAX_ARGS = 64;
-var CHECK_COMMAND_ARG_MAX_CHARS = 4096;
 var CHECK_DEPENDENCY_ROOT_MAX_CHARS = 256;
 
 // src/core/sandbox-bounds.ts
@@ -2088,6 +157,17 @@ function noDotSegment(p) {
 function noOwnProto(v) {
   return !(typeof v === "object" && v !== null && Object.prototype.hasOwnProperty.call(v, "__proto__"));
 }
+function isValidBase64(data) {
+  if (data === "") return true;
+  if (/\s/.test(data)) return false;
+  if (data.length % 4 !== 0) return false;
+  try {
+    atob(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function checkpointTrigger(c) {
   return c.every_entries !== void 0 || c.every !== void 0;
 }
@@ -2097,191 +177,1364 @@ function atLeastOneKey(s) {
 var REFINEMENTS = {
   isIsoSeconds,
   dependencyRootAllowed,
+  checkCommandAllowed,
   relativePath,
   noDotDotSegment,
   noDotSegment,
   noOwnProto,
+  isValidBase64,
   checkpointTrigger,
   atLeastOneKey
 };
 
-// src/core/ids.ts
-var UNIT_ID_RE = /^UNIT-[0-9a-f]{32}$/;
-var CHALLENGE_ID_RE = /^CHL-[0-9a-f]{32}$/;
-var HEX64_RE = /^[0-9a-f]{64}$/;
-var DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-var GIT_OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-var NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-var CONTRACT_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var CONTRACT_RELATION_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
-var AUTHORITY_RECORD_ID_RE = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
-
-// src/core/schema-primitives.ts
-function str(o = {}) {
-  const checks = [];
-  if (o.min !== void 0) checks.push(_minLength(o.min));
-  if (o.max !== void 0) checks.push(_maxLength(o.max));
-  if (o.re !== void 0) checks.push(_regex(o.re));
-  return checks.length === 0 ? string2() : string2().check(...checks);
+// src/core/format/compiled.ts
+var re1 = /^[a-z][a-z0-9_-]{0,31}$/;
+var re2 = /^[0-9a-f]{64}$/;
+var re12 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+var re13 = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var re14 = /^UNIT-[0-9a-f]{32}$/;
+var re15 = /^CHL-[0-9a-f]{32}$/;
+var re18 = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var re19 = /^sha256:[0-9a-f]{64}$/;
+var re29 = /^[a-z]+:[\x21-\x7e]{1,250}$/;
+var re30 = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
+var re31 = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/;
+var re32 = /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/;
+var k41 = /* @__PURE__ */ new Set(["path", "digest"]);
+var k48 = /* @__PURE__ */ new Set(["id", "paths"]);
+var k49 = /* @__PURE__ */ new Set(["id", "statement", "atoms"]);
+var k50 = /* @__PURE__ */ new Set(["id", "statement", "state", "sources", "targets", "criteria", "implementations", "evidence"]);
+var k51 = /* @__PURE__ */ new Set(["id", "kind", "paths"]);
+var k52 = /* @__PURE__ */ new Set(["id", "operation", "record"]);
+var k53 = /* @__PURE__ */ new Set(["id", "directive", "authority", "disposes"]);
+var k69 = /* @__PURE__ */ new Set(["name", "included", "withheld", "digest"]);
+var k70 = /* @__PURE__ */ new Set(["id", "span", "kind"]);
+var k71 = /* @__PURE__ */ new Set(["id", "path", "class", "digest", "bytes_b64", "atoms"]);
+var k72 = /* @__PURE__ */ new Set(["relations"]);
+var k73 = /* @__PURE__ */ new Set(["form", "title", "directives", "implementations", "evidence"]);
+var k74 = /* @__PURE__ */ new Set(["id", "statement", "disposition", "sources", "targets", "criteria"]);
+var k75 = /* @__PURE__ */ new Set(["form", "title", "directives"]);
+var k76 = /* @__PURE__ */ new Set(["id", "version", "scope_epoch", "work_revision", "contract_digest", "sources_digest", "bound_at", "additions", "narrowing", "progress", "authorities"]);
+var k77 = /* @__PURE__ */ new Set(["id", "path", "baseline", "current"]);
+var k78 = /* @__PURE__ */ new Set(["path", "present", "mode", "sha256", "bytes_b64"]);
+var k79 = /* @__PURE__ */ new Set(["path", "present"]);
+var k80 = /* @__PURE__ */ new Set(["path", "mode", "sha256"]);
+var k81 = /* @__PURE__ */ new Set(["commit", "tree", "manifest", "files"]);
+var k82 = /* @__PURE__ */ new Set(["version", "contract_digest", "incident_history"]);
+var k83 = /* @__PURE__ */ new Set(["id", "kind", "na_reason", "paths", "disposition", "probe", "baseline_evidence_id", "current_evidence_id", "authority_id", "expected_diff_digest", "diff_digest"]);
+var k84 = /* @__PURE__ */ new Set(["repository", "commit", "path", "tree_digest"]);
+var k85 = /* @__PURE__ */ new Set(["id", "path", "disposition", "origin"]);
+var k86 = /* @__PURE__ */ new Set(["receipt_id", "surface", "phase", "evidence_id", "entry", "exit_code", "capabilities", "output_digest"]);
+var k87 = /* @__PURE__ */ new Set(["record", "operation", "surfaces", "state_after"]);
+var k88 = /* @__PURE__ */ new Set(["seq", "kind", "entry_hash", "correction_b64"]);
+var k89 = /* @__PURE__ */ new Set(["binding", "intent", "surfaces", "vendor_sources", "probes", "authorities", "incident_history"]);
+var k90 = /* @__PURE__ */ new Set(["receipt_id", "stage", "slot", "verdict"]);
+var k91 = /* @__PURE__ */ new Set(["sources", "source_map", "contract", "authorities", "tombstones", "scope_history", "changes", "current_files", "baseline_files", "preservation", "prior_receipts"]);
+var k92 = /* @__PURE__ */ new Set(["sources", "atoms", "directives", "targets", "criteria", "implementations", "evidence", "authorities", "tombstones", "changes", "scope_versions", "surfaces", "relations"]);
+var k93 = /* @__PURE__ */ new Set(["command", "snapshot", "dependency_root", "report", "timeout_ms"]);
+var k94 = /* @__PURE__ */ new Set(["schema", "challenge_id", "unit", "stage", "slot", "view", "sections", "coverage", "check"]);
+var n16 = { t: "string", ch: [{ c: "re", re: /^[a-z][a-z0-9_-]{0,31}$/ }] };
+var n22 = { t: "string", ch: [{ c: "re", re: /^[0-9a-f]{64}$/ }] };
+var n54 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 4096 }] };
+var n56 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 256 }, { c: "fn", f: "dependencyRootAllowed" }] };
+var n58 = { t: "enum", v: ["tap", "exit-code"] };
+var n86 = { t: "string", ch: [{ c: "re", re: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ }, { c: "fn", f: "isIsoSeconds" }] };
+var n87 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 1024 }] };
+var n97 = { t: "string" };
+var n103 = { t: "string", ch: [{ c: "re", re: /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }] };
+var n112 = { t: "string", ch: [{ c: "re", re: /^UNIT-[0-9a-f]{32}$/ }] };
+var n113 = { t: "enum", v: ["planning", "development", "test", "integration"] };
+var n114 = { t: "string", ch: [{ c: "re", re: /^CHL-[0-9a-f]{32}$/ }] };
+var n117 = { t: "enum", v: ["CLEAN", "DIRTY"] };
+var n121 = { t: "string", ch: [{ c: "re", re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ }] };
+var n125 = { t: "literal", v: [true] };
+var n126 = { t: "string", ch: [{ c: "re", re: /^sha256:[0-9a-f]{64}$/ }] };
+var n128 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 9007199254740991 }] };
+var n149 = { t: "nullable", in: n22 };
+var n172 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 65536 }] };
+var n174 = { t: "enum", v: ["directive", "context", "reference"] };
+var n175 = { t: "tuple", items: [n128, n128] };
+var n176 = { t: "enum", v: ["obligation", "context"] };
+var n182 = { t: "enum", v: ["active", "done", "deferred", "superseded", "abandoned"] };
+var n190 = { t: "enum", v: ["test", "fixture", "benchmark", "doc", "log", "other"] };
+var n193 = { t: "enum", v: ["authorize", "add", "replace", "supersede", "defer", "abandon"] };
+var n233 = { t: "enum", v: ["baseline", "current"] };
+var n234 = { t: "nullable", in: n126 };
+var n235 = { t: "string", ch: [{ c: "re", re: /^[a-z]+:[\x21-\x7e]{1,250}$/ }] };
+var n236 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 255 }] };
+var n237 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9_$.:@/-]{1,128}$/ }] };
+var n244 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 9007199254740991 }] };
+var n249 = { t: "literal", v: ["governed.review-bundle/v1"] };
+var n250 = { t: "enum", v: ["sources", "source_map", "contract", "authorities", "tombstones", "scope_history", "changes", "current_files", "baseline_files", "preservation", "prior_receipts"] };
+var n251 = { t: "array", el: n250 };
+var n252 = { t: "object", shape: [["name", n16, false, false], ["included", n251, false, false], ["withheld", n251, false, false], ["digest", n126, false, false]], strict: true };
+var n253 = { t: "string", ch: [{ c: "fn", f: "isValidBase64" }] };
+var n254 = { t: "object", shape: [["id", n121, false, false], ["span", n175, false, false], ["kind", n176, false, false]], strict: true };
+var n255 = { t: "array", el: n254 };
+var n256 = { t: "object", shape: [["id", n121, false, false], ["path", n54, false, false], ["class", n174, false, false], ["digest", n126, false, false], ["bytes_b64", n253, false, false], ["atoms", n255, false, false]], strict: true };
+var n257 = { t: "array", el: n256 };
+var n258 = { t: "optional", in: n257 };
+var n259 = { t: "string", ch: [{ c: "re", re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}>[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ }] };
+var n260 = { t: "array", el: n259 };
+var n261 = { t: "object", shape: [["relations", n260, false, false]], strict: true };
+var n262 = { t: "optional", in: n261 };
+var n263 = { t: "literal", v: ["full"] };
+var n264 = { t: "array", el: n121 };
+var n265 = { t: "array", el: n54 };
+var n266 = { t: "object", shape: [["id", n121, false, false], ["paths", n265, false, false]], strict: true };
+var n267 = { t: "array", el: n266 };
+var n268 = { t: "object", shape: [["id", n121, false, false], ["statement", n97, false, false], ["atoms", n264, false, false]], strict: true };
+var n269 = { t: "array", el: n268 };
+var n270 = { t: "object", shape: [["id", n121, false, false], ["statement", n97, false, false], ["state", n182, false, false], ["sources", n264, false, false], ["targets", n267, false, false], ["criteria", n269, false, false], ["implementations", n264, false, false], ["evidence", n264, false, false]], strict: true };
+var n271 = { t: "array", el: n270 };
+var n272 = { t: "object", shape: [["id", n121, false, false], ["kind", n190, false, false], ["paths", n265, false, false]], strict: true };
+var n273 = { t: "array", el: n272 };
+var n274 = { t: "object", shape: [["form", n263, false, false], ["title", n97, false, false], ["directives", n271, false, false], ["implementations", n267, false, false], ["evidence", n273, false, false]], strict: true };
+var n275 = { t: "literal", v: ["planning"] };
+var n276 = { t: "enum", v: ["in_scope", "deferred", "superseded", "abandoned"] };
+var n277 = { t: "object", shape: [["id", n121, false, false], ["statement", n97, false, false], ["disposition", n276, false, false], ["sources", n264, false, false], ["targets", n267, false, false], ["criteria", n269, false, false]], strict: true };
+var n278 = { t: "array", el: n277 };
+var n279 = { t: "object", shape: [["form", n275, false, false], ["title", n97, false, false], ["directives", n278, false, false]], strict: true };
+var n280 = { t: "dunion", disc: "form", opts: [n274, n279], map: [["full", 0], ["planning", 1]] };
+var n281 = { t: "optional", in: n280 };
+var n282 = { t: "string", ch: [{ c: "re", re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,64}$/ }] };
+var n283 = { t: "object", shape: [["id", n121, false, false], ["operation", n193, false, false], ["record", n282, false, false]], strict: true };
+var n284 = { t: "array", el: n283 };
+var n285 = { t: "optional", in: n284 };
+var n286 = { t: "nullable", in: n121 };
+var n287 = { t: "union", opts: [n121, n259] };
+var n288 = { t: "array", el: n287 };
+var n289 = { t: "object", shape: [["id", n121, false, false], ["directive", n286, false, false], ["authority", n121, false, false], ["disposes", n288, false, false]], strict: true };
+var n290 = { t: "array", el: n289 };
+var n291 = { t: "optional", in: n290 };
+var n292 = { t: "array", el: n282 };
+var n293 = { t: "object", shape: [["id", n121, false, false], ["version", n244, false, false], ["scope_epoch", n244, false, false], ["work_revision", n128, false, false], ["contract_digest", n126, false, false], ["sources_digest", n126, false, false], ["bound_at", n86, false, false], ["additions", n288, false, false], ["narrowing", n288, false, false], ["progress", n264, false, false], ["authorities", n292, false, false]], strict: true };
+var n294 = { t: "array", el: n293 };
+var n295 = { t: "optional", in: n294 };
+var n296 = { t: "object", shape: [["id", n121, false, false], ["path", n54, false, false], ["baseline", n149, false, false], ["current", n149, false, false]], strict: true };
+var n297 = { t: "array", el: n296 };
+var n298 = { t: "optional", in: n297 };
+var n299 = { t: "enum", v: ["100644", "100755"] };
+var n300 = { t: "object", shape: [["path", n54, false, false], ["present", n125, false, false], ["mode", n299, false, false], ["sha256", n22, false, false], ["bytes_b64", n253, false, false]], strict: true };
+var n301 = { t: "literal", v: [false] };
+var n302 = { t: "object", shape: [["path", n54, false, false], ["present", n301, false, false]], strict: true };
+var n303 = { t: "dunion", disc: "present", opts: [n300, n302], map: [[true, 0], [false, 1]] };
+var n304 = { t: "array", el: n303 };
+var n305 = { t: "optional", in: n304 };
+var n306 = { t: "enum", v: ["100644", "100755", "120000"] };
+var n307 = { t: "object", shape: [["path", n54, false, false], ["mode", n306, false, false], ["sha256", n22, false, false]], strict: true };
+var n308 = { t: "array", el: n307 };
+var n309 = { t: "object", shape: [["commit", n103, false, false], ["tree", n103, false, false], ["manifest", n308, false, false], ["files", n304, false, false]], strict: true };
+var n310 = { t: "optional", in: n309 };
+var n311 = { t: "literal", v: ["none"] };
+var n312 = { t: "union", opts: [n311, n126] };
+var n313 = { t: "object", shape: [["version", n244, false, false], ["contract_digest", n126, false, false], ["incident_history", n312, false, false]], strict: true };
+var n314 = { t: "enum", v: ["cli_command", "api", "library_export", "data_schema", "ui_route", "job", "package_target", "ops_path", "other"] };
+var n315 = { t: "nullable", in: n172 };
+var n316 = { t: "enum", v: ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"] };
+var n317 = { t: "nullable", in: n235 };
+var n318 = { t: "nullable", in: n282 };
+var n319 = { t: "object", shape: [["id", n121, false, false], ["kind", n314, false, false], ["na_reason", n315, false, false], ["paths", n265, false, false], ["disposition", n316, false, false], ["probe", n317, false, false], ["baseline_evidence_id", n121, false, false], ["current_evidence_id", n121, false, false], ["authority_id", n318, false, false], ["expected_diff_digest", n234, false, false], ["diff_digest", n234, false, false]], strict: true };
+var n320 = { t: "array", el: n319 };
+var n321 = { t: "enum", v: ["import", "preserve"] };
+var n322 = { t: "object", shape: [["repository", n87, false, false], ["commit", n103, false, false], ["path", n54, false, false], ["tree_digest", n126, false, false]], strict: true };
+var n323 = { t: "object", shape: [["id", n121, false, false], ["path", n54, false, false], ["disposition", n321, false, false], ["origin", n322, false, false]], strict: true };
+var n324 = { t: "array", el: n323 };
+var n325 = { t: "array", el: n237 };
+var n326 = { t: "object", shape: [["receipt_id", n126, false, false], ["surface", n121, false, false], ["phase", n233, false, false], ["evidence_id", n121, false, false], ["entry", n235, false, false], ["exit_code", n236, false, false], ["capabilities", n325, false, false], ["output_digest", n126, false, false]], strict: true };
+var n327 = { t: "array", el: n326 };
+var n328 = { t: "enum", v: ["replace", "remove", "disable", "redirect", "migrate"] };
+var n329 = { t: "object", shape: [["record", n282, false, false], ["operation", n328, false, false], ["surfaces", n264, false, false], ["state_after", n234, false, false]], strict: true };
+var n330 = { t: "array", el: n329 };
+var n331 = { t: "enum", v: ["directives", "scope_change", "correction", "drift", "dirty", "aborted"] };
+var n332 = { t: "nullable", in: n253 };
+var n333 = { t: "object", shape: [["seq", n244, false, false], ["kind", n331, false, false], ["entry_hash", n126, false, false], ["correction_b64", n332, false, false]], strict: true };
+var n334 = { t: "array", el: n333 };
+var n335 = { t: "object", shape: [["binding", n313, false, false], ["intent", n172, false, false], ["surfaces", n320, false, false], ["vendor_sources", n324, false, false], ["probes", n327, false, false], ["authorities", n330, false, false], ["incident_history", n334, false, false]], strict: true };
+var n336 = { t: "optional", in: n335 };
+var n337 = { t: "object", shape: [["receipt_id", n126, false, false], ["stage", n113, false, false], ["slot", n16, false, false], ["verdict", n117, false, false]], strict: true };
+var n338 = { t: "array", el: n337 };
+var n339 = { t: "optional", in: n338 };
+var n340 = { t: "object", shape: [["sources", n258, true, true], ["source_map", n262, true, true], ["contract", n281, true, true], ["authorities", n285, true, true], ["tombstones", n291, true, true], ["scope_history", n295, true, true], ["changes", n298, true, true], ["current_files", n305, true, true], ["baseline_files", n310, true, true], ["preservation", n336, true, true], ["prior_receipts", n339, true, true]], strict: true };
+var n341 = { t: "object", shape: [["sources", n264, false, false], ["atoms", n264, false, false], ["directives", n264, false, false], ["targets", n264, false, false], ["criteria", n264, false, false], ["implementations", n264, false, false], ["evidence", n264, false, false], ["authorities", n264, false, false], ["tombstones", n264, false, false], ["changes", n264, false, false], ["scope_versions", n264, false, false], ["surfaces", n264, false, false], ["relations", n260, false, false]], strict: true };
+var n342 = { t: "array", el: n54, ch: [{ c: "min", n: 1 }, { c: "max", n: 64 }, { c: "fn", f: "checkCommandAllowed" }], cap: 64 };
+var n343 = { t: "literal", v: ["/snapshot"] };
+var n344 = { t: "null" };
+var n345 = { t: "object", shape: [["path", n56, false, false], ["digest", n126, false, false]], strict: true };
+var n346 = { t: "union", opts: [n344, n345] };
+var n347 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1e3 }, { c: "lte", n: 9007199254740991 }] };
+var n348 = { t: "object", shape: [["command", n342, false, false], ["snapshot", n343, false, false], ["dependency_root", n346, false, false], ["report", n58, false, false], ["timeout_ms", n347, false, false]], strict: true };
+var n349 = { t: "optional", in: n348 };
+var n350 = { t: "object", shape: [["schema", n249, false, false], ["challenge_id", n114, false, false], ["unit", n112, false, false], ["stage", n113, false, false], ["slot", n16, false, false], ["view", n252, false, false], ["sections", n340, false, false], ["coverage", n341, false, false], ["check", n349, true, true]], strict: true };
+function a16(v) {
+  if (typeof v !== "string") return FAIL;
+  re1.lastIndex = 0;
+  if (!re1.test(v)) return FAIL;
+  return v;
 }
-function int2(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
-  return int().check(_gte(min), _lte(max));
+function a22(v) {
+  if (typeof v !== "string") return FAIL;
+  re2.lastIndex = 0;
+  if (!re2.test(v)) return FAIL;
+  return v;
 }
-function list(item, min, max) {
-  return min > 0 ? array(item).check(_minLength(min), _maxLength(max)) : array(item).check(_maxLength(max));
+function a54(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 4096)) return FAIL;
+  return v;
 }
-var hex64 = str({ re: HEX64_RE });
-var digestString = str({ re: DIGEST_RE });
-var gitId = str({ re: GIT_OID_RE });
-var count = int2(0, Number.MAX_SAFE_INTEGER);
-var isoSeconds = string2().check(
-  _regex(ISO_SECONDS_SHAPE),
-  refine(REFINEMENTS.isIsoSeconds, { message: "iso_time" }),
-  meta2({ description: "UTC seconds YYYY-MM-DDTHH:MM:SSZ naming a real calendar instant (governed also refuses Feb 30, hour 24, second 60: src/core/iso-time.ts)" })
-);
+function a56(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 256)) return FAIL;
+  if (!REFINEMENTS.dependencyRootAllowed(v)) return FAIL;
+  return v;
+}
+function a58(v) {
+  if (v !== "tap" && v !== "exit-code") return FAIL;
+  return v;
+}
+function a86(v) {
+  if (typeof v !== "string") return FAIL;
+  re12.lastIndex = 0;
+  if (!re12.test(v)) return FAIL;
+  if (!REFINEMENTS.isIsoSeconds(v)) return FAIL;
+  return v;
+}
+function a87(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 1024)) return FAIL;
+  return v;
+}
+function a97(v) {
+  if (typeof v !== "string") return FAIL;
+  return v;
+}
+function a103(v) {
+  if (typeof v !== "string") return FAIL;
+  re13.lastIndex = 0;
+  if (!re13.test(v)) return FAIL;
+  return v;
+}
+function a112(v) {
+  if (typeof v !== "string") return FAIL;
+  re14.lastIndex = 0;
+  if (!re14.test(v)) return FAIL;
+  return v;
+}
+function a113(v) {
+  if (v !== "planning" && v !== "development" && v !== "test" && v !== "integration") return FAIL;
+  return v;
+}
+function a114(v) {
+  if (typeof v !== "string") return FAIL;
+  re15.lastIndex = 0;
+  if (!re15.test(v)) return FAIL;
+  return v;
+}
+function a117(v) {
+  if (v !== "CLEAN" && v !== "DIRTY") return FAIL;
+  return v;
+}
+function a121(v) {
+  if (typeof v !== "string") return FAIL;
+  re18.lastIndex = 0;
+  if (!re18.test(v)) return FAIL;
+  return v;
+}
+function a125(v) {
+  if (v !== true) return FAIL;
+  return v;
+}
+function a126(v) {
+  if (typeof v !== "string") return FAIL;
+  re19.lastIndex = 0;
+  if (!re19.test(v)) return FAIL;
+  return v;
+}
+function a128(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 0)) return FAIL;
+  if (!(v <= 9007199254740991)) return FAIL;
+  return v;
+}
+function a149(v) {
+  const o = v === null ? v : a22(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a172(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!codePointsAtLeast(v, 1)) return FAIL;
+  if (!codePointsAtMost(v, 65536)) return FAIL;
+  return v;
+}
+function a174(v) {
+  if (v !== "directive" && v !== "context" && v !== "reference") return FAIL;
+  return v;
+}
+function a175(v) {
+  if (!Array.isArray(v) || v.length !== 2) return FAIL;
+  const o = [];
+  const r0 = a128(v[0]);
+  if (r0 === FAIL) return FAIL;
+  o[0] = r0;
+  const r1 = a128(v[1]);
+  if (r1 === FAIL) return FAIL;
+  o[1] = r1;
+  return o;
+}
+function a176(v) {
+  if (v !== "obligation" && v !== "context") return FAIL;
+  return v;
+}
+function a182(v) {
+  if (v !== "active" && v !== "done" && v !== "deferred" && v !== "superseded" && v !== "abandoned") return FAIL;
+  return v;
+}
+function a190(v) {
+  if (v !== "test" && v !== "fixture" && v !== "benchmark" && v !== "doc" && v !== "log" && v !== "other") return FAIL;
+  return v;
+}
+function a193(v) {
+  if (v !== "authorize" && v !== "add" && v !== "replace" && v !== "supersede" && v !== "defer" && v !== "abandon") return FAIL;
+  return v;
+}
+function a233(v) {
+  if (v !== "baseline" && v !== "current") return FAIL;
+  return v;
+}
+function a234(v) {
+  const o = v === null ? v : a126(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a235(v) {
+  if (typeof v !== "string") return FAIL;
+  re29.lastIndex = 0;
+  if (!re29.test(v)) return FAIL;
+  return v;
+}
+function a236(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 0)) return FAIL;
+  if (!(v <= 255)) return FAIL;
+  return v;
+}
+function a237(v) {
+  if (typeof v !== "string") return FAIL;
+  re30.lastIndex = 0;
+  if (!re30.test(v)) return FAIL;
+  return v;
+}
+function a244(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 1)) return FAIL;
+  if (!(v <= 9007199254740991)) return FAIL;
+  return v;
+}
+function a249(v) {
+  if (v !== "governed.review-bundle/v1") return FAIL;
+  return v;
+}
+function a250(v) {
+  if (v !== "sources" && v !== "source_map" && v !== "contract" && v !== "authorities" && v !== "tombstones" && v !== "scope_history" && v !== "changes" && v !== "current_files" && v !== "baseline_files" && v !== "preservation" && v !== "prior_receipts") return FAIL;
+  return v;
+}
+function a251(v) {
+  const o = acceptArray(v, -1, a250);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a252(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "name", a16, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "included", a251, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "withheld", a251, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "digest", a126, false, false)) return FAIL;
+  for (const k in v) if (!k69.has(k)) return FAIL;
+  return o;
+}
+function a253(v) {
+  if (typeof v !== "string") return FAIL;
+  if (!REFINEMENTS.isValidBase64(v)) return FAIL;
+  return v;
+}
+function a254(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "span", a175, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "kind", a176, false, false)) return FAIL;
+  for (const k in v) if (!k70.has(k)) return FAIL;
+  return o;
+}
+function a255(v) {
+  const o = acceptArray(v, -1, a254);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a256(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "path", a54, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "class", a174, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "bytes_b64", a253, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "atoms", a255, false, false)) return FAIL;
+  for (const k in v) if (!k71.has(k)) return FAIL;
+  return o;
+}
+function a257(v) {
+  const o = acceptArray(v, -1, a256);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a258(v) {
+  const o = v === void 0 ? v : a257(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a259(v) {
+  if (typeof v !== "string") return FAIL;
+  re31.lastIndex = 0;
+  if (!re31.test(v)) return FAIL;
+  return v;
+}
+function a260(v) {
+  const o = acceptArray(v, -1, a259);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a261(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "relations", a260, false, false)) return FAIL;
+  for (const k in v) if (!k72.has(k)) return FAIL;
+  return o;
+}
+function a262(v) {
+  const o = v === void 0 ? v : a261(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a263(v) {
+  if (v !== "full") return FAIL;
+  return v;
+}
+function a264(v) {
+  const o = acceptArray(v, -1, a121);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a265(v) {
+  const o = acceptArray(v, -1, a54);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a266(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "paths", a265, false, false)) return FAIL;
+  for (const k in v) if (!k48.has(k)) return FAIL;
+  return o;
+}
+function a267(v) {
+  const o = acceptArray(v, -1, a266);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a268(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "statement", a97, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "atoms", a264, false, false)) return FAIL;
+  for (const k in v) if (!k49.has(k)) return FAIL;
+  return o;
+}
+function a269(v) {
+  const o = acceptArray(v, -1, a268);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a270(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "statement", a97, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "state", a182, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sources", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "targets", a267, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "criteria", a269, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "implementations", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "evidence", a264, false, false)) return FAIL;
+  for (const k in v) if (!k50.has(k)) return FAIL;
+  return o;
+}
+function a271(v) {
+  const o = acceptArray(v, -1, a270);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a272(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "kind", a190, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "paths", a265, false, false)) return FAIL;
+  for (const k in v) if (!k51.has(k)) return FAIL;
+  return o;
+}
+function a273(v) {
+  const o = acceptArray(v, -1, a272);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a274(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "form", a263, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "title", a97, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "directives", a271, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "implementations", a267, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "evidence", a273, false, false)) return FAIL;
+  for (const k in v) if (!k73.has(k)) return FAIL;
+  return o;
+}
+function a275(v) {
+  if (v !== "planning") return FAIL;
+  return v;
+}
+function a276(v) {
+  if (v !== "in_scope" && v !== "deferred" && v !== "superseded" && v !== "abandoned") return FAIL;
+  return v;
+}
+function a277(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "statement", a97, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "disposition", a276, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sources", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "targets", a267, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "criteria", a269, false, false)) return FAIL;
+  for (const k in v) if (!k74.has(k)) return FAIL;
+  return o;
+}
+function a278(v) {
+  const o = acceptArray(v, -1, a277);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a279(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "form", a275, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "title", a97, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "directives", a278, false, false)) return FAIL;
+  for (const k in v) if (!k75.has(k)) return FAIL;
+  return o;
+}
+function a280(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  let o;
+  switch (v.form) {
+    case "full":
+      o = a274(v);
+      break;
+    case "planning":
+      o = a279(v);
+      break;
+    default:
+      return FAIL;
+  }
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a281(v) {
+  const o = v === void 0 ? v : a280(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a282(v) {
+  if (typeof v !== "string") return FAIL;
+  re32.lastIndex = 0;
+  if (!re32.test(v)) return FAIL;
+  return v;
+}
+function a283(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "operation", a193, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "record", a282, false, false)) return FAIL;
+  for (const k in v) if (!k52.has(k)) return FAIL;
+  return o;
+}
+function a284(v) {
+  const o = acceptArray(v, -1, a283);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a285(v) {
+  const o = v === void 0 ? v : a284(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a286(v) {
+  const o = v === null ? v : a121(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a287(v) {
+  let o = FAIL;
+  if (o === FAIL) o = a121(v);
+  if (o === FAIL) o = a259(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a288(v) {
+  const o = acceptArray(v, -1, a287);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a289(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "directive", a286, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "authority", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "disposes", a288, false, false)) return FAIL;
+  for (const k in v) if (!k53.has(k)) return FAIL;
+  return o;
+}
+function a290(v) {
+  const o = acceptArray(v, -1, a289);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a291(v) {
+  const o = v === void 0 ? v : a290(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a292(v) {
+  const o = acceptArray(v, -1, a282);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a293(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "version", a244, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "scope_epoch", a244, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "work_revision", a128, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "contract_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sources_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "bound_at", a86, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "additions", a288, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "narrowing", a288, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "progress", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "authorities", a292, false, false)) return FAIL;
+  for (const k in v) if (!k76.has(k)) return FAIL;
+  return o;
+}
+function a294(v) {
+  const o = acceptArray(v, -1, a293);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a295(v) {
+  const o = v === void 0 ? v : a294(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a296(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "path", a54, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "baseline", a149, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "current", a149, false, false)) return FAIL;
+  for (const k in v) if (!k77.has(k)) return FAIL;
+  return o;
+}
+function a297(v) {
+  const o = acceptArray(v, -1, a296);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a298(v) {
+  const o = v === void 0 ? v : a297(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a299(v) {
+  if (v !== "100644" && v !== "100755") return FAIL;
+  return v;
+}
+function a300(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "path", a54, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "present", a125, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "mode", a299, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sha256", a22, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "bytes_b64", a253, false, false)) return FAIL;
+  for (const k in v) if (!k78.has(k)) return FAIL;
+  return o;
+}
+function a301(v) {
+  if (v !== false) return FAIL;
+  return v;
+}
+function a302(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "path", a54, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "present", a301, false, false)) return FAIL;
+  for (const k in v) if (!k79.has(k)) return FAIL;
+  return o;
+}
+function a303(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  let o;
+  switch (v.present) {
+    case true:
+      o = a300(v);
+      break;
+    case false:
+      o = a302(v);
+      break;
+    default:
+      return FAIL;
+  }
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a304(v) {
+  const o = acceptArray(v, -1, a303);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a305(v) {
+  const o = v === void 0 ? v : a304(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a306(v) {
+  if (v !== "100644" && v !== "100755" && v !== "120000") return FAIL;
+  return v;
+}
+function a307(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "path", a54, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "mode", a306, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sha256", a22, false, false)) return FAIL;
+  for (const k in v) if (!k80.has(k)) return FAIL;
+  return o;
+}
+function a308(v) {
+  const o = acceptArray(v, -1, a307);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a309(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "commit", a103, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "tree", a103, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "manifest", a308, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "files", a304, false, false)) return FAIL;
+  for (const k in v) if (!k81.has(k)) return FAIL;
+  return o;
+}
+function a310(v) {
+  const o = v === void 0 ? v : a309(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a311(v) {
+  if (v !== "none") return FAIL;
+  return v;
+}
+function a312(v) {
+  let o = FAIL;
+  if (o === FAIL) o = a311(v);
+  if (o === FAIL) o = a126(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a313(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "version", a244, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "contract_digest", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "incident_history", a312, false, false)) return FAIL;
+  for (const k in v) if (!k82.has(k)) return FAIL;
+  return o;
+}
+function a314(v) {
+  if (v !== "cli_command" && v !== "api" && v !== "library_export" && v !== "data_schema" && v !== "ui_route" && v !== "job" && v !== "package_target" && v !== "ops_path" && v !== "other") return FAIL;
+  return v;
+}
+function a315(v) {
+  const o = v === null ? v : a172(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a316(v) {
+  if (v !== "preserve" && v !== "extend" && v !== "replace" && v !== "remove" && v !== "disable" && v !== "redirect" && v !== "migrate") return FAIL;
+  return v;
+}
+function a317(v) {
+  const o = v === null ? v : a235(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a318(v) {
+  const o = v === null ? v : a282(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a319(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "kind", a314, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "na_reason", a315, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "paths", a265, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "disposition", a316, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "probe", a317, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "baseline_evidence_id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "current_evidence_id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "authority_id", a318, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "expected_diff_digest", a234, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "diff_digest", a234, false, false)) return FAIL;
+  for (const k in v) if (!k83.has(k)) return FAIL;
+  return o;
+}
+function a320(v) {
+  const o = acceptArray(v, -1, a319);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a321(v) {
+  if (v !== "import" && v !== "preserve") return FAIL;
+  return v;
+}
+function a322(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "repository", a87, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "commit", a103, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "path", a54, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "tree_digest", a126, false, false)) return FAIL;
+  for (const k in v) if (!k84.has(k)) return FAIL;
+  return o;
+}
+function a323(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "path", a54, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "disposition", a321, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "origin", a322, false, false)) return FAIL;
+  for (const k in v) if (!k85.has(k)) return FAIL;
+  return o;
+}
+function a324(v) {
+  const o = acceptArray(v, -1, a323);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a325(v) {
+  const o = acceptArray(v, -1, a237);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a326(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "receipt_id", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "surface", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "phase", a233, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "evidence_id", a121, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "entry", a235, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "exit_code", a236, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "capabilities", a325, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "output_digest", a126, false, false)) return FAIL;
+  for (const k in v) if (!k86.has(k)) return FAIL;
+  return o;
+}
+function a327(v) {
+  const o = acceptArray(v, -1, a326);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a328(v) {
+  if (v !== "replace" && v !== "remove" && v !== "disable" && v !== "redirect" && v !== "migrate") return FAIL;
+  return v;
+}
+function a329(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "record", a282, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "operation", a328, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "surfaces", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "state_after", a234, false, false)) return FAIL;
+  for (const k in v) if (!k87.has(k)) return FAIL;
+  return o;
+}
+function a330(v) {
+  const o = acceptArray(v, -1, a329);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a331(v) {
+  if (v !== "directives" && v !== "scope_change" && v !== "correction" && v !== "drift" && v !== "dirty" && v !== "aborted") return FAIL;
+  return v;
+}
+function a332(v) {
+  const o = v === null ? v : a253(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a333(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "seq", a244, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "kind", a331, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "entry_hash", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "correction_b64", a332, false, false)) return FAIL;
+  for (const k in v) if (!k88.has(k)) return FAIL;
+  return o;
+}
+function a334(v) {
+  const o = acceptArray(v, -1, a333);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a335(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "binding", a313, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "intent", a172, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "surfaces", a320, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "vendor_sources", a324, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "probes", a327, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "authorities", a330, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "incident_history", a334, false, false)) return FAIL;
+  for (const k in v) if (!k89.has(k)) return FAIL;
+  return o;
+}
+function a336(v) {
+  const o = v === void 0 ? v : a335(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a337(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "receipt_id", a126, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "stage", a113, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "slot", a16, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "verdict", a117, false, false)) return FAIL;
+  for (const k in v) if (!k90.has(k)) return FAIL;
+  return o;
+}
+function a338(v) {
+  const o = acceptArray(v, -1, a337);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a339(v) {
+  const o = v === void 0 ? v : a338(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a340(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "sources", a258, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "source_map", a262, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "contract", a281, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "authorities", a285, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "tombstones", a291, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "scope_history", a295, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "changes", a298, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "current_files", a305, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "baseline_files", a310, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "preservation", a336, true, true)) return FAIL;
+  if (!acceptProperty(v, o, "prior_receipts", a339, true, true)) return FAIL;
+  for (const k in v) if (!k91.has(k)) return FAIL;
+  return o;
+}
+function a341(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "sources", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "atoms", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "directives", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "targets", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "criteria", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "implementations", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "evidence", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "authorities", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "tombstones", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "changes", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "scope_versions", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "surfaces", a264, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "relations", a260, false, false)) return FAIL;
+  for (const k in v) if (!k92.has(k)) return FAIL;
+  return o;
+}
+function a342(v) {
+  const o = acceptArray(v, 64, a54);
+  if (o === FAIL) return FAIL;
+  if (!codePointsAtLeast(o, 1)) return FAIL;
+  if (!codePointsAtMost(o, 64)) return FAIL;
+  if (!REFINEMENTS.checkCommandAllowed(o)) return FAIL;
+  return o;
+}
+function a343(v) {
+  if (v !== "/snapshot") return FAIL;
+  return v;
+}
+function a344(v) {
+  if (v !== null) return FAIL;
+  return v;
+}
+function a345(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "path", a56, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "digest", a126, false, false)) return FAIL;
+  for (const k in v) if (!k41.has(k)) return FAIL;
+  return o;
+}
+function a346(v) {
+  let o = FAIL;
+  if (o === FAIL) o = a344(v);
+  if (o === FAIL) o = a345(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a347(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return FAIL;
+  if (!Number.isSafeInteger(v)) return FAIL;
+  if (!(v >= 1e3)) return FAIL;
+  if (!(v <= 9007199254740991)) return FAIL;
+  return v;
+}
+function a348(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "command", a342, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "snapshot", a343, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "dependency_root", a346, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "report", a58, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "timeout_ms", a347, false, false)) return FAIL;
+  for (const k in v) if (!k93.has(k)) return FAIL;
+  return o;
+}
+function a349(v) {
+  const o = v === void 0 ? v : a348(v);
+  if (o === FAIL) return FAIL;
+  return o;
+}
+function a350(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return FAIL;
+  const o = {};
+  if (!acceptProperty(v, o, "schema", a249, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "challenge_id", a114, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "unit", a112, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "stage", a113, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "slot", a16, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "view", a252, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "sections", a340, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "coverage", a341, false, false)) return FAIL;
+  if (!acceptProperty(v, o, "check", a349, true, true)) return FAIL;
+  for (const k in v) if (!k94.has(k)) return FAIL;
+  return o;
+}
+var BUNDLE = { node: n350, accept: a350 };
 
-// src/core/review-vocabulary.ts
-var STAGES = ["planning", "development", "test", "integration"];
-var CHECK_REPORTS = ["tap", "exit-code"];
-var FINDING_CODES = [
-  "scope_omission",
-  "source_mapping",
-  "trace_gap",
-  "authority_mismatch",
-  "evidence_gap",
-  "preservation_regression",
-  "correctness",
-  "test_gap",
-  "release_blocker",
-  "other"
-];
-var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
-var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
+// src/core/format/node.ts
+var formatOf = (form) => form;
 
-// src/core/contract/vocabulary.ts
-var SOURCE_CLASSES = ["directive", "context", "reference"];
-var ATOM_KINDS = ["obligation", "context"];
-var DIRECTIVE_STATES = ["active", "done", "deferred", "superseded", "abandoned"];
-var EVIDENCE_KINDS = ["test", "fixture", "benchmark", "doc", "log", "other"];
-var AUTHORITY_OPERATIONS = ["authorize", "add", "replace", "supersede", "defer", "abandon"];
+// src/core/bundle/format.ts
+var BUNDLE_FORMAT = /* @__PURE__ */ formatOf(BUNDLE);
 
-// src/core/bundle/coverage-schema.ts
-var bundleIdSchema = str({ re: CONTRACT_ID_RE });
-var relationSchema = str({ re: CONTRACT_RELATION_RE });
-var id = bundleIdSchema;
-var coverageSchema = strictObject({
-  sources: array(id),
-  atoms: array(id),
-  directives: array(id),
-  targets: array(id),
-  criteria: array(id),
-  implementations: array(id),
-  evidence: array(id),
-  authorities: array(id),
-  tombstones: array(id),
-  changes: array(id),
-  scope_versions: array(id),
-  surfaces: array(id),
-  relations: array(relationSchema)
-});
+// src/core/format/interpret.ts
+var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function aborted(p, from = 0) {
+  if (p.aborted === true) return true;
+  for (let i = from; i < p.issues.length; i++) if (p.issues[i].cont !== true) return true;
+  return false;
+}
+function explicitlyAborted(p) {
+  if (p.aborted === true) return true;
+  for (const i of p.issues) if (i.cont === false) return true;
+  return false;
+}
+var KEYS = /* @__PURE__ */ new WeakMap();
+function keysOf(shape) {
+  let known = KEYS.get(shape);
+  if (known === void 0) {
+    known = new Set(shape.map(([k]) => k));
+    KEYS.set(shape, known);
+  }
+  return known;
+}
+var hasLength = (p) => p.value !== null && p.value !== void 0 && p.value.length !== void 0;
+var push = (p, cont, path = []) => {
+  p.issues.push({ path, cont });
+};
+var prefixed = (key, issues) => {
+  for (const i of issues) i.path.unshift(key);
+  return issues;
+};
+function runCheck(ch, p) {
+  const v = p.value;
+  switch (ch.c) {
+    case "min":
+      if (!codePointsAtLeast(v, ch.n)) push(p, true);
+      return;
+    case "max":
+      if (!codePointsAtMost(v, ch.n)) push(p, true);
+      return;
+    case "re":
+      ch.re.lastIndex = 0;
+      if (!ch.re.test(v)) push(p, true);
+      return;
+    case "gte":
+      if (!(v >= ch.n)) push(p, true);
+      return;
+    case "lte":
+      if (!(v <= ch.n)) push(p, true);
+      return;
+    case "int":
+      if (!Number.isInteger(v)) push(p, false);
+      else if (!Number.isSafeInteger(v)) push(p, true);
+      return;
+    case "fn":
+      if (!REFINEMENTS[ch.f](v)) push(p, true);
+      return;
+  }
+}
+function runChecks(p, checks) {
+  let isAborted = aborted(p);
+  for (const ch of checks) {
+    if (ch.c === "min" || ch.c === "max") {
+      if (explicitlyAborted(p) || !hasLength(p)) continue;
+    } else if (isAborted) continue;
+    const before = p.issues.length;
+    runCheck(ch, p);
+    if (p.issues.length !== before && !isAborted) isAborted = aborted(p, before);
+  }
+  return p;
+}
+function run(node, p) {
+  const out = parse(node, p);
+  return node.ch === void 0 ? out : runChecks(out, node.ch);
+}
+function parse(node, p) {
+  const v = p.value;
+  switch (node.t) {
+    case "string":
+    case "boolean":
+      if (typeof v !== node.t) push(p, void 0);
+      return p;
+    case "number":
+      if (typeof v !== "number" || Number.isNaN(v) || !Number.isFinite(v)) push(p, void 0);
+      return p;
+    case "null":
+      if (v !== null) push(p, void 0);
+      return p;
+    case "unknown":
+      return p;
+    case "never":
+      push(p, void 0);
+      return p;
+    case "literal":
+    case "enum":
+      if (!node.v.includes(v)) push(p, void 0);
+      return p;
+    case "optional":
+      return v === void 0 ? p : run(node.in, p);
+    case "nullable":
+      return v === null ? p : run(node.in, p);
+    case "readonly": {
+      const r = run(node.in, p);
+      r.value = Object.freeze(r.value);
+      return r;
+    }
+    case "pipe": {
+      const left = run(node.in, p);
+      if (left.issues.some((i) => i.unrecognized !== true)) {
+        left.aborted = true;
+        return left;
+      }
+      return run(node.out, { value: left.value, issues: left.issues });
+    }
+    case "array":
+      return parseArray(node.el, node, p);
+    case "tuple":
+      return parseTuple(node.items, p);
+    case "object":
+      return parseObject(node.shape, node.strict, p);
+    case "record":
+      return parseRecord(node.key, node.val, p);
+    case "union":
+      return parseUnion(node.opts, p);
+    case "dunion": {
+      if (!isObject(v)) {
+        push(p, void 0);
+        return p;
+      }
+      const tag = v[node.disc];
+      const hit = node.map.find(([value]) => value === tag);
+      if (hit !== void 0) return run(node.opts[hit[1]], p);
+      push(p, void 0, [node.disc]);
+      return p;
+    }
+  }
+}
+function parseArray(el, node, p) {
+  const input = p.value;
+  if (!Array.isArray(input)) {
+    push(p, void 0);
+    return p;
+  }
+  if (node.cap !== void 0 && input.length > node.cap) {
+    push(p, false);
+    return p;
+  }
+  const out = Array(input.length);
+  p.value = out;
+  for (let i = 0; i < input.length; i++) {
+    const r = run(el, { value: input[i], issues: [] });
+    if (r.issues.length > 0) p.issues.push(...prefixed(i, r.issues));
+    out[i] = r.value;
+  }
+  return p;
+}
+function parseTuple(items, p) {
+  const input = p.value;
+  if (!Array.isArray(input)) {
+    push(p, void 0);
+    return p;
+  }
+  if (input.length < items.length) {
+    push(p, void 0);
+    return p;
+  }
+  if (input.length > items.length) push(p, void 0);
+  const out = [];
+  p.value = out;
+  const results = items.map((item, i) => run(item, { value: input[i], issues: [] }));
+  results.forEach((r, i) => {
+    if (r.issues.length > 0) p.issues.push(...prefixed(i, r.issues));
+    out[i] = r.value;
+  });
+  return p;
+}
+function parseObject(shape, strict, p) {
+  const input = p.value;
+  if (!isObject(input)) {
+    push(p, void 0);
+    return p;
+  }
+  const out = {};
+  p.value = out;
+  for (const [key, el, optIn, optOut] of shape) {
+    const r = run(el, { value: input[key], issues: [] });
+    const present = key in input;
+    if (!present && optOut && optIn) continue;
+    if (r.issues.length > 0) p.issues.push(...prefixed(key, r.issues));
+    if (!present && !optIn) {
+      if (r.issues.length === 0) push(p, void 0, [key]);
+      continue;
+    }
+    if (r.value === void 0) {
+      if (present) out[key] = void 0;
+    } else out[key] = r.value;
+  }
+  if (strict) {
+    const known = keysOf(shape);
+    for (const key in input) {
+      if (!known.has(key)) {
+        p.issues.push({ path: [], cont: true, unrecognized: true });
+        break;
+      }
+    }
+  }
+  return p;
+}
+function parseRecord(keyNode, val, p) {
+  const input = p.value;
+  if (!isPlainObject(input)) {
+    push(p, void 0);
+    return p;
+  }
+  const out = {};
+  p.value = out;
+  for (const key of Reflect.ownKeys(input)) {
+    if (key === "__proto__" || !Object.prototype.propertyIsEnumerable.call(input, key)) continue;
+    const k = run(keyNode, { value: key, issues: [] });
+    if (k.issues.length > 0) {
+      push(p, void 0, [key]);
+      continue;
+    }
+    const r = run(val, { value: input[key], issues: [] });
+    if (r.issues.length > 0) p.issues.push(...prefixed(key, r.issues));
+    out[key] = r.value;
+  }
+  return p;
+}
+function parseUnion(opts, p) {
+  if (opts.length === 1) return run(opts[0], p);
+  const results = [];
+  for (const opt of opts) {
+    const r = run(opt, { value: p.value, issues: [] });
+    if (r.issues.length === 0) return r;
+    results.push(r);
+  }
+  const open = results.filter((r) => !aborted(r));
+  if (open.length === 1) {
+    p.value = open[0].value;
+    return open[0];
+  }
+  push(p, void 0);
+  return p;
+}
+function issuePathsOf(paths) {
+  return paths.slice(0, 4).map((path) => path.map(String).join(".") || "$");
+}
+function checkFormat(format, value) {
+  const fast = format.accept(value);
+  if (fast !== FAIL) return { success: true, data: fast };
+  const r = run(format.node, { value, issues: [] });
+  if (r.issues.length === 0) return { success: false, paths: ["$"], roots: [void 0] };
+  return { success: false, paths: issuePathsOf(r.issues.map((i) => i.path)), roots: r.issues.map((i) => i.path[0]) };
+}
 
-// src/core/preservation/vocabulary.ts
-var SURFACE_KINDS = [
-  "cli_command",
-  "api",
-  "library_export",
-  "data_schema",
-  "ui_route",
-  "job",
-  "package_target",
-  "ops_path",
-  "other"
-];
-var DISPOSITIONS = ["preserve", "extend", "replace", "remove", "disable", "redirect", "migrate"];
-var DESTRUCTIVE_DISPOSITIONS = ["replace", "remove", "disable", "redirect", "migrate"];
-var VENDOR_DISPOSITIONS = ["import", "preserve"];
-var ENTRY_RE = /^[a-z]+:[\x21-\x7e]{1,250}$/;
-var CAPABILITY_RE = /^[A-Za-z0-9_$.:@/-]{1,128}$/;
-var INCIDENT_KINDS = ["directives", "scope_change", "correction", "drift", "dirty", "aborted"];
+// src/core/bundle/rules.ts
+import { createHash as createHash2 } from "node:crypto";
 
-// src/core/bundle/preservation-schema.ts
-var id2 = str({ re: CONTRACT_ID_RE });
-var digest = str({ re: DIGEST_RE });
-var recordId = str({ re: AUTHORITY_RECORD_ID_RE });
-var path = str({ min: 1, max: REPO_PATH_MAX_CHARS });
-var entry = str({ re: ENTRY_RE });
-var preservationSurfaceEntrySchema = strictObject({
-  id: id2,
-  kind: _enum(SURFACE_KINDS),
-  /** Kind `other` only: the writer's statement of why no entry can be run. */
-  na_reason: nullable(str({ min: 1, max: CONTRACT_MAX_TEXT })),
-  paths: array(path),
-  disposition: _enum(DISPOSITIONS),
-  /** The real entry the project adapter runs; null for kind `other`. */
-  probe: nullable(entry),
-  baseline_evidence_id: id2,
-  current_evidence_id: id2,
-  /** Destructive dispositions only: the record the human signed and the diff digest it approved. */
-  authority_id: nullable(recordId),
-  expected_diff_digest: nullable(digest),
-  /** The real diff digest of the surface's paths (baseline commit → judged content); null in planning. */
-  diff_digest: nullable(digest)
-});
-var preservationProbeEntrySchema = strictObject({
-  /** The probe receipt (its statement's digest) the entry is read from. */
-  receipt_id: digest,
-  surface: id2,
-  phase: _enum(["baseline", "current"]),
-  evidence_id: id2,
-  entry,
-  exit_code: int2(0, 255),
-  capabilities: array(str({ re: CAPABILITY_RE })),
-  output_digest: digest
-});
-var preservationAuthorityEntrySchema = strictObject({
-  record: recordId,
-  operation: _enum(DESTRUCTIVE_DISPOSITIONS),
-  /** The surfaces the record names. */
-  surfaces: array(id2),
-  /** What the human signed as the state after: the expected diff digest. */
-  state_after: nullable(digest)
-});
-var incidentItemEntrySchema = strictObject({
-  seq: int2(1),
-  kind: _enum(INCIDENT_KINDS),
-  /** The log entry's own hash: the item is that exact row of the hash-chained log. */
-  entry_hash: digest,
-  /** A writer's correction: its exact bytes; null for every other kind. */
-  correction_b64: nullable(base64())
-});
-var preservationSectionSchema = strictObject({
-  binding: strictObject({
-    version: int2(1),
-    contract_digest: digest,
-    /** The bound incident history's chain digest, or `none`. */
-    incident_history: union([literal("none"), digest])
-  }),
-  intent: str({ min: 1, max: CONTRACT_MAX_TEXT }),
-  surfaces: array(preservationSurfaceEntrySchema),
-  vendor_sources: array(
-    strictObject({
-      id: id2,
-      path,
-      disposition: _enum(VENDOR_DISPOSITIONS),
-      origin: strictObject({
-        repository: str({ min: 1, max: VENDOR_REPOSITORY_MAX_CHARS }),
-        commit: str({ re: GIT_OID_RE }),
-        path,
-        tree_digest: digest
-      })
-    })
-  ),
-  /** The counted probe receipts: baseline ones in planning, baseline and current in integration. */
-  probes: array(preservationProbeEntrySchema),
-  authorities: array(preservationAuthorityEntrySchema),
-  /** The bound history, item by item in log order (empty for `none`). */
-  incident_history: array(incidentItemEntrySchema)
-});
+// src/core/bundle/preservation-rules.ts
 var sortedUnique = (xs) => xs.every((x, i) => i === 0 || Buffer.compare(Buffer.from(xs[i - 1]), Buffer.from(x)) < 0);
 function preservationSectionViolation(p, stage) {
   if (stage !== "planning" && stage !== "integration") return "stage";
@@ -2303,202 +1556,11 @@ function preservationSectionViolation(p, stage) {
   return null;
 }
 
-// src/core/bundle/schema.ts
-var BUNDLE_SCHEMA_ID = "governed.review-bundle/v1";
-var SECTION_NAMES = [
-  "sources",
-  "source_map",
-  "contract",
-  "authorities",
-  "tombstones",
-  "scope_history",
-  "changes",
-  "current_files",
-  "baseline_files",
-  "preservation",
-  "prior_receipts"
-];
-var COVERAGE_KINDS = [
-  "sources",
-  "atoms",
-  "directives",
-  "targets",
-  "criteria",
-  "implementations",
-  "evidence",
-  "authorities",
-  "tombstones",
-  "changes",
-  "scope_versions",
-  "surfaces"
-];
-var id3 = bundleIdSchema;
-var recordId2 = str({ re: AUTHORITY_RECORD_ID_RE });
-var relation = relationSchema;
-var digest2 = str({ re: DIGEST_RE });
-var gitOid = str({ re: GIT_OID_RE });
-var path2 = str({ min: 1, max: REPO_PATH_MAX_CHARS });
-var mode = _enum(["100644", "100755", "120000"]);
-var slot = str({ re: NAME_RE });
-var idOrRelation = union([id3, relation]);
-var sourceEntrySchema = strictObject({
-  id: id3,
-  path: path2,
-  class: _enum(SOURCE_CLASSES),
-  /** `sha256:` of the exact bytes (read from the baseline tree). */
-  digest: digest2,
-  /** The exact source bytes, base64: atom spans are byte offsets into them. */
-  bytes_b64: base64(),
-  /** The byte-exact partition; the atom→directive mapping is in `source_map`, not here. */
-  atoms: array(strictObject({ id: id3, span: tuple([count, count]), kind: _enum(ATOM_KINDS) }))
-});
-var sourceMapSchema = strictObject({
-  /** Every atom>directive edge (IDs only), sorted by UTF-8 bytes. */
-  relations: array(relation)
-});
-var targetSchema = strictObject({ id: id3, paths: array(path2) });
-var criterionSchema = strictObject({ id: id3, statement: string2(), atoms: array(id3) });
-var fullContractSchema = strictObject({
-  form: literal("full"),
-  title: string2(),
-  directives: array(
-    strictObject({
-      id: id3,
-      statement: string2(),
-      state: _enum(DIRECTIVE_STATES),
-      sources: array(id3),
-      targets: array(targetSchema),
-      criteria: array(criterionSchema),
-      implementations: array(id3),
-      evidence: array(id3)
-    })
-  ),
-  implementations: array(strictObject({ id: id3, paths: array(path2) })),
-  evidence: array(strictObject({ id: id3, kind: _enum(EVIDENCE_KINDS), paths: array(path2) }))
-});
-var planningContractSchema = strictObject({
-  form: literal("planning"),
-  title: string2(),
-  directives: array(
-    strictObject({
-      id: id3,
-      statement: string2(),
-      disposition: _enum(["in_scope", "deferred", "superseded", "abandoned"]),
-      sources: array(id3),
-      targets: array(targetSchema),
-      criteria: array(criterionSchema)
-    })
-  )
-});
-var authorityEntrySchema = strictObject({ id: id3, operation: _enum(AUTHORITY_OPERATIONS), record: recordId2 });
-var tombstoneEntrySchema = strictObject({
-  id: id3,
-  directive: nullable(id3),
-  authority: id3,
-  disposes: array(idOrRelation)
-});
-var scopeHistoryEntrySchema = strictObject({
-  id: id3,
-  version: int2(1),
-  scope_epoch: int2(1),
-  work_revision: count,
-  contract_digest: digest2,
-  sources_digest: digest2,
-  bound_at: isoSeconds,
-  additions: array(idOrRelation),
-  narrowing: array(idOrRelation),
-  progress: array(id3),
-  authorities: array(recordId2)
-});
-var changeEntrySchema = strictObject({
-  id: id3,
-  path: path2,
-  /** sha256 hex at the baseline commit; null when the path did not exist there. */
-  baseline: nullable(hex64),
-  /** sha256 hex in the workspace; null when the path was deleted. */
-  current: nullable(hex64)
-});
-var fileEntrySchema = discriminatedUnion("present", [
-  // Contract paths name regular files (docs/contract.md#validation-rules): a symlink is refused before a bundle is built.
-  strictObject({ path: path2, present: literal(true), mode: _enum(["100644", "100755"]), sha256: hex64, bytes_b64: base64() }),
-  strictObject({ path: path2, present: literal(false) })
-]);
-var baselineFilesSchema = strictObject({
-  commit: gitOid,
-  tree: gitOid,
-  /** The baseline manifest (docs/contract.md#workspace-digest) under the policy's product roots. */
-  manifest: array(strictObject({ path: path2, mode, sha256: hex64 })),
-  files: array(fileEntrySchema)
-});
-var priorReceiptSchema = strictObject({
-  receipt_id: digest2,
-  stage: _enum(STAGES),
-  slot,
-  verdict: _enum(["CLEAN", "DIRTY"])
-});
-var sectionsSchema = strictObject({
-  sources: optional(array(sourceEntrySchema)),
-  source_map: optional(sourceMapSchema),
-  contract: optional(discriminatedUnion("form", [fullContractSchema, planningContractSchema])),
-  authorities: optional(array(authorityEntrySchema)),
-  tombstones: optional(array(tombstoneEntrySchema)),
-  scope_history: optional(array(scopeHistoryEntrySchema)),
-  changes: optional(array(changeEntrySchema)),
-  current_files: optional(array(fileEntrySchema)),
-  baseline_files: optional(baselineFilesSchema),
-  // Planning and integration, when the unit has a preservation contract bound (./preservation-schema.ts).
-  preservation: optional(preservationSectionSchema),
-  prior_receipts: optional(array(priorReceiptSchema))
-});
-var sectionName = _enum(SECTION_NAMES);
-var checkInputsSchema = strictObject({
-  // The policy's own rules for these fields (../sandbox-bounds.ts, ../limits.ts): a bundle can carry
-  // only a command and a dependency root that a policy could have fixed.
-  command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS).check(
-    refine(checkCommandAllowed, { message: "command" }),
-    meta2({ description: 'argv; argv[0] an absolute program path under /usr with no empty, ".", ".." or "-"-led segment; no argument holds a NUL' })
-  ),
-  snapshot: literal("/snapshot"),
-  dependency_root: union([
-    _null3(),
-    strictObject({
-      path: str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }).check(
-        refine(dependencyRootAllowed, { message: "path" }),
-        meta2({ description: 'a relative directory: segments of [A-Za-z0-9._@+-], none empty, ".", ".." or starting with "-"' })
-      ),
-      digest: digest2
-    })
-  ]),
-  report: _enum(CHECK_REPORTS),
-  timeout_ms: int2(1e3)
-});
-var bundleSchema = strictObject({
-  schema: literal(BUNDLE_SCHEMA_ID),
-  challenge_id: str({ re: CHALLENGE_ID_RE }),
-  unit: str({ re: UNIT_ID_RE }),
-  stage: _enum(STAGES),
-  slot,
-  view: strictObject({
-    /** The role (planning, integration) or `complete` (development, test). */
-    name: slot,
-    included: array(sectionName),
-    withheld: array(sectionName),
-    /** digest of the view (see docs/bundle.md); bound into the challenge and the receipt. */
-    digest: digest2
-  }),
-  sections: sectionsSchema,
-  coverage: coverageSchema,
-  check: optional(checkInputsSchema)
-});
-
-// src/core/bundle/rules.ts
-import { createHash as createHash2 } from "node:crypto";
-
 // src/core/bundle/ids.ts
 import { createHash } from "node:crypto";
 var sha256Hex = (b) => createHash("sha256").update(b).digest("hex");
-function changeId(path3) {
-  return `CHG-${sha256Hex(Buffer.from(path3, "utf8")).slice(0, 24)}`;
+function changeId(path) {
+  return `CHG-${sha256Hex(Buffer.from(path, "utf8")).slice(0, 24)}`;
 }
 
 // src/core/bundle/rules.ts
@@ -2507,9 +1569,9 @@ function canonicalBase64(s) {
   const bytes = Buffer.from(s, "base64");
   return bytes.toString("base64") === s ? bytes : null;
 }
-function sortedUnique2(list2) {
-  for (let i = 1; i < list2.length; i++) {
-    if (Buffer.compare(Buffer.from(list2[i - 1], "utf8"), Buffer.from(list2[i], "utf8")) >= 0) return false;
+function sortedUnique2(list) {
+  for (let i = 1; i < list.length; i++) {
+    if (Buffer.compare(Buffer.from(list[i - 1], "utf8"), Buffer.from(list[i], "utf8")) >= 0) return false;
   }
   return true;
 }
@@ -2552,6 +1614,22 @@ function bundleRuleViolation(b) {
   if (!Object.values(b.coverage).every(sortedUnique2)) return "coverage_order";
   return null;
 }
+
+// src/core/review-vocabulary.ts
+var FINDING_CODES = [
+  "scope_omission",
+  "source_mapping",
+  "trace_gap",
+  "authority_mismatch",
+  "evidence_gap",
+  "preservation_regression",
+  "correctness",
+  "test_gap",
+  "release_blocker",
+  "other"
+];
+var FINDING_CLASSES = ["correctness", "preservation", "scope", "authority", "release"];
+var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"];
 
 // runner/reviewers/src/coverage/canonical.ts
 var NotCanonicalizable = class extends Error {
@@ -2632,7 +1710,7 @@ function b64(s) {
   if (bytes === null) malformed();
   return bytes;
 }
-var files = (list2) => list2.map((f) => f.present ? { path: f.path, present: true, bytes: b64(f.bytes_b64) } : { path: f.path, present: false });
+var files = (list) => list.map((f) => f.present ? { path: f.path, present: true, bytes: b64(f.bytes_b64) } : { path: f.path, present: false });
 function parseBundle(bytes) {
   let text;
   let value;
@@ -2649,7 +1727,7 @@ function parseBundle(bytes) {
     return malformed();
   }
   check(canonical === text);
-  const parsed = bundleSchema.safeParse(value);
+  const parsed = checkFormat(BUNDLE_FORMAT, value);
   if (!parsed.success) return malformed();
   check(bundleRuleViolation(parsed.data) === null);
   return parsed.data;
@@ -2738,7 +1816,7 @@ function extractJson(text) {
   }
   throw new Unusable("no_json");
 }
-var isIn = (list2, v) => typeof v === "string" && list2.includes(v);
+var isIn = (list, v) => typeof v === "string" && list.includes(v);
 function mapAnswer(answer, visible) {
   if (answer === null || typeof answer !== "object" || Array.isArray(answer)) throw new Unusable("shape");
   const a = answer;
@@ -2986,15 +2064,15 @@ function endpoint() {
   return { socket: e.GOVERNED_EGRESS_SOCKET, relayPort, tunnel, token: e.GOVERNED_EGRESS_TOKEN, provider, model: e.GOVERNED_MODEL, path: e.GOVERNED_EGRESS_PATH };
 }
 async function main() {
-  const path3 = process.env.GOVERNED_BUNDLE;
+  const path = process.env.GOVERNED_BUNDLE;
   const ep = endpoint();
-  if (path3 === void 0 || path3 === "" || ep === null) {
+  if (path === void 0 || path === "" || ep === null) {
     process.stderr.write("model: environment incomplete\n");
     return 64;
   }
   let bytes;
   try {
-    bytes = readFileSync(path3);
+    bytes = readFileSync(path);
   } catch {
     process.stderr.write("model: bundle unreadable\n");
     return 66;

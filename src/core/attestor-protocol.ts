@@ -1,14 +1,16 @@
 // The attestor protocol (docs/formats.md#attestors), shared by the host (runner/attestor-host.ts) and the
-// attestor programs (attestors/src/*.ts, bundled self-contained). One definition (zod/mini, so the
-// attestor's cold start stays near a bare node start: docs/architecture.md). Pure.
+// attestor programs (attestors/src/*.ts, bundled self-contained). Its one definition is
+// ./attestor-protocol-schema.ts, checked here through its compiled form (docs/architecture.md#compiled-formats). Pure.
 //   config file : { credential, kind, key_id, key_ref }  (strict JSON, pinned by digest in the policy)
 //   stdin       : { payloadType, payload (base64) }
 //   stdout      : { keyid, sig (base64) }
 //   exit        : 0 signed; 3 refused (stderr: "refused:<code>"); anything else failed.
-import * as z from 'zod/mini';
-import { str } from './schema-primitives.js';
-import { ATTESTOR_REQUEST_MAX_BYTES, DSSE_PAYLOAD_TYPE_MAX_CHARS } from './limits.js';
+import { ATTESTOR_REQUEST_MAX_BYTES } from './limits.js';
 import { HEX64_RE, NAME_RE } from './ids.js';
+import { ATTESTOR_CONFIG, ATTESTOR_REQUEST } from './format/compiled.js';
+import { formatOf } from './format/node.js';
+import type { AttestorConfig, AttestorRequest } from './attestor-protocol-schema.js';
+export type { AttestorConfig, AttestorRequest } from './attestor-protocol-schema.js';
 
 /** The kinds of statement an attestor may sign, each with its predicate type. */
 export const ATTESTOR_KINDS = {
@@ -64,33 +66,12 @@ export function selfDigestField(kind: AttestorKind, credential: string): string 
   return null;
 }
 
-export const attestorConfigSchema = z.strictObject({
-  credential: str({ re: CREDENTIAL_RE }),
-  kind: z.enum(Object.keys(ATTESTOR_KINDS) as [AttestorKind, ...AttestorKind[]]),
-  key_id: str({ re: KEY_ID_RE }),
-  key_ref: str({ re: KEY_REF_RE }), // absolute path of the PKCS#8 PEM file
-});
-export type AttestorConfig = z.infer<typeof attestorConfigSchema>;
-
-export const attestorRequestSchema = z.strictObject({
-  payloadType: str({ min: 1, max: DSSE_PAYLOAD_TYPE_MAX_CHARS }),
-  payload: str({ min: 1 }),
-});
-
-export const attestorResponseSchema = z.strictObject({
-  keyid: str({ re: KEY_ID_RE }),
-  sig: str({ re: SIG_B64_RE }),
-});
-
 // The warm attestor of separated mode (`--serve`, docs/runnerd.md "Warm attestors"): one request
 // line in (the object above), one line out. The first line out says the key loaded and which
 // program bytes are running; the host compares `self` with the digest it pinned.
 /** The largest request line a serving attestor accepts (as the one-shot stdin cap; src/core/limits.ts). */
 export const SERVE_MAX_LINE = ATTESTOR_REQUEST_MAX_BYTES;
-export const attestorReadySchema = z.strictObject({ ready: z.literal(true), keyid: str({ re: KEY_ID_RE }), self: str({ re: KEY_ID_RE }) });
-export const attestorServeLineSchema = z.union([
-  attestorResponseSchema,
-  z.strictObject({ refused: z.enum(ATTESTOR_REFUSALS) }),
-  z.strictObject({ failed: z.literal(true) }),
-  attestorReadySchema,
-]);
+
+/** The config and request formats' compiled forms (docs/architecture.md#compiled-formats). */
+export const ATTESTOR_CONFIG_FORMAT = /* @__PURE__ */ formatOf<AttestorConfig>(ATTESTOR_CONFIG);
+export const ATTESTOR_REQUEST_FORMAT = /* @__PURE__ */ formatOf<AttestorRequest>(ATTESTOR_REQUEST);

@@ -3,33 +3,19 @@
 // Once a checkpoint has left the machine, a later rewrite of any entry at or before that position —
 // even with every hash recomputed and re-signed by a key-holding writer — no longer matches it:
 // `audit verify --checkpoint` compares the log's entry hash at `log_entries` with `log_head`.
-// One definition (zod/mini): the attestor program checks it too. Pure.
-import * as z from 'zod/mini';
+// Its one definition is ./checkpoint-schema.ts (zod/mini), checked here and by the attestor program
+// through its compiled form (docs/architecture.md#compiled-formats). Pure.
 import { STATEMENT_TYPE_V1 } from './intoto.js';
-import { digestString as digest, hex64, int, isoSeconds, list } from './schema-primitives.js';
+import { CHECKPOINT_PREDICATE, CHECKPOINT_SUBJECTS } from './format/compiled.js';
+import { checkFormat } from './format/interpret.js';
+import type { CompiledForm } from './format/node.js';
+import type { CheckpointPredicateDocument } from './checkpoint-schema.js';
 
 export const CHECKPOINT_PREDICATE_TYPE = 'https://governed.dev/log-checkpoint/v1';
 /** The one subject of a checkpoint: the log, digested by its head entry hash. */
 export const CHECKPOINT_SUBJECT = 'governed-log';
 
-export const checkpointPredicateSchema = z.strictObject({
-  trust_mode: z.literal('co-located'),
-  /** Number of log entries covered: the head is the entry hash at this seq. */
-  log_entries: int(1, Number.MAX_SAFE_INTEGER),
-  /** `sha256:` entry hash of entry `log_entries`. */
-  log_head: digest,
-  /** stateDigest of the store at that position (replay equal to the stored state when signed). */
-  state_digest: digest,
-  /** The pins in force at that position. */
-  policy_digest: digest,
-  trust_digest: digest,
-  /** The log attestor that signed (docs/formats.md#attestors: an attestor signs only what names it). */
-  attestor_sha256: hex64,
-  /** When the checkpoint was made (ISO seconds, UTC). */
-  made_at: isoSeconds,
-});
-
-export type CheckpointPredicate = Readonly<z.infer<typeof checkpointPredicateSchema>>;
+export type CheckpointPredicate = Readonly<CheckpointPredicateDocument>;
 
 export interface CheckpointStatement {
   readonly _type: string;
@@ -38,14 +24,12 @@ export interface CheckpointStatement {
   readonly predicate: CheckpointPredicate;
 }
 
-const subjectSchema = list(z.strictObject({ name: z.literal(CHECKPOINT_SUBJECT), digest: z.strictObject({ sha256: hex64 }) }), 1, 1);
-
-/** The first failing field of `value` under `schema`, as `prefix.a.b`, or null. */
-function firstIssue(schema: z.ZodMiniType, value: unknown, prefix: string): string | null {
-  const r = schema.safeParse(value);
+/** The first failing field of `value` in a compiled format, as `prefix.a.b`, or null. */
+function firstIssue(form: CompiledForm, value: unknown, prefix: string): string | null {
+  const r = checkFormat(form, value);
   if (r.success) return null;
-  const path = r.error.issues[0]?.path.map(String).join('.') ?? '';
-  return path === '' ? prefix : `${prefix}.${path}`;
+  const path = r.paths[0] ?? '$';
+  return path === '$' ? prefix : `${prefix}.${path}`;
 }
 
 export function buildCheckpointStatement(p: CheckpointPredicate): CheckpointStatement {
@@ -64,9 +48,9 @@ export function buildCheckpointStatement(p: CheckpointPredicate): CheckpointStat
  */
 export function checkpointViolation(st: { subject: unknown; predicateType: unknown; predicate: unknown }): string | null {
   if (st.predicateType !== CHECKPOINT_PREDICATE_TYPE) return 'predicateType';
-  const bad = firstIssue(checkpointPredicateSchema, st.predicate, 'predicate');
+  const bad = firstIssue(CHECKPOINT_PREDICATE, st.predicate, 'predicate');
   if (bad !== null) return bad;
-  if (firstIssue(subjectSchema, st.subject, 'subject') !== null) return 'subject';
+  if (firstIssue(CHECKPOINT_SUBJECTS, st.subject, 'subject') !== null) return 'subject';
   const p = st.predicate as CheckpointPredicate;
   const [s] = st.subject as { digest: { sha256: string } }[];
   if (`sha256:${s?.digest.sha256}` !== p.log_head) return 'subject';

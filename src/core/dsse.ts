@@ -5,7 +5,7 @@ import { fail } from './errors.js';
 import { parseJsonStrict } from './strict-json.js';
 import { checkFormat } from './format/interpret.js';
 import { ENVELOPE } from './format/compiled.js';
-import type { CompiledFormat } from './format/node.js';
+import { formatOf } from './format/node.js';
 import type { Envelope } from './dsse-schema.js';
 
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
@@ -15,7 +15,7 @@ export { pae } from './pae.js';
 export type { Envelope };
 
 /** The envelope's one definition is ./dsse-schema.ts; this is its compiled form (docs/architecture.md#compiled-formats). */
-const ENVELOPE_FORMAT: CompiledFormat<Envelope> = { node: ENVELOPE };
+const ENVELOPE_FORMAT = /* @__PURE__ */ formatOf<Envelope>(ENVELOPE);
 
 export interface DecodedSignature {
   readonly keyid: string;

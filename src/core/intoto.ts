@@ -3,13 +3,13 @@
 // docs/architecture.md#compiled-formats).
 import type { Statement, Subject } from './intoto-schema.js';
 import { STATEMENT } from './format/compiled.js';
-import type { CompiledFormat } from './format/node.js';
+import { formatOf } from './format/node.js';
 export type { Statement, Subject } from './intoto-schema.js';
 
 export const STATEMENT_TYPE_V1 = 'https://in-toto.io/Statement/v1';
 
 /** The statement frame's compiled form (docs/architecture.md#compiled-formats). */
-export const STATEMENT_FORMAT: CompiledFormat<Statement> = { node: STATEMENT };
+export const STATEMENT_FORMAT = /* @__PURE__ */ formatOf<Statement>(STATEMENT);
 
 export function buildStatement<P extends Record<string, unknown>>(
   subject: readonly Subject[],

@@ -8,7 +8,7 @@ import type { EgressPolicy } from './egress-schema.js';
 import { policyFromDocument, ROLES } from './policy-rules.js';
 import { checkFormat } from './format/interpret.js';
 import { POLICY } from './format/compiled.js';
-import type { CompiledFormat } from './format/node.js';
+import { formatOf } from './format/node.js';
 import type { CheckConfig, PolicyDocument } from './policy-schema.js';
 export type { CheckConfig, PolicyDocument } from './policy-schema.js';
 
@@ -22,7 +22,7 @@ export { KNOWN_CONTROLS };
 /** The report format a check command prints (./review-vocabulary.ts). */
 export { CHECK_REPORTS };
 
-const POLICY_FORMAT: CompiledFormat<PolicyDocument> = { node: POLICY };
+const POLICY_FORMAT = /* @__PURE__ */ formatOf<PolicyDocument>(POLICY);
 
 /** The program file a policy reviewer runs: its check adapter, or its own name. */
 export function reviewerProgramName(r: { readonly name: string; readonly check?: { readonly adapter?: string | undefined } | undefined }): string {

@@ -3,7 +3,7 @@
 import { transcriptViolation } from './egress-rules.js';
 import { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES } from './review-vocabulary.js';
 import { RECEIPT_PREDICATE, RECEIPT_STATEMENT } from './format/compiled.js';
-import type { CompiledFormat } from './format/node.js';
+import { formatOf } from './format/node.js';
 import type { Finding, ReceiptStatement, ReviewReceiptPredicate, Separation } from './receipt-predicate-schema.js';
 export type { Finding, ReceiptStatement, ReviewReceiptPredicate, Separation } from './receipt-predicate-schema.js';
 
@@ -12,8 +12,8 @@ export const REVIEW_RECEIPT_PREDICATE_TYPE = 'https://governed.dev/review-receip
 export { STAGES, FINDING_CODES, FINDING_CLASSES, SEVERITIES, VETO_CLASSES };
 
 /** The compiled forms of the predicate and of a whole receipt statement (docs/architecture.md#compiled-formats). */
-export const RECEIPT_PREDICATE_FORMAT: CompiledFormat<ReviewReceiptPredicate> = { node: RECEIPT_PREDICATE };
-export const RECEIPT_STATEMENT_FORMAT: CompiledFormat<ReceiptStatement> = { node: RECEIPT_STATEMENT };
+export const RECEIPT_PREDICATE_FORMAT = /* @__PURE__ */ formatOf<ReviewReceiptPredicate>(RECEIPT_PREDICATE);
+export const RECEIPT_STATEMENT_FORMAT = /* @__PURE__ */ formatOf<ReceiptStatement>(RECEIPT_STATEMENT);
 
 /** A finding is a veto when CRITICAL and of class preservation/scope/authority/release (docs/reviewers.md#reviewer-output). */
 export function isVeto(f: Finding): boolean {

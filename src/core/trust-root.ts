@@ -6,7 +6,7 @@ import type { PublicKey } from './ed25519.js';
 import { trustRootFromDocument } from './trust-root-keys.js';
 import { checkFormat } from './format/interpret.js';
 import { TRUST_ROOT } from './format/compiled.js';
-import type { CompiledFormat } from './format/node.js';
+import { formatOf } from './format/node.js';
 import type { TrustRootDocument } from './trust-root-schema.js';
 export type { TrustRootDocument } from './trust-root-schema.js';
 
@@ -14,7 +14,7 @@ export const KEY_ROLES = ['reviewer', 'runner', 'probe', 'gate', 'log', 'authori
 export type KeyRole = (typeof KEY_ROLES)[number];
 
 /** The trust root's compiled form; its one definition is ./trust-root-schema.ts (docs/architecture.md#compiled-formats). */
-const TRUST_ROOT_FORMAT: CompiledFormat<TrustRootDocument> = { node: TRUST_ROOT };
+const TRUST_ROOT_FORMAT = /* @__PURE__ */ formatOf<TrustRootDocument>(TRUST_ROOT);
 
 
 export interface TrustedKey {

@@ -10,7 +10,8 @@
 import { fail } from './errors.js';
 import type { TrustRoot } from './trust-root.js';
 import { verifyStatementEnvelope, type SignedBy } from './verify-receipt.js';
-import { VSA_EXTENSION_KEY, VSA_PREDICATE_TYPE, vsaPredicateSchema, vsaRuleViolation, type VsaPredicate } from './vsa.js';
+import { VSA_EXTENSION_KEY, VSA_PREDICATE_TYPE, vsaRuleViolation, type VsaPredicate, VSA_PREDICATE_FORMAT } from './vsa.js';
+import { checkFormat } from './format/interpret.js';
 import { checkpointViolation, type CheckpointPredicate } from './checkpoint.js';
 
 export interface VerifiedVsa {
@@ -35,8 +36,8 @@ export interface VerifiedCheckpoint {
 export function verifyVsaBytes(bytes: Uint8Array, trust: TrustRoot, opts: { readonly at: string; readonly subject?: string | undefined }): VerifiedVsa {
   const v = verifyStatementEnvelope(bytes, trust, ['gate'], { at: opts.at, offline: true });
   if (v.statement.predicateType !== VSA_PREDICATE_TYPE) fail('statement_invalid', ['predicateType']);
-  const parsed = vsaPredicateSchema.safeParse(v.statement.predicate);
-  if (!parsed.success) fail('predicate_invalid', parsed.error.issues.slice(0, 4).map((i) => i.path.map(String).join('.') || '$'));
+  const parsed = checkFormat(VSA_PREDICATE_FORMAT, v.statement.predicate);
+  if (!parsed.success) fail('predicate_invalid', parsed.paths);
   const broken = vsaRuleViolation({ subject: v.statement.subject, predicate: parsed.data });
   if (broken !== null) fail('predicate_invalid', [broken]);
   const facts = parsed.data[VSA_EXTENSION_KEY];

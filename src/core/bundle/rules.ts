@@ -8,8 +8,9 @@
 // `bundleSchema`, bundled into its single file; it returns a fixed rule name, never a key's value.
 // Pure (hashing only, node:crypto).
 import { createHash } from 'node:crypto';
-import { SECTION_NAMES, type Bundle, type FileEntry } from './schema.js';
-import { preservationSectionViolation } from './preservation-schema.js';
+import { SECTION_NAMES } from './names.js';
+import type { Bundle, FileEntry } from './schema.js';
+import { preservationSectionViolation } from './preservation-rules.js';
 import { changeId } from './ids.js';
 
 const sha256Hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');

@@ -17,45 +17,14 @@ import { bundleIdSchema, coverageSchema, relationSchema } from './coverage-schem
 import { preservationSectionSchema } from './preservation-schema.js';
 import { AUTHORITY_RECORD_ID_RE, CHALLENGE_ID_RE, DIGEST_RE, GIT_OID_RE, NAME_RE, UNIT_ID_RE } from '../ids.js';
 import { CHECK_COMMAND_ARG_MAX_CHARS, CHECK_COMMAND_MAX_ARGS, CHECK_DEPENDENCY_ROOT_MAX_CHARS } from '../limits.js';
-import { checkCommandAllowed, dependencyRootAllowed } from '../sandbox-bounds.js';
+import { REFINEMENTS } from '../format/refinements.js';
 import { REPO_PATH_MAX_CHARS } from '../limits.js';
 
 // The coverage section lives in ./coverage-schema.ts (review-run loads only that); re-exported here.
 export { coverageSchema };
 
-export const BUNDLE_SCHEMA_ID = 'governed.review-bundle/v1';
-
-/** Every section name, in the order views list them. */
-export const SECTION_NAMES = [
-  'sources',
-  'source_map',
-  'contract',
-  'authorities',
-  'tombstones',
-  'scope_history',
-  'changes',
-  'current_files',
-  'baseline_files',
-  'preservation',
-  'prior_receipts',
-] as const;
-export type SectionName = (typeof SECTION_NAMES)[number];
-
-export const COVERAGE_KINDS = [
-  'sources',
-  'atoms',
-  'directives',
-  'targets',
-  'criteria',
-  'implementations',
-  'evidence',
-  'authorities',
-  'tombstones',
-  'changes',
-  'scope_versions',
-  'surfaces',
-] as const;
-export type CoverageKind = (typeof COVERAGE_KINDS)[number];
+import { BUNDLE_SCHEMA_ID, SECTION_NAMES } from './names.js';
+export { BUNDLE_SCHEMA_ID, COVERAGE_KINDS, SECTION_NAMES, type CoverageKind, type SectionName } from './names.js';
 
 const id = bundleIdSchema;
 const recordId = str({ re: AUTHORITY_RECORD_ID_RE });
@@ -209,7 +178,7 @@ export const checkInputsSchema = z.strictObject({
   // The policy's own rules for these fields (../sandbox-bounds.ts, ../limits.ts): a bundle can carry
   // only a command and a dependency root that a policy could have fixed.
   command: list(str({ min: 1, max: CHECK_COMMAND_ARG_MAX_CHARS }), 1, CHECK_COMMAND_MAX_ARGS).check(
-    z.refine(checkCommandAllowed, { message: 'command' }),
+    z.refine(REFINEMENTS.checkCommandAllowed, { message: 'command' }),
     z.meta({ description: 'argv; argv[0] an absolute program path under /usr with no empty, ".", ".." or "-"-led segment; no argument holds a NUL' }),
   ),
   snapshot: z.literal('/snapshot'),
@@ -217,7 +186,7 @@ export const checkInputsSchema = z.strictObject({
     z.null(),
     z.strictObject({
       path: str({ min: 1, max: CHECK_DEPENDENCY_ROOT_MAX_CHARS }).check(
-        z.refine(dependencyRootAllowed, { message: 'path' }),
+        z.refine(REFINEMENTS.dependencyRootAllowed, { message: 'path' }),
         z.meta({ description: 'a relative directory: segments of [A-Za-z0-9._@+-], none empty, ".", ".." or starting with "-"' }),
       ),
       digest,

@@ -14,10 +14,10 @@ import { decodeUtf8 } from '../utf8.js';
 import type { Contract } from './schema.js';
 import { checkFormat } from '../format/interpret.js';
 import { CONTRACT } from '../format/compiled.js';
-import type { CompiledFormat } from '../format/node.js';
+import { formatOf } from '../format/node.js';
 
 /** The contract's compiled form; its one definition is ./schema.ts (docs/architecture.md#compiled-formats). */
-export const CONTRACT_FORMAT: CompiledFormat<Contract> = { node: CONTRACT };
+export const CONTRACT_FORMAT = /* @__PURE__ */ formatOf<Contract>(CONTRACT);
 
 export interface StoredContract {
   readonly bytes: Uint8Array;

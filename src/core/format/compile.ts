@@ -78,8 +78,9 @@ class Compiler {
     const checks: FormatCheck[] = [];
     // A schema that is itself a check (zod's string and number formats) runs that check first.
     if (def.check !== undefined) {
-      if (def.check !== 'number_format' || def.format !== 'safeint') unsupported(`the format ${String(def.format ?? def.check)}`, at);
-      checks.push({ c: 'int' });
+      if (def.check === 'number_format' && def.format === 'safeint') checks.push({ c: 'int' });
+      else if (def.check === 'string_format' && def.format === 'base64') checks.push({ c: 'fn', f: 'isValidBase64' });
+      else unsupported(`the format ${String(def.format ?? def.check)}`, at);
     }
     for (const ch of def.checks ?? []) {
       const c = checkOf(ch._zod.def, at);
@@ -168,43 +169,227 @@ export function compileFormats(defs: Readonly<Record<string, Zod>>): Record<stri
   return Object.fromEntries(Object.entries(defs).map(([name, s]) => [name, c.node(s, '')]));
 }
 
-/** JavaScript source of one value of the compiled form (plain data and regular expressions). */
-function literal(v: unknown, name: (n: object) => string | undefined): string {
-  if (v instanceof RegExp) return `/${v.source}/${v.flags}`;
-  if (Array.isArray(v)) return `[${v.map((x) => literal(x, name)).join(', ')}]`;
-  if (typeof v === 'object' && v !== null) {
-    const ref = name(v);
-    if (ref !== undefined) return ref;
-    return `{ ${Object.entries(v).map(([k, x]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${literal(x, name)}`).join(', ')} }`;
-  }
-  if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('format compiler: a non-finite number');
-  return JSON.stringify(v);
+/** A key equal for structurally equal nodes (regular expressions by source and flags). */
+function structureKey(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (x instanceof RegExp ? `\u0000re:${x.source}/${x.flags}` : x));
 }
 
-/** The generated module: each node used twice or more is one constant, each format one export. */
+const ident = (k: string): boolean => /^[A-Za-z_$][\w$]*$/.test(k) && k !== '__proto__';
+const prop = (k: string): string => (ident(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
+const lit = (v: unknown): string => {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('format compiler: a non-finite number');
+  if (typeof v === 'number' && Number.isNaN(v)) throw new Error('format compiler: NaN');
+  return JSON.stringify(v);
+};
+
+/**
+ * The generated module: the compiled form of each format as data (for the step-for-step pass that
+ * names a refusal's issue paths) and as one accepting function per distinct node (the pass every
+ * accepted value takes: straight-line checks, no interpretation). Structurally equal nodes share one
+ * constant and one function.
+ */
 export function emitFormatsModule(formats: Readonly<Record<string, FormatNode>>, header: string): string {
-  const uses = new Map<object, number>();
-  const order: object[] = [];
-  const visit = (v: unknown): void => {
-    if (typeof v !== 'object' || v === null || v instanceof RegExp) return;
-    if (!Array.isArray(v)) {
-      const n = (uses.get(v) ?? 0) + 1;
-      uses.set(v, n);
-      if (n > 1) return;
-    }
-    for (const x of Array.isArray(v) ? v : Object.values(v)) visit(x);
-    if (!Array.isArray(v)) order.push(v);
+  const byKey = new Map<string, { node: FormatNode; id: number; uses: number }>();
+  const keyOf = new Map<object, string>();
+  const order: string[] = [];
+  const nodeKey = (n: FormatNode): string => {
+    const hit = keyOf.get(n);
+    if (hit !== undefined) return hit;
+    const k = structureKey(n);
+    keyOf.set(n, k);
+    return k;
   };
-  for (const node of Object.values(formats)) visit(node);
-  const names = new Map<object, string>();
-  const lines: string[] = [header, "import type { FormatNode } from './node.js';", ''];
-  for (const v of order) {
-    if ((uses.get(v) ?? 0) < 2) continue;
-    const id = `n${names.size}`;
-    lines.push(`const ${id}: FormatNode = ${literal(v, (o) => (o === v ? undefined : names.get(o)))};`);
-    names.set(v, id);
+  const visit = (n: FormatNode): void => {
+    const k = nodeKey(n);
+    const e = byKey.get(k);
+    if (e !== undefined) {
+      e.uses++;
+      return;
+    }
+    for (const c of children(n)) visit(c);
+    byKey.set(k, { node: n, id: byKey.size, uses: 1 });
+    order.push(k);
+  };
+  for (const n of Object.values(formats)) visit(n);
+  const idOf = (n: FormatNode): number => (byKey.get(nodeKey(n)) as { id: number }).id;
+  const regexes = new Map<string, string>();
+  const reName = (re: RegExp): string => {
+    const k = `/${re.source}/${re.flags}`;
+    let name = regexes.get(k);
+    if (name === undefined) {
+      name = `re${regexes.size}`;
+      regexes.set(k, name);
+    }
+    return name;
+  };
+  const data = (v: unknown, self?: FormatNode): string => {
+    if (v instanceof RegExp) return `/${v.source}/${v.flags}`;
+    if (Array.isArray(v)) return `[${v.map((x) => data(x)).join(', ')}]`;
+    if (typeof v === 'object' && v !== null) {
+      if (v !== self && 't' in v) {
+        const e = byKey.get(nodeKey(v as FormatNode)) as { id: number; uses: number };
+        return `n${e.id}`;
+      }
+      return `{ ${Object.entries(v).map(([k, x]) => `${ident(k) ? k : JSON.stringify(k)}: ${data(x)}`).join(', ')} }`;
+    }
+    return lit(v);
+  };
+  const keySets: string[][] = [];
+  const keySetName = (keys: string[]): string => {
+    const k = JSON.stringify(keys);
+    let i = keySets.findIndex((x) => JSON.stringify(x) === k);
+    if (i < 0) i = keySets.push(keys) - 1;
+    return `k${i}`;
+  };
+  const nodes: string[] = [];
+  const fns: string[] = [];
+  for (const k of order) {
+    const { node, id } = byKey.get(k) as { node: FormatNode; id: number };
+    nodes.push(`const n${id}: FormatNode = ${data(node, node)};`);
+    fns.push(acceptFunction(node, id, idOf, reName, keySetName));
   }
-  lines.push('');
-  for (const [name, node] of Object.entries(formats)) lines.push(`export const ${name}: FormatNode = ${literal(node, (o) => names.get(o))};`);
+  const lines = [
+    header,
+    "import { FAIL, codePointsAtLeast, codePointsAtMost, isPlainObject, acceptArray, acceptProperty } from './accept-runtime.js';",
+    "import type { CompiledForm, FormatNode } from './node.js';",
+    "import { REFINEMENTS as RF } from './refinements.js';",
+    '',
+    ...[...regexes].map(([re, name]) => `const ${name} = ${re};`),
+    ...keySets.map((keys, i) => `const k${i} = /* @__PURE__ */ new Set(${JSON.stringify(keys)});`),
+    '',
+    ...nodes,
+    '',
+    ...fns,
+    '',
+    ...Object.entries(formats).map(([name, n]) => `export const ${name}: CompiledForm = { node: n${idOf(n)}, accept: a${idOf(n)} };`),
+  ];
   return `${lines.join('\n')}\n`;
+}
+
+function children(n: FormatNode): FormatNode[] {
+  switch (n.t) {
+    case 'array':
+      return [n.el];
+    case 'tuple':
+      return [...n.items];
+    case 'object':
+      return n.shape.map(([, el]) => el);
+    case 'record':
+      return [n.key, n.val];
+    case 'union':
+    case 'dunion':
+      return [...n.opts];
+    case 'optional':
+    case 'nullable':
+    case 'readonly':
+      return [n.in];
+    case 'pipe':
+      return [n.in, n.out];
+    default:
+      return [];
+  }
+}
+
+/** The statements that refuse `x` unless every check passes (./interpret.ts checksPass, in order). */
+function checkCode(checks: readonly FormatCheck[] | undefined, x: string, reName: (re: RegExp) => string): string[] {
+  return (checks ?? []).map((ch) => {
+    switch (ch.c) {
+      case 'min':
+        return `if (!codePointsAtLeast(${x}, ${ch.n})) return FAIL;`;
+      case 'max':
+        return `if (!codePointsAtMost(${x}, ${ch.n})) return FAIL;`;
+      case 're': {
+        const r = reName(ch.re);
+        return `${r}.lastIndex = 0; if (!${r}.test(${x})) return FAIL;`;
+      }
+      case 'gte':
+        return `if (!(${x} >= ${lit(ch.n)})) return FAIL;`;
+      case 'lte':
+        return `if (!(${x} <= ${lit(ch.n)})) return FAIL;`;
+      case 'int':
+        return `if (!Number.isSafeInteger(${x})) return FAIL;`;
+      case 'fn':
+        return `if (!RF.${ch.f}(${x} as never)) return FAIL;`;
+    }
+  });
+}
+
+/** One accepting function: the value it accepts (built as zod builds its output), or FAIL. */
+function acceptFunction(n: FormatNode, id: number, idOf: (n: FormatNode) => number, reName: (re: RegExp) => string, keySetName: (keys: string[]) => string): string {
+  const a = (c: FormatNode): string => `a${idOf(c)}`;
+  const body: string[] = [];
+  const checks = (x: string): string[] => checkCode(n.ch, x, reName);
+  switch (n.t) {
+    case 'string':
+    case 'boolean':
+      body.push(`if (typeof v !== '${n.t}') return FAIL;`, ...checks('v'), 'return v;');
+      break;
+    case 'number':
+      body.push("if (typeof v !== 'number' || !Number.isFinite(v)) return FAIL;", ...checks('v'), 'return v;');
+      break;
+    case 'null':
+      body.push('if (v !== null) return FAIL;', ...checks('v'), 'return v;');
+      break;
+    case 'unknown':
+      body.push(...checks('v'), 'return v;');
+      break;
+    case 'never':
+      body.push('return FAIL;');
+      break;
+    case 'literal':
+    case 'enum':
+      body.push(`if (${n.v.map((x) => `v !== ${lit(x)}`).join(' && ') || 'true'}) return FAIL;`, ...checks('v'), 'return v;');
+      break;
+    case 'optional':
+    case 'nullable':
+      body.push(`const o = v === ${n.t === 'optional' ? 'undefined' : 'null'} ? v : ${a(n.in)}(v);`, 'if (o === FAIL) return FAIL;', ...checks('o'), 'return o;');
+      break;
+    case 'readonly':
+      body.push(`const r = ${a(n.in)}(v);`, 'if (r === FAIL) return FAIL;', 'const o = Object.freeze(r);', ...checks('o'), 'return o;');
+      break;
+    case 'pipe':
+      body.push(`const l = ${a(n.in)}(v);`, 'if (l === FAIL) return FAIL;', `const o = ${a(n.out)}(l);`, 'if (o === FAIL) return FAIL;', ...checks('o'), 'return o;');
+      break;
+    case 'array':
+      body.push(`const o = acceptArray(v, ${n.cap ?? -1}, ${a(n.el)});`, 'if (o === FAIL) return FAIL;', ...checks('o'), 'return o;');
+      break;
+    case 'tuple':
+      body.push(
+        `if (!Array.isArray(v) || v.length !== ${n.items.length}) return FAIL;`,
+        'const o: unknown[] = [];',
+        ...n.items.flatMap((item, i) => [`const r${i} = ${a(item)}(v[${i}]);`, `if (r${i} === FAIL) return FAIL;`, `o[${i}] = r${i};`]),
+        ...checks('o'),
+        'return o;',
+      );
+      break;
+    case 'object':
+      body.push("if (typeof v !== 'object' || v === null || Array.isArray(v)) return FAIL;", 'const o = {};');
+      for (const [key, el, optIn, optOut] of n.shape) body.push(`if (!acceptProperty(v, o, ${JSON.stringify(key)}, ${a(el)}, ${optIn}, ${optOut})) return FAIL;`);
+      if (n.strict) body.push(`for (const k in v) if (!${keySetName(n.shape.map(([key]) => key))}.has(k)) return FAIL;`);
+      body.push(...checks('o'), 'return o;');
+      break;
+    case 'record':
+      body.push(
+        'if (!isPlainObject(v)) return FAIL;',
+        'const o: any = {};',
+        `for (const k of Reflect.ownKeys(v)) { if (k === '__proto__' || !Object.prototype.propertyIsEnumerable.call(v, k)) continue; if (${a(n.key)}(k) === FAIL) return FAIL; const r = ${a(n.val)}(v[k]); if (r === FAIL) return FAIL; o[k] = r; }`,
+        ...checks('o'),
+        'return o;',
+      );
+      break;
+    case 'union':
+      body.push('let o: unknown = FAIL;', ...n.opts.map((opt) => `if (o === FAIL) o = ${a(opt)}(v);`), 'if (o === FAIL) return FAIL;', ...checks('o'), 'return o;');
+      break;
+    case 'dunion':
+      body.push(
+        "if (typeof v !== 'object' || v === null || Array.isArray(v)) return FAIL;",
+        'let o: unknown;',
+        `switch (v${prop(n.disc)}) { ${n.map.map(([value, i]) => `case ${lit(value)}: o = ${a(n.opts[i] as FormatNode)}(v); break;`).join(' ')} default: return FAIL; }`,
+        'if (o === FAIL) return FAIL;',
+        ...checks('o'),
+        'return o;',
+      );
+      break;
+  }
+  return `function a${id}(v: any): unknown {\n  ${body.join('\n  ')}\n}`;
 }

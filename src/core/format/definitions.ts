@@ -9,6 +9,11 @@ import { statementSchema } from '../intoto-schema.js';
 import { policySchema } from '../policy-schema.js';
 import { receiptStatementSchema, reviewReceiptPredicateSchema } from '../receipt-predicate-schema.js';
 import { trustRootSchema } from '../trust-root-schema.js';
+import { attestorConfigSchema, attestorRequestSchema } from '../attestor-protocol-schema.js';
+import { vsaPredicateSchema } from '../vsa-schema.js';
+import { probePredicateSchema } from '../preservation/probe-schema.js';
+import { checkpointPredicateSchema, checkpointSubjectsSchema } from '../checkpoint-schema.js';
+import { bundleSchema } from '../bundle/schema.js';
 
 export const COMPILED_DEFINITIONS: Readonly<Record<string, z.core.$ZodType>> = {
   POLICY: policySchema,
@@ -18,6 +23,13 @@ export const COMPILED_DEFINITIONS: Readonly<Record<string, z.core.$ZodType>> = {
   RECEIPT_PREDICATE: reviewReceiptPredicateSchema,
   RECEIPT_STATEMENT: receiptStatementSchema,
   CONTRACT: contractSchema,
+  ATTESTOR_CONFIG: attestorConfigSchema,
+  ATTESTOR_REQUEST: attestorRequestSchema,
+  VSA_PREDICATE: vsaPredicateSchema,
+  PROBE_PREDICATE: probePredicateSchema,
+  CHECKPOINT_PREDICATE: checkpointPredicateSchema,
+  CHECKPOINT_SUBJECTS: checkpointSubjectsSchema,
+  BUNDLE: bundleSchema,
 };
 
 /** The generated module's first lines. */

@@ -3,8 +3,11 @@
 // output value (objects rebuilt in definition order, unknown keys of a non-strict object dropped,
 // readonly outputs frozen), and the same issue paths in the same order, so that a refusal names
 // the same fields as the definition's own parser would. test/format-compiled.test.ts holds the two
-// equal over real documents and every mutation of them. Pure.
-import type { CompiledFormat, FormatCheck, FormatNode } from './node.js';
+// equal over real documents and every mutation of them. A value is first tried by the format's
+// generated accepting function (./compiled.ts: the same checks, straight-line, no payloads); this
+// step-for-step pass runs only for a refusal, to name its issue paths. Pure.
+import { codePointsAtLeast, codePointsAtMost, FAIL, isPlainObject } from './accept-runtime.js';
+import type { CompiledForm, CompiledFormat, FormatCheck, FormatNode } from './node.js';
 import { REFINEMENTS } from './refinements.js';
 
 /** One issue: where, and zod's `continue` (true: later checks still run; undefined/false: aborts). */
@@ -27,16 +30,6 @@ export type FormatResult<T> =
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** zod's util.isPlainObject (a record's input). */
-function isPlainObject(o: unknown): o is Record<PropertyKey, unknown> {
-  if (!isObject(o)) return false;
-  const ctor = (o as { constructor?: unknown }).constructor;
-  if (ctor === undefined || typeof ctor !== 'function') return true;
-  const prot = (ctor as { prototype?: unknown }).prototype;
-  if (!isObject(prot)) return false;
-  return Object.prototype.hasOwnProperty.call(prot, 'isPrototypeOf');
-}
-
 function aborted(p: Payload, from = 0): boolean {
   if (p.aborted === true) return true;
   for (let i = from; i < p.issues.length; i++) if ((p.issues[i] as Issue).cont !== true) return true;
@@ -47,19 +40,6 @@ function explicitlyAborted(p: Payload): boolean {
   if (p.aborted === true) return true;
   for (const i of p.issues) if (i.cont === false) return true;
   return false;
-}
-
-/** Length as zod counts it: code points for a string, `.length` otherwise. */
-function lengthOf(v: { length: number }): number {
-  if (typeof v !== 'string') return v.length;
-  let n = v.length;
-  for (let i = 0; i < v.length - 1; i++) {
-    if ((v.charCodeAt(i) & 0xfc00) === 0xd800 && (v.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n--;
-      i++;
-    }
-  }
-  return n;
 }
 
 /** The key set of an object's shape, built once per shape. */
@@ -86,10 +66,10 @@ function runCheck(ch: FormatCheck, p: Payload): void {
   const v = p.value;
   switch (ch.c) {
     case 'min':
-      if (lengthOf(v as string) < ch.n) push(p, true);
+      if (!codePointsAtLeast(v as string, ch.n)) push(p, true);
       return;
     case 'max':
-      if (lengthOf(v as string) > ch.n) push(p, true);
+      if (!codePointsAtMost(v as string, ch.n)) push(p, true);
       return;
     case 're':
       ch.re.lastIndex = 0;
@@ -309,146 +289,6 @@ function parseUnion(opts: readonly FormatNode[], p: Payload): Payload {
   return p;
 }
 
-// The accepting pass. A value is accepted exactly when zod's pass raises no issue, and when every
-// type check passes zod runs every check (nothing aborts), so accepting is: every type check and
-// every check passes, with the output built as zod builds it. It allocates no payloads or issues;
-// only a refusal runs the step-for-step pass above, for its issue paths.
-const FAIL: unique symbol = Symbol('refused');
-type Out = unknown;
-
-function checksPass(checks: readonly FormatCheck[], v: unknown): boolean {
-  for (const ch of checks) {
-    switch (ch.c) {
-      case 'min':
-        if (lengthOf(v as string) < ch.n) return false;
-        break;
-      case 'max':
-        if (lengthOf(v as string) > ch.n) return false;
-        break;
-      case 're':
-        ch.re.lastIndex = 0;
-        if (!ch.re.test(v as string)) return false;
-        break;
-      case 'gte':
-        if (!((v as number) >= ch.n)) return false;
-        break;
-      case 'lte':
-        if (!((v as number) <= ch.n)) return false;
-        break;
-      case 'int':
-        if (!Number.isSafeInteger(v)) return false;
-        break;
-      case 'fn':
-        if (!(REFINEMENTS[ch.f] as (x: never) => boolean)(v as never)) return false;
-        break;
-    }
-  }
-  return true;
-}
-
-function accept(node: FormatNode, v: unknown): Out | typeof FAIL {
-  const out = acceptShape(node, v);
-  if (out === FAIL || node.ch === undefined) return out;
-  return checksPass(node.ch, out) ? out : FAIL;
-}
-
-function acceptShape(node: FormatNode, v: unknown): Out | typeof FAIL {
-  switch (node.t) {
-    case 'string':
-    case 'boolean':
-      return typeof v === node.t ? v : FAIL;
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v) ? v : FAIL;
-    case 'null':
-      return v === null ? v : FAIL;
-    case 'unknown':
-      return v;
-    case 'never':
-      return FAIL;
-    case 'literal':
-    case 'enum':
-      return node.v.includes(v as string) ? v : FAIL;
-    case 'optional':
-      return v === undefined ? v : accept(node.in, v);
-    case 'nullable':
-      return v === null ? v : accept(node.in, v);
-    case 'readonly': {
-      const r = accept(node.in, v);
-      return r === FAIL ? r : Object.freeze(r);
-    }
-    case 'pipe': {
-      const left = accept(node.in, v);
-      return left === FAIL ? left : accept(node.out, left);
-    }
-    case 'array': {
-      if (!Array.isArray(v) || (node.cap !== undefined && v.length > node.cap)) return FAIL;
-      const out: unknown[] = Array(v.length);
-      for (let i = 0; i < v.length; i++) {
-        const r = accept(node.el, v[i]);
-        if (r === FAIL) return r;
-        out[i] = r;
-      }
-      return out;
-    }
-    case 'tuple': {
-      if (!Array.isArray(v) || v.length !== node.items.length) return FAIL;
-      const out: unknown[] = [];
-      for (let i = 0; i < node.items.length; i++) {
-        const r = accept(node.items[i] as FormatNode, v[i]);
-        if (r === FAIL) return r;
-        out[i] = r;
-      }
-      return out;
-    }
-    case 'object':
-      return acceptObject(node.shape, node.strict, v);
-    case 'record': {
-      if (!isPlainObject(v)) return FAIL;
-      const out: Record<PropertyKey, unknown> = {};
-      for (const key of Reflect.ownKeys(v)) {
-        if (key === '__proto__' || !Object.prototype.propertyIsEnumerable.call(v, key)) continue;
-        if (accept(node.key, key) === FAIL) return FAIL;
-        const r = accept(node.val, v[key]);
-        if (r === FAIL) return r;
-        out[key] = r;
-      }
-      return out;
-    }
-    case 'union':
-      for (const opt of node.opts) {
-        const r = accept(opt, v);
-        if (r !== FAIL) return r;
-      }
-      return FAIL;
-    case 'dunion': {
-      if (!isObject(v)) return FAIL;
-      const tag = v[node.disc];
-      const hit = node.map.find(([value]) => value === tag);
-      return hit === undefined ? FAIL : accept(node.opts[hit[1]] as FormatNode, v);
-    }
-  }
-}
-
-function acceptObject(shape: readonly (readonly [string, FormatNode, boolean, boolean])[], strict: boolean, v: unknown): Out | typeof FAIL {
-  if (!isObject(v)) return FAIL;
-  const out: Record<string, unknown> = {};
-  for (const [key, el, optIn, optOut] of shape) {
-    const has = key in v;
-    if (!has && optOut && optIn) continue;
-    const r = accept(el, v[key]);
-    if (r === FAIL) return r;
-    if (!has && !optIn) return FAIL;
-    if (r === undefined) {
-      if (has) out[key] = undefined;
-    } else out[key] = r;
-  }
-  if (strict) {
-    const known = keysOf(shape);
-    for (const key in v) if (!known.has(key)) return FAIL;
-  }
-  return out;
-}
-
 /** The paths of the first four issues, as governed's refusals name them (`a.b.0`, or `$` for the root). */
 export function issuePathsOf(paths: readonly (readonly PropertyKey[])[]): string[] {
   return paths.slice(0, 4).map((path) => path.map(String).join('.') || '$');
@@ -456,7 +296,7 @@ export function issuePathsOf(paths: readonly (readonly PropertyKey[])[]): string
 
 /** Check `value` against a compiled format: the parsed value, or the refusal's issue paths. */
 export function checkFormat<T>(format: CompiledFormat<T>, value: unknown): FormatResult<T> {
-  const fast = accept(format.node, value);
+  const fast = format.accept(value);
   if (fast !== FAIL) return { success: true, data: fast as T };
   const r = run(format.node, { value, issues: [] });
   // The two passes disagree only if one of them is wrong: refuse (fail closed), at the root.
@@ -465,6 +305,6 @@ export function checkFormat<T>(format: CompiledFormat<T>, value: unknown): Forma
 }
 
 /** The raw issue paths (for the differential test against the definition's own parser). */
-export function formatIssuePaths(format: CompiledFormat<unknown>, value: unknown): PropertyKey[][] {
+export function formatIssuePaths(format: CompiledForm, value: unknown): PropertyKey[][] {
   return run(format.node, { value, issues: [] }).issues.map((i) => i.path);
 }

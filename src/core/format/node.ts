@@ -38,9 +38,18 @@ export type FormatNode = Base &
     | { readonly t: 'pipe'; readonly in: FormatNode; readonly out: FormatNode }
   );
 
-/** A compiled format whose accepted value has type `T` (the type zod infers from the definition). */
-export interface CompiledFormat<T> {
+/** One format as ./compiled.ts exports it: its tree, and its generated accepting function (the
+ * accepted value as zod outputs it, or the FAIL symbol of ./accept-runtime.ts). */
+export interface CompiledForm {
   readonly node: FormatNode;
+  readonly accept: (value: unknown) => unknown;
+}
+
+/** A compiled format whose accepted value has type `T` (the type zod infers from the definition). */
+export interface CompiledFormat<T> extends CompiledForm {
   /** Never present: carries `T` for the checker's signature. */
   readonly __type?: T;
 }
+
+/** `form`, typed with the type its definition infers (the test holds the two equal). */
+export const formatOf = <T>(form: CompiledForm): CompiledFormat<T> => form as CompiledFormat<T>;

@@ -4,7 +4,7 @@
 // identity (an unnamed inline refinement makes the build fail), and ./interpret.ts calls it by
 // that name. Pure.
 import { isIsoSeconds } from '../iso-time.js';
-import { dependencyRootAllowed } from '../sandbox-bounds.js';
+import { checkCommandAllowed, dependencyRootAllowed } from '../sandbox-bounds.js';
 
 /** '.' or a relative path with no empty, '.' or '..' segment (policy product roots, excludes). */
 function relativePath(p: string): boolean {
@@ -26,6 +26,23 @@ function noOwnProto(v: unknown): boolean {
   return !(typeof v === 'object' && v !== null && Object.prototype.hasOwnProperty.call(v, '__proto__'));
 }
 
+/**
+ * zod's own `z.base64()` format (zod's isValidBase64, restated so that a compiled form can check it;
+ * test/format-compiled.test.ts holds the two equal): empty, or no whitespace, a length that is a
+ * multiple of 4, and what `atob` decodes.
+ */
+function isValidBase64(data: string): boolean {
+  if (data === '') return true;
+  if (/\s/.test(data)) return false;
+  if (data.length % 4 !== 0) return false;
+  try {
+    atob(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A policy's automatic checkpoints name at least one trigger. */
 function checkpointTrigger(c: { readonly every_entries?: number | undefined; readonly every?: string | undefined }): boolean {
   return c.every_entries !== undefined || c.every !== undefined;
@@ -39,10 +56,12 @@ function atLeastOneKey(s: object): boolean {
 export const REFINEMENTS = {
   isIsoSeconds,
   dependencyRootAllowed,
+  checkCommandAllowed,
   relativePath,
   noDotDotSegment,
   noDotSegment,
   noOwnProto,
+  isValidBase64,
   checkpointTrigger,
   atLeastOneKey,
 } as const;

@@ -13,7 +13,8 @@
 import { fail } from '../errors.js';
 import type { KeyRole, TrustRoot } from '../trust-root.js';
 import { verifyStatementEnvelope, type VerifiedStatement, type VerifyOptions } from '../verify-receipt.js';
-import { PROBE_PREDICATE_TYPE, probePredicateSchema, probeRuleViolation, type ProbePredicate } from './probe.js';
+import { PROBE_PREDICATE_TYPE, probeRuleViolation, type ProbePredicate, PROBE_PREDICATE_FORMAT } from './probe.js';
+import { checkFormat, formatIssuePaths } from '../format/interpret.js';
 import type { PreservationContract } from './schema.js';
 
 /** The one signature of a probe receipt (docs/preservation.md#probes): a key in role `probe`. */
@@ -26,8 +27,8 @@ export interface VerifiedProbe extends VerifiedStatement {
 export function verifyProbeReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: VerifyOptions): VerifiedProbe {
   const v = verifyStatementEnvelope(bytes, trust, PROBE_ROLES, opts);
   if (v.statement.predicateType !== PROBE_PREDICATE_TYPE) fail('receipt_kind_mismatch', ['predicateType']);
-  const parsed = probePredicateSchema.safeParse(v.statement.predicate);
-  if (!parsed.success) fail('predicate_invalid', parsed.error.issues.slice(0, 4).map((i) => ['predicate', ...i.path.map(String)].join('.')));
+  const parsed = checkFormat(PROBE_PREDICATE_FORMAT, v.statement.predicate);
+  if (!parsed.success) fail('predicate_invalid', formatIssuePaths(PROBE_PREDICATE_FORMAT, v.statement.predicate).slice(0, 4).map((path) => ['predicate', ...path.map(String)].join('.')));
   const p = parsed.data;
   const broken = probeRuleViolation(p);
   if (broken !== null) fail('predicate_invalid', [broken]);

@@ -12,7 +12,8 @@ import { fail } from '../../core/errors.js';
 import type { Policy } from '../../core/policy.js';
 import type { TrustRoot } from '../../core/trust-root.js';
 import { trustedKeyFor } from '../../core/key-status.js';
-import { buildVsaStatement, VSA_MAX_PAYLOAD_BYTES, vsaBoundExceeded, vsaPredicateSchema, vsaRuleViolation, type DecisionForVsa } from '../../core/vsa.js';
+import { buildVsaStatement, VSA_MAX_PAYLOAD_BYTES, vsaBoundExceeded, vsaRuleViolation, type DecisionForVsa, VSA_PREDICATE_FORMAT } from '../../core/vsa.js';
+import { checkFormat } from '../../core/format/interpret.js';
 import { pinAttestor, runPinnedAttestor } from '../../../runner/attestor-host.js';
 import { installRoot } from '../run/locations.js';
 import { writeOnce } from '../write-once.js';
@@ -90,7 +91,7 @@ export async function attestDecision(args: AttestArgs): Promise<Attestation> {
   const bound = vsaBoundExceeded(statement.predicate);
   if (bound !== null) fail('gate_attest_decision_too_large', [bound]);
   // Our own check first: a statement the attestor would refuse is a bug here, not a refusal there.
-  const parsed = vsaPredicateSchema.safeParse(statement.predicate);
+  const parsed = checkFormat(VSA_PREDICATE_FORMAT, statement.predicate);
   if (!parsed.success || vsaRuleViolation({ subject: statement.subject, predicate: parsed.data }) !== null) {
     fail('internal_error', ['vsa']);
   }

@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, type Stats } from 'node:fs';
 import { isGovernedError, type ErrorCode } from '../../core/errors.js';
 import { publicKeyFromPem } from '../../core/ed25519.js';
-import { attestorConfigSchema } from '../../core/attestor-protocol.js';
+import { ATTESTOR_CONFIG_FORMAT } from '../../core/attestor-protocol.js';
+import { checkFormat } from '../../core/format/interpret.js';
 import type { Policy } from '../../core/policy.js';
 import { isoSecondsOf, type TrustRoot } from '../../core/trust-root.js';
 import { keyStatusAt } from '../../core/key-status.js';
@@ -122,7 +123,9 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
         // A policy without the probe credential cannot sign probes (docs/preservation.md#probes): named here.
         if (!isProblem(p) && p.doc.credentials[c]?.key_id !== keyId) out.push(problem('setup_key_mismatch', c, `policy.yaml:credentials.${c}.key_id`));
         try {
-          const cfg = attestorConfigSchema.parse(JSON.parse(readInputFile(layout.attestorConfig(c), 64 * 1024).toString('utf8')));
+          const parsed = checkFormat(ATTESTOR_CONFIG_FORMAT, JSON.parse(readInputFile(layout.attestorConfig(c), 64 * 1024).toString('utf8')));
+          if (!parsed.success) throw new Error('attestor config');
+          const cfg = parsed.data;
           if (cfg.key_id !== keyId || cfg.key_ref !== layout.privateKey(c) || cfg.credential !== c) out.push(problem('setup_key_mismatch', c, layoutName(layout, layout.attestorConfig(c))));
         } catch {
           if (existsSync(layout.attestorConfig(c))) out.push(problem('attestor_config_invalid', layoutName(layout, layout.attestorConfig(c))));

@@ -25,15 +25,8 @@ import { fail } from '../../core/errors.js';
 import { trustedKeyFor } from '../../core/key-status.js';
 import { parseJsonStrict } from '../../core/strict-json.js';
 import { isoOfSeconds } from '../../core/trust-root.js';
-import {
-  adapterRequestSchema,
-  buildProbeStatement,
-  inventoryOutputSchema,
-  probeBatchOutputSchema,
-  type InventoryOutput,
-  type ProbeOutput,
-  type ProbePredicate,
-} from '../../core/preservation/probe.js';
+import { buildProbeStatement, type InventoryOutput, type ProbeOutput, type ProbePredicate } from '../../core/preservation/probe.js';
+import { adapterRequestSchema, inventoryOutputSchema, probeBatchOutputSchema } from '../../core/preservation/probe-schema.js';
 import type { ProbePhase } from '../../core/preservation/rules.js';
 import { closeStore, getUnit, mutate, openStore, trustRootInForce, type Store } from '../../store/index.js';
 import { getPreservation, type PreservationBinding } from '../../store/preservation.js';

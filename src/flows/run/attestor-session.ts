@@ -13,7 +13,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ATTESTOR_EXIT_REFUSED, attestorResponseSchema } from '../../core/attestor-protocol.js';
+import { ATTESTOR_EXIT_REFUSED } from '../../core/attestor-protocol.js';
+import { attestorResponseSchema } from '../../core/attestor-protocol-schema.js';
 import { decodeBase64Strict } from '../../core/base64.js';
 import { pae } from '../../core/dsse.js';
 import { verifyEd25519 } from '../../core/ed25519.js';

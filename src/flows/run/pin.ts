@@ -8,7 +8,8 @@
 // streamed from the path, so that a reviewer digest mismatch is refused before bwrap is even spawned
 // (the bundle never reaches any process) — the strongest reading of "nothing runs".
 import { fail, isGovernedError } from '../../core/errors.js';
-import { attestorConfigSchema } from '../../core/attestor-protocol.js';
+import { ATTESTOR_CONFIG_FORMAT } from '../../core/attestor-protocol.js';
+import { checkFormat } from '../../core/format/interpret.js';
 import { reviewerForSlot, reviewerProgramName, type CheckConfig } from '../../core/policy.js';
 import type { PublicKey } from '../../core/ed25519.js';
 import type { EgressPolicy } from '../../core/egress-schema.js';
@@ -88,7 +89,7 @@ function pinSigner(loc: RunLocations, pinned: Pinned, credential: Credential): P
   } catch {
     return fail('attestor_config_invalid', [credential]);
   }
-  const parsed = attestorConfigSchema.safeParse(value);
+  const parsed = checkFormat(ATTESTOR_CONFIG_FORMAT, value);
   if (!parsed.success || parsed.data.credential !== credential || parsed.data.key_id !== cred.key_id) {
     fail('attestor_config_invalid', [credential]);
   }

@@ -17,7 +17,7 @@
 // under the key the policy names before anyone sees it: over DSSE's PAE for a receipt or probe, over
 // the body's bytes for the log attestor's checkpoints (docs/runnerd.md#checkpoints).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { attestorReadySchema, attestorServeLineSchema } from '../../core/attestor-protocol.js';
+import { attestorReadySchema, attestorServeLineSchema } from '../../core/attestor-protocol-schema.js';
 import { decodeBase64Strict } from '../../core/base64.js';
 import { pae } from '../../core/dsse.js';
 import { verifyEd25519 } from '../../core/ed25519.js';

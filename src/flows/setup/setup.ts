@@ -14,7 +14,9 @@ import { existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isScalar, parseDocument, Scalar, YAMLSeq } from 'yaml';
 import { canonicalJson, sha256Hex } from '../../core/canonical.js';
-import { attestorConfigSchema, type AttestorConfig } from '../../core/attestor-protocol.js';
+import { type AttestorConfig } from '../../core/attestor-protocol.js';
+import { ATTESTOR_CONFIG_FORMAT } from '../../core/attestor-protocol.js';
+import { checkFormat } from '../../core/format/interpret.js';
 import { fail, isGovernedError } from '../../core/errors.js';
 import { publicKeyFromPem, publicKeyFromSpkiDer } from '../../core/ed25519.js';
 import { loadPolicy, type Policy } from '../../core/policy.js';
@@ -243,7 +245,7 @@ function isSymlink(path: string): boolean {
 const sha256HexOf = (bytes: Uint8Array): string => sha256Hex(bytes);
 
 function sameAttestorConfig(bytes: Buffer, expected: AttestorConfig): boolean {
-  const parsed = attestorConfigSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+  const parsed = checkFormat(ATTESTOR_CONFIG_FORMAT, JSON.parse(bytes.toString('utf8')));
   return parsed.success && canonicalJson(parsed.data) === canonicalJson(expected);
 }
 

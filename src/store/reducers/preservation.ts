@@ -11,8 +11,9 @@ import { isGovernedError } from '../../core/errors.js';
 import { parsePreservationBytes, preservationDigest } from '../../core/preservation/text.js';
 import { incidentHistoryAt } from '../incident-history.js';
 import { parseEnvelopeBytes } from '../../core/dsse.js';
-import { statementSchema } from '../../core/intoto-schema.js';
-import { ENTRY_RE, PROBE_PREDICATE_TYPE, probePredicateSchema, probeRuleViolation, SURFACE_KIND_TOKENS, type ProbePredicate } from '../../core/preservation/probe.js';
+import { STATEMENT_FORMAT } from '../../core/intoto.js';
+import { checkFormat } from '../../core/format/interpret.js';
+import { ENTRY_RE, PROBE_PREDICATE_TYPE, probeRuleViolation, SURFACE_KIND_TOKENS, type ProbePredicate, PROBE_PREDICATE_FORMAT } from '../../core/preservation/probe.js';
 import type { Db } from '../store.js';
 import { digest, seconds, unitId } from './schemas.js';
 import { expectChanges, reducer } from './reducer.js';
@@ -53,9 +54,9 @@ export const probeRecordPayload = z.strictObject({
 export function probePredicateOfEnvelope(envelope: Buffer): ProbePredicate | null {
   try {
     const payload = parseEnvelopeBytes(envelope).payload;
-    const st = statementSchema.safeParse(JSON.parse(payload.toString('utf8')));
+    const st = checkFormat(STATEMENT_FORMAT, JSON.parse(payload.toString('utf8')));
     if (!st.success || st.data.predicateType !== PROBE_PREDICATE_TYPE) return null;
-    const p = probePredicateSchema.safeParse(st.data.predicate);
+    const p = checkFormat(PROBE_PREDICATE_FORMAT, st.data.predicate);
     if (!p.success || probeRuleViolation(p.data) !== null) return null;
     return p.data;
   } catch {

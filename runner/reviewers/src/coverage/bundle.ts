@@ -3,8 +3,9 @@
 // is accepted only when:
 //   - its bytes are valid UTF-8 and exactly the RFC 8785 form of the parsed value (this also rules
 //     out duplicate keys, which JSON.parse would silently collapse);
-//   - it parses with governed's one definition of the format, the zod/mini `bundleSchema`
-//     (src/core/bundle/schema.ts: every object closed, every field its type), bundled into this file;
+//   - it passes governed's one definition of the format, the zod/mini `bundleSchema`
+//     (src/core/bundle/schema.ts: every object closed, every field its type), through its compiled
+//     form bundled into this file (docs/architecture.md#compiled-formats: no zod in the reviewer);
 //   - it keeps the rules that schema cannot state, governed's one function for them
 //     (src/core/bundle/rules.ts `bundleRuleViolation`): view and sections agree, the contract form
 //     matches the stage, base64 fields are canonical and hash to the digest beside them, change ids
@@ -15,7 +16,10 @@
 //     check reviewers read the same way through `parseBundle` and require them, ../check/bundle.ts).
 // Anything else is `Malformed`: the reviewer then exits non-zero with no stdout, and the error never
 // names a key or a value (docs/reviewers.md).
-import { bundleSchema, BUNDLE_SCHEMA_ID, COVERAGE_KINDS, SECTION_NAMES, type Bundle as WireBundle, type FileEntry as WireFile } from '../../../../src/core/bundle/schema.js';
+import type { Bundle as WireBundle, FileEntry as WireFile } from '../../../../src/core/bundle/schema.js';
+import { BUNDLE_SCHEMA_ID, COVERAGE_KINDS, SECTION_NAMES } from '../../../../src/core/bundle/names.js';
+import { BUNDLE_FORMAT } from '../../../../src/core/bundle/format.js';
+import { checkFormat } from '../../../../src/core/format/interpret.js';
 import { bundleRuleViolation, canonicalBase64 } from '../../../../src/core/bundle/rules.js';
 import type { PreservationSurfaceEntry } from '../../../../src/core/bundle/preservation-schema.js';
 import { STAGES } from '../../../../src/core/review-vocabulary.js';
@@ -163,7 +167,7 @@ export function parseBundle(bytes: Uint8Array): WireBundle {
     return malformed();
   }
   check(canonical === text);
-  const parsed = bundleSchema.safeParse(value);
+  const parsed = checkFormat(BUNDLE_FORMAT, value);
   if (!parsed.success) return malformed();
   check(bundleRuleViolation(parsed.data) === null);
   return parsed.data;

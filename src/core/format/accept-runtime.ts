@@ -1,0 +1,66 @@
+// What the generated accepting functions of ./compiled.ts share (docs/architecture.md#compiled-formats). Pure.
+
+/** An accepting function's refusal (never a value a format accepts). */
+export const FAIL: unique symbol = Symbol('refused');
+
+/** The number of code points of `s` (zod counts string lengths in code points). */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n--;
+      i++;
+    }
+  }
+  return n;
+}
+
+/** length ≥ min as zod counts it: code points for a string (counted only when UTF-16 units leave it in doubt). */
+export function codePointsAtLeast(v: { readonly length: number }, min: number): boolean {
+  const units = v.length;
+  if (typeof v !== 'string' || units < min || units >= min * 2) return units >= min;
+  return codePoints(v) >= min;
+}
+
+/** length ≤ max as zod counts it. */
+export function codePointsAtMost(v: { readonly length: number }, max: number): boolean {
+  return v.length <= max || (typeof v === 'string' && codePoints(v) <= max);
+}
+
+/** zod's util.isPlainObject (a record's input). */
+export function isPlainObject(o: unknown): o is Record<PropertyKey, unknown> {
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return false;
+  const ctor = (o as { constructor?: unknown }).constructor;
+  if (ctor === undefined || typeof ctor !== 'function') return true;
+  const prot = (ctor as { prototype?: unknown }).prototype;
+  if (typeof prot !== 'object' || prot === null || Array.isArray(prot)) return false;
+  return Object.prototype.hasOwnProperty.call(prot, 'isPrototypeOf');
+}
+
+export { codePoints };
+
+/** An array of accepted elements (zod's capSize first: over `cap` is refused before any element), or FAIL. */
+export function acceptArray(v: unknown, cap: number, element: (x: unknown) => unknown): unknown[] | typeof FAIL {
+  if (!Array.isArray(v) || (cap >= 0 && v.length > cap)) return FAIL;
+  const o: unknown[] = Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = element(v[i]);
+    if (r === FAIL) return FAIL;
+    o[i] = r;
+  }
+  return o;
+}
+
+/**
+ * One property of an object, as zod's handlePropertyResult: an absent key that may be absent adds
+ * nothing; a required key must be present; an accepted `undefined` is kept only for a present key.
+ */
+export function acceptProperty(v: Record<string, unknown>, o: Record<string, unknown>, key: string, accept: (x: unknown) => unknown, optIn: boolean, optOut: boolean): boolean {
+  const has = key in v;
+  if (!has && optIn && optOut) return true;
+  const r = accept(v[key]);
+  if (r === FAIL || (!has && !optIn)) return false;
+  if (r !== undefined) o[key] = r;
+  else if (has) o[key] = undefined;
+  return true;
+}
