@@ -53,9 +53,9 @@ var hexToBytes = (hex) => {
     throw new RangeError(e);
   const array = new Uint8Array(hex.length / 2);
   for (let ai = 0, hi = 0; ai < array.length; ai++, hi += 2) {
-    const n12 = hex.charCodeAt(hi);
-    const n23 = hex.charCodeAt(hi + 1);
-    array[ai] = ((n12 & 15) + (n12 >> 6) * 9) * 16 + (n23 & 15) + (n23 >> 6) * 9;
+    const n1 = hex.charCodeAt(hi);
+    const n2 = hex.charCodeAt(hi + 1);
+    array[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;
   }
   return array;
 };
@@ -500,6 +500,24 @@ function acceptProperty(v, o, key, accept, optIn, optOut) {
   else if (has) o[key] = void 0;
   return true;
 }
+var TREES = /* @__PURE__ */ new Map();
+function nodeFromJson(json) {
+  const hit = TREES.get(json);
+  if (hit !== void 0) return hit;
+  const nodes = [];
+  const dec = (v) => {
+    if (Array.isArray(v)) return v.map(dec);
+    if (typeof v !== "object" || v === null) return v;
+    const o = v;
+    if ("$ref" in o) return nodes[o.$ref];
+    if ("$re" in o) return new RegExp(...o.$re);
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, dec(x)]));
+  };
+  for (const raw of JSON.parse(json)) nodes.push(dec(raw));
+  const root = nodes[nodes.length - 1];
+  TREES.set(json, root);
+  return root;
+}
 
 // src/core/iso-time.ts
 var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
@@ -662,139 +680,6 @@ var k65 = /* @__PURE__ */ new Set(["verifier", "timeVerified", "resourceUri", "p
 var k66 = /* @__PURE__ */ new Set(["surface", "evidence_id", "entry", "exit_code", "capabilities", "output_digest"]);
 var k67 = /* @__PURE__ */ new Set(["unit", "phase", "snapshot_digest", "dependency_digest", "adapter_sha256", "attestor_sha256", "results", "probed_at", "trust_mode", "separation"]);
 var k68 = /* @__PURE__ */ new Set(["trust_mode", "log_entries", "log_head", "state_digest", "policy_digest", "trust_digest", "attestor_sha256", "made_at"]);
-var n1 = { t: "literal", v: [1] };
-var n2 = { t: "enum", v: ["co-located", "separated"] };
-var n3 = { t: "boolean" };
-var n11 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 500 }] };
-var n15 = { t: "unknown", ch: [{ c: "fn", f: "noOwnProto" }] };
-var n16 = { t: "string", ch: [{ c: "re", re: /^[a-z][a-z0-9_-]{0,31}$/ }] };
-var n22 = { t: "string", ch: [{ c: "re", re: /^[0-9a-f]{64}$/ }] };
-var n28 = { t: "enum", v: ["anthropic", "openai"] };
-var n29 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/ }] };
-var n30 = { t: "string", ch: [{ c: "re", re: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/ }] };
-var n31 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 65535 }] };
-var n32 = { t: "enum", v: ["tls", "plain-loopback"] };
-var n54 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 4096 }] };
-var n55 = { t: "array", el: n54, ch: [{ c: "min", n: 1 }, { c: "max", n: 64 }], cap: 64 };
-var n79 = { t: "string", ch: [{ c: "re", re: /^https:\/\/[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]{1,500}$/ }] };
-var n86 = { t: "string", ch: [{ c: "re", re: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ }, { c: "fn", f: "isIsoSeconds" }] };
-var n96 = { t: "string", ch: [{ c: "min", n: 1 }] };
-var n97 = { t: "string" };
-var n101 = { t: "literal", v: ["https://in-toto.io/Statement/v1"] };
-var n102 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 256 }] };
-var n103 = { t: "string", ch: [{ c: "re", re: /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/ }] };
-var n104 = { t: "optional", in: n103 };
-var n105 = { t: "object", shape: [["sha256", n22, false, false], ["gitCommit", n104, true, true]], strict: true };
-var n106 = { t: "object", shape: [["name", n102, false, false], ["digest", n105, false, false]], strict: true };
-var n107 = { t: "array", el: n106, ch: [{ c: "min", n: 1 }, { c: "max", n: 16 }], cap: 16 };
-var n108 = { t: "unknown" };
-var n109 = { t: "record", key: n97, val: n108 };
-var n110 = { t: "pipe", in: n15, out: n109 };
-var n111 = { t: "object", shape: [["_type", n101, false, false], ["subject", n107, false, false], ["predicateType", n96, false, false], ["predicate", n110, false, false]], strict: true };
-var n112 = { t: "string", ch: [{ c: "re", re: /^UNIT-[0-9a-f]{32}$/ }] };
-var n113 = { t: "enum", v: ["planning", "development", "test", "integration"] };
-var n114 = { t: "string", ch: [{ c: "re", re: /^CHL-[0-9a-f]{32}$/ }] };
-var n115 = { t: "string", ch: [{ c: "re", re: /^RUN-[0-9a-f]{32}$/ }] };
-var n116 = { t: "string", ch: [{ c: "re", re: /^EXE-[0-9a-f]{32}$/ }] };
-var n117 = { t: "enum", v: ["CLEAN", "DIRTY"] };
-var n118 = { t: "enum", v: ["scope_omission", "source_mapping", "trace_gap", "authority_mismatch", "evidence_gap", "preservation_regression", "correctness", "test_gap", "release_blocker", "other"] };
-var n119 = { t: "enum", v: ["correctness", "preservation", "scope", "authority", "release"] };
-var n120 = { t: "enum", v: ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"] };
-var n121 = { t: "string", ch: [{ c: "re", re: /^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$/ }] };
-var n122 = { t: "array", el: n121, ch: [{ c: "min", n: 1 }, { c: "max", n: 4 }], cap: 4 };
-var n123 = { t: "object", shape: [["code", n118, false, false], ["class", n119, false, false], ["severity", n120, false, false], ["refs", n122, false, false]], strict: true };
-var n124 = { t: "array", el: n123, ch: [{ c: "max", n: 32 }], cap: 32 };
-var n125 = { t: "literal", v: [true] };
-var n126 = { t: "string", ch: [{ c: "re", re: /^sha256:[0-9a-f]{64}$/ }] };
-var n127 = { t: "object", shape: [["commit", n103, false, false], ["tree", n103, false, false]], strict: true };
-var n128 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 9007199254740991 }] };
-var n129 = { t: "object", shape: [["contract_digest", n126, false, false], ["sources_digest", n126, false, false], ["workspace_digest", n126, false, false], ["baseline", n127, false, false], ["policy_digest", n126, false, false], ["trust_digest", n126, false, false], ["scope_epoch", n128, false, false], ["work_revision", n128, false, false]], strict: true };
-var n130 = { t: "string", ch: [{ c: "re", re: /^\/usr\/[A-Za-z0-9._/+-]{1,200}$/ }] };
-var n131 = { t: "object", shape: [["name", n16, false, false], ["sha256", n22, false, false], ["interpreter", n130, false, false]], strict: true };
-var n132 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 4294967294 }] };
-var n133 = { t: "object", shape: [["bwrap_sha256", n22, false, false], ["profile_digest", n126, false, false], ["seccomp_digest", n126, false, false], ["uid", n132, false, false], ["uid_separated", n3, false, false]], strict: true };
-var n134 = { t: "object", shape: [["reviewer_sha256", n22, false, false], ["runner_sha256", n22, false, false]], strict: true };
-var n135 = { t: "string", ch: [{ c: "re", re: /^[0-9a-f-]{36}$/ }] };
-var n136 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 4194304 }] };
-var n137 = { t: "string", ch: [{ c: "re", re: /^\d{1,20}$/ }] };
-var n138 = { t: "object", shape: [["cgroup", n128, false, false], ["ipc", n128, false, false], ["mnt", n128, false, false], ["net", n128, false, false], ["pid", n128, false, false], ["user", n128, false, false], ["uts", n128, false, false]], strict: true };
-var n139 = { t: "object", shape: [["boot_id", n135, false, false], ["pid", n136, false, false], ["start_time", n137, false, false], ["namespaces", n138, false, false]], strict: true };
-var n140 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/ }] };
-var n141 = { t: "object", shape: [["boot_id", n135, false, false], ["pid", n136, false, false], ["start_time", n137, false, false], ["writer_session", n140, false, false]], strict: true };
-var n142 = { t: "array", el: n141, ch: [{ c: "max", n: 64 }], cap: 64 };
-var n143 = { t: "object", shape: [["issued_at", n86, false, false], ["started_at", n86, false, false], ["finished_at", n86, false, false]], strict: true };
-var n144 = { t: "optional", in: n22 };
-var n145 = { t: "enum", v: ["forwarded", "refused_connect", "refused_sni", "refused_malformed", "refused_upgrade", "refused_http2", "refused_target", "refused_host", "refused_route", "refused_phantom", "refused_body", "refused_request_cap", "refused_request_too_large", "refused_connections", "refused_deadline", "refused_address", "upstream_failed", "upstream_tls_failed", "response_truncated", "request_timeout"] };
-var n146 = { t: "enum", v: ["POST", "GET", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "OTHER"] };
-var n147 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 3 }] };
-var n148 = { t: "nullable", in: n147 };
-var n149 = { t: "nullable", in: n22 };
-var n150 = { t: "object", shape: [["sha256", n149, false, false], ["bytes", n128, false, false]], strict: true };
-var n151 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 100 }, { c: "lte", n: 599 }] };
-var n152 = { t: "nullable", in: n151 };
-var n153 = { t: "object", shape: [["status", n152, false, false], ["sha256", n149, false, false], ["bytes", n128, false, false]], strict: true };
-var n154 = { t: "optional", in: n125 };
-var n155 = { t: "object", shape: [["seq", n128, false, false], ["prev", n126, false, false], ["at_ms", n128, false, false], ["outcome", n145, false, false], ["method", n146, false, false], ["route", n148, false, false], ["request", n150, false, false], ["response", n153, false, false], ["upstream_cert_sha256", n149, false, false], ["tunnel", n154, true, true]], strict: true };
-var n156 = { t: "array", el: n155, ch: [{ c: "max", n: 64 }], cap: 64 };
-var n157 = { t: "object", shape: [["head", n126, false, false], ["records", n156, false, false], ["requests", n128, false, false], ["refused", n128, false, false], ["bytes_up", n128, false, false], ["bytes_down", n128, false, false]], strict: true };
-var n158 = { t: "object", shape: [["policy_digest", n126, false, false], ["provider", n28, false, false], ["model", n29, false, false], ["host", n30, false, false], ["port", n31, false, false], ["transport", n32, false, false], ["broker_sha256", n22, false, false], ["relay_sha256", n144, true, true], ["terminate_ca_sha256", n144, true, true], ["transcript", n157, false, false]], strict: true };
-var n159 = { t: "optional", in: n158 };
-var n160 = { t: "object", shape: [["path", n102, false, false], ["digest", n126, false, false]], strict: true };
-var n161 = { t: "nullable", in: n160 };
-var n162 = { t: "object", shape: [["adapter_sha256", n22, false, false], ["command", n55, false, false], ["snapshot_digest", n126, false, false], ["dependency_root", n161, false, false]], strict: true };
-var n163 = { t: "optional", in: n162 };
-var n164 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 4294967294 }] };
-var n165 = { t: "optional", in: n164 };
-var n166 = { t: "object", shape: [["reviewer", n164, false, false], ["runner", n164, false, false], ["probe", n165, true, true], ["log", n165, true, true]], strict: true };
-var n167 = { t: "object", shape: [["boot_id", n135, false, false], ["daemon_pid", n136, false, false], ["daemon_start_time", n137, false, false], ["daemon_uid", n164, false, false], ["attestor_uids", n166, false, false], ["client_uid", n132, false, false], ["client_pid", n136, false, false]], strict: true };
-var n168 = { t: "optional", in: n167 };
-var n169 = { t: "object", shape: [["trust_mode", n2, false, false], ["unit", n112, false, false], ["stage", n113, false, false], ["slot", n16, false, false], ["challenge_id", n114, false, false], ["run_id", n115, false, false], ["execution_id", n116, false, false], ["verdict", n117, false, false], ["findings", n124, false, false], ["vetoes", n124, false, false], ["coverage_matched", n125, false, false], ["bundle_digest", n126, false, false], ["view_digest", n126, false, false], ["planning_state_digest", n126, false, false], ["content_digest", n126, false, false], ["work_state_digest", n126, false, false], ["inputs", n129, false, false], ["reviewer", n131, false, false], ["sandbox", n133, false, false], ["attestors", n134, false, false], ["reviewer_process", n139, false, false], ["writers", n142, false, false], ["times", n143, false, false], ["egress", n159, true, true], ["check", n163, true, true], ["separation", n168, true, true]], strict: true };
-var n203 = { t: "enum", v: ["review-receipt", "decision", "checkpoint", "probe"] };
-var n204 = { t: "string", ch: [{ c: "re", re: /^\/[^\0]{1,4095}$/ }] };
-var n205 = { t: "object", shape: [["credential", n16, false, false], ["kind", n203, false, false], ["key_id", n22, false, false], ["key_ref", n204, false, false]], strict: true };
-var n206 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 200 }] };
-var n207 = { t: "object", shape: [["payloadType", n206, false, false], ["payload", n96, false, false]], strict: true };
-var n208 = { t: "string", ch: [{ c: "re", re: /^\d+\.\d+\.\d+$/ }] };
-var n209 = { t: "object", shape: [["governed", n208, false, false]], strict: true };
-var n210 = { t: "object", shape: [["id", n79, false, false], ["version", n209, false, false]], strict: true };
-var n211 = { t: "string", ch: [{ c: "re", re: /^(?:git\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})|git\+https:\/\/[A-Za-z0-9._~:/?#[\]!$&'()*+,;=%-]{1,500}@(?:[0-9a-f]{40}|[0-9a-f]{64}))$/ }] };
-var n212 = { t: "literal", v: ["https://governed.dev/policy"] };
-var n213 = { t: "object", shape: [["sha256", n22, false, false]], strict: true };
-var n214 = { t: "object", shape: [["uri", n212, false, false], ["digest", n213, false, false]], strict: true };
-var n215 = { t: "string", ch: [{ c: "re", re: /^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$/ }] };
-var n216 = { t: "object", shape: [["uri", n215, false, false], ["digest", n213, false, false]], strict: true };
-var n217 = { t: "array", el: n216, ch: [{ c: "max", n: 4096 }], cap: 4096 };
-var n218 = { t: "enum", v: ["PASSED", "FAILED"] };
-var n219 = { t: "enum", v: ["GOVERNED_RELEASE_ELIGIBLE", "FAILED"] };
-var n220 = { t: "array", el: n219, ch: [{ c: "min", n: 1 }, { c: "max", n: 1 }], cap: 1 };
-var n221 = { t: "literal", v: ["1.0"] };
-var n222 = { t: "enum", v: ["RELEASE_ELIGIBLE", "REVIEW_ONLY"] };
-var n223 = { t: "string", ch: [{ c: "re", re: /^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$/ }] };
-var n224 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$/ }] };
-var n225 = { t: "array", el: n224, ch: [{ c: "max", n: 4096 }], cap: 4096 };
-var n226 = { t: "object", shape: [["code", n223, false, false], ["ids", n225, false, false]], strict: true };
-var n227 = { t: "array", el: n226, ch: [{ c: "max", n: 4096 }], cap: 4096 };
-var n228 = { t: "object", shape: [["commit", n103, false, false], ["manifest_digest", n126, false, false]], strict: true };
-var n229 = { t: "object", shape: [["planning_state_digest", n126, false, false], ["content_digest", n126, false, false], ["work_state_digest", n126, false, false]], strict: true };
-var n230 = { t: "nullable", in: n11 };
-var n231 = { t: "object", shape: [["decision_schema", n1, false, false], ["unit", n112, false, false], ["state", n222, false, false], ["reasons", n227, false, false], ["trust_mode", n2, false, false], ["policy_digest", n126, false, false], ["trust_digest", n126, false, false], ["gate_trust_digest", n126, false, false], ["subject", n228, false, false], ["current", n229, false, false], ["preservation_waiver", n230, false, false], ["attestor_sha256", n22, false, false]], strict: true };
-var n232 = { t: "object", shape: [["verifier", n210, false, false], ["timeVerified", n86, false, false], ["resourceUri", n211, false, false], ["policy", n214, false, false], ["inputAttestations", n217, false, false], ["verificationResult", n218, false, false], ["verifiedLevels", n220, false, false], ["slsaVersion", n221, false, false], ["https://governed.dev/vsa/decision/v1", n231, false, false]], strict: true };
-var n233 = { t: "enum", v: ["baseline", "current"] };
-var n234 = { t: "nullable", in: n126 };
-var n235 = { t: "string", ch: [{ c: "re", re: /^[a-z]+:[\x21-\x7e]{1,250}$/ }] };
-var n236 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 0 }, { c: "lte", n: 255 }] };
-var n237 = { t: "string", ch: [{ c: "re", re: /^[A-Za-z0-9_$.:@/-]{1,128}$/ }] };
-var n238 = { t: "array", el: n237, ch: [{ c: "max", n: 1024 }], cap: 1024 };
-var n239 = { t: "object", shape: [["surface", n121, false, false], ["evidence_id", n121, false, false], ["entry", n235, false, false], ["exit_code", n236, false, false], ["capabilities", n238, false, false], ["output_digest", n126, false, false]], strict: true };
-var n240 = { t: "array", el: n239, ch: [{ c: "min", n: 1 }, { c: "max", n: 4096 }], cap: 4096 };
-var n241 = { t: "optional", in: n2 };
-var n242 = { t: "object", shape: [["unit", n112, false, false], ["phase", n233, false, false], ["snapshot_digest", n126, false, false], ["dependency_digest", n234, false, false], ["adapter_sha256", n22, false, false], ["attestor_sha256", n22, false, false], ["results", n240, false, false], ["probed_at", n86, false, false], ["trust_mode", n241, true, true], ["separation", n168, true, true]], strict: true };
-var n243 = { t: "literal", v: ["co-located"] };
-var n244 = { t: "number", ch: [{ c: "int" }, { c: "gte", n: 1 }, { c: "lte", n: 9007199254740991 }] };
-var n245 = { t: "object", shape: [["trust_mode", n243, false, false], ["log_entries", n244, false, false], ["log_head", n126, false, false], ["state_digest", n126, false, false], ["policy_digest", n126, false, false], ["trust_digest", n126, false, false], ["attestor_sha256", n22, false, false], ["made_at", n86, false, false]], strict: true };
-var n246 = { t: "literal", v: ["governed-log"] };
-var n247 = { t: "object", shape: [["name", n246, false, false], ["digest", n213, false, false]], strict: true };
-var n248 = { t: "array", el: n247, ch: [{ c: "min", n: 1 }, { c: "max", n: 1 }], cap: 1 };
 function a1(v) {
   if (v !== 1) return FAIL;
   return v;
@@ -1740,14 +1625,38 @@ function a248(v) {
   if (!codePointsAtMost(o, 1)) return FAIL;
   return o;
 }
-var STATEMENT = { node: n111, accept: a111 };
-var RECEIPT_PREDICATE = { node: n169, accept: a169 };
-var ATTESTOR_CONFIG = { node: n205, accept: a205 };
-var ATTESTOR_REQUEST = { node: n207, accept: a207 };
-var VSA_PREDICATE = { node: n232, accept: a232 };
-var PROBE_PREDICATE = { node: n242, accept: a242 };
-var CHECKPOINT_PREDICATE = { node: n245, accept: a245 };
-var CHECKPOINT_SUBJECTS = { node: n248, accept: a248 };
+var d111 = '[{"t":"literal","v":["https://in-toto.io/Statement/v1"]},{"t":"string","ch":[{"c":"min","n":1},{"c":"max","n":256}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f]{64}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^(?:[0-9a-f]{40}|[0-9a-f]{64})$",""]}}]},{"t":"optional","in":{"$ref":3}},{"t":"object","shape":[["sha256",{"$ref":2},false,false],["gitCommit",{"$ref":4},true,true]],"strict":true},{"t":"object","shape":[["name",{"$ref":1},false,false],["digest",{"$ref":5},false,false]],"strict":true},{"t":"array","el":{"$ref":6},"ch":[{"c":"min","n":1},{"c":"max","n":16}],"cap":16},{"t":"string","ch":[{"c":"min","n":1}]},{"t":"unknown","ch":[{"c":"fn","f":"noOwnProto"}]},{"t":"string"},{"t":"unknown"},{"t":"record","key":{"$ref":10},"val":{"$ref":11}},{"t":"pipe","in":{"$ref":9},"out":{"$ref":12}},{"t":"object","shape":[["_type",{"$ref":0},false,false],["subject",{"$ref":7},false,false],["predicateType",{"$ref":8},false,false],["predicate",{"$ref":13},false,false]],"strict":true}]';
+var d169 = '[{"t":"enum","v":["co-located","separated"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^UNIT-[0-9a-f]{32}$",""]}}]},{"t":"enum","v":["planning","development","test","integration"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[a-z][a-z0-9_-]{0,31}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^CHL-[0-9a-f]{32}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^RUN-[0-9a-f]{32}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^EXE-[0-9a-f]{32}$",""]}}]},{"t":"enum","v":["CLEAN","DIRTY"]},{"t":"enum","v":["scope_omission","source_mapping","trace_gap","authority_mismatch","evidence_gap","preservation_regression","correctness","test_gap","release_blocker","other"]},{"t":"enum","v":["correctness","preservation","scope","authority","release"]},{"t":"enum","v":["CRITICAL","HIGH","MEDIUM","LOW","INFO"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$",""]}}]},{"t":"array","el":{"$ref":11},"ch":[{"c":"min","n":1},{"c":"max","n":4}],"cap":4},{"t":"object","shape":[["code",{"$ref":8},false,false],["class",{"$ref":9},false,false],["severity",{"$ref":10},false,false],["refs",{"$ref":12},false,false]],"strict":true},{"t":"array","el":{"$ref":13},"ch":[{"c":"max","n":32}],"cap":32},{"t":"array","el":{"$ref":13},"ch":[{"c":"max","n":32}],"cap":32},{"t":"literal","v":[true]},{"t":"string","ch":[{"c":"re","re":{"$re":["^sha256:[0-9a-f]{64}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^(?:[0-9a-f]{40}|[0-9a-f]{64})$",""]}}]},{"t":"object","shape":[["commit",{"$ref":18},false,false],["tree",{"$ref":18},false,false]],"strict":true},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":0},{"c":"lte","n":9007199254740991}]},{"t":"object","shape":[["contract_digest",{"$ref":17},false,false],["sources_digest",{"$ref":17},false,false],["workspace_digest",{"$ref":17},false,false],["baseline",{"$ref":19},false,false],["policy_digest",{"$ref":17},false,false],["trust_digest",{"$ref":17},false,false],["scope_epoch",{"$ref":20},false,false],["work_revision",{"$ref":20},false,false]],"strict":true},{"t":"string","ch":[{"c":"re","re":{"$re":["^[a-z][a-z0-9_-]{0,31}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f]{64}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\/usr\\\\/[A-Za-z0-9._/+-]{1,200}$",""]}}]},{"t":"object","shape":[["name",{"$ref":22},false,false],["sha256",{"$ref":23},false,false],["interpreter",{"$ref":24},false,false]],"strict":true},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":0},{"c":"lte","n":4294967294}]},{"t":"boolean"},{"t":"object","shape":[["bwrap_sha256",{"$ref":23},false,false],["profile_digest",{"$ref":17},false,false],["seccomp_digest",{"$ref":17},false,false],["uid",{"$ref":26},false,false],["uid_separated",{"$ref":27},false,false]],"strict":true},{"t":"object","shape":[["reviewer_sha256",{"$ref":23},false,false],["runner_sha256",{"$ref":23},false,false]],"strict":true},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f-]{36}$",""]}}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4194304}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\d{1,20}$",""]}}]},{"t":"object","shape":[["cgroup",{"$ref":20},false,false],["ipc",{"$ref":20},false,false],["mnt",{"$ref":20},false,false],["net",{"$ref":20},false,false],["pid",{"$ref":20},false,false],["user",{"$ref":20},false,false],["uts",{"$ref":20},false,false]],"strict":true},{"t":"object","shape":[["boot_id",{"$ref":30},false,false],["pid",{"$ref":31},false,false],["start_time",{"$ref":32},false,false],["namespaces",{"$ref":33},false,false]],"strict":true},{"t":"string","ch":[{"c":"re","re":{"$re":["^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$",""]}}]},{"t":"object","shape":[["boot_id",{"$ref":30},false,false],["pid",{"$ref":31},false,false],["start_time",{"$ref":32},false,false],["writer_session",{"$ref":35},false,false]],"strict":true},{"t":"array","el":{"$ref":36},"ch":[{"c":"max","n":64}],"cap":64},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\d{4}-\\\\d{2}-\\\\d{2}T\\\\d{2}:\\\\d{2}:\\\\d{2}Z$",""]}},{"c":"fn","f":"isIsoSeconds"}]},{"t":"object","shape":[["issued_at",{"$ref":38},false,false],["started_at",{"$ref":38},false,false],["finished_at",{"$ref":38},false,false]],"strict":true},{"t":"enum","v":["anthropic","openai"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\\\.)*[a-z]([a-z0-9-]{0,61}[a-z0-9])?$",""]}}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":65535}]},{"t":"enum","v":["tls","plain-loopback"]},{"t":"optional","in":{"$ref":23}},{"t":"optional","in":{"$ref":23}},{"t":"enum","v":["forwarded","refused_connect","refused_sni","refused_malformed","refused_upgrade","refused_http2","refused_target","refused_host","refused_route","refused_phantom","refused_body","refused_request_cap","refused_request_too_large","refused_connections","refused_deadline","refused_address","upstream_failed","upstream_tls_failed","response_truncated","request_timeout"]},{"t":"enum","v":["POST","GET","HEAD","PUT","DELETE","PATCH","OPTIONS","CONNECT","OTHER"]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":0},{"c":"lte","n":3}]},{"t":"nullable","in":{"$ref":49}},{"t":"nullable","in":{"$ref":23}},{"t":"object","shape":[["sha256",{"$ref":51},false,false],["bytes",{"$ref":20},false,false]],"strict":true},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":100},{"c":"lte","n":599}]},{"t":"nullable","in":{"$ref":53}},{"t":"nullable","in":{"$ref":23}},{"t":"object","shape":[["status",{"$ref":54},false,false],["sha256",{"$ref":55},false,false],["bytes",{"$ref":20},false,false]],"strict":true},{"t":"nullable","in":{"$ref":23}},{"t":"literal","v":[true]},{"t":"optional","in":{"$ref":58}},{"t":"object","shape":[["seq",{"$ref":20},false,false],["prev",{"$ref":17},false,false],["at_ms",{"$ref":20},false,false],["outcome",{"$ref":47},false,false],["method",{"$ref":48},false,false],["route",{"$ref":50},false,false],["request",{"$ref":52},false,false],["response",{"$ref":56},false,false],["upstream_cert_sha256",{"$ref":57},false,false],["tunnel",{"$ref":59},true,true]],"strict":true},{"t":"array","el":{"$ref":60},"ch":[{"c":"max","n":64}],"cap":64},{"t":"object","shape":[["head",{"$ref":17},false,false],["records",{"$ref":61},false,false],["requests",{"$ref":20},false,false],["refused",{"$ref":20},false,false],["bytes_up",{"$ref":20},false,false],["bytes_down",{"$ref":20},false,false]],"strict":true},{"t":"object","shape":[["policy_digest",{"$ref":17},false,false],["provider",{"$ref":40},false,false],["model",{"$ref":41},false,false],["host",{"$ref":42},false,false],["port",{"$ref":43},false,false],["transport",{"$ref":44},false,false],["broker_sha256",{"$ref":23},false,false],["relay_sha256",{"$ref":45},true,true],["terminate_ca_sha256",{"$ref":46},true,true],["transcript",{"$ref":62},false,false]],"strict":true},{"t":"optional","in":{"$ref":63}},{"t":"string","ch":[{"c":"min","n":1},{"c":"max","n":4096}]},{"t":"array","el":{"$ref":65},"ch":[{"c":"min","n":1},{"c":"max","n":64}],"cap":64},{"t":"string","ch":[{"c":"min","n":1},{"c":"max","n":256}]},{"t":"object","shape":[["path",{"$ref":67},false,false],["digest",{"$ref":17},false,false]],"strict":true},{"t":"nullable","in":{"$ref":68}},{"t":"object","shape":[["adapter_sha256",{"$ref":23},false,false],["command",{"$ref":66},false,false],["snapshot_digest",{"$ref":17},false,false],["dependency_root",{"$ref":69},false,false]],"strict":true},{"t":"optional","in":{"$ref":70}},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f-]{36}$",""]}}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4194304}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\d{1,20}$",""]}}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"optional","in":{"$ref":78}},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"optional","in":{"$ref":80}},{"t":"object","shape":[["reviewer",{"$ref":76},false,false],["runner",{"$ref":77},false,false],["probe",{"$ref":79},true,true],["log",{"$ref":81},true,true]],"strict":true},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":0},{"c":"lte","n":4294967294}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4194304}]},{"t":"object","shape":[["boot_id",{"$ref":72},false,false],["daemon_pid",{"$ref":73},false,false],["daemon_start_time",{"$ref":74},false,false],["daemon_uid",{"$ref":75},false,false],["attestor_uids",{"$ref":82},false,false],["client_uid",{"$ref":83},false,false],["client_pid",{"$ref":84},false,false]],"strict":true},{"t":"optional","in":{"$ref":85}},{"t":"object","shape":[["trust_mode",{"$ref":0},false,false],["unit",{"$ref":1},false,false],["stage",{"$ref":2},false,false],["slot",{"$ref":3},false,false],["challenge_id",{"$ref":4},false,false],["run_id",{"$ref":5},false,false],["execution_id",{"$ref":6},false,false],["verdict",{"$ref":7},false,false],["findings",{"$ref":14},false,false],["vetoes",{"$ref":15},false,false],["coverage_matched",{"$ref":16},false,false],["bundle_digest",{"$ref":17},false,false],["view_digest",{"$ref":17},false,false],["planning_state_digest",{"$ref":17},false,false],["content_digest",{"$ref":17},false,false],["work_state_digest",{"$ref":17},false,false],["inputs",{"$ref":21},false,false],["reviewer",{"$ref":25},false,false],["sandbox",{"$ref":28},false,false],["attestors",{"$ref":29},false,false],["reviewer_process",{"$ref":34},false,false],["writers",{"$ref":37},false,false],["times",{"$ref":39},false,false],["egress",{"$ref":64},true,true],["check",{"$ref":71},true,true],["separation",{"$ref":86},true,true]],"strict":true}]';
+var d205 = '[{"t":"string","ch":[{"c":"re","re":{"$re":["^[a-z][a-z0-9_-]{0,31}$",""]}}]},{"t":"enum","v":["review-receipt","decision","checkpoint","probe"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f]{64}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\/[^\\\\0]{1,4095}$",""]}}]},{"t":"object","shape":[["credential",{"$ref":0},false,false],["kind",{"$ref":1},false,false],["key_id",{"$ref":2},false,false],["key_ref",{"$ref":3},false,false]],"strict":true}]';
+var d207 = '[{"t":"string","ch":[{"c":"min","n":1},{"c":"max","n":200}]},{"t":"string","ch":[{"c":"min","n":1}]},{"t":"object","shape":[["payloadType",{"$ref":0},false,false],["payload",{"$ref":1},false,false]],"strict":true}]';
+var d232 = `[{"t":"string","ch":[{"c":"re","re":{"$re":["^https:\\\\/\\\\/[A-Za-z0-9._~:/?#[\\\\]@!$&'()*+,;=%-]{1,500}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\d+\\\\.\\\\d+\\\\.\\\\d+$",""]}}]},{"t":"object","shape":[["governed",{"$ref":1},false,false]],"strict":true},{"t":"object","shape":[["id",{"$ref":0},false,false],["version",{"$ref":2},false,false]],"strict":true},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\d{4}-\\\\d{2}-\\\\d{2}T\\\\d{2}:\\\\d{2}:\\\\d{2}Z$",""]}},{"c":"fn","f":"isIsoSeconds"}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^(?:git\\\\+commit:(?:[0-9a-f]{40}|[0-9a-f]{64})|git\\\\+https:\\\\/\\\\/[A-Za-z0-9._~:/?#[\\\\]!$&'()*+,;=%-]{1,500}@(?:[0-9a-f]{40}|[0-9a-f]{64}))$",""]}}]},{"t":"literal","v":["https://governed.dev/policy"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f]{64}$",""]}}]},{"t":"object","shape":[["sha256",{"$ref":7},false,false]],"strict":true},{"t":"object","shape":[["uri",{"$ref":6},false,false],["digest",{"$ref":8},false,false]],"strict":true},{"t":"string","ch":[{"c":"re","re":{"$re":["^governed:(?:receipt:sha256:[0-9a-f]{64}|probe:sha256:[0-9a-f]{64}|authority:REC-[0-9a-f]{24})$",""]}}]},{"t":"object","shape":[["sha256",{"$ref":7},false,false]],"strict":true},{"t":"object","shape":[["uri",{"$ref":10},false,false],["digest",{"$ref":11},false,false]],"strict":true},{"t":"array","el":{"$ref":12},"ch":[{"c":"max","n":4096}],"cap":4096},{"t":"enum","v":["PASSED","FAILED"]},{"t":"enum","v":["GOVERNED_RELEASE_ELIGIBLE","FAILED"]},{"t":"array","el":{"$ref":15},"ch":[{"c":"min","n":1},{"c":"max","n":1}],"cap":1},{"t":"literal","v":["1.0"]},{"t":"literal","v":[1]},{"t":"string","ch":[{"c":"re","re":{"$re":["^UNIT-[0-9a-f]{32}$",""]}}]},{"t":"enum","v":["RELEASE_ELIGIBLE","REVIEW_ONLY"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[a-z][a-z0-9_]{0,63}(?::[a-z][a-z0-9_]{0,63})?$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[A-Za-z0-9][A-Za-z0-9._:>@-]{0,199}$",""]}}]},{"t":"array","el":{"$ref":22},"ch":[{"c":"max","n":4096}],"cap":4096},{"t":"object","shape":[["code",{"$ref":21},false,false],["ids",{"$ref":23},false,false]],"strict":true},{"t":"array","el":{"$ref":24},"ch":[{"c":"max","n":4096}],"cap":4096},{"t":"enum","v":["co-located","separated"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^sha256:[0-9a-f]{64}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^(?:[0-9a-f]{40}|[0-9a-f]{64})$",""]}}]},{"t":"object","shape":[["commit",{"$ref":28},false,false],["manifest_digest",{"$ref":27},false,false]],"strict":true},{"t":"object","shape":[["planning_state_digest",{"$ref":27},false,false],["content_digest",{"$ref":27},false,false],["work_state_digest",{"$ref":27},false,false]],"strict":true},{"t":"string","ch":[{"c":"min","n":1},{"c":"max","n":500}]},{"t":"nullable","in":{"$ref":31}},{"t":"object","shape":[["decision_schema",{"$ref":18},false,false],["unit",{"$ref":19},false,false],["state",{"$ref":20},false,false],["reasons",{"$ref":25},false,false],["trust_mode",{"$ref":26},false,false],["policy_digest",{"$ref":27},false,false],["trust_digest",{"$ref":27},false,false],["gate_trust_digest",{"$ref":27},false,false],["subject",{"$ref":29},false,false],["current",{"$ref":30},false,false],["preservation_waiver",{"$ref":32},false,false],["attestor_sha256",{"$ref":7},false,false]],"strict":true},{"t":"object","shape":[["verifier",{"$ref":3},false,false],["timeVerified",{"$ref":4},false,false],["resourceUri",{"$ref":5},false,false],["policy",{"$ref":9},false,false],["inputAttestations",{"$ref":13},false,false],["verificationResult",{"$ref":14},false,false],["verifiedLevels",{"$ref":16},false,false],["slsaVersion",{"$ref":17},false,false],["https://governed.dev/vsa/decision/v1",{"$ref":33},false,false]],"strict":true}]`;
+var d242 = '[{"t":"string","ch":[{"c":"re","re":{"$re":["^UNIT-[0-9a-f]{32}$",""]}}]},{"t":"enum","v":["baseline","current"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^sha256:[0-9a-f]{64}$",""]}}]},{"t":"nullable","in":{"$ref":2}},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f]{64}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[A-Z][A-Z0-9]{1,7}-[A-Za-z0-9._-]{1,24}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[a-z]+:[\\\\x21-\\\\x7e]{1,250}$",""]}}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":0},{"c":"lte","n":255}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[A-Za-z0-9_$.:@/-]{1,128}$",""]}}]},{"t":"array","el":{"$ref":9},"ch":[{"c":"max","n":1024}],"cap":1024},{"t":"object","shape":[["surface",{"$ref":5},false,false],["evidence_id",{"$ref":6},false,false],["entry",{"$ref":7},false,false],["exit_code",{"$ref":8},false,false],["capabilities",{"$ref":10},false,false],["output_digest",{"$ref":2},false,false]],"strict":true},{"t":"array","el":{"$ref":11},"ch":[{"c":"min","n":1},{"c":"max","n":4096}],"cap":4096},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\d{4}-\\\\d{2}-\\\\d{2}T\\\\d{2}:\\\\d{2}:\\\\d{2}Z$",""]}},{"c":"fn","f":"isIsoSeconds"}]},{"t":"enum","v":["co-located","separated"]},{"t":"optional","in":{"$ref":14}},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f-]{36}$",""]}}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4194304}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\d{1,20}$",""]}}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"optional","in":{"$ref":22}},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4294967294}]},{"t":"optional","in":{"$ref":24}},{"t":"object","shape":[["reviewer",{"$ref":20},false,false],["runner",{"$ref":21},false,false],["probe",{"$ref":23},true,true],["log",{"$ref":25},true,true]],"strict":true},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":0},{"c":"lte","n":4294967294}]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":4194304}]},{"t":"object","shape":[["boot_id",{"$ref":16},false,false],["daemon_pid",{"$ref":17},false,false],["daemon_start_time",{"$ref":18},false,false],["daemon_uid",{"$ref":19},false,false],["attestor_uids",{"$ref":26},false,false],["client_uid",{"$ref":27},false,false],["client_pid",{"$ref":28},false,false]],"strict":true},{"t":"optional","in":{"$ref":29}},{"t":"object","shape":[["unit",{"$ref":0},false,false],["phase",{"$ref":1},false,false],["snapshot_digest",{"$ref":2},false,false],["dependency_digest",{"$ref":3},false,false],["adapter_sha256",{"$ref":4},false,false],["attestor_sha256",{"$ref":4},false,false],["results",{"$ref":12},false,false],["probed_at",{"$ref":13},false,false],["trust_mode",{"$ref":15},true,true],["separation",{"$ref":30},true,true]],"strict":true}]';
+var d245 = '[{"t":"literal","v":["co-located"]},{"t":"number","ch":[{"c":"int"},{"c":"gte","n":1},{"c":"lte","n":9007199254740991}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^sha256:[0-9a-f]{64}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f]{64}$",""]}}]},{"t":"string","ch":[{"c":"re","re":{"$re":["^\\\\d{4}-\\\\d{2}-\\\\d{2}T\\\\d{2}:\\\\d{2}:\\\\d{2}Z$",""]}},{"c":"fn","f":"isIsoSeconds"}]},{"t":"object","shape":[["trust_mode",{"$ref":0},false,false],["log_entries",{"$ref":1},false,false],["log_head",{"$ref":2},false,false],["state_digest",{"$ref":2},false,false],["policy_digest",{"$ref":2},false,false],["trust_digest",{"$ref":2},false,false],["attestor_sha256",{"$ref":3},false,false],["made_at",{"$ref":4},false,false]],"strict":true}]';
+var d248 = '[{"t":"literal","v":["governed-log"]},{"t":"string","ch":[{"c":"re","re":{"$re":["^[0-9a-f]{64}$",""]}}]},{"t":"object","shape":[["sha256",{"$ref":1},false,false]],"strict":true},{"t":"object","shape":[["name",{"$ref":0},false,false],["digest",{"$ref":2},false,false]],"strict":true},{"t":"array","el":{"$ref":3},"ch":[{"c":"min","n":1},{"c":"max","n":1}],"cap":1}]';
+var STATEMENT = { get node() {
+  return nodeFromJson(d111);
+}, accept: a111 };
+var RECEIPT_PREDICATE = { get node() {
+  return nodeFromJson(d169);
+}, accept: a169 };
+var ATTESTOR_CONFIG = { get node() {
+  return nodeFromJson(d205);
+}, accept: a205 };
+var ATTESTOR_REQUEST = { get node() {
+  return nodeFromJson(d207);
+}, accept: a207 };
+var VSA_PREDICATE = { get node() {
+  return nodeFromJson(d232);
+}, accept: a232 };
+var PROBE_PREDICATE = { get node() {
+  return nodeFromJson(d242);
+}, accept: a242 };
+var CHECKPOINT_PREDICATE = { get node() {
+  return nodeFromJson(d245);
+}, accept: a245 };
+var CHECKPOINT_SUBJECTS = { get node() {
+  return nodeFromJson(d248);
+}, accept: a248 };
 
 // src/core/format/node.ts
 var formatOf = (form) => form;

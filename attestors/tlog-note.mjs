@@ -1932,6 +1932,24 @@ function acceptProperty(v, o, key, accept, optIn, optOut) {
   else if (has) o[key] = void 0;
   return true;
 }
+var TREES = /* @__PURE__ */ new Map();
+function nodeFromJson(json) {
+  const hit = TREES.get(json);
+  if (hit !== void 0) return hit;
+  const nodes = [];
+  const dec = (v) => {
+    if (Array.isArray(v)) return v.map(dec);
+    if (typeof v !== "object" || v === null) return v;
+    const o = v;
+    if ("$ref" in o) return nodes[o.$ref];
+    if ("$re" in o) return new RegExp(...o.$re);
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, dec(x)]));
+  };
+  for (const raw of JSON.parse(json)) nodes.push(dec(raw));
+  const root = nodes[nodes.length - 1];
+  TREES.set(json, root);
+  return root;
+}
 
 // src/core/iso-time.ts
 var ISO_SECONDS_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
@@ -2034,9 +2052,6 @@ var REFINEMENTS = {
 
 // src/core/format/compiled.ts
 var k56 = /* @__PURE__ */ new Set(["payloadType", "payload"]);
-var n96 = { t: "string", ch: [{ c: "min", n: 1 }] };
-var n206 = { t: "string", ch: [{ c: "min", n: 1 }, { c: "max", n: 200 }] };
-var n207 = { t: "object", shape: [["payloadType", n206, false, false], ["payload", n96, false, false]], strict: true };
 function a96(v) {
   if (typeof v !== "string") return FAIL;
   if (!codePointsAtLeast(v, 1)) return FAIL;
@@ -2056,7 +2071,10 @@ function a207(v) {
   for (const k in v) if (!k56.has(k)) return FAIL;
   return o;
 }
-var ATTESTOR_REQUEST = { node: n207, accept: a207 };
+var d207 = '[{"t":"string","ch":[{"c":"min","n":1},{"c":"max","n":200}]},{"t":"string","ch":[{"c":"min","n":1}]},{"t":"object","shape":[["payloadType",{"$ref":0},false,false],["payload",{"$ref":1},false,false]],"strict":true}]';
+var ATTESTOR_REQUEST = { get node() {
+  return nodeFromJson(d207);
+}, accept: a207 };
 
 // src/core/format/node.ts
 var formatOf = (form) => form;

@@ -130,9 +130,6 @@ for (const [name, source] of Object.entries(COLD)) {
   const result = await build({
     ...common,
     entryPoints: { [name]: source },
-    minifyWhitespace: process.env.MW === '1',
-    minifySyntax: process.env.MS === '1',
-    minifyIdentifiers: process.env.MI === '1',
     outdir: 'dist',
     outExtension: { '.js': '.mjs' },
     splitting: true,

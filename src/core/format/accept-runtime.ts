@@ -1,4 +1,5 @@
 // What the generated accepting functions of ./compiled.ts share (docs/architecture.md#compiled-formats). Pure.
+import type { FormatNode } from './node.js';
 
 /** An accepting function's refusal (never a value a format accepts). */
 export const FAIL: unique symbol = Symbol('refused');
@@ -63,4 +64,25 @@ export function acceptProperty(v: Record<string, unknown>, o: Record<string, unk
   if (r !== undefined) o[key] = r;
   else if (has) o[key] = undefined;
   return true;
+}
+
+const TREES = new Map<string, FormatNode>();
+
+/** A format's tree from the JSON text ./compile.ts wrote (parsed once, on the first refusal). */
+export function nodeFromJson(json: string): FormatNode {
+  const hit = TREES.get(json);
+  if (hit !== undefined) return hit;
+  const nodes: FormatNode[] = [];
+  const dec = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(dec);
+    if (typeof v !== 'object' || v === null) return v;
+    const o = v as Record<string, unknown>;
+    if ('$ref' in o) return nodes[o.$ref as number];
+    if ('$re' in o) return new RegExp(...(o.$re as [string, string]));
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, dec(x)]));
+  };
+  for (const raw of JSON.parse(json) as unknown[]) nodes.push(dec(raw) as FormatNode);
+  const root = nodes[nodes.length - 1] as FormatNode;
+  TREES.set(json, root);
+  return root;
 }

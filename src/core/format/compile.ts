@@ -222,18 +222,6 @@ export function emitFormatsModule(formats: Readonly<Record<string, FormatNode>>,
     }
     return name;
   };
-  const data = (v: unknown, self?: FormatNode): string => {
-    if (v instanceof RegExp) return `/${v.source}/${v.flags}`;
-    if (Array.isArray(v)) return `[${v.map((x) => data(x)).join(', ')}]`;
-    if (typeof v === 'object' && v !== null) {
-      if (v !== self && 't' in v) {
-        const e = byKey.get(nodeKey(v as FormatNode)) as { id: number; uses: number };
-        return `n${e.id}`;
-      }
-      return `{ ${Object.entries(v).map(([k, x]) => `${ident(k) ? k : JSON.stringify(k)}: ${data(x)}`).join(', ')} }`;
-    }
-    return lit(v);
-  };
   const keySets: string[][] = [];
   const keySetName = (keys: string[]): string => {
     const k = JSON.stringify(keys);
@@ -241,29 +229,58 @@ export function emitFormatsModule(formats: Readonly<Record<string, FormatNode>>,
     if (i < 0) i = keySets.push(keys) - 1;
     return `k${i}`;
   };
-  const nodes: string[] = [];
   const fns: string[] = [];
   for (const k of order) {
     const { node, id } = byKey.get(k) as { node: FormatNode; id: number };
-    nodes.push(`const n${id}: FormatNode = ${data(node, node)};`);
     fns.push(acceptFunction(node, id, idOf, reName, keySetName));
   }
   const lines = [
     header,
-    "import { FAIL, codePointsAtLeast, codePointsAtMost, isPlainObject, acceptArray, acceptProperty } from './accept-runtime.js';",
-    "import type { CompiledForm, FormatNode } from './node.js';",
+    "import { FAIL, codePointsAtLeast, codePointsAtMost, isPlainObject, acceptArray, acceptProperty, nodeFromJson } from './accept-runtime.js';",
+    "import type { CompiledForm } from './node.js';",
     "import { REFINEMENTS as RF } from './refinements.js';",
     '',
     ...[...regexes].map(([re, name]) => `const ${name} = ${re};`),
     ...keySets.map((keys, i) => `const k${i} = /* @__PURE__ */ new Set(${JSON.stringify(keys)});`),
     '',
-    ...nodes,
-    '',
     ...fns,
     '',
-    ...Object.entries(formats).map(([name, n]) => `export const ${name}: CompiledForm = { node: n${idOf(n)}, accept: a${idOf(n)} };`),
+    ...Object.values(formats).map((n) => `const d${idOf(n)} = '${treeJson(n).replace(/[\\']/g, (c) => `\\${c}`)}';`),
+    '',
+    ...Object.entries(formats).map(
+      ([name, n]) => `export const ${name}: CompiledForm = { get node() { return nodeFromJson(d${idOf(n)}); }, accept: a${idOf(n)} };`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One format's tree as JSON text (read only to name a refusal's paths, so it is parsed on first
+ * use): its nodes in post-order, a child as {"$ref": index}, a regular expression as
+ * {"$re": [source, flags]}; the last node is the root (./accept-runtime.ts nodeFromJson).
+ */
+function treeJson(root: FormatNode): string {
+  const index = new Map<FormatNode, number>();
+  const out: unknown[] = [];
+  const enc = (v: unknown): unknown => {
+    if (v instanceof RegExp) return { $re: [v.source, v.flags] };
+    if (Array.isArray(v)) return v.map(enc);
+    if (typeof v === 'object' && v !== null) {
+      if ('t' in v) return { $ref: add(v as FormatNode) };
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, enc(x)]));
+    }
+    return v;
+  };
+  const add = (n: FormatNode): number => {
+    const hit = index.get(n);
+    if (hit !== undefined) return hit;
+    const body = Object.fromEntries(Object.entries(n).map(([k, x]) => [k, enc(x)]));
+    const i = out.push(body) - 1;
+    index.set(n, i);
+    return i;
+  };
+  add(root);
+  return JSON.stringify(out);
 }
 
 function children(n: FormatNode): FormatNode[] {
