@@ -265,10 +265,13 @@ describe('one definition of the section: governed and the pinned coverage review
     expect({ governed: governedAccepts(stage, s), reviewer: reviewerAccepts(stage, s) }).toEqual({ governed: false, reviewer: false });
   });
 
-  it('the reviewer carries no copy of the format: its source imports the schema, and the pinned build bundles it', () => {
+  it('the reviewer carries no copy of the format: its source takes the schema\'s type, and the pinned build bundles the compiled form of the one definition and the section\'s rules (docs/architecture.md#compiled-formats)', () => {
     const src = readFileSync(join(REPO_ROOT, 'runner', 'reviewers', 'src', 'coverage', 'bundle.ts'), 'utf8');
     expect(src).toContain("from '../../../../src/core/bundle/preservation-schema.js'");
     for (const copy of ['SURFACE_KINDS =', 'INCIDENT_KINDS =', 'CAPABILITY_RE =', 'ENTRY_RE =']) expect(src).not.toContain(copy);
-    expect(readFileSync(join(REPO_ROOT, 'runner', 'reviewers', 'coverage.mjs'), 'utf8')).toContain('// src/core/bundle/preservation-schema.ts');
+    const built = readFileSync(join(REPO_ROOT, 'runner', 'reviewers', 'coverage.mjs'), 'utf8');
+    expect(built).toContain('// src/core/format/compiled.ts');
+    expect(built).toContain('// src/core/bundle/preservation-rules.ts');
+    expect(built).not.toContain('// node_modules/zod/');
   });
 });

@@ -258,13 +258,15 @@ describe('a check reviewer has one reader of its bundle', () => {
       expect(handReading(code), f).toEqual([]);
     }
     const reader = readFileSync(join(REPO_ROOT, 'runner/reviewers/src/coverage/bundle.ts'), 'utf8');
-    expect(reader).toContain('bundleSchema.safeParse(value)');
+    // The one definition's compiled form (docs/architecture.md#compiled-formats) and the one rule function.
+    expect(reader).toContain('checkFormat(BUNDLE_FORMAT, value)');
     expect(reader).toContain('bundleRuleViolation(parsed.data)');
   });
 
-  it.each(ADAPTERS)('pinned %s: checkInputsSchema defined once, read by parseBundle, no shape check in its reader modules', (adapter) => {
+  it.each(ADAPTERS)('pinned %s: the bundle format (check inputs included) bundled once as its compiled form, read by parseBundle, no shape check in its reader modules', (adapter) => {
     const pinned = readFileSync(PINNED(adapter), 'utf8');
-    expect(pinned.match(/^var checkInputsSchema = /gm)).toHaveLength(1);
+    expect(pinned.match(/^\/\/ src\/core\/format\/compiled\.ts$/gm)).toHaveLength(1);
+    expect(pinned).toContain('var BUNDLE = ');
     const modules = modulesOf(pinned);
     const reader = modules.get('runner/reviewers/src/check/bundle.ts');
     expect(reader).toBeDefined();
@@ -272,7 +274,7 @@ describe('a check reviewer has one reader of its bundle', () => {
     expect(handReading(reader!)).toEqual([]);
     expect(handReading(modules.get('runner/reviewers/src/coverage/shape.ts') ?? '')).toEqual([]);
     // The one reader is there, with governed's schema and rule function.
-    expect(modules.get('runner/reviewers/src/coverage/bundle.ts')).toContain('bundleSchema.safeParse(value)');
+    expect(modules.get('runner/reviewers/src/coverage/bundle.ts')).toContain('checkFormat(BUNDLE_FORMAT, value)');
     expect(modules.has('src/core/bundle/rules.ts')).toBe(true);
   });
 });

@@ -41,27 +41,7 @@ async function main(): Promise<void> {
     import('./register/contract.js'),
     import('./register/completion.js'),
   ]);
-  const program = new Command();
-  program
-    .name('governed')
-    .description(
-      'Make code-review evidence trustworthy enough to gate a release: one-time challenges, sandboxed ' +
-        'allowlisted reviewers, two-signature DSSE/in-toto receipts, a hash-chained log and a fail-closed gate. ' +
-        'Exit codes: 0 ok, 1 internal, 2 usage, 3 REVIEW_ONLY, 4 verification, 5 stale/replayed, ' +
-        '6 untrusted, 7 no evidence, 8 refused by state, 9 review not clean (see docs/errors.md).',
-    )
-    .version(GOVERNED_VERSION)
-    .exitOverride()
-    .showHelpAfterError(false)
-    .configureOutput({
-      writeErr: (s) => process.stderr.write(s),
-      // Commander's own error messages quote the offending word (an unknown option or command, an
-      // excess argument, a rejected choice): that word is input and is never echoed (docs/threat-model.md#rules-that-hold-everywhere). The
-      // coded usage_error below replaces them — one JSON object on stdout under --json (docs/commands.md#common-behaviour).
-      outputError: () => undefined,
-    });
-  for (const group of groups) group.register(program);
-  (await import('./help-examples.js')).addHelpExamples(program);
+  const program = await buildProgram(Command, groups);
   // A usage error names only what the command tree declares (./usage-error.ts): the refused
   // option or argument, else the command reached, and points to that command's --help.
   const usage = async (message: string): Promise<void> => {
@@ -101,6 +81,32 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+}
+
+/** The command tree (docs/commands.md#common-behaviour): every group registered, help examples added. */
+async function buildProgram(Command: typeof import('commander').Command, groups: readonly { register(program: import('commander').Command): void }[]) {
+  const program = new Command();
+  program
+    .name('governed')
+    .description(
+      'Make code-review evidence trustworthy enough to gate a release: one-time challenges, sandboxed ' +
+        'allowlisted reviewers, two-signature DSSE/in-toto receipts, a hash-chained log and a fail-closed gate. ' +
+        'Exit codes: 0 ok, 1 internal, 2 usage, 3 REVIEW_ONLY, 4 verification, 5 stale/replayed, ' +
+        '6 untrusted, 7 no evidence, 8 refused by state, 9 review not clean (see docs/errors.md).',
+    )
+    .version(GOVERNED_VERSION)
+    .exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      // Commander's own error messages quote the offending word (an unknown option or command, an
+      // excess argument, a rejected choice): that word is input and is never echoed (docs/threat-model.md#rules-that-hold-everywhere). The
+      // coded usage_error below replaces them — one JSON object on stdout under --json (docs/commands.md#common-behaviour).
+      outputError: () => undefined,
+    });
+  for (const group of groups) group.register(program);
+  (await import('./help-examples.js')).addHelpExamples(program);
+  return program;
 }
 
 interface CommandNode {
