@@ -307,7 +307,7 @@ function children(n: FormatNode): FormatNode[] {
   }
 }
 
-/** The statements that refuse `x` unless every check passes (./interpret.ts checksPass, in order). */
+/** The statements that refuse `x` unless every check passes, in the definition's order. */
 function checkCode(checks: readonly FormatCheck[] | undefined, x: string, reName: (re: RegExp) => string): string[] {
   return (checks ?? []).map((ch) => {
     switch (ch.c) {
