@@ -1915,12 +1915,13 @@ function codePointsAtLeast(v, min) {
 function codePointsAtMost(v, max) {
   return v.length <= max || typeof v === "string" && codePoints(v) <= max;
 }
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function isPlainObject2(o) {
-  if (typeof o !== "object" || o === null || Array.isArray(o)) return false;
+  if (!isObject2(o)) return false;
   const ctor = o.constructor;
   if (ctor === void 0 || typeof ctor !== "function") return true;
   const prot = ctor.prototype;
-  if (typeof prot !== "object" || prot === null || Array.isArray(prot)) return false;
+  if (!isObject2(prot)) return false;
   return Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf");
 }
 function acceptProperty(v, o, key, accept, optIn, optOut) {
@@ -2123,7 +2124,6 @@ function parseTlogAttestorConfig(v) {
 }
 
 // src/core/format/interpret.ts
-var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function aborted2(p, from = 0) {
   if (p.aborted === true) return true;
   for (let i = from; i < p.issues.length; i++) if (p.issues[i].cont !== true) return true;
@@ -2372,8 +2372,8 @@ function checkFormat(format, value) {
   const fast = format.accept(value);
   if (fast !== FAIL) return { success: true, data: fast };
   const r = run(format.node, { value, issues: [] });
-  if (r.issues.length === 0) return { success: false, paths: ["$"], roots: [void 0] };
-  return { success: false, paths: issuePathsOf(r.issues.map((i) => i.path)), roots: r.issues.map((i) => i.path[0]) };
+  const issuePaths = r.issues.length === 0 ? [[]] : r.issues.map((i) => i.path);
+  return { success: false, paths: issuePathsOf(issuePaths), issuePaths };
 }
 
 // attestors/src/lib/key-file.ts

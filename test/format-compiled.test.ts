@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { compileFormats, emitFormatsModule } from '../src/core/format/compile.js';
 import { COMPILED_DEFINITIONS, COMPILED_HEADER } from '../src/core/format/definitions.js';
 import * as COMPILED from '../src/core/format/compiled.js';
-import { checkFormat, formatIssuePaths } from '../src/core/format/interpret.js';
+import { checkFormat } from '../src/core/format/interpret.js';
 import type { CompiledForm } from '../src/core/format/node.js';
 import { REFINEMENTS } from '../src/core/format/refinements.js';
 import { parseStructured } from '../src/core/strict-parse.js';
@@ -154,7 +154,7 @@ function byDefinition(schema: z.core.$ZodType, v: unknown): { ok: boolean; out: 
 
 function byCompiled(form: CompiledForm, v: unknown): { ok: boolean; out: string | null; paths: PropertyKey[][] } {
   const r = checkFormat(form, v);
-  return r.success ? { ok: true, out: JSON.stringify(r.data), paths: [] } : { ok: false, out: null, paths: formatIssuePaths(form, v) };
+  return r.success ? { ok: true, out: JSON.stringify(r.data), paths: [] } : { ok: false, out: null, paths: r.issuePaths.map((p) => [...p]) };
 }
 
 describe('src/core/format/compiled.ts is generated from the definitions and not stale (npm run formats:gen)', () => {

@@ -244,12 +244,13 @@ function codePointsAtLeast(v, min) {
 function codePointsAtMost(v, max) {
   return v.length <= max || typeof v === "string" && codePoints(v) <= max;
 }
+var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function isPlainObject(o) {
-  if (typeof o !== "object" || o === null || Array.isArray(o)) return false;
+  if (!isObject(o)) return false;
   const ctor = o.constructor;
   if (ctor === void 0 || typeof ctor !== "function") return true;
   const prot = ctor.prototype;
-  if (typeof prot !== "object" || prot === null || Array.isArray(prot)) return false;
+  if (!isObject(prot)) return false;
   return Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf");
 }
 function acceptArray(v, cap, element) {
@@ -1349,7 +1350,6 @@ var formatOf = (form) => form;
 var BUNDLE_FORMAT = /* @__PURE__ */ formatOf(BUNDLE);
 
 // src/core/format/interpret.ts
-var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function aborted(p, from = 0) {
   if (p.aborted === true) return true;
   for (let i = from; i < p.issues.length; i++) if (p.issues[i].cont !== true) return true;
@@ -1598,8 +1598,8 @@ function checkFormat(format, value) {
   const fast = format.accept(value);
   if (fast !== FAIL) return { success: true, data: fast };
   const r = run(format.node, { value, issues: [] });
-  if (r.issues.length === 0) return { success: false, paths: ["$"], roots: [void 0] };
-  return { success: false, paths: issuePathsOf(r.issues.map((i) => i.path)), roots: r.issues.map((i) => i.path[0]) };
+  const issuePaths = r.issues.length === 0 ? [[]] : r.issues.map((i) => i.path);
+  return { success: false, paths: issuePathsOf(issuePaths), issuePaths };
 }
 
 // src/core/bundle/rules.ts

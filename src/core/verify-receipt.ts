@@ -97,7 +97,7 @@ export function verifyReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opts: Ve
   // One pass over statement and predicate together (the hot path of bulk verification).
   const parsed = checkFormat(RECEIPT_STATEMENT_FORMAT, value);
   if (!parsed.success) {
-    const onPredicate = parsed.roots.every((k) => k === 'predicate');
+    const onPredicate = parsed.issuePaths.every((p) => p[0] === 'predicate');
     fail(onPredicate ? 'predicate_invalid' : 'statement_invalid', parsed.paths);
   }
   const statement = parsed.data;

@@ -28,17 +28,18 @@ export function codePointsAtMost(v: { readonly length: number }, max: number): b
   return v.length <= max || (typeof v === 'string' && codePoints(v) <= max);
 }
 
+/** zod's util.isObject: an object that is not null and not an array (an object's input). */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** zod's util.isPlainObject (a record's input). */
 export function isPlainObject(o: unknown): o is Record<PropertyKey, unknown> {
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) return false;
+  if (!isObject(o)) return false;
   const ctor = (o as { constructor?: unknown }).constructor;
   if (ctor === undefined || typeof ctor !== 'function') return true;
   const prot = (ctor as { prototype?: unknown }).prototype;
-  if (typeof prot !== 'object' || prot === null || Array.isArray(prot)) return false;
+  if (!isObject(prot)) return false;
   return Object.prototype.hasOwnProperty.call(prot, 'isPrototypeOf');
 }
-
-export { codePoints };
 
 /** An array of accepted elements (zod's capSize first: over `cap` is refused before any element), or FAIL. */
 export function acceptArray(v: unknown, cap: number, element: (x: unknown) => unknown): unknown[] | typeof FAIL {

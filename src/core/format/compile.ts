@@ -177,19 +177,19 @@ function structureKey(v: unknown): string {
 const ident = (k: string): boolean => /^[A-Za-z_$][\w$]*$/.test(k) && k !== '__proto__';
 const prop = (k: string): string => (ident(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
 const lit = (v: unknown): string => {
+  // NaN and ±Infinity have no JSON spelling (and NaN would need zod's SameValueZero, not ===).
   if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('format compiler: a non-finite number');
-  if (typeof v === 'number' && Number.isNaN(v)) throw new Error('format compiler: NaN');
   return JSON.stringify(v);
 };
 
 /**
- * The generated module: the compiled form of each format as data (for the step-for-step pass that
- * names a refusal's issue paths) and as one accepting function per distinct node (the pass every
- * accepted value takes: straight-line checks, no interpretation). Structurally equal nodes share one
- * constant and one function.
+ * The generated module: the compiled form of each format as JSON text (for the step-for-step pass
+ * that names a refusal's issue paths, parsed on first use) and as one accepting function per
+ * distinct node (the pass every accepted value takes: straight-line checks, no interpretation).
+ * Structurally equal nodes share one function.
  */
 export function emitFormatsModule(formats: Readonly<Record<string, FormatNode>>, header: string): string {
-  const byKey = new Map<string, { node: FormatNode; id: number; uses: number }>();
+  const byKey = new Map<string, { node: FormatNode; id: number }>();
   const keyOf = new Map<object, string>();
   const order: string[] = [];
   const nodeKey = (n: FormatNode): string => {
@@ -201,13 +201,9 @@ export function emitFormatsModule(formats: Readonly<Record<string, FormatNode>>,
   };
   const visit = (n: FormatNode): void => {
     const k = nodeKey(n);
-    const e = byKey.get(k);
-    if (e !== undefined) {
-      e.uses++;
-      return;
-    }
+    if (byKey.has(k)) return;
     for (const c of children(n)) visit(c);
-    byKey.set(k, { node: n, id: byKey.size, uses: 1 });
+    byKey.set(k, { node: n, id: byKey.size });
     order.push(k);
   };
   for (const n of Object.values(formats)) visit(n);

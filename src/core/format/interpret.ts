@@ -6,8 +6,8 @@
 // equal over real documents and every mutation of them. A value is first tried by the format's
 // generated accepting function (./compiled.ts: the same checks, straight-line, no payloads); this
 // step-for-step pass runs only for a refusal, to name its issue paths. Pure.
-import { codePointsAtLeast, codePointsAtMost, FAIL, isPlainObject } from './accept-runtime.js';
-import type { CompiledForm, CompiledFormat, FormatCheck, FormatNode } from './node.js';
+import { codePointsAtLeast, codePointsAtMost, FAIL, isObject, isPlainObject } from './accept-runtime.js';
+import type { CompiledFormat, FormatCheck, FormatNode } from './node.js';
 import { REFINEMENTS } from './refinements.js';
 
 /** One issue: where, and zod's `continue` (true: later checks still run; undefined/false: aborts). */
@@ -25,10 +25,9 @@ interface Payload {
 
 export type FormatResult<T> =
   | { readonly success: true; readonly data: T }
-  /** `paths`: the first four issues' paths; `roots`: the first key of every issue's path (undefined at the root). */
-  | { readonly success: false; readonly paths: readonly string[]; readonly roots: readonly (PropertyKey | undefined)[] };
+  /** `issuePaths`: every issue's path, in zod's order; `paths`: the first four, as governed's refusals name them. */
+  | { readonly success: false; readonly paths: readonly string[]; readonly issuePaths: readonly (readonly PropertyKey[])[] };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function aborted(p: Payload, from = 0): boolean {
   if (p.aborted === true) return true;
@@ -300,11 +299,6 @@ export function checkFormat<T>(format: CompiledFormat<T>, value: unknown): Forma
   if (fast !== FAIL) return { success: true, data: fast as T };
   const r = run(format.node, { value, issues: [] });
   // The two passes disagree only if one of them is wrong: refuse (fail closed), at the root.
-  if (r.issues.length === 0) return { success: false, paths: ['$'], roots: [undefined] };
-  return { success: false, paths: issuePathsOf(r.issues.map((i) => i.path)), roots: r.issues.map((i) => i.path[0]) };
-}
-
-/** The raw issue paths (for the differential test against the definition's own parser). */
-export function formatIssuePaths(format: CompiledForm, value: unknown): PropertyKey[][] {
-  return run(format.node, { value, issues: [] }).issues.map((i) => i.path);
+  const issuePaths = r.issues.length === 0 ? [[]] : r.issues.map((i) => i.path);
+  return { success: false, paths: issuePathsOf(issuePaths), issuePaths };
 }

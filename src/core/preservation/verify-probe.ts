@@ -14,7 +14,7 @@ import { fail } from '../errors.js';
 import type { KeyRole, TrustRoot } from '../trust-root.js';
 import { verifyStatementEnvelope, type VerifiedStatement, type VerifyOptions } from '../verify-receipt.js';
 import { PROBE_PREDICATE_TYPE, probeRuleViolation, type ProbePredicate, PROBE_PREDICATE_FORMAT } from './probe.js';
-import { checkFormat, formatIssuePaths } from '../format/interpret.js';
+import { checkFormat } from '../format/interpret.js';
 import type { PreservationContract } from './schema.js';
 
 /** The one signature of a probe receipt (docs/preservation.md#probes): a key in role `probe`. */
@@ -28,7 +28,7 @@ export function verifyProbeReceiptBytes(bytes: Uint8Array, trust: TrustRoot, opt
   const v = verifyStatementEnvelope(bytes, trust, PROBE_ROLES, opts);
   if (v.statement.predicateType !== PROBE_PREDICATE_TYPE) fail('receipt_kind_mismatch', ['predicateType']);
   const parsed = checkFormat(PROBE_PREDICATE_FORMAT, v.statement.predicate);
-  if (!parsed.success) fail('predicate_invalid', formatIssuePaths(PROBE_PREDICATE_FORMAT, v.statement.predicate).slice(0, 4).map((path) => ['predicate', ...path.map(String)].join('.')));
+  if (!parsed.success) fail('predicate_invalid', parsed.issuePaths.slice(0, 4).map((path) => ['predicate', ...path.map(String)].join('.')));
   const p = parsed.data;
   const broken = probeRuleViolation(p);
   if (broken !== null) fail('predicate_invalid', [broken]);
