@@ -49,6 +49,7 @@ export const MODES = [
   'dirty',
   'stderr',
   'sleep',
+  'signal',
   'timeout',
   'noncanon',
   'extra-key',

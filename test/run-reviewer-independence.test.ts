@@ -2,8 +2,9 @@
 //
 // Before the fix, `writer register --pid <host pid of the sandboxed reviewer>` was accepted during
 // the run and the CLEAN receipt named the reviewer's own process as one of the unit's writers.
-// A real run with a sleeping reviewer; its host pid is found from /proc by the world's own sandbox
-// uid (as root the reviewer runs as the policy's sandbox.uid).
+// A real run with a reviewer that stays alive until the test signals it (mode `signal`), so every
+// registration below happens while it runs, however loaded the machine; its host pid is found from
+// /proc by the world's own sandbox uid (as root the reviewer runs as the policy's sandbox.uid).
 import { spawn } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,8 +16,8 @@ import { IS_ROOT, NODE, pidsOfUid, waitFor } from './sandbox-helpers.js';
 const SANDBOX_UID = 64542;
 let w: RunWorld;
 beforeAll(async () => {
-  // Long enough for the concurrent registrations below; the run then ends on its own.
-  w = await makeRunWorld({ modes: ['clean', 'sleep'], sleepMs: 6000, sandbox: { uid: SANDBOX_UID } });
+  // The reviewer ends when the test sends SIGUSR2; the sandbox timeout only bounds a test that fails first.
+  w = await makeRunWorld({ modes: ['clean', 'signal'], timeout: '60s', sandbox: { uid: SANDBOX_UID } });
 }, 120_000);
 afterAll(cleanupDirs);
 
@@ -29,12 +30,28 @@ const exeOf = (pid: number): string | null => {
 };
 const ppidOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
 
-/** The host pid of the running reviewer (the sandbox uid's process executing the interpreter). */
+/** Whether `pid` has a handler for SIGUSR2 (bit 11 of SigCgt): until then PID 1 of a namespace ignores it from outside. */
+const catchesUsr2 = (pid: number): boolean => {
+  const m = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+  return m !== null && (BigInt(`0x${m[1]}`) & (1n << 11n)) !== 0n;
+};
+
+/** The host pid of the running reviewer (the sandbox uid's process executing the interpreter), once it waits for SIGUSR2. */
 async function reviewerPid(): Promise<number> {
   let found: number | undefined;
   expect(await waitFor(() => (found = pidsOfUid(SANDBOX_UID).find((p) => exeOf(p) === NODE)) !== undefined, 30_000)).toBe(true);
+  expect(await waitFor(() => catchesUsr2(found as number), 30_000)).toBe(true);
   return found as number;
 }
+
+/** Ends the reviewer: it prints CLEAN and exits 0. */
+const release = (pid: number): void => {
+  try {
+    process.kill(pid, 'SIGUSR2');
+  } catch {
+    // Already gone (the test failed earlier and the sandbox timeout ended it).
+  }
+};
 
 interface ReceiptWriter {
   readonly writer_session: string;
@@ -53,7 +70,7 @@ function receiptWriters(receiptId: string): ReceiptWriter[] {
 
 describe.skipIf(!IS_ROOT)('a reviewer is never a writer (as root: the reviewer runs as its own uid)', () => {
   it('writer register --pid of the running reviewer, of the outer bwrap → writer_process_not_independent (8), nothing recorded; the receipt lists no sandbox process', async () => {
-    const id = issue(w, 'sleep');
+    const id = issue(w, 'signal');
     const run = runReviewAsync(w, id);
     await waitForStatus(w, id, 'claimed');
     const reviewer = await reviewerPid();
@@ -75,6 +92,7 @@ describe.skipIf(!IS_ROOT)('a reviewer is never a writer (as root: the reviewer r
       expect(govOk(w, ['writer', 'register', '--unit', w.unit, '--writer-session', 'host-1', '--pid', String(host.pid)]).pid).toBe(host.pid);
     } finally {
       host.kill('SIGKILL');
+      release(reviewer);
     }
     const r = await run.done;
     expect(r.code).toBe(0);
@@ -87,7 +105,7 @@ describe.skipIf(!IS_ROOT)('a reviewer is never a writer (as root: the reviewer r
   }, 90_000);
 
   it('a writer registered with the reviewer\'s identity behind the CLI\'s back → review_process_not_independent (9), ABORTED', async () => {
-    const id = issue(w, 'sleep');
+    const id = issue(w, 'signal');
     const before = headSeq(w);
     const run = runReviewAsync(w, id);
     await waitForStatus(w, id, 'claimed');
@@ -99,6 +117,7 @@ describe.skipIf(!IS_ROOT)('a reviewer is never a writer (as root: the reviewer r
       registerWriter(store, { unit: w.unit, writerSession: 'rev-3', identity: readProcessIdentity(reviewer), now: Math.floor(Date.now() / 1000) });
     } finally {
       closeStore(store);
+      release(reviewer);
     }
     const r = await run.done;
     expectAborted(w, before, r, 'review_process_not_independent', 9, ['writer_register']);
