@@ -231,7 +231,7 @@ async function main(): Promise<void> {
       t.run.push(await timedRun(w, id));
       // The fixed cost of the CLI itself: a review-run refused at once (unknown challenge, exit 5).
       t.floor.push(await timedRun(w, `CHL-${'0'.repeat(32)}`, 5));
-      // What the SPEC's processes alone cost (bench/floors/runner-floor.ts): no governed logic.
+      // What the run's required processes alone cost (bench/floors/runner-floor.ts): no governed logic.
       t.spec.push(await specFloorMs(w));
     }
     const m = { node: median(t.node), bare: median(t.bare), run: median(t.run), floor: median(t.floor), spec: median(t.spec) };

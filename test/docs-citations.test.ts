@@ -118,10 +118,9 @@ export function problemsIn(
       if (page.startsWith('..')) problems.push(`${file}:${lineOf(m.index)}: link leaves the repository: ${target}`);
       else check(page, anchor, m.index, 'link');
     }
-    if (file === 'README.md' || file.startsWith('docs/')) {
-      for (const m of text.matchAll(/\bSPEC\b/g)) problems.push(`${file}:${lineOf(m.index)}: mentions the SPEC, which does not ship`);
-    }
   }
+  // The brief does not ship: no page, comment, help text or test may send a reader to it.
+  for (const m of text.matchAll(/\bSPEC\b/g)) problems.push(`${file}:${lineOf(m.index)}: mentions the SPEC, which does not ship`);
   // 1b. Quoted citations, docs/<page>.md "Some heading": the quote must be (part of) a heading or a
   // bold paragraph lead of that page, so a reader can find it.
   for (const m of text.matchAll(/(?<![\w./-])(docs\/[\w./-]+?\.md) \(?"([^"\n]{2,120})"/g)) {
@@ -174,6 +173,7 @@ describe('docs citations', () => {
     expect(code).toEqual([
       'src/x.ts:1: reference names a missing heading docs/runner.md#no-such',
       'src/x.ts:1: reference names a missing page docs/nope.md',
+      'src/x.ts:2: mentions the SPEC, which does not ship',
       'src/x.ts:2: SPEC section citation "SPEC §"',
       'src/x.ts:2: research note citation "research/perf"',
       'src/x.ts:2: issue number citation "issue 3"',
@@ -186,7 +186,10 @@ describe('docs citations', () => {
       'README.md:1: mentions the SPEC, which does not ship',
       'README.md:1: SPEC.md citation "SPEC.md"',
     ]);
-    // The verb is not a citation.
+    // Naming the brief without a section is still a pointer out of the repository, in code too.
+    expect(problemsIn('src/z.ts', "// stricter than the SPEC's wording\n", pages)).toEqual(['src/z.ts:1: mentions the SPEC, which does not ship']);
+    // The verb is not a citation; neither is a lowercase word.
+    expect(problemsIn('src/z.ts', '// a spec example; specExample()\n', pages)).toEqual([]);
     expect(problemsIn('src/y.ts', '// we issue 3 challenges and then issue 12 more\n', pages)).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 // The coverage reviewer fails closed (docs/reviewers.md): a bundle it cannot trust — not canonical,
 // not the closed shape of docs/schemas/bundle.schema.json, digests that do not match the bytes, an
-// incoherent view — makes it exit non-zero with NO stdout (the runner then records ABORTED, SPEC
+// incoherent view — makes it exit non-zero with NO stdout (the runner then records ABORTED,
 // docs/runner.md#the-run-step-by-step step 7), and its one stderr line never carries a path, a key or a value of the bundle. Each
 // case changes one thing of a real bundle and re-canonicalises it with governed's own canonicalJson,
 // so the defect under test is the only one.

@@ -2,7 +2,7 @@
 // (src/flows/run/bound-contract.ts: the one `contractSchema` first, the reference parser
 // for anything it refuses). It must behave exactly like the reference `parseContractBytes`
 // (src/flows/unit-contract.ts) on every input: both accept with the same value (same canonical
-// bytes, same contract digest) or both refuse with the same error code and IDs — over the SPEC
+// bytes, same contract digest) or both refuse with the same error code and IDs — over the documented
 // example and the issue fixture as JSON and as YAML, hundreds of mutations of each, and texts that
 // are not contracts at all (not UTF-8, not JSON/YAML, duplicate keys, YAML aliases).
 import { readFileSync } from 'node:fs';
@@ -42,7 +42,7 @@ const asJson = (v: Json): Uint8Array => utf8(JSON.stringify(v));
 const asYaml = (v: Json): Uint8Array => utf8(stringify(v, { aliasDuplicateObjects: false }));
 
 const bases = (): [string, Json][] => [
-  ['SPEC example', structuredClone(specExample().contract) as unknown as Json],
+  ['documented example', structuredClone(specExample().contract) as unknown as Json],
   ['issue fixture', contractDoc() as unknown as Json],
 ];
 

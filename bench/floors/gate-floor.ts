@@ -4,7 +4,7 @@
 // `git cat-file --batch` walking the subject commit's tree and hashing every blob with SHA-256, and
 // two Ed25519 verifications per envelope with node:crypto against the trust file's keys. No
 // decision, no schema, no canonical form, no chain, no policy: whatever the real gate costs above
-// this line is governed's; the line itself is what any implementation of the SPEC pays here.
+// this line is governed's; the line itself is what any implementation of these rules pays here.
 //
 // Usage: node gate-floor.mjs <home> <repo> <trust.json> <unit> <subject> <n-envelopes>
 import { spawn } from 'node:child_process';

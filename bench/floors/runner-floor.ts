@@ -5,7 +5,7 @@
 // profile, and one `git ls-files` of the workspace. The attestors get a request they refuse after
 // all of that, which skips only the final signature (≈ 0.4 ms measured). No SQLite, no claim, no
 // drift re-hash, no statement, no verification: whatever review-run costs above this line is
-// governed's; the line is what any one-process-per-run implementation of the SPEC pays here.
+// governed's; the line is what any one-process-per-run implementation of docs/runner.md pays here.
 //
 // Usage: node runner-floor.mjs <attestors-dir> <reviewer-file> <repo>
 import { spawn } from 'node:child_process';

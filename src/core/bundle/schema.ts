@@ -5,7 +5,7 @@
 // reviewer (runner/reviewers/src/coverage/bundle.ts) parses the bundle it is given with this very
 // schema and the rule functions of ./bundle-rules.ts, bundled into its single file by scripts/pinned-build.mjs.
 //
-// The SPEC's `contract` section is split into `contract`, `authorities` and `tombstones`, and the
+// The request contract's bundle section is split into `contract`, `authorities` and `tombstones`, and the
 // atom→directive edges get their own `source_map` section, so that every role view of docs/bundle.md#views is an
 // exact subset of sections (source_fidelity sees authorities and tombstones without directives;
 // authority_release sees the atom→directive relations without source text).

@@ -1,8 +1,8 @@
 // Which sections a stage's bundle has and which of them each slot sees (docs/bundle.md#views).
 //
 // Stage sections:
-// - planning is built from the baseline tree and the planning view of the contract only (SPEC
-//   docs/contract.md#the-states-a-receipt-is-judged-against): no workspace-derived section (`changes`, `current_files`); `prior_receipts` is present and
+// - planning is built from the baseline tree and the planning view of the contract only
+//   (docs/contract.md#the-states-a-receipt-is-judged-against): no workspace-derived section (`changes`, `current_files`); `prior_receipts` is present and
 //   empty (no stage precedes planning);
 // - development and test: every section except `prior_receipts`;
 // - integration: every section.
@@ -20,25 +20,14 @@
 import { fail } from '../errors.js';
 import type { Role, Stage } from '../policy.js';
 import { ROLES, ROLE_STAGES } from '../policy.js';
-import { SECTION_NAMES, type SectionName } from './schema.js';
+import { SECTION_NAMES, type SectionName } from './names.js';
 
 const STAGE_SECTIONS: Readonly<Record<Stage, readonly SectionName[]>> = {
   planning: ['sources', 'source_map', 'contract', 'authorities', 'tombstones', 'scope_history', 'baseline_files', 'preservation', 'prior_receipts'],
   development: ['sources', 'source_map', 'contract', 'authorities', 'tombstones', 'scope_history', 'changes', 'current_files', 'baseline_files'],
   test: ['sources', 'source_map', 'contract', 'authorities', 'tombstones', 'scope_history', 'changes', 'current_files', 'baseline_files'],
-  integration: [
-    'sources',
-    'source_map',
-    'contract',
-    'authorities',
-    'tombstones',
-    'scope_history',
-    'changes',
-    'current_files',
-    'baseline_files',
-    'preservation',
-    'prior_receipts',
-  ],
+  // Every section (docs/bundle.md#views).
+  integration: SECTION_NAMES,
 };
 
 export const ROLE_SECTIONS: Readonly<Record<Role, readonly SectionName[]>> = {

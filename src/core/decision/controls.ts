@@ -3,7 +3,7 @@
 // every unit REVIEW_ONLY with `control_pending:<name>`.
 //
 // Flip an entry only in the change that lands the control together with its acceptance tests:
-// - deploy_gate: implemented by `governed gate` and its signed decision (docs/gate.md#3-the-signed-decision---attest-file; SPEC
+// - deploy_gate: implemented by `governed gate` and its signed decision (docs/gate.md#3-the-signed-decision---attest-file;
 //   docs/decision.md#8-delivery-state-and-reason-codes, docs/policy.md#policy-and-trust-root): deploy automation runs `gate` with its own trust root, policy digest and subject,
 //   and may require the gate's signed VSA. Acceptance tests: test/gate-story.test.ts (a complete
 //   story reaches RELEASE_ELIGIBLE under `controls: [deploy_gate]`), test/gate-refusals.test.ts

@@ -2,7 +2,7 @@
 // Two rules rest on it: integration counts only while planning is sealed, and `lease acquire` is
 // refused (`planning_not_sealed`) while the policy requires planning and it is not sealed.
 //
-// Stricter than the literal SPEC (docs/decision.md): a standing veto of the planning stage also
+// Stricter than the rule's literal wording (docs/decision.md): a standing veto of the planning stage also
 // keeps planning unsealed. A veto on planning says the plan itself is wrong (preservation, scope,
 // authority or release); starting implementation or counting integration on it would build on it.
 import { fail } from '../errors.js';

@@ -17,7 +17,7 @@
 // slot of the stage has a receipt for it. The streak is the number of rounds, counting from round 1,
 // whose receipts are all CLEAN. A slot filled twice therefore adds a round only for itself: it never
 // fills another slot. (Rule 4 already removes every DIRTY from the counted receipts; the CLEAN test
-// is the SPEC's definition of a round and is kept as stated.)
+// is docs/decision.md's definition of a round and is kept as stated.)
 import { compareUtf8 } from '../contract/ids.js';
 import { fail } from '../errors.js';
 import type { History } from './history.js';

@@ -44,7 +44,7 @@ const SUBDIRS = new Set(['receipts', 'authority', 'keys', 'proofs', 'intoto', 's
 const MANIFEST = 'manifest.json';
 const LOG = 'log.jsonl';
 /**
- * Size caps (docs/commands.md#what-each-command-guarantees `audit verify --export`; docs/threat-model.md#rules-that-hold-everywhere "fail closed"; the SPEC names no number, decided
+ * Size caps (docs/commands.md#what-each-command-guarantees `audit verify --export`; docs/threat-model.md#rules-that-hold-everywhere "fail closed"; the number is decided
  * in docs/audit.md): an export is read into memory whole, so its size is bounded BEFORE anything is
  * read. One file: at most V8's longest string (`buffer.constants.MAX_STRING_LENGTH`, 536,870,888
  * bytes on 64-bit Node 20) — `log.jsonl` is decoded into one string to be parsed, so a larger file

@@ -153,8 +153,8 @@ function decisionOf(state: ReviewState): Decision {
 /**
  * Governed mode (docs/review-pass.md#review-protocols) only: end a RUNNING review NOT_CLEAN (`review_pass_halted`) when the
  * orchestrator has to stop for a reason outside the rounds' outputs — a DIRTY receipt or an ABORTED
- * run blocks its slot on this content until the content changes or an authority dismisses it (SPEC
- * docs/decision.md#the-rules-in-short), so more rounds on the same content could never converge; or the policy's run budget
+ * run blocks its slot on this content until the content changes or an authority dismisses it
+ * (docs/decision.md#the-rules-in-short), so more rounds on the same content could never converge; or the policy's run budget
  * (`max_runs_per_content`, docs/reviewers.md#reviewer-output) refused a challenge. The orchestrator reports its own reason
  * codes beside this one. Never a clean ending, never a partial clean.
  */

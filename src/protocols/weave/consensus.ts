@@ -10,8 +10,8 @@ export type Stance = 'agree' | 'dissent' | 'silent';
  * differ: one agree with every other lane silent is `single` ("a single uncontested finding
  * outranks a split one"), one agree with any dissent is contested.
  *
- * Decisions where the seed's wording leaves a gap (written down here, SPEC "build what a careful
- * user would expect"):
+ * Decisions where the seed's wording leaves a gap (written down here, as a careful
+ * user would expect):
  * - M = 1 (the seed's "Claude-only" fallback): one lane agreeing is `single`, not `unanimous` —
  *   there is no second opinion, so no consensus boost is implied.
  * - Every other finding without an agree-majority (e.g. 1 agree vs 2 dissents, or 2 of 4 agree
