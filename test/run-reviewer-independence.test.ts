@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStore, openStore, readProcessIdentity, registerWriter } from '../src/store/index.js';
 import { cleanupDirs } from './state-helpers.js';
 import { expectAborted, gov, govOk, headSeq, issue, makeRunWorld, readDb, runReviewAsync, storeDigest, waitForStatus, type RunWorld } from './run-helpers.js';
-import { IS_ROOT, NODE, pidsOfUid, waitFor } from './sandbox-helpers.js';
+import { catchesUsr2, IS_ROOT, NODE, pidsOfUid, releaseUsr2, waitFor } from './sandbox-helpers.js';
 
 const SANDBOX_UID = 64542;
 let w: RunWorld;
@@ -30,12 +30,6 @@ const exeOf = (pid: number): string | null => {
 };
 const ppidOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
 
-/** Whether `pid` has a handler for SIGUSR2 (bit 11 of SigCgt): until then PID 1 of a namespace ignores it from outside. */
-const catchesUsr2 = (pid: number): boolean => {
-  const m = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-  return m !== null && (BigInt(`0x${m[1]}`) & (1n << 11n)) !== 0n;
-};
-
 /** The host pid of the running reviewer (the sandbox uid's process executing the interpreter), once it waits for SIGUSR2. */
 async function reviewerPid(): Promise<number> {
   let found: number | undefined;
@@ -43,15 +37,6 @@ async function reviewerPid(): Promise<number> {
   expect(await waitFor(() => catchesUsr2(found as number), 30_000)).toBe(true);
   return found as number;
 }
-
-/** Ends the reviewer: it prints CLEAN and exits 0. */
-const release = (pid: number): void => {
-  try {
-    process.kill(pid, 'SIGUSR2');
-  } catch {
-    // Already gone (the test failed earlier and the sandbox timeout ended it).
-  }
-};
 
 interface ReceiptWriter {
   readonly writer_session: string;
@@ -92,7 +77,7 @@ describe.skipIf(!IS_ROOT)('a reviewer is never a writer (as root: the reviewer r
       expect(govOk(w, ['writer', 'register', '--unit', w.unit, '--writer-session', 'host-1', '--pid', String(host.pid)]).pid).toBe(host.pid);
     } finally {
       host.kill('SIGKILL');
-      release(reviewer);
+      releaseUsr2([reviewer]); // it prints CLEAN and exits 0
     }
     const r = await run.done;
     expect(r.code).toBe(0);
@@ -117,7 +102,7 @@ describe.skipIf(!IS_ROOT)('a reviewer is never a writer (as root: the reviewer r
       registerWriter(store, { unit: w.unit, writerSession: 'rev-3', identity: readProcessIdentity(reviewer), now: Math.floor(Date.now() / 1000) });
     } finally {
       closeStore(store);
-      release(reviewer);
+      releaseUsr2([reviewer]); // it prints CLEAN and exits 0
     }
     const r = await run.done;
     expectAborted(w, before, r, 'review_process_not_independent', 9, ['writer_register']);

@@ -23,6 +23,7 @@ import { makeKey } from './helpers/receipts.js';
 import { makeTempDir } from './helpers/temp.js';
 import { contractDoc, SOURCE_TEXT } from './state-helpers.js';
 import { asUser, chownTree, idsOf, IS_ROOT, makeSepWorld, namesFor, removeSepUsers, REVIEWER_FIXTURE, runAs, startDaemon, type Daemon, type SepWorld } from './runnerd-helpers.js';
+import { catchesUsr2, NODE, releaseUsr2 } from './sandbox-helpers.js';
 import { hostsCheck, openCheckTrees, prepareSealedDir, sealedDirOf } from '../src/flows/runnerd/sandbox-host-check.js';
 import { sandboxHostJobSchema, type SandboxHostJob } from '../src/core/sandbox-host-protocol.js';
 import { CHECK_DEPENDENCY_ROOT_MAX_CHARS } from '../src/core/limits.js';
@@ -30,28 +31,8 @@ import { CHECK_DEPENDENCY_ROOT_MAX_CHARS } from '../src/core/limits.js';
 const SANDBOX_UID = 64500;
 const NAMES = namesFor('gvd-sep6');
 const NAMES_PROBE = namesFor('gvd-sep6p');
-const NODE = '/usr/bin/node';
 const MARK = 'gvd-sep6-tool';
 const TOOL = "const t = setTimeout(() => {}, 15000); process.on('SIGUSR2', () => clearTimeout(t));";
-/** Whether `pid` has installed its SIGUSR2 handler yet (SigCgt of /proc/<pid>/status, bit 12 - 1). */
-function catchesUsr2(pid: number): boolean {
-  try {
-    const m = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-    return m !== null && (BigInt(`0x${m[1] as string}`) & (1n << 11n)) !== 0n;
-  } catch {
-    return false;
-  }
-}
-/** Let every waiting tool of `host` finish (it exits 0 on SIGUSR2). */
-const release = (pids: readonly number[]): void => {
-  for (const p of pids) {
-    try {
-      process.kill(p, 'SIGUSR2');
-    } catch {
-      // already gone
-    }
-  }
-};
 const ADAPTER = join(REPO_ROOT, 'runner', 'reviewers', 'check-tests.mjs');
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
@@ -242,7 +223,7 @@ describe.skipIf(!IS_ROOT)('runnerd: check slots run on the sandbox host, under t
     }
     expect(readFileSync(file)).toEqual(bytes);
     expect(existsSync(join(snap, 'planted'))).toBe(false);
-    release(toolPids(host).filter(catchesUsr2));
+    releaseUsr2(toolPids(host).filter(catchesUsr2));
     const code = await run.done;
     expect(code, run.out()).toBe(0);
     const result = JSON.parse(run.out()) as { verdict: string; receipt_id: string };
@@ -281,7 +262,7 @@ describe.skipIf(!IS_ROOT)('runnerd: check slots run on the sandbox host, under t
     // What the sandbox uid cannot do, the tree's owner can.
     const edit = runAs(NAMES.daemon, ['sh', '-c', `chmod u+w '${file}' && echo 'export const csv = 0;' > '${file}' && chmod 444 '${file}'`]);
     expect(edit.code, edit.stderr).toBe(0);
-    release(toolPids(host).filter(catchesUsr2));
+    releaseUsr2(toolPids(host).filter(catchesUsr2));
     const code = await run.done;
     const out = jsonOut({ code, stdout: run.out(), stderr: '' });
     expect({ exit: code, verdict: out.verdict, code: (out.error as { code: string }).code }).toEqual({ exit: 4, verdict: 'ABORTED', code: 'snapshot_altered' });
@@ -381,7 +362,7 @@ describe.skipIf(!IS_ROOT)('runnerd: a preservation probe runs its adapter on the
       expect(s.uids).toEqual([SANDBOX_UID, SANDBOX_UID, SANDBOX_UID, SANDBOX_UID]);
       expect(s.groups).toEqual([]);
     }
-    release(entryPids().filter(catchesUsr2));
+    releaseUsr2(entryPids().filter(catchesUsr2));
     expect(await done, out).toBe(0);
     expect(jsonOut({ code: 0, stdout: out, stderr: '' })).toMatchObject({ ok: true, unit, phase: 'current', probes: [{ surface: 'SURF-cli', exit_code: 0, capabilities: ['command:hello'] }] });
     expect(readdirSync(sealedDirOf(w.base))).toEqual([]);

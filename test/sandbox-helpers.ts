@@ -131,6 +131,31 @@ export function pidsOfUid(uid: number): number[] {
   return out;
 }
 
+/**
+ * Whether `pid` has installed a SIGUSR2 handler (bit 11 of SigCgt in /proc/<pid>/status). Test
+ * programs that wait for SIGUSR2 are signalled only once this holds: PID 1 of a pid namespace
+ * ignores a signal from outside until it has a handler for it.
+ */
+export function catchesUsr2(pid: number): boolean {
+  try {
+    const m = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m !== null && (BigInt(`0x${m[1] as string}`) & (1n << 11n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends SIGUSR2 to each of `pids`, ignoring those already gone. */
+export function releaseUsr2(pids: readonly number[]): void {
+  for (const p of pids) {
+    try {
+      process.kill(p, 'SIGUSR2');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 export async function waitFor(pred: () => boolean, timeoutMs: number, stepMs = 20): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {

@@ -2,9 +2,10 @@
 // Two rules rest on it: integration counts only while planning is sealed, and `lease acquire` is
 // refused (`planning_not_sealed`) while the policy requires planning and it is not sealed.
 //
-// Stricter than the rule's literal wording (docs/decision.md): a standing veto of the planning stage also
-// keeps planning unsealed. A veto on planning says the plan itself is wrong (preservation, scope,
-// authority or release); starting implementation or counting integration on it would build on it.
+// A standing veto of the planning stage also keeps planning unsealed
+// (docs/decision.md "Integration needs planning sealed"). A veto on planning says the plan itself is
+// wrong (preservation, scope, authority or release); starting implementation or counting
+// integration on it would build on it.
 import { fail } from '../errors.js';
 import { buildHistory, type History } from './history.js';
 import { evaluateStage, receiptsBySlot, type StageEvaluation } from './streak.js';
