@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStore, openStore, readProcessIdentity, registerWriter } from '../src/store/index.js';
 import { cleanupDirs } from './state-helpers.js';
 import { expectAborted, gov, govOk, headSeq, issue, makeRunWorld, readDb, runReviewAsync, storeDigest, waitForStatus, type RunWorld } from './run-helpers.js';
-import { catchesUsr2, IS_ROOT, NODE, pidsOfUid, releaseUsr2, waitFor } from './sandbox-helpers.js';
+import { BWRAP, catchesUsr2, IS_ROOT, NODE, pidsOfUid, releaseUsr2, waitFor } from './sandbox-helpers.js';
 
 const SANDBOX_UID = 64542;
 let w: RunWorld;
@@ -28,13 +28,35 @@ const exeOf = (pid: number): string | null => {
     return null;
   }
 };
-const ppidOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
+const ppidOf = (pid: number): number | null => {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
+  } catch {
+    return null;
+  }
+};
 
-/** The host pid of the running reviewer (the sandbox uid's process executing the interpreter), once it waits for SIGUSR2. */
-async function reviewerPid(): Promise<number> {
+/** Every live process of the sandbox uid, as `pid<-ppid exe sigcgt`: what a failed search saw (ids and paths only). */
+const sandboxProcesses = (): string =>
+  pidsOfUid(SANDBOX_UID)
+    .map((p) => `${p}<-${ppidOf(p)} ${exeOf(p)} usr2:${catchesUsr2(p)}`)
+    .join('; ') || 'none';
+
+/**
+ * The host pid of this run's reviewer, once it waits for SIGUSR2: the interpreter process whose
+ * parent is the bwrap that `runner` (the review-run process) started. Tracing the parentage, not
+ * just "a node process of the sandbox uid", is what makes it this run's reviewer.
+ */
+async function reviewerPid(runner: number): Promise<number> {
+  const isReviewer = (p: number): boolean => {
+    const bwrap = ppidOf(p);
+    return exeOf(p) === NODE && bwrap !== null && exeOf(bwrap) === BWRAP && ppidOf(bwrap) === runner;
+  };
   let found: number | undefined;
-  expect(await waitFor(() => (found = pidsOfUid(SANDBOX_UID).find((p) => exeOf(p) === NODE)) !== undefined, 30_000)).toBe(true);
-  expect(await waitFor(() => catchesUsr2(found as number), 30_000)).toBe(true);
+  const seen = await waitFor(() => (found = pidsOfUid(SANDBOX_UID).find(isReviewer)) !== undefined, 30_000);
+  expect(seen, `no reviewer of runner ${runner}; sandbox uid processes: ${sandboxProcesses()}`).toBe(true);
+  const waiting = await waitFor(() => catchesUsr2(found as number), 30_000);
+  expect(waiting, `reviewer ${found} never caught SIGUSR2; sandbox uid processes: ${sandboxProcesses()}`).toBe(true);
   return found as number;
 }
 
@@ -58,9 +80,9 @@ describe.skipIf(!IS_ROOT)('a reviewer is never a writer (as root: the reviewer r
     const id = issue(w, 'signal');
     const run = runReviewAsync(w, id);
     await waitForStatus(w, id, 'claimed');
-    const reviewer = await reviewerPid();
     const runner = run.pid() as number;
-    const outer = pidsOfUid(SANDBOX_UID).find((p) => exeOf(p) === '/usr/bin/bwrap' && ppidOf(p) === runner);
+    const reviewer = await reviewerPid(runner);
+    const outer = pidsOfUid(SANDBOX_UID).find((p) => exeOf(p) === BWRAP && ppidOf(p) === runner);
     expect(outer).toBeDefined();
     // Positive control: an ordinary host process registers at the same moment.
     const host = spawn('/usr/bin/sleep', ['30'], { stdio: 'ignore' });
@@ -94,7 +116,7 @@ describe.skipIf(!IS_ROOT)('a reviewer is never a writer (as root: the reviewer r
     const before = headSeq(w);
     const run = runReviewAsync(w, id);
     await waitForStatus(w, id, 'claimed');
-    const reviewer = await reviewerPid();
+    const reviewer = await reviewerPid(run.pid() as number);
     // The store's own registration (no independence check): what an older governed, or an edit of
     // the database through the store API, would have recorded.
     const store = openStore(w.home);
